@@ -1,0 +1,59 @@
+// Package bus connects interlinker to NATS JetStream: it embeds a server for
+// local use and tests, provisions streams and durable consumers, feeds
+// Watermill routers, relays the outbox and dead-letters refused events.
+package bus
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// MaxPayload is the largest message the embedded server accepts. It is well
+// above any page interlinker takes, so an oversized page arrives and is
+// dead-lettered with a reason instead of being refused at the producer.
+const MaxPayload = 32 << 20
+
+// EmbeddedOptions configure an in-process JetStream server.
+type EmbeddedOptions struct {
+	Listen   string // host:port; port 0 picks a free one
+	StoreDir string // JetStream file store; reused across restarts
+}
+
+// StartEmbedded starts a JetStream server in this process and waits until it
+// accepts connections.
+func StartEmbedded(opts EmbeddedOptions) (*server.Server, error) {
+	host, portText, err := net.SplitHostPort(opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("embedded nats listen address %q: %w", opts.Listen, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return nil, fmt.Errorf("embedded nats listen port %q: %w", portText, err)
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	srv, err := server.NewServer(&server.Options{
+		ServerName: "interlinker-embedded",
+		Host:       host,
+		Port:       port,
+		JetStream:  true,
+		StoreDir:   opts.StoreDir,
+		MaxPayload: MaxPayload,
+		NoSigs:     true,
+		NoLog:      true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("configure embedded nats: %w", err)
+	}
+	srv.Start()
+	if !srv.ReadyForConnections(15 * time.Second) {
+		srv.Shutdown()
+		return nil, fmt.Errorf("embedded nats did not start listening on %s", opts.Listen)
+	}
+	return srv, nil
+}

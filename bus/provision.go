@@ -1,0 +1,81 @@
+package bus
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/interlinker/interlinker/events"
+)
+
+// StreamSettings apply to every stream interlinker provisions.
+type StreamSettings struct {
+	DuplicateWindow time.Duration // how long JetStream remembers Nats-Msg-Id values
+	MaxAge          time.Duration // how long messages are kept
+}
+
+// ConsumerSettings apply to every durable consumer.
+type ConsumerSettings struct {
+	AckWait       time.Duration
+	MaxDeliver    int
+	MaxAckPending int
+}
+
+// ConsumerSpec binds one handler to its subject through a durable consumer.
+type ConsumerSpec struct {
+	Durable string
+	Subject string
+}
+
+// Provision creates or updates every stream and the given durable consumers.
+// It is idempotent: running it at every start converges the server to the
+// configuration.
+func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, cs ConsumerSettings, consumers []ConsumerSpec) error {
+	for _, s := range events.Streams {
+		_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name:       s.Name,
+			Subjects:   s.Subjects,
+			Storage:    jetstream.FileStorage,
+			Retention:  jetstream.LimitsPolicy,
+			MaxAge:     ss.MaxAge,
+			Duplicates: ss.DuplicateWindow,
+			MaxMsgSize: MaxPayload,
+		})
+		if err != nil {
+			return fmt.Errorf("provision stream %s: %w", s.Name, err)
+		}
+	}
+	for _, c := range consumers {
+		stream, ok := events.StreamFor(c.Subject)
+		if !ok {
+			return fmt.Errorf("provision consumer %s: no stream holds subject %s", c.Durable, c.Subject)
+		}
+		_, err := js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{
+			Durable:       c.Durable,
+			Description:   "interlinker handler for " + c.Subject,
+			FilterSubject: c.Subject,
+			DeliverPolicy: jetstream.DeliverAllPolicy,
+			AckPolicy:     jetstream.AckExplicitPolicy,
+			AckWait:       cs.AckWait,
+			MaxDeliver:    cs.MaxDeliver,
+			MaxAckPending: cs.MaxAckPending,
+		})
+		if err != nil {
+			return fmt.Errorf("provision consumer %s on %s: %w", c.Durable, stream, err)
+		}
+	}
+	return nil
+}
+
+// ConsumersBound reports an error unless every durable consumer exists.
+func ConsumersBound(ctx context.Context, js jetstream.JetStream, consumers []ConsumerSpec) error {
+	for _, c := range consumers {
+		stream, _ := events.StreamFor(c.Subject)
+		if _, err := js.Consumer(ctx, stream, c.Durable); err != nil {
+			return fmt.Errorf("consumer %s on %s: %w", c.Durable, stream, err)
+		}
+	}
+	return nil
+}

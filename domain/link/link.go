@@ -1,0 +1,102 @@
+// Package link names the kinds of internal link interlinker manages and the
+// states a link goes through from plan to verification.
+package link
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
+// Type is one of the seven SAG link types.
+type Type string
+
+const (
+	TypeVerticalUp   Type = "vertical_up"
+	TypeVerticalDown Type = "vertical_down"
+	TypeHorizontal   Type = "horizontal"
+	TypeCrossCluster Type = "cross_cluster"
+	TypeTaxonomy     Type = "taxonomy"
+	TypeBreadcrumb   Type = "breadcrumb"
+	TypeRelated      Type = "related"
+)
+
+// AnchorType says where an anchor text came from.
+type AnchorType string
+
+const (
+	AnchorPrimaryKeyword AnchorType = "primary_keyword"
+	AnchorPageTitle      AnchorType = "page_title"
+	AnchorNatural        AnchorType = "natural"
+	AnchorBranded        AnchorType = "branded"
+)
+
+// Zone is the part of the page a link lives in.
+type Zone string
+
+const (
+	ZoneInBody         Zone = "in_body"
+	ZoneRelatedSection Zone = "related_section"
+	ZoneBreadcrumb     Zone = "breadcrumb"
+	ZoneSidebar        Zone = "sidebar"
+)
+
+// Status is a link's place in its lifecycle.
+type Status string
+
+const (
+	StatusPlanned  Status = "planned"  // chosen, not (yet) in the HTML
+	StatusReview   Status = "review"   // scored 40–59: a suggestion for a person
+	StatusInserted Status = "inserted" // in the HTML, not yet validated
+	StatusVerified Status = "verified" // in the HTML, every rule passed
+	StatusFlagged  Status = "flagged"  // in the HTML, some rule failed
+	StatusBroken   Status = "broken"   // its target is gone
+	StatusRemoved  Status = "removed"  // taken out of the HTML
+)
+
+// Placement says how a link got into the HTML.
+const (
+	PlacementRuleBased = "rule_based"
+	PlacementVariation = "rule_based_variation"
+	PlacementGenerated = "generated_block"
+)
+
+// Anchor is one candidate anchor text with its origin.
+type Anchor struct {
+	Text string     `json:"text"`
+	Type AnchorType `json:"type"`
+}
+
+// Link is one planned or placed internal link from a source page.
+type Link struct {
+	ID           string     `json:"id"`
+	SourcePageID string     `json:"source_page_id"`
+	TargetPageID string     `json:"target_page_id"`
+	TargetURL    string     `json:"target_url"`
+	Type         Type       `json:"type"`
+	Candidates   []Anchor   `json:"candidates"`
+	Anchor       string     `json:"anchor"`
+	AnchorType   AnchorType `json:"anchor_type"`
+	Zone         Zone       `json:"zone"`
+	// FirstParagraphs limits in-body placement to paragraphs 1..N (0: any).
+	FirstParagraphs int                `json:"first_paragraphs,omitempty"`
+	Paragraph       int                `json:"paragraph"`
+	Score           float64            `json:"score"`
+	Factors         map[string]float64 `json:"factors"`
+	Mandatory       bool               `json:"mandatory"`
+	Placement       string             `json:"placement"`
+	Status          Status             `json:"status"`
+	Reason          string             `json:"reason,omitempty"`
+	FailedRules     []string           `json:"failed_rules,omitempty"`
+}
+
+// NewID names a link by what it connects, so planning the same page again
+// yields the same ids and a link keeps its identity across re-plans.
+func NewID(siteID, sourcePageID, targetPageID string, t Type) string {
+	sum := sha256.Sum256([]byte(siteID + "\x00" + sourcePageID + "\x00" + targetPageID + "\x00" + string(t)))
+	return "lnk_" + hex.EncodeToString(sum[:12])
+}
+
+// Placed reports whether the link is in the page's HTML.
+func (l Link) Placed() bool {
+	return l.Status == StatusInserted || l.Status == StatusVerified || l.Status == StatusFlagged
+}

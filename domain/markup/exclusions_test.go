@@ -1,0 +1,154 @@
+package markup
+
+import "testing"
+
+// Each source holds the anchor "trail map" only where no link may go.
+func TestPlaceNeverInExcludedContexts(t *testing.T) {
+	cases := map[string]string{
+		"existing link":   `<p><a href="/o/">trail map</a></p>`,
+		"heading":         `<h2>trail map</h2><h3><p>trail map</p></h3>`,
+		"list item":       `<ul><li>trail map</li><li><p>trail map</p></li></ul>`,
+		"script":          `<p><script>var s = "trail map";</script></p>`,
+		"style":           `<p><style>/* trail map */</style></p>`,
+		"template":        `<template><p>trail map</p></template>`,
+		"textarea":        `<p><textarea>trail map</textarea></p>`,
+		"title":           `<title>trail map</title><p>x</p>`,
+		"code":            `<p><code>trail map</code></p>`,
+		"pre":             `<pre>trail map</pre>`,
+		"button":          `<p><button>trail map</button></p>`,
+		"select":          `<p><select><option>trail map</option></select></p>`,
+		"svg":             `<p><svg><text>trail map</text></svg></p>`,
+		"math":            `<p><math><mi>trail map</mi></math></p>`,
+		"noscript":        `<p><noscript>trail map</noscript></p>`,
+		"iframe":          `<p><iframe>trail map</iframe></p>`,
+		"comment":         `<p><!-- trail map --></p>`,
+		"attribute":       `<p title="trail map"><img alt="trail map"></p>`,
+		"split by b":      `<p>trail <b>map</b></p>`,
+		"split by em":     `<p><em>trail</em> map</p>`,
+		"outside p":       `<div>trail map</div>trail map`,
+		"blockquote text": `<blockquote>trail map</blockquote>`,
+		"part of word":    `<p>trail mapping and subtrail map</p>`,
+		"word continues":  `<p>trail <b>ma</b>p and trail map<b>s</b></p>`,
+		"unclosed a":      `<p><a href="/o/">x</p><p>trail map</p>`,
+		"unclosed code":   `<p><code>x</p><p>trail map</p>`,
+		"a across cell":   `<a href="/o/"><table><tr><td></a></td></tr></table><p>trail map</p>`,
+		"p in a":          `<a href="/o/"><p>trail map</p></a>`,
+		"kbd":             `<p><kbd>trail map</kbd></p>`,
+		"cdata in svg":    `<p><svg><![CDATA[trail map]]></svg></p>`,
+		"label":           `<p><label>trail map</label></p>`,
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, pls, err := Place([]byte(src), []LinkRequest{{ID: "1", Href: "/map/", Anchors: []string{"trail map"}}},
+				Options{Language: "none"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pls[0].Placed || string(out) != src {
+				t.Fatalf("placed in %q: %q", src, out)
+			}
+		})
+	}
+}
+
+// The same anchors in allowed contexts are placed.
+func TestPlaceInAllowedContexts(t *testing.T) {
+	cases := map[string]string{
+		"plain":            `<p>a trail map here</p>`,
+		"in strong":        `<p><strong>trail map</strong></p>`,
+		"in span in em":    `<p><em><span class=x>the trail map</span></em></p>`,
+		"p in article":     `<article><section><p>trail map</p></section></article>`,
+		"p in blockquote":  `<blockquote><p>trail map</p></blockquote>`,
+		"p in table cell":  `<table><tr><td><p>trail map</p></td></tr></table>`,
+		"unclosed p":       `<p>first<p>trail map`,
+		"after closed a":   `<p><a href="/o/">x</a> trail map</p>`,
+		"after cell a":     `<table><tr><td><a href="/o/">x</td></tr></table><p>trail map</p>`,
+		"uppercase tags":   `<P CLASS=x>The TRAIL MAP</P>`,
+		"line break words": "<p>trail\n\t map</p>",
+		"entity space":     `<p>trail&nbsp;map</p>`,
+		"numeric entities": `<p>&#116;rail&#x20;ma&#x70;</p>`,
+		"after svg":        `<p><svg><title>x</title></svg> trail map</p>`,
+		"no head close":    `<html><head><title>t</title><body><p>trail map</p>`,
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			out, pls, err := Place([]byte(src), []LinkRequest{{ID: "1", Href: "/map/", Anchors: []string{"trail map"}}},
+				Options{Language: "none", MinWordsBetweenLinks: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !pls[0].Placed {
+				t.Fatalf("not placed in %q: %s", src, pls[0].Reason)
+			}
+			if msg := checkPlacement([]byte(src), out, pls); msg != "" {
+				t.Fatal(msg)
+			}
+		})
+	}
+}
+
+func TestPlaceVariations(t *testing.T) {
+	cases := []struct {
+		lang, src, anchor, want string
+	}{
+		{"english", "<p>The best running shoe for trails.</p>", "running shoes", "running shoe"},
+		{"english", "<p>We tested hiking boots.</p>", "hiking boot", "hiking boots"},
+		{"english", "<p>She runs trails daily.</p>", "run trail", "runs trails"},
+		{"spanish", "<p>Las mejores zapatillas de correr.</p>", "zapatilla de correr", "zapatillas de correr"},
+		{"russian", "<p>Лучшие беговые кроссовки для бега.</p>", "беговая кроссовка", "беговые кроссовки"},
+		{"french", "<p>Des chaussures de randonnée légères.</p>", "chaussure de randonnée", "chaussures de randonnée"},
+	}
+	for _, c := range cases {
+		t.Run(c.lang+" "+c.anchor, func(t *testing.T) {
+			_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: c.lang})
+			if !pl.Placed || !pl.Variation || pl.Anchor != c.want {
+				t.Fatalf("placement %+v", pl)
+			}
+		})
+	}
+	// A literal match of a later candidate beats a variation of an earlier one.
+	_, pl := placeOne(t, "<p>trail shoe and trail runners</p>", LinkRequest{ID: "1", Href: "/x/",
+		Anchors: []string{"trail shoes", "trail runners"}}, Options{})
+	if !pl.Placed || pl.Variation || pl.CandidateIndex != 1 {
+		t.Fatalf("placement %+v", pl)
+	}
+	// Language "none" turns variations off.
+	_, pl = placeOne(t, "<p>The best running shoe.</p>", LinkRequest{ID: "1", Href: "/x/", Anchors: []string{"running shoes"}},
+		Options{Language: "none"})
+	if pl.Placed {
+		t.Fatalf("placement %+v", pl)
+	}
+}
+
+func TestPlaceUnicodeScripts(t *testing.T) {
+	cases := []struct{ name, src, anchor, want string }{
+		{"cyrillic", "<p>Купите Треккинговые ботинки сегодня.</p>", "треккинговые ботинки", "Треккинговые ботинки"},
+		{"greek final sigma", "<p>ΟΔΗΓΟΣ ΠΕΖΟΠΟΡΙΑΣ εδώ.</p>", "οδηγος πεζοποριας", "ΟΔΗΓΟΣ ΠΕΖΟΠΟΡΙΑΣ"},
+		{"arabic", "<p>أفضل أحذية المشي هنا.</p>", "أحذية المشي", "أحذية المشي"},
+		{"hebrew", "<p>נעלי הליכה טובות.</p>", "נעלי הליכה", "נעלי הליכה"},
+		{"chinese", "<p>我们推荐登山鞋给大家。</p>", "登山鞋", "登山鞋"},
+		{"japanese", "<p>最高のトレイルランニングシューズです。</p>", "ランニングシューズ", "ランニングシューズ"},
+		{"thai", "<p>รองเท้าวิ่งเทรลที่ดีที่สุด</p>", "รองเท้าวิ่ง", "รองเท้าวิ่ง"},
+		{"accented", "<p>Le Café Crème est prêt.</p>", "café crème", "Café Crème"},
+		{"entity accent", "<p>Le Caf&eacute; Cr&egrave;me.</p>", "café crème", "Caf&eacute; Cr&egrave;me"},
+		{"typographic apostrophe", "<p>Shop men’s boots now.</p>", "men's boots", "men’s boots"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: "none"})
+			if !pl.Placed || pl.Anchor != c.want {
+				t.Fatalf("placement %+v", pl)
+			}
+		})
+	}
+	// Whole words in spaced scripts: no match inside a longer Cyrillic word.
+	_, pl := placeOne(t, "<p>Суперботинки.</p>", LinkRequest{ID: "1", Href: "/x/", Anchors: []string{"ботинки"}}, Options{Language: "none"})
+	if pl.Placed {
+		t.Fatalf("placement %+v", pl)
+	}
+	// Combining marks belong to their word: "cafe" does not match "café" written with U+0301.
+	_, pl = placeOne(t, "<p>cafe\u0301 noir</p>", LinkRequest{ID: "1", Href: "/x/", Anchors: []string{"cafe"}}, Options{Language: "none"})
+	if pl.Placed {
+		t.Fatalf("placement %+v", pl)
+	}
+}

@@ -1,0 +1,154 @@
+package markup
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+)
+
+// fuzzAnchor picks an anchor from the text of src, so the fuzzer reaches
+// placement without having to guess words: the k-th run of text between
+// tags, cut to its first two words.
+func fuzzAnchor(src []byte, k int) string {
+	runs := bytes.FieldsFunc(src, func(r rune) bool { return r == '<' || r == '>' })
+	if len(runs) == 0 {
+		return ""
+	}
+	words := strings.Fields(html.UnescapeString(string(runs[k%len(runs)])))
+	if len(words) > 2 {
+		words = words[:2]
+	}
+	return strings.Join(words, " ")
+}
+
+func FuzzPlace(f *testing.F) {
+	for _, s := range []string{
+		"<p>trail map</p>",
+		"<p>Good trail running shoes grip.</p><p>More trail running shoes.</p>",
+		"<p><b>x</p><p>trail map",
+		"<svg><p>trail map</p></svg>",
+		"<table><p>trail map</table>",
+		"<a><p>trail map</p><p>trail map</a>",
+		"<p>Caf&eacute; &amp; running&nbsp;shoes</p>",
+		"<p>我们推荐登山鞋给大家。</p>",
+		"<math></p><marquee>trail map",
+		"<!DOCTYPE html><p>one<table><tr><td>trail map</td></tr></table>two",
+	} {
+		f.Add([]byte(s), "trail map", uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, src []byte, anchor string, k uint8) {
+		if s, err := StripInserted(src); err != nil || !bytes.Equal(s, src) {
+			return // pages carrying markers of their own are not round-trip material
+		}
+		reqs := []LinkRequest{
+			{ID: "f1", Href: "/one/", Anchors: []string{anchor, fuzzAnchor(src, int(k))}},
+			{ID: "f2", Href: "/two/", Anchors: []string{fuzzAnchor(src, int(k)+1)}, Position: Position{EndOfArticle: k%2 == 0}},
+			{ID: "f3", Href: "/three/", Anchors: []string{fuzzAnchor(src, int(k)+2)}, Position: Position{FirstParagraphs: int(k % 3)}},
+		}
+		out, pls, err := Place(src, reqs, Options{MinWordsBetweenLinks: -1, MaxLinksPerParagraph: 3})
+		if err != nil {
+			t.Fatalf("Place: %v", err)
+		}
+		if msg := checkPlacement(src, out, pls); msg != "" {
+			t.Fatal(msg)
+		}
+	})
+}
+
+func FuzzStrip(f *testing.F) {
+	for _, s := range []string{
+		`<p>See <a href="/a">A</a> and <a href="https://other.example/">B</a></p>`,
+		`<p><a href="/x/" data-interlinker="1">x</a></p><nav data-interlinker-block="breadcrumb"><a href="/">Home</a></nav>`,
+		`<a href=/a><a href=/b>x</a></a>`,
+		`<section data-interlinker-block=x><section>nested</section></section>tail`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		ins, err := StripInserted(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ins) > len(src) {
+			t.Fatalf("strip grew the page")
+		}
+		internal, err := StripInternal(src, "www.site.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		links, err := Links(internal, "https://www.site.example/p/", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Whatever internal links remain were not written as start tags the
+		// scanner saw the first time round (a tag assembled by the removal
+		// itself, such as "<<a href=/>a href=/>").
+		before, _ := Links(src, "https://www.site.example/p/", "")
+		if len(links) > len(before) {
+			t.Fatalf("stripping added links: %d > %d", len(links), len(before))
+		}
+	})
+}
+
+func FuzzLinks(f *testing.F) {
+	f.Add([]byte(`<header><a href="/">Home</a></header><p>x <a href="a/b" rel="nofollow">y</a></p>`), "https://www.site.example/p/q")
+	f.Add([]byte(`<a href="javascript:alert(1)">x</a><a href="//evil/">e</a><a>none</a>`), "not a url")
+	f.Fuzz(func(t *testing.T, src []byte, pageURL string) {
+		links, err := Links(src, pageURL, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range links {
+			if l.Start < 0 || l.End > len(src) || l.Start >= l.End || !bytes.EqualFold(src[l.Start:l.Start+2], []byte("<a")) {
+				t.Fatalf("link offsets [%d,%d) in %q", l.Start, l.End, src)
+			}
+			if l.Paragraph < 0 {
+				t.Fatalf("paragraph %d", l.Paragraph)
+			}
+		}
+		ps := Paragraphs(src)
+		words := 0
+		for i, p := range ps {
+			if p.Index != i+1 || p.Start < 0 || p.End > len(src) || p.End < p.Start {
+				t.Fatalf("paragraph %+v of %d bytes", p, len(src))
+			}
+			words += p.Words
+		}
+		if WordCount(src) < words {
+			t.Fatalf("page words %d < paragraph words %d", WordCount(src), words)
+		}
+	})
+}
+
+// FuzzDecode checks the scanner's character-reference decoder against
+// x/net/html's: text means the same to both.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{"&amp;", "&ampx", "&amp", "&#116;", "&#x70;", "&#128;", "&#0;", "&#xD800;",
+		"&notit;", "&notin;", "&NotEqualTilde;", "&middot", "&#99999999999;", "a&b", "&;"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.ContainsAny(s, "\x00\r") || !utf8.ValidString(s) {
+			return // the tokenizer rewrites these before decoding
+		}
+		var b strings.Builder
+		src := []byte(s)
+		for i := 0; i < len(src); {
+			r0, r1, nr, size := nextUnit(src, i)
+			if size <= 0 {
+				t.Fatalf("no progress at %d", i)
+			}
+			i += size
+			b.WriteRune(r0)
+			if nr == 2 {
+				b.WriteRune(r1)
+			}
+		}
+		if want := html.UnescapeString(s); b.String() != want {
+			t.Fatalf("decode(%q) = %q, want %q", s, b.String(), want)
+		}
+	})
+}

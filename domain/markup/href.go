@@ -1,0 +1,166 @@
+package markup
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// ErrUnsafeHref is wrapped by every error about a refused href.
+var ErrUnsafeHref = errors.New("markup: unsafe or foreign href")
+
+// ErrBadAttribute is wrapped by every error about a refused extra attribute.
+var ErrBadAttribute = errors.New("markup: attribute not allowed")
+
+// checkHref accepts an absolute path or an http(s) URL on siteHost, and
+// nothing a browser could read as another scheme or another host. It works
+// on the decoded value the caller gives, so there are no entities to hide
+// "javascript:" behind; every byte that could start an obfuscation (control
+// characters, whitespace, backslashes) is refused outright.
+func checkHref(href, siteHost string) error {
+	if href == "" {
+		return fmt.Errorf("%w: empty", ErrUnsafeHref)
+	}
+	for i := 0; i < len(href); i++ {
+		c := href[i]
+		if c <= ' ' || c == 0x7f || c == '\\' || c == '"' || c == '<' || c == '>' || c == '`' {
+			return fmt.Errorf("%w: %q contains %q", ErrUnsafeHref, href, c)
+		}
+	}
+	if strings.HasPrefix(href, "/") && !strings.HasPrefix(href, "//") {
+		if _, err := url.Parse(href); err != nil {
+			return fmt.Errorf("%w: %q: %v", ErrUnsafeHref, href, err)
+		}
+		return nil
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return fmt.Errorf("%w: %q: %v", ErrUnsafeHref, href, err)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	default:
+		return fmt.Errorf("%w: %q is neither an absolute path nor an http(s) URL", ErrUnsafeHref, href)
+	}
+	if siteHost == "" || !sameHost(u.Host, siteHost) || u.User != nil {
+		return fmt.Errorf("%w: %q is not on the site's host %q", ErrUnsafeHref, href, siteHost)
+	}
+	return nil
+}
+
+// sameHost compares hosts case-insensitively; a port in either must match.
+func sameHost(a, b string) bool {
+	return a != "" && strings.EqualFold(strings.TrimSuffix(a, "."), strings.TrimSuffix(b, "."))
+}
+
+// isInternalHref reports whether a link written on a page of siteHost stays
+// on the site: a relative reference or an absolute one to the same host.
+func isInternalHref(href, siteHost string) bool {
+	h := strings.TrimSpace(href)
+	if h == "" || strings.HasPrefix(h, "#") {
+		return false
+	}
+	u, err := url.Parse(h)
+	if err != nil {
+		return false
+	}
+	if u.Scheme == "" && u.Host == "" {
+		return true
+	}
+	if u.Scheme != "" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
+		return false
+	}
+	return siteHost != "" && sameHost(u.Host, siteHost)
+}
+
+// sitePath reduces an internal href to path, query and fragment so that
+// "/a/" and "https://host/a/" compare equal.
+func sitePath(href, siteHost string) string {
+	u, err := url.Parse(strings.TrimSpace(href))
+	if err != nil {
+		return href
+	}
+	if u.Host != "" && sameHost(u.Host, siteHost) {
+		u.Scheme, u.Host = "", ""
+	}
+	if u.Path == "" && u.Host == "" {
+		u.Path = "/"
+	}
+	return u.String()
+}
+
+// allowedAttr reports attribute names a site may add to inserted links.
+// Event handlers, style, href and the marker itself are refused: they would
+// let configuration inject script or break stripping.
+func allowedAttr(name string) bool {
+	switch name {
+	case "rel", "class", "title", "target", "hreflang", "referrerpolicy":
+		return true
+	}
+	if strings.HasPrefix(name, "data-") && len(name) > len("data-") &&
+		name != MarkerAttr && name != BlockMarkerAttr {
+		for i := len("data-"); i < len(name); i++ {
+			c := name[i]
+			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+				return false
+			}
+		}
+		return true
+	}
+	return strings.HasPrefix(name, "aria-") && len(name) > len("aria-") && isLowerWord(name[len("aria-"):])
+}
+
+func isLowerWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// renderAttrs validates attrs and renders them sorted by name, so the same
+// options always give the same bytes.
+func renderAttrs(attrs map[string]string) (string, error) {
+	if len(attrs) == 0 {
+		return "", nil
+	}
+	names := make([]string, 0, len(attrs))
+	for k := range attrs {
+		if !allowedAttr(k) {
+			return "", fmt.Errorf("%w: %q", ErrBadAttribute, k)
+		}
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, k := range names {
+		b.WriteByte(' ')
+		b.WriteString(k)
+		b.WriteString(`="`)
+		b.WriteString(escapeAttr(attrs[k]))
+		b.WriteByte('"')
+	}
+	return b.String(), nil
+}
+
+// escapeAttr escapes a value for a double-quoted attribute. "&" is escaped
+// too, so the value reads back exactly as given.
+func escapeAttr(s string) string {
+	if !strings.ContainsAny(s, "&\"<>'") {
+		return s
+	}
+	return attrEscaper.Replace(s)
+}
+
+var attrEscaper = strings.NewReplacer(`&`, "&amp;", `"`, "&#34;", `'`, "&#39;", `<`, "&lt;", `>`, "&gt;")
+
+// escapeText escapes text content.
+func escapeText(s string) string {
+	if !strings.ContainsAny(s, "&<>\"'") {
+		return s
+	}
+	return attrEscaper.Replace(s)
+}

@@ -1,0 +1,77 @@
+package markup
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestLinksExtraction(t *testing.T) {
+	src := `<html><body><header><a href="/">Home</a></header>` +
+		`<nav><ul><li><a href="/boots/">Boots</a></li></ul></nav>` +
+		`<main><p>Read <a href="guide/" rel="NoFollow ugc">the&nbsp;guide</a> and ` +
+		`<a href="https://other.example/x">elsewhere</a>.</p>` +
+		`<p>More <a href="/x/" data-interlinker="L7">x</a></p></main>` +
+		`<aside><a href="https://www.shop.example/sale">Sale</a></aside>` +
+		`<div role="contentinfo"><a>no href</a></div>` +
+		`<footer><a href="javascript:void(0)">js</a></footer></body></html>`
+	links, err := Links([]byte(src), "https://www.shop.example/hiking/page/", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		URL, Text, Position string
+		Internal            bool
+		Paragraph           int
+		Rel                 []string
+		Marker              string
+	}
+	var got []row
+	for _, l := range links {
+		got = append(got, row{l.URL, l.Text, l.Position, l.Internal, l.Paragraph, l.Rel, l.MarkerID})
+	}
+	want := []row{
+		{"https://www.shop.example/", "Home", "header", true, 0, nil, ""},
+		{"https://www.shop.example/boots/", "Boots", "navigation", true, 0, nil, ""},
+		{"https://www.shop.example/hiking/page/guide/", "the guide", "content", true, 1, []string{"nofollow", "ugc"}, ""},
+		{"https://other.example/x", "elsewhere", "content", false, 1, nil, ""},
+		{"https://www.shop.example/x/", "x", "content", true, 2, nil, "L7"},
+		{"https://www.shop.example/sale", "Sale", "aside", true, 0, nil, ""},
+		{"", "no href", "footer", false, 0, nil, ""},
+		{"javascript:void(0)", "js", "footer", false, 0, nil, ""},
+	}
+	if !reflect.DeepEqual(got, want) {
+		for i := range got {
+			t.Logf("%d %+v", i, got[i])
+		}
+		t.Fatalf("mismatch")
+	}
+	if !links[2].Nofollow() || !links[2].UGC() || links[2].Sponsored() {
+		t.Fatalf("rel helpers: %+v", links[2])
+	}
+	if src[links[2].Start:links[2].End] != `<a href="guide/" rel="NoFollow ugc">the&nbsp;guide</a>` {
+		t.Fatalf("offsets: %q", src[links[2].Start:links[2].End])
+	}
+}
+
+func TestParagraphsAndWordCount(t *testing.T) {
+	src := `<title>Not counted</title><h1>Big title</h1><p>One two <a href="/x">three</a>.</p>` +
+		`<script>var no = "words";</script><p>Four<br>five <b>si</b>x</p><ul><li><p>in list</p></li></ul>` +
+		`<p>日本語</p>`
+	ps := Paragraphs([]byte(src))
+	if len(ps) != 4 {
+		t.Fatalf("paragraphs %+v", ps)
+	}
+	wantWords := []int{3, 3, 2, 3}
+	wantLinks := []int{1, 0, 0, 0}
+	for i, p := range ps {
+		if p.Index != i+1 || p.Words != wantWords[i] || p.Links != wantLinks[i] {
+			t.Errorf("paragraph %d: %+v", i+1, p)
+		}
+	}
+	if got := src[ps[0].Start:ps[0].End]; got != `<p>One two <a href="/x">three</a>.</p>` {
+		t.Errorf("paragraph 1 bytes %q", got)
+	}
+	if n := WordCount([]byte(src)); n != 2+3+3+2+3 {
+		t.Errorf("WordCount = %d", n)
+	}
+}

@@ -1,0 +1,428 @@
+package markup
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// MarkerAttr marks every <a> that Place inserts; its value is the caller's
+// link id. StripInserted removes exactly the elements that carry it.
+const MarkerAttr = "data-interlinker"
+
+// BlockMarkerAttr marks the root element of a generated block (related
+// articles, related reading, breadcrumbs); its value names the block.
+const BlockMarkerAttr = "data-interlinker-block"
+
+// Policy defaults from the seeds' density rules.
+const (
+	DefaultMaxLinksPerParagraph = 2
+	DefaultMinWordsBetweenLinks = 50
+	DefaultLanguage             = "english"
+)
+
+// LinkRequest is one in-body link to place.
+type LinkRequest struct {
+	ID       string   // caller's link id; written into the marker attribute so stripping never guesses
+	Href     string   // absolute path ("/hiking/boots/") or URL on the site's host
+	Anchors  []string // candidate anchor phrases in preference order
+	Position Position
+}
+
+// Position constrains which <p> blocks are eligible.
+type Position struct {
+	FirstParagraphs int  // >0: only paragraphs 1..N (the mandatory uplink uses 2)
+	EndOfArticle    bool // prefer the last paragraphs (related reading in body)
+}
+
+// Options are the site's policy values for placing links.
+type Options struct {
+	SiteHost             string            // e.g. "www.trailhead-outfitters.example"; hrefs must be relative paths or this host
+	MaxLinksPerParagraph int               // 0 means default 2 (existing links in the paragraph count)
+	MinWordsBetweenLinks int               // 0 means default 50; negative means no minimum
+	Attributes           map[string]string // extra attributes for inserted <a> (rel, class, data-*), validated
+	// Language picks the stemmer for close variations: "english" (default),
+	// "spanish", "french", "russian", "swedish", "norwegian", "hungarian",
+	// or "none" to match literally only.
+	Language string
+	// AllowDuplicateTargets places a link even when the page already links
+	// to its href; by default that is refused, as the validator would fail it.
+	AllowDuplicateTargets bool
+}
+
+// Placement reports what happened to one LinkRequest, in request order.
+type Placement struct {
+	ID             string
+	Placed         bool
+	Anchor         string // the anchor text exactly as it appears in the page (page casing)
+	CandidateIndex int    // index into Anchors of the candidate that matched
+	Variation      bool   // matched through the stemmer, not literally
+	Paragraph      int    // 1-based index of the <p> it went into (counting all <p> of the document)
+	Reason         string // why it was not placed (e.g. "no candidate anchor found in paragraphs 1-2")
+	// Start and End are the byte offsets in the output of the inserted
+	// element, from "<a" to the end of "</a>".
+	Start, End int
+}
+
+// ErrBadRequest is wrapped by every error about an unusable LinkRequest.
+var ErrBadRequest = errors.New("markup: bad link request")
+
+// Place splices links into src. Bytes outside the inserted tags are identical to src.
+//
+// Requests are served in order, so earlier ones (the mandatory uplink) get
+// the first pick of paragraphs. For each request every candidate anchor is
+// tried literally, in preference order, before any is tried as a stemmed
+// variation; within a candidate the first paragraph that fits wins (the last
+// one for EndOfArticle). A match that would break the density limits moves on
+// to the next occurrence and the next paragraph.
+func Place(src []byte, reqs []LinkRequest, opts Options) (out []byte, placements []Placement, err error) {
+	cfg, err := newPlaceConfig(reqs, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, err := scanDocument(src, wantFold)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := placer{src: src, doc: doc, cfg: cfg}
+	p.placedPerPara = make([][]wordSpan, len(doc.paras))
+	placements = make([]Placement, len(reqs))
+	for i := range reqs {
+		placements[i] = p.place(i, &reqs[i])
+	}
+	out = p.splice(placements)
+	if doc.uncertain && len(p.placed) > 0 {
+		out = p.verify(out, reqs, placements)
+	}
+	return out, placements, nil
+}
+
+// verify drops insertions that the HTML parser does not see where they were
+// meant to be, until every remaining one checks out.
+func (p *placer) verify(out []byte, reqs []LinkRequest, placements []Placement) []byte {
+	for len(p.placed) > 0 {
+		want := make(map[string]string, len(p.placed))
+		for _, in := range p.placed {
+			want[reqs[in.req].ID] = string(p.src[in.start:in.end])
+		}
+		bad := verifyInsertions(out, want)
+		if len(bad) == 0 {
+			return out
+		}
+		kept := p.placed[:0]
+		for _, in := range p.placed {
+			if !bad[reqs[in.req].ID] {
+				kept = append(kept, in)
+				continue
+			}
+			placements[in.req] = Placement{ID: reqs[in.req].ID, CandidateIndex: -1,
+				Reason: "the page's markup is malformed around every match; a link there would not parse where intended"}
+		}
+		p.placed = kept
+		out = p.splice(placements)
+	}
+	return out
+}
+
+type placeConfig struct {
+	opts     Options
+	maxLinks int
+	minWords int
+	attrs    string
+	stemmer  *stemmer
+	reqs     []preparedRequest
+}
+
+type preparedRequest struct {
+	tags     [2]string // the opening tag and "</a>"
+	sitePath string
+	anchors  []string // folded, whitespace collapsed; "" when unusable
+	stems    []*stemmedPhrase
+	noSpace  []bool
+}
+
+func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
+	cfg := &placeConfig{opts: opts, maxLinks: opts.MaxLinksPerParagraph, minWords: opts.MinWordsBetweenLinks}
+	if cfg.maxLinks == 0 {
+		cfg.maxLinks = DefaultMaxLinksPerParagraph
+	}
+	if cfg.maxLinks < 0 {
+		return nil, fmt.Errorf("%w: MaxLinksPerParagraph %d", ErrBadRequest, cfg.maxLinks)
+	}
+	switch {
+	case cfg.minWords == 0:
+		cfg.minWords = DefaultMinWordsBetweenLinks
+	case cfg.minWords < 0:
+		cfg.minWords = 0
+	}
+	attrs, err := renderAttrs(opts.Attributes)
+	if err != nil {
+		return nil, err
+	}
+	cfg.attrs = attrs
+	lang := opts.Language
+	if lang == "" {
+		lang = DefaultLanguage
+	}
+	cfg.stemmer, err = stemmerFor(lang)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(reqs))
+	cfg.reqs = make([]preparedRequest, len(reqs))
+	for i, r := range reqs {
+		if r.ID == "" {
+			return nil, fmt.Errorf("%w: request %d has no ID", ErrBadRequest, i)
+		}
+		if !utf8.ValidString(r.ID) {
+			return nil, fmt.Errorf("%w: request %d: ID is not UTF-8", ErrBadRequest, i)
+		}
+		if seen[r.ID] {
+			return nil, fmt.Errorf("%w: ID %q used twice", ErrBadRequest, r.ID)
+		}
+		seen[r.ID] = true
+		if err := checkHref(r.Href, opts.SiteHost); err != nil {
+			return nil, fmt.Errorf("request %q: %w", r.ID, err)
+		}
+		if r.Position.FirstParagraphs < 0 {
+			return nil, fmt.Errorf("%w: request %q: FirstParagraphs %d", ErrBadRequest, r.ID, r.Position.FirstParagraphs)
+		}
+		pr := &cfg.reqs[i]
+		pr.tags[0] = `<a href="` + escapeAttr(r.Href) + `" ` + MarkerAttr + `="` + escapeAttr(r.ID) + `"` + attrs + `>`
+		pr.tags[1] = "</a>"
+		pr.sitePath = sitePath(r.Href, opts.SiteHost)
+		pr.anchors = make([]string, len(r.Anchors))
+		pr.stems = make([]*stemmedPhrase, len(r.Anchors))
+		pr.noSpace = make([]bool, len(r.Anchors))
+		for j, a := range r.Anchors {
+			f := foldAnchor(a)
+			pr.anchors[j] = f
+			for _, c := range f {
+				if isNoSpaceScript(c) {
+					pr.noSpace[j] = true
+					break
+				}
+			}
+			if f != "" && !pr.noSpace[j] && cfg.stemmer != nil {
+				pr.stems[j] = cfg.stemmer.stemPhrase(f)
+			}
+		}
+	}
+	return cfg, nil
+}
+
+// foldAnchor folds an anchor phrase the way page text is folded. It is plain
+// text, not HTML: "&amp;" in an anchor means those five characters. An
+// anchor without a letter or digit, or with characters the parser drops or
+// replaces, is unusable and folds to "".
+func foldAnchor(a string) string {
+	var b strings.Builder
+	space, word := false, false
+	for _, r := range a {
+		if isSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if r == 0 || r == utf8.RuneError {
+			return ""
+		}
+		word = word || isWordRune(r)
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(foldRune(r))
+	}
+	if !word {
+		return ""
+	}
+	return b.String()
+}
+
+type placer struct {
+	src           []byte
+	doc           *scan
+	cfg           *placeConfig
+	placedPerPara [][]wordSpan
+	placed        []insertion // sorted by start
+	words         []foldWord
+	stems         map[string]string
+}
+
+type insertion struct {
+	start, end int // source bytes wrapped
+	req        int
+	open       string
+}
+
+// hit is one occurrence of a candidate in eligible text.
+type hit struct {
+	start, end int // source bytes
+	para       int
+	words      wordSpan
+}
+
+func (p *placer) place(ri int, r *LinkRequest) Placement {
+	pr := &p.cfg.reqs[ri]
+	pl := Placement{ID: r.ID, CandidateIndex: -1}
+	for _, l := range p.doc.anchors {
+		if l.marker == r.ID {
+			pl.Reason = "the page already carries a link with this ID"
+			return pl
+		}
+	}
+	if !p.cfg.opts.AllowDuplicateTargets {
+		for _, l := range p.doc.anchors {
+			if l.hasHref && isInternalHref(l.href, p.cfg.opts.SiteHost) && sitePath(l.href, p.cfg.opts.SiteHost) == pr.sitePath {
+				pl.Reason = "the page already links to " + r.Href
+				return pl
+			}
+		}
+		for _, in := range p.placed {
+			if p.cfg.reqs[in.req].sitePath == pr.sitePath {
+				pl.Reason = "an earlier request already links to " + r.Href
+				return pl
+			}
+		}
+	}
+	var tally rejectTally
+	for variation := 0; variation < 2; variation++ {
+		for ci, a := range pr.anchors {
+			if a == "" {
+				continue
+			}
+			var hits []hit
+			if variation == 0 {
+				hits = p.literalHits(a, pr.noSpace[ci])
+			} else {
+				if pr.stems[ci] == nil {
+					continue
+				}
+				hits = p.variationHits(pr.stems[ci])
+			}
+			if r.Position.EndOfArticle {
+				sort.SliceStable(hits, func(i, j int) bool { return hits[i].para > hits[j].para })
+			}
+			for _, h := range hits {
+				if !p.fits(h, r.Position, &tally) {
+					continue
+				}
+				p.commit(h, ri)
+				pl.Placed = true
+				pl.Anchor = string(p.src[h.start:h.end])
+				pl.CandidateIndex = ci
+				pl.Variation = variation == 1
+				pl.Paragraph = p.doc.paras[h.para].index
+				return pl
+			}
+		}
+	}
+	pl.Reason = tally.reason(r.Position, p.cfg)
+	return pl
+}
+
+// rejectTally remembers why matches were turned down, for the Reason.
+type rejectTally struct {
+	outside, full, close, overlap int
+}
+
+func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
+	where := "any paragraph"
+	if pos.FirstParagraphs > 0 {
+		where = "paragraphs 1-" + strconv.Itoa(pos.FirstParagraphs)
+		if pos.FirstParagraphs == 1 {
+			where = "paragraph 1"
+		}
+	}
+	switch {
+	case t.full > 0 || t.close > 0:
+		return fmt.Sprintf("candidate anchor found in %s but density limits (at most %d links per paragraph, %d words apart) leave no room",
+			where, cfg.maxLinks, cfg.minWords)
+	case t.overlap > 0:
+		return "candidate anchor found only inside text already linked by an earlier request"
+	case t.outside > 0:
+		return "candidate anchor found only outside " + where
+	}
+	return "no candidate anchor found in " + where
+}
+
+func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
+	para := &p.doc.paras[h.para]
+	if pos.FirstParagraphs > 0 && para.index > pos.FirstParagraphs {
+		t.outside++
+		return false
+	}
+	for _, in := range p.placed {
+		if h.start < in.end && in.start < h.end {
+			t.overlap++
+			return false
+		}
+	}
+	placed := p.placedPerPara[h.para]
+	if para.linkCount+len(placed) >= p.cfg.maxLinks {
+		t.full++
+		return false
+	}
+	for _, spans := range [2][]wordSpan{para.links, placed} {
+		for _, s := range spans {
+			end := s.end
+			if end < 0 {
+				end = para.words
+			}
+			if gap(s.start, end, h.words) < p.cfg.minWords {
+				t.close++
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// gap counts the words between an existing link [start, end) and a new one.
+func gap(start, end int, w wordSpan) int {
+	if w.start >= end {
+		return w.start - end
+	}
+	if start >= w.end {
+		return start - w.end
+	}
+	return -1
+}
+
+func (p *placer) commit(h hit, req int) {
+	in := insertion{start: h.start, end: h.end, req: req, open: p.cfg.reqs[req].tags[0]}
+	i := sort.Search(len(p.placed), func(i int) bool { return p.placed[i].start > h.start })
+	p.placed = append(p.placed, insertion{})
+	copy(p.placed[i+1:], p.placed[i:])
+	p.placed[i] = in
+	p.placedPerPara[h.para] = append(p.placedPerPara[h.para], h.words)
+}
+
+// splice writes the output once, at its final size, and records where each
+// inserted element landed.
+func (p *placer) splice(placements []Placement) []byte {
+	if len(p.placed) == 0 {
+		out := make([]byte, len(p.src))
+		copy(out, p.src)
+		return out
+	}
+	n := len(p.src)
+	for _, in := range p.placed {
+		n += len(in.open) + len("</a>")
+	}
+	out := make([]byte, 0, n)
+	last := 0
+	for _, in := range p.placed {
+		out = append(out, p.src[last:in.start]...)
+		placements[in.req].Start = len(out)
+		out = append(out, in.open...)
+		out = append(out, p.src[in.start:in.end]...)
+		out = append(out, "</a>"...)
+		placements[in.req].End = len(out)
+		last = in.end
+	}
+	return append(out, p.src[last:]...)
+}

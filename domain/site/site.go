@@ -1,0 +1,123 @@
+// Package site models a content site as interlinker sees it: the tenant,
+// its sectors, attributes and clusters, and the pages that belong to them.
+package site
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kind is the role a page plays in the site's structure; it decides which
+// links a page must carry and which density range applies to it.
+type Kind string
+
+const (
+	KindHome       Kind = "home"
+	KindSector     Kind = "sector"
+	KindHub        Kind = "hub"
+	KindSupporting Kind = "supporting"
+	KindTerm       Kind = "term"
+	KindProduct    Kind = "product"
+	KindService    Kind = "service"
+	KindPage       Kind = "page"
+)
+
+var kinds = []Kind{KindHome, KindSector, KindHub, KindSupporting, KindTerm, KindProduct, KindService, KindPage}
+
+// ParseKind accepts exactly the kinds of the event contract.
+func ParseKind(s string) (Kind, error) {
+	for _, k := range kinds {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("unknown page kind %q (want one of %s)", s, kindList())
+}
+
+func kindList() string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Site is a tenant: one website with one linking policy.
+type Site struct {
+	ID      string
+	BaseURL string
+	Name    string
+	Policy  string // "sag" or "silo"
+}
+
+// Sector is the top level of the hierarchy below home (Home → Sector → Hub).
+type Sector struct {
+	ID   string
+	Name string
+	URL  string
+}
+
+// Attribute is a facet whose shared values relate clusters across sectors.
+type Attribute struct {
+	ID     string
+	Name   string
+	Values []string
+}
+
+// Cluster groups a hub with its supporting articles around one keyword.
+type Cluster struct {
+	ID             string
+	SectorID       string
+	Name           string
+	PrimaryKeyword string
+	Keywords       []string
+	Attributes     map[string][]string
+}
+
+// Structure is everything site.updated says about a site.
+type Structure struct {
+	Site       Site
+	Sectors    []Sector
+	Attributes []Attribute
+	Clusters   []Cluster
+}
+
+// Sector returns the sector with the given id.
+func (s Structure) Sector(id string) (Sector, bool) {
+	for _, sec := range s.Sectors {
+		if sec.ID == id {
+			return sec, true
+		}
+	}
+	return Sector{}, false
+}
+
+// Cluster returns the cluster with the given id.
+func (s Structure) Cluster(id string) (Cluster, bool) {
+	for _, c := range s.Clusters {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Cluster{}, false
+}
+
+// Page is one page of a site at one version.
+type Page struct {
+	SiteID         string
+	ID             string
+	URL            string
+	Title          string
+	Kind           Kind
+	ClusterID      string
+	SectorID       string
+	PrimaryKeyword string
+	Keywords       []string
+	Labels         []string
+	Attributes     map[string][]string
+	Priority       int
+	PublishedAt    time.Time
+	Version        int64
+	HTML           string
+}

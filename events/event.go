@@ -1,0 +1,138 @@
+// Package events defines interlinker's event contract: CloudEvents 1.0 in
+// structured JSON mode, one event per NATS message, the subject equal to the
+// type. It decodes and validates incoming events and encodes outgoing ones.
+package events
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+)
+
+// SpecVersion is the only CloudEvents version accepted.
+const SpecVersion = "1.0"
+
+// Source is the CloudEvents source of every event interlinker emits.
+const Source = "interlinker"
+
+// ErrInvalid marks an event that can never be processed as sent: retrying it
+// is pointless, so it goes to the dead-letter subject with the reason.
+var ErrInvalid = errors.New("invalid event")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// Event is a CloudEvent in structured mode. Data stays raw until the handler
+// for its type decodes it into that type's payload.
+type Event struct {
+	SpecVersion     string          `json:"specversion"`
+	ID              string          `json:"id"`
+	Source          string          `json:"source"`
+	Type            string          `json:"type"`
+	SiteID          string          `json:"siteid"`
+	Time            *time.Time      `json:"time,omitempty"`
+	DataContentType string          `json:"datacontenttype,omitempty"`
+	CorrelationID   string          `json:"correlationid,omitempty"`
+	Data            json.RawMessage `json:"data"`
+}
+
+// maxIDLength keeps ids usable as NATS message ids and database keys.
+const maxIDLength = 256
+
+// Decode parses and validates one event: the envelope's required attributes,
+// a known type, and the data against that type's JSON Schema.
+func Decode(raw []byte) (Event, error) {
+	if !utf8.Valid(raw) {
+		return Event{}, invalid("event is not valid UTF-8")
+	}
+	var ev Event
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return Event{}, invalid("malformed JSON: %v", err)
+	}
+	switch {
+	case ev.SpecVersion != SpecVersion:
+		return Event{}, invalid("specversion is %q, want %q", ev.SpecVersion, SpecVersion)
+	case ev.ID == "":
+		return Event{}, invalid("missing required attribute id")
+	case len(ev.ID) > maxIDLength:
+		return Event{}, invalid("id is %d bytes, over %d", len(ev.ID), maxIDLength)
+	case ev.Source == "":
+		return Event{}, invalid("missing required attribute source")
+	case ev.Type == "":
+		return Event{}, invalid("missing required attribute type")
+	case ev.SiteID == "":
+		return Event{}, invalid("missing required attribute siteid")
+	case len(ev.SiteID) > maxIDLength:
+		return Event{}, invalid("siteid is %d bytes, over %d", len(ev.SiteID), maxIDLength)
+	case len(bytes.TrimSpace(ev.Data)) == 0 || bytes.Equal(bytes.TrimSpace(ev.Data), []byte("null")):
+		return Event{}, invalid("missing required attribute data")
+	}
+	if ev.DataContentType != "" && ev.DataContentType != "application/json" {
+		return Event{}, invalid("datacontenttype is %q, want application/json", ev.DataContentType)
+	}
+	if err := validateData(ev.Type, ev.Data); err != nil {
+		return Event{}, err
+	}
+	return ev, nil
+}
+
+// DecodeData decodes the event's data into the payload type of its subject.
+func DecodeData[T any](ev Event) (T, error) {
+	var payload T
+	if err := json.Unmarshal(ev.Data, &payload); err != nil {
+		return payload, invalid("%s data: %v", ev.Type, err)
+	}
+	return payload, nil
+}
+
+// New builds an event emitted by interlinker.
+func New(typ, siteID, id, correlationID string, data any) (Event, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return Event{}, fmt.Errorf("encode %s data: %w", typ, err)
+	}
+	now := time.Now().UTC()
+	return Event{
+		SpecVersion:     SpecVersion,
+		ID:              id,
+		Source:          Source,
+		Type:            typ,
+		SiteID:          siteID,
+		Time:            &now,
+		DataContentType: "application/json",
+		CorrelationID:   correlationID,
+		Data:            raw,
+	}, nil
+}
+
+// Encode renders the event in structured JSON mode.
+func (ev Event) Encode() ([]byte, error) {
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return nil, fmt.Errorf("encode event %s: %w", ev.ID, err)
+	}
+	return raw, nil
+}
+
+// Correlation is the id that ties every event of one causal chain together:
+// the producer's correlation id if it sent one, else the first event's id.
+func (ev Event) Correlation() string {
+	if ev.CorrelationID != "" {
+		return ev.CorrelationID
+	}
+	return ev.ID
+}
+
+// DerivedID names the event a stage emits for an input event. A retry of
+// the stage derives the same id, so JetStream's duplicate window and the
+// consumers' inboxes both recognise the repeat.
+func DerivedID(inputID, stage string) string {
+	sum := sha256.Sum256([]byte(inputID + "\x00" + stage))
+	return stage + "-" + hex.EncodeToString(sum[:16])
+}

@@ -1,0 +1,75 @@
+package events
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const goodPage = `{"specversion":"1.0","id":"e1","source":"cms","type":"content.generated","siteid":"s1",
+ "data":{"page":{"id":"p1","url":"/p1/","title":"P1","kind":"supporting","version":3,"html":"<p>x</p>"}}}`
+
+func TestDecodeAcceptsAValidEvent(t *testing.T) {
+	ev, err := Decode([]byte(goodPage))
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	data, err := DecodeData[ContentData](ev)
+	if err != nil {
+		t.Fatalf("DecodeData: %v", err)
+	}
+	if data.Page.ID != "p1" || data.Page.Version != 3 || ev.SiteID != "s1" {
+		t.Fatalf("decoded %+v / %+v", ev, data)
+	}
+}
+
+func TestDecodeRefusesBadInputNamingTheProblem(t *testing.T) {
+	cases := []struct {
+		name, raw, reason string
+	}{
+		{"malformed JSON", `{"specversion":"1.0",`, "malformed JSON"},
+		{"wrong specversion", strings.Replace(goodPage, `"1.0"`, `"0.3"`, 1), `specversion is "0.3"`},
+		{"missing id", strings.Replace(goodPage, `"id":"e1",`, ``, 1), "missing required attribute id"},
+		{"missing siteid", strings.Replace(goodPage, `"siteid":"s1",`, ``, 1), "missing required attribute siteid"},
+		{"unknown kind", strings.Replace(goodPage, `"supporting"`, `"blogpost"`, 1), "/page/kind"},
+		{"unknown type", strings.Replace(goodPage, `"content.generated"`, `"content.mangled"`, 1), `unknown event type "content.mangled"`},
+		{"missing data", `{"specversion":"1.0","id":"e","source":"s","type":"content.generated","siteid":"s"}`, "missing required attribute data"},
+		{"invalid UTF-8", strings.Replace(goodPage, "<p>x</p>", "<p>\xff\xfe</p>", 1), "not valid UTF-8"},
+		{"negative version", strings.Replace(goodPage, `"version":3`, `"version":-1`, 1), "/page/version"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode([]byte(tc.raw))
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("want ErrInvalid, got %v", err)
+			}
+			if !strings.Contains(err.Error(), tc.reason) {
+				t.Fatalf("reason %q does not name %q", err, tc.reason)
+			}
+		})
+	}
+}
+
+func TestDerivedIDIsStablePerInputAndStage(t *testing.T) {
+	a, b := DerivedID("e1", LinksPlanned), DerivedID("e1", LinksPlanned)
+	if a != b {
+		t.Fatalf("same input gave %s and %s", a, b)
+	}
+	if DerivedID("e2", LinksPlanned) == a || DerivedID("e1", LinksInjected) == a {
+		t.Fatal("different input or stage gave the same id")
+	}
+}
+
+func TestStreamForMapsSubjectsToNamedStreams(t *testing.T) {
+	for subject, want := range map[string]string{
+		ContentGenerated: "CONTENT", SiteUpdated: "SITE", LinksInserted: "LINKS",
+		DeadLetterPrefix + ContentGenerated: "DEADLETTER",
+	} {
+		if got, ok := StreamFor(subject); !ok || got != want {
+			t.Errorf("StreamFor(%s) = %s, %v; want %s", subject, got, ok, want)
+		}
+	}
+	if _, ok := StreamFor("other.thing"); ok {
+		t.Error("unknown subject mapped to a stream")
+	}
+}

@@ -1,0 +1,132 @@
+package events
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SiteUpdatedData is the whole structure of a site; it replaces what was known.
+type SiteUpdatedData struct {
+	Site       SiteInfo        `json:"site"`
+	Sectors    []SectorInfo    `json:"sectors"`
+	Attributes []AttributeInfo `json:"attributes"`
+	Clusters   []ClusterInfo   `json:"clusters"`
+}
+
+type SiteInfo struct {
+	ID        string          `json:"id"`
+	BaseURL   string          `json:"base_url"`
+	Name      string          `json:"name"`
+	Policy    string          `json:"policy"`
+	Overrides json.RawMessage `json:"overrides,omitempty"`
+}
+
+type SectorInfo struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+type AttributeInfo struct {
+	ID     string   `json:"id"`
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+}
+
+type ClusterInfo struct {
+	ID             string              `json:"id"`
+	SectorID       string              `json:"sector_id"`
+	Name           string              `json:"name"`
+	PrimaryKeyword string              `json:"primary_keyword"`
+	Keywords       []string            `json:"keywords"`
+	Attributes     map[string][]string `json:"attributes"`
+}
+
+// ContentData is the payload of content.generated and content.published.
+type ContentData struct {
+	Page PageInfo `json:"page"`
+}
+
+type PageInfo struct {
+	ID             string              `json:"id"`
+	URL            string              `json:"url"`
+	Title          string              `json:"title"`
+	Kind           string              `json:"kind"`
+	ClusterID      string              `json:"cluster_id,omitempty"`
+	SectorID       string              `json:"sector_id,omitempty"`
+	PrimaryKeyword string              `json:"primary_keyword,omitempty"`
+	Keywords       []string            `json:"keywords,omitempty"`
+	Labels         []string            `json:"labels,omitempty"`
+	Attributes     map[string][]string `json:"attributes,omitempty"`
+	Priority       int                 `json:"priority,omitempty"`
+	PublishedAt    *time.Time          `json:"published_at,omitempty"`
+	Version        int64               `json:"version"`
+	HTML           string              `json:"html"`
+}
+
+// ContentDeletedData retires a page; links to it become broken.
+type ContentDeletedData struct {
+	PageID  string `json:"page_id"`
+	Version int64  `json:"version"`
+}
+
+// AuditRequestedData asks for a site audit, optionally of one cluster.
+type AuditRequestedData struct {
+	ClusterID      string `json:"cluster_id,omitempty"`
+	VerifyExternal bool   `json:"verify_external,omitempty"`
+}
+
+// StageData moves a page between the plan, inject and validate stages.
+// PlanID names the plan the stage works on; a stage that finds the page
+// re-planned since then skips the stale event.
+type StageData struct {
+	PageID  string `json:"page_id"`
+	Version int64  `json:"version"`
+	PlanID  string `json:"plan_id"`
+}
+
+// LinksInsertedData carries the final HTML so a publisher never calls back.
+type LinksInsertedData struct {
+	PageID      string           `json:"page_id"`
+	Version     int64            `json:"version"`
+	URL         string           `json:"url"`
+	HTML        string           `json:"html"`
+	Links       []LinkResult     `json:"links"`
+	Breadcrumbs []Breadcrumb     `json:"breadcrumbs"`
+	Validation  ValidationReport `json:"validation"`
+}
+
+type LinkResult struct {
+	ID           string             `json:"id"`
+	TargetPageID string             `json:"target_page_id"`
+	TargetURL    string             `json:"target_url"`
+	Type         string             `json:"type"`
+	Anchor       string             `json:"anchor"`
+	AnchorType   string             `json:"anchor_type"`
+	Zone         string             `json:"zone"`
+	Paragraph    int                `json:"paragraph"`
+	Score        float64            `json:"score"`
+	Factors      map[string]float64 `json:"factors"`
+	Mandatory    bool               `json:"mandatory"`
+	Placement    string             `json:"placement"`
+	Status       string             `json:"status"`
+	Reason       string             `json:"reason,omitempty"`
+	FailedRules  []string           `json:"failed_rules,omitempty"`
+}
+
+type Breadcrumb struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+type ValidationReport struct {
+	Passed bool         `json:"passed"`
+	Rules  []RuleResult `json:"rules"`
+}
+
+type RuleResult struct {
+	Name     string `json:"name"`
+	Passed   bool   `json:"passed"`
+	Severity string `json:"severity"`
+	Detail   string `json:"detail"`
+}

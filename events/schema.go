@@ -1,0 +1,128 @@
+package events
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Schemas holds the JSON Schema of the envelope and of each type's data.
+//
+//go:embed schemas/*.json
+var Schemas embed.FS
+
+const schemaBase = "https://schemas.interlinker.example/"
+
+var (
+	compileOnce sync.Once
+	compiled    map[string]*jsonschema.Schema
+	compileErr  error
+)
+
+// dataSchemas maps each event type to the schema its data must satisfy.
+var dataSchemas = map[string]string{
+	SiteUpdated:      "site.updated.json",
+	ContentGenerated: "content.generated.json",
+	ContentPublished: "content.published.json",
+	ContentDeleted:   "content.deleted.json",
+	AuditRequested:   "audit.requested.json",
+	LinksPlanned:     "links.planned.json",
+	LinksInjected:    "links.injected.json",
+	LinksInserted:    "links.inserted.json",
+}
+
+// KnownType reports whether interlinker has a schema for the event type.
+func KnownType(typ string) bool {
+	_, ok := dataSchemas[typ]
+	return ok
+}
+
+func compileSchemas() (map[string]*jsonschema.Schema, error) {
+	compileOnce.Do(func() {
+		c := jsonschema.NewCompiler()
+		entries, err := Schemas.ReadDir("schemas")
+		if err != nil {
+			compileErr = err
+			return
+		}
+		for _, e := range entries {
+			raw, err := Schemas.ReadFile("schemas/" + e.Name())
+			if err != nil {
+				compileErr = err
+				return
+			}
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+			if err != nil {
+				compileErr = fmt.Errorf("schema %s: %w", e.Name(), err)
+				return
+			}
+			if err := c.AddResource(schemaBase+e.Name(), doc); err != nil {
+				compileErr = fmt.Errorf("schema %s: %w", e.Name(), err)
+				return
+			}
+		}
+		compiled = make(map[string]*jsonschema.Schema, len(dataSchemas))
+		for typ, file := range dataSchemas {
+			s, err := c.Compile(schemaBase + file)
+			if err != nil {
+				compileErr = fmt.Errorf("compile schema %s: %w", file, err)
+				return
+			}
+			compiled[typ] = s
+		}
+	})
+	return compiled, compileErr
+}
+
+func validateData(typ string, data []byte) error {
+	schemas, err := compileSchemas()
+	if err != nil {
+		return fmt.Errorf("load event schemas: %w", err)
+	}
+	schema, ok := schemas[typ]
+	if !ok {
+		return invalid("unknown event type %q", typ)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return invalid("%s data: %v", typ, err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		return invalid("%s data fails its schema: %s", typ, schemaReason(err))
+	}
+	return nil
+}
+
+// schemaReason flattens a validation error into one line naming each failing
+// location, so a dead-lettered event says exactly what is wrong with it.
+func schemaReason(err error) string {
+	verr, ok := err.(*jsonschema.ValidationError)
+	if !ok {
+		return err.Error()
+	}
+	var reasons []string
+	var walk func(u *jsonschema.OutputUnit)
+	walk = func(u *jsonschema.OutputUnit) {
+		if u.Error != nil && len(u.Errors) == 0 {
+			loc := u.InstanceLocation
+			if loc == "" {
+				loc = "/"
+			}
+			reasons = append(reasons, fmt.Sprintf("at %s: %s", loc, u.Error.String()))
+		}
+		for i := range u.Errors {
+			walk(&u.Errors[i])
+		}
+	}
+	walk(verr.BasicOutput())
+	sort.Strings(reasons)
+	if len(reasons) == 0 {
+		return verr.Error()
+	}
+	return strings.Join(reasons, "; ")
+}

@@ -1,0 +1,47 @@
+package handlers
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// Metrics are the service's Prometheus collectors.
+type Metrics struct {
+	Registry       *prometheus.Registry
+	EventsIn       *prometheus.CounterVec
+	EventsOut      *prometheus.CounterVec
+	Skipped        *prometheus.CounterVec
+	HandlerSeconds *prometheus.HistogramVec
+	Errors         *prometheus.CounterVec
+	DeadLettered   *prometheus.CounterVec
+}
+
+// NewMetrics registers every collector on a fresh registry, with the Go and
+// process collectors.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		EventsIn: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_events_in_total", Help: "Events received, by subject and handler.",
+		}, []string{"subject", "handler"}),
+		EventsOut: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_events_out_total", Help: "Events published from the outbox, by subject.",
+		}, []string{"subject"}),
+		Skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_events_skipped_total", Help: "Events that changed nothing: duplicate ids or stale versions.",
+		}, []string{"handler", "reason"}),
+		HandlerSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "interlinker_handler_seconds", Help: "Time to handle one event, retries included.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}, []string{"handler"}),
+		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_handler_errors_total", Help: "Failed handler attempts, by kind (invalid, not_yet, transient, exhausted, permanent).",
+		}, []string{"handler", "kind"}),
+		DeadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_dead_lettered_total", Help: "Events moved to the dead-letter subject.",
+		}, []string{"subject", "handler"}),
+	}
+	m.Registry.MustRegister(m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}

@@ -1,0 +1,218 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+
+	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// Durable consumer names, one per handler.
+const (
+	ConsumerSiteProjector = "site-projector"
+	ConsumerPlanner       = "planner"
+	ConsumerInjector      = "injector"
+	ConsumerValidator     = "validator"
+	ConsumerPublished     = "published-projector"
+	ConsumerDeletion      = "deletion-projector"
+)
+
+// Pipeline holds what every handler needs.
+type Pipeline struct {
+	Store   *store.Store
+	Notify  func() // wakes the outbox relay after a commit
+	Metrics *Metrics
+	Logger  *slog.Logger
+}
+
+// Route binds a handler to its subject through a durable consumer.
+type Route struct {
+	Consumer bus.ConsumerSpec
+	Handle   func(ctx context.Context, ev events.Event) error
+}
+
+// Routes lists every handler of the pipeline.
+func (p *Pipeline) Routes() []Route {
+	return []Route{
+		{bus.ConsumerSpec{Durable: ConsumerSiteProjector, Subject: events.SiteUpdated}, p.projectSite},
+		{bus.ConsumerSpec{Durable: ConsumerPlanner, Subject: events.ContentGenerated}, p.planPage},
+		{bus.ConsumerSpec{Durable: ConsumerInjector, Subject: events.LinksPlanned}, p.injectLinks},
+		{bus.ConsumerSpec{Durable: ConsumerValidator, Subject: events.LinksInjected}, p.validateLinks},
+		{bus.ConsumerSpec{Durable: ConsumerPublished, Subject: events.ContentPublished}, p.projectPublished},
+		{bus.ConsumerSpec{Durable: ConsumerDeletion, Subject: events.ContentDeleted}, p.retirePage},
+	}
+}
+
+// Consumers lists the durable consumers the routes need.
+func Consumers(routes []Route) []bus.ConsumerSpec {
+	specs := make([]bus.ConsumerSpec, len(routes))
+	for i, r := range routes {
+		specs[i] = r.Consumer
+	}
+	return specs
+}
+
+// asWatermill adapts a route to Watermill: it refuses messages whose headers
+// could not be read or whose event does not decode, then calls the route.
+func asWatermill(r Route) message.NoPublishHandlerFunc {
+	return func(msg *message.Message) error {
+		if fault := msg.Metadata.Get(bus.MetaHeaderFault); fault != "" {
+			return badInput("%s", fault)
+		}
+		ev, err := events.Decode(msg.Payload)
+		if err != nil {
+			return err
+		}
+		if subject := msg.Metadata.Get(bus.MetaSubject); subject != "" && subject != ev.Type {
+			return badInput("event of type %q arrived on subject %q", ev.Type, subject)
+		}
+		middleware.SetCorrelationID(ev.Correlation(), msg)
+		return r.Handle(msg.Context(), ev)
+	}
+}
+
+// apply runs change in one transaction with the consumer's inbox row, so an
+// event id has one effect however often it is delivered.
+func (p *Pipeline) apply(ctx context.Context, consumer string, ev events.Event, change func(*store.Tx) error) error {
+	duplicate := false
+	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
+		claimed, err := tx.ClaimEvent(ctx, consumer, ev.ID)
+		if err != nil {
+			return err
+		}
+		if !claimed {
+			duplicate = true
+			return nil
+		}
+		return change(tx)
+	})
+	if err != nil {
+		return err
+	}
+	if duplicate {
+		p.skipped(consumer, "duplicate", ev)
+		return nil
+	}
+	if p.Notify != nil {
+		p.Notify()
+	}
+	return nil
+}
+
+func (p *Pipeline) skipped(consumer, reason string, ev events.Event) {
+	p.Metrics.Skipped.WithLabelValues(consumer, reason).Inc()
+	p.Logger.Debug("event changed nothing", "consumer", consumer, "reason", reason, "event_id", ev.ID, "site_id", ev.SiteID)
+}
+
+// siteContext is a site's structure with its resolved policy.
+type siteContext struct {
+	structure site.Structure
+	policy    policy.Policy
+}
+
+func loadSite(ctx context.Context, tx *store.Tx, siteID string) (siteContext, error) {
+	rec, found, err := tx.LoadSite(ctx, siteID)
+	if err != nil {
+		return siteContext{}, err
+	}
+	if !found {
+		return siteContext{}, fmt.Errorf("%w: unknown site %q (no site.updated received for it)", ErrNotYet, siteID)
+	}
+	pol, err := policy.Resolve(rec.Structure.Site.Policy, rec.Overrides)
+	if err != nil {
+		return siteContext{}, fmt.Errorf("%w: stored policy of site %s: %v", ErrPermanent, siteID, err)
+	}
+	return siteContext{structure: rec.Structure, policy: pol}, nil
+}
+
+// pageFromEvent turns a page payload into the domain's page.
+func pageFromEvent(siteID string, in events.PageInfo) (site.Page, error) {
+	kind, err := site.ParseKind(in.Kind)
+	if err != nil {
+		return site.Page{}, badInput("page %s: %v", in.ID, err)
+	}
+	p := site.Page{
+		SiteID: siteID, ID: in.ID, URL: in.URL, Title: in.Title, Kind: kind, ClusterID: in.ClusterID,
+		SectorID: in.SectorID, PrimaryKeyword: in.PrimaryKeyword, Keywords: in.Keywords, Labels: in.Labels,
+		Attributes: in.Attributes, Priority: in.Priority, Version: in.Version, HTML: in.HTML,
+	}
+	if in.PublishedAt != nil {
+		p.PublishedAt = *in.PublishedAt
+	}
+	return p, nil
+}
+
+// checkPage refuses a page the site cannot take.
+func checkPage(sc siteContext, p site.Page) error {
+	if len(p.HTML) > sc.policy.MaxHTMLBytes {
+		return badInput("page %s html is %d bytes, over the site's limit of %d (max_html_bytes)", p.ID, len(p.HTML), sc.policy.MaxHTMLBytes)
+	}
+	if err := sc.structure.CheckPage(p); err != nil {
+		return badInput("%v", err)
+	}
+	if err := checkPageURL(sc.structure.Site, p.URL); err != nil {
+		return badInput("page %s: %v", p.ID, err)
+	}
+	return nil
+}
+
+// checkPageURL accepts an absolute path or a URL on the site's host.
+func checkPageURL(s site.Site, u string) error {
+	if strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") {
+		return nil
+	}
+	host := s.Host()
+	for _, scheme := range []string{"https://", "http://"} {
+		if rest, ok := strings.CutPrefix(u, scheme); ok {
+			if h, _, _ := strings.Cut(rest, "/"); strings.EqualFold(h, host) {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("url %q is neither an absolute path nor on host %s", u, host)
+}
+
+// sitePath reduces a URL on the site's host to its path, the form page
+// URLs are matched in.
+func sitePath(s site.Site, u string) string {
+	host := s.Host()
+	for _, scheme := range []string{"https://", "http://"} {
+		if rest, ok := strings.CutPrefix(u, scheme); ok {
+			if h, path, found := strings.Cut(rest, "/"); strings.EqualFold(h, host) {
+				if !found {
+					return "/"
+				}
+				path, _, _ = strings.Cut(path, "#")
+				return "/" + path
+			}
+		}
+	}
+	u, _, _ = strings.Cut(u, "#")
+	return u
+}
+
+var errStale = errors.New("stale")
+
+// markupOptions are the placement settings of a site's policy.
+func markupOptions(sc siteContext) markup.Options {
+	minWords := sc.policy.MinWordsBetweenLinks
+	if minWords == 0 {
+		minWords = -1 // markup reads 0 as "default"; the policy means "no minimum"
+	}
+	return markup.Options{
+		SiteHost:             sc.structure.Site.Host(),
+		MaxLinksPerParagraph: sc.policy.MaxLinksPerParagraph,
+		MinWordsBetweenLinks: minWords,
+	}
+}

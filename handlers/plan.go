@@ -1,0 +1,77 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// planPage stores a generated page version and plans its links; the plan
+// starts the inject stage through links.planned.
+func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.ContentData](ev)
+	if err != nil {
+		return err
+	}
+	page, err := pageFromEvent(ev.SiteID, data.Page)
+	if err != nil {
+		return err
+	}
+	return p.apply(ctx, ConsumerPlanner, ev, func(tx *store.Tx) error {
+		sc, err := loadSite(ctx, tx, ev.SiteID)
+		if err != nil {
+			return err
+		}
+		if err := checkPage(sc, page); err != nil {
+			return err
+		}
+		planID := events.DerivedID(ev.ID, events.LinksPlanned)
+		applied, err := tx.SavePageVersion(ctx, page, store.StateGenerated, planID, markup.WordCount([]byte(page.HTML)))
+		if err != nil {
+			return err
+		}
+		if !applied {
+			p.skipped(ConsumerPlanner, "stale", ev)
+			return nil
+		}
+		hub, err := clusterHub(ctx, tx, page)
+		if err != nil {
+			return err
+		}
+		plan := planning.PlanPage(planning.Input{Structure: sc.structure, Policy: sc.policy, Page: page, Hub: hub})
+		for _, note := range plan.Notes {
+			p.Logger.Info("planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
+		}
+		if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, plan.Links); err != nil {
+			return err
+		}
+		out, err := events.New(events.LinksPlanned, page.SiteID, planID, ev.Correlation(),
+			events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID})
+		if err != nil {
+			return err
+		}
+		return tx.Enqueue(ctx, out, correlationHeader(ev))
+	})
+}
+
+func clusterHub(ctx context.Context, tx *store.Tx, page site.Page) (*site.Page, error) {
+	if page.ClusterID == "" {
+		return nil, nil
+	}
+	if page.Kind == site.KindHub {
+		return &page, nil
+	}
+	hub, found, err := tx.ClusterHub(ctx, page.SiteID, page.ClusterID)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &hub, nil
+}
+
+func correlationHeader(ev events.Event) map[string]string {
+	return map[string]string{"correlation_id": ev.Correlation()}
+}

@@ -1,0 +1,101 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// projectPublished records what went live: the page version and every link
+// in its published HTML, which become its link map rows and counts.
+func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.ContentData](ev)
+	if err != nil {
+		return err
+	}
+	page, err := pageFromEvent(ev.SiteID, data.Page)
+	if err != nil {
+		return err
+	}
+	return p.apply(ctx, ConsumerPublished, ev, func(tx *store.Tx) error {
+		sc, err := loadSite(ctx, tx, ev.SiteID)
+		if err != nil {
+			return err
+		}
+		if err := checkPage(sc, page); err != nil {
+			return err
+		}
+		found, err := markup.Links([]byte(page.HTML), sc.structure.Site.BaseURL+sitePath(sc.structure.Site, page.URL), sc.structure.Site.Host())
+		if err != nil {
+			return badInput("page %s: read links: %v", page.ID, err)
+		}
+		applied, err := tx.SavePageVersion(ctx, page, store.StatePublished, "", markup.WordCount([]byte(page.HTML)))
+		if err != nil {
+			return err
+		}
+		if !applied {
+			p.skipped(ConsumerPublished, "stale", ev)
+			return nil
+		}
+		var paths []string
+		for _, l := range found {
+			if l.Internal && l.URL != "" {
+				paths = append(paths, sitePath(sc.structure.Site, l.URL))
+			}
+		}
+		ids, err := tx.PageIDsByURL(ctx, ev.SiteID, paths)
+		if err != nil {
+			return err
+		}
+		previous, err := tx.LinkMapTargets(ctx, ev.SiteID, page.ID)
+		if err != nil {
+			return err
+		}
+		rows := make([]store.LinkMapRow, 0, len(found))
+		touched := append([]string{page.ID}, previous...)
+		for _, l := range found {
+			row := store.LinkMapRow{TargetURL: l.URL, Anchor: l.Text, Internal: l.Internal,
+				Follow: !l.Nofollow(), Position: l.Position, Paragraph: l.Paragraph}
+			if row.TargetURL == "" {
+				row.TargetURL = l.Href
+			}
+			if l.Internal {
+				row.TargetPageID = ids[sitePath(sc.structure.Site, l.URL)]
+				touched = append(touched, row.TargetPageID)
+			}
+			rows = append(rows, row)
+		}
+		if err := tx.ReplaceLinkMap(ctx, ev.SiteID, page.ID, rows); err != nil {
+			return err
+		}
+		return tx.RefreshLinkCounts(ctx, ev.SiteID, touched)
+	})
+}
+
+// retirePage marks a page deleted; links to it become broken.
+func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.ContentDeletedData](ev)
+	if err != nil {
+		return err
+	}
+	return p.apply(ctx, ConsumerDeletion, ev, func(tx *store.Tx) error {
+		if _, err := loadSite(ctx, tx, ev.SiteID); err != nil {
+			return err
+		}
+		targets, err := tx.LinkTargets(ctx, ev.SiteID, data.PageID)
+		if err != nil {
+			return err
+		}
+		applied, err := tx.MarkPageDeleted(ctx, ev.SiteID, data.PageID, data.Version)
+		if err != nil {
+			return err
+		}
+		if !applied {
+			p.skipped(ConsumerDeletion, "stale", ev)
+			return nil
+		}
+		return tx.RefreshLinkCounts(ctx, ev.SiteID, append(targets, data.PageID))
+	})
+}

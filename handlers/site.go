@@ -1,0 +1,53 @@
+package handlers
+
+import (
+	"context"
+
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// projectSite replaces a site's structure with the one in site.updated.
+func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.SiteUpdatedData](ev)
+	if err != nil {
+		return err
+	}
+	if data.Site.ID != ev.SiteID {
+		return badInput("data.site.id %q differs from siteid %q", data.Site.ID, ev.SiteID)
+	}
+	if _, err := policy.Resolve(data.Site.Policy, data.Site.Overrides); err != nil {
+		return badInput("site %s: %v", ev.SiteID, err)
+	}
+	st := structureFromEvent(data)
+	if err := st.Validate(); err != nil {
+		return badInput("site %s: %v", ev.SiteID, err)
+	}
+	return p.apply(ctx, ConsumerSiteProjector, ev, func(tx *store.Tx) error {
+		applied, err := tx.SaveStructure(ctx, st, data.Site.Overrides, ev.Time)
+		if err != nil {
+			return err
+		}
+		if !applied {
+			p.skipped(ConsumerSiteProjector, "stale", ev)
+		}
+		return nil
+	})
+}
+
+func structureFromEvent(d events.SiteUpdatedData) site.Structure {
+	st := site.Structure{Site: site.Site{ID: d.Site.ID, BaseURL: d.Site.BaseURL, Name: d.Site.Name, Policy: d.Site.Policy}}
+	for _, s := range d.Sectors {
+		st.Sectors = append(st.Sectors, site.Sector{ID: s.ID, Name: s.Name, URL: s.URL})
+	}
+	for _, a := range d.Attributes {
+		st.Attributes = append(st.Attributes, site.Attribute{ID: a.ID, Name: a.Name, Values: a.Values})
+	}
+	for _, c := range d.Clusters {
+		st.Clusters = append(st.Clusters, site.Cluster{ID: c.ID, SectorID: c.SectorID, Name: c.Name,
+			PrimaryKeyword: c.PrimaryKeyword, Keywords: c.Keywords, Attributes: c.Attributes})
+	}
+	return st
+}

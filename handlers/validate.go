@@ -1,0 +1,105 @@
+package handlers
+
+import (
+	"context"
+	"errors"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/validation"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// validateLinks checks the linked page against the site's rules, settles
+// each link's status and emits links.inserted with the final HTML.
+func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.StageData](ev)
+	if err != nil {
+		return err
+	}
+	return p.apply(ctx, ConsumerValidator, ev, func(tx *store.Tx) error {
+		page, err := currentPlan(ctx, tx, ev.SiteID, data)
+		if errors.Is(err, errStale) {
+			p.skipped(ConsumerValidator, "stale", ev)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		sc, err := loadSite(ctx, tx, ev.SiteID)
+		if err != nil {
+			return err
+		}
+		links, err := tx.LinksFrom(ctx, ev.SiteID, page.ID)
+		if err != nil {
+			return err
+		}
+		hub, err := clusterHub(ctx, tx, page.Page)
+		if err != nil {
+			return err
+		}
+		report, links, err := validation.Validate(validation.Input{
+			Structure: sc.structure, Policy: sc.policy, Page: page.Page, Hub: hub,
+			HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: links,
+		})
+		if err != nil {
+			return err
+		}
+		if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, links); err != nil {
+			return err
+		}
+		touched := []string{page.ID}
+		for _, l := range links {
+			touched = append(touched, l.TargetPageID)
+		}
+		if err := tx.RefreshLinkCounts(ctx, ev.SiteID, touched); err != nil {
+			return err
+		}
+		inserted := events.LinksInsertedData{
+			PageID: page.ID, Version: page.Version, URL: page.URL, HTML: page.LinkedHTML,
+			Links:       linkResults(links),
+			Breadcrumbs: breadcrumbs(planning.Breadcrumbs(sc.structure, page.Page, hub)),
+			Validation:  validationReport(report),
+		}
+		id := events.DerivedID(ev.ID, events.LinksInserted)
+		out, err := events.New(events.LinksInserted, ev.SiteID, id, ev.Correlation(), inserted)
+		if err != nil {
+			return err
+		}
+		return tx.Enqueue(ctx, out, correlationHeader(ev))
+	})
+}
+
+func linkResults(links []link.Link) []events.LinkResult {
+	out := make([]events.LinkResult, len(links))
+	for i, l := range links {
+		factors := l.Factors
+		if factors == nil {
+			factors = map[string]float64{}
+		}
+		out[i] = events.LinkResult{
+			ID: l.ID, TargetPageID: l.TargetPageID, TargetURL: l.TargetURL, Type: string(l.Type),
+			Anchor: l.Anchor, AnchorType: string(l.AnchorType), Zone: string(l.Zone), Paragraph: l.Paragraph,
+			Score: l.Score, Factors: factors, Mandatory: l.Mandatory, Placement: l.Placement,
+			Status: string(l.Status), Reason: l.Reason, FailedRules: l.FailedRules,
+		}
+	}
+	return out
+}
+
+func breadcrumbs(trail []planning.Crumb) []events.Breadcrumb {
+	out := make([]events.Breadcrumb, len(trail))
+	for i, c := range trail {
+		out[i] = events.Breadcrumb{Name: c.Name, URL: c.URL}
+	}
+	return out
+}
+
+func validationReport(r validation.Report) events.ValidationReport {
+	out := events.ValidationReport{Passed: r.Passed, Rules: make([]events.RuleResult, len(r.Rules))}
+	for i, rule := range r.Rules {
+		out.Rules[i] = events.RuleResult{Name: rule.Name, Passed: rule.Passed, Severity: rule.Severity, Detail: rule.Detail}
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/events"
+)
+
+const waitLong = 15 * time.Second
+
+func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.publish(siteEvent("s1"))
+	h.publish(hubEvent("s1"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
+	h.publish(pageEvent("s1", "sizing", "supporting", 1, supportingHTML(2)))
+	waitFor(t, waitLong, "both articles linked", func() bool { return len(h.inserted.pagesInserted("s1")) == 3 })
+
+	for i, id := range []string{"care", "sizing"} {
+		got := h.inserted.insertedFor(t, "s1", id)
+		if len(got) != 1 {
+			t.Fatalf("page %s: %d links.inserted, want 1", id, len(got))
+		}
+		d := got[0]
+		found, err := markup.Links([]byte(d.HTML), "https://shop.example/hiking/boots/"+id+"/", "shop.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) == 0 || found[0].Href != "/hiking/boots/" {
+			t.Fatalf("page %s: first link %+v, want the hub /hiking/boots/", id, found)
+		}
+		if found[0].Text != "hiking boots" || found[0].Paragraph != 1 {
+			t.Errorf("page %s: uplink anchor %q in paragraph %d, want \"hiking boots\" in paragraph 1", id, found[0].Text, found[0].Paragraph)
+		}
+		stripped, err := markup.StripInserted([]byte(d.HTML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(stripped) != supportingHTML(i+1) {
+			t.Errorf("page %s: HTML outside the inserted tags changed:\n%s", id, stripped)
+		}
+		if len(d.Links) != 1 || d.Links[0].Type != string(link.TypeVerticalUp) || d.Links[0].Status != string(link.StatusVerified) ||
+			d.Links[0].TargetPageID != "boots-hub" || !d.Links[0].Mandatory {
+			t.Errorf("page %s: links %+v, want one verified mandatory vertical_up to boots-hub", id, d.Links)
+		}
+		if !d.Validation.Passed {
+			t.Errorf("page %s: validation failed: %+v", id, d.Validation.Rules)
+		}
+		if !hasRule(d.Validation, "first_link_rule", true) || !hasRule(d.Validation, "mandatory_uplink", true) {
+			t.Errorf("page %s: rules %+v, want first_link_rule and mandatory_uplink passed", id, d.Validation.Rules)
+		}
+		wantTrail := []string{"/", "/hiking/", "/hiking/boots/", "/hiking/boots/" + id + "/"}
+		if len(d.Breadcrumbs) != len(wantTrail) {
+			t.Errorf("page %s: breadcrumbs %+v", id, d.Breadcrumbs)
+		}
+	}
+	hub := h.inserted.insertedFor(t, "s1", "boots-hub")[0]
+	if hub.HTML != hubHTML || len(hub.Links) != 0 {
+		t.Errorf("hub: got %d links and changed HTML; the hub has no uplink to carry", len(hub.Links))
+	}
+	rec, _, err := h.svc.Store().Page(context.Background(), "s1", "boots-hub")
+	if err != nil || rec.Inbound != 2 {
+		t.Errorf("hub inbound link count %d (err %v), want 2", rec.Inbound, err)
+	}
+}
+
+func hasRule(v events.ValidationReport, name string, passed bool) bool {
+	for _, r := range v.Rules {
+		if r.Name == name && r.Passed == passed {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTheSameEventThreeTimesHasOneEffect(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.publish(siteEvent("s1"))
+	h.publish(hubEvent("s1"))
+	ev := pageEvent("s1", "care", "supporting", 1, supportingHTML(1))
+	raw, err := ev.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without Nats-Msg-Id the stream keeps all three copies, so the
+	// consumer's inbox, not JetStream's duplicate window, must stop them.
+	for range 3 {
+		h.publishRaw(ev.Type, raw, nil)
+	}
+	waitFor(t, waitLong, "article linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "care")) >= 1 })
+	h.waitIdle(waitLong)
+	if n := len(h.inserted.insertedFor(t, "s1", "care")); n != 1 {
+		t.Errorf("links.inserted for the article: %d, want 1", n)
+	}
+	links, err := h.svc.Store().LinksFrom(context.Background(), "s1", "care")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links) != 1 {
+		t.Errorf("link rows: %d, want 1", len(links))
+	}
+}
+
+func TestAnOlderVersionArrivingLateChangesNothing(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.publish(siteEvent("s1"))
+	h.publish(hubEvent("s1"))
+	newer := strings.Replace(supportingHTML(1), "tip number 1", "tip number 1, revised", 1)
+	h.publish(pageEvent("s1", "care", "supporting", 2, newer))
+	waitFor(t, waitLong, "version 2 linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "care")) == 1 })
+	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
+	h.waitIdle(waitLong)
+
+	got := h.inserted.insertedFor(t, "s1", "care")
+	if len(got) != 1 || got[0].Version != 2 {
+		t.Fatalf("links.inserted: %+v, want only version 2", got)
+	}
+	rec, _, err := h.svc.Store().Page(context.Background(), "s1", "care")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Version != 2 || rec.HTML != newer || !strings.Contains(rec.LinkedHTML, "revised") {
+		t.Errorf("stored page is version %d with html %q; want version 2 to stand", rec.Version, rec.HTML)
+	}
+}
+
+func TestTwentyConcurrentEventsForOneSiteAllLink(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.publish(siteEvent("s1"))
+	h.publish(hubEvent("s1"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.publish(pageEvent("s1", fmt.Sprintf("article-%02d", i), "supporting", 1, supportingHTML(i)))
+		}()
+	}
+	wg.Wait()
+	waitFor(t, waitLong, "20 articles linked", func() bool { return len(h.inserted.pagesInserted("s1")) == 21 })
+	h.waitIdle(waitLong)
+	for i := range 20 {
+		id := fmt.Sprintf("article-%02d", i)
+		links, err := h.svc.Store().LinksFrom(context.Background(), "s1", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(links) != 1 || links[0].Status != link.StatusVerified {
+			t.Errorf("page %s: links %+v, want one verified uplink", id, links)
+		}
+	}
+	hub, _, err := h.svc.Store().Page(context.Background(), "s1", "boots-hub")
+	if err != nil || hub.Inbound != 20 {
+		t.Errorf("hub inbound count %d (err %v), want 20", hub.Inbound, err)
+	}
+}

@@ -1,0 +1,291 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/handlers"
+	"github.com/interlinker/interlinker/store/storetest"
+)
+
+// testConfig is a service on its own database and embedded server, with
+// redelivery delays short enough for tests.
+func testConfig(t testing.TB) Config {
+	cfg := DefaultConfig()
+	cfg.DatabaseURL = storetest.NewDatabase(t)
+	cfg.NATSListen = "127.0.0.1:0"
+	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.DataDir = t.TempDir()
+	cfg.NakDelays = []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 200 * time.Millisecond}
+	cfg.MaxDeliver = 4
+	cfg.RetryInitial = 50 * time.Millisecond
+	cfg.RetryMax = 500 * time.Millisecond
+	cfg.OutboxPoll = 50 * time.Millisecond
+	cfg.Logger = testLogger()
+	return cfg
+}
+
+// testLogger is quiet unless INTERLINKER_TEST_LOG names a level.
+func testLogger() *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(os.Getenv("INTERLINKER_TEST_LOG"))); err != nil || os.Getenv("INTERLINKER_TEST_LOG") == "" {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+type harness struct {
+	t        testing.TB
+	svc      *Service
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	inserted *collector
+	dead     *collector
+}
+
+func startHarness(t testing.TB, cfg Config) *harness {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	svc, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatalf("start service: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := svc.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	h := &harness{t: t, svc: svc}
+	h.connect(svc.NATSURL())
+	return h
+}
+
+// connect opens the producer's own connection and starts collecting
+// links.inserted and dead letters from the start of their streams.
+func (h *harness) connect(url string) {
+	t := h.t
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatalf("connect producer: %v", err)
+	}
+	t.Cleanup(nc.Close)
+	h.nc = nc
+	if h.js, err = jetstream.New(nc); err != nil {
+		t.Fatal(err)
+	}
+	h.inserted = collect(t, h.js, "LINKS", events.LinksInserted)
+	h.dead = collect(t, h.js, "DEADLETTER", events.DeadLetterPrefix+">")
+}
+
+// publish sends an event as a producer would: subject = type, id as
+// Nats-Msg-Id. It retries while the server is away.
+func (h *harness) publish(ev events.Event) {
+	h.t.Helper()
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.publishRaw(ev.Type, raw, nats.Header{nats.MsgIdHdr: []string{ev.ID}})
+}
+
+func (h *harness) publishRaw(subject string, data []byte, hdr nats.Header) {
+	h.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		_, err := h.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Data: data, Header: hdr})
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("publish %s: %v", subject, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitIdle waits until every consumer has acknowledged everything and the
+// outbox is empty, twice in a row.
+func (h *harness) waitIdle(timeout time.Duration) {
+	h.t.Helper()
+	calm := 0
+	waitFor(h.t, timeout, "pipeline idle", func() bool {
+		if h.idle() {
+			calm++
+		} else {
+			calm = 0
+		}
+		return calm >= 2
+	})
+}
+
+func (h *harness) idle() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	for _, c := range []struct{ stream, durable string }{
+		{"SITE", handlers.ConsumerSiteProjector}, {"CONTENT", handlers.ConsumerPlanner},
+		{"LINKS", handlers.ConsumerInjector}, {"LINKS", handlers.ConsumerValidator},
+		{"CONTENT", handlers.ConsumerPublished}, {"CONTENT", handlers.ConsumerDeletion},
+	} {
+		cons, err := h.js.Consumer(ctx, c.stream, c.durable)
+		if err != nil {
+			return false
+		}
+		info, err := cons.Info(ctx)
+		if err != nil || info.NumPending > 0 || info.NumAckPending > 0 || info.NumRedelivered > 0 {
+			return false
+		}
+	}
+	n, _, err := h.svc.Store().OutboxLag(ctx)
+	return err == nil && n == 0
+}
+
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+// received is one message a collector saw.
+type received struct {
+	Subject string
+	Header  nats.Header
+	Data    []byte
+	Event   events.Event
+}
+
+type collector struct {
+	mu   sync.Mutex
+	msgs []received
+}
+
+func collect(t testing.TB, js jetstream.JetStream, stream, subject string) *collector {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subject}})
+	if err != nil {
+		t.Fatalf("collect %s: %v", subject, err)
+	}
+	c := &collector{}
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		r := received{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()}
+		_ = json.Unmarshal(m.Data(), &r.Event)
+		c.mu.Lock()
+		c.msgs = append(c.msgs, r)
+		c.mu.Unlock()
+	})
+	if err != nil {
+		t.Fatalf("collect %s: %v", subject, err)
+	}
+	t.Cleanup(cc.Stop)
+	return c
+}
+
+func (c *collector) all() []received {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]received(nil), c.msgs...)
+}
+
+// insertedFor returns the links.inserted payloads for a page, in order.
+func (c *collector) insertedFor(t testing.TB, siteID, pageID string) []events.LinksInsertedData {
+	var out []events.LinksInsertedData
+	for _, r := range c.all() {
+		if r.Event.SiteID != siteID {
+			continue
+		}
+		var d events.LinksInsertedData
+		if err := json.Unmarshal(r.Event.Data, &d); err != nil {
+			t.Fatalf("decode links.inserted: %v", err)
+		}
+		if d.PageID == pageID {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// pagesInserted counts distinct pages of a site with a links.inserted.
+func (c *collector) pagesInserted(siteID string) map[string]int {
+	counts := map[string]int{}
+	for _, r := range c.all() {
+		if r.Event.SiteID != siteID {
+			continue
+		}
+		var d events.LinksInsertedData
+		if json.Unmarshal(r.Event.Data, &d) == nil {
+			counts[d.PageID]++
+		}
+	}
+	return counts
+}
+
+// Fixture: a small site with one cluster about hiking boots.
+
+func siteEvent(siteID string) events.Event {
+	return mustEvent(events.SiteUpdated, siteID, "site-"+siteID, events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: siteID, BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "hiking", Name: "Hiking", URL: "/hiking/"}},
+		Clusters: []events.ClusterInfo{{ID: "boots", SectorID: "hiking", Name: "Hiking Boots",
+			PrimaryKeyword: "hiking boots", Keywords: []string{"hiking boot", "trail boots"}}},
+	})
+}
+
+const hubHTML = `<h1>Hiking Boots</h1>
+<p>Our guide to hiking boots covers fit, materials and care for every kind of trail.</p>
+<p>Read on for sizing, breaking in and waterproofing.</p>
+`
+
+func supportingHTML(n int) string {
+	return fmt.Sprintf(`<h1>Boot care tip %d</h1>
+<p>Good <b>care</b> keeps your hiking boots comfortable &amp; dry for years, tip number %d.</p>
+<p>Clean the uppers after every muddy walk and let them dry slowly, away from the fire.</p>
+<ul><li>Never store hiking boots wet.</li></ul>
+`, n, n)
+}
+
+func pageEvent(siteID, id, kind string, version int64, html string) events.Event {
+	evID := fmt.Sprintf("gen-%s-%s-v%d", siteID, id, version)
+	return mustEvent(events.ContentGenerated, siteID, evID, events.ContentData{Page: events.PageInfo{
+		ID: id, URL: "/hiking/boots/" + id + "/", Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind,
+		ClusterID: "boots", SectorID: "hiking", Version: version, HTML: html,
+	}})
+}
+
+func hubEvent(siteID string) events.Event {
+	ev := pageEvent(siteID, "boots-hub", "hub", 1, hubHTML)
+	var d events.ContentData
+	_ = json.Unmarshal(ev.Data, &d)
+	d.Page.URL = "/hiking/boots/"
+	return mustEvent(ev.Type, siteID, ev.ID, d)
+}
+
+func mustEvent(typ, siteID, id string, data any) events.Event {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		panic(err)
+	}
+	return events.Event{SpecVersion: "1.0", ID: id, Source: "test-cms", Type: typ, SiteID: siteID, Data: raw}
+}

@@ -1,0 +1,197 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlinker/interlinker/domain/link"
+)
+
+// placedStatuses are the states of a link that is in a page's HTML.
+var placedStatuses = []string{string(link.StatusInserted), string(link.StatusVerified), string(link.StatusFlagged)}
+
+// ReplaceLinks makes links the whole plan of a page version: re-planning is
+// a clean slate.
+func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version int64, links []link.Link) error {
+	if _, err := t.tx.Exec(ctx, `DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID); err != nil {
+		return fmt.Errorf("clear links of page %s: %w", pageID, err)
+	}
+	rows := make([][]any, len(links))
+	for i, l := range links {
+		candidates, err := json.Marshal(l.Candidates)
+		if err != nil {
+			return fmt.Errorf("encode anchors of link %s: %w", l.ID, err)
+		}
+		factors, err := json.Marshal(nonNilFactors(l.Factors))
+		if err != nil {
+			return fmt.Errorf("encode factors of link %s: %w", l.ID, err)
+		}
+		rows[i] = []any{siteID, l.ID, pageID, version, l.TargetPageID, l.TargetURL, string(l.Type), l.Anchor,
+			string(l.AnchorType), candidates, string(l.Zone), l.FirstParagraphs, l.Score, factors, l.Mandatory,
+			l.Placement, string(l.Status), l.Reason, nonNil(l.FailedRules), i}
+	}
+	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{"links"}, []string{"site_id", "id", "source_page_id", "source_version",
+		"target_page_id", "target_url", "type", "anchor", "anchor_type", "candidates", "zone", "first_paragraphs", "score",
+		"factors", "mandatory", "placement", "status", "reason", "failed_rules", "position"}, pgx.CopyFromRows(rows))
+	if err != nil {
+		return fmt.Errorf("save links of page %s: %w", pageID, err)
+	}
+	return nil
+}
+
+// LinksFrom returns a page's links in plan order.
+func (t *Tx) LinksFrom(ctx context.Context, siteID, pageID string) ([]link.Link, error) {
+	return linksFrom(ctx, t.tx, siteID, pageID)
+}
+
+// LinksFrom reads a page's links outside a transaction.
+func (s *Store) LinksFrom(ctx context.Context, siteID, pageID string) ([]link.Link, error) {
+	return linksFrom(ctx, s.pool, siteID, pageID)
+}
+
+func linksFrom(ctx context.Context, q querier, siteID, pageID string) ([]link.Link, error) {
+	rows, err := q.Query(ctx, `SELECT id, source_page_id, target_page_id, target_url, type, anchor, anchor_type,
+		candidates, zone, first_paragraphs, COALESCE(paragraph, 0), score, factors, mandatory, placement, status, reason, failed_rules
+		FROM links WHERE site_id = $1 AND source_page_id = $2 ORDER BY position`, siteID, pageID)
+	if err != nil {
+		return nil, fmt.Errorf("load links of page %s: %w", pageID, err)
+	}
+	links, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (link.Link, error) {
+		var l link.Link
+		var typ, anchorType, zone, status string
+		err := r.Scan(&l.ID, &l.SourcePageID, &l.TargetPageID, &l.TargetURL, &typ, &l.Anchor, &anchorType,
+			&l.Candidates, &zone, &l.FirstParagraphs, &l.Paragraph, &l.Score, &l.Factors, &l.Mandatory, &l.Placement, &status,
+			&l.Reason, &l.FailedRules)
+		l.Type, l.AnchorType, l.Zone, l.Status = link.Type(typ), link.AnchorType(anchorType), link.Zone(zone), link.Status(status)
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("load links of page %s: %w", pageID, err)
+	}
+	return links, nil
+}
+
+// SaveLinkOutcomes records where each link went (or why not) and its status.
+func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.Link) error {
+	batch := &pgx.Batch{}
+	for _, l := range links {
+		batch.Queue(`UPDATE links SET anchor = $3, anchor_type = $4, paragraph = $5, placement = $6, status = $7,
+			reason = $8, failed_rules = $9, updated_at = now(),
+			inserted_at = CASE WHEN $7 IN ('inserted', 'verified', 'flagged') THEN COALESCE(inserted_at, now()) END
+			WHERE site_id = $1 AND id = $2`,
+			siteID, l.ID, l.Anchor, string(l.AnchorType), l.Paragraph, l.Placement, string(l.Status), l.Reason,
+			nonNil(l.FailedRules))
+	}
+	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("save link outcomes: %w", err)
+	}
+	return nil
+}
+
+// RefreshLinkCounts recomputes the cached inbound and outbound counts of the
+// given pages. A published page's links are read from the link map (what is
+// live); a page not yet published counts the links we placed in it.
+func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []string) error {
+	_, err := t.tx.Exec(ctx, `
+		WITH edges AS (
+			SELECT lm.source_page_id, lm.target_page_id FROM link_map lm
+			JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id AND s.state = 'published'
+			WHERE lm.site_id = $1 AND lm.internal AND lm.status = 'active' AND lm.target_page_id <> ''
+			  AND (lm.source_page_id = ANY($2) OR lm.target_page_id = ANY($2))
+			UNION ALL
+			SELECT l.source_page_id, l.target_page_id FROM links l
+			JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
+			WHERE l.site_id = $1 AND l.status = ANY($3)
+			  AND (l.source_page_id = ANY($2) OR l.target_page_id = ANY($2))
+		)
+		UPDATE pages p SET
+			inbound_link_count = (SELECT count(*) FROM edges e WHERE e.target_page_id = p.id),
+			outbound_link_count = (SELECT count(*) FROM edges e WHERE e.source_page_id = p.id)
+		FROM (SELECT DISTINCT unnest($2::text[]) AS id ORDER BY 1) ids
+		WHERE p.site_id = $1 AND p.id = ids.id`, siteID, pageIDs, placedStatuses)
+	if err != nil {
+		return fmt.Errorf("refresh link counts: %w", err)
+	}
+	return nil
+}
+
+// LinkMapRow is one <a> found in a page's published HTML.
+type LinkMapRow struct {
+	TargetURL    string
+	TargetPageID string
+	Anchor       string
+	Internal     bool
+	Follow       bool
+	Position     string
+	Paragraph    int
+}
+
+// ReplaceLinkMap makes rows the link map of a page.
+func (t *Tx) ReplaceLinkMap(ctx context.Context, siteID, pageID string, rows []LinkMapRow) error {
+	if _, err := t.tx.Exec(ctx, `DELETE FROM link_map WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID); err != nil {
+		return fmt.Errorf("clear link map of page %s: %w", pageID, err)
+	}
+	data := make([][]any, len(rows))
+	for i, r := range rows {
+		data[i] = []any{siteID, pageID, i, r.TargetURL, r.TargetPageID, r.Anchor, r.Internal, r.Follow, r.Position, r.Paragraph, "active"}
+	}
+	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{"link_map"}, []string{"site_id", "source_page_id", "ordinal",
+		"target_url", "target_page_id", "anchor", "internal", "follow", "position", "paragraph", "status"}, pgx.CopyFromRows(data))
+	if err != nil {
+		return fmt.Errorf("save link map of page %s: %w", pageID, err)
+	}
+	return nil
+}
+
+// PageIDsByURL resolves site paths to the ids of live pages.
+func (t *Tx) PageIDsByURL(ctx context.Context, siteID string, urls []string) (map[string]string, error) {
+	rows, err := t.tx.Query(ctx, `SELECT url, id FROM pages WHERE site_id = $1 AND url = ANY($2) AND state <> 'deleted'`, siteID, urls)
+	if err != nil {
+		return nil, fmt.Errorf("resolve page urls: %w", err)
+	}
+	defer rows.Close()
+	ids := make(map[string]string)
+	for rows.Next() {
+		var url, id string
+		if err := rows.Scan(&url, &id); err != nil {
+			return nil, fmt.Errorf("resolve page urls: %w", err)
+		}
+		ids[url] = id
+	}
+	return ids, rows.Err()
+}
+
+func nonNilFactors(m map[string]float64) map[string]float64 {
+	if m == nil {
+		return map[string]float64{}
+	}
+	return m
+}
+
+// LinkMapTargets lists the pages a page's link map points at.
+func (t *Tx) LinkMapTargets(ctx context.Context, siteID, pageID string) ([]string, error) {
+	return t.strings(ctx, `SELECT DISTINCT target_page_id FROM link_map
+		WHERE site_id = $1 AND source_page_id = $2 AND target_page_id <> '' ORDER BY 1`, siteID, pageID)
+}
+
+// LinkTargets lists the pages a page links to, managed links and link map.
+func (t *Tx) LinkTargets(ctx context.Context, siteID, pageID string) ([]string, error) {
+	return t.strings(ctx, `SELECT target_page_id FROM links WHERE site_id = $1 AND source_page_id = $2
+		UNION SELECT target_page_id FROM link_map WHERE site_id = $1 AND source_page_id = $2 AND target_page_id <> ''
+		ORDER BY 1`, siteID, pageID)
+}
+
+func (t *Tx) strings(ctx context.Context, sql string, args ...any) ([]string, error) {
+	rows, err := t.tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	return out, nil
+}

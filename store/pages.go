@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// Page states.
+const (
+	StateGenerated = "generated"
+	StatePublished = "published"
+	StateDeleted   = "deleted"
+)
+
+// PageRecord is a stored page with what interlinker made of it.
+type PageRecord struct {
+	site.Page
+	State         string
+	LinkedHTML    string
+	PublishedHTML string
+	PlanID        string
+	WordCount     int
+	Inbound       int
+	Outbound      int
+}
+
+const pageColumns = `site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
+	attributes, priority, published_at, version, html, COALESCE(linked_html, ''), COALESCE(published_html, ''),
+	state, plan_id, word_count, inbound_link_count, outbound_link_count`
+
+func scanPage(row pgx.Row) (PageRecord, error) {
+	var p PageRecord
+	var kind string
+	var publishedAt *time.Time
+	err := row.Scan(&p.SiteID, &p.ID, &p.URL, &p.Title, &kind, &p.ClusterID, &p.SectorID, &p.PrimaryKeyword,
+		&p.Keywords, &p.Labels, &p.Attributes, &p.Priority, &publishedAt, &p.Version, &p.HTML, &p.LinkedHTML,
+		&p.PublishedHTML, &p.State, &p.PlanID, &p.WordCount, &p.Inbound, &p.Outbound)
+	p.Kind = site.Kind(kind)
+	if publishedAt != nil {
+		p.PublishedAt = *publishedAt
+	}
+	return p, err
+}
+
+// SavePageVersion stores a page version as the page's current state, unless
+// the store already holds a newer version; then it changes nothing and
+// reports false. The row stays locked until the transaction ends, so
+// concurrent events for one page apply one after the other.
+func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID string, wordCount int) (bool, error) {
+	attrs, err := json.Marshal(nonNilMap(p.Attributes))
+	if err != nil {
+		return false, fmt.Errorf("encode attributes of page %s: %w", p.ID, err)
+	}
+	var publishedAt *time.Time
+	if !p.PublishedAt.IsZero() {
+		publishedAt = &p.PublishedAt
+	}
+	var publishedHTML *string
+	if state == StatePublished {
+		publishedHTML = &p.HTML
+	}
+	// A published version keeps the HTML we planned from (html) and records
+	// what went live (published_html); a generated version starts over.
+	tag, err := t.tx.Exec(ctx, `
+		INSERT INTO pages (site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
+			attributes, priority, published_at, version, html, published_html, state, plan_id, word_count, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, now())
+		ON CONFLICT (site_id, id) DO UPDATE SET
+			url = EXCLUDED.url, title = EXCLUDED.title, kind = EXCLUDED.kind, cluster_id = EXCLUDED.cluster_id,
+			sector_id = EXCLUDED.sector_id, primary_keyword = EXCLUDED.primary_keyword, keywords = EXCLUDED.keywords,
+			labels = EXCLUDED.labels, attributes = EXCLUDED.attributes, priority = EXCLUDED.priority,
+			published_at = EXCLUDED.published_at, version = EXCLUDED.version,
+			html = CASE WHEN EXCLUDED.state = 'published' AND pages.version = EXCLUDED.version THEN pages.html ELSE EXCLUDED.html END,
+			linked_html = CASE WHEN EXCLUDED.state = 'published' AND pages.version = EXCLUDED.version THEN pages.linked_html ELSE NULL END,
+			published_html = CASE WHEN EXCLUDED.state = 'published' THEN EXCLUDED.published_html ELSE pages.published_html END,
+			state = EXCLUDED.state,
+			plan_id = CASE WHEN EXCLUDED.state = 'published' AND pages.version = EXCLUDED.version THEN pages.plan_id ELSE EXCLUDED.plan_id END,
+			word_count = EXCLUDED.word_count, updated_at = now()
+		WHERE pages.version < EXCLUDED.version
+		   OR (pages.version = EXCLUDED.version AND pages.state <> 'deleted')`,
+		p.SiteID, p.ID, p.URL, p.Title, string(p.Kind), p.ClusterID, p.SectorID, p.PrimaryKeyword,
+		nonNil(p.Keywords), nonNil(p.Labels), attrs, p.Priority, publishedAt, p.Version, p.HTML, publishedHTML,
+		state, planID, wordCount)
+	if err != nil {
+		return false, fmt.Errorf("save page %s v%d: %w", p.ID, p.Version, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// LockPage reads a page and locks its row for the rest of the transaction.
+func (t *Tx) LockPage(ctx context.Context, siteID, pageID string) (PageRecord, bool, error) {
+	p, err := scanPage(t.tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2 FOR UPDATE`, siteID, pageID))
+	if err == pgx.ErrNoRows {
+		return PageRecord{}, false, nil
+	}
+	if err != nil {
+		return PageRecord{}, false, fmt.Errorf("lock page %s: %w", pageID, err)
+	}
+	return p, true, nil
+}
+
+// Page reads a page without locking it.
+func (s *Store) Page(ctx context.Context, siteID, pageID string) (PageRecord, bool, error) {
+	p, err := scanPage(s.pool.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2`, siteID, pageID))
+	if err == pgx.ErrNoRows {
+		return PageRecord{}, false, nil
+	}
+	if err != nil {
+		return PageRecord{}, false, fmt.Errorf("read page %s: %w", pageID, err)
+	}
+	return p, true, nil
+}
+
+// Pages lists a site's pages in id order.
+func (s *Store) Pages(ctx context.Context, siteID string) ([]PageRecord, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+pageColumns+` FROM pages WHERE site_id = $1 ORDER BY id`, siteID)
+	if err != nil {
+		return nil, fmt.Errorf("list pages of site %s: %w", siteID, err)
+	}
+	pages, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PageRecord, error) { return scanPage(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list pages of site %s: %w", siteID, err)
+	}
+	return pages, nil
+}
+
+// ClusterHub returns the live hub page of a cluster, if one has arrived.
+func (t *Tx) ClusterHub(ctx context.Context, siteID, clusterID string) (site.Page, bool, error) {
+	p, err := scanPage(t.tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages
+		WHERE site_id = $1 AND cluster_id = $2 AND kind = 'hub' AND state <> 'deleted'
+		ORDER BY id LIMIT 1`, siteID, clusterID))
+	if err == pgx.ErrNoRows {
+		return site.Page{}, false, nil
+	}
+	if err != nil {
+		return site.Page{}, false, fmt.Errorf("find hub of cluster %s: %w", clusterID, err)
+	}
+	return p.Page, true, nil
+}
+
+// SetLinkedHTML stores the HTML with our links placed.
+func (t *Tx) SetLinkedHTML(ctx context.Context, siteID, pageID, html string) error {
+	if _, err := t.tx.Exec(ctx, `UPDATE pages SET linked_html = $3, updated_at = now() WHERE site_id = $1 AND id = $2`,
+		siteID, pageID, html); err != nil {
+		return fmt.Errorf("store linked html of page %s: %w", pageID, err)
+	}
+	return nil
+}
+
+// MarkPageDeleted retires a page unless a newer version is stored; the
+// page's own links are removed and links pointing at it become broken.
+func (t *Tx) MarkPageDeleted(ctx context.Context, siteID, pageID string, version int64) (bool, error) {
+	tag, err := t.tx.Exec(ctx, `UPDATE pages SET state = 'deleted', version = $3, updated_at = now()
+		WHERE site_id = $1 AND id = $2 AND version <= $3`, siteID, pageID, version)
+	if err != nil {
+		return false, fmt.Errorf("delete page %s: %w", pageID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return false, nil
+	}
+	stmts := []string{
+		`UPDATE links SET status = 'removed', updated_at = now() WHERE site_id = $1 AND source_page_id = $2`,
+		`UPDATE links SET status = 'broken', updated_at = now() WHERE site_id = $1 AND target_page_id = $2 AND status <> 'removed'`,
+		`UPDATE link_map SET status = 'removed' WHERE site_id = $1 AND source_page_id = $2`,
+		`UPDATE link_map SET status = 'broken' WHERE site_id = $1 AND target_page_id = $2 AND status = 'active'`,
+	}
+	for _, q := range stmts {
+		if _, err := t.tx.Exec(ctx, q, siteID, pageID); err != nil {
+			return false, fmt.Errorf("retire links of deleted page %s: %w", pageID, err)
+		}
+	}
+	return true, nil
+}

@@ -1,0 +1,151 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// SiteRecord is a site's projected structure and its policy overrides.
+type SiteRecord struct {
+	Structure site.Structure
+	Overrides json.RawMessage
+}
+
+// SaveStructure replaces a site's structure. A structure stamped older than
+// the stored one changes nothing and reports false.
+func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides json.RawMessage, stampedAt *time.Time) (bool, error) {
+	if len(overrides) == 0 {
+		overrides = json.RawMessage(`{}`)
+	}
+	tag, err := t.tx.Exec(ctx, `
+		INSERT INTO sites (id, base_url, name, policy, overrides, structure_event_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, now())
+		ON CONFLICT (id) DO UPDATE SET
+			base_url = EXCLUDED.base_url, name = EXCLUDED.name, policy = EXCLUDED.policy,
+			overrides = EXCLUDED.overrides, structure_event_at = EXCLUDED.structure_event_at, updated_at = now()
+		WHERE sites.structure_event_at IS NULL OR EXCLUDED.structure_event_at IS NULL
+		   OR EXCLUDED.structure_event_at >= sites.structure_event_at`,
+		st.Site.ID, st.Site.BaseURL, st.Site.Name, st.Site.Policy, overrides, stampedAt)
+	if err != nil {
+		return false, fmt.Errorf("save site %s: %w", st.Site.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return false, nil
+	}
+	for _, table := range []string{"sectors", "attributes", "clusters"} {
+		if _, err := t.tx.Exec(ctx, `DELETE FROM `+table+` WHERE site_id = $1`, st.Site.ID); err != nil {
+			return false, fmt.Errorf("clear %s of site %s: %w", table, st.Site.ID, err)
+		}
+	}
+	sectors := make([][]any, len(st.Sectors))
+	for i, s := range st.Sectors {
+		sectors[i] = []any{st.Site.ID, s.ID, s.Name, s.URL, i}
+	}
+	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"sectors"}, []string{"site_id", "id", "name", "url", "position"}, pgx.CopyFromRows(sectors)); err != nil {
+		return false, fmt.Errorf("save sectors of site %s: %w", st.Site.ID, err)
+	}
+	attrs := make([][]any, len(st.Attributes))
+	for i, a := range st.Attributes {
+		attrs[i] = []any{st.Site.ID, a.ID, a.Name, nonNil(a.Values), i}
+	}
+	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"attributes"}, []string{"site_id", "id", "name", "values", "position"}, pgx.CopyFromRows(attrs)); err != nil {
+		return false, fmt.Errorf("save attributes of site %s: %w", st.Site.ID, err)
+	}
+	clusters := make([][]any, len(st.Clusters))
+	for i, c := range st.Clusters {
+		attrJSON, err := json.Marshal(nonNilMap(c.Attributes))
+		if err != nil {
+			return false, fmt.Errorf("encode attributes of cluster %s: %w", c.ID, err)
+		}
+		clusters[i] = []any{st.Site.ID, c.ID, c.SectorID, c.Name, c.PrimaryKeyword, nonNil(c.Keywords), attrJSON, i}
+	}
+	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"clusters"},
+		[]string{"site_id", "id", "sector_id", "name", "primary_keyword", "keywords", "attributes", "position"},
+		pgx.CopyFromRows(clusters)); err != nil {
+		return false, fmt.Errorf("save clusters of site %s: %w", st.Site.ID, err)
+	}
+	return true, nil
+}
+
+// LoadSite reads a site's structure; found is false for an unknown site.
+func (t *Tx) LoadSite(ctx context.Context, siteID string) (rec SiteRecord, found bool, err error) {
+	return loadSite(ctx, t.tx, siteID)
+}
+
+// LoadSite reads a site's structure outside a transaction.
+func (s *Store) LoadSite(ctx context.Context, siteID string) (SiteRecord, bool, error) {
+	return loadSite(ctx, s.pool, siteID)
+}
+
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+func loadSite(ctx context.Context, q querier, siteID string) (SiteRecord, bool, error) {
+	var rec SiteRecord
+	st := &rec.Structure
+	err := q.QueryRow(ctx, `SELECT id, base_url, name, policy, overrides FROM sites WHERE id = $1`, siteID).
+		Scan(&st.Site.ID, &st.Site.BaseURL, &st.Site.Name, &st.Site.Policy, &rec.Overrides)
+	if err == pgx.ErrNoRows {
+		return SiteRecord{}, false, nil
+	}
+	if err != nil {
+		return SiteRecord{}, false, fmt.Errorf("load site %s: %w", siteID, err)
+	}
+	rows, err := q.Query(ctx, `SELECT id, name, url FROM sectors WHERE site_id = $1 ORDER BY position`, siteID)
+	if err != nil {
+		return SiteRecord{}, false, fmt.Errorf("load sectors of site %s: %w", siteID, err)
+	}
+	st.Sectors, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (site.Sector, error) {
+		var s site.Sector
+		return s, r.Scan(&s.ID, &s.Name, &s.URL)
+	})
+	if err != nil {
+		return SiteRecord{}, false, fmt.Errorf("load sectors of site %s: %w", siteID, err)
+	}
+	rows, err = q.Query(ctx, `SELECT id, name, values FROM attributes WHERE site_id = $1 ORDER BY position`, siteID)
+	if err != nil {
+		return SiteRecord{}, false, fmt.Errorf("load attributes of site %s: %w", siteID, err)
+	}
+	st.Attributes, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (site.Attribute, error) {
+		var a site.Attribute
+		return a, r.Scan(&a.ID, &a.Name, &a.Values)
+	})
+	if err != nil {
+		return SiteRecord{}, false, fmt.Errorf("load attributes of site %s: %w", siteID, err)
+	}
+	rows, err = q.Query(ctx, `SELECT id, sector_id, name, primary_keyword, keywords, attributes
+		FROM clusters WHERE site_id = $1 ORDER BY position`, siteID)
+	if err != nil {
+		return SiteRecord{}, false, fmt.Errorf("load clusters of site %s: %w", siteID, err)
+	}
+	st.Clusters, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (site.Cluster, error) {
+		var c site.Cluster
+		return c, r.Scan(&c.ID, &c.SectorID, &c.Name, &c.PrimaryKeyword, &c.Keywords, &c.Attributes)
+	})
+	if err != nil {
+		return SiteRecord{}, false, fmt.Errorf("load clusters of site %s: %w", siteID, err)
+	}
+	return rec, true, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilMap(m map[string][]string) map[string][]string {
+	if m == nil {
+		return map[string][]string{}
+	}
+	return m
+}

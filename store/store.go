@@ -1,0 +1,152 @@
+// Package store owns interlinker's state in PostgreSQL: the site projections,
+// pages, links, link map, the inbox of applied events and the outbox of
+// events to publish. All SQL lives here.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/interlinker/interlinker/migrations"
+)
+
+// Store is the handle on the database.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+// Options tune the connection pool.
+type Options struct {
+	MaxConns int32
+}
+
+// Open connects to the database at url, creating the database if it does not
+// exist and applying every pending migration.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	if err := ensureDatabase(ctx, cfg.ConnConfig); err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to database %s: %w", cfg.ConnConfig.Database, err)
+	}
+	s := &Store{pool: pool}
+	if err := s.Migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// ensureDatabase creates the configured database when it is missing, through
+// the server's maintenance database.
+func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig) error {
+	name := cfg.Database
+	maint := cfg.Copy()
+	maint.Database = "postgres"
+	conn, err := pgx.ConnectConfig(ctx, maint)
+	if err != nil {
+		return fmt.Errorf("connect to postgres maintenance database: %w", err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %s: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created meanwhile by another process
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	slog.Info("created database", "database", name)
+	return nil
+}
+
+// Migrate applies the embedded migrations under a session lock, so replicas
+// starting together migrate once.
+func (s *Store) Migrate(ctx context.Context) error {
+	db := stdlib.OpenDBFromPool(s.pool)
+	defer db.Close()
+	return migrate(ctx, db)
+}
+
+func migrate(ctx context.Context, db *sql.DB) error {
+	locker, err := lock.NewPostgresSessionLocker()
+	if err != nil {
+		return fmt.Errorf("migration lock: %w", err)
+	}
+	provider, err := goose.NewProvider(goose.DialectPostgres, db, migrations.FS, goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	results, err := provider.Up(ctx)
+	if err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	for _, r := range results {
+		slog.Info("applied migration", "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
+	}
+	return nil
+}
+
+// Close releases every connection.
+func (s *Store) Close() { s.pool.Close() }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// Tx is one transaction; every repository method that changes state runs on
+// a Tx so the change, its inbox row and its outbox rows commit together.
+type Tx struct {
+	tx pgx.Tx
+}
+
+// InTx runs fn in a transaction and commits it if fn returns nil.
+func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+	if err := fn(&Tx{tx: tx}); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// ClaimEvent records that consumer applies the event. It reports false when
+// the consumer applied it before: the caller must then change nothing.
+func (t *Tx) ClaimEvent(ctx context.Context, consumer, eventID string) (bool, error) {
+	tag, err := t.tx.Exec(ctx,
+		`INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, consumer, eventID)
+	if err != nil {
+		return false, fmt.Errorf("claim event %s for %s: %w", eventID, consumer, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
