@@ -150,3 +150,23 @@ func (t *Tx) ClaimEvent(ctx context.Context, consumer, eventID string) (bool, er
 	}
 	return tag.RowsAffected() == 1, nil
 }
+
+// DropDatabase removes the database named in url, closing its sessions; the
+// demo uses it to start from a clean slate.
+func DropDatabase(ctx context.Context, url string) error {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return fmt.Errorf("parse database url: %w", err)
+	}
+	name := cfg.Database
+	cfg.Database = "postgres"
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect to postgres maintenance database: %w", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)"); err != nil {
+		return fmt.Errorf("drop database %s: %w", name, err)
+	}
+	return nil
+}

@@ -34,7 +34,12 @@ type LinkRequest struct {
 
 // Position constrains which <p> blocks are eligible.
 type Position struct {
-	FirstParagraphs int  // >0: only paragraphs 1..N (the mandatory uplink uses 2)
+	// FirstParagraphs > 0 allows only the first N paragraphs of the content
+	// (the mandatory uplink uses 2). Paragraphs of the site's header, nav,
+	// aside and footer are never eligible and not counted here, so for a
+	// full page this means the article's first paragraphs; for a fragment
+	// such as a bottom description it is the same as Paragraph.
+	FirstParagraphs int
 	EndOfArticle    bool // prefer the last paragraphs (related reading in body)
 }
 
@@ -61,7 +66,10 @@ type Placement struct {
 	CandidateIndex int    // index into Anchors of the candidate that matched
 	Variation      bool   // matched through the stemmer, not literally
 	Paragraph      int    // 1-based index of the <p> it went into (counting all <p> of the document)
-	Reason         string // why it was not placed (e.g. "no candidate anchor found in paragraphs 1-2")
+	// ContentParagraph is the same paragraph counted among the content's
+	// paragraphs only, the numbering Position.FirstParagraphs uses.
+	ContentParagraph int
+	Reason           string // why it was not placed (e.g. "no candidate anchor found in paragraphs 1-2")
 	// Start and End are the byte offsets in the output of the inserted
 	// element, from "<a" to the end of "</a>".
 	Start, End int
@@ -316,6 +324,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 				pl.CandidateIndex = ci
 				pl.Variation = variation == 1
 				pl.Paragraph = p.doc.paras[h.para].index
+				pl.ContentParagraph = p.doc.paras[h.para].content
 				return pl
 			}
 		}
@@ -339,8 +348,8 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	}
 	switch {
 	case t.full > 0 || t.close > 0:
-		return fmt.Sprintf("candidate anchor found in %s but density limits (at most %d links per paragraph, %d words apart) leave no room",
-			where, cfg.maxLinks, cfg.minWords)
+		return fmt.Sprintf("candidate anchor found, but the density limits (at most %d links per paragraph, %d words apart) leave no room for it",
+			cfg.maxLinks, cfg.minWords)
 	case t.overlap > 0:
 		return "candidate anchor found only inside text already linked by an earlier request"
 	case t.outside > 0:
@@ -351,7 +360,7 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 
 func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	para := &p.doc.paras[h.para]
-	if pos.FirstParagraphs > 0 && para.index > pos.FirstParagraphs {
+	if pos.FirstParagraphs > 0 && para.content > pos.FirstParagraphs {
 		t.outside++
 		return false
 	}

@@ -29,6 +29,7 @@ const (
 
 type paragraph struct {
 	index      int // 1-based among all <p> start tags
+	content    int // 1-based among paragraphs in the content zone, 0 outside it
 	start, end int // byte offsets of the <p> start tag and of where it closes
 	words      int
 	links      []wordSpan // existing <a> elements, in words from the paragraph start
@@ -130,8 +131,11 @@ type scan struct {
 	uncertain bool
 	lastA     int // the latest <a> start tag, until an </a> pairs with it
 
-	blocks []blockSpan
-	block  struct {
+	contentParas int
+
+	blocks    []blockSpan
+	landmarks landmarks
+	block     struct {
 		name  string
 		depth int
 		start int
@@ -148,7 +152,7 @@ type blockSpan struct {
 var errTokenizerDrift = errors.New("markup: tokenizer did not reproduce the input")
 
 func scanDocument(src []byte, mode scanMode) (*scan, error) {
-	s := &scan{src: src, mode: mode, lastRune: ' ', pendingSeg: -1, openLink: -1, lastA: -1}
+	s := &scan{src: src, mode: mode, lastRune: ' ', pendingSeg: -1, openLink: -1, lastA: -1, landmarks: newLandmarks()}
 	if mode&wantFold != 0 {
 		s.fold = make([]byte, 0, len(src)/2)
 	}
@@ -225,7 +229,9 @@ func (s *scan) eligible() bool {
 	for i := len(s.stack) - 1; i >= 0; i-- {
 		e := s.stack[i]
 		if e.a == atom.P {
-			return true
+			// In-body links belong to the content, not to paragraphs of
+			// the site's header, navigation, sidebar or footer.
+			return e.zone == zoneContent
 		}
 		if e.class&classInline == 0 {
 			return false
@@ -430,6 +436,9 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 		}
 		return
 	}
+	if s.excluded == 0 && s.foreign == 0 && !selfClosing {
+		s.landmarks.start(a, end)
+	}
 	switch a {
 	case atom.Html, atom.Body:
 		return // merged into the existing element, never opened again
@@ -487,11 +496,6 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 		s.active = append(s.active, activeFormatting{a: atom.Code, markers: s.markers})
 	}
 
-	para, link := -1, -1
-	if a == atom.P {
-		para = len(s.paras)
-		s.paras = append(s.paras, paragraph{index: len(s.paras) + 1, start: start, end: -1})
-	}
 	zn := s.zone()
 	if c&classZone != 0 {
 		zn = zoneOf(a)
@@ -500,6 +504,16 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 		if rz, ok := zoneOfRole(strings.ToLower(strings.TrimSpace(at.role))); ok {
 			zn = rz
 		}
+	}
+	para, link := -1, -1
+	if a == atom.P {
+		para = len(s.paras)
+		p := paragraph{index: len(s.paras) + 1, start: start, end: -1}
+		if zn == zoneContent {
+			s.contentParas++
+			p.content = s.contentParas
+		}
+		s.paras = append(s.paras, p)
 	}
 	if a == atom.A {
 		l := &anchor{start: start, tagEnd: end, end: end, closeStart: -1, closeEnd: -1, para: s.innermostPara(),
@@ -735,6 +749,9 @@ func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
 	s.cursor = start
 	if a == atom.P {
 		s.cursor = end
+	}
+	if s.excluded == 0 && s.foreign == 0 {
+		s.landmarks.end(a, start)
 	}
 	if s.inForeignContent(a, false) {
 		// x/net/html's rule: close the nearest foreign element of that name,

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/interlinker/interlinker/service"
+)
+
+// settings registers flags that each have an INTERLINKER_* environment
+// variable of the same meaning; a flag given on the command line wins.
+type settings struct {
+	fs    *flag.FlagSet
+	errs  []error
+	after []func() // run once the flags are parsed
+}
+
+func envName(flagName string) string {
+	return "INTERLINKER_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func (s *settings) usage(name, help string) string {
+	return fmt.Sprintf("%s (env %s)", help, envName(name))
+}
+
+func (s *settings) envOr(name string) (string, bool) {
+	return os.LookupEnv(envName(name))
+}
+
+func (s *settings) String(p *string, name, help string) {
+	if v, ok := s.envOr(name); ok {
+		*p = v
+	}
+	s.fs.StringVar(p, name, *p, s.usage(name, help))
+}
+
+func (s *settings) Int(p *int, name, help string) {
+	if v, ok := s.envOr(name); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s: %w", envName(name), err))
+		} else {
+			*p = n
+		}
+	}
+	s.fs.IntVar(p, name, *p, s.usage(name, help))
+}
+
+func (s *settings) Duration(p *time.Duration, name, help string) {
+	if v, ok := s.envOr(name); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s: %w", envName(name), err))
+		} else {
+			*p = d
+		}
+	}
+	s.fs.DurationVar(p, name, *p, s.usage(name, help))
+}
+
+// serviceFlags registers every service setting on fs.
+func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
+	s.String(&cfg.DatabaseURL, "database-url", "PostgreSQL URL; the database is created if missing and migrated at start")
+	dbConns := int(cfg.DBMaxConns)
+	s.Int(&dbConns, "db-max-conns", "largest number of open Postgres connections")
+	s.String(&cfg.NATSURL, "nats-url", "NATS server to use; empty embeds a JetStream server")
+	s.String(&cfg.NATSListen, "nats-listen", "where the embedded NATS server listens (host:port)")
+	s.String(&cfg.HTTPAddr, "http-addr", "address of /healthz, /readyz and /metrics")
+	s.String(&cfg.DataDir, "data-dir", "local state: the embedded NATS server stores its streams in DATA_DIR/nats")
+	s.Int(&cfg.Workers, "workers", "concurrent handlers per pipeline stage")
+	s.Duration(&cfg.HandlerTimeout, "handler-timeout", "time limit of one attempt at one event")
+	s.Duration(&cfg.RetryTotal, "retry-total", "how long a failing event is retried in process before JetStream redelivers it")
+	s.Duration(&cfg.AckWait, "ack-wait", "JetStream AckWait of every consumer; must exceed handler-timeout + retry-total")
+	s.Int(&cfg.MaxDeliver, "max-deliver", "deliveries of a failing event before it is dead-lettered")
+	s.Int(&cfg.PullBuffer, "pull-buffer", "messages each handler fetches ahead")
+	s.Duration(&cfg.DuplicateWindow, "duplicate-window", "how long JetStream remembers event ids (Nats-Msg-Id) to drop duplicates")
+	s.Duration(&cfg.StreamMaxAge, "stream-max-age", "how long streams keep events")
+	s.Int(&cfg.OutboxBatch, "outbox-batch", "events relayed from the outbox per batch")
+	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "how long in-flight work may take at shutdown")
+	s.String(logLevel, "log-level", "debug, info, warn or error")
+	s.after = append(s.after, func() { cfg.DBMaxConns = int32(dbConns) })
+}
+
+// finish parses args and applies what needs parsing afterwards.
+func (s *settings) finish(args []string, cfg *service.Config, logLevel string) error {
+	if err := s.fs.Parse(args); err != nil {
+		return err
+	}
+	if len(s.errs) > 0 {
+		return s.errs[0]
+	}
+	for _, f := range s.after {
+		f()
+	}
+	if cfg != nil {
+		if cfg.AckWait <= cfg.HandlerTimeout+cfg.RetryTotal {
+			return fmt.Errorf("ack-wait %s must exceed handler-timeout %s + retry-total %s", cfg.AckWait, cfg.HandlerTimeout, cfg.RetryTotal)
+		}
+		var level slog.Level
+		if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+			return fmt.Errorf("log-level: %w", err)
+		}
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+		slog.SetDefault(cfg.Logger)
+	}
+	return nil
+}

@@ -1,0 +1,280 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/examples"
+	"github.com/interlinker/interlinker/service"
+	"github.com/interlinker/interlinker/store"
+)
+
+func demo(ctx context.Context, args []string) error {
+	cfg := service.DefaultConfig()
+	cfg.DatabaseURL = "postgres://postgres@127.0.0.1:5432/interlinker_demo"
+	cfg.NATSListen = "127.0.0.1:0"
+	cfg.HTTPAddr = "127.0.0.1:0"
+	cfg.DataDir = ""
+	logLevel := "warn"
+	outDir, example, reset := "demo-output", "outdoor-gear", true
+	s := &settings{fs: flag.NewFlagSet("demo", flag.ContinueOnError)}
+	serviceFlags(s, &cfg, &logLevel)
+	s.fs.StringVar(&outDir, "out", outDir, "folder the linked HTML and summary.json are written to")
+	s.fs.StringVar(&example, "example", example, "bundled example site to publish ("+strings.Join(examples.Names(), ", ")+")")
+	s.fs.BoolVar(&reset, "reset", reset, "drop the demo database first, so every run starts clean")
+	if err := s.finish(args, &cfg, logLevel); err != nil {
+		return err
+	}
+	site, err := examples.Load(example)
+	if err != nil {
+		return err
+	}
+	if cfg.DataDir == "" {
+		dir, err := os.MkdirTemp("", "interlinker-demo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		cfg.DataDir = dir
+	}
+	if reset {
+		if err := store.DropDatabase(ctx, cfg.DatabaseURL); err != nil {
+			return err
+		}
+	}
+
+	started := time.Now()
+	svc, err := service.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		_ = svc.Shutdown(shutdownCtx)
+	}()
+	fmt.Printf("interlinker demo: service up (NATS JetStream %s, HTTP %s, database %s)\n", svc.NATSURL(), svc.HTTPAddr(), cfg.DatabaseURL)
+
+	p, err := newProducer(svc.NATSURL())
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	results, err := watchInserted(ctx, p.js)
+	if err != nil {
+		return err
+	}
+
+	siteID := site.Structure.Site.ID
+	if err := p.publish(ctx, demoEvent(events.SiteUpdated, siteID, "demo-site-"+siteID, site.Structure)); err != nil {
+		return err
+	}
+	if err := waitUntil(ctx, time.Minute, func() bool {
+		_, found, err := svc.Store().LoadSite(ctx, siteID)
+		return err == nil && found
+	}); err != nil {
+		return fmt.Errorf("site %s was not projected: %w", siteID, err)
+	}
+	// Hubs go first so their supporting articles find them when planned.
+	var hubs, rest []events.PageInfo
+	for _, pg := range site.Pages {
+		if pg.Kind == "hub" {
+			hubs = append(hubs, pg)
+		} else {
+			rest = append(rest, pg)
+		}
+	}
+	for _, batch := range [][]events.PageInfo{hubs, rest} {
+		for _, pg := range batch {
+			ev := demoEvent(events.ContentGenerated, siteID, fmt.Sprintf("demo-%s-v%d", pg.ID, pg.Version), events.ContentData{Page: pg})
+			if err := p.publish(ctx, ev); err != nil {
+				return err
+			}
+		}
+		want := len(hubs)
+		if len(batch) == len(rest) {
+			want += len(rest)
+		}
+		if err := waitUntil(ctx, 5*time.Minute, func() bool { return results.count() >= want }); err != nil {
+			return fmt.Errorf("waiting for links.inserted (%d of %d): %w", results.count(), want, err)
+		}
+	}
+	elapsed := time.Since(started)
+	return report(site, results.all(), outDir, elapsed)
+}
+
+func demoEvent(typ, siteID, id string, data any) events.Event {
+	ev, err := events.New(typ, siteID, id, "", data)
+	if err != nil {
+		panic(err) // the bundled examples always encode
+	}
+	ev.Source = "interlinker-demo"
+	return ev
+}
+
+func waitUntil(ctx context.Context, limit time.Duration, cond func() bool) error {
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("gave up after %s", limit)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return nil
+}
+
+// insertedWatch collects links.inserted as a downstream publisher would.
+type insertedWatch struct {
+	mu     sync.Mutex
+	byPage map[string]events.LinksInsertedData
+}
+
+func watchInserted(ctx context.Context, js jetstream.JetStream) (*insertedWatch, error) {
+	cons, err := js.OrderedConsumer(ctx, "LINKS", jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.LinksInserted}})
+	if err != nil {
+		return nil, fmt.Errorf("watch links.inserted: %w", err)
+	}
+	w := &insertedWatch{byPage: map[string]events.LinksInsertedData{}}
+	if _, err := cons.Consume(func(m jetstream.Msg) {
+		ev, err := events.Decode(m.Data())
+		if err != nil {
+			return
+		}
+		d, err := events.DecodeData[events.LinksInsertedData](ev)
+		if err != nil {
+			return
+		}
+		w.mu.Lock()
+		w.byPage[d.PageID] = d
+		w.mu.Unlock()
+	}); err != nil {
+		return nil, fmt.Errorf("watch links.inserted: %w", err)
+	}
+	return w, nil
+}
+
+func (w *insertedWatch) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.byPage)
+}
+
+func (w *insertedWatch) all() map[string]events.LinksInsertedData {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]events.LinksInsertedData, len(w.byPage))
+	for k, v := range w.byPage {
+		out[k] = v
+	}
+	return out
+}
+
+// demoSummary is what summary.json holds.
+type demoSummary struct {
+	Site           string                    `json:"site"`
+	Pages          int                       `json:"pages"`
+	PagesByKind    map[string]int            `json:"pages_by_kind"`
+	LinksByType    map[string]map[string]int `json:"links_by_type"`
+	NotPlaced      []string                  `json:"links_not_placed"`
+	FailedPages    map[string][]string       `json:"pages_failing_validation"`
+	ElapsedSeconds float64                   `json:"elapsed_seconds"`
+}
+
+func report(site examples.Site, inserted map[string]events.LinksInsertedData, outDir string, elapsed time.Duration) error {
+	sum := demoSummary{Site: site.Structure.Site.Name, Pages: len(inserted), PagesByKind: map[string]int{},
+		LinksByType: map[string]map[string]int{}, FailedPages: map[string][]string{}, ElapsedSeconds: elapsed.Seconds()}
+	kinds := map[string]string{}
+	for _, pg := range site.Pages {
+		kinds[pg.ID] = pg.Kind
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(inserted))
+	for id := range inserted {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		d := inserted[id]
+		sum.PagesByKind[kinds[id]]++
+		for _, l := range d.Links {
+			if sum.LinksByType[l.Type] == nil {
+				sum.LinksByType[l.Type] = map[string]int{}
+			}
+			sum.LinksByType[l.Type][l.Status]++
+			if l.Status == "planned" {
+				sum.NotPlaced = append(sum.NotPlaced, fmt.Sprintf("%s → %s (%s): %s", id, l.TargetPageID, l.Type, l.Reason))
+			}
+		}
+		for _, r := range d.Validation.Rules {
+			if !r.Passed && r.Severity == "error" {
+				sum.FailedPages[id] = append(sum.FailedPages[id], r.Name+": "+r.Detail)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(outDir, id+".html"), []byte(d.HTML), 0o644); err != nil {
+			return err
+		}
+	}
+	raw, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(outDir, "summary.json"), append(raw, '\n'), 0o644); err != nil {
+		return err
+	}
+
+	fmt.Printf("\nLinked %d pages of %s in %.1fs.\n\nPages by kind:\n", sum.Pages, sum.Site, elapsed.Seconds())
+	for _, k := range sortedKeys(sum.PagesByKind) {
+		fmt.Printf("  %-12s %3d\n", k, sum.PagesByKind[k])
+	}
+	fmt.Println("\nLinks by type (by status):")
+	for _, typ := range sortedKeys(sum.LinksByType) {
+		var parts []string
+		total := 0
+		for _, st := range sortedKeys(sum.LinksByType[typ]) {
+			parts = append(parts, fmt.Sprintf("%s %d", st, sum.LinksByType[typ][st]))
+			total += sum.LinksByType[typ][st]
+		}
+		fmt.Printf("  %-14s %3d  (%s)\n", typ, total, strings.Join(parts, ", "))
+	}
+	if len(sum.NotPlaced) > 0 {
+		fmt.Printf("\nLinks not placed (%d):\n", len(sum.NotPlaced))
+		for _, n := range sum.NotPlaced {
+			fmt.Println("  " + n)
+		}
+	}
+	fmt.Printf("\nValidation: %d pages passed, %d failed\n", sum.Pages-len(sum.FailedPages), len(sum.FailedPages))
+	for _, id := range sortedKeys(sum.FailedPages) {
+		for _, f := range sum.FailedPages[id] {
+			fmt.Printf("  %s — %s\n", id, f)
+		}
+	}
+	abs, _ := filepath.Abs(outDir)
+	fmt.Printf("\nLinked HTML and summary.json written to %s\n", abs)
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,69 @@
+// Command interlinker is the internal-linking service and its tools.
+//
+//	interlinker serve     run the service for real producers
+//	interlinker migrate   create and migrate the database, then exit
+//	interlinker demo      link the bundled example site end to end and print a summary
+//	interlinker publish   send CloudEvents from JSON files to NATS
+//
+// Every flag has an INTERLINKER_* environment variable of the same meaning;
+// `interlinker VERB -h` lists them.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `interlinker gives content sites their internal links.
+
+Usage:
+  interlinker serve   [flags]          run the service (embeds NATS JetStream unless --nats-url is set)
+  interlinker migrate [flags]          create and migrate the database, then exit
+  interlinker demo    [flags]          link the bundled example site end to end and print a summary
+  interlinker publish [flags] PATH...  publish CloudEvents from JSON files or directories to NATS
+
+Run "interlinker VERB -h" for the flags of a verb; each flag also reads an
+INTERLINKER_* environment variable (for example --database-url and
+INTERLINKER_DATABASE_URL).
+`
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(0)
+		}
+		fmt.Fprintln(os.Stderr, "interlinker:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(os.Stderr, usage)
+		return errors.New("no verb given")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	verb, rest := args[0], args[1:]
+	switch verb {
+	case "serve":
+		return serve(ctx, rest)
+	case "migrate":
+		return migrate(ctx, rest)
+	case "demo":
+		return demo(ctx, rest)
+	case "publish":
+		return publish(ctx, rest)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	default:
+		fmt.Fprint(os.Stderr, usage)
+		return fmt.Errorf("unknown verb %q", verb)
+	}
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/interlinker/interlinker/events"
+)
+
+func publish(ctx context.Context, args []string) error {
+	natsURL := "nats://127.0.0.1:4250"
+	validate := true
+	s := &settings{fs: flag.NewFlagSet("publish", flag.ContinueOnError)}
+	s.String(&natsURL, "nats-url", "NATS server to publish to (serve's embedded server listens on 127.0.0.1:4250)")
+	s.fs.BoolVar(&validate, "validate", true, "check each event against the contract before sending it")
+	s.fs.Usage = func() {
+		fmt.Fprintln(s.fs.Output(), "usage: interlinker publish [flags] PATH...\n\nPATH is a JSON file holding one CloudEvent or an array of them, or a directory of such files (sent in name order).")
+		s.fs.PrintDefaults()
+	}
+	if err := s.finish(args, nil, ""); err != nil {
+		return err
+	}
+	if s.fs.NArg() == 0 {
+		s.fs.Usage()
+		return errors.New("no file or directory given")
+	}
+	files, err := eventFiles(s.fs.Args())
+	if err != nil {
+		return err
+	}
+	p, err := newProducer(natsURL)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	for _, f := range files {
+		evs, err := readEvents(f)
+		if err != nil {
+			return err
+		}
+		for _, raw := range evs {
+			ev, err := events.Decode(raw)
+			if err != nil && validate {
+				return fmt.Errorf("%s: %w (use --validate=false to send it anyway)", f, err)
+			}
+			ack, err := p.publishRaw(ctx, ev.Type, ev.ID, raw)
+			if err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			dup := ""
+			if ack.Duplicate {
+				dup = " (duplicate id: already stored)"
+			}
+			fmt.Printf("%s %s %s → %s #%d%s\n", filepath.Base(f), ev.Type, ev.ID, ack.Stream, ack.Sequence, dup)
+		}
+	}
+	return nil
+}
+
+func eventFiles(paths []string) ([]string, error) {
+	var files []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(p, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		sort.Strings(matches)
+		files = append(files, matches...)
+	}
+	return files, nil
+}
+
+// readEvents reads one event or an array of events from a file.
+func readEvents(path string) ([]json.RawMessage, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	trimmed := bytes.TrimSpace(raw)
+	if bytes.HasPrefix(trimmed, []byte("[")) {
+		var list []json.RawMessage
+		if err := json.Unmarshal(trimmed, &list); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return list, nil
+	}
+	return []json.RawMessage{trimmed}, nil
+}
+
+// producer publishes events the way the contract asks a producer to.
+type producer struct {
+	nc *nats.Conn
+	js jetstream.JetStream
+}
+
+func newProducer(url string) (*producer, error) {
+	nc, err := nats.Connect(url, nats.Name("interlinker-producer"), nats.MaxReconnects(-1))
+	if err != nil {
+		return nil, fmt.Errorf("connect to nats at %s: %w", url, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return &producer{nc: nc, js: js}, nil
+}
+
+func (p *producer) close() { p.nc.Close() }
+
+// publishRaw sends one event with its id as Nats-Msg-Id and waits for the
+// stream's acknowledgement.
+func (p *producer) publishRaw(ctx context.Context, subject, id string, raw []byte) (*jetstream.PubAck, error) {
+	if subject == "" || strings.ContainsAny(subject, " \t*>") {
+		return nil, fmt.Errorf("event type %q is not a subject", subject)
+	}
+	msg := &nats.Msg{Subject: subject, Data: raw, Header: nats.Header{}}
+	if id != "" {
+		msg.Header.Set(nats.MsgIdHdr, id)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ack, err := p.js.PublishMsg(ctx, msg)
+	if err != nil {
+		return nil, fmt.Errorf("publish %s %s: %w", subject, id, err)
+	}
+	return ack, nil
+}
+
+func (p *producer) publish(ctx context.Context, ev events.Event) error {
+	raw, err := ev.Encode()
+	if err != nil {
+		return err
+	}
+	_, err = p.publishRaw(ctx, ev.Type, ev.ID, raw)
+	return err
+}

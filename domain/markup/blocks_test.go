@@ -1,0 +1,138 @@
+package markup
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestRelatedArticlesBlock(t *testing.T) {
+	got, err := RelatedArticles([]BlockLink{
+		{Title: "Boots & <Socks>", Href: "/hiking/boots/"},
+		{Title: "Tents", Href: "https://www.shop.example/camping/tents/?a=1&b=2"},
+	}, BlockMarkup{Class: `related "x"`, LinkAttributes: map[string]string{"class": "rel"}}, "www.shop.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `<section class="related &#34;x&#34;" data-interlinker-block="related-articles">
+<h2>Related Articles</h2>
+<ul>
+<li><a href="/hiking/boots/" class="rel">Boots &amp; &lt;Socks&gt;</a></li>
+<li><a href="https://www.shop.example/camping/tents/?a=1&amp;b=2" class="rel">Tents</a></li>
+</ul>
+</section>`
+	if got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if _, err := RelatedArticles([]BlockLink{{Title: "x", Href: "javascript:alert(1)"}}, BlockMarkup{}, ""); !errors.Is(err, ErrUnsafeHref) {
+		t.Fatalf("unsafe href: %v", err)
+	}
+	if _, err := RelatedArticles([]BlockLink{{Title: "x", Href: "/x"}}, BlockMarkup{Container: "script"}, ""); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("bad container: %v", err)
+	}
+}
+
+func TestRelatedReadingBlockSizes(t *testing.T) {
+	links := []BlockLink{{"A", "/a/"}, {"B", "/b/"}, {"C", "/c/"}, {"D", "/d/"}}
+	for n := 0; n <= 4; n++ {
+		_, err := RelatedReading(links[:n], BlockMarkup{}, "")
+		if ok := n >= MinRelatedReading && n <= MaxRelatedReading; ok != (err == nil) {
+			t.Errorf("%d links: err %v", n, err)
+		}
+	}
+	got, err := RelatedReading(links[:2], BlockMarkup{Container: "aside", HeadingTag: "h3", Heading: "Read next", List: "ol"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, `<aside data-interlinker-block="related-reading">`+"\n<h3>Read next</h3>\n<ol>") {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestBreadcrumbs(t *testing.T) {
+	trail := BreadcrumbTrail(Crumb{"Home", "/"}, Crumb{"Hiking", "/hiking/"}, Crumb{}, Crumb{"Boots", "/hiking/boots/"},
+		Crumb{Name: `Men's "Trail" </script> boots`})
+	nav, ld, err := Breadcrumbs(trail, BlockMarkup{}, "https://www.shop.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNav := `<nav aria-label="Breadcrumb" data-interlinker-block="breadcrumb"><ol>` +
+		`<li><a href="/">Home</a></li><li><a href="/hiking/">Hiking</a></li><li><a href="/hiking/boots/">Boots</a></li>` +
+		`<li aria-current="page">Men&#39;s &#34;Trail&#34; &lt;/script&gt; boots</li></ol></nav>`
+	if nav != wantNav {
+		t.Fatalf("nav\n%s\nwant\n%s", nav, wantNav)
+	}
+	wantLD := `<script type="application/ld+json" data-interlinker-block="breadcrumb-jsonld">` +
+		`{"@context":"https://schema.org","@type":"BreadcrumbList","itemListElement":[` +
+		`{"@type":"ListItem","position":1,"name":"Home","item":"https://www.shop.example/"},` +
+		`{"@type":"ListItem","position":2,"name":"Hiking","item":"https://www.shop.example/hiking/"},` +
+		`{"@type":"ListItem","position":3,"name":"Boots","item":"https://www.shop.example/hiking/boots/"},` +
+		`{"@type":"ListItem","position":4,"name":"Men's \"Trail\" \u003c/script\u003e boots"}]}</script>`
+	if ld != wantLD {
+		t.Fatalf("json-ld\n%s\nwant\n%s", ld, wantLD)
+	}
+	if _, _, err := Breadcrumbs([]Crumb{{"Evil", "https://evil.example/"}, {"x", ""}}, BlockMarkup{}, "https://www.shop.example"); !errors.Is(err, ErrUnsafeHref) {
+		t.Fatalf("foreign crumb: %v", err)
+	}
+}
+
+func TestInsertBlockAndStrip(t *testing.T) {
+	pages := map[string]struct {
+		src        string
+		start, end string // the text just before each inserted block
+	}{
+		"fragment": {"<p>Body text.</p>", "", "<p>Body text.</p>"},
+		"article":  {"<html><body><header>h</header><main><article><h1>T</h1><p>x</p></article><aside>a</aside></main></body></html>", "<main>", "<p>x</p>"},
+		"body":     {"<!DOCTYPE html><html><body class=x><p>x</p>\n</body></html>", "<body class=x>", "\n"},
+	}
+	nav, ld, err := Breadcrumbs([]Crumb{{"Home", "/"}, {"Page", ""}}, BlockMarkup{}, "https://www.shop.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reading, err := RelatedReading([]BlockLink{{"A", "/a/"}, {"B", "/b/"}}, BlockMarkup{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, pg := range pages {
+		t.Run(name, func(t *testing.T) {
+			out, err := InsertBlock([]byte(pg.src), reading, BlockAtEnd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(out, []byte(pg.end+reading)) {
+				t.Fatalf("related reading misplaced: %s", out)
+			}
+			if _, err := InsertBlock(out, nav+ld, BlockAtStart); err == nil {
+				t.Fatal("two elements accepted as one block")
+			}
+			if out, err = InsertBlock(out, ld, BlockAtStart); err != nil {
+				t.Fatal(err)
+			}
+			if out, err = InsertBlock(out, nav, BlockAtStart); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(out, []byte(pg.start+nav+ld)) {
+				t.Fatalf("breadcrumbs misplaced: %s", out)
+			}
+			if _, err := InsertBlock(out, nav, BlockAtStart); !errors.Is(err, ErrBadRequest) {
+				t.Fatalf("second breadcrumb: %v", err)
+			}
+			links, err := Links(out, "https://www.shop.example/p/", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			blocks := map[string]int{}
+			for _, l := range links {
+				blocks[l.InBlock]++
+			}
+			if blocks[BlockBreadcrumb] != 1 || blocks[BlockRelatedReading] != 2 {
+				t.Fatalf("links by block %v", blocks)
+			}
+			back, err := StripInserted(out)
+			if err != nil || string(back) != pg.src {
+				t.Fatalf("strip: %v\n%s", err, back)
+			}
+		})
+	}
+}
