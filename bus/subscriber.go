@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -36,19 +37,27 @@ type SubscriberSettings struct {
 	NakDelays []time.Duration
 }
 
+// Subscriber is a Watermill subscriber bound to one durable consumer that
+// can stop pulling before it is closed.
+type Subscriber struct {
+	*wmjs.Subscriber
+	consumers *consumeTracker
+}
+
 // NewSubscriber returns a Watermill subscriber bound to the durable consumer
 // spec.Durable on the stream that holds spec.Subject. It uses its own
 // connection because closing the subscriber drains the connection.
-func NewSubscriber(natsURL string, spec ConsumerSpec, set SubscriberSettings, logger watermill.LoggerAdapter) (*wmjs.Subscriber, error) {
+func NewSubscriber(natsURL string, spec ConsumerSpec, set SubscriberSettings, logger watermill.LoggerAdapter) (*Subscriber, error) {
 	nc, err := Connect(natsURL, "interlinker-"+spec.Durable)
 	if err != nil {
 		return nil, err
 	}
+	tracker := &consumeTracker{}
 	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
 		Conn:                nc,
 		Logger:              logger,
 		AckWaitTimeout:      set.WatermillAckWait,
-		ResourceInitializer: durableConsumer(spec),
+		ResourceInitializer: durableConsumer(spec, tracker),
 		NakDelay:            nakDelays(set.NakDelays),
 		ConsumeOptions:      []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(set.PullBuffer)},
 		Unmarshaler:         defensiveUnmarshaler{},
@@ -57,7 +66,55 @@ func NewSubscriber(natsURL string, spec ConsumerSpec, set SubscriberSettings, lo
 		nc.Close()
 		return nil, fmt.Errorf("subscriber for %s: %w", spec.Durable, err)
 	}
-	return sub, nil
+	return &Subscriber{Subscriber: sub, consumers: tracker}, nil
+}
+
+// StopConsuming stops pulling new messages and waits until the messages
+// already fetched have been handed to the handlers and answered, or ctx
+// ends. Call it before closing the router: watermill-nats closes its output
+// channel while a fetch callback may still be sending on it, so closing with
+// consumption running can panic.
+func (s *Subscriber) StopConsuming(ctx context.Context) error {
+	return s.consumers.drain(ctx)
+}
+
+// consumeTracker remembers every pull loop started through its consumers.
+type consumeTracker struct {
+	mu       sync.Mutex
+	contexts []jetstream.ConsumeContext
+}
+
+func (t *consumeTracker) drain(ctx context.Context) error {
+	t.mu.Lock()
+	contexts := append([]jetstream.ConsumeContext(nil), t.contexts...)
+	t.mu.Unlock()
+	for _, cc := range contexts {
+		cc.Drain()
+	}
+	for _, cc := range contexts {
+		select {
+		case <-cc.Closed():
+		case <-ctx.Done():
+			return fmt.Errorf("stop consuming: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+// trackedConsumer records the pull loops started on it.
+type trackedConsumer struct {
+	jetstream.Consumer
+	tracker *consumeTracker
+}
+
+func (c trackedConsumer) Consume(handler jetstream.MessageHandler, opts ...jetstream.PullConsumeOpt) (jetstream.ConsumeContext, error) {
+	cc, err := c.Consumer.Consume(handler, opts...)
+	if err == nil {
+		c.tracker.mu.Lock()
+		c.tracker.contexts = append(c.tracker.contexts, cc)
+		c.tracker.mu.Unlock()
+	}
+	return cc, err
 }
 
 // Connect opens a NATS connection that reconnects forever: a restarting
@@ -79,7 +136,7 @@ func Connect(url, name string) (*nats.Conn, error) {
 // durableConsumer binds to the provisioned consumer on its named stream;
 // watermill-nats' own initializers would derive the stream name from the
 // topic, and stream names cannot contain dots.
-func durableConsumer(spec ConsumerSpec) wmjs.ResourceInitializer {
+func durableConsumer(spec ConsumerSpec, tracker *consumeTracker) wmjs.ResourceInitializer {
 	return func(ctx context.Context, js jetstream.JetStream, topic string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
 		stream, ok := events.StreamFor(topic)
 		if !ok {
@@ -89,7 +146,7 @@ func durableConsumer(spec ConsumerSpec) wmjs.ResourceInitializer {
 		if err != nil {
 			return nil, nil, fmt.Errorf("bind consumer %s on %s: %w", spec.Durable, stream, err)
 		}
-		return c, nil, nil
+		return trackedConsumer{Consumer: c, tracker: tracker}, nil, nil
 	}
 }
 

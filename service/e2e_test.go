@@ -13,7 +13,7 @@ import (
 	"github.com/interlinker/interlinker/events"
 )
 
-const waitLong = 15 * time.Second
+const waitLong = 90 * time.Second
 
 func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 	h := startHarness(t, testConfig(t))
@@ -85,6 +85,7 @@ func TestTheSameEventThreeTimesHasOneEffect(t *testing.T) {
 	h := startHarness(t, testConfig(t))
 	h.publish(siteEvent("s1"))
 	h.publish(hubEvent("s1"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
 	ev := pageEvent("s1", "care", "supporting", 1, supportingHTML(1))
 	raw, err := ev.Encode()
 	if err != nil {
@@ -113,6 +114,7 @@ func TestAnOlderVersionArrivingLateChangesNothing(t *testing.T) {
 	h := startHarness(t, testConfig(t))
 	h.publish(siteEvent("s1"))
 	h.publish(hubEvent("s1"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
 	newer := strings.Replace(supportingHTML(1), "tip number 1", "tip number 1, revised", 1)
 	h.publish(pageEvent("s1", "care", "supporting", 2, newer))
 	waitFor(t, waitLong, "version 2 linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "care")) == 1 })

@@ -53,7 +53,9 @@ func TestNATSRestartMidStreamLinksEveryPageOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { srv.Shutdown() }()
+	// Cleanups run last-registered first: the server must outlive the
+	// service's shutdown, which drains its connections.
+	t.Cleanup(func() { srv.Shutdown() })
 	cfg := testConfig(t)
 	cfg.NATSURL = srv.ClientURL()
 	h := startHarness(t, cfg)

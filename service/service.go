@@ -35,6 +35,7 @@ type Service struct {
 	js       jetstream.JetStream
 	relay    *bus.Relay
 	router   *message.Router
+	subs     []*bus.Subscriber
 	http     *http.Server
 	httpAddr string
 	metrics  *handlers.Metrics
@@ -117,7 +118,11 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	dead := &bus.DeadLetterPublisher{JS: s.js, Timeout: 10 * time.Second,
 		OnDead: func(subject, handler string) { s.metrics.DeadLettered.WithLabelValues(subject, handler).Inc() }}
 	s.router, err = handlers.NewRouter(pipeline, func(spec bus.ConsumerSpec) (message.Subscriber, error) {
-		return bus.NewSubscriber(s.natsURL, spec, subSettings, wmLogger)
+		sub, err := bus.NewSubscriber(s.natsURL, spec, subSettings, wmLogger)
+		if err == nil {
+			s.subs = append(s.subs, sub)
+		}
+		return sub, err
 	}, dead, handlers.RouterSettings{
 		HandlerTimeout: cfg.HandlerTimeout, RetryInitial: cfg.RetryInitial, RetryMax: cfg.RetryMax,
 		RetryTotal: cfg.RetryTotal, MaxDeliver: cfg.MaxDeliver, Workers: cfg.Workers, CloseTimeout: cfg.ShutdownTimeout,
@@ -229,6 +234,13 @@ func (s *Service) Shutdown(ctx context.Context) error {
 
 func (s *Service) teardown(ctx context.Context) error {
 	var errs []error
+	stopCtx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
+	for _, sub := range s.subs {
+		if err := sub.StopConsuming(stopCtx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	cancel()
 	if s.router != nil {
 		if err := s.router.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close router: %w", err))

@@ -75,7 +75,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Int(&cfg.Workers, "workers", "concurrent handlers per pipeline stage")
 	s.Duration(&cfg.HandlerTimeout, "handler-timeout", "time limit of one attempt at one event")
 	s.Duration(&cfg.RetryTotal, "retry-total", "how long a failing event is retried in process before JetStream redelivers it")
-	s.Duration(&cfg.AckWait, "ack-wait", "JetStream AckWait of every consumer; must exceed handler-timeout + retry-total")
+	s.Duration(&cfg.AckWait, "ack-wait", "JetStream AckWait of every consumer; must exceed handler-timeout + retry-total by over 1s")
 	s.Int(&cfg.MaxDeliver, "max-deliver", "deliveries of a failing event before it is dead-lettered")
 	s.Int(&cfg.PullBuffer, "pull-buffer", "messages each handler fetches ahead")
 	s.Duration(&cfg.DuplicateWindow, "duplicate-window", "how long JetStream remembers event ids (Nats-Msg-Id) to drop duplicates")
@@ -98,8 +98,9 @@ func (s *settings) finish(args []string, cfg *service.Config, logLevel string) e
 		f()
 	}
 	if cfg != nil {
-		if cfg.AckWait <= cfg.HandlerTimeout+cfg.RetryTotal {
-			return fmt.Errorf("ack-wait %s must exceed handler-timeout %s + retry-total %s", cfg.AckWait, cfg.HandlerTimeout, cfg.RetryTotal)
+		// Watermill gives up on a message one second before JetStream redelivers it.
+		if cfg.AckWait-time.Second <= cfg.HandlerTimeout+cfg.RetryTotal {
+			return fmt.Errorf("ack-wait %s must exceed handler-timeout %s + retry-total %s by more than 1s", cfg.AckWait, cfg.HandlerTimeout, cfg.RetryTotal)
 		}
 		var level slog.Level
 		if err := level.UnmarshalText([]byte(logLevel)); err != nil {
