@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -20,67 +19,14 @@ type Relay struct {
 	Store     *store.Store
 	JS        jetstream.JetStream
 	BatchSize int
-	Poll      time.Duration // how often to look when nobody signalled
 	AckWait   time.Duration // how long to wait for a batch's acks
 	OnPublish func(subject string)
-	Logger    *slog.Logger
-
-	wake chan struct{}
 }
 
-// NewRelay prepares a relay; Run starts it.
-func NewRelay(r Relay) *Relay {
-	r.wake = make(chan struct{}, 1)
-	return &r
-}
-
-// Notify tells the relay new events are waiting; it never blocks.
-func (r *Relay) Notify() {
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-}
-
-// Run relays until ctx ends.
-func (r *Relay) Run(ctx context.Context) {
-	failures := 0
-	for {
-		n, err := r.Store.RelayOutbox(ctx, r.BatchSize, r.publish)
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			failures++
-			wait := min(time.Duration(failures)*200*time.Millisecond, 5*time.Second)
-			r.Logger.Warn("outbox relay failed; retrying", "err", err, "retry_in", wait)
-			sleep(ctx, wait)
-			continue
-		case n == r.BatchSize:
-			failures = 0
-			continue // more may be waiting
-		}
-		failures = 0
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.wake:
-		case <-time.After(r.Poll):
-		}
-	}
-}
-
-// Flush relays until the outbox is empty or ctx ends; used at shutdown.
-func (r *Relay) Flush(ctx context.Context) error {
-	for {
-		n, err := r.Store.RelayOutbox(ctx, r.BatchSize, r.publish)
-		if err != nil {
-			return fmt.Errorf("flush outbox: %w", err)
-		}
-		if n < r.BatchSize {
-			return nil
-		}
-	}
+// RelayOnce publishes up to BatchSize waiting events and reports how many
+// it published.
+func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
+	return r.Store.RelayOutbox(ctx, r.BatchSize, r.publish)
 }
 
 func (r *Relay) publish(ctx context.Context, batch []store.OutboxMessage) error {
@@ -115,13 +61,4 @@ func (r *Relay) publish(ctx context.Context, batch []store.OutboxMessage) error 
 		}
 	}
 	return errors.Join(errs...)
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

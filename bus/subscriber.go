@@ -60,7 +60,11 @@ func NewSubscriber(natsURL string, spec ConsumerSpec, set SubscriberSettings, lo
 		ResourceInitializer: durableConsumer(spec, tracker),
 		NakDelay:            nakDelays(set.NakDelays),
 		ConsumeOptions:      []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(set.PullBuffer)},
-		Unmarshaler:         defensiveUnmarshaler{},
+		// A lost ack only means a redelivery, which every consumer's inbox
+		// turns into a no-op; waiting for the server to confirm each ack
+		// would cost a round trip per message.
+		AckAsync:    true,
+		Unmarshaler: defensiveUnmarshaler{},
 	})
 	if err != nil {
 		nc.Close()

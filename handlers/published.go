@@ -70,7 +70,7 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		if err := tx.ReplaceLinkMap(ctx, ev.SiteID, page.ID, rows); err != nil {
 			return err
 		}
-		return tx.RefreshLinkCounts(ctx, ev.SiteID, touched)
+		return tx.QueueLinkCounts(ctx, ev.SiteID, touched)
 	})
 }
 
@@ -96,6 +96,6 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 			p.skipped(ConsumerDeletion, "stale", ev)
 			return nil
 		}
-		return tx.RefreshLinkCounts(ctx, ev.SiteID, append(targets, data.PageID))
+		return tx.QueueLinkCounts(ctx, ev.SiteID, append(targets, data.PageID))
 	})
 }

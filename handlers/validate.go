@@ -53,7 +53,7 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		for _, l := range links {
 			touched = append(touched, l.TargetPageID)
 		}
-		if err := tx.RefreshLinkCounts(ctx, ev.SiteID, touched); err != nil {
+		if err := tx.QueueLinkCounts(ctx, ev.SiteID, touched); err != nil {
 			return err
 		}
 		inserted := events.LinksInsertedData{

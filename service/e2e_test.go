@@ -22,7 +22,7 @@ func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
 	h.publish(pageEvent("s1", "sizing", "supporting", 1, supportingHTML(2)))
-	waitFor(t, waitLong, "both articles linked", func() bool { return len(h.inserted.pagesInserted("s1")) == 3 })
+	waitFor(t, waitLong, "both articles linked", func() bool { return h.inserted.pageCount("s1") == 3 })
 
 	for i, id := range []string{"care", "sizing"} {
 		got := h.inserted.insertedFor(t, "s1", id)
@@ -62,6 +62,7 @@ func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 			t.Errorf("page %s: breadcrumbs %+v", id, d.Breadcrumbs)
 		}
 	}
+	h.waitIdle(waitLong)
 	hub := h.inserted.insertedFor(t, "s1", "boots-hub")[0]
 	if hub.HTML != hubHTML || len(hub.Links) != 0 {
 		t.Errorf("hub: got %d links and changed HTML; the hub has no uplink to carry", len(hub.Links))
@@ -148,7 +149,7 @@ func TestTwentyConcurrentEventsForOneSiteAllLink(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	waitFor(t, waitLong, "20 articles linked", func() bool { return len(h.inserted.pagesInserted("s1")) == 21 })
+	waitFor(t, waitLong, "20 articles linked", func() bool { return h.inserted.pageCount("s1") == 21 })
 	h.waitIdle(waitLong)
 	for i := range 20 {
 		id := fmt.Sprintf("article-%02d", i)

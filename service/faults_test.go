@@ -77,7 +77,7 @@ func TestNATSRestartMidStreamLinksEveryPageOnce(t *testing.T) {
 		ids[i] = fmt.Sprintf("article-%03d", i)
 		h.publish(pageEvent("s1", ids[i], "supporting", 1, supportingHTML(i)))
 	}
-	waitFor(t, 3*time.Minute, "every page linked", func() bool { return len(h.inserted.pagesInserted("s1")) == n+1 })
+	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
 	h.waitIdle(2 * time.Minute)
 	assertEachLinkedOnce(t, h, "s1", ids)
 }
@@ -100,11 +100,11 @@ func TestPostgresAwayForSecondsLinksEveryPageOnce(t *testing.T) {
 		ids[i] = fmt.Sprintf("article-%03d", i)
 		h.publish(pageEvent("s1", ids[i], "supporting", 1, supportingHTML(i)))
 	}
-	waitFor(t, time.Minute, "some pages linked", func() bool { return len(h.inserted.pagesInserted("s1")) >= 20 })
+	waitFor(t, time.Minute, "some pages linked", func() bool { return h.inserted.pageCount("s1") >= 20 })
 	proxy.Cut()
 	time.Sleep(3 * time.Second)
 	proxy.Restore()
-	waitFor(t, 3*time.Minute, "every page linked", func() bool { return len(h.inserted.pagesInserted("s1")) == n+1 })
+	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
 	h.waitIdle(2 * time.Minute)
 	assertEachLinkedOnce(t, h, "s1", ids)
 }

@@ -153,6 +153,10 @@ func (h *harness) idle() bool {
 		}
 	}
 	n, _, err := h.svc.Store().OutboxLag(ctx)
+	if err != nil || n > 0 {
+		return false
+	}
+	n, err = h.svc.Store().LinkCountBacklog(ctx)
 	return err == nil && n == 0
 }
 
@@ -167,17 +171,19 @@ func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 	}
 }
 
-// received is one message a collector saw.
+// received is one message a collector saw, decoded once on arrival.
 type received struct {
-	Subject string
-	Header  nats.Header
-	Data    []byte
-	Event   events.Event
+	Subject  string
+	Header   nats.Header
+	Data     []byte
+	Event    events.Event
+	Inserted *events.LinksInsertedData // for links.inserted
 }
 
 type collector struct {
-	mu   sync.Mutex
-	msgs []received
+	mu    sync.Mutex
+	msgs  []received
+	pages map[string]map[string]int // site → page → links.inserted count
 }
 
 func collect(t testing.TB, js jetstream.JetStream, stream, subject string) *collector {
@@ -188,13 +194,25 @@ func collect(t testing.TB, js jetstream.JetStream, stream, subject string) *coll
 	if err != nil {
 		t.Fatalf("collect %s: %v", subject, err)
 	}
-	c := &collector{}
+	c := &collector{pages: map[string]map[string]int{}}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		r := received{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()}
 		_ = json.Unmarshal(m.Data(), &r.Event)
+		if r.Subject == events.LinksInserted {
+			var d events.LinksInsertedData
+			if json.Unmarshal(r.Event.Data, &d) == nil {
+				r.Inserted = &d
+			}
+		}
 		c.mu.Lock()
+		defer c.mu.Unlock()
 		c.msgs = append(c.msgs, r)
-		c.mu.Unlock()
+		if r.Inserted != nil {
+			if c.pages[r.Event.SiteID] == nil {
+				c.pages[r.Event.SiteID] = map[string]int{}
+			}
+			c.pages[r.Event.SiteID][r.Inserted.PageID]++
+		}
 	})
 	if err != nil {
 		t.Fatalf("collect %s: %v", subject, err)
@@ -211,35 +229,36 @@ func (c *collector) all() []received {
 
 // insertedFor returns the links.inserted payloads for a page, in order.
 func (c *collector) insertedFor(t testing.TB, siteID, pageID string) []events.LinksInsertedData {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var out []events.LinksInsertedData
-	for _, r := range c.all() {
-		if r.Event.SiteID != siteID {
-			continue
-		}
-		var d events.LinksInsertedData
-		if err := json.Unmarshal(r.Event.Data, &d); err != nil {
-			t.Fatalf("decode links.inserted: %v", err)
-		}
-		if d.PageID == pageID {
-			out = append(out, d)
+	if c.pages[siteID][pageID] == 0 {
+		return nil
+	}
+	for _, r := range c.msgs {
+		if r.Inserted != nil && r.Event.SiteID == siteID && r.Inserted.PageID == pageID {
+			out = append(out, *r.Inserted)
 		}
 	}
 	return out
 }
 
-// pagesInserted counts distinct pages of a site with a links.inserted.
+// pagesInserted counts links.inserted per page of a site.
 func (c *collector) pagesInserted(siteID string) map[string]int {
-	counts := map[string]int{}
-	for _, r := range c.all() {
-		if r.Event.SiteID != siteID {
-			continue
-		}
-		var d events.LinksInsertedData
-		if json.Unmarshal(r.Event.Data, &d) == nil {
-			counts[d.PageID]++
-		}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[string]int, len(c.pages[siteID]))
+	for k, v := range c.pages[siteID] {
+		out[k] = v
 	}
-	return counts
+	return out
+}
+
+// pageCount is how many distinct pages of a site have a links.inserted.
+func (c *collector) pageCount(siteID string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.pages[siteID])
 }
 
 // Fixture: a small site with one cluster about hiking boots.

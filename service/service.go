@@ -33,7 +33,8 @@ type Service struct {
 	natsURL  string
 	nc       *nats.Conn
 	js       jetstream.JetStream
-	relay    *bus.Relay
+	relay    *drainer
+	counter  *drainer
 	router   *message.Router
 	subs     []*bus.Subscriber
 	http     *http.Server
@@ -41,8 +42,6 @@ type Service struct {
 	metrics  *handlers.Metrics
 
 	consumers   []bus.ConsumerSpec
-	stopRelay   context.CancelFunc
-	relayDone   chan struct{}
 	routerDone  chan error
 	shutdownMu  sync.Mutex
 	shutdownErr error
@@ -98,15 +97,15 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		return nil, err
 	}
 
-	s.relay = bus.NewRelay(bus.Relay{
-		Store: s.store, JS: s.js, BatchSize: cfg.OutboxBatch, Poll: cfg.OutboxPoll, AckWait: 10 * time.Second,
-		OnPublish: func(subject string) { s.metrics.EventsOut.WithLabelValues(subject).Inc() },
-		Logger:    s.log,
+	relay := &bus.Relay{Store: s.store, JS: s.js, BatchSize: cfg.OutboxBatch, AckWait: 10 * time.Second,
+		OnPublish: func(subject string) { s.metrics.EventsOut.WithLabelValues(subject).Inc() }}
+	s.relay = newDrainer("outbox", cfg.OutboxBatch, cfg.OutboxPoll, s.log, relay.RelayOnce)
+	s.counter = newDrainer("link counts", cfg.OutboxBatch, cfg.OutboxPoll, s.log, func(ctx context.Context) (int, error) {
+		return s.store.RefreshQueuedLinkCounts(ctx, cfg.OutboxBatch)
 	})
-	pipeline.Notify = s.relay.Notify
-	relayCtx, stopRelay := context.WithCancel(context.WithoutCancel(ctx))
-	s.stopRelay, s.relayDone = stopRelay, make(chan struct{})
-	go func() { defer close(s.relayDone); s.relay.Run(relayCtx) }()
+	pipeline.Notify = func() { s.relay.Notify(); s.counter.Notify() }
+	s.relay.Start(context.WithoutCancel(ctx))
+	s.counter.Start(context.WithoutCancel(ctx))
 	s.registerOutboxGauges()
 
 	wmLogger := watermill.NewSlogLoggerWithLevelMapping(s.log, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
@@ -246,12 +245,13 @@ func (s *Service) teardown(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("close router: %w", err))
 		}
 	}
-	if s.stopRelay != nil {
-		s.stopRelay()
-		<-s.relayDone
+	for _, d := range []*drainer{s.relay, s.counter} {
+		if d == nil {
+			continue
+		}
 		flushCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		if err := s.relay.Flush(flushCtx); err != nil {
-			errs = append(errs, err)
+		if err := d.Stop(flushCtx); err != nil {
+			errs = append(errs, fmt.Errorf("flush %s: %w", d.name, err))
 		}
 		cancel()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/jackc/pgx/v5"
 
@@ -91,31 +92,112 @@ func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.L
 	return nil
 }
 
+// QueueLinkCounts asks for the link counts of the given pages to be
+// recounted after this transaction commits.
+func (t *Tx) QueueLinkCounts(ctx context.Context, siteID string, pageIDs []string) error {
+	if _, err := t.tx.Exec(ctx, `INSERT INTO link_count_queue (site_id, page_id) SELECT $1, unnest($2::text[])`,
+		siteID, dedupe(pageIDs)); err != nil {
+		return fmt.Errorf("queue link counts: %w", err)
+	}
+	return nil
+}
+
+// RefreshQueuedLinkCounts recounts up to limit queued pages and removes
+// them from the queue; it reports how many queue rows it handled. Rows are
+// locked with SKIP LOCKED so replicas share the work.
+func (s *Store) RefreshQueuedLinkCounts(ctx context.Context, limit int) (int, error) {
+	var handled int
+	err := s.InTx(ctx, func(tx *Tx) error {
+		rows, err := tx.tx.Query(ctx, `SELECT seq, site_id, page_id FROM link_count_queue
+			ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
+		if err != nil {
+			return fmt.Errorf("read link count queue: %w", err)
+		}
+		var seqs []int64
+		bySite := map[string][]string{}
+		for rows.Next() {
+			var seq int64
+			var site, page string
+			if err := rows.Scan(&seq, &site, &page); err != nil {
+				rows.Close()
+				return fmt.Errorf("read link count queue: %w", err)
+			}
+			seqs = append(seqs, seq)
+			bySite[site] = append(bySite[site], page)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("read link count queue: %w", err)
+		}
+		sites := make([]string, 0, len(bySite))
+		for site := range bySite {
+			sites = append(sites, site)
+		}
+		sort.Strings(sites)
+		for _, site := range sites {
+			if err := tx.RefreshLinkCounts(ctx, site, bySite[site]); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.tx.Exec(ctx, `DELETE FROM link_count_queue WHERE seq = ANY($1)`, seqs); err != nil {
+			return fmt.Errorf("clear link count queue: %w", err)
+		}
+		handled = len(seqs)
+		return nil
+	})
+	return handled, err
+}
+
+// LinkCountBacklog is how many pages wait for a recount.
+func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM link_count_queue`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("measure link count queue: %w", err)
+	}
+	return n, nil
+}
+
 // RefreshLinkCounts recomputes the cached inbound and outbound counts of the
 // given pages. A published page's links are read from the link map (what is
-// live); a page not yet published counts the links we placed in it.
+// live); a page not yet published counts the links we placed in it. Each
+// count is an index lookup by source or target, so refreshing a page costs
+// its own links, not the site's.
 func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []string) error {
 	_, err := t.tx.Exec(ctx, `
-		WITH edges AS (
-			SELECT lm.source_page_id, lm.target_page_id FROM link_map lm
-			JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id AND s.state = 'published'
-			WHERE lm.site_id = $1 AND lm.internal AND lm.status = 'active' AND lm.target_page_id <> ''
-			  AND (lm.source_page_id = ANY($2) OR lm.target_page_id = ANY($2))
-			UNION ALL
-			SELECT l.source_page_id, l.target_page_id FROM links l
-			JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
-			WHERE l.site_id = $1 AND l.status = ANY($3)
-			  AND (l.source_page_id = ANY($2) OR l.target_page_id = ANY($2))
-		)
 		UPDATE pages p SET
-			inbound_link_count = (SELECT count(*) FROM edges e WHERE e.target_page_id = p.id),
-			outbound_link_count = (SELECT count(*) FROM edges e WHERE e.source_page_id = p.id)
-		FROM (SELECT DISTINCT unnest($2::text[]) AS id ORDER BY 1) ids
-		WHERE p.site_id = $1 AND p.id = ids.id`, siteID, pageIDs, placedStatuses)
+			inbound_link_count =
+				(SELECT count(*) FROM link_map lm
+				   JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id AND s.state = 'published'
+				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active')
+			  + (SELECT count(*) FROM links l
+				   JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
+				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3)),
+			outbound_link_count = CASE p.state
+				WHEN 'published' THEN (SELECT count(*) FROM link_map lm
+					WHERE lm.site_id = p.site_id AND lm.source_page_id = p.id AND lm.internal AND lm.status = 'active' AND lm.target_page_id <> '')
+				WHEN 'generated' THEN (SELECT count(*) FROM links l
+					WHERE l.site_id = p.site_id AND l.source_page_id = p.id AND l.status = ANY($3))
+				ELSE 0 END
+		WHERE p.site_id = $1 AND p.id = ANY($2)`, siteID, dedupe(pageIDs), placedStatuses)
 	if err != nil {
 		return fmt.Errorf("refresh link counts: %w", err)
 	}
 	return nil
+}
+
+// dedupe returns the distinct non-empty ids in sorted order, so concurrent
+// refreshes lock shared rows in the same order.
+func dedupe(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if id != "" && !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // LinkMapRow is one <a> found in a page's published HTML.

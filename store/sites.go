@@ -28,7 +28,8 @@ func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides jso
 		VALUES ($1, $2, $3, $4, $5, $6, now())
 		ON CONFLICT (id) DO UPDATE SET
 			base_url = EXCLUDED.base_url, name = EXCLUDED.name, policy = EXCLUDED.policy,
-			overrides = EXCLUDED.overrides, structure_event_at = EXCLUDED.structure_event_at, updated_at = now()
+			overrides = EXCLUDED.overrides, structure_event_at = EXCLUDED.structure_event_at, updated_at = now(),
+			structure_version = sites.structure_version + 1
 		WHERE sites.structure_event_at IS NULL OR EXCLUDED.structure_event_at IS NULL
 		   OR EXCLUDED.structure_event_at >= sites.structure_event_at`,
 		st.Site.ID, st.Site.BaseURL, st.Site.Name, st.Site.Policy, overrides, stampedAt)
@@ -74,8 +75,33 @@ func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides jso
 }
 
 // LoadSite reads a site's structure; found is false for an unknown site.
+// A structure already in memory is reused when its version is current, so
+// the common case costs one indexed read.
 func (t *Tx) LoadSite(ctx context.Context, siteID string) (rec SiteRecord, found bool, err error) {
-	return loadSite(ctx, t.tx, siteID)
+	var version int64
+	err = t.tx.QueryRow(ctx, `SELECT structure_version FROM sites WHERE id = $1`, siteID).Scan(&version)
+	if err == pgx.ErrNoRows {
+		return SiteRecord{}, false, nil
+	}
+	if err != nil {
+		return SiteRecord{}, false, fmt.Errorf("load site %s: %w", siteID, err)
+	}
+	if cached, ok := t.store.sites.Load(siteID); ok && cached.(cachedSite).version == version {
+		return cached.(cachedSite).record, true, nil
+	}
+	rec, found, err = loadSite(ctx, t.tx, siteID)
+	if err != nil || !found {
+		return rec, found, err
+	}
+	t.store.sites.Store(siteID, cachedSite{version: version, record: rec})
+	return rec, true, nil
+}
+
+// cachedSite is a structure as read at one structure_version. Records are
+// never modified after caching, so readers may share them.
+type cachedSite struct {
+	version int64
+	record  SiteRecord
 }
 
 // LoadSite reads a site's structure outside a transaction.

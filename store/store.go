@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,7 +23,8 @@ import (
 
 // Store is the handle on the database.
 type Store struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	sites sync.Map // site id → cachedSite
 }
 
 // Options tune the connection pool.
@@ -121,7 +123,8 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // Tx is one transaction; every repository method that changes state runs on
 // a Tx so the change, its inbox row and its outbox rows commit together.
 type Tx struct {
-	tx pgx.Tx
+	tx    pgx.Tx
+	store *Store
 }
 
 // InTx runs fn in a transaction and commits it if fn returns nil.
@@ -131,7 +134,7 @@ func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
-	if err := fn(&Tx{tx: tx}); err != nil {
+	if err := fn(&Tx{tx: tx, store: s}); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -26,9 +26,26 @@ const (
 	classForeign
 	// classZone elements give a link its position on the page.
 	classZone
+	// classHidden elements hold text that is not shown, so not counted.
+	classHidden
+	// classJoins tags do not end a word: "<b>re</b>ad" is one word.
+	classJoins
 )
 
+// classify answers everything the scanner asks about an element in one
+// lookup; the answer travels with the stack entry.
 func classify(a atom.Atom) elemClass {
+	c := baseClass(a)
+	if isHidden(a) {
+		c |= classHidden
+	}
+	if joinsWords(a, c) {
+		c |= classJoins
+	}
+	return c
+}
+
+func baseClass(a atom.Atom) elemClass {
 	switch a {
 	case atom.Area, atom.Base, atom.Basefont, atom.Bgsound, atom.Br, atom.Col, atom.Embed,
 		atom.Frame, atom.Hr, atom.Img, atom.Image, atom.Input, atom.Keygen, atom.Link,

@@ -2,6 +2,11 @@ package markup
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -151,4 +156,61 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("decode(%q) = %q, want %q", s, b.String(), want)
 		}
 	})
+}
+
+var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "regenerate testdata/fuzz from the corpus pages")
+
+// TestWriteFuzzSeeds keeps the checked-in seed corpus reproducible: the
+// corpus pages, linked versions of them and the tricky snippets, in the
+// go test fuzz v1 format.
+func TestWriteFuzzSeeds(t *testing.T) {
+	if !*writeFuzzSeeds {
+		t.Skip("run with -write-fuzz-seeds to regenerate testdata/fuzz")
+	}
+	write := func(target, name string, values ...string) {
+		dir := filepath.Join("testdata", "fuzz", target)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		body := "go test fuzz v1\n" + strings.Join(values, "\n") + "\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bytesV := func(b []byte) string { return "[]byte(" + strconv.Quote(string(b)) + ")" }
+	stringV := func(s string) string { return "string(" + strconv.Quote(s) + ")" }
+	for _, pg := range loadCorpus(t) {
+		src, err := os.ReadFile(filepath.Join("testdata/corpus", pg.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := strings.TrimSuffix(pg.name, ".html")
+		write("FuzzPlace", name, bytesV(src), stringV(pg.anchors[0][0]), "uint8(3)")
+		write("FuzzLinks", name, bytesV(src), stringV("https://www.trailhead-outfitters.example/a/b/"))
+		var reqs []LinkRequest
+		for i, c := range pg.anchors {
+			reqs = append(reqs, LinkRequest{ID: strconv.Itoa(i), Href: "/t" + strconv.Itoa(i) + "/", Anchors: c})
+		}
+		out, _, err := Place(src, reqs, Options{Language: pg.lang})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write("FuzzStrip", name+"-linked", bytesV(out))
+	}
+	snippets := []string{
+		"<p><b>x</p><p>trail map", "<svg><p>trail map</p></svg>", "<table><p>trail map</table>",
+		"<a><p>trail map</p><p>trail map</a>", "<math></p><marquee>trail map", "<p>0\r0",
+		"<select><div><p>trail map</div></select><p>trail map", "<p><form><option>x</form><p>trail map",
+		"<strong><p>x<svg>runs</strong>shoe<iframe/>& trail map</p>", "<ul><li><ul></li><p>trail map",
+		"<frameset><p>trail map", "<p><kbd>x<table>y<p>trail map", "<svg><desc><style></svg><p>trail map</p>",
+		"<math><mi><style>x</style></mi></math><p>trail map</p>", "<p>trail&nbsp;map &#116;rail ma&#x70;</p>",
+	}
+	for i, s := range snippets {
+		write("FuzzPlace", fmt.Sprintf("snippet-%02d", i), bytesV([]byte(s)), stringV("trail map"), "uint8(0)")
+		write("FuzzStrip", fmt.Sprintf("snippet-%02d", i), bytesV([]byte(s)))
+	}
+	for i, s := range []string{"&amp;", "&ampx", "&amp", "&#116;", "&#x70;", "&#128;", "&#0;", "&#xD800;",
+		"&notit;", "&notin;", "&NotEqualTilde;", "&middot", "&#99999999999;", "a&b", "&;", "caf&eacute; &nbsp;x"} {
+		write("FuzzDecode", fmt.Sprintf("entity-%02d", i), stringV(s))
+	}
 }

@@ -58,6 +58,9 @@ func sameHost(a, b string) bool {
 // isInternalHref reports whether a link written on a page of siteHost stays
 // on the site: a relative reference or an absolute one to the same host.
 func isInternalHref(href, siteHost string) bool {
+	if isPlainPath(href) {
+		return true
+	}
 	h := strings.TrimSpace(href)
 	if h == "" || strings.HasPrefix(h, "#") {
 		return false
@@ -78,6 +81,9 @@ func isInternalHref(href, siteHost string) bool {
 // sitePath reduces an internal href to path, query and fragment so that
 // "/a/" and "https://host/a/" compare equal.
 func sitePath(href, siteHost string) string {
+	if isPlainPath(href) {
+		return href
+	}
 	u, err := url.Parse(strings.TrimSpace(href))
 	if err != nil {
 		return href
@@ -163,4 +169,20 @@ func escapeText(s string) string {
 		return s
 	}
 	return attrEscaper.Replace(s)
+}
+
+// isPlainPath reports an absolute path of characters that need no escaping,
+// which net/url would return unchanged: the common case, without a parse.
+func isPlainPath(href string) bool {
+	if len(href) == 0 || href[0] != '/' || len(href) > 1 && href[1] == '/' {
+		return false
+	}
+	for i := 0; i < len(href); i++ {
+		c := href[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+			c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+			return false
+		}
+	}
+	return true
 }

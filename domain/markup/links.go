@@ -35,7 +35,8 @@ func (l Link) hasRel(v string) bool {
 	return false
 }
 
-// Links extracts every <a> of a page: href resolved against pageURL, text,
+// Links extracts every <a> of a page: href resolved against pageURL (and the
+// page's <base href>, if any), text,
 // rel, internal or external against siteHost (the page URL's host when
 // empty), position from the semantic element around it, and paragraph.
 // Anchors without an href are reported too, with an empty Href.
@@ -48,11 +49,19 @@ func Links(src []byte, pageURL string, siteHost string) ([]Link, error) {
 	if siteHost == "" && base != nil {
 		siteHost = base.Host
 	}
+	if doc.hasBase {
+		if b, err := url.Parse(strings.TrimSpace(doc.baseHref)); err == nil {
+			if base != nil {
+				b = base.ResolveReference(b)
+			}
+			base = b
+		}
+	}
 	links := make([]Link, 0, len(doc.anchors))
 	for _, a := range doc.anchors {
 		l := Link{
 			Href:     a.href,
-			Text:     strings.TrimSpace(a.text.String()),
+			Text:     string(a.text),
 			Position: a.zone.String(),
 			MarkerID: a.marker,
 			Inserted: a.hasMarker,

@@ -75,3 +75,14 @@ func TestParagraphsAndWordCount(t *testing.T) {
 		t.Errorf("WordCount = %d", n)
 	}
 }
+
+func TestLinksHonourBaseHref(t *testing.T) {
+	src := `<head><base href="/docs/v2/"></head><p><a href="intro.html">Intro</a> <a href="/abs">Abs</a></p>`
+	links, err := Links([]byte(src), "https://www.site.example/some/page", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if links[0].URL != "https://www.site.example/docs/v2/intro.html" || links[1].URL != "https://www.site.example/abs" {
+		t.Fatalf("links %+v", links)
+	}
+}

@@ -63,7 +63,7 @@ type Placement struct {
 	ID             string
 	Placed         bool
 	Anchor         string // the anchor text exactly as it appears in the page (page casing)
-	CandidateIndex int    // index into Anchors of the candidate that matched
+	CandidateIndex int    // index into Anchors of the candidate that matched; -1 when not placed
 	Variation      bool   // matched through the stemmer, not literally
 	Paragraph      int    // 1-based index of the <p> it went into (counting all <p> of the document)
 	// ContentParagraph is the same paragraph counted among the content's
@@ -127,7 +127,7 @@ func (p *placer) verify(out []byte, reqs []LinkRequest, placements []Placement) 
 				continue
 			}
 			placements[in.req] = Placement{ID: reqs[in.req].ID, CandidateIndex: -1,
-				Reason: "the page's markup is malformed around every match; a link there would not parse where intended"}
+				Reason: "the markup around the match is malformed: the HTML parser would not keep a link there"}
 		}
 		p.placed = kept
 		out = p.splice(placements)
@@ -255,8 +255,11 @@ type placer struct {
 	doc           *scan
 	cfg           *placeConfig
 	placedPerPara [][]wordSpan
-	placed        []insertion // sorted by start
-	words         []foldWord
+	placed        []insertion     // sorted by start
+	existing      map[string]bool // site paths the page already links to
+	paraRanges    [][2]int
+	positions     []int // scratch for matcher.prev
+	paraLinks     map[int][]wordSpan
 	stems         map[string]string
 }
 
@@ -283,11 +286,17 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 		}
 	}
 	if !p.cfg.opts.AllowDuplicateTargets {
-		for _, l := range p.doc.anchors {
-			if l.hasHref && isInternalHref(l.href, p.cfg.opts.SiteHost) && sitePath(l.href, p.cfg.opts.SiteHost) == pr.sitePath {
-				pl.Reason = "the page already links to " + r.Href
-				return pl
+		if p.existing == nil {
+			p.existing = make(map[string]bool)
+			for _, l := range p.doc.anchors {
+				if l.hasHref && isInternalHref(l.href, p.cfg.opts.SiteHost) {
+					p.existing[sitePath(l.href, p.cfg.opts.SiteHost)] = true
+				}
 			}
+		}
+		if p.existing[pr.sitePath] {
+			pl.Reason = "the page already links to " + r.Href
+			return pl
 		}
 		for _, in := range p.placed {
 			if p.cfg.reqs[in.req].sitePath == pr.sitePath {
@@ -302,35 +311,123 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 			if a == "" {
 				continue
 			}
-			var hits []hit
-			if variation == 0 {
-				hits = p.literalHits(a, pr.noSpace[ci])
-			} else {
+			m := newMatcher(p, a, nil)
+			if variation == 1 {
 				if pr.stems[ci] == nil {
 					continue
 				}
-				hits = p.variationHits(pr.stems[ci])
+				m = newMatcher(p, pr.stems[ci].prefix, pr.stems[ci])
 			}
-			if r.Position.EndOfArticle {
-				sort.SliceStable(hits, func(i, j int) bool { return hits[i].para > hits[j].para })
+			h, ok := p.search(&m, r.Position, &tally)
+			if !ok {
+				continue
 			}
-			for _, h := range hits {
-				if !p.fits(h, r.Position, &tally) {
-					continue
+			p.commit(h, ri)
+			pl.Placed = true
+			pl.Anchor = string(p.src[h.start:h.end])
+			pl.CandidateIndex = ci
+			pl.Variation = variation == 1
+			pl.Paragraph = p.doc.paras[h.para].index
+			pl.ContentParagraph = p.doc.paras[h.para].content
+			return pl
+		}
+	}
+	if n := r.Position.FirstParagraphs; n > 0 && tally == (rejectTally{}) {
+		// Say whether the anchor is further down, for the LLM fallback's sake.
+		lo := p.contentLimit(n)
+		for ci, a := range pr.anchors {
+			if a != "" {
+				m := newMatcher(p, a, nil)
+				if _, _, ok := m.next(lo, len(p.doc.fold)); ok {
+					tally.outside++
+					break
 				}
-				p.commit(h, ri)
-				pl.Placed = true
-				pl.Anchor = string(p.src[h.start:h.end])
-				pl.CandidateIndex = ci
-				pl.Variation = variation == 1
-				pl.Paragraph = p.doc.paras[h.para].index
-				pl.ContentParagraph = p.doc.paras[h.para].content
-				return pl
+			}
+			if sp := pr.stems[ci]; sp != nil {
+				m := newMatcher(p, sp.prefix, sp)
+				if _, _, ok := m.next(lo, len(p.doc.fold)); ok {
+					tally.outside++
+					break
+				}
 			}
 		}
 	}
 	pl.Reason = tally.reason(r.Position, p.cfg)
 	return pl
+}
+
+// search finds the first occurrence that fits the position and density
+// rules: in document order, or for EndOfArticle from the last paragraph
+// back, taking the first fitting occurrence within each paragraph.
+func (p *placer) search(m *matcher, pos Position, t *rejectTally) (hit, bool) {
+	lo, hi := 0, len(p.doc.fold)
+	if pos.FirstParagraphs > 0 {
+		hi = p.contentLimit(pos.FirstParagraphs)
+	}
+	if !pos.EndOfArticle {
+		for from := lo; from < hi; {
+			h, fs, ok := m.next(from, hi)
+			if !ok {
+				return hit{}, false
+			}
+			if p.fits(h, pos, t) {
+				return h, true
+			}
+			_, size := utf8.DecodeRune(p.doc.fold[fs:])
+			from = fs + size
+		}
+		return hit{}, false
+	}
+	for hi > lo {
+		last, ok := m.prev(lo, hi)
+		if !ok {
+			return hit{}, false
+		}
+		ps, pe := p.paraFold(last.para)
+		ps = max(ps, lo)
+		for from := ps; from < pe; {
+			h, fs, ok := m.next(from, pe)
+			if !ok {
+				break
+			}
+			if p.fits(h, pos, t) {
+				return h, true
+			}
+			_, size := utf8.DecodeRune(p.doc.fold[fs:])
+			from = fs + size
+		}
+		hi = ps
+	}
+	return hit{}, false
+}
+
+// contentLimit is where the folded text of content paragraph n ends.
+func (p *placer) contentLimit(n int) int {
+	segs := p.doc.segs
+	i := sort.Search(len(segs), func(i int) bool { return p.doc.paras[segs[i].para].content > n })
+	if i == len(segs) {
+		return len(p.doc.fold)
+	}
+	return int(segs[i].foldStart)
+}
+
+// paraFold is the range of the folded text that a paragraph's segments cover.
+func (p *placer) paraFold(para int) (start, end int) {
+	if p.paraRanges == nil {
+		p.paraRanges = make([][2]int, len(p.doc.paras))
+		for i := range p.paraRanges {
+			p.paraRanges[i] = [2]int{-1, -1}
+		}
+		for _, s := range p.doc.segs {
+			r := &p.paraRanges[s.para]
+			if r[0] < 0 {
+				r[0] = int(s.foldStart)
+			}
+			r[1] = int(s.foldEnd)
+		}
+	}
+	r := p.paraRanges[para]
+	return r[0], r[1]
 }
 
 // rejectTally remembers why matches were turned down, for the Reason.
@@ -375,7 +472,7 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 		t.full++
 		return false
 	}
-	for _, spans := range [2][]wordSpan{para.links, placed} {
+	for _, spans := range [2][]wordSpan{p.linksIn(h.para), placed} {
 		for _, s := range spans {
 			end := s.end
 			if end < 0 {
@@ -388,6 +485,24 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 		}
 	}
 	return true
+}
+
+// linksIn lists the word spans of the page's own links in a paragraph.
+func (p *placer) linksIn(para int) []wordSpan {
+	if spans, ok := p.paraLinks[para]; ok {
+		return spans
+	}
+	var spans []wordSpan
+	for i := range p.doc.anchors {
+		if l := &p.doc.anchors[i]; l.para == para {
+			spans = append(spans, l.words)
+		}
+	}
+	if p.paraLinks == nil {
+		p.paraLinks = make(map[int][]wordSpan)
+	}
+	p.paraLinks[para] = spans
+	return spans
 }
 
 // gap counts the words between an existing link [start, end) and a new one.

@@ -211,3 +211,92 @@ func TestStripInternalKeepsExternal(t *testing.T) {
 		t.Fatalf("got  %s\nwant %s", out, want)
 	}
 }
+
+// Seed scenario: paragraph 4 already holds 2 injected links and a third
+// link's anchor is found there; it goes to a later paragraph.
+func TestPlaceThirdLinkSkipsParagraphWithTwoInjected(t *testing.T) {
+	p4 := "<p>Tents for two " + filler(55) + " stoves for cooking and lanterns for light.</p>"
+	src := "<p>one</p><p>two</p><p>three</p>" + p4 + "<p>" + filler(5) + " lanterns on sale.</p>"
+	reqs := []LinkRequest{
+		{ID: "1", Href: "/tents/", Anchors: []string{"tents"}},
+		{ID: "2", Href: "/stoves/", Anchors: []string{"stoves"}},
+		{ID: "3", Href: "/lanterns/", Anchors: []string{"lanterns"}},
+	}
+	out, pls, err := Place([]byte(src), reqs, Options{MinWordsBetweenLinks: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := checkPlacement([]byte(src), out, pls); msg != "" {
+		t.Fatal(msg)
+	}
+	if pls[0].Paragraph != 4 || pls[1].Paragraph != 4 || pls[2].Paragraph != 5 {
+		t.Fatalf("placements %+v", pls)
+	}
+	// Only 20 words apart, the second link does not fit the density rule
+	// and its anchor appears nowhere else.
+	src = "<p>Tents for two " + filler(20) + " stoves for cooking.</p>"
+	_, pls, _ = Place([]byte(src), reqs[:2], Options{})
+	if !pls[0].Placed || pls[1].Placed || !strings.Contains(pls[1].Reason, "density") {
+		t.Fatalf("placements 20 words apart: %+v", pls)
+	}
+}
+
+func TestPlaceDuplicateTargets(t *testing.T) {
+	src := `<p>See <a href="https://www.shop.example/boots/">our range</a>. Boots and more boots ` + filler(60) + ` boots.</p>`
+	_, pl := placeOne(t, src, LinkRequest{ID: "1", Href: "/boots/", Anchors: []string{"boots"}}, Options{SiteHost: "www.shop.example"})
+	if pl.Placed || !strings.Contains(pl.Reason, "already links") {
+		t.Fatalf("placement %+v", pl)
+	}
+	_, pl = placeOne(t, src, LinkRequest{ID: "1", Href: "/boots/", Anchors: []string{"boots"}}, Options{SiteHost: "www.shop.example", AllowDuplicateTargets: true})
+	if !pl.Placed {
+		t.Fatalf("placement %+v", pl)
+	}
+	// An ID the page already carries is not placed twice.
+	src = `<p><a href="/x/" data-interlinker="7">x</a> and boots</p>`
+	out, pls, err := Place([]byte(src), []LinkRequest{{ID: "7", Href: "/y/", Anchors: []string{"boots"}}}, Options{})
+	if err != nil || pls[0].Placed || string(out) != src {
+		t.Fatalf("placement %+v, %v", pls[0], err)
+	}
+}
+
+func TestPlaceMalformedPageIsCheckedByParser(t *testing.T) {
+	// Misnested formatting makes the scanner unsure; the parser has the
+	// last word and the link still lands in the paragraph.
+	src := `<p><b>bold <i>both</b> italic</i> and trail maps here</p>`
+	doc, _ := scanDocument([]byte(src), wantFold)
+	if !doc.uncertain {
+		t.Fatal("misnested markup not flagged")
+	}
+	_, pl := placeOne(t, src, LinkRequest{ID: "1", Href: "/maps/", Anchors: []string{"trail maps"}}, Options{})
+	if !pl.Placed {
+		t.Fatalf("placement %+v", pl)
+	}
+	// A well-formed page never pays for a parse.
+	doc, _ = scanDocument([]byte(`<p><b>bold</b> <i>it</i> trail maps</p><ul><li>x<li>y</ul>`), wantFold)
+	if doc.uncertain {
+		t.Fatal("well-formed markup flagged")
+	}
+}
+
+func TestPlaceAcrossEntitiesAndWhitespace(t *testing.T) {
+	cases := []struct{ src, anchor, want string }{
+		{"<p>Boots &amp; Socks sale</p>", "boots & socks", "Boots &amp; Socks"},
+		{"<p>Boots&#38;Socks</p>", "boots&socks", "Boots&#38;Socks"},
+		{"<p>caf&#xE9; au lait</p>", "café au lait", "caf&#xE9; au lait"},
+		{"<p>trail\n\t\t&nbsp; map</p>", "trail map", "trail\n\t\t&nbsp; map"},
+		{"<p>trail&#32;map</p>", "trail map", "trail&#32;map"},
+		{"<p>It&rsquo;s here</p>", "it's here", "It&rsquo;s here"},
+		{"<p>Fish &amp chips</p>", "fish & chips", "Fish &amp chips"}, // legacy reference without ';'
+	}
+	for _, c := range cases {
+		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: "none"})
+		if !pl.Placed || pl.Anchor != c.want {
+			t.Errorf("%q in %q: %+v", c.anchor, c.src, pl)
+		}
+	}
+	// An anchor in the request is text, not HTML: "&amp;" is five characters.
+	_, pl := placeOne(t, "<p>Boots &amp; Socks</p>", LinkRequest{ID: "1", Href: "/x/", Anchors: []string{"boots &amp; socks"}}, Options{})
+	if pl.Placed {
+		t.Errorf("HTML in an anchor matched: %+v", pl)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -13,9 +15,12 @@ import (
 
 // The scanner makes one tokenizer pass and follows the HTML tree builder
 // only as far as placing links needs: which <p> a run of text belongs to and
-// whether anything around it forbids a link. Where the real tree builder
-// could disagree (misnested or foster-parented markup), it errs towards
-// "not eligible"; the property tests check it against x/net/html's parser.
+// whether anything around it forbids a link. It tracks the stack of open
+// elements, the <a> and <code> elements the builder would reopen, SVG and
+// MathML with their integration points, and quirks mode where it matters.
+// Where the builder could still disagree it errs towards "not eligible" or
+// sets uncertain, and Place then asks the real parser. The property, fuzz
+// and corpus tests hold it to x/net/html's parser throughout.
 
 // scanMode selects what a pass collects; Place needs far less than Links.
 type scanMode uint8
@@ -32,7 +37,6 @@ type paragraph struct {
 	content    int // 1-based among paragraphs in the content zone, 0 outside it
 	start, end int // byte offsets of the <p> start tag and of where it closes
 	words      int
-	links      []wordSpan // existing <a> elements, in words from the paragraph start
 	linkCount  int
 }
 
@@ -42,14 +46,14 @@ type wordSpan struct{ start, end int }
 // segment is a run of text where a link may go: one text token inside a
 // <p>, with nothing but inline formatting between them.
 type segment struct {
-	start, end  int // source bytes
-	para        int // index into scan.paras
-	wordsBefore int // words of the paragraph begun before the segment
-	wc          wordCounter
+	start, end  int32 // source bytes
+	para        int32 // index into scan.paras
+	wordsBefore int32 // words of the paragraph begun before the segment
+	foldStart   int32 // offset of the folded text in scan.fold
+	foldEnd     int32
 	prevRune    rune // the paragraph's text just before, ' ' across a block boundary
 	nextRune    rune
-	foldStart   int // offset of the folded text in scan.fold
-	foldEnd     int
+	wc          wordCounter
 }
 
 type anchor struct {
@@ -61,9 +65,9 @@ type anchor struct {
 	// closeStart and closeEnd locate the "</a>" that pairs with the start
 	// tag: the next one, unless another <a> starts first; -1 when none.
 	closeStart, closeEnd int
-	span                 int // index into the paragraph's links
+	words                wordSpan // in the paragraph's words; end -1 until closed
 	closed               bool
-	text                 strings.Builder
+	text                 []byte
 	lastSpace            bool
 }
 
@@ -111,7 +115,7 @@ type scan struct {
 	paras   []paragraph
 	segs    []segment
 	fold    []byte
-	anchors []*anchor
+	anchors []anchor
 	words   int
 
 	wc         wordCounter
@@ -129,9 +133,13 @@ type scan struct {
 	// uncertain is set when the markup took a turn the scanner does not
 	// follow exactly; Place then checks its work with the real parser.
 	uncertain bool
-	lastA     int // the latest <a> start tag, until an </a> pairs with it
+
+	nameBuf [32]byte
+	lastA   int // the latest <a> start tag, until an </a> pairs with it
 
 	contentParas int
+	baseHref     string
+	hasBase      bool
 
 	blocks    []blockSpan
 	landmarks landmarks
@@ -151,11 +159,23 @@ type blockSpan struct {
 
 var errTokenizerDrift = errors.New("markup: tokenizer did not reproduce the input")
 
+// ErrTooLarge is returned for pages of 2 GiB or more; offsets are 32-bit.
+var ErrTooLarge = errors.New("markup: page too large")
+
 func scanDocument(src []byte, mode scanMode) (*scan, error) {
-	s := &scan{src: src, mode: mode, lastRune: ' ', pendingSeg: -1, openLink: -1, lastA: -1, landmarks: newLandmarks()}
-	if mode&wantFold != 0 {
-		s.fold = make([]byte, 0, len(src)/2)
+	if len(src) >= math.MaxInt32 {
+		return nil, ErrTooLarge
 	}
+	s := &scan{src: src, mode: mode, lastRune: ' ', pendingSeg: -1, openLink: -1, lastA: -1, landmarks: newLandmarks()}
+	// Sized from typical pages (text is most of an article's bytes; a
+	// paragraph every half kilobyte) so that the slices rarely grow.
+	if mode&wantFold != 0 {
+		s.fold = make([]byte, 0, len(src)+16)
+		s.segs = make([]segment, 0, len(src)/128+4)
+	}
+	s.paras = make([]paragraph, 0, len(src)/400+4)
+	s.anchors = make([]anchor, 0, len(src)/500+4)
+	s.stack = make([]stackEntry, 0, 32)
 	z := html.NewTokenizer(bytes.NewReader(src))
 	off := 0
 	for {
@@ -180,9 +200,10 @@ func scanDocument(src []byte, mode scanMode) (*scan, error) {
 			s.endOfDocument(off)
 			return s, nil
 		case html.TextToken:
-			if len(bytes.TrimLeft(src[start:off], " \t\n\r\f")) > 0 {
+			if n := len(s.stack); (!s.sawContent || n > 0 && isTableContext(s.stack[n-1].a)) &&
+				len(bytes.TrimLeft(src[start:off], " \t\n\r\f")) > 0 {
 				s.sawContent = true
-				if n := len(s.stack); n > 0 && isTableContext(s.stack[n-1].a) {
+				if n > 0 && isTableContext(s.stack[n-1].a) {
 					s.uncertain = true // text foster-parented out of a table
 				}
 			}
@@ -196,12 +217,13 @@ func scanDocument(src []byte, mode scanMode) (*scan, error) {
 			s.sawContent = true
 		case html.StartTagToken, html.SelfClosingTagToken:
 			s.sawContent = true
-			name, hasAttr := z.TagName()
+			name := s.tagName(src[start+1 : off])
+			hasAttr := off-start > len(name)+2
 			a := atom.Lookup(name)
 			s.startTag(z, a, name, hasAttr, tt == html.SelfClosingTagToken, start, off)
 		case html.EndTagToken:
 			s.sawContent = true
-			name, _ := z.TagName()
+			name := s.tagName(src[start+2 : off])
 			if s.block.depth > 0 && string(name) == s.block.name {
 				if s.block.depth--; s.block.depth == 0 {
 					s.blocks[len(s.blocks)-1].end = off
@@ -245,29 +267,60 @@ func (s *scan) text(start, end int) {
 		len(bytes.TrimLeft(s.src[start:end], " \t\n\r\f")) > 0 {
 		s.popTo(n - 1)
 	}
-	para := s.innermostPara()
-	visible := s.hidden == 0
-	if !visible {
+	if s.hidden > 0 {
 		return
 	}
+	para := s.innermostPara()
 	if para < 0 && s.mode&(wantWords|wantLinks) == 0 {
 		s.lastRune = ' '
 		return
 	}
+	b := s.src[start:end]
+	if len(b) == 0 {
+		return
+	}
+	if s.pendingSeg >= 0 {
+		r, _, _, _ := nextUnit(b, 0)
+		s.segs[s.pendingSeg].nextRune = r
+		s.pendingSeg = -1
+	}
 	fold := s.mode&wantFold != 0 && para >= 0 && s.eligible()
 	var seg segment
 	if fold {
-		seg = segment{start: start, end: end, para: para, wordsBefore: s.paras[para].words,
-			wc: s.wc, prevRune: s.lastRune, foldStart: len(s.fold)}
+		seg = segment{start: int32(start), end: int32(end), para: int32(para), wordsBefore: int32(s.paras[para].words),
+			wc: s.wc, prevRune: s.lastRune, foldStart: int32(len(s.fold))}
 	}
 	var link *anchor
 	if s.openLink >= 0 && s.mode&wantLinks != 0 {
-		link = s.anchors[s.openLink]
+		link = &s.anchors[s.openLink]
 	}
-	first := true
-	lastSpace := len(s.fold) > 0 && s.fold[len(s.fold)-1] == ' '
-	b := s.src[start:end]
+
+	// The loop is the scanner's hot path. Runs of ASCII other than '&' and
+	// NUL go through a tight inner loop with the word counter and the
+	// folded text in locals; everything else takes the general path.
+	wc, words, last, fb := s.wc, 0, s.lastRune, s.fold
+	lastSpace := false
 	for i := 0; i < len(b); {
+		if link == nil && isPlainASCII(b[i]) {
+			st := asciiState{lastSpace: lastSpace}
+			if wc.inWord && !wc.noSpace {
+				st.prevWord = 1
+			}
+			var dst []byte
+			n := len(fb)
+			if fold {
+				fb = slices.Grow(fb, len(b)-i)
+				dst = fb[n : n+len(b)-i]
+			}
+			used, written, w := asciiRun(b[i:], dst, &st)
+			fb = fb[:n+written]
+			words += w
+			wc.inWord, wc.noSpace = st.prevWord == 1, false
+			lastSpace = st.lastSpace
+			i += used
+			last = rune(b[i-1])
+			continue
+		}
 		r0, r1, nr, size := nextUnit(b, i)
 		i += size
 		for k := 0; k < nr; k++ {
@@ -275,51 +328,71 @@ func (s *scan) text(start, end int) {
 			if k == 1 {
 				r = r1
 			}
-			if first {
-				first = false
-				if s.pendingSeg >= 0 {
-					s.segs[s.pendingSeg].nextRune = r
-					s.pendingSeg = -1
-				}
+			if wc.step(r) {
+				words++
 			}
-			if s.wc.step(r) {
-				s.words++
-				if para >= 0 {
-					s.paras[para].words++
-				}
-			}
-			s.lastRune = r
+			last = r
 			if fold {
 				if isSpace(r) {
-					if !lastSpace || len(s.fold) == seg.foldStart {
-						s.fold = append(s.fold, ' ')
+					if !lastSpace {
+						fb = append(fb, ' ')
 					}
 					lastSpace = true
 				} else {
-					s.fold = utf8.AppendRune(s.fold, foldRune(r))
+					fb = utf8.AppendRune(fb, foldRune(r))
 					lastSpace = false
 				}
 			}
 			if link != nil {
 				if isSpace(r) {
-					link.lastSpace = link.text.Len() > 0
+					link.lastSpace = len(link.text) > 0
 				} else {
 					if link.lastSpace {
-						link.text.WriteByte(' ')
+						link.text = append(link.text, ' ')
 						link.lastSpace = false
 					}
-					link.text.WriteRune(r)
+					link.text = utf8.AppendRune(link.text, r)
 				}
 			}
 		}
 	}
+	s.wc, s.lastRune, s.fold = wc, last, fb
+	s.words += words
+	if para >= 0 {
+		s.paras[para].words += words
+	}
 	if fold {
-		seg.foldEnd = len(s.fold)
+		seg.foldEnd = int32(len(s.fold))
 		s.fold = append(s.fold, 0)
 		s.segs = append(s.segs, seg)
 		s.pendingSeg = len(s.segs) - 1
 	}
 }
+
+// Character classes of ASCII bytes for the scanner's fast path; they agree
+// with isSpace, isWordRune and foldRune. asciiWord must stay bit 1.
+const (
+	asciiSpace uint8 = 1 << iota
+	asciiWord
+)
+
+// isPlainASCII reports bytes that stand for themselves in text.
+func isPlainASCII(c byte) bool { return c < utf8.RuneSelf && c != '&' && c != 0 }
+
+// The tables have 256 entries so that indexing by a byte needs no bounds
+// check; only the first 128 are used.
+var asciiClass, asciiLower = func() (cls, lower [256]uint8) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		if isSpace(rune(c)) {
+			cls[c] |= asciiSpace
+		}
+		if isWordRune(rune(c)) {
+			cls[c] |= asciiWord
+		}
+		lower[c] = uint8(foldRune(rune(c)))
+	}
+	return
+}()
 
 // wordBreak records an element boundary that ends words and link anchors.
 func (s *scan) wordBreak() {
@@ -397,14 +470,20 @@ func (s *scan) inForeignContent(a atom.Atom, startTag bool) bool {
 
 func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, selfClosing bool, start, end int) {
 	c := classify(a)
-	if !joinsWords(a, c) {
+	if c&classJoins == 0 {
 		s.wordBreak()
 	}
 	s.cursor = start
 	var at tagAttrs
-	if hasAttr && (a == atom.A || a == atom.Font || s.mode&(wantLinks|wantBlocks) != 0 ||
-		string(name) == "annotation-xml") {
+	if hasAttr && (a == atom.A || a == atom.Font || string(name) == "annotation-xml" ||
+		a == atom.Base && s.mode&wantLinks != 0 ||
+		s.mode&wantLinks != 0 && containsFold(s.src[start:end], "role") ||
+		s.mode&wantBlocks != 0 && containsFold(s.src[start:end], BlockMarkerAttr)) {
 		at = readAttrs(z, hasAttr)
+	}
+	if a == atom.Base && at.hasHref && !s.hasBase && s.foreign == 0 {
+		// The first <base href> is what relative links resolve against.
+		s.baseHref, s.hasBase = at.href, true
 	}
 	if s.block.depth > 0 && string(name) == s.block.name && !selfClosing {
 		s.block.depth++
@@ -516,13 +595,12 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 		s.paras = append(s.paras, p)
 	}
 	if a == atom.A {
-		l := &anchor{start: start, tagEnd: end, end: end, closeStart: -1, closeEnd: -1, para: s.innermostPara(),
+		l := anchor{start: start, tagEnd: end, end: end, closeStart: -1, closeEnd: -1, para: s.innermostPara(),
 			href: at.href, hasHref: at.hasHref, rel: at.rel, marker: at.marker, hasMarker: at.hasMarker, zone: zn}
 		if l.para >= 0 {
 			p := &s.paras[l.para]
 			p.linkCount++
-			l.span = len(p.links)
-			p.links = append(p.links, wordSpan{start: p.words, end: -1})
+			l.words = wordSpan{start: p.words, end: -1}
 		}
 		link = len(s.anchors)
 		s.anchors = append(s.anchors, l)
@@ -602,7 +680,7 @@ func (s *scan) count(e stackEntry, d int) {
 	if e.class&classExcluded != 0 {
 		s.excluded += d
 	}
-	if isHidden(e.a) && e.ns == nsHTML {
+	if e.class&classHidden != 0 && e.ns == nsHTML {
 		s.hidden += d
 	}
 	if e.class&classMarker != 0 {
@@ -648,7 +726,7 @@ func (s *scan) closeParagraph(p int) {
 }
 
 func (s *scan) closeLink(i, end int) {
-	l := s.anchors[i]
+	l := &s.anchors[i]
 	if l.closed {
 		return
 	}
@@ -659,7 +737,7 @@ func (s *scan) closeLink(i, end int) {
 	}
 	if l.para >= 0 {
 		p := &s.paras[l.para]
-		p.links[l.span].end = p.words
+		l.words.end = p.words
 	}
 	if s.openLink == i {
 		s.openLink = -1
@@ -743,7 +821,7 @@ func (s *scan) closeListItem(a1, a2 atom.Atom) {
 
 func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
 	c := classify(a)
-	if !joinsWords(a, c) {
+	if c&classJoins == 0 {
 		s.wordBreak()
 	}
 	s.cursor = start
@@ -827,6 +905,9 @@ func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
 		}
 		if e.class&classScope != 0 && !(closesTable(a) && isCellLike(e.a) && e.ns == nsHTML) {
 			return
+		}
+		if a == atom.Li && (e.a == atom.Ul || e.a == atom.Ol) && e.ns == nsHTML {
+			return // </li> looks no further than its list ("list item scope")
 		}
 		if e.class&classSpecial != 0 && c&classSpecial == 0 {
 			return
@@ -946,6 +1027,54 @@ func isTablePart(a atom.Atom) bool {
 	case atom.Caption, atom.Colgroup, atom.Col, atom.Tbody, atom.Tfoot, atom.Thead, atom.Tr, atom.Td,
 		atom.Th, atom.Script, atom.Style, atom.Template, atom.Input, atom.Form:
 		return true
+	}
+	return false
+}
+
+// tagName reads a tag's name from its source bytes (after "<" or "</"),
+// lower-cased as the tokenizer would, without the tokenizer's per-call
+// copy. The result is valid until the next call.
+func (s *scan) tagName(b []byte) []byte {
+	n := 0
+	for n < len(b) {
+		switch b[n] {
+		case ' ', '\n', '\r', '\t', '\f', '/', '>':
+			goto done
+		}
+		n++
+	}
+done:
+	name := s.nameBuf[:0]
+	if n > len(s.nameBuf) {
+		name = make([]byte, 0, n)
+	}
+	for _, c := range b[:n] {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		name = append(name, c)
+	}
+	return name
+}
+
+// containsFold reports whether b contains the lower-case ASCII needle in
+// any case.
+func containsFold(b []byte, needle string) bool {
+	for i := 0; i+len(needle) <= len(b); i++ {
+		j := 0
+		for j < len(needle) {
+			c := b[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != needle[j] {
+				break
+			}
+			j++
+		}
+		if j == len(needle) {
+			return true
+		}
 	}
 	return false
 }

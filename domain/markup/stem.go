@@ -62,6 +62,7 @@ type stemmedPhrase struct {
 	literal string // the folded anchor
 	stems   []string
 	gaps    []string
+	prefix  string // what the first word and its stem share: every inflection starts so
 }
 
 // stemPhrase prepares a folded anchor for variation matching. Phrases that
@@ -87,10 +88,25 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 				}
 			}
 		} else if start >= 0 {
-			sp.stems = append(sp.stems, s.stem(folded[start:i]))
+			word := folded[start:i]
+			stem := s.stem(word)
+			if len(sp.stems) == 0 {
+				n := 0
+				for n < len(word) && n < len(stem) && word[n] == stem[n] {
+					n++
+				}
+				for n > 0 && n < len(word) && !utf8.RuneStart(word[n]) {
+					n-- // keep whole characters
+				}
+				sp.prefix = word[:n]
+			}
+			sp.stems = append(sp.stems, stem)
 			start, gapStart = -1, i
 		}
 		i += size
+	}
+	if sp.prefix == "" {
+		return nil // no common ground between word and stem to search for
 	}
 	return sp
 }

@@ -41,7 +41,8 @@ func strip(src []byte, unwrap func(*anchor) bool) ([]byte, error) {
 		}
 		return false
 	}
-	for _, l := range doc.anchors {
+	for i := range doc.anchors {
+		l := &doc.anchors[i]
 		if !unwrap(l) || inBlock(l.start) {
 			continue
 		}

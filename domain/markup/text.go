@@ -52,6 +52,9 @@ func decodeReference(b []byte, i int) (r0, r1 rune, nr, size int) {
 		return 0, 0, 0, 0
 	}
 	if j < len(b) && b[j] == ';' {
+		if r := commonEntity(b[i+1 : j]); r != 0 {
+			return r, 0, 1, j + 1 - i
+		}
 		if r0, r1, nr = lookupEntity(b[i : j+1]); nr > 0 {
 			return r0, r1, nr, j + 1 - i
 		}
@@ -67,6 +70,42 @@ func decodeReference(b []byte, i int) (r0, r1 rune, nr, size int) {
 		}
 	}
 	return 0, 0, 0, 0
+}
+
+// commonEntity decodes the references that make up nearly all of real text
+// without the general lookup, which allocates.
+func commonEntity(name []byte) rune {
+	switch string(name) {
+	case "amp":
+		return '&'
+	case "nbsp":
+		return '\u00A0'
+	case "lt":
+		return '<'
+	case "gt":
+		return '>'
+	case "quot":
+		return '"'
+	case "apos":
+		return '\''
+	case "rsquo":
+		return '\u2019'
+	case "lsquo":
+		return '\u2018'
+	case "rdquo":
+		return '\u201D'
+	case "ldquo":
+		return '\u201C'
+	case "mdash":
+		return '\u2014'
+	case "ndash":
+		return '\u2013'
+	case "hellip":
+		return '\u2026'
+	case "copy":
+		return '\u00A9'
+	}
+	return 0
 }
 
 // lookupEntity asks x/net/html's table so that the set of names and their
@@ -218,19 +257,3 @@ func (w *wordCounter) step(r rune) bool {
 
 // breakWord ends any word in progress, for element boundaries such as <br>.
 func (w *wordCounter) breakWord() { w.inWord = false }
-
-// countWords counts words in raw HTML text (character references decoded).
-func countWords(b []byte, wc *wordCounter) int {
-	n := 0
-	for i := 0; i < len(b); {
-		r0, r1, nr, size := nextUnit(b, i)
-		i += size
-		if wc.step(r0) {
-			n++
-		}
-		if nr == 2 && wc.step(r1) {
-			n++
-		}
-	}
-	return n
-}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/store/storetest"
+)
+
+func TestDemoLinksTheExampleSiteAndWritesItsSummary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole example site")
+	}
+	out := t.TempDir()
+	err := run([]string{"demo", "--database-url", storetest.NewDatabase(t), "--out", out, "--log-level", "error"})
+	if err != nil {
+		t.Fatalf("demo: %v", err)
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum demoSummary
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Pages != 60 {
+		t.Errorf("pages linked: %d, want all 60", sum.Pages)
+	}
+	up := sum.LinksByType["vertical_up"]
+	if up["verified"] < 30 || up["verified"]+up["planned"] != sum.PagesByKind["supporting"] {
+		t.Errorf("vertical_up links %v for %d supporting articles", up, sum.PagesByKind["supporting"])
+	}
+	if len(sum.FailedPages) != up["planned"] {
+		t.Errorf("%d pages fail validation but %d uplinks were not placed", len(sum.FailedPages), up["planned"])
+	}
+	html, err := os.ReadFile(filepath.Join(out, "how-to-break-in-hiking-boots.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), `<a href="/hiking/hiking-boots/" data-interlinker=`) {
+		t.Errorf("linked page lacks its uplink:\n%.400s", html)
+	}
+}
+
+func TestPublishSendsEventFilesWithTheirIDsAndRefusesInvalidOnes(t *testing.T) {
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	p, err := newProducer(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := bus.Provision(ctx, p.js, bus.StreamSettings{DuplicateWindow: time.Minute}, bus.ConsumerSettings{}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	docs := filepath.Join("..", "..", "docs", "events")
+	for range 2 { // the second run's events are duplicates JetStream drops
+		if err := run([]string{"publish", "--nats-url", srv.ClientURL(), docs}); err != nil {
+			t.Fatalf("publish docs: %v", err)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(docs, "*.json"))
+	var stored uint64
+	for _, name := range []string{"SITE", "CONTENT", "LINKS", "AUDIT"} {
+		s, err := p.js.Stream(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored += info.State.Msgs
+	}
+	if stored != uint64(len(files)) {
+		t.Errorf("streams hold %d events, want %d (one per file, duplicates dropped)", stored, len(files))
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"specversion":"0.3","id":"x","source":"s","type":"content.generated","siteid":"s","data":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = run([]string{"publish", "--nats-url", srv.ClientURL(), bad})
+	if err == nil || !strings.Contains(err.Error(), `specversion is "0.3"`) {
+		t.Errorf("publishing an invalid event: %v", err)
+	}
+	cons, err := p.js.OrderedConsumer(ctx, "CONTENT", jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.NumPending != 4 {
+		t.Errorf("CONTENT holds %d events, want the 4 documented ones only", info.NumPending)
+	}
+}

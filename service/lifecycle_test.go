@@ -1,0 +1,172 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/events"
+)
+
+func TestHealthReadinessAndMetricsAreServed(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.publish(siteEvent("s1"))
+	h.publish(hubEvent("s1"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.waitIdle(waitLong)
+
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + h.svc.HTTPAddr() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, "ok") {
+		t.Errorf("/healthz: %d %s", code, body)
+	}
+	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, "ready") {
+		t.Errorf("/readyz: %d %s", code, body)
+	}
+	code, metrics := get("/metrics")
+	if code != 200 {
+		t.Fatalf("/metrics: %d", code)
+	}
+	for _, want := range []string{
+		`interlinker_events_in_total{handler="planner`,
+		`interlinker_events_out_total{subject="links.inserted"} 1`,
+		`interlinker_handler_seconds_bucket{handler="validator`,
+		"interlinker_outbox_waiting 0",
+		"interlinker_outbox_oldest_seconds",
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+}
+
+func TestReadinessFailsWhenAConsumerIsMissing(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.svc.Ready(ctx); err != nil {
+		t.Fatalf("ready at start: %v", err)
+	}
+	if err := h.js.DeleteConsumer(ctx, "LINKS", "validator"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.svc.Ready(ctx); err == nil || !strings.Contains(err.Error(), "validator") {
+		t.Errorf("ready with the validator consumer gone: %v", err)
+	}
+}
+
+func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.publish(hubEvent("late"))
+	time.Sleep(200 * time.Millisecond) // let the page be refused at least once
+	h.publish(siteEvent("late"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "late", "boots-hub")) == 1 })
+	if dead := h.dead.all(); len(dead) != 0 {
+		t.Errorf("dead-lettered while waiting for the site: %s", dead[0].Header)
+	}
+}
+
+func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.publish(siteEvent("s1"))
+	h.publish(hubEvent("s1"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
+	waitFor(t, waitLong, "article linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "care")) == 1 })
+	linked := h.inserted.insertedFor(t, "s1", "care")[0]
+
+	// The publisher puts the linked HTML live, plus a link of its own.
+	published := strings.Replace(linked.HTML, "</ul>", `</ul><p>See <a href="https://shop.example/hiking/boots/" rel="nofollow">all boots</a> and <a href="https://other.example/">a friend</a>.</p>`, 1)
+	var d events.ContentData
+	_ = json.Unmarshal(pageEvent("s1", "care", "supporting", 1, published).Data, &d)
+	h.publish(mustEvent(events.ContentPublished, "s1", "pub-care-v1", d))
+	h.waitIdle(waitLong)
+
+	ctx := context.Background()
+	care, _, err := h.svc.Store().Page(ctx, "s1", "care")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub, _, err := h.svc.Store().Page(ctx, "s1", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if care.State != "published" || care.Outbound != 2 || hub.Inbound != 2 {
+		t.Errorf("after publish: care %s with %d outbound, hub %d inbound; want published, 2 internal links, 2 inbound",
+			care.State, care.Outbound, hub.Inbound)
+	}
+	if care.LinkedHTML != linked.HTML {
+		t.Error("publishing the same version replaced the linked HTML")
+	}
+
+	h.publish(mustEvent(events.ContentDeleted, "s1", "del-hub-v2", events.ContentDeletedData{PageID: "boots-hub", Version: 2}))
+	h.waitIdle(waitLong)
+	links, err := h.svc.Store().LinksFrom(ctx, "s1", "care")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links) != 1 || links[0].Status != link.StatusBroken {
+		t.Errorf("uplink after the hub was deleted: %+v, want broken", links)
+	}
+	hub, _, _ = h.svc.Store().Page(ctx, "s1", "boots-hub")
+	if hub.State != "deleted" {
+		t.Errorf("hub state %s, want deleted", hub.State)
+	}
+	// A late, older generated version of the deleted hub changes nothing.
+	h.publish(hubEvent("s1"))
+	h.waitIdle(waitLong)
+	if hub, _, _ = h.svc.Store().Page(ctx, "s1", "boots-hub"); hub.State != "deleted" {
+		t.Errorf("older version revived a deleted page: %s", hub.State)
+	}
+}
+
+func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.NATSListen = freeAddr(t)
+	cfg.PullBuffer = 2 // so shutdown leaves work in the stream for the restart
+	h := startHarness(t, cfg)
+	h.publish(siteEvent("s1"))
+	h.publish(hubEvent("s1"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	const n = 150
+	for i := range n {
+		h.publish(pageEvent("s1", fmt.Sprintf("article-%03d", i), "supporting", 1, supportingHTML(i)))
+	}
+	waitFor(t, waitLong, "some pages linked", func() bool { return h.inserted.pageCount("s1") > 10 })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := h.svc.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	stoppedAt := h.inserted.pageCount("s1")
+
+	// The same database and JetStream store: a restarted process.
+	svc, err := Start(ctx, cfg)
+	if err != nil {
+		t.Fatalf("restart: %v", err)
+	}
+	t.Cleanup(func() { _ = svc.Shutdown(context.Background()) })
+	h.svc = svc
+	h.connect(svc.NATSURL())
+	waitFor(t, waitLong, "every page linked after restart", func() bool { return h.inserted.pageCount("s1") == n+1 })
+	h.waitIdle(waitLong)
+	for id, count := range h.inserted.pagesInserted("s1") {
+		if count != 1 {
+			t.Errorf("page %s: %d links.inserted, want 1", id, count)
+		}
+	}
+	t.Logf("%d of %d pages were linked before the shutdown", stoppedAt-1, n)
+}
