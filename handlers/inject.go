@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/interlinker/interlinker/domain/link"
@@ -15,27 +14,8 @@ import (
 // It always starts from the HTML the page arrived with, so injecting the same
 // plan twice gives the same bytes.
 func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
-	data, err := events.DecodeData[events.StageData](ev)
-	if err != nil {
-		return err
-	}
-	return p.apply(ctx, ConsumerInjector, ev, func(tx *store.Tx) error {
-		page, err := currentPlan(ctx, tx, ev.SiteID, data)
-		if errors.Is(err, errStale) {
-			p.skipped(ConsumerInjector, "stale", ev)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		sc, err := loadSite(ctx, tx, ev.SiteID)
-		if err != nil {
-			return err
-		}
-		links, err := tx.LinksFrom(ctx, ev.SiteID, page.ID)
-		if err != nil {
-			return err
-		}
+	return p.onCurrentPlan(ctx, ConsumerInjector, ev, func(tx *store.Tx, st planStage) error {
+		links := st.links
 		var reqs []markup.LinkRequest
 		var placing []int
 		for i, l := range links {
@@ -50,9 +30,9 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 				Position: markup.Position{FirstParagraphs: l.FirstParagraphs}})
 			placing = append(placing, i)
 		}
-		html, placements, err := markup.Place([]byte(page.HTML), reqs, markupOptions(sc))
+		html, placements, err := markup.Place([]byte(st.page.HTML), reqs, markupOptions(st.site))
 		if err != nil {
-			return fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, page.ID, err)
+			return fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
 		}
 		for k, pl := range placements {
 			applyPlacement(&links[placing[k]], pl)
@@ -60,29 +40,16 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 		if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, links); err != nil {
 			return err
 		}
-		if err := tx.SetLinkedHTML(ctx, ev.SiteID, page.ID, string(html)); err != nil {
+		if err := tx.SetLinkedHTML(ctx, ev.SiteID, st.page.ID, string(html)); err != nil {
 			return err
 		}
 		id := events.DerivedID(ev.ID, events.LinksInjected)
-		out, err := events.New(events.LinksInjected, ev.SiteID, id, ev.Correlation(), data)
+		out, err := events.New(events.LinksInjected, ev.SiteID, id, ev.Correlation(), st.data)
 		if err != nil {
 			return err
 		}
 		return tx.Enqueue(ctx, out, correlationHeader(ev))
 	})
-}
-
-// currentPlan locks the page and returns it if the stage event still
-// describes its current plan.
-func currentPlan(ctx context.Context, tx *store.Tx, siteID string, data events.StageData) (store.PageRecord, error) {
-	page, found, err := tx.LockPage(ctx, siteID, data.PageID)
-	if err != nil {
-		return store.PageRecord{}, err
-	}
-	if !found || page.State == store.StateDeleted || page.PlanID != data.PlanID || page.Version != data.Version {
-		return store.PageRecord{}, errStale
-	}
-	return page, nil
 }
 
 func applyPlacement(l *link.Link, pl markup.Placement) {

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
 
 	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
@@ -202,8 +202,6 @@ func sitePath(s site.Site, u string) string {
 	return u
 }
 
-var errStale = errors.New("stale")
-
 // markupOptions are the placement settings of a site's policy.
 func markupOptions(sc siteContext) markup.Options {
 	minWords := sc.policy.MinWordsBetweenLinks
@@ -215,4 +213,65 @@ func markupOptions(sc siteContext) markup.Options {
 		MaxLinksPerParagraph: sc.policy.MaxLinksPerParagraph,
 		MinWordsBetweenLinks: minWords,
 	}
+}
+
+// planStage is what the inject and validate stages work on: the page whose
+// plan the event names, its site and its links.
+type planStage struct {
+	data  events.StageData
+	page  store.PageRecord
+	site  siteContext
+	links []link.Link
+}
+
+// onCurrentPlan runs a stage on the page's current plan in one transaction
+// with the inbox row; an event about a plan since replaced changes nothing.
+func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events.Event, stage func(*store.Tx, planStage) error) error {
+	data, err := events.DecodeData[events.StageData](ev)
+	if err != nil {
+		return err
+	}
+	return p.apply(ctx, consumer, ev, func(tx *store.Tx) error {
+		page, found, err := tx.LockPage(ctx, ev.SiteID, data.PageID)
+		if err != nil {
+			return err
+		}
+		if !found || page.State == store.StateDeleted || page.PlanID != data.PlanID || page.Version != data.Version {
+			p.skipped(consumer, "stale", ev)
+			return nil
+		}
+		sc, err := loadSite(ctx, tx, ev.SiteID)
+		if err != nil {
+			return err
+		}
+		links, err := tx.LinksFrom(ctx, ev.SiteID, page.ID)
+		if err != nil {
+			return err
+		}
+		return stage(tx, planStage{data: data, page: page, site: sc, links: links})
+	})
+}
+
+// onPageVersion runs a handler for a page event (content.generated or
+// content.published) in one transaction with the inbox row, once the page
+// is known to fit its site.
+func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events.Event, handle func(*store.Tx, siteContext, site.Page) error) error {
+	data, err := events.DecodeData[events.ContentData](ev)
+	if err != nil {
+		return err
+	}
+	page, err := pageFromEvent(ev.SiteID, data.Page)
+	if err != nil {
+		return err
+	}
+	return p.apply(ctx, consumer, ev, func(tx *store.Tx) error {
+		sc, err := loadSite(ctx, tx, ev.SiteID)
+		if err != nil {
+			return err
+		}
+		if err := checkPage(sc, page); err != nil {
+			return err
+		}
+		return handle(tx, sc, page)
+	})
 }

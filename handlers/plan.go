@@ -13,22 +13,7 @@ import (
 // planPage stores a generated page version and plans its links; the plan
 // starts the inject stage through links.planned.
 func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
-	data, err := events.DecodeData[events.ContentData](ev)
-	if err != nil {
-		return err
-	}
-	page, err := pageFromEvent(ev.SiteID, data.Page)
-	if err != nil {
-		return err
-	}
-	return p.apply(ctx, ConsumerPlanner, ev, func(tx *store.Tx) error {
-		sc, err := loadSite(ctx, tx, ev.SiteID)
-		if err != nil {
-			return err
-		}
-		if err := checkPage(sc, page); err != nil {
-			return err
-		}
+	return p.onPageVersion(ctx, ConsumerPlanner, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
 		planID := events.DerivedID(ev.ID, events.LinksPlanned)
 		applied, err := tx.SavePageVersion(ctx, page, store.StateGenerated, planID, markup.WordCount([]byte(page.HTML)))
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -11,22 +12,7 @@ import (
 // projectPublished records what went live: the page version and every link
 // in its published HTML, which become its link map rows and counts.
 func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error {
-	data, err := events.DecodeData[events.ContentData](ev)
-	if err != nil {
-		return err
-	}
-	page, err := pageFromEvent(ev.SiteID, data.Page)
-	if err != nil {
-		return err
-	}
-	return p.apply(ctx, ConsumerPublished, ev, func(tx *store.Tx) error {
-		sc, err := loadSite(ctx, tx, ev.SiteID)
-		if err != nil {
-			return err
-		}
-		if err := checkPage(sc, page); err != nil {
-			return err
-		}
+	return p.onPageVersion(ctx, ConsumerPublished, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
 		found, err := markup.Links([]byte(page.HTML), sc.structure.Site.BaseURL+sitePath(sc.structure.Site, page.URL), sc.structure.Site.Host())
 		if err != nil {
 			return badInput("page %s: read links: %v", page.ID, err)

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"errors"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
@@ -14,34 +13,15 @@ import (
 // validateLinks checks the linked page against the site's rules, settles
 // each link's status and emits links.inserted with the final HTML.
 func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
-	data, err := events.DecodeData[events.StageData](ev)
-	if err != nil {
-		return err
-	}
-	return p.apply(ctx, ConsumerValidator, ev, func(tx *store.Tx) error {
-		page, err := currentPlan(ctx, tx, ev.SiteID, data)
-		if errors.Is(err, errStale) {
-			p.skipped(ConsumerValidator, "stale", ev)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		sc, err := loadSite(ctx, tx, ev.SiteID)
-		if err != nil {
-			return err
-		}
-		links, err := tx.LinksFrom(ctx, ev.SiteID, page.ID)
-		if err != nil {
-			return err
-		}
+	return p.onCurrentPlan(ctx, ConsumerValidator, ev, func(tx *store.Tx, st planStage) error {
+		page, sc := st.page, st.site
 		hub, err := clusterHub(ctx, tx, page.Page)
 		if err != nil {
 			return err
 		}
 		report, links, err := validation.Validate(validation.Input{
 			Structure: sc.structure, Policy: sc.policy, Page: page.Page, Hub: hub,
-			HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: links,
+			HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: st.links,
 		})
 		if err != nil {
 			return err
