@@ -1,0 +1,88 @@
+package planning
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+func fixture() (site.Structure, policy.Policy, site.Page, site.Page) {
+	st := site.Structure{
+		Site:    site.Site{ID: "s", BaseURL: "https://shop.example", Name: "Shop"},
+		Sectors: []site.Sector{{ID: "hiking", Name: "Hiking", URL: "/hiking/"}},
+		Clusters: []site.Cluster{{ID: "boots", SectorID: "hiking", Name: "Hiking Boots", PrimaryKeyword: "hiking boots",
+			Keywords: []string{"hiking boot", "boots", "Hiking Boots", "waterproof hiking boots for wet trails and muddy paths"}}},
+	}
+	pol, _ := policy.Default(policy.SAG)
+	hub := site.Page{SiteID: "s", ID: "hub", URL: "/hiking/boots/", Title: "The Hiking Boots Guide", Kind: site.KindHub,
+		ClusterID: "boots", PrimaryKeyword: "hiking boots"}
+	article := site.Page{SiteID: "s", ID: "care", URL: "/hiking/boots/care/", Title: "Boot care", Kind: site.KindSupporting,
+		ClusterID: "boots", SectorID: "hiking"}
+	return st, pol, hub, article
+}
+
+func TestASupportingArticleGetsOneMandatoryUplinkInItsFirstParagraphs(t *testing.T) {
+	st, pol, hub, article := fixture()
+	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
+	if len(plan.Links) != 1 {
+		t.Fatalf("links %+v, want one", plan.Links)
+	}
+	up := plan.Links[0]
+	if up.Type != link.TypeVerticalUp || !up.Mandatory || up.TargetPageID != "hub" || up.TargetURL != "/hiking/boots/" ||
+		up.FirstParagraphs != 2 || up.Zone != link.ZoneInBody || up.Status != link.StatusPlanned {
+		t.Errorf("uplink %+v", up)
+	}
+	if up.ID != link.NewID("s", "care", "hub", link.TypeVerticalUp) {
+		t.Error("link id is not derived from what it connects")
+	}
+	again := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
+	if !reflect.DeepEqual(plan, again) {
+		t.Error("the same input planned differently")
+	}
+}
+
+func TestUplinkAnchorsAreKeywordsThenTitleWithinTheWordRange(t *testing.T) {
+	st, pol, hub, _ := fixture()
+	got := UplinkAnchors(st.Clusters[0], hub, pol)
+	want := []link.Anchor{
+		{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
+		{Text: "hiking boot", Type: link.AnchorPrimaryKeyword},
+		{Text: "The Hiking Boots Guide", Type: link.AnchorPageTitle},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("anchors %+v\nwant %+v (one-word and nine-word keywords and case repeats left out)", got, want)
+	}
+}
+
+func TestNoUplinkWithoutAHubOrForPagesThatNeedNone(t *testing.T) {
+	st, pol, hub, article := fixture()
+	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article})
+	if len(plan.Links) != 0 || len(plan.Notes) != 1 {
+		t.Errorf("without a hub: %+v", plan)
+	}
+	for _, p := range []site.Page{hub, {ID: "t", Kind: site.KindTerm}, {ID: "x", Kind: site.KindSupporting}} {
+		if plan := PlanPage(Input{Structure: st, Policy: pol, Page: p, Hub: &hub}); len(plan.Links) != 0 {
+			t.Errorf("page %s (%s): %+v, want no uplink", p.ID, p.Kind, plan.Links)
+		}
+	}
+}
+
+func TestBreadcrumbsFollowTheHierarchy(t *testing.T) {
+	st, _, hub, article := fixture()
+	trail := Breadcrumbs(st, article, &hub)
+	want := []Crumb{{"Shop", "/"}, {"Hiking", "/hiking/"}, {"Hiking Boots", "/hiking/boots/"}, {"Boot care", "/hiking/boots/care/"}}
+	if !reflect.DeepEqual(trail, want) {
+		t.Errorf("article trail %+v", trail)
+	}
+	hubTrail := Breadcrumbs(st, hub, &hub)
+	if len(hubTrail) != 3 || hubTrail[2].URL != "/hiking/boots/" {
+		t.Errorf("hub trail %+v, want Home → Sector → Hub", hubTrail)
+	}
+	home := Breadcrumbs(st, site.Page{Kind: site.KindHome, URL: "/"}, nil)
+	if len(home) != 1 {
+		t.Errorf("home trail %+v", home)
+	}
+}
