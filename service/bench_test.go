@@ -25,6 +25,12 @@ import (
 //	go test -run '^$' -bench PipelineVsRaw -benchtime 2000x ./service/
 func BenchmarkPipelineVsRawJetStream(b *testing.B) {
 	cfg := testConfig(b)
+	if w := os.Getenv("INTERLINKER_BENCH_WORKERS"); w != "" {
+		fmt.Sscan(w, &cfg.Workers)
+		if c := os.Getenv("INTERLINKER_BENCH_CONNS"); c != "" {
+			fmt.Sscan(c, &cfg.DBMaxConns)
+		}
+	}
 	h := startHarness(b, cfg)
 	h.publish(siteEvent("bench"))
 	h.publish(hubEvent("bench"))

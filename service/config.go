@@ -36,6 +36,9 @@ type Config struct {
 	OutboxBatch int
 	OutboxPoll  time.Duration
 
+	CountBatch    int           // pages recounted per batch
+	CountInterval time.Duration // how often queued link counts are recounted
+
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
 }
@@ -43,12 +46,12 @@ type Config struct {
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{
-		DatabaseURL:     "postgres://postgres@127.0.0.1:5432/interlinker",
-		DBMaxConns:      16,
+		DatabaseURL:     "postgres://postgres@127.0.0.1:5432/interlinker?sslmode=disable",
+		DBMaxConns:      32,
 		NATSListen:      "127.0.0.1:4250",
 		HTTPAddr:        "127.0.0.1:8090",
 		DataDir:         ".data",
-		Workers:         4,
+		Workers:         16,
 		HandlerTimeout:  5 * time.Second,
 		RetryInitial:    100 * time.Millisecond,
 		RetryMax:        2 * time.Second,
@@ -56,12 +59,14 @@ func DefaultConfig() Config {
 		AckWait:         30 * time.Second,
 		MaxDeliver:      10,
 		NakDelays:       []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute},
-		PullBuffer:      64,
+		PullBuffer:      16,
 		MaxAckPending:   1024,
 		DuplicateWindow: 10 * time.Minute,
 		StreamMaxAge:    7 * 24 * time.Hour,
 		OutboxBatch:     256,
 		OutboxPoll:      250 * time.Millisecond,
+		CountBatch:      1000,
+		CountInterval:   time.Second,
 		ShutdownTimeout: 20 * time.Second,
 		Logger:          slog.Default(),
 	}

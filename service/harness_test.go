@@ -33,6 +33,7 @@ func testConfig(t testing.TB) Config {
 	cfg.RetryInitial = 50 * time.Millisecond
 	cfg.RetryMax = 500 * time.Millisecond
 	cfg.OutboxPoll = 50 * time.Millisecond
+	cfg.CountInterval = 100 * time.Millisecond
 	cfg.Logger = testLogger()
 	return cfg
 }

@@ -100,10 +100,12 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	relay := &bus.Relay{Store: s.store, JS: s.js, BatchSize: cfg.OutboxBatch, AckWait: 10 * time.Second,
 		OnPublish: func(subject string) { s.metrics.EventsOut.WithLabelValues(subject).Inc() }}
 	s.relay = newDrainer("outbox", cfg.OutboxBatch, cfg.OutboxPoll, s.log, relay.RelayOnce)
-	s.counter = newDrainer("link counts", cfg.OutboxBatch, cfg.OutboxPoll, s.log, func(ctx context.Context) (int, error) {
-		return s.store.RefreshQueuedLinkCounts(ctx, cfg.OutboxBatch)
+	// The count refresher is not woken per commit: recounting a hot target
+	// costs its whole inbound set, so recounts are batched per interval.
+	s.counter = newDrainer("link counts", cfg.CountBatch, cfg.CountInterval, s.log, func(ctx context.Context) (int, error) {
+		return s.store.RefreshQueuedLinkCounts(ctx, cfg.CountBatch)
 	})
-	pipeline.Notify = func() { s.relay.Notify(); s.counter.Notify() }
+	pipeline.Notify = s.relay.Notify
 	s.relay.Start(context.WithoutCancel(ctx))
 	s.counter.Start(context.WithoutCancel(ctx))
 	s.registerOutboxGauges()

@@ -81,6 +81,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Duration(&cfg.DuplicateWindow, "duplicate-window", "how long JetStream remembers event ids (Nats-Msg-Id) to drop duplicates")
 	s.Duration(&cfg.StreamMaxAge, "stream-max-age", "how long streams keep events")
 	s.Int(&cfg.OutboxBatch, "outbox-batch", "events relayed from the outbox per batch")
+	s.Duration(&cfg.CountInterval, "count-interval", "how often cached inbound/outbound link counts are recounted")
 	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "how long in-flight work may take at shutdown")
 	s.String(logLevel, "log-level", "debug, info, warn or error")
 	s.after = append(s.after, func() { cfg.DBMaxConns = int32(dbConns) })

@@ -22,7 +22,7 @@ import (
 
 func demo(ctx context.Context, args []string) error {
 	cfg := service.DefaultConfig()
-	cfg.DatabaseURL = "postgres://postgres@127.0.0.1:5432/interlinker_demo"
+	cfg.DatabaseURL = "postgres://postgres@127.0.0.1:5432/interlinker_demo?sslmode=disable"
 	cfg.NATSListen = "127.0.0.1:0"
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.DataDir = ""

@@ -34,6 +34,10 @@
 //     JSON-LD) write the generated blocks with configurable markup and
 //     escaped text; InsertBlock splices one in, and StripInserted takes it
 //     out again.
+//   - For the LLM fallback, FallbackParagraph picks the paragraph to
+//     rewrite and ReplaceParagraph accepts a rewrite only as text with basic
+//     formatting and exactly one link to the target, which it rebuilds
+//     (escaped, marked) and splices in; anything else is ErrBadRewrite.
 //   - Links, Paragraphs and WordCount read a page for the audit.
 //
 // The scanner follows the HTML tree builder closely enough to know, for

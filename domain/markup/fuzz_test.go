@@ -2,6 +2,7 @@ package markup
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -209,8 +210,55 @@ func TestWriteFuzzSeeds(t *testing.T) {
 		write("FuzzPlace", fmt.Sprintf("snippet-%02d", i), bytesV([]byte(s)), stringV("trail map"), "uint8(0)")
 		write("FuzzStrip", fmt.Sprintf("snippet-%02d", i), bytesV([]byte(s)))
 	}
+	for i, s := range []string{
+		`Our <a href="/t/">lightweight trail shoes</a> suit dry summer paths and fast hikes.`,
+		`<p><b>Lightweight</b> <a href="/t/">trail shoes</a> suit dry summer paths &amp; fast hikes.</p>`,
+		`<a href="/t/" onclick=x>Lightweight</a><script>alert(1)</script>`,
+		`<b><a href="/t/">Lightweight</b> trail shoes</a> suit dry summer paths and fast hikes.`,
+		`<p>Lightweight trail shoes</p><p><a href="/t/">x</a></p>`,
+	} {
+		write("FuzzReplaceParagraph", fmt.Sprintf("rewrite-%02d", i), stringV(s))
+	}
 	for i, s := range []string{"&amp;", "&ampx", "&amp", "&#116;", "&#x70;", "&#128;", "&#0;", "&#xD800;",
 		"&notit;", "&notin;", "&NotEqualTilde;", "&middot", "&#99999999999;", "a&b", "&;", "caf&eacute; &nbsp;x"} {
 		write("FuzzDecode", fmt.Sprintf("entity-%02d", i), stringV(s))
 	}
+}
+
+// FuzzReplaceParagraph feeds arbitrary model output to the fallback: it is
+// refused or it yields a page with exactly the one new link, in place.
+func FuzzReplaceParagraph(f *testing.F) {
+	f.Add(`Our <a href="/t/">lightweight trail shoes</a> suit dry summer paths and fast hikes.`)
+	f.Add(`<p><b>Lightweight</b> <a href="/t/">trail shoes</a> suit dry summer paths &amp; fast hikes.</p>`)
+	f.Add(`<a href="/t/" onclick=x>Lightweight</a><script>alert(1)</script>`)
+	src := []byte(fallbackPage)
+	p, _ := FallbackParagraph(src, "lightweight trail shoes", 0)
+	f.Fuzz(func(t *testing.T, rewrite string) {
+		out, anchor, err := ReplaceParagraph(src, p, rewrite, "F1", "/t/", Options{})
+		if err != nil {
+			if !errors.Is(err, ErrBadRewrite) {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		links, err := Links(out, "https://www.site.example/", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, l := range links {
+			if l.Inserted {
+				n++
+				if l.Href != "/t/" || l.Paragraph != p.Index {
+					t.Fatalf("inserted link %+v", l)
+				}
+			}
+		}
+		if n != 1 || anchor == "" {
+			t.Fatalf("%d inserted links in %q", n, out)
+		}
+		if bad := verifyInsertions(out, map[string]string{"F1": escapeText(anchor)}); len(bad) > 0 {
+			t.Fatalf("parser disagrees: %q", out)
+		}
+	})
 }

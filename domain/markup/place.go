@@ -60,12 +60,16 @@ type Options struct {
 
 // Placement reports what happened to one LinkRequest, in request order.
 type Placement struct {
-	ID             string
-	Placed         bool
-	Anchor         string // the anchor text exactly as it appears in the page (page casing)
-	CandidateIndex int    // index into Anchors of the candidate that matched; -1 when not placed
-	Variation      bool   // matched through the stemmer, not literally
-	Paragraph      int    // 1-based index of the <p> it went into (counting all <p> of the document)
+	ID     string
+	Placed bool
+	Anchor string // the anchor text exactly as it appears in the page (page casing)
+	// AnchorText is Anchor as a reader sees it: character references
+	// decoded, whitespace runs as one space ("running shoes" for
+	// "running&nbsp;\n shoes"), for reports and anchor-diversity counts.
+	AnchorText     string
+	CandidateIndex int  // index into Anchors of the candidate that matched; -1 when not placed
+	Variation      bool // matched through the stemmer, not literally
+	Paragraph      int  // 1-based index of the <p> it went into (counting all <p> of the document)
 	// ContentParagraph is the same paragraph counted among the content's
 	// paragraphs only, the numbering Position.FirstParagraphs uses.
 	ContentParagraph int
@@ -255,8 +259,8 @@ type placer struct {
 	doc           *scan
 	cfg           *placeConfig
 	placedPerPara [][]wordSpan
-	placed        []insertion     // sorted by start
-	existing      map[string]bool // site paths the page already links to
+	placed        []insertion // sorted by start
+	anchorPaths   []string    // site paths of the page's internal links, "" for others; built on first use
 	paraRanges    [][2]int
 	positions     []int // scratch for matcher.prev
 	paraLinks     map[int][]wordSpan
@@ -286,15 +290,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 		}
 	}
 	if !p.cfg.opts.AllowDuplicateTargets {
-		if p.existing == nil {
-			p.existing = make(map[string]bool)
-			for _, l := range p.doc.anchors {
-				if l.hasHref && isInternalHref(l.href, p.cfg.opts.SiteHost) {
-					p.existing[sitePath(l.href, p.cfg.opts.SiteHost)] = true
-				}
-			}
-		}
-		if p.existing[pr.sitePath] {
+		if p.linksTo(pr.sitePath) {
 			pl.Reason = "the page already links to " + r.Href
 			return pl
 		}
@@ -325,6 +321,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 			p.commit(h, ri)
 			pl.Placed = true
 			pl.Anchor = string(p.src[h.start:h.end])
+			pl.AnchorText = visibleText(p.src[h.start:h.end])
 			pl.CandidateIndex = ci
 			pl.Variation = variation == 1
 			pl.Paragraph = p.doc.paras[h.para].index
@@ -487,6 +484,25 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	return true
 }
 
+// linksTo reports whether the page already has an internal link to path.
+func (p *placer) linksTo(path string) bool {
+	if p.anchorPaths == nil {
+		p.anchorPaths = make([]string, len(p.doc.anchors))
+		host := p.cfg.opts.SiteHost
+		for i := range p.doc.anchors {
+			if l := &p.doc.anchors[i]; l.hasHref && isInternalHref(l.href, host) {
+				p.anchorPaths[i] = sitePath(l.href, host)
+			}
+		}
+	}
+	for _, have := range p.anchorPaths {
+		if have == path {
+			return true
+		}
+	}
+	return false
+}
+
 // linksIn lists the word spans of the page's own links in a paragraph.
 func (p *placer) linksIn(para int) []wordSpan {
 	if spans, ok := p.paraLinks[para]; ok {
@@ -549,4 +565,29 @@ func (p *placer) splice(placements []Placement) []byte {
 		last = in.end
 	}
 	return append(out, p.src[last:]...)
+}
+
+// visibleText decodes raw HTML text and collapses its whitespace.
+func visibleText(raw []byte) string {
+	var b strings.Builder
+	space := false
+	for i := 0; i < len(raw); {
+		r0, r1, nr, size := nextUnit(raw, i)
+		i += size
+		for k, r := range [2]rune{r0, r1} {
+			if k >= nr {
+				break
+			}
+			if isSpace(r) {
+				space = b.Len() > 0
+				continue
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -191,7 +191,7 @@ func TestStripInsertedRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !pls[0].Placed || pls[0].Anchor != "running&nbsp;shoes" {
+	if !pls[0].Placed || pls[0].Anchor != "running&nbsp;shoes" || pls[0].AnchorText != "running shoes" {
 		t.Fatalf("placements %+v", pls)
 	}
 	if msg := checkPlacement([]byte(src), out, pls); msg != "" {

@@ -36,6 +36,8 @@ type paragraph struct {
 	index      int // 1-based among all <p> start tags
 	content    int // 1-based among paragraphs in the content zone, 0 outside it
 	start, end int // byte offsets of the <p> start tag and of where it closes
+	tagEnd     int // end of the <p> start tag: the content starts here
+	contentEnd int // start of the token that closes it ("</p>", the next block...)
 	words      int
 	linkCount  int
 }
@@ -123,6 +125,7 @@ type scan struct {
 	pendingSeg int // segment waiting to learn the rune after it, or -1
 	openLink   int // innermost unclosed anchor, or -1
 	cursor     int // where an element closed by the current token ends
+	tokenStart int // where the current token starts
 
 	// noQuirks is set when the document certainly parses in no-quirks mode,
 	// where <table> closes an open <p>; in quirks mode it does not.
@@ -171,10 +174,10 @@ func scanDocument(src []byte, mode scanMode) (*scan, error) {
 	// paragraph every half kilobyte) so that the slices rarely grow.
 	if mode&wantFold != 0 {
 		s.fold = make([]byte, 0, len(src)+16)
-		s.segs = make([]segment, 0, len(src)/128+4)
+		s.segs = make([]segment, 0, len(src)/64+4)
 	}
 	s.paras = make([]paragraph, 0, len(src)/400+4)
-	s.anchors = make([]anchor, 0, len(src)/500+4)
+	s.anchors = make([]anchor, 0, len(src)/256+4)
 	s.stack = make([]stackEntry, 0, 32)
 	z := html.NewTokenizer(bytes.NewReader(src))
 	off := 0
@@ -473,7 +476,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 	if c&classJoins == 0 {
 		s.wordBreak()
 	}
-	s.cursor = start
+	s.cursor, s.tokenStart = start, start
 	var at tagAttrs
 	if hasAttr && (a == atom.A || a == atom.Font || string(name) == "annotation-xml" ||
 		a == atom.Base && s.mode&wantLinks != 0 ||
@@ -587,7 +590,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 	para, link := -1, -1
 	if a == atom.P {
 		para = len(s.paras)
-		p := paragraph{index: len(s.paras) + 1, start: start, end: -1}
+		p := paragraph{index: len(s.paras) + 1, start: start, end: -1, tagEnd: end}
 		if zn == zoneContent {
 			s.contentParas++
 			p.content = s.contentParas
@@ -722,6 +725,7 @@ func (s *scan) closeParagraph(p int) {
 	s.wordBreak()
 	if s.paras[p].end < 0 {
 		s.paras[p].end = s.cursor
+		s.paras[p].contentEnd = s.tokenStart
 	}
 }
 
@@ -824,7 +828,7 @@ func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
 	if c&classJoins == 0 {
 		s.wordBreak()
 	}
-	s.cursor = start
+	s.cursor, s.tokenStart = start, start
 	if a == atom.P {
 		s.cursor = end
 	}
@@ -916,7 +920,7 @@ func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
 }
 
 func (s *scan) endOfDocument(end int) {
-	s.cursor = end
+	s.cursor, s.tokenStart = end, end
 	s.popTo(0)
 	s.wordBreak()
 }

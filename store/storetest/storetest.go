@@ -20,7 +20,7 @@ func ServerURL() string {
 	if u := os.Getenv("INTERLINKER_TEST_DATABASE_URL"); u != "" {
 		return u
 	}
-	return "postgres://postgres@127.0.0.1:5432/postgres"
+	return "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
 }
 
 // NewDatabase returns the URL of a database name that does not exist yet
