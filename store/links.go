@@ -17,10 +17,7 @@ var placedStatuses = []string{string(link.StatusInserted), string(link.StatusVer
 // ReplaceLinks makes links the whole plan of a page version: re-planning is
 // a clean slate.
 func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version int64, links []link.Link) error {
-	if _, err := t.tx.Exec(ctx, `DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID); err != nil {
-		return fmt.Errorf("clear links of page %s: %w", pageID, err)
-	}
-	rows := make([][]any, len(links))
+	t.queue(`DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID)
 	for i, l := range links {
 		candidates, err := json.Marshal(l.Candidates)
 		if err != nil {
@@ -30,15 +27,13 @@ func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version in
 		if err != nil {
 			return fmt.Errorf("encode factors of link %s: %w", l.ID, err)
 		}
-		rows[i] = []any{siteID, l.ID, pageID, version, l.TargetPageID, l.TargetURL, string(l.Type), l.Anchor,
+		t.queue(`INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url, type,
+			anchor, anchor_type, candidates, zone, first_paragraphs, score, factors, mandatory, placement, status,
+			reason, failed_rules, position)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+			siteID, l.ID, pageID, version, l.TargetPageID, l.TargetURL, string(l.Type), l.Anchor,
 			string(l.AnchorType), candidates, string(l.Zone), l.FirstParagraphs, l.Score, factors, l.Mandatory,
-			l.Placement, string(l.Status), l.Reason, nonNil(l.FailedRules), i}
-	}
-	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{"links"}, []string{"site_id", "id", "source_page_id", "source_version",
-		"target_page_id", "target_url", "type", "anchor", "anchor_type", "candidates", "zone", "first_paragraphs", "score",
-		"factors", "mandatory", "placement", "status", "reason", "failed_rules", "position"}, pgx.CopyFromRows(rows))
-	if err != nil {
-		return fmt.Errorf("save links of page %s: %w", pageID, err)
+			l.Placement, string(l.Status), l.Reason, nonNil(l.FailedRules), i)
 	}
 	return nil
 }
@@ -77,17 +72,13 @@ func linksFrom(ctx context.Context, q querier, siteID, pageID string) ([]link.Li
 
 // SaveLinkOutcomes records where each link went (or why not) and its status.
 func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.Link) error {
-	batch := &pgx.Batch{}
 	for _, l := range links {
-		batch.Queue(`UPDATE links SET anchor = $3, anchor_type = $4, paragraph = $5, placement = $6, status = $7,
+		t.queue(`UPDATE links SET anchor = $3, anchor_type = $4, paragraph = $5, placement = $6, status = $7,
 			reason = $8, failed_rules = $9, updated_at = now(),
 			inserted_at = CASE WHEN $7 IN ('inserted', 'verified', 'flagged') THEN COALESCE(inserted_at, now()) END
 			WHERE site_id = $1 AND id = $2`,
 			siteID, l.ID, l.Anchor, string(l.AnchorType), l.Paragraph, l.Placement, string(l.Status), l.Reason,
 			nonNil(l.FailedRules))
-	}
-	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("save link outcomes: %w", err)
 	}
 	return nil
 }
@@ -95,10 +86,7 @@ func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.L
 // QueueLinkCounts asks for the link counts of the given pages to be
 // recounted after this transaction commits.
 func (t *Tx) QueueLinkCounts(ctx context.Context, siteID string, pageIDs []string) error {
-	if _, err := t.tx.Exec(ctx, `INSERT INTO link_count_queue (site_id, page_id) SELECT $1, unnest($2::text[])`,
-		siteID, dedupe(pageIDs)); err != nil {
-		return fmt.Errorf("queue link counts: %w", err)
-	}
+	t.queue(`INSERT INTO link_count_queue (site_id, page_id) SELECT $1, unnest($2::text[])`, siteID, dedupe(pageIDs))
 	return nil
 }
 
@@ -213,17 +201,11 @@ type LinkMapRow struct {
 
 // ReplaceLinkMap makes rows the link map of a page.
 func (t *Tx) ReplaceLinkMap(ctx context.Context, siteID, pageID string, rows []LinkMapRow) error {
-	if _, err := t.tx.Exec(ctx, `DELETE FROM link_map WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID); err != nil {
-		return fmt.Errorf("clear link map of page %s: %w", pageID, err)
-	}
-	data := make([][]any, len(rows))
+	t.queue(`DELETE FROM link_map WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID)
 	for i, r := range rows {
-		data[i] = []any{siteID, pageID, i, r.TargetURL, r.TargetPageID, r.Anchor, r.Internal, r.Follow, r.Position, r.Paragraph, "active"}
-	}
-	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{"link_map"}, []string{"site_id", "source_page_id", "ordinal",
-		"target_url", "target_page_id", "anchor", "internal", "follow", "position", "paragraph", "status"}, pgx.CopyFromRows(data))
-	if err != nil {
-		return fmt.Errorf("save link map of page %s: %w", pageID, err)
+		t.queue(`INSERT INTO link_map (site_id, source_page_id, ordinal, target_url, target_page_id, anchor, internal,
+			follow, position, paragraph, status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'active')`,
+			siteID, pageID, i, r.TargetURL, r.TargetPageID, r.Anchor, r.Internal, r.Follow, r.Position, r.Paragraph)
 	}
 	return nil
 }

@@ -33,10 +33,8 @@ func (t *Tx) Enqueue(ctx context.Context, ev events.Event, headers map[string]st
 	if err != nil {
 		return fmt.Errorf("encode headers of event %s: %w", ev.ID, err)
 	}
-	if _, err := t.tx.Exec(ctx, `INSERT INTO outbox (event_id, subject, headers, payload) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (event_id) DO NOTHING`, ev.ID, ev.Type, hdr, payload); err != nil {
-		return fmt.Errorf("enqueue event %s: %w", ev.ID, err)
-	}
+	t.queue(`INSERT INTO outbox (event_id, subject, headers, payload) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (event_id) DO NOTHING`, ev.ID, ev.Type, hdr, payload)
 	return nil
 }
 

@@ -146,10 +146,7 @@ func (t *Tx) ClusterHub(ctx context.Context, siteID, clusterID string) (site.Pag
 
 // SetLinkedHTML stores the HTML with our links placed.
 func (t *Tx) SetLinkedHTML(ctx context.Context, siteID, pageID, html string) error {
-	if _, err := t.tx.Exec(ctx, `UPDATE pages SET linked_html = $3, updated_at = now() WHERE site_id = $1 AND id = $2`,
-		siteID, pageID, html); err != nil {
-		return fmt.Errorf("store linked html of page %s: %w", pageID, err)
-	}
+	t.queue(`UPDATE pages SET linked_html = $3, updated_at = now() WHERE site_id = $1 AND id = $2`, siteID, pageID, html)
 	return nil
 }
 

@@ -122,9 +122,32 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
 // Tx is one transaction; every repository method that changes state runs on
 // a Tx so the change, its inbox row and its outbox rows commit together.
+//
+// Writes whose outcome nobody reads back within the transaction (links,
+// outcomes, the outbox row, the count queue) are queued and sent as one
+// pipelined batch just before COMMIT, saving a round trip each. Reads never
+// see queued writes, so a handler reads everything before it writes.
 type Tx struct {
-	tx    pgx.Tx
-	store *Store
+	tx     pgx.Tx
+	store  *Store
+	writes pgx.Batch
+}
+
+// queue adds a write to the batch sent at commit.
+func (t *Tx) queue(sql string, args ...any) {
+	t.writes.Queue(sql, args...)
+}
+
+// flush sends the queued writes.
+func (t *Tx) flush(ctx context.Context) error {
+	if t.writes.Len() == 0 {
+		return nil
+	}
+	if err := t.tx.SendBatch(ctx, &t.writes).Close(); err != nil {
+		return fmt.Errorf("apply queued writes: %w", err)
+	}
+	t.writes = pgx.Batch{}
+	return nil
 }
 
 // InTx runs fn in a transaction and commits it if fn returns nil.
@@ -134,7 +157,11 @@ func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
-	if err := fn(&Tx{tx: tx, store: s}); err != nil {
+	t := &Tx{tx: tx, store: s}
+	if err := fn(t); err != nil {
+		return err
+	}
+	if err := t.flush(ctx); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {

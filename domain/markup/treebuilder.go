@@ -1,0 +1,620 @@
+package markup
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// The tree builder's rules, as far as the scanner follows them: how start
+// and end tags open and close elements (implied ends, scopes, the adoption
+// agency for formatting elements, foreign content and its integration
+// points, tables), section 13.2.6 of the HTML standard as x/net/html
+// implements it.
+
+type tagAttrs struct {
+	href, rel, marker, role, block, encoding   string
+	hasHref, hasMarker, hasBlock, fontBreakout bool
+}
+
+func readAttrs(z *html.Tokenizer, hasAttr bool) tagAttrs {
+	var t tagAttrs
+	for hasAttr {
+		var k, v []byte
+		k, v, hasAttr = z.TagAttr()
+		switch string(k) {
+		case "href":
+			if !t.hasHref {
+				t.href, t.hasHref = string(v), true
+			}
+		case "rel":
+			if t.rel == "" {
+				t.rel = string(v)
+			}
+		case MarkerAttr:
+			if !t.hasMarker {
+				t.marker, t.hasMarker = string(v), true
+			}
+		case BlockMarkerAttr:
+			if !t.hasBlock {
+				t.block, t.hasBlock = string(v), true
+			}
+		case "role":
+			t.role = string(v)
+		case "encoding":
+			t.encoding = string(v)
+		case "color", "face", "size":
+			t.fontBreakout = true
+		}
+	}
+	return t
+}
+
+func (s *scan) inForeignContent(a atom.Atom, startTag bool) bool {
+	n := len(s.stack)
+	if n == 0 {
+		return false
+	}
+	top := &s.stack[n-1]
+	if top.ns == nsHTML {
+		return false
+	}
+	if startTag {
+		if top.ip&ipMathText != 0 && a != atom.Mglyph && a != atom.Malignmark {
+			return false
+		}
+		if top.ip&ipAnnotationXML != 0 && a == atom.Svg {
+			return false
+		}
+		if top.ip&ipHTML != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, selfClosing bool, start, end int) {
+	c := classify(a)
+	if c&classJoins == 0 {
+		s.wordBreak()
+	}
+	s.cursor, s.tokenStart = start, start
+	var at tagAttrs
+	if hasAttr && (a == atom.A || a == atom.Font || string(name) == "annotation-xml" ||
+		a == atom.Base && s.mode&wantLinks != 0 ||
+		s.mode&wantLinks != 0 && containsFold(s.src[start:end], "role") ||
+		s.mode&wantBlocks != 0 && containsFold(s.src[start:end], BlockMarkerAttr)) {
+		at = readAttrs(z, hasAttr)
+	}
+	if a == atom.Base && at.hasHref && !s.hasBase && s.foreign == 0 {
+		// The first <base href> is what relative links resolve against.
+		s.baseHref, s.hasBase = at.href, true
+	}
+	if s.block.depth > 0 && string(name) == s.block.name && !selfClosing {
+		s.block.depth++
+	} else if at.hasBlock && s.block.depth == 0 && !selfClosing && c&classVoid == 0 {
+		s.block.name, s.block.depth = string(name), 1
+		s.blocks = append(s.blocks, blockSpan{start: start, end: -1, kind: at.block})
+	}
+	if s.inForeignContent(a, true) {
+		if !isBreakout(a) && !(a == atom.Font && at.fontBreakout) {
+			s.foreignElement(z, name, at, selfClosing)
+			return
+		}
+		s.breakOut()
+	}
+	if s.foreign > 0 {
+		s.uncertain = true // HTML inside SVG or MathML
+	}
+	if n := len(s.stack); n > 0 && isTableContext(s.stack[n-1].a) && !isTablePart(a) {
+		s.uncertain = true // foster-parented out of the table
+	}
+	if a == atom.Svg || a == atom.Math {
+		if !selfClosing {
+			ns := nsSVG
+			if a == atom.Math {
+				ns = nsMath
+			}
+			s.pushEntry(stackEntry{a: a, name: string(name), class: classExcluded | classForeign, zone: s.zone(),
+				para: -1, link: -1, ns: ns})
+		}
+		return
+	}
+	if s.excluded == 0 && s.foreign == 0 && !selfClosing {
+		s.landmarks.start(a, end)
+	}
+	switch a {
+	case atom.Html, atom.Body:
+		return // merged into the existing element, never opened again
+	case atom.Caption, atom.Col, atom.Colgroup, atom.Frame, atom.Tbody, atom.Td, atom.Tfoot,
+		atom.Th, atom.Thead, atom.Tr:
+		if !s.inTable() {
+			return // ignored outside a table
+		}
+	case atom.Head:
+		if len(s.paras) > 0 || len(s.stack) > 0 {
+			return // a second head is ignored
+		}
+	case atom.Frameset:
+		// A frameset can replace the body and drop everything after it;
+		// nothing that follows is eligible.
+		s.frameset = true
+	}
+	if n := len(s.stack); n > 0 && s.stack[n-1].a == atom.Head && !belongsInHead(a) {
+		// Body content ends a head left open, as the tree builder does.
+		s.popTo(n - 1)
+	}
+	if c&classVoid != 0 {
+		if c&classClosesP != 0 {
+			s.closeP()
+		}
+		return
+	}
+	if a == atom.Table && !s.noQuirks && s.pInButtonScope() {
+		// In quirks mode the table opens inside the paragraph, and
+		// whatever is foster-parented out of it lands there too; rather
+		// than follow that, nothing in this table is eligible, and the
+		// paragraph counts as closed, which is safe either way.
+		c |= classExcluded
+	}
+	if c&classClosesP != 0 {
+		s.closeP()
+	}
+	switch a {
+	case atom.Li:
+		s.closeListItem(atom.Li, atom.Li)
+	case atom.Dd, atom.Dt:
+		s.closeListItem(atom.Dd, atom.Dt)
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		if n := len(s.stack); n > 0 && isHeading(s.stack[n-1].a) {
+			s.popTo(n - 1)
+		}
+	case atom.A:
+		// A new <a> closes any open one (the tree builder's adoption agency).
+		if s.forget(atom.A) {
+			s.uncertain = true
+			s.adoptionAgency(atom.A)
+		}
+		s.active = append(s.active, activeFormatting{a: atom.A, markers: s.markers})
+	case atom.Code:
+		s.active = append(s.active, activeFormatting{a: atom.Code, markers: s.markers})
+	}
+
+	zn := s.zone()
+	if c&classZone != 0 {
+		zn = zoneOf(a)
+	}
+	if at.role != "" {
+		if rz, ok := zoneOfRole(strings.ToLower(strings.TrimSpace(at.role))); ok {
+			zn = rz
+		}
+	}
+	para, link := -1, -1
+	if a == atom.P {
+		para = len(s.paras)
+		p := paragraph{index: len(s.paras) + 1, start: start, end: -1, tagEnd: end}
+		if zn == zoneContent {
+			s.contentParas++
+			p.content = s.contentParas
+		}
+		s.paras = append(s.paras, p)
+	}
+	if a == atom.A {
+		l := anchor{start: start, tagEnd: end, end: end, closeStart: -1, closeEnd: -1, para: s.innermostPara(),
+			href: at.href, hasHref: at.hasHref, rel: at.rel, marker: at.marker, hasMarker: at.hasMarker, zone: zn}
+		if l.para >= 0 {
+			p := &s.paras[l.para]
+			p.linkCount++
+			l.words = wordSpan{start: p.words, end: -1}
+		}
+		link = len(s.anchors)
+		s.anchors = append(s.anchors, l)
+		s.openLink = link
+		s.lastA = link
+	}
+	e := stackEntry{a: a, class: c, zone: zn, para: para, link: link}
+	if a == 0 {
+		e.name = string(name)
+	}
+	s.pushEntry(e)
+}
+
+func (s *scan) foreignElement(z *html.Tokenizer, name []byte, at tagAttrs, selfClosing bool) {
+	top := s.stack[len(s.stack)-1]
+	// The tree builder keeps the tokenizer out of raw-text mode for foreign
+	// elements (an SVG <title> or <style>), self-closing or not.
+	z.NextIsNotRawText()
+	if selfClosing {
+		return
+	}
+	e := stackEntry{a: atom.Lookup(name), name: string(name), class: classExcluded | classScope, zone: top.zone, para: -1, link: -1, ns: top.ns}
+	switch {
+	case top.ns == nsSVG && (e.name == "foreignobject" || e.name == "desc" || e.name == "title"):
+		e.ip = ipHTML
+	case top.ns == nsMath && (e.name == "mi" || e.name == "mo" || e.name == "mn" || e.name == "ms" || e.name == "mtext"):
+		e.ip = ipMathText
+	case top.ns == nsMath && e.name == "annotation-xml":
+		e.ip = ipAnnotationXML
+		if strings.EqualFold(at.encoding, "text/html") || strings.EqualFold(at.encoding, "application/xhtml+xml") {
+			e.ip |= ipHTML
+		}
+	}
+	if e.ip == 0 {
+		e.class &^= classScope
+	} else {
+		e.class |= classSpecial
+	}
+	s.pushEntry(e)
+}
+
+func isBreakout(a atom.Atom) bool {
+	switch a {
+	case atom.B, atom.Big, atom.Blockquote, atom.Body, atom.Br, atom.Center, atom.Code, atom.Dd, atom.Div,
+		atom.Dl, atom.Dt, atom.Em, atom.Embed, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Head, atom.Hr, atom.I, atom.Img, atom.Li, atom.Listing, atom.Menu, atom.Meta, atom.Nobr,
+		atom.Ol, atom.P, atom.Pre, atom.Ruby, atom.S, atom.Small, atom.Span, atom.Strong, atom.Strike,
+		atom.Sub, atom.Sup, atom.Table, atom.Tt, atom.U, atom.Ul, atom.Var:
+		return true
+	}
+	return false
+}
+
+func isHeading(a atom.Atom) bool {
+	switch a {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
+}
+
+func (s *scan) zone() zone {
+	if n := len(s.stack); n > 0 {
+		return s.stack[n-1].zone
+	}
+	return zoneContent
+}
+
+func (s *scan) pushEntry(e stackEntry) {
+	s.stack = append(s.stack, e)
+	s.count(e, 1)
+}
+
+func (s *scan) count(e stackEntry, d int) {
+	if e.class&classExcluded != 0 {
+		s.excluded += d
+	}
+	if e.class&classHidden != 0 && e.ns == nsHTML {
+		s.hidden += d
+	}
+	if e.class&classMarker != 0 {
+		s.markers += d
+	}
+	if e.ns != nsHTML {
+		s.foreign += d
+	}
+}
+
+func (s *scan) popTo(i int) {
+	for j := len(s.stack) - 1; j >= i; j-- {
+		e := s.stack[j]
+		if j > i && isFormatting(e.a) && e.ns == nsHTML {
+			s.uncertain = true // it will be reconstructed in the next block
+		}
+		s.count(e, -1)
+		if e.class&classMarker != 0 {
+			// Closing a table cell (or other marker) drops the formatting
+			// elements opened inside it.
+			k := len(s.active)
+			for k > 0 && s.active[k-1].markers > s.markers {
+				k--
+			}
+			s.active = s.active[:k]
+		}
+		if e.para >= 0 {
+			s.closeParagraph(e.para)
+		}
+		if e.link >= 0 {
+			s.closeLink(e.link, -1)
+		}
+	}
+	s.stack = s.stack[:i]
+}
+
+func (s *scan) closeParagraph(p int) {
+	s.wordBreak()
+	if s.paras[p].end < 0 {
+		s.paras[p].end = s.cursor
+		s.paras[p].contentEnd = s.tokenStart
+	}
+}
+
+func (s *scan) closeLink(i, end int) {
+	l := &s.anchors[i]
+	if l.closed {
+		return
+	}
+	l.closed = true
+	l.end = s.cursor
+	if end >= 0 {
+		l.end = end
+	}
+	if l.para >= 0 {
+		p := &s.paras[l.para]
+		l.words.end = p.words
+	}
+	if s.openLink == i {
+		s.openLink = -1
+		for j := len(s.stack) - 1; j >= 0; j-- {
+			if k := s.stack[j].link; k >= 0 && k != i && !s.anchors[k].closed {
+				s.openLink = k
+				break
+			}
+		}
+	}
+}
+
+func (s *scan) forget(a atom.Atom) bool {
+	for k := len(s.active) - 1; k >= 0; k-- {
+		if s.active[k].a == a {
+			if s.active[k].markers != s.markers {
+				// The tree builder ignores an end tag across a table cell.
+				return false
+			}
+			s.active = append(s.active[:k], s.active[k+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scan) breakOut() {
+	s.uncertain = true
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		if e := s.stack[i]; e.ns == nsHTML || e.ip&(ipHTML|ipMathText) != 0 {
+			s.popTo(i + 1)
+			return
+		}
+	}
+	s.popTo(0)
+}
+
+func (s *scan) pInButtonScope() bool {
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		e := s.stack[i]
+		if e.a == atom.P && e.ns == nsHTML {
+			return true
+		}
+		if e.class&classScope != 0 {
+			return false
+		}
+	}
+	return false
+}
+
+func (s *scan) closeP() {
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		e := s.stack[i]
+		if e.a == atom.P {
+			s.popTo(i)
+			return
+		}
+		if e.class&classScope != 0 {
+			return
+		}
+	}
+}
+
+func (s *scan) closeListItem(a1, a2 atom.Atom) {
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		e := s.stack[i]
+		if e.a == a1 || e.a == a2 {
+			s.popTo(i)
+			return
+		}
+		if e.class&classSpecial != 0 && e.a != atom.Address && e.a != atom.Div && e.a != atom.P {
+			return
+		}
+	}
+}
+
+func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
+	c := classify(a)
+	if c&classJoins == 0 {
+		s.wordBreak()
+	}
+	s.cursor, s.tokenStart = start, start
+	if a == atom.P {
+		s.cursor = end
+	}
+	if s.excluded == 0 && s.foreign == 0 {
+		s.landmarks.end(a, start)
+	}
+	if s.inForeignContent(a, false) {
+		// x/net/html's rule: close the nearest foreign element of that name,
+		// else hand the tag to the HTML rules.
+		for i := len(s.stack) - 1; i >= 0; i-- {
+			if s.stack[i].ns != nsHTML && strings.EqualFold(s.stack[i].name, string(name)) {
+				s.popTo(i)
+				return
+			}
+			if i > 0 && s.stack[i-1].ns == nsHTML {
+				break
+			}
+		}
+		s.uncertain = true
+	}
+	switch a {
+	case atom.P:
+		if !s.pInButtonScope() && s.inForeignContent(atom.P, true) {
+			// The tree builder opens an empty <p> for a stray </p>, and
+			// opening it ends foreign content.
+			s.breakOut()
+		}
+	case atom.Br:
+		// "</br>" is read as "<br>", which ends foreign content.
+		if s.inForeignContent(atom.Br, true) {
+			s.breakOut()
+		}
+		return
+	case atom.A:
+		if s.lastA >= 0 {
+			s.anchors[s.lastA].closeStart, s.anchors[s.lastA].closeEnd = start, end
+			s.lastA = -1
+		}
+		if s.openLink >= 0 {
+			s.closeLink(s.openLink, end)
+		}
+		s.forget(atom.A)
+	case atom.Code:
+		s.forget(atom.Code)
+	case atom.Body, atom.Html:
+		return
+	}
+	if isFormatting(a) {
+		s.adoptionAgency(a)
+		return
+	}
+	if a == atom.Form {
+		// </form> takes the form element out of the stack and leaves
+		// whatever is open inside it open.
+		for i := len(s.stack) - 1; i >= 0; i-- {
+			e := s.stack[i]
+			if e.a == atom.Form && e.ns == nsHTML {
+				for n := len(s.stack); n > i+1 && impliedEnd(s.stack[n-1].a); n = len(s.stack) {
+					s.popTo(n - 1)
+				}
+				if i != len(s.stack)-1 {
+					s.uncertain = true
+				}
+				s.remove(i)
+				return
+			}
+			if e.class&classScope != 0 {
+				return
+			}
+		}
+		return
+	}
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		e := s.stack[i]
+		if e.ns == nsHTML && (e.a == a && (a != 0 || e.name == string(name)) || isHeading(a) && isHeading(e.a)) {
+			s.popTo(i)
+			return
+		}
+		if e.class&classScope != 0 && !(closesTable(a) && isCellLike(e.a) && e.ns == nsHTML) {
+			return
+		}
+		if a == atom.Li && (e.a == atom.Ul || e.a == atom.Ol) && e.ns == nsHTML {
+			return // </li> looks no further than its list ("list item scope")
+		}
+		if e.class&classSpecial != 0 && c&classSpecial == 0 {
+			return
+		}
+	}
+}
+
+func (s *scan) endOfDocument(end int) {
+	s.cursor, s.tokenStart = end, end
+	s.popTo(0)
+	s.wordBreak()
+}
+
+func belongsInHead(a atom.Atom) bool {
+	switch a {
+	case atom.Title, atom.Meta, atom.Link, atom.Style, atom.Script, atom.Base, atom.Basefont,
+		atom.Bgsound, atom.Noscript, atom.Template, atom.Noframes, atom.Head:
+		return true
+	}
+	return false
+}
+
+func (s *scan) inTable() bool {
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		switch s.stack[i].a {
+		case atom.Table:
+			return s.stack[i].ns == nsHTML
+		case atom.Template:
+			return false
+		}
+	}
+	return false
+}
+
+func closesTable(a atom.Atom) bool {
+	switch a {
+	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr:
+		return true
+	}
+	return false
+}
+
+func isCellLike(a atom.Atom) bool { return a == atom.Td || a == atom.Th || a == atom.Caption }
+
+func isFormatting(a atom.Atom) bool {
+	switch a {
+	case atom.A, atom.B, atom.Big, atom.Code, atom.Em, atom.Font, atom.I, atom.Nobr, atom.S,
+		atom.Small, atom.Strike, atom.Strong, atom.Tt, atom.U:
+		return true
+	}
+	return false
+}
+
+func (s *scan) adoptionAgency(a atom.Atom) {
+	for i := len(s.stack) - 1; i >= 0; i-- {
+		e := s.stack[i]
+		if e.a == a && e.ns == nsHTML {
+			if i != len(s.stack)-1 {
+				s.uncertain = true // misnested: the tree builder may clone and move nodes
+			}
+			for j := i + 1; j < len(s.stack); j++ {
+				if s.stack[j].class&classSpecial != 0 || s.stack[j].ip != 0 {
+					s.remove(i)
+					return
+				}
+			}
+			s.popTo(i)
+			return
+		}
+		if e.class&classScope != 0 {
+			return
+		}
+	}
+}
+
+func (s *scan) remove(i int) {
+	e := s.stack[i]
+	s.count(e, -1)
+	if e.link >= 0 {
+		s.closeLink(e.link, -1)
+	}
+	if e.para >= 0 {
+		s.closeParagraph(e.para)
+	}
+	s.stack = append(s.stack[:i], s.stack[i+1:]...)
+}
+
+func impliedEnd(a atom.Atom) bool {
+	switch a {
+	case atom.Dd, atom.Dt, atom.Li, atom.Optgroup, atom.Option, atom.P, atom.Rb, atom.Rp, atom.Rt, atom.Rtc:
+		return true
+	}
+	return false
+}
+
+func isTableContext(a atom.Atom) bool {
+	switch a {
+	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr:
+		return true
+	}
+	return false
+}
+
+func isTablePart(a atom.Atom) bool {
+	switch a {
+	case atom.Caption, atom.Colgroup, atom.Col, atom.Tbody, atom.Tfoot, atom.Thead, atom.Tr, atom.Td,
+		atom.Th, atom.Script, atom.Style, atom.Template, atom.Input, atom.Form:
+		return true
+	}
+	return false
+}
