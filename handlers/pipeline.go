@@ -82,25 +82,22 @@ func asWatermill(r Route) message.NoPublishHandlerFunc {
 	}
 }
 
-// apply runs change in one transaction with the consumer's inbox row, so an
-// event id has one effect however often it is delivered.
-func (p *Pipeline) apply(ctx context.Context, consumer string, ev events.Event, change func(*store.Tx) error) error {
-	duplicate := false
+// apply runs change in one transaction that also claims the event in the
+// consumer's inbox, so an event id has one effect however often it is
+// delivered. change claims the event itself (alone or pipelined with its
+// first reads) and reports false when the consumer applied it before; it
+// must then change nothing.
+func (p *Pipeline) apply(ctx context.Context, consumer string, ev events.Event, change func(*store.Tx) (claimed bool, err error)) error {
+	claimed := true
 	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
-		claimed, err := tx.ClaimEvent(ctx, consumer, ev.ID)
-		if err != nil {
-			return err
-		}
-		if !claimed {
-			duplicate = true
-			return nil
-		}
-		return change(tx)
+		var err error
+		claimed, err = change(tx)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	if duplicate {
+	if !claimed {
 		p.skipped(consumer, "duplicate", ev)
 		return nil
 	}
@@ -121,8 +118,13 @@ type siteContext struct {
 	policy    policy.Policy
 }
 
-func loadSite(ctx context.Context, tx *store.Tx, siteID string) (siteContext, error) {
-	rec, found, err := tx.LoadSite(ctx, siteID)
+// loadSite returns the site's structure and policy at the structure
+// version read in this transaction.
+func loadSite(ctx context.Context, tx *store.Tx, siteID string, version int64, found bool) (siteContext, error) {
+	if !found {
+		return siteContext{}, fmt.Errorf("%w: unknown site %q (no site.updated received for it)", ErrNotYet, siteID)
+	}
+	rec, found, err := tx.LoadSiteAt(ctx, siteID, version)
 	if err != nil {
 		return siteContext{}, err
 	}
@@ -134,6 +136,17 @@ func loadSite(ctx context.Context, tx *store.Tx, siteID string) (siteContext, er
 		return siteContext{}, fmt.Errorf("%w: stored policy of site %s: %v", ErrPermanent, siteID, err)
 	}
 	return siteContext{structure: rec.Structure, policy: pol}, nil
+}
+
+// claimAndLoadSite claims the event and loads its site in as few round
+// trips as the cache allows.
+func claimAndLoadSite(ctx context.Context, tx *store.Tx, consumer string, ev events.Event) (bool, siteContext, error) {
+	claimed, version, found, err := tx.ClaimAndReadSite(ctx, consumer, ev.ID, ev.SiteID)
+	if err != nil || !claimed {
+		return claimed, siteContext{}, err
+	}
+	sc, err := loadSite(ctx, tx, ev.SiteID, version, found)
+	return true, sc, err
 }
 
 // pageFromEvent turns a page payload into the domain's page.
@@ -231,24 +244,21 @@ func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events
 	if err != nil {
 		return err
 	}
-	return p.apply(ctx, consumer, ev, func(tx *store.Tx) error {
-		page, found, err := tx.LockPage(ctx, ev.SiteID, data.PageID)
-		if err != nil {
-			return err
+	return p.apply(ctx, consumer, ev, func(tx *store.Tx) (bool, error) {
+		snap, err := tx.ClaimAndReadPage(ctx, consumer, ev.ID, ev.SiteID, data.PageID)
+		if err != nil || !snap.Claimed {
+			return snap.Claimed, err
 		}
-		if !found || page.State == store.StateDeleted || page.PlanID != data.PlanID || page.Version != data.Version {
+		page := snap.Page
+		if !snap.Found || page.State == store.StateDeleted || page.PlanID != data.PlanID || page.Version != data.Version {
 			p.skipped(consumer, "stale", ev)
-			return nil
+			return true, nil
 		}
-		sc, err := loadSite(ctx, tx, ev.SiteID)
+		sc, err := loadSite(ctx, tx, ev.SiteID, snap.SiteVersion, snap.SiteFound)
 		if err != nil {
-			return err
+			return true, err
 		}
-		links, err := tx.LinksFrom(ctx, ev.SiteID, page.ID)
-		if err != nil {
-			return err
-		}
-		return stage(tx, planStage{data: data, page: page, site: sc, links: links})
+		return true, stage(tx, planStage{data: data, page: page, site: sc, links: snap.Links})
 	})
 }
 
@@ -264,14 +274,14 @@ func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events
 	if err != nil {
 		return err
 	}
-	return p.apply(ctx, consumer, ev, func(tx *store.Tx) error {
-		sc, err := loadSite(ctx, tx, ev.SiteID)
-		if err != nil {
-			return err
+	return p.apply(ctx, consumer, ev, func(tx *store.Tx) (bool, error) {
+		claimed, sc, err := claimAndLoadSite(ctx, tx, consumer, ev)
+		if err != nil || !claimed {
+			return claimed, err
 		}
 		if err := checkPage(sc, page); err != nil {
-			return err
+			return true, err
 		}
-		return handle(tx, sc, page)
+		return true, handle(tx, sc, page)
 	})
 }

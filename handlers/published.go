@@ -66,22 +66,23 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 	if err != nil {
 		return err
 	}
-	return p.apply(ctx, ConsumerDeletion, ev, func(tx *store.Tx) error {
-		if _, err := loadSite(ctx, tx, ev.SiteID); err != nil {
-			return err
+	return p.apply(ctx, ConsumerDeletion, ev, func(tx *store.Tx) (bool, error) {
+		claimed, _, err := claimAndLoadSite(ctx, tx, ConsumerDeletion, ev)
+		if err != nil || !claimed {
+			return claimed, err
 		}
 		targets, err := tx.LinkTargets(ctx, ev.SiteID, data.PageID)
 		if err != nil {
-			return err
+			return true, err
 		}
 		applied, err := tx.MarkPageDeleted(ctx, ev.SiteID, data.PageID, data.Version)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if !applied {
 			p.skipped(ConsumerDeletion, "stale", ev)
-			return nil
+			return true, nil
 		}
-		return tx.QueueLinkCounts(ctx, ev.SiteID, append(targets, data.PageID))
+		return true, tx.QueueLinkCounts(ctx, ev.SiteID, append(targets, data.PageID))
 	})
 }

@@ -25,15 +25,19 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 	if err := st.Validate(); err != nil {
 		return badInput("site %s: %v", ev.SiteID, err)
 	}
-	return p.apply(ctx, ConsumerSiteProjector, ev, func(tx *store.Tx) error {
+	return p.apply(ctx, ConsumerSiteProjector, ev, func(tx *store.Tx) (bool, error) {
+		claimed, err := tx.ClaimEvent(ctx, ConsumerSiteProjector, ev.ID)
+		if err != nil || !claimed {
+			return claimed, err
+		}
 		applied, err := tx.SaveStructure(ctx, st, data.Site.Overrides, ev.Time)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if !applied {
 			p.skipped(ConsumerSiteProjector, "stale", ev)
 		}
-		return nil
+		return true, nil
 	})
 }
 

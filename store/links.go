@@ -38,36 +38,35 @@ func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version in
 	return nil
 }
 
-// LinksFrom returns a page's links in plan order.
-func (t *Tx) LinksFrom(ctx context.Context, siteID, pageID string) ([]link.Link, error) {
-	return linksFrom(ctx, t.tx, siteID, pageID)
-}
-
 // LinksFrom reads a page's links outside a transaction.
 func (s *Store) LinksFrom(ctx context.Context, siteID, pageID string) ([]link.Link, error) {
 	return linksFrom(ctx, s.pool, siteID, pageID)
 }
 
+const linksFromSQL = `SELECT id, source_page_id, target_page_id, target_url, type, anchor, anchor_type,
+	candidates, zone, first_paragraphs, COALESCE(paragraph, 0), score, factors, mandatory, placement, status, reason,
+	failed_rules FROM links WHERE site_id = $1 AND source_page_id = $2 ORDER BY position`
+
 func linksFrom(ctx context.Context, q querier, siteID, pageID string) ([]link.Link, error) {
-	rows, err := q.Query(ctx, `SELECT id, source_page_id, target_page_id, target_url, type, anchor, anchor_type,
-		candidates, zone, first_paragraphs, COALESCE(paragraph, 0), score, factors, mandatory, placement, status, reason, failed_rules
-		FROM links WHERE site_id = $1 AND source_page_id = $2 ORDER BY position`, siteID, pageID)
+	rows, err := q.Query(ctx, linksFromSQL, siteID, pageID)
 	if err != nil {
 		return nil, fmt.Errorf("load links of page %s: %w", pageID, err)
 	}
-	links, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (link.Link, error) {
-		var l link.Link
-		var typ, anchorType, zone, status string
-		err := r.Scan(&l.ID, &l.SourcePageID, &l.TargetPageID, &l.TargetURL, &typ, &l.Anchor, &anchorType,
-			&l.Candidates, &zone, &l.FirstParagraphs, &l.Paragraph, &l.Score, &l.Factors, &l.Mandatory, &l.Placement, &status,
-			&l.Reason, &l.FailedRules)
-		l.Type, l.AnchorType, l.Zone, l.Status = link.Type(typ), link.AnchorType(anchorType), link.Zone(zone), link.Status(status)
-		return l, err
-	})
+	links, err := pgx.CollectRows(rows, scanLink)
 	if err != nil {
 		return nil, fmt.Errorf("load links of page %s: %w", pageID, err)
 	}
 	return links, nil
+}
+
+func scanLink(r pgx.CollectableRow) (link.Link, error) {
+	var l link.Link
+	var typ, anchorType, zone, status string
+	err := r.Scan(&l.ID, &l.SourcePageID, &l.TargetPageID, &l.TargetURL, &typ, &l.Anchor, &anchorType,
+		&l.Candidates, &zone, &l.FirstParagraphs, &l.Paragraph, &l.Score, &l.Factors, &l.Mandatory, &l.Placement,
+		&status, &l.Reason, &l.FailedRules)
+	l.Type, l.AnchorType, l.Zone, l.Status = link.Type(typ), link.AnchorType(anchorType), link.Zone(zone), link.Status(status)
+	return l, err
 }
 
 // SaveLinkOutcomes records where each link went (or why not) and its status.

@@ -93,18 +93,6 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 	return tag.RowsAffected() == 1, nil
 }
 
-// LockPage reads a page and locks its row for the rest of the transaction.
-func (t *Tx) LockPage(ctx context.Context, siteID, pageID string) (PageRecord, bool, error) {
-	p, err := scanPage(t.tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2 FOR UPDATE`, siteID, pageID))
-	if err == pgx.ErrNoRows {
-		return PageRecord{}, false, nil
-	}
-	if err != nil {
-		return PageRecord{}, false, fmt.Errorf("lock page %s: %w", pageID, err)
-	}
-	return p, true, nil
-}
-
 // Page reads a page without locking it.
 func (s *Store) Page(ctx context.Context, siteID, pageID string) (PageRecord, bool, error) {
 	p, err := scanPage(s.pool.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2`, siteID, pageID))

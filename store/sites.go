@@ -74,18 +74,9 @@ func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides jso
 	return true, nil
 }
 
-// LoadSite reads a site's structure; found is false for an unknown site.
-// A structure already in memory is reused when its version is current, so
-// the common case costs one indexed read.
-func (t *Tx) LoadSite(ctx context.Context, siteID string) (rec SiteRecord, found bool, err error) {
-	var version int64
-	err = t.tx.QueryRow(ctx, `SELECT structure_version FROM sites WHERE id = $1`, siteID).Scan(&version)
-	if err == pgx.ErrNoRows {
-		return SiteRecord{}, false, nil
-	}
-	if err != nil {
-		return SiteRecord{}, false, fmt.Errorf("load site %s: %w", siteID, err)
-	}
+// LoadSiteAt returns the site's structure at the version the caller read in
+// this transaction, from memory when it is there.
+func (t *Tx) LoadSiteAt(ctx context.Context, siteID string, version int64) (rec SiteRecord, found bool, err error) {
 	if cached, ok := t.store.sites.Load(siteID); ok && cached.(cachedSite).version == version {
 		return cached.(cachedSite).record, true, nil
 	}

@@ -219,6 +219,10 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	} {
 		write("FuzzReplaceParagraph", fmt.Sprintf("rewrite-%02d", i), stringV(s))
 	}
+	for i, s := range []string{`<a href="/x/" data-interlinker=7>`, `<a HREF=/x REL='nofollow ugc' href=/y>`,
+		`<a =x href=a/>`, `<a href = "x" / rel>`, `<a/href=x>`, `<a href="unterminated`, `<font color=red size=+1>`} {
+		write("FuzzRawAttrs", fmt.Sprintf("tag-%02d", i), bytesV([]byte(s)))
+	}
 	for i, s := range []string{"&amp;", "&ampx", "&amp", "&#116;", "&#x70;", "&#128;", "&#0;", "&#xD800;",
 		"&notit;", "&notin;", "&NotEqualTilde;", "&middot", "&#99999999999;", "a&b", "&;", "caf&eacute; &nbsp;x"} {
 		write("FuzzDecode", fmt.Sprintf("entity-%02d", i), stringV(s))
@@ -259,6 +263,39 @@ func FuzzReplaceParagraph(f *testing.F) {
 		}
 		if bad := verifyInsertions(out, map[string]string{"F1": escapeText(anchor)}); len(bad) > 0 {
 			t.Fatalf("parser disagrees: %q", out)
+		}
+	})
+}
+
+// FuzzRawAttrs holds rawAttrs to the tokenizer's own reading of a tag.
+func FuzzRawAttrs(f *testing.F) {
+	for _, s := range []string{
+		`<a href="/x/" data-interlinker=7>`, `<a HREF=/x REL='nofollow ugc' href=/y>`, `<a =x href=a/>`,
+		`<a href = "x" / rel>`, `<a href=x>y`, `<a href='&amp;'>`, `<a href="x\ry">`, `<a/href=x>`,
+		`<a href="unterminated`, `<svg role=img data-interlinker-block=b>`, `<font color=red size=+1>`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		z := html.NewTokenizer(bytes.NewReader(src))
+		if tt := z.Next(); tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			return
+		}
+		raw := bytes.Clone(z.Raw())
+		fast, ok := rawAttrs(raw)
+		if !ok {
+			return
+		}
+		var slow tagAttrs
+		for more := true; more; {
+			var k, v []byte
+			k, v, more = z.TagAttr()
+			if k != nil {
+				slow.set(string(k), string(v))
+			}
+		}
+		if fast != slow {
+			t.Fatalf("rawAttrs(%q) = %+v, tokenizer says %+v", raw, fast, slow)
 		}
 	})
 }

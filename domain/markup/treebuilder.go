@@ -18,37 +18,41 @@ type tagAttrs struct {
 	hasHref, hasMarker, hasBlock, fontBreakout bool
 }
 
-func readAttrs(z *html.Tokenizer, hasAttr bool) tagAttrs {
+// readAttrs reads the attributes the scanner acts on, from the raw bytes
+// when it can and through the tokenizer when it must.
+func readAttrs(z *html.Tokenizer, raw []byte) tagAttrs {
+	if t, ok := rawAttrs(raw); ok {
+		return t
+	}
 	var t tagAttrs
-	for hasAttr {
+	for more := true; more; {
 		var k, v []byte
-		k, v, hasAttr = z.TagAttr()
-		switch string(k) {
-		case "href":
-			if !t.hasHref {
-				t.href, t.hasHref = string(v), true
-			}
-		case "rel":
-			if t.rel == "" {
-				t.rel = string(v)
-			}
-		case MarkerAttr:
-			if !t.hasMarker {
-				t.marker, t.hasMarker = string(v), true
-			}
-		case BlockMarkerAttr:
-			if !t.hasBlock {
-				t.block, t.hasBlock = string(v), true
-			}
-		case "role":
-			t.role = string(v)
-		case "encoding":
-			t.encoding = string(v)
-		case "color", "face", "size":
-			t.fontBreakout = true
+		k, v, more = z.TagAttr()
+		if k != nil {
+			t.set(string(k), string(v))
 		}
 	}
 	return t
+}
+
+// set records one attribute; the tokenizer has already dropped repeats.
+func (t *tagAttrs) set(name, val string) {
+	switch name {
+	case "href":
+		t.href, t.hasHref = val, true
+	case "rel":
+		t.rel = val
+	case MarkerAttr:
+		t.marker, t.hasMarker = val, true
+	case BlockMarkerAttr:
+		t.block, t.hasBlock = val, true
+	case "role":
+		t.role = val
+	case "encoding":
+		t.encoding = val
+	case "color", "face", "size":
+		t.fontBreakout = true
+	}
 }
 
 func (s *scan) inForeignContent(a atom.Atom, startTag bool) bool {
@@ -85,7 +89,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 		a == atom.Base && s.mode&wantLinks != 0 ||
 		s.mode&wantLinks != 0 && containsFold(s.src[start:end], "role") ||
 		s.mode&wantBlocks != 0 && containsFold(s.src[start:end], BlockMarkerAttr)) {
-		at = readAttrs(z, hasAttr)
+		at = readAttrs(z, s.src[start:end])
 	}
 	if a == atom.Base && at.hasHref && !s.hasBase && s.foreign == 0 {
 		// The first <base href> is what relative links resolve against.
