@@ -99,10 +99,26 @@ func dumpMetrics(b *testing.B, addr string) {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
+	sums, counts := map[string]float64{}, map[string]float64{}
 	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "interlinker_handler_seconds_sum") || strings.HasPrefix(line, "interlinker_handler_seconds_count") {
-			b.Log(line)
+		var handler string
+		var v float64
+		for _, kind := range []string{"sum", "count"} {
+			prefix := "interlinker_handler_seconds_" + kind + `{handler="`
+			if rest, ok := strings.CutPrefix(line, prefix); ok {
+				name, value, _ := strings.Cut(rest, `"} `)
+				handler, _, _ = strings.Cut(name, "-")
+				fmt.Sscan(value, &v)
+				if kind == "sum" {
+					sums[handler] += v
+				} else {
+					counts[handler] += v
+				}
+			}
 		}
+	}
+	for h, c := range counts {
+		fmt.Fprintf(os.Stderr, "%s: %.0f events, mean %.2f ms\n", h, c, 1000*sums[h]/c)
 	}
 }
 
