@@ -60,8 +60,8 @@ func applyPlacement(l *link.Link, pl markup.Placement) {
 	}
 	l.Status = link.StatusInserted
 	l.Reason = ""
-	l.Anchor = pl.Anchor
-	l.Paragraph = pl.Paragraph
+	l.Anchor = pl.AnchorText // decoded and whitespace-collapsed: what a reader sees
+	l.Paragraph = pl.ContentParagraph
 	l.Placement = link.PlacementRuleBased
 	if pl.Variation {
 		l.Placement = link.PlacementVariation

@@ -166,3 +166,22 @@ func TestTwentyConcurrentEventsForOneSiteAllLink(t *testing.T) {
 		t.Errorf("hub inbound count %d (err %v), want 20", hub.Inbound, err)
 	}
 }
+
+func TestTheLinkRecordCarriesTheAnchorAsReadersSeeIt(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.publish(siteEvent("s1"))
+	h.publish(hubEvent("s1"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	// A full page: the header's tagline is not a content paragraph, and the
+	// keyword is written with a non-breaking space and capitals.
+	html := "<header><p>Trail tips</p></header>\n<article><p>New Hiking&nbsp;Boots need care.</p></article>\n"
+	h.publish(pageEvent("s1", "full", "supporting", 1, html))
+	waitFor(t, waitLong, "page linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "full")) == 1 })
+	d := h.inserted.insertedFor(t, "s1", "full")[0]
+	if len(d.Links) != 1 || d.Links[0].Anchor != "Hiking Boots" || d.Links[0].Paragraph != 1 {
+		t.Errorf("link %+v, want anchor \"Hiking Boots\" in content paragraph 1", d.Links)
+	}
+	if !strings.Contains(d.HTML, `>Hiking&nbsp;Boots</a>`) {
+		t.Errorf("the page's own bytes were not kept inside the anchor: %s", d.HTML)
+	}
+}
