@@ -71,10 +71,11 @@ type Policy struct {
 	DensityTerm    DensityBands `json:"density_term"`
 
 	// Silo target selection (silo design D7, D8) and budget (validation rule 1).
-	LabelOverlapMin int     `json:"label_overlap_min"`
-	PriorityBonus   float64 `json:"priority_bonus"`
-	BudgetMin       int     `json:"budget_min"`
-	BudgetMax       int     `json:"budget_max"`
+	LabelOverlapMin         int     `json:"label_overlap_min"`
+	PriorityBonus           float64 `json:"priority_bonus"`
+	DiversityPenaltyPerLink float64 `json:"diversity_penalty_per_link"`
+	BudgetMin               int     `json:"budget_min"`
+	BudgetMax               int     `json:"budget_max"`
 
 	// Input limits: larger pages are refused rather than slowly processed.
 	MaxHTMLBytes int `json:"max_html_bytes"`
@@ -115,6 +116,7 @@ func Default(name string) (Policy, error) {
 		DensityTerm:              DensityBands{Short: DensityRange{3, 0}, Medium: DensityRange{3, 0}, Long: DensityRange{3, 0}},
 		LabelOverlapMin:          2,
 		PriorityBonus:            2,
+		DiversityPenaltyPerLink:  0.25,
 		BudgetMin:                3,
 		BudgetMax:                5,
 		MaxHTMLBytes:             5 << 20,

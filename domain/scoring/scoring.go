@@ -1,0 +1,194 @@
+// Package scoring ranks candidate link targets: the SAG policy's 5-factor
+// score (0–100) and the strict-silo policy's label-overlap score.
+package scoring
+
+import (
+	"math"
+	"strings"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/policy"
+)
+
+// Factor names as stored with each link and emitted in links.inserted.
+const (
+	FactorSharedAttributes = "shared_attributes"
+	FactorTargetAuthority  = "target_authority"
+	FactorKeywordOverlap   = "keyword_overlap"
+	FactorRecency          = "recency"
+	FactorLinkCountGap     = "link_count_gap"
+)
+
+// Candidate is what the score needs to know about a source or target.
+type Candidate struct {
+	// AttributeValues are the cluster's attribute values as "attribute=value".
+	AttributeValues []string
+	// Keywords are the primary keyword and keyword variations.
+	Keywords    []string
+	Inbound     int
+	PublishedAt time.Time
+}
+
+// Context is what the score of one target is relative to: the most inbound
+// links any candidate has, and the time the score is computed at.
+type Context struct {
+	MaxInbound int
+	Now        time.Time
+}
+
+// Score is a total of 0–100 with the points each factor contributed.
+type Score struct {
+	Total   float64
+	Factors map[string]float64
+}
+
+// SAG scores a target for a source with the five weighted factors of the SAG
+// policy. Each factor is a fraction from 0 to 1, multiplied by its weight:
+//   - shared attributes: the share of the source cluster's attribute values
+//     the target's cluster also has;
+//   - target authority: the target's inbound links on a log scale against
+//     the best-linked candidate;
+//   - keyword overlap: the share of the source's keyword words found in the
+//     target's keywords;
+//   - recency: exp(-age / recency_decay_days): 1 for a page published now,
+//     about 0.37 at six months, 0 for an undated page;
+//   - link-count gap: 1 for the least linked candidate, 0 for the most.
+func SAG(p policy.Policy, source, target Candidate, ctx Context) Score {
+	f := map[string]float64{
+		FactorSharedAttributes: sharedShare(source.AttributeValues, target.AttributeValues),
+		FactorTargetAuthority:  authority(target.Inbound, ctx.MaxInbound),
+		FactorKeywordOverlap:   wordOverlap(source.Keywords, target.Keywords),
+		FactorRecency:          recency(target.PublishedAt, ctx.Now, p.RecencyDecayDays),
+		FactorLinkCountGap:     gap(target.Inbound, ctx.MaxInbound),
+	}
+	weights := map[string]float64{
+		FactorSharedAttributes: p.WeightSharedAttributes,
+		FactorTargetAuthority:  p.WeightTargetAuthority,
+		FactorKeywordOverlap:   p.WeightKeywordOverlap,
+		FactorRecency:          p.WeightRecency,
+		FactorLinkCountGap:     p.WeightLinkCountGap,
+	}
+	s := Score{Factors: make(map[string]float64, len(f))}
+	for name, fraction := range f {
+		points := round2(fraction * weights[name])
+		s.Factors[name] = points
+		s.Total += points
+	}
+	s.Total = round2(math.Min(100, math.Max(0, s.Total)))
+	return s
+}
+
+// Decision is what a score leads to.
+type Decision int
+
+const (
+	Drop   Decision = iota // below review_score
+	Review                 // review_score ≤ score < auto_link_score: suggested to a person
+	Auto                   // score ≥ auto_link_score: placed automatically
+)
+
+// Decide applies the policy's thresholds (60 and 40 by default).
+func Decide(p policy.Policy, total float64) Decision {
+	switch {
+	case total >= p.AutoLinkScore:
+		return Auto
+	case total >= p.ReviewScore:
+		return Review
+	default:
+		return Drop
+	}
+}
+
+// Silo scores a target for the strict-silo policy: the labels the pages
+// share, plus priority_bonus for a priority target, minus a penalty that
+// grows with the target's inbound links so one page does not take them all.
+func Silo(p policy.Policy, sourceLabels, targetLabels []string, targetPriority bool, targetInbound int) (total float64, overlap int) {
+	overlap = countShared(sourceLabels, targetLabels)
+	total = float64(overlap)
+	if targetPriority {
+		total += p.PriorityBonus
+	}
+	total -= p.DiversityPenaltyPerLink * float64(targetInbound)
+	return round2(total), overlap
+}
+
+func sharedShare(source, target []string) float64 {
+	if len(source) == 0 {
+		return 0
+	}
+	return float64(countShared(source, target)) / float64(len(distinct(source)))
+}
+
+func countShared(a, b []string) int {
+	in := make(map[string]bool, len(b))
+	for _, v := range b {
+		in[strings.ToLower(v)] = true
+	}
+	n := 0
+	for v := range distinct(a) {
+		if in[v] {
+			n++
+		}
+	}
+	return n
+}
+
+func distinct(values []string) map[string]bool {
+	out := make(map[string]bool, len(values))
+	for _, v := range values {
+		out[strings.ToLower(v)] = true
+	}
+	return out
+}
+
+func authority(inbound, maxInbound int) float64 {
+	if maxInbound <= 0 || inbound <= 0 {
+		return 0
+	}
+	return math.Min(1, math.Log1p(float64(inbound))/math.Log1p(float64(maxInbound)))
+}
+
+func gap(inbound, maxInbound int) float64 {
+	if maxInbound <= 0 {
+		return 1
+	}
+	return math.Max(0, 1-float64(inbound)/float64(maxInbound))
+}
+
+func wordOverlap(source, target []string) float64 {
+	sw := words(source)
+	if len(sw) == 0 {
+		return 0
+	}
+	tw := words(target)
+	shared := 0
+	for w := range sw {
+		if tw[w] {
+			shared++
+		}
+	}
+	return float64(shared) / float64(len(sw))
+}
+
+func words(phrases []string) map[string]bool {
+	out := map[string]bool{}
+	for _, p := range phrases {
+		for _, w := range strings.Fields(strings.ToLower(p)) {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+func recency(published, now time.Time, decayDays float64) float64 {
+	if published.IsZero() || decayDays <= 0 {
+		return 0
+	}
+	age := now.Sub(published).Hours() / 24
+	if age < 0 {
+		age = 0
+	}
+	return math.Exp(-age / decayDays)
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
