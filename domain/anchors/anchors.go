@@ -1,0 +1,114 @@
+// Package anchors chooses anchor texts: which candidates may be used for a
+// link to a target, in which order, so that anchors stay natural and the
+// site-wide mix per target tends to the policy's shares.
+package anchors
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
+)
+
+// Usage is how the links already pointing at one target are anchored,
+// site-wide.
+type Usage struct {
+	ByText map[string]int          // normalised anchor text → links
+	ByType map[link.AnchorType]int // anchor type → links
+}
+
+// Normalize is the form anchors are counted in: lower case, single spaces.
+func Normalize(text string) string {
+	return strings.ToLower(strings.Join(strings.Fields(text), " "))
+}
+
+// Refusal says why a candidate may not be used.
+type Refusal struct {
+	Anchor link.Anchor
+	Reason string
+}
+
+// Rank returns the usable candidates, best first, and the refused ones with
+// their reason. A candidate is refused outside the policy's word range
+// (2–8 words) or when its exact text already anchors max_exact_anchor_per_target
+// (3) links to the target. The usable ones are ordered by how far their
+// anchor type is below its target share (60% primary keyword, 30% title,
+// 10% natural), then in the caller's order, so the mix drifts toward the
+// policy and the same usage always gives the same order.
+func Rank(p policy.Policy, candidates []link.Anchor, u Usage) (ranked []link.Anchor, refused []Refusal) {
+	deficit := deficits(p, u)
+	type entry struct {
+		a     link.Anchor
+		order int
+	}
+	var ok []entry
+	seen := map[string]bool{}
+	for i, c := range candidates {
+		key := Normalize(c.Text)
+		words := len(strings.Fields(key))
+		switch {
+		case key == "" || seen[key]:
+			continue
+		case words < p.AnchorMinWords || words > p.AnchorMaxWords:
+			refused = append(refused, Refusal{c, "anchor has " + itoa(words) + " words, outside " + itoa(p.AnchorMinWords) + "–" + itoa(p.AnchorMaxWords)})
+		case u.ByText[key] >= p.MaxExactAnchorPerTarget:
+			refused = append(refused, Refusal{c, "anchor already used " + itoa(u.ByText[key]) + " times for this target"})
+		default:
+			ok = append(ok, entry{c, i})
+		}
+		seen[key] = true
+	}
+	sort.SliceStable(ok, func(i, j int) bool {
+		di, dj := deficit[ok[i].a.Type], deficit[ok[j].a.Type]
+		if di != dj {
+			return di > dj
+		}
+		return ok[i].order < ok[j].order
+	})
+	for _, e := range ok {
+		ranked = append(ranked, e.a)
+	}
+	return ranked, refused
+}
+
+// deficits is, per anchor type, its target share minus its current share.
+// Branded anchors (home page links) have no share in the mix.
+func deficits(p policy.Policy, u Usage) map[link.AnchorType]float64 {
+	total := 0
+	for _, n := range u.ByType {
+		total += n
+	}
+	share := func(t link.AnchorType) float64 {
+		if total == 0 {
+			return 0
+		}
+		return float64(u.ByType[t]) / float64(total)
+	}
+	return map[link.AnchorType]float64{
+		link.AnchorPrimaryKeyword: p.AnchorSharePrimary - share(link.AnchorPrimaryKeyword),
+		link.AnchorPageTitle:      p.AnchorShareTitle - share(link.AnchorPageTitle),
+		link.AnchorNatural:        p.AnchorShareNatural - share(link.AnchorNatural),
+	}
+}
+
+// Dominant lists, sorted, the anchor texts that carry more than the policy's
+// dominance share (40%) of the links to a target: the diversification
+// audit flags them.
+func Dominant(p policy.Policy, u Usage) []string {
+	total := 0
+	for _, n := range u.ByText {
+		total += n
+	}
+	var out []string
+	for text, n := range u.ByText {
+		if total > 0 && float64(n)/float64(total) > p.AnchorDominanceFlagShare {
+			out = append(out, text)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
