@@ -1,0 +1,114 @@
+package bus
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/interlinker/interlinker/events"
+)
+
+func startServer(t *testing.T) (jetstream.JetStream, string) {
+	t.Helper()
+	srv, err := StartEmbedded(EmbeddedOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	nc, err := Connect(srv.ClientURL(), "bus-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js, srv.ClientURL()
+}
+
+var specs = []ConsumerSpec{{Durable: "planner", Subject: events.ContentGenerated}}
+
+func TestProvisioningIsIdempotentAndBindsNamedStreams(t *testing.T) {
+	js, _ := startServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ss := StreamSettings{DuplicateWindow: time.Minute, MaxAge: time.Hour}
+	cs := ConsumerSettings{AckWait: 30 * time.Second, MaxDeliver: 5, MaxAckPending: 100}
+	for range 2 {
+		if err := Provision(ctx, js, ss, cs, specs); err != nil {
+			t.Fatalf("provision: %v", err)
+		}
+	}
+	cons, err := js.Consumer(ctx, "CONTENT", "planner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := info.Config
+	if c.FilterSubject != events.ContentGenerated || c.AckPolicy != jetstream.AckExplicitPolicy || c.AckWait != 30*time.Second || c.MaxDeliver != 5 {
+		t.Errorf("consumer config %+v", c)
+	}
+	if err := ConsumersBound(ctx, js, append(specs, ConsumerSpec{Durable: "missing", Subject: events.LinksPlanned})); err == nil {
+		t.Error("a missing consumer was reported bound")
+	}
+}
+
+func TestAMessageWithARepeatedHeaderIsFlaggedNotDropped(t *testing.T) {
+	js, _ := startServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := Provision(ctx, js, StreamSettings{DuplicateWindow: time.Minute}, ConsumerSettings{AckWait: time.Minute, MaxDeliver: 3}, specs); err != nil {
+		t.Fatal(err)
+	}
+	msg := &nats.Msg{Subject: events.ContentGenerated, Data: []byte(`{}`), Header: nats.Header{
+		"X-Trace": {"a", "b"}, nats.MsgIdHdr: {"evt-1"}, "Correlation": {"c-1"},
+	}}
+	if _, err := js.PublishMsg(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(ctx, "CONTENT", "planner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *jetstream.Msg
+	for m := range batch.Messages() {
+		got = &m
+	}
+	if got == nil {
+		t.Fatal("no message fetched")
+	}
+	m, err := defensiveUnmarshaler{}.Unmarshal(*got)
+	if err != nil || m == nil {
+		t.Fatalf("unmarshal returned %v, %v", m, err)
+	}
+	if m.UUID != "evt-1" || m.Metadata.Get("Correlation") != "c-1" || m.Metadata.Get(MetaSubject) != events.ContentGenerated ||
+		Deliveries(m) != 1 || m.Metadata.Get(MetaStreamSeq) != "1" {
+		t.Errorf("message %s metadata %v", m.UUID, m.Metadata)
+	}
+	if fault := m.Metadata.Get(MetaHeaderFault); fault != `NATS header "X-Trace" is repeated 2 times` {
+		t.Errorf("header fault %q", fault)
+	}
+}
+
+func TestRedeliveryDelaysGrowAndThenRepeatTheLast(t *testing.T) {
+	d := nakDelays{time.Second, 5 * time.Second, time.Minute}
+	for delivery, want := range map[uint64]time.Duration{0: time.Second, 1: time.Second, 2: 5 * time.Second, 3: time.Minute, 9: time.Minute} {
+		if got := d.WaitTime(delivery); got != want {
+			t.Errorf("after delivery %d: %s, want %s", delivery, got, want)
+		}
+	}
+	if (nakDelays{}).WaitTime(3) != 0 {
+		t.Error("no delays configured should redeliver at once")
+	}
+}
