@@ -17,9 +17,7 @@ const waitLong = 90 * time.Second
 
 func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 	h := startHarness(t, testConfig(t))
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
 	h.publish(pageEvent("s1", "sizing", "supporting", 1, supportingHTML(2)))
 	waitFor(t, waitLong, "both articles linked", func() bool { return h.inserted.pageCount("s1") == 3 })
@@ -84,9 +82,7 @@ func hasRule(v events.ValidationReport, name string, passed bool) bool {
 
 func TestTheSameEventThreeTimesHasOneEffect(t *testing.T) {
 	h := startHarness(t, testConfig(t))
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	ev := pageEvent("s1", "care", "supporting", 1, supportingHTML(1))
 	raw, err := ev.Encode()
 	if err != nil {
@@ -113,9 +109,7 @@ func TestTheSameEventThreeTimesHasOneEffect(t *testing.T) {
 
 func TestAnOlderVersionArrivingLateChangesNothing(t *testing.T) {
 	h := startHarness(t, testConfig(t))
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	newer := strings.Replace(supportingHTML(1), "tip number 1", "tip number 1, revised", 1)
 	h.publish(pageEvent("s1", "care", "supporting", 2, newer))
 	waitFor(t, waitLong, "version 2 linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "care")) == 1 })
@@ -137,9 +131,7 @@ func TestAnOlderVersionArrivingLateChangesNothing(t *testing.T) {
 
 func TestTwentyConcurrentEventsForOneSiteAllLink(t *testing.T) {
 	h := startHarness(t, testConfig(t))
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	var wg sync.WaitGroup
 	for i := range 20 {
 		wg.Add(1)
@@ -169,9 +161,7 @@ func TestTwentyConcurrentEventsForOneSiteAllLink(t *testing.T) {
 
 func TestTheLinkRecordCarriesTheAnchorAsReadersSeeIt(t *testing.T) {
 	h := startHarness(t, testConfig(t))
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	// A full page: the header's tagline is not a content paragraph, and the
 	// keyword is written with a non-breaking space and capitals.
 	html := "<header><p>Trail tips</p></header>\n<article><p>New Hiking&nbsp;Boots need care.</p></article>\n"

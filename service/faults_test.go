@@ -60,9 +60,7 @@ func TestNATSRestartMidStreamLinksEveryPageOnce(t *testing.T) {
 	cfg.NATSURL = srv.ClientURL()
 	h := startHarness(t, cfg)
 
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	const n = 500
 	ids := make([]string, n)
 	for i := range n {
@@ -91,9 +89,7 @@ func TestPostgresAwayForSecondsLinksEveryPageOnce(t *testing.T) {
 	cfg.DatabaseURL = storetest.WithHost(t, cfg.DatabaseURL, proxy.Addr())
 	h := startHarness(t, cfg)
 
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	const n = 200
 	ids := make([]string, n)
 	for i := range n {

@@ -121,6 +121,15 @@ func (h *harness) publishRaw(subject string, data []byte, hdr nats.Header) {
 	}
 }
 
+// siteWithLinkedHub publishes the fixture site and its hub and waits until
+// the hub is linked, so articles published next find their hub.
+func (h *harness) siteWithLinkedHub(siteID string) {
+	h.t.Helper()
+	h.publish(siteEvent(siteID))
+	h.publish(hubEvent(siteID))
+	waitFor(h.t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(h.t, siteID, "boots-hub")) == 1 })
+}
+
 // waitIdle waits until every consumer has acknowledged everything and the
 // outbox is empty, twice in a row.
 func (h *harness) waitIdle(timeout time.Duration) {

@@ -16,9 +16,7 @@ import (
 
 func TestHealthReadinessAndMetricsAreServed(t *testing.T) {
 	h := startHarness(t, testConfig(t))
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	h.waitIdle(waitLong)
 
 	get := func(path string) (int, string) {
@@ -81,9 +79,7 @@ func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
 
 func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
 	h := startHarness(t, testConfig(t))
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
 	waitFor(t, waitLong, "article linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "care")) == 1 })
 	linked := h.inserted.insertedFor(t, "s1", "care")[0]
@@ -138,9 +134,7 @@ func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
 	cfg.NATSListen = freeAddr(t)
 	cfg.PullBuffer = 2 // so shutdown leaves work in the stream for the restart
 	h := startHarness(t, cfg)
-	h.publish(siteEvent("s1"))
-	h.publish(hubEvent("s1"))
-	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.siteWithLinkedHub("s1")
 	const n = 150
 	for i := range n {
 		h.publish(pageEvent("s1", fmt.Sprintf("article-%03d", i), "supporting", 1, supportingHTML(i)))
