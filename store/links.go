@@ -95,7 +95,7 @@ func (t *Tx) QueueLinkCounts(ctx context.Context, siteID string, pageIDs []strin
 func (s *Store) RefreshQueuedLinkCounts(ctx context.Context, limit int) (int, error) {
 	var handled int
 	err := s.InTx(ctx, func(tx *Tx) error {
-		rows, err := tx.tx.Query(ctx, `SELECT seq, site_id, page_id FROM link_count_queue
+		rows, err := tx.query(ctx, `SELECT seq, site_id, page_id FROM link_count_queue
 			ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
 		if err != nil {
 			return fmt.Errorf("read link count queue: %w", err)
@@ -126,7 +126,7 @@ func (s *Store) RefreshQueuedLinkCounts(ctx context.Context, limit int) (int, er
 				return err
 			}
 		}
-		if _, err := tx.tx.Exec(ctx, `DELETE FROM link_count_queue WHERE seq = ANY($1)`, seqs); err != nil {
+		if _, err := tx.exec(ctx, `DELETE FROM link_count_queue WHERE seq = ANY($1)`, seqs); err != nil {
 			return fmt.Errorf("clear link count queue: %w", err)
 		}
 		handled = len(seqs)
@@ -150,7 +150,7 @@ func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
 // count is an index lookup by source or target, so refreshing a page costs
 // its own links, not the site's.
 func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []string) error {
-	_, err := t.tx.Exec(ctx, `
+	_, err := t.exec(ctx, `
 		UPDATE pages p SET
 			inbound_link_count =
 				(SELECT count(*) FROM link_map lm
@@ -211,7 +211,7 @@ func (t *Tx) ReplaceLinkMap(ctx context.Context, siteID, pageID string, rows []L
 
 // PageIDsByURL resolves site paths to the ids of live pages.
 func (t *Tx) PageIDsByURL(ctx context.Context, siteID string, urls []string) (map[string]string, error) {
-	rows, err := t.tx.Query(ctx, `SELECT url, id FROM pages WHERE site_id = $1 AND url = ANY($2) AND state <> 'deleted'`, siteID, urls)
+	rows, err := t.query(ctx, `SELECT url, id FROM pages WHERE site_id = $1 AND url = ANY($2) AND state <> 'deleted'`, siteID, urls)
 	if err != nil {
 		return nil, fmt.Errorf("resolve page urls: %w", err)
 	}
@@ -248,7 +248,7 @@ func (t *Tx) LinkTargets(ctx context.Context, siteID, pageID string) ([]string, 
 }
 
 func (t *Tx) strings(ctx context.Context, sql string, args ...any) ([]string, error) {
-	rows, err := t.tx.Query(ctx, sql, args...)
+	rows, err := t.query(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}

@@ -46,7 +46,7 @@ func (t *Tx) Enqueue(ctx context.Context, ev events.Event, headers map[string]st
 func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(context.Context, []OutboxMessage) error) (int, error) {
 	var n int
 	err := s.InTx(ctx, func(tx *Tx) error {
-		rows, err := tx.tx.Query(ctx, `SELECT seq, event_id, subject, headers, payload, created_at FROM outbox
+		rows, err := tx.query(ctx, `SELECT seq, event_id, subject, headers, payload, created_at FROM outbox
 			ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
 		if err != nil {
 			return fmt.Errorf("read outbox: %w", err)
@@ -72,7 +72,7 @@ func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(context
 		if err := publish(ctx, batch); err != nil {
 			return err
 		}
-		if _, err := tx.tx.Exec(ctx, `DELETE FROM outbox WHERE seq = ANY($1)`, seqs); err != nil {
+		if _, err := tx.exec(ctx, `DELETE FROM outbox WHERE seq = ANY($1)`, seqs); err != nil {
 			return fmt.Errorf("delete relayed outbox rows: %w", err)
 		}
 		n = len(batch)

@@ -67,7 +67,7 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 	}
 	// A published version keeps the HTML we planned from (html) and records
 	// what went live (published_html); a generated version starts over.
-	tag, err := t.tx.Exec(ctx, `
+	tag, err := t.exec(ctx, `
 		INSERT INTO pages (site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
 			attributes, priority, published_at, version, html, published_html, state, plan_id, word_count, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, now())
@@ -120,7 +120,7 @@ func (s *Store) Pages(ctx context.Context, siteID string) ([]PageRecord, error) 
 
 // ClusterHub returns the live hub page of a cluster, if one has arrived.
 func (t *Tx) ClusterHub(ctx context.Context, siteID, clusterID string) (site.Page, bool, error) {
-	p, err := scanPage(t.tx.QueryRow(ctx, `SELECT `+pageColumns+` FROM pages
+	p, err := scanPage(t.queryRow(ctx, `SELECT `+pageColumns+` FROM pages
 		WHERE site_id = $1 AND cluster_id = $2 AND kind = 'hub' AND state <> 'deleted'
 		ORDER BY id LIMIT 1`, siteID, clusterID))
 	if err == pgx.ErrNoRows {
@@ -141,7 +141,7 @@ func (t *Tx) SetLinkedHTML(ctx context.Context, siteID, pageID, html string) err
 // MarkPageDeleted retires a page unless a newer version is stored; the
 // page's own links are removed and links pointing at it become broken.
 func (t *Tx) MarkPageDeleted(ctx context.Context, siteID, pageID string, version int64) (bool, error) {
-	tag, err := t.tx.Exec(ctx, `UPDATE pages SET state = 'deleted', version = $3, updated_at = now()
+	tag, err := t.exec(ctx, `UPDATE pages SET state = 'deleted', version = $3, updated_at = now()
 		WHERE site_id = $1 AND id = $2 AND version <= $3`, siteID, pageID, version)
 	if err != nil {
 		return false, fmt.Errorf("delete page %s: %w", pageID, err)
@@ -156,7 +156,7 @@ func (t *Tx) MarkPageDeleted(ctx context.Context, siteID, pageID string, version
 		`UPDATE link_map SET status = 'broken' WHERE site_id = $1 AND target_page_id = $2 AND status = 'active'`,
 	}
 	for _, q := range stmts {
-		if _, err := t.tx.Exec(ctx, q, siteID, pageID); err != nil {
+		if _, err := t.exec(ctx, q, siteID, pageID); err != nil {
 			return false, fmt.Errorf("retire links of deleted page %s: %w", pageID, err)
 		}
 	}

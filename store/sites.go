@@ -23,7 +23,7 @@ func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides jso
 	if len(overrides) == 0 {
 		overrides = json.RawMessage(`{}`)
 	}
-	tag, err := t.tx.Exec(ctx, `
+	tag, err := t.exec(ctx, `
 		INSERT INTO sites (id, base_url, name, policy, overrides, structure_event_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, now())
 		ON CONFLICT (id) DO UPDATE SET
@@ -40,7 +40,7 @@ func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides jso
 		return false, nil
 	}
 	for _, table := range []string{"sectors", "attributes", "clusters"} {
-		if _, err := t.tx.Exec(ctx, `DELETE FROM `+table+` WHERE site_id = $1`, st.Site.ID); err != nil {
+		if _, err := t.exec(ctx, `DELETE FROM `+table+` WHERE site_id = $1`, st.Site.ID); err != nil {
 			return false, fmt.Errorf("clear %s of site %s: %w", table, st.Site.ID, err)
 		}
 	}
@@ -48,14 +48,14 @@ func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides jso
 	for i, s := range st.Sectors {
 		sectors[i] = []any{st.Site.ID, s.ID, s.Name, s.URL, i}
 	}
-	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"sectors"}, []string{"site_id", "id", "name", "url", "position"}, pgx.CopyFromRows(sectors)); err != nil {
+	if _, err := t.copyFrom(ctx, pgx.Identifier{"sectors"}, []string{"site_id", "id", "name", "url", "position"}, pgx.CopyFromRows(sectors)); err != nil {
 		return false, fmt.Errorf("save sectors of site %s: %w", st.Site.ID, err)
 	}
 	attrs := make([][]any, len(st.Attributes))
 	for i, a := range st.Attributes {
 		attrs[i] = []any{st.Site.ID, a.ID, a.Name, nonNil(a.Values), i}
 	}
-	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"attributes"}, []string{"site_id", "id", "name", "values", "position"}, pgx.CopyFromRows(attrs)); err != nil {
+	if _, err := t.copyFrom(ctx, pgx.Identifier{"attributes"}, []string{"site_id", "id", "name", "values", "position"}, pgx.CopyFromRows(attrs)); err != nil {
 		return false, fmt.Errorf("save attributes of site %s: %w", st.Site.ID, err)
 	}
 	clusters := make([][]any, len(st.Clusters))
@@ -66,7 +66,7 @@ func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides jso
 		}
 		clusters[i] = []any{st.Site.ID, c.ID, c.SectorID, c.Name, c.PrimaryKeyword, nonNil(c.Keywords), attrJSON, i}
 	}
-	if _, err := t.tx.CopyFrom(ctx, pgx.Identifier{"clusters"},
+	if _, err := t.copyFrom(ctx, pgx.Identifier{"clusters"},
 		[]string{"site_id", "id", "sector_id", "name", "primary_keyword", "keywords", "attributes", "position"},
 		pgx.CopyFromRows(clusters)); err != nil {
 		return false, fmt.Errorf("save clusters of site %s: %w", st.Site.ID, err)
@@ -80,7 +80,7 @@ func (t *Tx) LoadSiteAt(ctx context.Context, siteID string, version int64) (rec 
 	if cached, ok := t.store.sites.Load(siteID); ok && cached.(cachedSite).version == version {
 		return cached.(cachedSite).record, true, nil
 	}
-	rec, found, err = loadSite(ctx, t.tx, siteID)
+	rec, found, err = loadSite(ctx, txQuerier{t}, siteID)
 	if err != nil || !found {
 		return rec, found, err
 	}
@@ -98,6 +98,17 @@ type cachedSite struct {
 // LoadSite reads a site's structure outside a transaction.
 func (s *Store) LoadSite(ctx context.Context, siteID string) (SiteRecord, bool, error) {
 	return loadSite(ctx, s.pool, siteID)
+}
+
+// txQuerier lets read helpers shared with the pool run inside a Tx.
+type txQuerier struct{ t *Tx }
+
+func (q txQuerier) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	return q.t.query(ctx, sql, args...)
+}
+
+func (q txQuerier) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	return q.t.queryRow(ctx, sql, args...)
 }
 
 type querier interface {

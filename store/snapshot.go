@@ -53,7 +53,7 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pa
 		snap.Links = links
 		return err
 	})
-	if err := t.tx.SendBatch(ctx, &b).Close(); err != nil {
+	if err := t.sendBatch(ctx, &b); err != nil {
 		return PageSnapshot{}, fmt.Errorf("claim %s and read page %s: %w", eventID, pageID, err)
 	}
 	return snap, nil
@@ -73,7 +73,7 @@ func (t *Tx) ClaimAndReadSite(ctx context.Context, consumer, eventID, siteID str
 		siteFound = err == nil
 		return err
 	})
-	if err := t.tx.SendBatch(ctx, &b).Close(); err != nil {
+	if err := t.sendBatch(ctx, &b); err != nil {
 		return false, 0, false, fmt.Errorf("claim %s and read site %s: %w", eventID, siteID, err)
 	}
 	return claimed, siteVersion, siteFound, nil

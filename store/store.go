@@ -123,57 +123,122 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // Tx is one transaction; every repository method that changes state runs on
 // a Tx so the change, its inbox row and its outbox rows commit together.
 //
-// Writes whose outcome nobody reads back within the transaction (links,
-// outcomes, the outbox row, the count queue) are queued and sent as one
-// pipelined batch just before COMMIT, saving a round trip each. Reads never
-// see queued writes, so a handler reads everything before it writes.
+// The transaction is driven by hand on a pooled connection so that BEGIN
+// travels with the first statement or batch, and the queued writes travel
+// with COMMIT: a stage costs two round trips fewer than with a separate
+// BEGIN and COMMIT. Writes whose outcome nobody reads back within the
+// transaction (links, outcomes, the outbox row, the count queue) are queued;
+// reads never see queued writes, so a handler reads everything before it
+// writes. A connection released mid-transaction is closed by the pool.
 type Tx struct {
-	tx     pgx.Tx
+	conn   *pgx.Conn
 	store  *Store
+	begun  bool
 	writes pgx.Batch
-}
-
-// queue adds a write to the batch sent at commit.
-func (t *Tx) queue(sql string, args ...any) {
-	t.writes.Queue(sql, args...)
-}
-
-// flush sends the queued writes.
-func (t *Tx) flush(ctx context.Context) error {
-	if t.writes.Len() == 0 {
-		return nil
-	}
-	if err := t.tx.SendBatch(ctx, &t.writes).Close(); err != nil {
-		return fmt.Errorf("apply queued writes: %w", err)
-	}
-	t.writes = pgx.Batch{}
-	return nil
 }
 
 // InTx runs fn in a transaction and commits it if fn returns nil.
 func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
-	tx, err := s.pool.Begin(ctx)
+	c, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return fmt.Errorf("begin transaction: %w", err)
+		return fmt.Errorf("acquire connection: %w", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
-	t := &Tx{tx: tx, store: s}
+	defer c.Release()
+	t := &Tx{conn: c.Conn(), store: s}
 	if err := fn(t); err != nil {
+		t.rollback(ctx)
 		return err
 	}
-	if err := t.flush(ctx); err != nil {
-		return err
+	return t.commit(ctx)
+}
+
+// queue adds a write to the batch sent with COMMIT.
+func (t *Tx) queue(sql string, args ...any) {
+	t.writes.Queue(sql, args...)
+}
+
+// commit sends the queued writes and COMMIT in one round trip.
+func (t *Tx) commit(ctx context.Context) error {
+	if !t.begun && t.writes.Len() == 0 {
+		return nil
 	}
-	if err := tx.Commit(ctx); err != nil {
+	var tag pgconn.CommandTag
+	t.writes.Queue("COMMIT").Exec(func(ct pgconn.CommandTag) error { tag = ct; return nil })
+	if err := t.sendBatch(ctx, &t.writes); err != nil {
+		t.rollback(ctx)
 		return fmt.Errorf("commit: %w", err)
+	}
+	if tag.String() != "COMMIT" {
+		return fmt.Errorf("commit: the transaction was rolled back (%s)", tag)
 	}
 	return nil
 }
 
+func (t *Tx) rollback(ctx context.Context) {
+	if t.begun {
+		_, _ = t.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+	}
+}
+
+// sendBatch sends a batch, opening the transaction in front of it if no
+// statement has yet.
+func (t *Tx) sendBatch(ctx context.Context, b *pgx.Batch) error {
+	if !t.begun {
+		t.begun = true
+		b.QueuedQueries = append([]*pgx.QueuedQuery{{SQL: "BEGIN"}}, b.QueuedQueries...)
+	}
+	return t.conn.SendBatch(ctx, b).Close()
+}
+
+// begin opens the transaction before a statement sent on its own.
+func (t *Tx) begin(ctx context.Context) error {
+	if t.begun {
+		return nil
+	}
+	t.begun = true
+	if _, err := t.conn.Exec(ctx, "BEGIN"); err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	return nil
+}
+
+func (t *Tx) exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if err := t.begin(ctx); err != nil {
+		return pgconn.CommandTag{}, err
+	}
+	return t.conn.Exec(ctx, sql, args...)
+}
+
+func (t *Tx) query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if err := t.begin(ctx); err != nil {
+		return nil, err
+	}
+	return t.conn.Query(ctx, sql, args...)
+}
+
+func (t *Tx) queryRow(ctx context.Context, sql string, args ...any) pgx.Row {
+	if err := t.begin(ctx); err != nil {
+		return errRow{err}
+	}
+	return t.conn.QueryRow(ctx, sql, args...)
+}
+
+func (t *Tx) copyFrom(ctx context.Context, table pgx.Identifier, columns []string, rows pgx.CopyFromSource) (int64, error) {
+	if err := t.begin(ctx); err != nil {
+		return 0, err
+	}
+	return t.conn.CopyFrom(ctx, table, columns, rows)
+}
+
+// errRow is a row whose Scan reports why the statement was never sent.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
 // ClaimEvent records that consumer applies the event. It reports false when
 // the consumer applied it before: the caller must then change nothing.
 func (t *Tx) ClaimEvent(ctx context.Context, consumer, eventID string) (bool, error) {
-	tag, err := t.tx.Exec(ctx,
+	tag, err := t.exec(ctx,
 		`INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, consumer, eventID)
 	if err != nil {
 		return false, fmt.Errorf("claim event %s for %s: %w", eventID, consumer, err)
