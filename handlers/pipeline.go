@@ -138,15 +138,30 @@ func loadSite(ctx context.Context, tx *store.Tx, siteID string, version int64, f
 	return siteContext{structure: rec.Structure, policy: pol}, nil
 }
 
-// claimAndLoadSite claims the event and loads its site in as few round
-// trips as the cache allows.
-func claimAndLoadSite(ctx context.Context, tx *store.Tx, consumer string, ev events.Event) (bool, siteContext, error) {
-	claimed, version, found, err := tx.ClaimAndReadSite(ctx, consumer, ev.ID, ev.SiteID)
-	if err != nil || !claimed {
-		return claimed, siteContext{}, err
+// claimAndLoadSite claims the event and loads its site (and, for a page in
+// a cluster, the cluster's hub) in as few round trips as the cache allows.
+func claimAndLoadSite(ctx context.Context, tx *store.Tx, consumer string, ev events.Event, clusterID string) (bool, siteContext, *site.Page, error) {
+	snap, err := tx.ClaimAndReadSite(ctx, consumer, ev.ID, ev.SiteID, clusterID)
+	if err != nil || !snap.Claimed {
+		return snap.Claimed, siteContext{}, nil, err
 	}
-	sc, err := loadSite(ctx, tx, ev.SiteID, version, found)
-	return true, sc, err
+	sc, err := loadSite(ctx, tx, ev.SiteID, snap.SiteVersion, snap.SiteFound)
+	var hub *site.Page
+	if snap.HubFound {
+		hub = &snap.Hub
+	}
+	return true, sc, hub, err
+}
+
+// hubFor is the hub a page links up to: itself when it is the hub.
+func hubFor(page site.Page, stored *site.Page) *site.Page {
+	if page.ClusterID == "" {
+		return nil
+	}
+	if page.Kind == site.KindHub {
+		return &page
+	}
+	return stored
 }
 
 // pageFromEvent turns a page payload into the domain's page.
@@ -235,6 +250,7 @@ type planStage struct {
 	page  store.PageRecord
 	site  siteContext
 	links []link.Link
+	hub   *site.Page
 }
 
 // onCurrentPlan runs a stage on the page's current plan in one transaction
@@ -258,14 +274,18 @@ func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events
 		if err != nil {
 			return true, err
 		}
-		return true, stage(tx, planStage{data: data, page: page, site: sc, links: snap.Links})
+		var hub *site.Page
+		if snap.HubFound {
+			hub = &snap.Hub
+		}
+		return true, stage(tx, planStage{data: data, page: page, site: sc, links: snap.Links, hub: hubFor(page.Page, hub)})
 	})
 }
 
 // onPageVersion runs a handler for a page event (content.generated or
 // content.published) in one transaction with the inbox row, once the page
 // is known to fit its site.
-func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events.Event, handle func(*store.Tx, siteContext, site.Page) error) error {
+func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events.Event, handle func(*store.Tx, siteContext, site.Page, *site.Page) error) error {
 	data, err := events.DecodeData[events.ContentData](ev)
 	if err != nil {
 		return err
@@ -275,13 +295,13 @@ func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events
 		return err
 	}
 	return p.apply(ctx, consumer, ev, func(tx *store.Tx) (bool, error) {
-		claimed, sc, err := claimAndLoadSite(ctx, tx, consumer, ev)
+		claimed, sc, hub, err := claimAndLoadSite(ctx, tx, consumer, ev, page.ClusterID)
 		if err != nil || !claimed {
 			return claimed, err
 		}
 		if err := checkPage(sc, page); err != nil {
 			return true, err
 		}
-		return true, handle(tx, sc, page)
+		return true, handle(tx, sc, page, hubFor(page, hub))
 	})
 }

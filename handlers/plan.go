@@ -13,7 +13,7 @@ import (
 // planPage stores a generated page version and plans its links; the plan
 // starts the inject stage through links.planned.
 func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
-	return p.onPageVersion(ctx, ConsumerPlanner, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
+	return p.onPageVersion(ctx, ConsumerPlanner, ev, func(tx *store.Tx, sc siteContext, page site.Page, hub *site.Page) error {
 		planID := events.DerivedID(ev.ID, events.LinksPlanned)
 		applied, err := tx.SavePageVersion(ctx, page, store.StateGenerated, planID, markup.WordCount([]byte(page.HTML)))
 		if err != nil {
@@ -22,10 +22,6 @@ func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
 		if !applied {
 			p.skipped(ConsumerPlanner, "stale", ev)
 			return nil
-		}
-		hub, err := clusterHub(ctx, tx, page)
-		if err != nil {
-			return err
 		}
 		plan := planning.PlanPage(planning.Input{Structure: sc.structure, Policy: sc.policy, Page: page, Hub: hub})
 		for _, note := range plan.Notes {
@@ -41,20 +37,6 @@ func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
 		}
 		return tx.Enqueue(ctx, out, correlationHeader(ev))
 	})
-}
-
-func clusterHub(ctx context.Context, tx *store.Tx, page site.Page) (*site.Page, error) {
-	if page.ClusterID == "" {
-		return nil, nil
-	}
-	if page.Kind == site.KindHub {
-		return &page, nil
-	}
-	hub, found, err := tx.ClusterHub(ctx, page.SiteID, page.ClusterID)
-	if err != nil || !found {
-		return nil, err
-	}
-	return &hub, nil
 }
 
 func correlationHeader(ev events.Event) map[string]string {

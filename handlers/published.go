@@ -12,7 +12,7 @@ import (
 // projectPublished records what went live: the page version and every link
 // in its published HTML, which become its link map rows and counts.
 func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error {
-	return p.onPageVersion(ctx, ConsumerPublished, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
+	return p.onPageVersion(ctx, ConsumerPublished, ev, func(tx *store.Tx, sc siteContext, page site.Page, _ *site.Page) error {
 		found, err := markup.Links([]byte(page.HTML), sc.structure.Site.BaseURL+sitePath(sc.structure.Site, page.URL), sc.structure.Site.Host())
 		if err != nil {
 			return badInput("page %s: read links: %v", page.ID, err)
@@ -67,7 +67,7 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	return p.apply(ctx, ConsumerDeletion, ev, func(tx *store.Tx) (bool, error) {
-		claimed, _, err := claimAndLoadSite(ctx, tx, ConsumerDeletion, ev)
+		claimed, _, _, err := claimAndLoadSite(ctx, tx, ConsumerDeletion, ev, "")
 		if err != nil || !claimed {
 			return claimed, err
 		}

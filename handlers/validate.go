@@ -14,11 +14,7 @@ import (
 // each link's status and emits links.inserted with the final HTML.
 func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 	return p.onCurrentPlan(ctx, ConsumerValidator, ev, func(tx *store.Tx, st planStage) error {
-		page, sc := st.page, st.site
-		hub, err := clusterHub(ctx, tx, page.Page)
-		if err != nil {
-			return err
-		}
+		page, sc, hub := st.page, st.site, st.hub
 		report, links, err := validation.Validate(validation.Input{
 			Structure: sc.structure, Policy: sc.policy, Page: page.Page, Hub: hub,
 			HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: st.links,

@@ -118,20 +118,6 @@ func (s *Store) Pages(ctx context.Context, siteID string) ([]PageRecord, error) 
 	return pages, nil
 }
 
-// ClusterHub returns the live hub page of a cluster, if one has arrived.
-func (t *Tx) ClusterHub(ctx context.Context, siteID, clusterID string) (site.Page, bool, error) {
-	p, err := scanPage(t.queryRow(ctx, `SELECT `+pageColumns+` FROM pages
-		WHERE site_id = $1 AND cluster_id = $2 AND kind = 'hub' AND state <> 'deleted'
-		ORDER BY id LIMIT 1`, siteID, clusterID))
-	if err == pgx.ErrNoRows {
-		return site.Page{}, false, nil
-	}
-	if err != nil {
-		return site.Page{}, false, fmt.Errorf("find hub of cluster %s: %w", clusterID, err)
-	}
-	return p.Page, true, nil
-}
-
 // SetLinkedHTML stores the HTML with our links placed.
 func (t *Tx) SetLinkedHTML(ctx context.Context, siteID, pageID, html string) error {
 	t.queue(`UPDATE pages SET linked_html = $3, updated_at = now() WHERE site_id = $1 AND id = $2`, siteID, pageID, html)

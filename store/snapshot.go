@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/site"
 )
 
 // PageSnapshot is what a stage reads before it decides anything: whether
@@ -20,11 +21,37 @@ type PageSnapshot struct {
 	Links       []link.Link
 	SiteVersion int64
 	SiteFound   bool
+	Hub         site.Page // the live hub of the page's cluster, if HubFound
+	HubFound    bool
+}
+
+// hubOfClusterSQL finds the live hub of a cluster ($2); hubOfPageSQL finds
+// the hub of the cluster page $2 is in.
+const (
+	hubOfClusterSQL = `SELECT ` + pageColumns + ` FROM pages
+		WHERE site_id = $1 AND cluster_id = $2 AND cluster_id <> '' AND kind = 'hub' AND state <> 'deleted'
+		ORDER BY id LIMIT 1`
+	hubOfPageSQL = `SELECT ` + pageColumns + ` FROM pages
+		WHERE site_id = $1 AND kind = 'hub' AND state <> 'deleted' AND cluster_id <> ''
+		  AND cluster_id = (SELECT cluster_id FROM pages WHERE site_id = $1 AND id = $2)
+		ORDER BY id LIMIT 1`
+)
+
+// queueHub reads a hub into *hub and *found when the batch runs.
+func queueHub(b *pgx.Batch, sql, siteID, key string, hub *site.Page, found *bool) {
+	b.Queue(sql, siteID, key).QueryRow(func(row pgx.Row) error {
+		p, err := scanPage(row)
+		if err == pgx.ErrNoRows {
+			return nil
+		}
+		*hub, *found = p.Page, err == nil
+		return err
+	})
 }
 
 // ClaimAndReadPage claims the event for the consumer, locks and reads the
-// page with its links and reads the site's structure version, all in one
-// round trip. When the event was claimed before, the rest is read anyway and
+// page with its links and its cluster's hub, and reads the site's structure
+// version, all in one round trip. When the event was claimed before, the rest is read anyway and
 // the caller changes nothing.
 func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pageID string) (PageSnapshot, error) {
 	var snap PageSnapshot
@@ -53,28 +80,42 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pa
 		snap.Links = links
 		return err
 	})
+	queueHub(&b, hubOfPageSQL, siteID, pageID, &snap.Hub, &snap.HubFound)
 	if err := t.sendBatch(ctx, &b); err != nil {
 		return PageSnapshot{}, fmt.Errorf("claim %s and read page %s: %w", eventID, pageID, err)
 	}
 	return snap, nil
 }
 
+// SiteSnapshot is what a page-event handler reads first.
+type SiteSnapshot struct {
+	Claimed     bool
+	SiteVersion int64
+	SiteFound   bool
+	Hub         site.Page // the live hub of the asked cluster, if HubFound
+	HubFound    bool
+}
+
 // ClaimAndReadSite claims the event and reads the site's structure version
-// in one round trip.
-func (t *Tx) ClaimAndReadSite(ctx context.Context, consumer, eventID, siteID string) (claimed bool, siteVersion int64, siteFound bool, err error) {
+// and, for a non-empty clusterID, the cluster's live hub, in one round trip.
+func (t *Tx) ClaimAndReadSite(ctx context.Context, consumer, eventID, siteID, clusterID string) (SiteSnapshot, error) {
+	var snap SiteSnapshot
 	var b pgx.Batch
 	b.Queue(`INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, consumer, eventID).
-		Exec(func(ct pgconn.CommandTag) error { claimed = ct.RowsAffected() == 1; return nil })
+		Exec(func(ct pgconn.CommandTag) error { snap.Claimed = ct.RowsAffected() == 1; return nil })
 	b.Queue(`SELECT structure_version FROM sites WHERE id = $1`, siteID).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(&siteVersion)
+		err := row.Scan(&snap.SiteVersion)
 		if err == pgx.ErrNoRows {
 			return nil
 		}
-		siteFound = err == nil
+		snap.SiteFound = err == nil
 		return err
 	})
-	if err := t.sendBatch(ctx, &b); err != nil {
-		return false, 0, false, fmt.Errorf("claim %s and read site %s: %w", eventID, siteID, err)
+	if clusterID != "" {
+		queueHub(&b, hubOfClusterSQL, siteID, clusterID, &snap.Hub, &snap.HubFound)
 	}
-	return claimed, siteVersion, siteFound, nil
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return SiteSnapshot{}, fmt.Errorf("claim %s and read site %s: %w", eventID, siteID, err)
+	}
+	return snap, nil
 }
