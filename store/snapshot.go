@@ -56,16 +56,7 @@ func queueHub(b *pgx.Batch, sql, siteID, key string, hub *site.Page, found *bool
 func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pageID string) (PageSnapshot, error) {
 	var snap PageSnapshot
 	var b pgx.Batch
-	b.Queue(`INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, consumer, eventID).
-		Exec(func(ct pgconn.CommandTag) error { snap.Claimed = ct.RowsAffected() == 1; return nil })
-	b.Queue(`SELECT structure_version FROM sites WHERE id = $1`, siteID).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(&snap.SiteVersion)
-		if err == pgx.ErrNoRows {
-			return nil
-		}
-		snap.SiteFound = err == nil
-		return err
-	})
+	queueClaimAndSiteVersion(&b, consumer, eventID, siteID, &snap.Claimed, &snap.SiteVersion, &snap.SiteFound)
 	b.Queue(`SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2 FOR UPDATE`, siteID, pageID).
 		QueryRow(func(row pgx.Row) error {
 			p, err := scanPage(row)
@@ -101,16 +92,7 @@ type SiteSnapshot struct {
 func (t *Tx) ClaimAndReadSite(ctx context.Context, consumer, eventID, siteID, clusterID string) (SiteSnapshot, error) {
 	var snap SiteSnapshot
 	var b pgx.Batch
-	b.Queue(`INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, consumer, eventID).
-		Exec(func(ct pgconn.CommandTag) error { snap.Claimed = ct.RowsAffected() == 1; return nil })
-	b.Queue(`SELECT structure_version FROM sites WHERE id = $1`, siteID).QueryRow(func(row pgx.Row) error {
-		err := row.Scan(&snap.SiteVersion)
-		if err == pgx.ErrNoRows {
-			return nil
-		}
-		snap.SiteFound = err == nil
-		return err
-	})
+	queueClaimAndSiteVersion(&b, consumer, eventID, siteID, &snap.Claimed, &snap.SiteVersion, &snap.SiteFound)
 	if clusterID != "" {
 		queueHub(&b, hubOfClusterSQL, siteID, clusterID, &snap.Hub, &snap.HubFound)
 	}
@@ -118,4 +100,19 @@ func (t *Tx) ClaimAndReadSite(ctx context.Context, consumer, eventID, siteID, cl
 		return SiteSnapshot{}, fmt.Errorf("claim %s and read site %s: %w", eventID, siteID, err)
 	}
 	return snap, nil
+}
+
+// queueClaimAndSiteVersion queues the inbox claim and the read of the site's
+// structure version, which every stage's opening batch starts with.
+func queueClaimAndSiteVersion(b *pgx.Batch, consumer, eventID, siteID string, claimed *bool, version *int64, found *bool) {
+	b.Queue(`INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, consumer, eventID).
+		Exec(func(ct pgconn.CommandTag) error { *claimed = ct.RowsAffected() == 1; return nil })
+	b.Queue(`SELECT structure_version FROM sites WHERE id = $1`, siteID).QueryRow(func(row pgx.Row) error {
+		err := row.Scan(version)
+		if err == pgx.ErrNoRows {
+			return nil
+		}
+		*found = err == nil
+		return err
+	})
 }
