@@ -181,53 +181,43 @@ func pageFromEvent(siteID string, in events.PageInfo) (site.Page, error) {
 	return p, nil
 }
 
-// checkPage refuses a page the site cannot take.
-func checkPage(sc siteContext, p site.Page) error {
+// checkPage refuses a page the site cannot take and returns it with its URL
+// in the one form pages are stored and matched in: the path on the site.
+func checkPage(sc siteContext, p site.Page) (site.Page, error) {
 	if len(p.HTML) > sc.policy.MaxHTMLBytes {
-		return badInput("page %s html is %d bytes, over the site's limit of %d (max_html_bytes)", p.ID, len(p.HTML), sc.policy.MaxHTMLBytes)
+		return p, badInput("page %s html is %d bytes, over the site's limit of %d (max_html_bytes)", p.ID, len(p.HTML), sc.policy.MaxHTMLBytes)
 	}
 	if err := sc.structure.CheckPage(p); err != nil {
-		return badInput("%v", err)
+		return p, badInput("%v", err)
 	}
-	if err := checkPageURL(sc.structure.Site, p.URL); err != nil {
-		return badInput("page %s: %v", p.ID, err)
+	path, ok := sitePath(sc.structure.Site, p.URL)
+	if !ok {
+		return p, badInput("page %s: url %q is neither an absolute path nor on host %s", p.ID, p.URL, sc.structure.Site.Host())
 	}
-	return nil
+	p.URL = path
+	return p, nil
 }
 
-// checkPageURL accepts an absolute path or a URL on the site's host.
-func checkPageURL(s site.Site, u string) error {
-	if strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") {
-		return nil
-	}
-	host := s.Host()
-	for _, scheme := range []string{"https://", "http://"} {
-		if rest, ok := strings.CutPrefix(u, scheme); ok {
-			if h, _, _ := strings.Cut(rest, "/"); strings.EqualFold(h, host) {
-				return nil
-			}
-		}
-	}
-	return fmt.Errorf("url %q is neither an absolute path nor on host %s", u, host)
-}
-
-// sitePath reduces a URL on the site's host to its path, the form page
-// URLs are matched in.
-func sitePath(s site.Site, u string) string {
-	host := s.Host()
-	for _, scheme := range []string{"https://", "http://"} {
-		if rest, ok := strings.CutPrefix(u, scheme); ok {
-			if h, path, found := strings.Cut(rest, "/"); strings.EqualFold(h, host) {
-				if !found {
-					return "/"
-				}
-				path, _, _ = strings.Cut(path, "#")
-				return "/" + path
-			}
-		}
-	}
+// sitePath reduces an absolute path, or an http(s) URL on the site's host,
+// to its path without fragment; ok is false for anything else.
+func sitePath(s site.Site, u string) (path string, ok bool) {
 	u, _, _ = strings.Cut(u, "#")
-	return u
+	if strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") {
+		return u, true
+	}
+	for _, scheme := range []string{"https://", "http://"} {
+		if rest, found := strings.CutPrefix(u, scheme); found {
+			h, p, hasPath := strings.Cut(rest, "/")
+			if !strings.EqualFold(h, s.Host()) {
+				return "", false
+			}
+			if !hasPath {
+				return "/", true
+			}
+			return "/" + p, true
+		}
+	}
+	return "", false
 }
 
 // markupOptions are the placement settings of a site's policy.
@@ -299,7 +289,8 @@ func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events
 		if err != nil || !claimed {
 			return claimed, err
 		}
-		if err := checkPage(sc, page); err != nil {
+		page, err := checkPage(sc, page)
+		if err != nil {
 			return true, err
 		}
 		return true, handle(tx, sc, page, hubFor(page, hub))

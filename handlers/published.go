@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"strings"
 
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/site"
@@ -13,7 +14,7 @@ import (
 // in its published HTML, which become its link map rows and counts.
 func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error {
 	return p.onPageVersion(ctx, ConsumerPublished, ev, func(tx *store.Tx, sc siteContext, page site.Page, _ *site.Page) error {
-		found, err := markup.Links([]byte(page.HTML), sc.structure.Site.BaseURL+sitePath(sc.structure.Site, page.URL), sc.structure.Site.Host())
+		found, err := markup.Links([]byte(page.HTML), strings.TrimRight(sc.structure.Site.BaseURL, "/")+page.URL, sc.structure.Site.Host())
 		if err != nil {
 			return badInput("page %s: read links: %v", page.ID, err)
 		}
@@ -27,8 +28,8 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		}
 		var paths []string
 		for _, l := range found {
-			if l.Internal && l.URL != "" {
-				paths = append(paths, sitePath(sc.structure.Site, l.URL))
+			if path, ok := sitePath(sc.structure.Site, l.URL); l.Internal && ok {
+				paths = append(paths, path)
 			}
 		}
 		ids, err := tx.PageIDsByURL(ctx, ev.SiteID, paths)
@@ -48,7 +49,8 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 				row.TargetURL = l.Href
 			}
 			if l.Internal {
-				row.TargetPageID = ids[sitePath(sc.structure.Site, l.URL)]
+				path, _ := sitePath(sc.structure.Site, l.URL)
+				row.TargetPageID = ids[path]
 				touched = append(touched, row.TargetPageID)
 			}
 			rows = append(rows, row)

@@ -27,9 +27,9 @@ func BenchmarkPipelineVsRawJetStream(b *testing.B) {
 	cfg := testConfig(b)
 	if w := os.Getenv("INTERLINKER_BENCH_WORKERS"); w != "" {
 		fmt.Sscan(w, &cfg.Workers)
-		if c := os.Getenv("INTERLINKER_BENCH_CONNS"); c != "" {
-			fmt.Sscan(c, &cfg.DBMaxConns)
-		}
+	}
+	if c := os.Getenv("INTERLINKER_BENCH_CONNS"); c != "" {
+		fmt.Sscan(c, &cfg.DBMaxConns)
 	}
 	h := startHarness(b, cfg)
 	h.publish(siteEvent("bench"))

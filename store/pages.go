@@ -105,19 +105,6 @@ func (s *Store) Page(ctx context.Context, siteID, pageID string) (PageRecord, bo
 	return p, true, nil
 }
 
-// Pages lists a site's pages in id order.
-func (s *Store) Pages(ctx context.Context, siteID string) ([]PageRecord, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+pageColumns+` FROM pages WHERE site_id = $1 ORDER BY id`, siteID)
-	if err != nil {
-		return nil, fmt.Errorf("list pages of site %s: %w", siteID, err)
-	}
-	pages, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PageRecord, error) { return scanPage(r) })
-	if err != nil {
-		return nil, fmt.Errorf("list pages of site %s: %w", siteID, err)
-	}
-	return pages, nil
-}
-
 // SetLinkedHTML stores the HTML with our links placed.
 func (t *Tx) SetLinkedHTML(ctx context.Context, siteID, pageID, html string) error {
 	t.queue(`UPDATE pages SET linked_html = $3, updated_at = now() WHERE site_id = $1 AND id = $2`, siteID, pageID, html)

@@ -77,7 +77,11 @@ func demo(ctx context.Context, args []string) error {
 	}
 
 	siteID := site.Structure.Site.ID
-	if err := p.publish(ctx, demoEvent(events.SiteUpdated, siteID, "demo-site-"+siteID, site.Structure)); err != nil {
+	siteEv, err := demoEvent(events.SiteUpdated, siteID, "demo-site-"+siteID, site.Structure)
+	if err != nil {
+		return err
+	}
+	if err := p.publish(ctx, siteEv); err != nil {
 		return err
 	}
 	if err := waitUntil(ctx, time.Minute, func() bool {
@@ -97,7 +101,10 @@ func demo(ctx context.Context, args []string) error {
 	}
 	for _, batch := range [][]events.PageInfo{hubs, rest} {
 		for _, pg := range batch {
-			ev := demoEvent(events.ContentGenerated, siteID, fmt.Sprintf("demo-%s-v%d", pg.ID, pg.Version), events.ContentData{Page: pg})
+			ev, err := demoEvent(events.ContentGenerated, siteID, fmt.Sprintf("demo-%s-v%d", pg.ID, pg.Version), events.ContentData{Page: pg})
+			if err != nil {
+				return err
+			}
 			if err := p.publish(ctx, ev); err != nil {
 				return err
 			}
@@ -114,13 +121,10 @@ func demo(ctx context.Context, args []string) error {
 	return report(site, results.all(), outDir, elapsed)
 }
 
-func demoEvent(typ, siteID, id string, data any) events.Event {
+func demoEvent(typ, siteID, id string, data any) (events.Event, error) {
 	ev, err := events.New(typ, siteID, id, "", data)
-	if err != nil {
-		panic(err) // the bundled examples always encode
-	}
 	ev.Source = "interlinker-demo"
-	return ev
+	return ev, err
 }
 
 func waitUntil(ctx context.Context, limit time.Duration, cond func() bool) error {

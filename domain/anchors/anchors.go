@@ -4,8 +4,8 @@
 package anchors
 
 import (
+	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/link"
@@ -52,9 +52,9 @@ func Rank(p policy.Policy, candidates []link.Anchor, u Usage) (ranked []link.Anc
 		case key == "" || seen[key]:
 			continue
 		case words < p.AnchorMinWords || words > p.AnchorMaxWords:
-			refused = append(refused, Refusal{c, "anchor has " + itoa(words) + " words, outside " + itoa(p.AnchorMinWords) + "–" + itoa(p.AnchorMaxWords)})
+			refused = append(refused, Refusal{c, fmt.Sprintf("anchor has %d words, outside %d–%d", words, p.AnchorMinWords, p.AnchorMaxWords)})
 		case u.ByText[key] >= p.MaxExactAnchorPerTarget:
-			refused = append(refused, Refusal{c, "anchor already used " + itoa(u.ByText[key]) + " times for this target"})
+			refused = append(refused, Refusal{c, fmt.Sprintf("anchor already used %d times for this target", u.ByText[key])})
 		default:
 			ok = append(ok, entry{c, i})
 		}
@@ -110,5 +110,3 @@ func Dominant(p policy.Policy, u Usage) []string {
 	sort.Strings(out)
 	return out
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -2,6 +2,7 @@ package anchors
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,9 +73,9 @@ func TestTheMixTendsToSixtyThirtyTenPerTarget(t *testing.T) {
 	many := []link.Anchor{}
 	for i := range 40 {
 		many = append(many,
-			link.Anchor{Text: "hiking boots " + itoa(i), Type: link.AnchorPrimaryKeyword},
-			link.Anchor{Text: "boot guide " + itoa(i), Type: link.AnchorPageTitle},
-			link.Anchor{Text: "boots that fit " + itoa(i), Type: link.AnchorNatural})
+			link.Anchor{Text: "hiking boots " + strconv.Itoa(i), Type: link.AnchorPrimaryKeyword},
+			link.Anchor{Text: "boot guide " + strconv.Itoa(i), Type: link.AnchorPageTitle},
+			link.Anchor{Text: "boots that fit " + strconv.Itoa(i), Type: link.AnchorNatural})
 	}
 	for range 100 {
 		ranked, _ := Rank(p, many, u)

@@ -57,7 +57,6 @@ const (
 const (
 	PlacementRuleBased = "rule_based"
 	PlacementVariation = "rule_based_variation"
-	PlacementGenerated = "generated_block"
 )
 
 // Anchor is one candidate anchor text with its origin.
