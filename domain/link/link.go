@@ -88,10 +88,12 @@ type Link struct {
 	FailedRules     []string           `json:"failed_rules,omitempty"`
 }
 
-// NewID names a link by what it connects, so planning the same page again
-// yields the same ids and a link keeps its identity across re-plans.
-func NewID(siteID, sourcePageID, targetPageID string, t Type) string {
-	sum := sha256.Sum256([]byte(siteID + "\x00" + sourcePageID + "\x00" + targetPageID + "\x00" + string(t)))
+// NewID names a link by what it connects and where it sits, so planning the
+// same page again yields the same ids and a link keeps its identity across
+// re-plans. A hub links to a supporting article twice, in its body and in
+// its Related Articles section: the zone tells the two apart.
+func NewID(siteID, sourcePageID, targetPageID string, t Type, z Zone) string {
+	sum := sha256.Sum256([]byte(siteID + "\x00" + sourcePageID + "\x00" + targetPageID + "\x00" + string(t) + "\x00" + string(z)))
 	return "lnk_" + hex.EncodeToString(sum[:12])
 }
 

@@ -58,7 +58,7 @@ func verticalUp(in Input) (link.Link, string, bool) {
 	}
 	cluster, _ := in.Structure.Cluster(in.Page.ClusterID)
 	return link.Link{
-		ID:              link.NewID(in.Page.SiteID, in.Page.ID, in.Hub.ID, link.TypeVerticalUp),
+		ID:              link.NewID(in.Page.SiteID, in.Page.ID, in.Hub.ID, link.TypeVerticalUp, link.ZoneInBody),
 		SourcePageID:    in.Page.ID,
 		TargetPageID:    in.Hub.ID,
 		TargetURL:       in.Hub.URL,

@@ -35,7 +35,7 @@ func TestASupportingArticleGetsOneMandatoryUplinkInItsFirstParagraphs(t *testing
 		up.FirstParagraphs != 2 || up.Zone != link.ZoneInBody || up.Status != link.StatusPlanned {
 		t.Errorf("uplink %+v", up)
 	}
-	if up.ID != link.NewID("s", "care", "hub", link.TypeVerticalUp) {
+	if up.ID != link.NewID("s", "care", "hub", link.TypeVerticalUp, link.ZoneInBody) {
 		t.Error("link id is not derived from what it connects")
 	}
 	again := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub})

@@ -77,6 +77,18 @@ type Policy struct {
 	BudgetMin               int     `json:"budget_min"`
 	BudgetMax               int     `json:"budget_max"`
 
+	// FirstLinkCountsExternal makes the first-link rule read the seeds
+	// literally (the first <a> of the content, external links included);
+	// off, it looks at the first internal link, so a citation that happens
+	// to come first does not fail the page.
+	FirstLinkCountsExternal bool `json:"first_link_counts_external"`
+
+	// Generated blocks and breadcrumbs (SAG link types 2, 5, 6, 7).
+	BreadcrumbHTML         bool   `json:"breadcrumb_html"`
+	RelatedArticlesHeading string `json:"related_articles_heading"`
+	RelatedReadingHeading  string `json:"related_reading_heading"`
+	TaxonomyHeading        string `json:"taxonomy_heading"`
+
 	// Input limits: larger pages are refused rather than slowly processed.
 	MaxHTMLBytes int `json:"max_html_bytes"`
 }
@@ -119,6 +131,11 @@ func Default(name string) (Policy, error) {
 		DiversityPenaltyPerLink:  0.25,
 		BudgetMin:                3,
 		BudgetMax:                5,
+		FirstLinkCountsExternal:  name == Silo,
+		BreadcrumbHTML:           name == SAG,
+		RelatedArticlesHeading:   "Related Articles",
+		RelatedReadingHeading:    "Related Reading",
+		TaxonomyHeading:          "Guides on this topic",
 		MaxHTMLBytes:             5 << 20,
 	}, nil
 }
