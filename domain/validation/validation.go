@@ -4,22 +4,30 @@ package validation
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
-	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 )
 
 // Rule names as they appear in reports and in links' failed rules.
 const (
-	RuleMandatoryUplink    = "mandatory_uplink"
-	RuleFirstLink          = "first_link_rule"
+	// Silo validation rules 1–8, in the order of the silo requirements.
+	RuleBudget             = "budget"
+	RuleSiloIntegrity      = "silo_integrity"
 	RuleNoSelfLinks        = "no_self_links"
 	RuleNoDuplicateTargets = "no_duplicate_links"
+	RuleParagraphDensity   = "paragraph_density"
+	RuleAnchorDiversity    = "anchor_diversity"
+	RuleFirstLink          = "first_link_rule"
+	RuleDirection          = "direction_rules"
+
+	// SAG checks (SAG spec §2.1 and §5).
+	RuleMandatoryUplink = "mandatory_uplink"
+	RuleDensityRange    = "density_range"
+	RuleLinkTypeCaps    = "link_type_caps"
 )
 
 // Severities: an error fails the page; a warning is reported only.
@@ -34,7 +42,8 @@ type RuleResult struct {
 	Passed   bool
 	Severity string
 	Detail   string
-	// LinkIDs are the links the failure is about; they end flagged.
+	// LinkIDs are the links the failure is about; they end flagged when the
+	// failure is an error.
 	LinkIDs []string
 }
 
@@ -53,36 +62,80 @@ type Input struct {
 	HTML      []byte // the page with our links placed
 	SiteHost  string
 	Links     []link.Link
+
+	// Targets are the live pages the links point to, by page id. A link
+	// whose target is missing points to a page that no longer exists.
+	Targets map[string]site.Page
+	// AnchorUsage counts, per target page id and normalised anchor text,
+	// the placed links from the site's other pages that use that anchor.
+	AnchorUsage map[string]map[string]int
+	// WordCount is the page's visible words; 0 means count them from HTML.
+	WordCount int
 }
 
 // Validate runs every rule that applies to the page and returns the report
 // and the links with their final status: placed links become verified, or
-// flagged with the rules they fail; unplaced links stay planned.
+// flagged with the error rules they fail; unplaced links keep their status.
 func Validate(in Input) (Report, []link.Link, error) {
+	if in.Policy.Name != policy.SAG && in.Policy.Name != policy.Silo {
+		return Report{}, nil, fmt.Errorf("validate page %s: unknown policy %q", in.Page.ID, in.Policy.Name)
+	}
 	found, err := markup.Links(in.HTML, absolute(in.Structure.Site.BaseURL, in.Page.URL), in.SiteHost)
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("read links of page %s: %w", in.Page.ID, err)
 	}
-	var rules []RuleResult
-	if planning.NeedsUplink(in.Page) {
-		rules = append(rules, mandatoryUplink(in), firstLink(in, found))
-	}
-	rules = append(rules, noSelfLinks(in), noDuplicateTargets(in))
-
-	report := Report{Passed: true, Rules: rules}
-	failedBy := map[string][]string{}
-	for _, r := range rules {
+	report := Report{Passed: true, Rules: rules(in, found)}
+	for _, r := range report.Rules {
 		if !r.Passed && r.Severity == SeverityError {
 			report.Passed = false
 		}
-		if !r.Passed {
-			for _, id := range r.LinkIDs {
+	}
+	return report, settle(in.Links, report.Rules), nil
+}
+
+// rules runs the rules that apply to the page's policy and kind, always in
+// the same order so reports of the same page compare equal.
+func rules(in Input, found []markup.Link) []RuleResult {
+	silo := in.Policy.Name == policy.Silo
+	sag := in.Policy.Name == policy.SAG
+	var out []RuleResult
+	if silo {
+		out = append(out, budget(in, found), siloIntegrity(in))
+	}
+	out = append(out, noSelfLinks(in), noDuplicateTargets(in), paragraphDensity(in, found), anchorDiversity(in, found))
+	if needsUplink(in.Page) {
+		out = append(out, firstLink(in, found))
+	}
+	if silo && isClusterPage(in.Page) {
+		out = append(out, directionRules(in))
+	}
+	if sag {
+		if needsUplink(in.Page) {
+			out = append(out, mandatoryUplink(in))
+		}
+		out = append(out, densityRange(in, found), linkTypeCaps(in))
+	}
+	return out
+}
+
+// settle gives each placed link its final status. Only error failures flag
+// a link: a warning describes the page, not something wrong with the link.
+func settle(links []link.Link, results []RuleResult) []link.Link {
+	failedBy := map[string][]string{}
+	for _, r := range results {
+		if r.Passed || r.Severity != SeverityError {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, id := range r.LinkIDs {
+			if !seen[id] {
+				seen[id] = true
 				failedBy[id] = append(failedBy[id], r.Name)
 			}
 		}
 	}
-	out := make([]link.Link, len(in.Links))
-	for i, l := range in.Links {
+	out := make([]link.Link, len(links))
+	for i, l := range links {
 		l.FailedRules = failedBy[l.ID]
 		if l.Placed() {
 			l.Status = link.StatusVerified
@@ -92,95 +145,49 @@ func Validate(in Input) (Report, []link.Link, error) {
 		}
 		out[i] = l
 	}
-	return report, out, nil
+	return out
 }
 
-func mandatoryUplink(in Input) RuleResult {
-	r := RuleResult{Name: RuleMandatoryUplink, Severity: SeverityError}
-	if in.Hub == nil {
-		r.Detail = fmt.Sprintf("cluster %s has no hub page yet", in.Page.ClusterID)
-		return r
-	}
-	for _, l := range in.Links {
-		if l.Type != link.TypeVerticalUp {
-			continue
-		}
-		if l.Placed() {
-			r.Passed = true
-			r.Detail = fmt.Sprintf("links to hub %s in paragraph %d with anchor %q", in.Hub.ID, l.Paragraph, l.Anchor)
-			return r
-		}
-		r.Detail = fmt.Sprintf("uplink to hub %s not placed: %s", in.Hub.ID, l.Reason)
-		r.LinkIDs = []string{l.ID}
-		return r
-	}
-	r.Detail = fmt.Sprintf("no uplink to hub %s planned", in.Hub.ID)
-	return r
+// needsUplink reports the pages that must link up to their hub: SAG
+// supporting articles in a cluster and silo cluster children, which are the
+// same pages. It mirrors planning.NeedsUplink without importing planning, so
+// validation depends only on the domain's leaf packages.
+func needsUplink(p site.Page) bool {
+	return p.Kind == site.KindSupporting && p.ClusterID != ""
 }
 
-// firstLink: the first link in the page's content must point to its hub.
-func firstLink(in Input, found []markup.Link) RuleResult {
-	r := RuleResult{Name: RuleFirstLink, Severity: SeverityError}
-	if in.Hub == nil {
-		r.Detail = "no hub to point to"
-		return r
-	}
-	hubURL := absolute(in.Structure.Site.BaseURL, in.Hub.URL)
+// isClusterPage reports whether the page is a parent (hub) or child
+// (supporting page) of a cluster, the pages the direction rules govern.
+func isClusterPage(p site.Page) bool {
+	return p.ClusterID != "" && (p.Kind == site.KindHub || p.Kind == site.KindSupporting)
+}
+
+// contentLinks are the internal links a writer put in the content: ours and
+// pre-existing ones, but not generated blocks, which are counted (or not)
+// by their own rules.
+func contentLinks(found []markup.Link) []markup.Link {
+	var out []markup.Link
 	for _, f := range found {
-		if f.Position != "content" || f.InBlock != "" || f.Href == "" {
-			continue
+		if f.Position == "content" && f.InBlock == "" && f.Href != "" && f.Internal {
+			out = append(out, f)
 		}
-		if sameURL(f.URL, hubURL) {
-			r.Passed = true
-			r.Detail = fmt.Sprintf("first link points to hub %s", in.Hub.URL)
-			return r
-		}
-		r.Detail = fmt.Sprintf("first link points to %s, not hub %s", f.Href, in.Hub.URL)
-		if f.MarkerID != "" {
-			r.LinkIDs = []string{f.MarkerID}
-		}
-		return r
 	}
-	r.Detail = "page has no link in its content"
-	return r
+	return out
 }
 
-func noSelfLinks(in Input) RuleResult {
-	r := RuleResult{Name: RuleNoSelfLinks, Severity: SeverityError, Passed: true, Detail: "no link points to the page itself"}
-	for _, l := range in.Links {
-		if l.Placed() && l.TargetPageID == in.Page.ID {
-			r.Passed = false
-			r.LinkIDs = append(r.LinkIDs, l.ID)
-		}
-	}
-	if !r.Passed {
-		r.Detail = fmt.Sprintf("%d link(s) point to the page itself", len(r.LinkIDs))
-	}
-	return r
+// normalise folds an anchor text the way AnchorUsage is keyed: lower case,
+// single spaces (the same as anchors.Normalize).
+func normalise(text string) string {
+	return strings.ToLower(strings.Join(strings.Fields(text), " "))
 }
 
-func noDuplicateTargets(in Input) RuleResult {
-	r := RuleResult{Name: RuleNoDuplicateTargets, Severity: SeverityError, Passed: true, Detail: "every target is linked once"}
-	byTarget := map[string][]string{}
-	for _, l := range in.Links {
-		if l.Placed() && l.Zone == link.ZoneInBody {
-			byTarget[l.TargetPageID] = append(byTarget[l.TargetPageID], l.ID)
-		}
+// scopeName names a cluster for details; pages without one belong to the
+// flat onboarding scope.
+func scopeName(clusterID string) string {
+	if clusterID == "" {
+		return "onboarding (no cluster)"
 	}
-	var dups []string
-	for target, ids := range byTarget {
-		if len(ids) > 1 {
-			dups = append(dups, target)
-			r.LinkIDs = append(r.LinkIDs, ids[1:]...)
-		}
-	}
-	if len(dups) > 0 {
-		sort.Strings(dups)
-		sort.Strings(r.LinkIDs)
-		r.Passed = false
-		r.Detail = "linked more than once: " + strings.Join(dups, ", ")
-	}
-	return r
+	return "cluster " + clusterID
 }
 
 // absolute resolves a site path against the site's base URL.

@@ -1,6 +1,8 @@
 package validation
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -9,23 +11,131 @@ import (
 	"github.com/interlinker/interlinker/domain/site"
 )
 
+// pages is a small site: cluster boots (a hub, seven supporting pages and a
+// product), cluster tents (a hub and a supporting page), cluster camp (a
+// hub), a term page, and flat onboarding pages without a cluster.
+var pages = map[string]site.Page{
+	"hub":     {ID: "hub", URL: "/boots/", Kind: site.KindHub, ClusterID: "boots"},
+	"care":    {ID: "care", URL: "/boots/care/", Kind: site.KindSupporting, ClusterID: "boots"},
+	"sizing":  {ID: "sizing", URL: "/boots/sizing/", Kind: site.KindSupporting, ClusterID: "boots"},
+	"laces":   {ID: "laces", URL: "/boots/laces/", Kind: site.KindSupporting, ClusterID: "boots"},
+	"socks":   {ID: "socks", URL: "/boots/socks/", Kind: site.KindSupporting, ClusterID: "boots"},
+	"waxing":  {ID: "waxing", URL: "/boots/waxing/", Kind: site.KindSupporting, ClusterID: "boots"},
+	"repair":  {ID: "repair", URL: "/boots/repair/", Kind: site.KindSupporting, ClusterID: "boots"},
+	"storage": {ID: "storage", URL: "/boots/storage/", Kind: site.KindSupporting, ClusterID: "boots"},
+	"shop":    {ID: "shop", URL: "/boots/shop/", Kind: site.KindProduct, ClusterID: "boots"},
+	"tents":   {ID: "tents", URL: "/tents/", Kind: site.KindHub, ClusterID: "tents"},
+	"pitch":   {ID: "pitch", URL: "/tents/pitch/", Kind: site.KindSupporting, ClusterID: "tents"},
+	"camp":    {ID: "camp", URL: "/camp/", Kind: site.KindHub, ClusterID: "camp"},
+	"wool":    {ID: "wool", URL: "/wool/", Kind: site.KindTerm},
+	"about":   {ID: "about", URL: "/about/", Kind: site.KindPage},
+	"contact": {ID: "contact", URL: "/contact/", Kind: site.KindPage},
+	"pricing": {ID: "pricing", URL: "/pricing/", Kind: site.KindPage},
+	"team":    {ID: "team", URL: "/team/", Kind: site.KindPage},
+	"faq":     {ID: "faq", URL: "/faq/", Kind: site.KindPage},
+	"careers": {ID: "careers", URL: "/careers/", Kind: site.KindPage},
+	"terms":   {ID: "terms", URL: "/terms/", Kind: site.KindPage},
+}
+
+// inputFor validates page under the named policy, with its cluster's hub
+// and the whole site as live targets.
+func inputFor(t *testing.T, policyName, pageID, html string, links ...link.Link) Input {
+	t.Helper()
+	pol, err := policy.Default(policyName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, ok := pages[pageID]
+	if !ok {
+		t.Fatalf("no page %q in the test site", pageID)
+	}
+	in := Input{
+		Structure: site.Structure{Site: site.Site{BaseURL: "https://shop.example", Policy: policyName}},
+		Policy:    pol,
+		Page:      page,
+		HTML:      []byte(html),
+		SiteHost:  "shop.example",
+		Links:     links,
+		Targets:   pages,
+	}
+	for _, p := range pages {
+		if p.Kind == site.KindHub && p.ClusterID != "" && p.ClusterID == page.ClusterID {
+			hub := p
+			in.Hub = &hub
+		}
+	}
+	return in
+}
+
+// input is the original fixture: supporting page care of cluster boots,
+// SAG policy.
 func input(html string, links ...link.Link) Input {
 	pol, _ := policy.Default(policy.SAG)
-	hub := site.Page{ID: "hub", URL: "/boots/", Kind: site.KindHub, ClusterID: "boots"}
+	hub := pages["hub"]
 	return Input{
 		Structure: site.Structure{Site: site.Site{BaseURL: "https://shop.example"}},
 		Policy:    pol,
-		Page:      site.Page{ID: "care", URL: "/boots/care/", Kind: site.KindSupporting, ClusterID: "boots"},
+		Page:      pages["care"],
 		Hub:       &hub,
 		HTML:      []byte(html),
 		SiteHost:  "shop.example",
 		Links:     links,
+		Targets:   pages,
 	}
 }
 
 func uplink(status link.Status) link.Link {
 	return link.Link{ID: "up", Type: link.TypeVerticalUp, TargetPageID: "hub", TargetURL: "/boots/", Zone: link.ZoneInBody,
 		Status: status, Paragraph: 1, Anchor: "hiking boots", Reason: "no candidate anchor found in paragraphs 1-2"}
+}
+
+// to is a placed in-body link of type t to the target page.
+func to(id, target string, t link.Type) link.Link {
+	return link.Link{ID: id, TargetPageID: target, TargetURL: pages[target].URL, Type: t, Zone: link.ZoneInBody,
+		Status: link.StatusInserted, Anchor: target + " guide"}
+}
+
+// relatedEntry is a placed Related Reading entry.
+func relatedEntry(id, target string) link.Link {
+	l := to(id, target, link.TypeRelated)
+	l.Zone = link.ZoneRelatedSection
+	return l
+}
+
+// filler is n words of plain text.
+func filler(n int) string {
+	return strings.TrimSpace(strings.Repeat("word ", n))
+}
+
+// anchorTag is the <a> interlinker writes for a link.
+func anchorTag(l link.Link) string {
+	return fmt.Sprintf(`<a href="%s" data-interlinker="%s">%s</a>`, l.TargetURL, l.ID, l.Anchor)
+}
+
+// linkedHTML puts each in-body link in a paragraph of its own, in order,
+// and the Related Reading entries in a generated block at the end, so that
+// only the rule under test can fail.
+func linkedHTML(links ...link.Link) string {
+	var b strings.Builder
+	var reading []link.Link
+	for _, l := range links {
+		if !l.Placed() {
+			continue
+		}
+		if l.Zone == link.ZoneRelatedSection {
+			reading = append(reading, l)
+			continue
+		}
+		fmt.Fprintf(&b, "<p>%s %s %s.</p>\n", filler(10), anchorTag(l), filler(10))
+	}
+	if len(reading) > 0 {
+		b.WriteString(`<section data-interlinker-block="related-reading"><h2>Related Reading</h2><ul>`)
+		for _, l := range reading {
+			fmt.Fprintf(&b, `<li><a href="%s">%s</a></li>`, l.TargetURL, l.Anchor)
+		}
+		b.WriteString("</ul></section>")
+	}
+	return b.String()
 }
 
 func rule(r Report, name string) RuleResult {
@@ -35,6 +145,32 @@ func rule(r Report, name string) RuleResult {
 		}
 	}
 	return RuleResult{Name: "missing " + name}
+}
+
+func hasRule(r Report, name string) bool {
+	return rule(r, name).Name == name
+}
+
+func validate(t *testing.T, in Input) (Report, map[string]link.Link) {
+	t.Helper()
+	r, links, err := Validate(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]link.Link{}
+	for _, l := range links {
+		byID[l.ID] = l
+	}
+	return r, byID
+}
+
+func failedRule(l link.Link, name string) bool {
+	for _, n := range l.FailedRules {
+		if n == name {
+			return true
+		}
+	}
+	return false
 }
 
 func TestAPlacedUplinkFirstInTheContentIsVerified(t *testing.T) {
@@ -50,7 +186,7 @@ func TestAPlacedUplinkFirstInTheContentIsVerified(t *testing.T) {
 
 func TestFirstLinkRuleFailsWhenAnotherLinkComesFirst(t *testing.T) {
 	// The seeds' scenario: a child page's first <a> points to a sibling.
-	html := `<p>Read <a href="/boots/sizing/" data-interlinker="sib">sizing</a> and our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
+	html := `<p>Read <a href="/boots/sizing/" data-interlinker="sib">sizing</a> first.</p><p>Then our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
 	sibling := link.Link{ID: "sib", Type: link.TypeHorizontal, TargetPageID: "sizing", Zone: link.ZoneInBody, Status: link.StatusInserted}
 	r, links, err := Validate(input(html, uplink(link.StatusInserted), sibling))
 	if err != nil {
@@ -60,8 +196,47 @@ func TestFirstLinkRuleFailsWhenAnotherLinkComesFirst(t *testing.T) {
 	if r.Passed || fl.Passed || !strings.Contains(fl.Detail, "/boots/sizing/") {
 		t.Errorf("first link rule %+v", fl)
 	}
-	if links[1].Status != link.StatusFlagged || links[1].FailedRules[0] != RuleFirstLink || links[0].Status != link.StatusVerified {
+	if links[1].Status != link.StatusFlagged || !reflect.DeepEqual(links[1].FailedRules, []string{RuleFirstLink}) || links[0].Status != link.StatusVerified {
 		t.Errorf("links %+v: the sibling should be flagged, the uplink verified", links)
+	}
+}
+
+func TestFirstLinkSkipsExternalLinksWhenTheyDoNotCount(t *testing.T) {
+	// SAG's default: a citation before the uplink is not the "first link".
+	html := `<p>As <a href="https://nps.gov/">the park service</a> says.</p><p>Our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
+	in := input(html, uplink(link.StatusInserted))
+	if in.Policy.FirstLinkCountsExternal {
+		t.Fatal("SAG default should not count external links")
+	}
+	r, links := validate(t, in)
+	if fl := rule(r, RuleFirstLink); !fl.Passed || !r.Passed || links["up"].Status != link.StatusVerified {
+		t.Errorf("first link %+v, report passed %v, uplink %s", fl, r.Passed, links["up"].Status)
+	}
+}
+
+func TestFirstLinkFailsOnAnExternalLinkWhenExternalLinksCount(t *testing.T) {
+	html := `<p>As <a href="https://nps.gov/">the park service</a> says.</p><p>Our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
+	in := input(html, uplink(link.StatusInserted))
+	in.Policy.FirstLinkCountsExternal = true
+	r, links := validate(t, in)
+	fl := rule(r, RuleFirstLink)
+	if fl.Passed || r.Passed || !strings.Contains(fl.Detail, "https://nps.gov/") {
+		t.Errorf("first link %+v", fl)
+	}
+	// The external link is not ours: nothing of ours is to blame.
+	if len(fl.LinkIDs) != 0 || links["up"].Status != link.StatusVerified {
+		t.Errorf("flagged %v, uplink %s", fl.LinkIDs, links["up"].Status)
+	}
+}
+
+func TestFirstLinkIgnoresGeneratedBlocksAndNavigation(t *testing.T) {
+	html := `<nav><a href="/tents/">Tents</a></nav><section data-interlinker-block="breadcrumb"><a href="/">Home</a></section>` +
+		`<p>Our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
+	in := input(html, uplink(link.StatusInserted))
+	in.Policy.FirstLinkCountsExternal = true
+	r, _ := validate(t, in)
+	if fl := rule(r, RuleFirstLink); !fl.Passed {
+		t.Errorf("first link %+v", fl)
 	}
 }
 
@@ -97,5 +272,194 @@ func TestSelfLinksAndDuplicateTargetsAreFlagged(t *testing.T) {
 	}
 	if byID["self"].Status != link.StatusFlagged || byID["b"].Status != link.StatusFlagged || byID["a"].Status != link.StatusVerified {
 		t.Errorf("links %+v", links)
+	}
+}
+
+func TestNoSelfLinksPassesWithoutSelfLinks(t *testing.T) {
+	links := []link.Link{to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal)}
+	r, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), links...))
+	if !rule(r, RuleNoSelfLinks).Passed {
+		t.Errorf("%+v", rule(r, RuleNoSelfLinks))
+	}
+}
+
+func TestARelatedArticlesEntryAndABodyLinkToTheSameArticleAreNotDuplicates(t *testing.T) {
+	body := to("body", "sizing", link.TypeVerticalDown)
+	listed := to("listed", "sizing", link.TypeVerticalDown)
+	listed.Zone = link.ZoneRelatedSection
+	html := linkedHTML(body) + `<section data-interlinker-block="related-articles"><ul><li><a href="/boots/sizing/">Sizing</a></li></ul></section>`
+	r, links := validate(t, inputFor(t, policy.SAG, "hub", html, body, listed))
+	if d := rule(r, RuleNoDuplicateTargets); !d.Passed {
+		t.Errorf("%+v", d)
+	}
+	if links["listed"].Status != link.StatusVerified || links["body"].Status != link.StatusVerified {
+		t.Errorf("links %+v", links)
+	}
+}
+
+func TestParagraphDensityPassesTwoLinksFiftyWordsApart(t *testing.T) {
+	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
+	html := "<p>" + anchorTag(up) + " " + filler(50) + " " + anchorTag(sib) + "</p>"
+	r, links := validate(t, inputFor(t, policy.SAG, "care", html, up, sib))
+	if d := rule(r, RuleParagraphDensity); !d.Passed {
+		t.Errorf("%+v", d)
+	}
+	if links["sib"].Status != link.StatusVerified {
+		t.Errorf("sibling %s %v", links["sib"].Status, links["sib"].FailedRules)
+	}
+}
+
+func TestParagraphDensityFailsAThirdLinkInAParagraph(t *testing.T) {
+	up, s1 := to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal)
+	html := "<p>" + anchorTag(up) + " " + filler(60) + ` <a href="/about/">about us</a> ` + filler(60) + " " + anchorTag(s1) + "</p>"
+	r, links := validate(t, inputFor(t, policy.SAG, "care", html, up, s1))
+	d := rule(r, RuleParagraphDensity)
+	if d.Passed || r.Passed || !strings.Contains(d.Detail, "paragraph 1 has 3 links (max 2)") {
+		t.Errorf("%+v", d)
+	}
+	// Only our links are flagged; the pre-existing one is counted, not blamed.
+	if !reflect.DeepEqual(d.LinkIDs, []string{"up", "s1"}) || links["s1"].Status != link.StatusFlagged {
+		t.Errorf("flagged %v, links %+v", d.LinkIDs, links)
+	}
+}
+
+func TestParagraphDensityFailsLinksTwentyWordsApart(t *testing.T) {
+	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
+	html := "<p>" + anchorTag(up) + " " + filler(20) + " " + anchorTag(sib) + "</p><p>" + filler(30) + "</p>"
+	r, links := validate(t, inputFor(t, policy.SAG, "care", html, up, sib))
+	d := rule(r, RuleParagraphDensity)
+	if d.Passed || !strings.Contains(d.Detail, "20 words between") || !strings.Contains(d.Detail, "min 50") {
+		t.Errorf("%+v", d)
+	}
+	if !failedRule(links["sib"], RuleParagraphDensity) || !failedRule(links["up"], RuleParagraphDensity) {
+		t.Errorf("links %+v", links)
+	}
+}
+
+func TestParagraphDensityCountsWordsInsideInlineMarkup(t *testing.T) {
+	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
+	html := "<p>" + anchorTag(up) + " <em>" + filler(25) + "</em> <strong>" + filler(25) + "</strong> " + anchorTag(sib) + "</p>"
+	r, _ := validate(t, inputFor(t, policy.SAG, "care", html, up, sib))
+	if d := rule(r, RuleParagraphDensity); !d.Passed {
+		t.Errorf("50 words across inline tags should be enough: %+v", d)
+	}
+}
+
+func TestParagraphDensityIgnoresParagraphsWithoutOurLinks(t *testing.T) {
+	up := to("up", "hub", link.TypeVerticalUp)
+	html := "<p>" + anchorTag(up) + "</p><p><a href=\"/a/\">a</a> <a href=\"/b/\">b</a> <a href=\"/c/\">c</a></p>"
+	r, _ := validate(t, inputFor(t, policy.SAG, "care", html, up))
+	if d := rule(r, RuleParagraphDensity); !d.Passed {
+		t.Errorf("%+v", d)
+	}
+}
+
+func TestParagraphDensityWithoutAMinimumAllowsAdjacentLinks(t *testing.T) {
+	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
+	in := inputFor(t, policy.SAG, "care", "<p>"+anchorTag(up)+" and "+anchorTag(sib)+"</p>", up, sib)
+	in.Policy.MinWordsBetweenLinks = 0
+	r, _ := validate(t, in)
+	if d := rule(r, RuleParagraphDensity); !d.Passed {
+		t.Errorf("%+v", d)
+	}
+}
+
+func TestAnchorDiversityFailsAFourthUseOfTheSameAnchor(t *testing.T) {
+	up := to("up", "hub", link.TypeVerticalUp)
+	up.Anchor = "Hiking  Boots"
+	in := inputFor(t, policy.SAG, "care", linkedHTML(up), up)
+	in.AnchorUsage = map[string]map[string]int{"hub": {"hiking boots": 3}}
+	r, links := validate(t, in)
+	a := rule(r, RuleAnchorDiversity)
+	if a.Passed || r.Passed || !strings.Contains(a.Detail, `"hiking boots" to page hub used 4 times`) {
+		t.Errorf("%+v", a)
+	}
+	if !failedRule(links["up"], RuleAnchorDiversity) || links["up"].Status != link.StatusFlagged {
+		t.Errorf("uplink %+v", links["up"])
+	}
+}
+
+func TestAnchorDiversityOnlyReportsAMandatoryUplinksFourthUse(t *testing.T) {
+	up := to("up", "hub", link.TypeVerticalUp)
+	up.Anchor, up.Mandatory = "hiking boots", true
+	in := inputFor(t, policy.SAG, "care", linkedHTML(up), up)
+	in.AnchorUsage = map[string]map[string]int{"hub": {"hiking boots": 3}}
+	r, links := validate(t, in)
+	a := rule(r, RuleAnchorDiversity)
+	if a.Passed || a.Severity != SeverityWarning || !strings.Contains(a.Detail, "used 4 times") {
+		t.Errorf("rule %+v, want a failed warning naming the overuse", a)
+	}
+	if links["up"].Status != link.StatusVerified || failedRule(links["up"], RuleAnchorDiversity) {
+		t.Errorf("uplink %+v, want verified: the uplink outweighs anchor variety", links["up"])
+	}
+}
+
+func TestAnchorDiversityAllowsAThirdUse(t *testing.T) {
+	up := to("up", "hub", link.TypeVerticalUp)
+	up.Anchor = "hiking boots"
+	in := inputFor(t, policy.SAG, "care", linkedHTML(up), up)
+	in.AnchorUsage = map[string]map[string]int{"hub": {"hiking boots": 2, "boot guide": 5}, "sizing": {"hiking boots": 9}}
+	r, links := validate(t, in)
+	if a := rule(r, RuleAnchorDiversity); !a.Passed || links["up"].Status != link.StatusVerified {
+		t.Errorf("%+v, uplink %s", a, links["up"].Status)
+	}
+}
+
+func TestWarningsNeverFlagLinksAndErrorsDo(t *testing.T) {
+	results := []RuleResult{
+		{Name: "warn", Severity: SeverityWarning, LinkIDs: []string{"a"}},
+		{Name: "err", Severity: SeverityError, LinkIDs: []string{"b", "b"}},
+	}
+	in := []link.Link{{ID: "a", Status: link.StatusInserted}, {ID: "b", Status: link.StatusInserted}, {ID: "c", Status: link.StatusPlanned}}
+	out := settle(in, results)
+	if out[0].Status != link.StatusVerified || len(out[0].FailedRules) != 0 {
+		t.Errorf("warned link %+v", out[0])
+	}
+	if out[1].Status != link.StatusFlagged || !reflect.DeepEqual(out[1].FailedRules, []string{"err"}) {
+		t.Errorf("failed link %+v", out[1])
+	}
+	if out[2].Status != link.StatusPlanned {
+		t.Errorf("unplaced link %+v", out[2])
+	}
+}
+
+func TestRulesComeInAFixedOrderPerPolicy(t *testing.T) {
+	up := to("up", "hub", link.TypeVerticalUp)
+	names := func(r Report) []string {
+		var out []string
+		for _, x := range r.Rules {
+			out = append(out, x.Name)
+		}
+		return out
+	}
+	silo, _ := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(up), up))
+	wantSilo := []string{RuleBudget, RuleSiloIntegrity, RuleNoSelfLinks, RuleNoDuplicateTargets, RuleParagraphDensity,
+		RuleAnchorDiversity, RuleFirstLink, RuleDirection}
+	if got := names(silo); !reflect.DeepEqual(got, wantSilo) {
+		t.Errorf("silo rules %v, want %v", got, wantSilo)
+	}
+	sag, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(up), up))
+	wantSAG := []string{RuleNoSelfLinks, RuleNoDuplicateTargets, RuleParagraphDensity, RuleAnchorDiversity,
+		RuleFirstLink, RuleMandatoryUplink, RuleDensityRange, RuleLinkTypeCaps}
+	if got := names(sag); !reflect.DeepEqual(got, wantSAG) {
+		t.Errorf("sag rules %v, want %v", got, wantSAG)
+	}
+}
+
+func TestRulesForUplinksApplyOnlyToClusterChildren(t *testing.T) {
+	about := to("c", "contact", "")
+	for _, name := range []string{policy.SAG, policy.Silo} {
+		r, _ := validate(t, inputFor(t, name, "about", linkedHTML(about), about))
+		if hasRule(r, RuleFirstLink) || hasRule(r, RuleMandatoryUplink) || hasRule(r, RuleDirection) {
+			t.Errorf("%s: an onboarding page got uplink or direction rules: %+v", name, r.Rules)
+		}
+	}
+}
+
+func TestAnUnknownPolicyIsAnError(t *testing.T) {
+	in := input(`<p>x</p>`)
+	in.Policy.Name = "mesh"
+	if _, _, err := Validate(in); err == nil || !strings.Contains(err.Error(), `"mesh"`) {
+		t.Errorf("err = %v", err)
 	}
 }

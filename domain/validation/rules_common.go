@@ -1,0 +1,248 @@
+package validation
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+)
+
+// This file holds the rules both policies share: no self links, no
+// duplicate links, paragraph density, anchor diversity and the first-link
+// rule.
+
+func noSelfLinks(in Input) RuleResult {
+	r := RuleResult{Name: RuleNoSelfLinks, Severity: SeverityError, Passed: true, Detail: "no link points to the page itself"}
+	for _, l := range in.Links {
+		if l.Placed() && l.TargetPageID == in.Page.ID {
+			r.Passed = false
+			r.LinkIDs = append(r.LinkIDs, l.ID)
+		}
+	}
+	if !r.Passed {
+		r.Detail = fmt.Sprintf("%d link(s) point to page %s itself: %s", len(r.LinkIDs), in.Page.ID, strings.Join(r.LinkIDs, ", "))
+	}
+	return r
+}
+
+// noDuplicateTargets judges in-body links only: a hub lists every
+// supporting article in its Related Articles section and may also link to
+// one from its body (SAG §2.1, vertical downward), and a Related Reading
+// entry or breadcrumb may repeat a body link; those are separate link types,
+// not duplicates.
+func noDuplicateTargets(in Input) RuleResult {
+	r := RuleResult{Name: RuleNoDuplicateTargets, Severity: SeverityError, Passed: true, Detail: "every in-body target is linked once"}
+	byTarget := map[string][]string{}
+	for _, l := range in.Links {
+		if l.Placed() && l.Zone == link.ZoneInBody {
+			byTarget[l.TargetPageID] = append(byTarget[l.TargetPageID], l.ID)
+		}
+	}
+	var dups []string
+	for target, ids := range byTarget {
+		if len(ids) > 1 {
+			dups = append(dups, fmt.Sprintf("%s (%d links)", target, len(ids)))
+			r.LinkIDs = append(r.LinkIDs, ids[1:]...)
+		}
+	}
+	if len(dups) > 0 {
+		sort.Strings(dups)
+		sort.Strings(r.LinkIDs)
+		r.Passed = false
+		r.Detail = "linked more than once in the body: " + strings.Join(dups, ", ")
+	}
+	return r
+}
+
+// paragraphDensity checks every paragraph holding one of our links: at most
+// MaxLinksPerParagraph links in it and at least MinWordsBetweenLinks words
+// between two of them, pre-existing links included, as the placer counted
+// when it chose where to put ours. A paragraph without our links is the
+// author's and is left to the audit, so a crowded footer never fails a page
+// we only added a link to elsewhere.
+func paragraphDensity(in Input, found []markup.Link) RuleResult {
+	r := RuleResult{Name: RuleParagraphDensity, Severity: SeverityError, Passed: true}
+	maxLinks, minWords := in.Policy.MaxLinksPerParagraph, in.Policy.MinWordsBetweenLinks
+	byParagraph := map[int][]markup.Link{}
+	for _, f := range found {
+		if f.Paragraph > 0 && f.InBlock == "" {
+			byParagraph[f.Paragraph] = append(byParagraph[f.Paragraph], f)
+		}
+	}
+	var paragraphs []int
+	for p, links := range byParagraph {
+		if hasOurs(links) {
+			paragraphs = append(paragraphs, p)
+		}
+	}
+	sort.Ints(paragraphs)
+
+	var problems []string
+	flag := func(links ...markup.Link) {
+		for _, l := range links {
+			if l.MarkerID != "" && !contains(r.LinkIDs, l.MarkerID) {
+				r.LinkIDs = append(r.LinkIDs, l.MarkerID)
+			}
+		}
+	}
+	for _, p := range paragraphs {
+		links := byParagraph[p]
+		sort.Slice(links, func(i, j int) bool { return links[i].Start < links[j].Start })
+		if len(links) > maxLinks {
+			problems = append(problems, fmt.Sprintf("paragraph %d has %d links (max %d)", p, len(links), maxLinks))
+			flag(links...)
+		}
+		if minWords <= 0 {
+			continue
+		}
+		for i := 1; i < len(links); i++ {
+			prev, next := links[i-1], links[i]
+			if words := wordsBetween(in.HTML, prev, next); words < minWords {
+				problems = append(problems, fmt.Sprintf("paragraph %d has %d words between %q and %q (min %d)",
+					p, words, prev.Text, next.Text, minWords))
+				flag(prev, next)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		r.Passed = false
+		r.Detail = strings.Join(problems, "; ")
+		return r
+	}
+	r.Detail = fmt.Sprintf("%d paragraph(s) with our links: at most %d links each, %d+ words apart", len(paragraphs), maxLinks, minWords)
+	return r
+}
+
+// wordsBetween counts the visible words between the end of one link and the
+// start of the next. It uses markup's own word count so validation measures
+// gaps exactly as the placer did (entities, apostrophes, scripts without
+// spaces); a different tokenisation would flag links the placer had fitted
+// at exactly the minimum.
+func wordsBetween(html []byte, prev, next markup.Link) int {
+	if prev.End >= next.Start || next.Start > len(html) {
+		return 0
+	}
+	return markup.WordCount(html[prev.End:next.Start])
+}
+
+func hasOurs(links []markup.Link) bool {
+	for _, l := range links {
+		if l.MarkerID != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(ids []string, id string) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// anchorDiversity: the same anchor text may point to the same target at
+// most MaxExactAnchorPerTarget times across the site (SAG §2.3). Only
+// in-body links are judged: generated blocks and breadcrumbs name a target
+// by its title on every page by design.
+func anchorDiversity(in Input, found []markup.Link) RuleResult {
+	r := RuleResult{Name: RuleAnchorDiversity, Severity: SeverityError, Passed: true}
+	limit := in.Policy.MaxExactAnchorPerTarget
+	textByMarker := map[string]string{}
+	for _, f := range found {
+		if f.MarkerID != "" {
+			textByMarker[f.MarkerID] = f.Text
+		}
+	}
+	type use struct{ target, anchor string }
+	anchorOf := map[string]string{}
+	onPage := map[use]int{}
+	var judged []link.Link
+	for _, l := range in.Links {
+		if !l.Placed() || l.Zone != link.ZoneInBody {
+			continue
+		}
+		anchor := l.Anchor
+		if anchor == "" {
+			anchor = textByMarker[l.ID]
+		}
+		anchor = normalise(anchor)
+		if anchor == "" {
+			continue
+		}
+		anchorOf[l.ID] = anchor
+		onPage[use{l.TargetPageID, anchor}]++
+		judged = append(judged, l)
+	}
+	var problems []string
+	reported := map[use]bool{}
+	onlyMandatory := true
+	for _, l := range judged {
+		u := use{l.TargetPageID, anchorOf[l.ID]}
+		elsewhere := in.AnchorUsage[u.target][u.anchor]
+		total := elsewhere + onPage[u]
+		if total <= limit {
+			continue
+		}
+		onlyMandatory = onlyMandatory && l.Mandatory
+		r.LinkIDs = append(r.LinkIDs, l.ID)
+		if !reported[u] {
+			reported[u] = true
+			problems = append(problems, fmt.Sprintf("anchor %q to page %s used %d times (%d on other pages, %d here; max %d)",
+				u.anchor, u.target, total, elsewhere, onPage[u], limit))
+		}
+	}
+	if len(problems) > 0 {
+		r.Passed = false
+		r.Detail = strings.Join(problems, "; ")
+		if onlyMandatory {
+			// The mandatory uplink can only use an anchor its first
+			// paragraphs hold: having it outweighs anchor variety, so the
+			// overuse is reported, for the diversification audit, not failed.
+			r.Severity, r.LinkIDs = SeverityWarning, nil
+			r.Detail += " (mandatory uplink: reported only)"
+		}
+		return r
+	}
+	r.Detail = fmt.Sprintf("%d in-body anchor(s), none used more than %d times for its target", len(judged), limit)
+	return r
+}
+
+// firstLink: the first link in the page's content, generated blocks aside,
+// must point to its hub. With FirstLinkCountsExternal off, external links
+// are passed over, so a citation that happens to come first is no failure.
+func firstLink(in Input, found []markup.Link) RuleResult {
+	r := RuleResult{Name: RuleFirstLink, Severity: SeverityError}
+	if in.Hub == nil {
+		r.Detail = fmt.Sprintf("cluster %s has no hub to point to", in.Page.ClusterID)
+		return r
+	}
+	hubURL := absolute(in.Structure.Site.BaseURL, in.Hub.URL)
+	for _, f := range found {
+		if f.Position != "content" || f.InBlock != "" || f.Href == "" {
+			continue
+		}
+		if !f.Internal && !in.Policy.FirstLinkCountsExternal {
+			continue
+		}
+		if sameURL(f.URL, hubURL) {
+			r.Passed = true
+			r.Detail = fmt.Sprintf("first link points to hub %s", in.Hub.URL)
+			return r
+		}
+		r.Detail = fmt.Sprintf("first link points to %s, not hub %s", f.Href, in.Hub.URL)
+		if f.MarkerID != "" {
+			r.LinkIDs = []string{f.MarkerID}
+		}
+		return r
+	}
+	r.Detail = "page has no link in its content"
+	if !in.Policy.FirstLinkCountsExternal {
+		r.Detail = "page has no internal link in its content"
+	}
+	return r
+}

@@ -1,0 +1,179 @@
+package validation
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// This file holds the checks only the SAG policy applies: the mandatory
+// uplink, the density table and the per-type caps of SAG §2.1.
+
+func mandatoryUplink(in Input) RuleResult {
+	r := RuleResult{Name: RuleMandatoryUplink, Severity: SeverityError}
+	if in.Hub == nil {
+		r.Detail = fmt.Sprintf("cluster %s has no hub page yet", in.Page.ClusterID)
+		return r
+	}
+	for _, l := range in.Links {
+		if l.Type != link.TypeVerticalUp {
+			continue
+		}
+		if l.Placed() {
+			r.Passed = true
+			r.Detail = fmt.Sprintf("links to hub %s in paragraph %d with anchor %q", in.Hub.ID, l.Paragraph, l.Anchor)
+			return r
+		}
+		r.Detail = fmt.Sprintf("uplink to hub %s not placed: %s", in.Hub.ID, l.Reason)
+		r.LinkIDs = []string{l.ID}
+		return r
+	}
+	r.Detail = fmt.Sprintf("no uplink to hub %s planned", in.Hub.ID)
+	return r
+}
+
+// densityRange: the page's outbound links fall in the density table's range
+// for its type and length. Counted are the content links outside generated
+// blocks, ours and pre-existing, plus the Related Reading entries; the
+// Related Articles list, taxonomy lists and breadcrumbs are uncapped link
+// types. Too many is an error that flags our optional in-body links; too
+// few is a warning, since a page may lack good targets.
+func densityRange(in Input, found []markup.Link) RuleResult {
+	r := RuleResult{Name: RuleDensityRange, Severity: SeverityError, Passed: true}
+	words := in.WordCount
+	if words == 0 {
+		words = markup.WordCount(in.HTML)
+	}
+	class := densityClass(in.Page.Kind)
+	want := in.Policy.Density(class, words)
+
+	inContent := len(contentLinks(found))
+	inReading := 0
+	for _, f := range found {
+		if f.InBlock == markup.BlockRelatedReading && f.Href != "" && f.Internal {
+			inReading++
+		}
+	}
+	n := inContent + inReading
+	counted := fmt.Sprintf("%d outbound link(s) (%d in the content, %d in Related Reading) on a %s page of %d words",
+		n, inContent, inReading, in.Page.Kind, words)
+	switch {
+	case want.Max > 0 && n > want.Max:
+		r.Passed = false
+		r.Detail = fmt.Sprintf("%s: above the maximum of %d", counted, want.Max)
+		for _, l := range in.Links {
+			if l.Placed() && isOptionalInBody(l) {
+				r.LinkIDs = append(r.LinkIDs, l.ID)
+			}
+		}
+	case n < want.Min:
+		r.Passed = false
+		r.Severity = SeverityWarning
+		r.Detail = fmt.Sprintf("%s: below the minimum of %d", counted, want.Min)
+	default:
+		r.Detail = fmt.Sprintf("%s: within %s", counted, rangeText(want))
+	}
+	return r
+}
+
+// densityClass is the row of the density table for a page kind.
+func densityClass(k site.Kind) policy.DensityClass {
+	switch k {
+	case site.KindHub:
+		return policy.ClassHub
+	case site.KindProduct, site.KindService:
+		return policy.ClassProduct
+	case site.KindTerm:
+		return policy.ClassTerm
+	default:
+		return policy.ClassArticle
+	}
+}
+
+func rangeText(d policy.DensityRange) string {
+	if d.Max == 0 {
+		return fmt.Sprintf("%d or more", d.Min)
+	}
+	return fmt.Sprintf("%d–%d", d.Min, d.Max)
+}
+
+// isOptionalInBody reports the in-body links a page can do without: every
+// type but the mandatory uplink.
+func isOptionalInBody(l link.Link) bool {
+	if l.Zone != link.ZoneInBody {
+		return false
+	}
+	switch l.Type {
+	case link.TypeHorizontal, link.TypeCrossCluster, link.TypeRelated, link.TypeVerticalDown:
+		return true
+	}
+	return false
+}
+
+// linkTypeCaps enforces SAG §2.1's per-type limits: siblings and
+// cross-cluster links up to their caps, one uplink, and a Related Reading
+// section of RelatedReadingMin to RelatedReadingMax entries when there is
+// one. The links past a cap, in Links order, are flagged. A Related Reading
+// section that is too short is a warning only: there may not be enough
+// related pages yet.
+func linkTypeCaps(in Input) RuleResult {
+	r := RuleResult{Name: RuleLinkTypeCaps, Severity: SeverityError, Passed: true}
+	p := in.Policy
+	caps := []struct {
+		name  string
+		limit int
+		is    func(link.Link) bool
+	}{
+		{"sibling (horizontal)", p.MaxSiblingLinks, func(l link.Link) bool { return l.Type == link.TypeHorizontal }},
+		{"cross-cluster", p.MaxCrossClusterPerHub, func(l link.Link) bool { return l.Type == link.TypeCrossCluster }},
+		{"vertical_up", 1, func(l link.Link) bool { return l.Type == link.TypeVerticalUp }},
+		{"Related Reading", p.RelatedReadingMax, isRelatedReading},
+	}
+	var errs, warnings, counts []string
+	for _, c := range caps {
+		n := 0
+		for _, l := range in.Links {
+			if !l.Placed() || !c.is(l) {
+				continue
+			}
+			n++
+			if n > c.limit {
+				r.LinkIDs = append(r.LinkIDs, l.ID)
+			}
+		}
+		counts = append(counts, fmt.Sprintf("%d %s (max %d)", n, c.name, c.limit))
+		if n > c.limit {
+			errs = append(errs, fmt.Sprintf("%d %s links, max %d", n, c.name, c.limit))
+		}
+	}
+	related := 0
+	for _, l := range in.Links {
+		if l.Placed() && isRelatedReading(l) {
+			related++
+		}
+	}
+	if related > 0 && related < p.RelatedReadingMin {
+		warnings = append(warnings, fmt.Sprintf("%d Related Reading links, min %d", related, p.RelatedReadingMin))
+	}
+	switch {
+	case len(errs) > 0:
+		r.Passed = false
+		r.Detail = "over the cap: " + strings.Join(errs, "; ")
+	case len(warnings) > 0:
+		r.Passed = false
+		r.Severity = SeverityWarning
+		r.Detail = strings.Join(warnings, "; ")
+	default:
+		r.Detail = "within the caps: " + strings.Join(counts, ", ")
+	}
+	return r
+}
+
+// isRelatedReading reports an entry of the Related Reading section.
+func isRelatedReading(l link.Link) bool {
+	return l.Type == link.TypeRelated && l.Zone == link.ZoneRelatedSection
+}

@@ -1,0 +1,100 @@
+package validation
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// This file holds the rules only the silo policy applies: the link budget,
+// silo integrity and the parent/child direction rules.
+
+// budget: a page carries BudgetMin to BudgetMax internal links in its
+// content. Outside the range is a warning only (the seeds' scenario "Budget
+// under minimum"): a short page may simply have few places for a link.
+func budget(in Input, found []markup.Link) RuleResult {
+	r := RuleResult{Name: RuleBudget, Severity: SeverityWarning, Passed: true}
+	lo, hi := in.Policy.BudgetMin, in.Policy.BudgetMax
+	n := len(contentLinks(found))
+	r.Detail = fmt.Sprintf("%d internal link(s) in the content, within %d–%d", n, lo, hi)
+	if n < lo || n > hi {
+		r.Passed = false
+		r.Detail = fmt.Sprintf("%d internal link(s) in the content, outside the budget of %d–%d", n, lo, hi)
+	}
+	return r
+}
+
+// siloIntegrity: every placed link stays in the page's silo, its cluster,
+// or for a page without one the flat onboarding scope. Breadcrumbs are
+// exempt: the trail climbs to home and sector by definition.
+func siloIntegrity(in Input) RuleResult {
+	r := RuleResult{Name: RuleSiloIntegrity, Severity: SeverityError, Passed: true}
+	var problems []string
+	judged := 0
+	for _, l := range in.Links {
+		if !l.Placed() || l.Zone == link.ZoneBreadcrumb || l.TargetPageID == in.Page.ID {
+			continue
+		}
+		judged++
+		target, ok := in.Targets[l.TargetPageID]
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("link %s points to page %s, which no longer exists", l.ID, l.TargetPageID))
+		case target.ClusterID != in.Page.ClusterID:
+			problems = append(problems, fmt.Sprintf("link %s points to page %s in %s, outside %s",
+				l.ID, l.TargetPageID, scopeName(target.ClusterID), scopeName(in.Page.ClusterID)))
+		default:
+			continue
+		}
+		r.LinkIDs = append(r.LinkIDs, l.ID)
+	}
+	if len(problems) > 0 {
+		r.Passed = false
+		r.Detail = strings.Join(problems, "; ")
+		return r
+	}
+	r.Detail = fmt.Sprintf("%d link(s), all within %s", judged, scopeName(in.Page.ClusterID))
+	return r
+}
+
+// directionRules: in a cluster the parent (hub) links only down to its
+// children, and a child only up to its parent and across to its siblings.
+// Targets that no longer exist are silo_integrity's to report.
+func directionRules(in Input) RuleResult {
+	r := RuleResult{Name: RuleDirection, Severity: SeverityError, Passed: true}
+	cluster := in.Page.ClusterID
+	var allowed func(site.Page) bool
+	var want string
+	if in.Page.Kind == site.KindHub {
+		want = "children (supporting pages of cluster " + cluster + ")"
+		allowed = func(t site.Page) bool { return t.Kind == site.KindSupporting && t.ClusterID == cluster }
+	} else {
+		want = "its parent hub and siblings in cluster " + cluster
+		allowed = func(t site.Page) bool {
+			return t.ClusterID == cluster && (t.Kind == site.KindHub || t.Kind == site.KindSupporting)
+		}
+	}
+	var problems []string
+	for _, l := range in.Links {
+		if !l.Placed() || l.Zone == link.ZoneBreadcrumb || l.TargetPageID == in.Page.ID {
+			continue
+		}
+		target, ok := in.Targets[l.TargetPageID]
+		if !ok || allowed(target) {
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("link %s points to %s page %s in %s",
+			l.ID, target.Kind, l.TargetPageID, scopeName(target.ClusterID)))
+		r.LinkIDs = append(r.LinkIDs, l.ID)
+	}
+	if len(problems) > 0 {
+		r.Passed = false
+		r.Detail = fmt.Sprintf("%s %s may link only to %s: %s", in.Page.Kind, in.Page.ID, want, strings.Join(problems, "; "))
+		return r
+	}
+	r.Detail = fmt.Sprintf("%s %s links only to %s", in.Page.Kind, in.Page.ID, want)
+	return r
+}

@@ -1,0 +1,202 @@
+package validation
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
+)
+
+// The SAG-only checks: density table and per-type caps.
+
+func TestDensityRangeWithinTheArticleRowPasses(t *testing.T) {
+	links := []link.Link{to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal), to("s2", "laces", link.TypeHorizontal)}
+	r, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), links...))
+	d := rule(r, RuleDensityRange)
+	if !d.Passed || !strings.Contains(d.Detail, "3 outbound link(s)") || !strings.Contains(d.Detail, "within 2–5") {
+		t.Errorf("%+v", d)
+	}
+}
+
+func TestDensityRangeAboveMaximumFailsAndFlagsTheOptionalInBodyLinks(t *testing.T) {
+	// A short article allows 2–5 outbound links; it has six.
+	links := []link.Link{
+		to("up", "hub", link.TypeVerticalUp),
+		to("s1", "sizing", link.TypeHorizontal),
+		to("x1", "camp", link.TypeRelated),
+		relatedEntry("r1", "laces"), relatedEntry("r2", "socks"), relatedEntry("r3", "waxing"),
+	}
+	r, out := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), links...))
+	d := rule(r, RuleDensityRange)
+	if d.Passed || d.Severity != SeverityError || r.Passed ||
+		!strings.Contains(d.Detail, "6 outbound link(s) (3 in the content, 3 in Related Reading)") || !strings.Contains(d.Detail, "maximum of 5") {
+		t.Errorf("%+v", d)
+	}
+	// The uplink is mandatory and the Related Reading entries are their own
+	// capped type: only the optional in-body links are to blame.
+	if !reflect.DeepEqual(d.LinkIDs, []string{"s1", "x1"}) || out["up"].Status != link.StatusVerified || out["r1"].Status != link.StatusVerified {
+		t.Errorf("flagged %v, links %+v", d.LinkIDs, out)
+	}
+}
+
+func TestDensityRangeBelowMinimumWarnsOnly(t *testing.T) {
+	// A hub of under 1000 words needs 5–10 outbound links; it has two.
+	links := []link.Link{to("care", "care", link.TypeVerticalDown), to("sizing", "sizing", link.TypeVerticalDown)}
+	r, out := validate(t, inputFor(t, policy.SAG, "hub", linkedHTML(links...), links...))
+	d := rule(r, RuleDensityRange)
+	if d.Passed || d.Severity != SeverityWarning || !strings.Contains(d.Detail, "minimum of 5") {
+		t.Errorf("%+v", d)
+	}
+	if !r.Passed || out["care"].Status != link.StatusVerified {
+		t.Errorf("a warning failed the page or flagged a link: %+v %+v", r.Rules, out)
+	}
+}
+
+func TestDensityRangeDoesNotCountRelatedArticlesOrBreadcrumbs(t *testing.T) {
+	// A hub lists all its children; that list is uncapped.
+	var listed []string
+	for _, c := range children {
+		listed = append(listed, `<li><a href="`+pages[c].URL+`">`+c+`</a></li>`)
+	}
+	body := []link.Link{}
+	for _, c := range children[:5] {
+		body = append(body, to(c, c, link.TypeVerticalDown))
+	}
+	html := `<nav data-interlinker-block="breadcrumb"><a href="/">Home</a></nav>` + linkedHTML(body...) +
+		`<section data-interlinker-block="related-articles"><ul>` + strings.Join(listed, "") + `</ul></section>`
+	r, _ := validate(t, inputFor(t, policy.SAG, "hub", html, body...))
+	if d := rule(r, RuleDensityRange); !d.Passed || !strings.Contains(d.Detail, "5 outbound link(s)") {
+		t.Errorf("%+v", d)
+	}
+}
+
+func TestDensityRangeUsesTheWordCountBand(t *testing.T) {
+	// Six links are too many for a short article but fine at 1500 words (3–8).
+	var links []link.Link
+	for _, c := range []string{"hub", "sizing", "laces", "socks", "waxing", "repair"} {
+		links = append(links, to(c, c, link.TypeRelated))
+	}
+	in := inputFor(t, policy.SAG, "care", linkedHTML(links...), links...)
+	in.WordCount = 1500
+	r, _ := validate(t, in)
+	if d := rule(r, RuleDensityRange); !d.Passed || !strings.Contains(d.Detail, "1500 words") || !strings.Contains(d.Detail, "3–8") {
+		t.Errorf("%+v", d)
+	}
+}
+
+func TestDensityRangeHasNoMaximumForTermPages(t *testing.T) {
+	var links []link.Link
+	for _, c := range []string{"hub", "tents", "camp", "care", "sizing", "laces", "socks"} {
+		links = append(links, to(c, c, link.TypeTaxonomy))
+	}
+	r, _ := validate(t, inputFor(t, policy.SAG, "wool", linkedHTML(links...), links...))
+	if d := rule(r, RuleDensityRange); !d.Passed || !strings.Contains(d.Detail, "3 or more") {
+		t.Errorf("%+v", d)
+	}
+}
+
+func TestLinkTypeCapsPassWithinLimits(t *testing.T) {
+	links := []link.Link{
+		to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal), to("s2", "laces", link.TypeHorizontal),
+		relatedEntry("r1", "socks"), relatedEntry("r2", "pitch"),
+	}
+	r, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), links...))
+	if c := rule(r, RuleLinkTypeCaps); !c.Passed || !strings.Contains(c.Detail, "2 sibling (horizontal) (max 2)") {
+		t.Errorf("%+v", c)
+	}
+}
+
+func TestLinkTypeCapsFlagTheThirdSibling(t *testing.T) {
+	links := []link.Link{
+		to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal),
+		to("s2", "laces", link.TypeHorizontal), to("s3", "socks", link.TypeHorizontal),
+	}
+	r, out := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), links...))
+	c := rule(r, RuleLinkTypeCaps)
+	if c.Passed || r.Passed || !strings.Contains(c.Detail, "3 sibling (horizontal) links, max 2") {
+		t.Errorf("%+v", c)
+	}
+	if !reflect.DeepEqual(c.LinkIDs, []string{"s3"}) || out["s2"].Status != link.StatusVerified || out["s3"].Status != link.StatusFlagged {
+		t.Errorf("flagged %v, links %+v", c.LinkIDs, out)
+	}
+}
+
+func TestLinkTypeCapsFlagTheThirdCrossClusterLink(t *testing.T) {
+	links := []link.Link{
+		to("care", "care", link.TypeVerticalDown), to("sizing", "sizing", link.TypeVerticalDown),
+		to("x1", "tents", link.TypeCrossCluster), to("x2", "camp", link.TypeCrossCluster), to("x3", "pitch", link.TypeCrossCluster),
+	}
+	r, out := validate(t, inputFor(t, policy.SAG, "hub", linkedHTML(links...), links...))
+	c := rule(r, RuleLinkTypeCaps)
+	if c.Passed || !strings.Contains(c.Detail, "3 cross-cluster links, max 2") || !reflect.DeepEqual(c.LinkIDs, []string{"x3"}) {
+		t.Errorf("%+v", c)
+	}
+	if !failedRule(out["x3"], RuleLinkTypeCaps) || failedRule(out["x2"], RuleLinkTypeCaps) {
+		t.Errorf("links %+v", out)
+	}
+}
+
+func TestLinkTypeCapsFlagTheFourthRelatedReadingEntry(t *testing.T) {
+	links := []link.Link{
+		to("up", "hub", link.TypeVerticalUp),
+		relatedEntry("r1", "sizing"), relatedEntry("r2", "laces"), relatedEntry("r3", "socks"), relatedEntry("r4", "waxing"),
+	}
+	in := inputFor(t, policy.SAG, "care", linkedHTML(links...), links...)
+	in.WordCount = 1500 // keep density_range out of the way
+	r, out := validate(t, in)
+	c := rule(r, RuleLinkTypeCaps)
+	if c.Passed || c.Severity != SeverityError || !strings.Contains(c.Detail, "4 Related Reading links, max 3") {
+		t.Errorf("%+v", c)
+	}
+	if !reflect.DeepEqual(c.LinkIDs, []string{"r4"}) || out["r4"].Status != link.StatusFlagged || out["r3"].Status != link.StatusVerified {
+		t.Errorf("flagged %v, links %+v", c.LinkIDs, out)
+	}
+}
+
+func TestLinkTypeCapsWarnOnASingleRelatedReadingEntry(t *testing.T) {
+	links := []link.Link{to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal), relatedEntry("r1", "laces")}
+	r, out := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), links...))
+	c := rule(r, RuleLinkTypeCaps)
+	if c.Passed || c.Severity != SeverityWarning || !strings.Contains(c.Detail, "1 Related Reading links, min 2") {
+		t.Errorf("%+v", c)
+	}
+	if !r.Passed || out["r1"].Status != link.StatusVerified {
+		t.Errorf("a warning failed the page or flagged a link: %+v", out["r1"])
+	}
+}
+
+func TestLinkTypeCapsFlagASecondUplink(t *testing.T) {
+	first, second := to("up", "hub", link.TypeVerticalUp), to("up2", "hub", link.TypeVerticalUp)
+	second.Zone = link.ZoneRelatedSection // not an in-body duplicate, still a second uplink
+	html := linkedHTML(first) + `<section data-interlinker-block="related-reading"><ul><li><a href="/boots/">Boots</a></li></ul></section>`
+	r, out := validate(t, inputFor(t, policy.SAG, "care", html, first, second))
+	c := rule(r, RuleLinkTypeCaps)
+	if c.Passed || !strings.Contains(c.Detail, "2 vertical_up links, max 1") || !reflect.DeepEqual(c.LinkIDs, []string{"up2"}) {
+		t.Errorf("%+v", c)
+	}
+	if out["up"].Status != link.StatusVerified || out["up2"].Status != link.StatusFlagged {
+		t.Errorf("links %+v", out)
+	}
+}
+
+func TestLinkTypeCapsIgnoreUnplacedLinks(t *testing.T) {
+	links := []link.Link{to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal), to("s2", "laces", link.TypeHorizontal)}
+	planned := to("s3", "socks", link.TypeHorizontal)
+	planned.Status = link.StatusPlanned
+	r, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), append(links, planned)...))
+	if c := rule(r, RuleLinkTypeCaps); !c.Passed {
+		t.Errorf("%+v", c)
+	}
+}
+
+func TestSAGChecksDoNotApplyUnderSilo(t *testing.T) {
+	up := to("up", "hub", link.TypeVerticalUp)
+	r, _ := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(up), up))
+	for _, name := range []string{RuleMandatoryUplink, RuleDensityRange, RuleLinkTypeCaps} {
+		if hasRule(r, name) {
+			t.Errorf("silo report has SAG rule %s", name)
+		}
+	}
+}

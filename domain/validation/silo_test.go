@@ -1,0 +1,227 @@
+package validation
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// The silo requirements' scenarios and the silo-only rules.
+
+var children = []string{"care", "sizing", "laces", "socks", "waxing", "repair", "storage"}
+
+func TestSiloClusterOfEightPagesWithAllRulesSatisfiedIsFullyVerified(t *testing.T) {
+	// Scenario "All validations pass": the hub links down to five children,
+	// each child up to the hub first and then to two siblings.
+	type pageLinks struct {
+		page  string
+		links []link.Link
+	}
+	hubLinks := []link.Link{}
+	for _, c := range children[:5] {
+		hubLinks = append(hubLinks, to("hub-"+c, c, link.TypeVerticalDown))
+	}
+	cluster := []pageLinks{{"hub", hubLinks}}
+	for i, c := range children {
+		next, after := children[(i+1)%len(children)], children[(i+2)%len(children)]
+		cluster = append(cluster, pageLinks{c, []link.Link{
+			to(c+"-up", "hub", link.TypeVerticalUp),
+			to(c+"-"+next, next, link.TypeHorizontal),
+			to(c+"-"+after, after, link.TypeHorizontal),
+		}})
+	}
+	if len(cluster) != 8 {
+		t.Fatalf("cluster has %d pages, want 8", len(cluster))
+	}
+	passed, total := 0, 0
+	for _, p := range cluster {
+		r, links := validate(t, inputFor(t, policy.Silo, p.page, linkedHTML(p.links...), p.links...))
+		for _, x := range r.Rules {
+			total++
+			if x.Passed {
+				passed++
+			} else {
+				t.Errorf("page %s: rule %+v failed", p.page, x)
+			}
+		}
+		if !r.Passed {
+			t.Errorf("page %s did not pass", p.page)
+		}
+		for _, l := range links {
+			if l.Status != link.StatusVerified {
+				t.Errorf("page %s: link %s is %s %v", p.page, l.ID, l.Status, l.FailedRules)
+			}
+		}
+	}
+	if passed != total {
+		t.Errorf("pass rate %d/%d, want 100%%", passed, total)
+	}
+}
+
+func TestSiloFirstLinkToASiblingFailsThePageAndTheLinkIsNotVerified(t *testing.T) {
+	sib, up, other := to("sib", "sizing", link.TypeHorizontal), to("up", "hub", link.TypeVerticalUp), to("laces", "laces", link.TypeHorizontal)
+	r, links := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(sib, up, other), sib, up, other))
+	fl := rule(r, RuleFirstLink)
+	if r.Passed || fl.Passed || fl.Severity != SeverityError || !strings.Contains(fl.Detail, "/boots/sizing/") {
+		t.Errorf("report passed %v, first link %+v", r.Passed, fl)
+	}
+	if links["sib"].Status == link.StatusVerified || !failedRule(links["sib"], RuleFirstLink) {
+		t.Errorf("sibling %+v", links["sib"])
+	}
+}
+
+func TestSiloLinkToAnotherClusterFailsSiloIntegrity(t *testing.T) {
+	up, sib, away := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal), to("away", "pitch", link.TypeRelated)
+	r, links := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(up, sib, away), up, sib, away))
+	s := rule(r, RuleSiloIntegrity)
+	if r.Passed || s.Passed || !strings.Contains(s.Detail, "page pitch in cluster tents, outside cluster boots") {
+		t.Errorf("silo integrity %+v", s)
+	}
+	if !failedRule(links["away"], RuleSiloIntegrity) || failedRule(links["sib"], RuleSiloIntegrity) {
+		t.Errorf("links %+v", links)
+	}
+}
+
+func TestSiloClusterPageLinkingToAnOnboardingPageFailsSiloIntegrity(t *testing.T) {
+	up, out := to("up", "hub", link.TypeVerticalUp), to("out", "pricing", link.TypeRelated)
+	r, links := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(up, out), up, out))
+	if s := rule(r, RuleSiloIntegrity); s.Passed || !strings.Contains(s.Detail, "onboarding") {
+		t.Errorf("silo integrity %+v", s)
+	}
+	if links["out"].Status != link.StatusFlagged {
+		t.Errorf("link %+v", links["out"])
+	}
+}
+
+func TestSiloOnboardingPageLinksOnlyToOnboardingPages(t *testing.T) {
+	inScope := []link.Link{to("c", "contact", ""), to("p", "pricing", ""), to("f", "faq", "")}
+	r, _ := validate(t, inputFor(t, policy.Silo, "about", linkedHTML(inScope...), inScope...))
+	if s := rule(r, RuleSiloIntegrity); !s.Passed || !r.Passed {
+		t.Errorf("in scope: %+v", r.Rules)
+	}
+
+	intoCluster := append(inScope, to("h", "hub", ""))
+	r, links := validate(t, inputFor(t, policy.Silo, "about", linkedHTML(intoCluster...), intoCluster...))
+	s := rule(r, RuleSiloIntegrity)
+	if s.Passed || !strings.Contains(s.Detail, "page hub in cluster boots, outside onboarding") {
+		t.Errorf("into a cluster: %+v", s)
+	}
+	if links["h"].Status != link.StatusFlagged || links["c"].Status != link.StatusVerified {
+		t.Errorf("links %+v", links)
+	}
+}
+
+func TestSiloLinkToAPageThatNoLongerExistsFailsSiloIntegrity(t *testing.T) {
+	up, gone := to("up", "hub", link.TypeVerticalUp), to("gone", "sizing", link.TypeHorizontal)
+	in := inputFor(t, policy.Silo, "care", linkedHTML(up, gone), up, gone)
+	in.Targets = map[string]site.Page{"hub": pages["hub"]}
+	r, links := validate(t, in)
+	if s := rule(r, RuleSiloIntegrity); s.Passed || !strings.Contains(s.Detail, "page sizing, which no longer exists") {
+		t.Errorf("%+v", s)
+	}
+	if !failedRule(links["gone"], RuleSiloIntegrity) || failedRule(links["gone"], RuleDirection) {
+		t.Errorf("link %+v", links["gone"])
+	}
+}
+
+func TestSiloBudgetUnderMinimumWarnsButThePageAndLinksAreVerified(t *testing.T) {
+	// Scenario "Budget under minimum (warning only)": two outbound links.
+	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
+	r, links := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(up, sib), up, sib))
+	b := rule(r, RuleBudget)
+	if b.Passed || b.Severity != SeverityWarning || !strings.Contains(b.Detail, "2 internal link(s)") || !strings.Contains(b.Detail, "3–5") {
+		t.Errorf("budget %+v", b)
+	}
+	if !r.Passed {
+		t.Errorf("a budget warning failed the page: %+v", r.Rules)
+	}
+	for id, l := range links {
+		if l.Status != link.StatusVerified || len(l.FailedRules) != 0 {
+			t.Errorf("link %s is %s %v", id, l.Status, l.FailedRules)
+		}
+	}
+}
+
+func TestSiloBudgetOverMaximumWarnsOnly(t *testing.T) {
+	var links []link.Link
+	for _, p := range []string{"contact", "pricing", "team", "faq", "careers", "terms"} {
+		links = append(links, to(p, p, ""))
+	}
+	r, _ := validate(t, inputFor(t, policy.Silo, "about", linkedHTML(links...), links...))
+	if b := rule(r, RuleBudget); b.Passed || b.Severity != SeverityWarning || !strings.Contains(b.Detail, "6 internal link(s)") || !r.Passed {
+		t.Errorf("budget %+v, page passed %v", b, r.Passed)
+	}
+}
+
+func TestSiloBudgetCountsPreExistingContentLinksButNotNavigationBlocksOrExternalLinks(t *testing.T) {
+	c := to("c", "contact", "")
+	html := `<nav><a href="/faq/">FAQ</a></nav>` + linkedHTML(c) +
+		`<p>` + filler(60) + ` <a href="/team/">our team</a> and <a href="https://nps.gov/">the park</a>.</p>` +
+		`<p><a href="/careers/">careers</a></p>` +
+		`<section data-interlinker-block="related-reading"><ul><li><a href="/terms/">Terms</a></li></ul></section>`
+	r, _ := validate(t, inputFor(t, policy.Silo, "about", html, c))
+	if b := rule(r, RuleBudget); !b.Passed || !strings.Contains(b.Detail, "3 internal link(s)") {
+		t.Errorf("budget %+v", b)
+	}
+}
+
+func TestSiloHubLinkingOnlyToItsChildrenPassesDirectionRules(t *testing.T) {
+	var links []link.Link
+	for _, c := range children[:3] {
+		links = append(links, to(c, c, link.TypeVerticalDown))
+	}
+	r, _ := validate(t, inputFor(t, policy.Silo, "hub", linkedHTML(links...), links...))
+	if d := rule(r, RuleDirection); !d.Passed || !r.Passed {
+		t.Errorf("direction %+v", d)
+	}
+}
+
+func TestSiloHubLinkingToANonChildFailsDirectionRules(t *testing.T) {
+	// The product shares the cluster, so silo integrity holds, but it is not
+	// one of the hub's children.
+	links := []link.Link{to("care", "care", link.TypeVerticalDown), to("sizing", "sizing", link.TypeVerticalDown), to("shop", "shop", "")}
+	r, out := validate(t, inputFor(t, policy.Silo, "hub", linkedHTML(links...), links...))
+	d := rule(r, RuleDirection)
+	if d.Passed || r.Passed || !strings.Contains(d.Detail, "link shop points to product page shop") {
+		t.Errorf("direction %+v", d)
+	}
+	if !rule(r, RuleSiloIntegrity).Passed {
+		t.Errorf("silo integrity should hold: %+v", rule(r, RuleSiloIntegrity))
+	}
+	if out["shop"].Status != link.StatusFlagged || out["care"].Status != link.StatusVerified {
+		t.Errorf("links %+v", out)
+	}
+}
+
+func TestSiloChildLinkingToParentAndSiblingsPassesDirectionRules(t *testing.T) {
+	links := []link.Link{to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal), to("s2", "laces", link.TypeHorizontal)}
+	r, _ := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(links...), links...))
+	if d := rule(r, RuleDirection); !d.Passed || !r.Passed {
+		t.Errorf("direction %+v, rules %+v", d, r.Rules)
+	}
+}
+
+func TestSiloChildLinkingToANonSiblingFailsDirectionRules(t *testing.T) {
+	links := []link.Link{to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal), to("shop", "shop", "")}
+	r, out := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(links...), links...))
+	d := rule(r, RuleDirection)
+	if d.Passed || !strings.Contains(d.Detail, "supporting care may link only to its parent hub and siblings") {
+		t.Errorf("direction %+v", d)
+	}
+	if !failedRule(out["shop"], RuleDirection) || out["s1"].Status != link.StatusVerified {
+		t.Errorf("links %+v", out)
+	}
+}
+
+func TestSiloRulesDoNotApplyUnderSAG(t *testing.T) {
+	up, away := to("up", "hub", link.TypeVerticalUp), to("away", "pitch", link.TypeRelated)
+	r, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(up, away), up, away))
+	for _, name := range []string{RuleBudget, RuleSiloIntegrity, RuleDirection} {
+		if hasRule(r, name) {
+			t.Errorf("SAG report has silo rule %s", name)
+		}
+	}
+}
