@@ -83,6 +83,26 @@ type StageData struct {
 	PageID  string `json:"page_id"`
 	Version int64  `json:"version"`
 	PlanID  string `json:"plan_id"`
+	// Reason says why the page was planned again, when a change to
+	// another page caused it.
+	Reason string `json:"reason,omitempty"`
+}
+
+// ReplanData asks for a page to be planned again because another page it
+// depends on arrived, changed or left.
+type ReplanData struct {
+	PageID       string `json:"page_id"`
+	CauseEventID string `json:"cause_event_id"`
+	CausePageID  string `json:"cause_page_id"`
+	Reason       string `json:"reason"`
+}
+
+// LinksReviewData lists a page's links scored for review by a person.
+type LinksReviewData struct {
+	PageID      string       `json:"page_id"`
+	Version     int64        `json:"version"`
+	URL         string       `json:"url"`
+	Suggestions []LinkResult `json:"suggestions"`
 }
 
 // LinksInsertedData carries the final HTML so a publisher never calls back.
@@ -94,6 +114,9 @@ type LinksInsertedData struct {
 	Links       []LinkResult     `json:"links"`
 	Breadcrumbs []Breadcrumb     `json:"breadcrumbs"`
 	Validation  ValidationReport `json:"validation"`
+	// Reason is set when the page was emitted again because of a change to
+	// another page.
+	Reason string `json:"reason,omitempty"`
 }
 
 type LinkResult struct {
@@ -112,6 +135,7 @@ type LinkResult struct {
 	Status       string             `json:"status"`
 	Reason       string             `json:"reason,omitempty"`
 	FailedRules  []string           `json:"failed_rules,omitempty"`
+	Explanation  string             `json:"explanation,omitempty"`
 }
 
 type Breadcrumb struct {

@@ -34,6 +34,8 @@ var dataSchemas = map[string]string{
 	LinksPlanned:     "links.planned.json",
 	LinksInjected:    "links.injected.json",
 	LinksInserted:    "links.inserted.json",
+	LinksReview:      "links.review.json",
+	LinksReplan:      "links.replan.json",
 }
 
 // KnownType reports whether interlinker has a schema for the event type.

@@ -13,6 +13,7 @@ const (
 	LinksInjected    = "links.injected"
 	LinksInserted    = "links.inserted"
 	LinksReview      = "links.review"
+	LinksReplan      = "links.replan"
 )
 
 // DeadLetterPrefix starts the subject a refused event is moved to:

@@ -2,7 +2,9 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
@@ -10,32 +12,24 @@ import (
 	"github.com/interlinker/interlinker/store"
 )
 
-// injectLinks places a page's planned in-body links into its original HTML.
-// It always starts from the HTML the page arrived with, so injecting the same
-// plan twice gives the same bytes.
+// placementGenerated marks links written into a generated block.
+const placementGenerated = "generated_block"
+
+// injectLinks places a page's planned links into its original HTML: in-body
+// links where their anchors are found, then the generated blocks (Related
+// Articles, the taxonomy list, Related Reading) and the breadcrumb trail.
+// It always starts from the HTML the page arrived with, so injecting the
+// same plan twice gives the same bytes.
 func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 	return p.onCurrentPlan(ctx, ConsumerInjector, ev, func(tx *store.Tx, st planStage) error {
 		links := st.links
-		var reqs []markup.LinkRequest
-		var placing []int
-		for i, l := range links {
-			if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
-				continue
-			}
-			anchors := make([]string, len(l.Candidates))
-			for j, c := range l.Candidates {
-				anchors[j] = c.Text
-			}
-			reqs = append(reqs, markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: anchors,
-				Position: markup.Position{FirstParagraphs: l.FirstParagraphs}})
-			placing = append(placing, i)
-		}
-		html, placements, err := markup.Place([]byte(st.page.HTML), reqs, markupOptions(st.site))
+		html, err := placeInBody([]byte(st.page.HTML), links, markupOptions(st.site))
 		if err != nil {
 			return fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
 		}
-		for k, pl := range placements {
-			applyPlacement(&links[placing[k]], pl)
+		html, err = insertBlocks(html, links, st)
+		if err != nil {
+			return fmt.Errorf("%w: generated blocks of page %s: %v", ErrPermanent, st.page.ID, err)
 		}
 		if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, links); err != nil {
 			return err
@@ -50,6 +44,36 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 		}
 		return tx.Enqueue(ctx, out, correlationHeader(ev))
 	})
+}
+
+// placeInBody places the planned in-body links, in plan order, and records
+// each outcome in links.
+func placeInBody(src []byte, links []link.Link, opts markup.Options) ([]byte, error) {
+	var reqs []markup.LinkRequest
+	var placing []int
+	for i, l := range links {
+		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
+			continue
+		}
+		anchors := make([]string, len(l.Candidates))
+		for j, c := range l.Candidates {
+			anchors[j] = c.Text
+		}
+		reqs = append(reqs, markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: anchors,
+			Position: markup.Position{FirstParagraphs: l.FirstParagraphs}})
+		placing = append(placing, i)
+	}
+	if len(reqs) == 0 {
+		return src, nil
+	}
+	html, placements, err := markup.Place(src, reqs, opts)
+	if err != nil {
+		return nil, err
+	}
+	for k, pl := range placements {
+		applyPlacement(&links[placing[k]], pl)
+	}
+	return html, nil
 }
 
 func applyPlacement(l *link.Link, pl markup.Placement) {
@@ -68,5 +92,108 @@ func applyPlacement(l *link.Link, pl markup.Placement) {
 	}
 	if pl.CandidateIndex >= 0 && pl.CandidateIndex < len(l.Candidates) {
 		l.AnchorType = l.Candidates[pl.CandidateIndex].Type
+	}
+}
+
+// insertBlocks writes the page's generated blocks and records their links
+// as inserted; a block that cannot be written leaves its links planned with
+// the reason.
+func insertBlocks(html []byte, links []link.Link, st planStage) ([]byte, error) {
+	pol, host := st.site.policy, st.site.structure.Site.Host()
+	sections := []struct {
+		kind    string
+		heading string
+		match   func(link.Link) bool
+	}{
+		{markup.BlockRelatedArticles, pol.RelatedArticlesHeading, func(l link.Link) bool {
+			return l.Type == link.TypeVerticalDown || l.Type == link.TypeTaxonomy
+		}},
+		{markup.BlockRelatedReading, pol.RelatedReadingHeading, func(l link.Link) bool { return l.Type == link.TypeRelated }},
+	}
+	for _, sec := range sections {
+		var idx []int
+		var entries []markup.BlockLink
+		for i, l := range links {
+			if l.Zone == link.ZoneRelatedSection && l.Status == link.StatusPlanned && sec.match(l) {
+				idx = append(idx, i)
+				entries = append(entries, markup.BlockLink{Title: l.Anchor, Href: l.TargetURL})
+			}
+		}
+		if len(idx) == 0 {
+			continue
+		}
+		heading := sec.heading
+		if sec.kind == markup.BlockRelatedArticles && links[idx[0]].Type == link.TypeTaxonomy {
+			heading = pol.TaxonomyHeading
+		}
+		var block string
+		var err error
+		if sec.kind == markup.BlockRelatedReading {
+			block, err = markup.RelatedReading(entries, markup.BlockMarkup{Heading: heading}, host)
+		} else {
+			block, err = markup.RelatedArticles(entries, markup.BlockMarkup{Heading: heading}, host)
+		}
+		if err == nil {
+			html, err = markup.InsertBlock(html, block, markup.BlockAtEnd)
+		}
+		if err != nil {
+			if !errors.Is(err, markup.ErrBadRequest) && !errors.Is(err, markup.ErrUnsafeHref) {
+				return nil, err
+			}
+			for _, i := range idx {
+				links[i].Reason = fmt.Sprintf("%s section not written: %v", sec.kind, err)
+			}
+			continue
+		}
+		for _, i := range idx {
+			markGenerated(&links[i])
+		}
+	}
+	if pol.BreadcrumbHTML && len(st.page.Breadcrumbs) > 0 {
+		return insertBreadcrumbs(html, links, st)
+	}
+	return html, nil
+}
+
+// insertBreadcrumbs writes the trail as a <nav> at the top of the content
+// and as BreadcrumbList JSON-LD at its end.
+func insertBreadcrumbs(html []byte, links []link.Link, st planStage) ([]byte, error) {
+	trail := make([]markup.Crumb, len(st.page.Breadcrumbs))
+	for i, c := range st.page.Breadcrumbs {
+		trail[i] = markup.Crumb{Name: c.Name, URL: c.URL}
+	}
+	trail[len(trail)-1].URL = "" // the current page is not linked
+	nav, jsonLD, err := markup.Breadcrumbs(trail, markup.BlockMarkup{AriaLabel: "Breadcrumb"}, strings.TrimRight(st.site.structure.Site.BaseURL, "/"))
+	if err == nil {
+		html, err = markup.InsertBlock(html, nav, markup.BlockAtStart)
+	}
+	if err == nil {
+		html, err = markup.InsertBlock(html, jsonLD, markup.BlockAtEnd)
+	}
+	if err != nil {
+		if !errors.Is(err, markup.ErrBadRequest) && !errors.Is(err, markup.ErrUnsafeHref) {
+			return nil, err
+		}
+		for i := range links {
+			if links[i].Type == link.TypeBreadcrumb {
+				links[i].Reason = fmt.Sprintf("breadcrumb not written: %v", err)
+			}
+		}
+		return html, nil
+	}
+	for i := range links {
+		if links[i].Type == link.TypeBreadcrumb && links[i].Status == link.StatusPlanned {
+			markGenerated(&links[i])
+		}
+	}
+	return html, nil
+}
+
+func markGenerated(l *link.Link) {
+	l.Status = link.StatusInserted
+	l.Reason = ""
+	l.Placement = placementGenerated
+	if l.AnchorType == "" {
+		l.AnchorType = link.AnchorPageTitle
 	}
 }

@@ -14,6 +14,7 @@ type Metrics struct {
 	HandlerSeconds *prometheus.HistogramVec
 	Errors         *prometheus.CounterVec
 	DeadLettered   *prometheus.CounterVec
+	Replans        prometheus.Counter
 }
 
 // NewMetrics registers every collector on a fresh registry, with the Go and
@@ -40,8 +41,11 @@ func NewMetrics() *Metrics {
 		DeadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "interlinker_dead_lettered_total", Help: "Events moved to the dead-letter subject.",
 		}, []string{"subject", "handler"}),
+		Replans: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "interlinker_replans_requested_total", Help: "Pages asked to plan again because a page they depend on changed.",
+		}),
 	}
-	m.Registry.MustRegister(m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered,
+	m.Registry.MustRegister(m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered, m.Replans,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -26,6 +26,7 @@ const (
 	ConsumerValidator     = "validator"
 	ConsumerPublished     = "published-projector"
 	ConsumerDeletion      = "deletion-projector"
+	ConsumerReplanner     = "replanner"
 )
 
 // Pipeline holds what every handler needs.
@@ -51,6 +52,7 @@ func (p *Pipeline) Routes() []Route {
 		{bus.ConsumerSpec{Durable: ConsumerValidator, Subject: events.LinksInjected}, p.validateLinks},
 		{bus.ConsumerSpec{Durable: ConsumerPublished, Subject: events.ContentPublished}, p.projectPublished},
 		{bus.ConsumerSpec{Durable: ConsumerDeletion, Subject: events.ContentDeleted}, p.retirePage},
+		{bus.ConsumerSpec{Durable: ConsumerReplanner, Subject: events.LinksReplan}, p.replanPage},
 	}
 }
 
@@ -138,19 +140,15 @@ func loadSite(ctx context.Context, tx *store.Tx, siteID string, version int64, f
 	return siteContext{structure: rec.Structure, policy: pol}, nil
 }
 
-// claimAndLoadSite claims the event and loads its site (and, for a page in
-// a cluster, the cluster's hub) in as few round trips as the cache allows.
-func claimAndLoadSite(ctx context.Context, tx *store.Tx, consumer string, ev events.Event, clusterID string) (bool, siteContext, *site.Page, error) {
-	snap, err := tx.ClaimAndReadSite(ctx, consumer, ev.ID, ev.SiteID, clusterID)
+// claimAndLoadSite claims the event and loads its site in as few round
+// trips as the cache allows.
+func claimAndLoadSite(ctx context.Context, tx *store.Tx, consumer string, ev events.Event) (bool, siteContext, error) {
+	snap, err := tx.ClaimAndReadSite(ctx, consumer, ev.ID, ev.SiteID, "")
 	if err != nil || !snap.Claimed {
-		return snap.Claimed, siteContext{}, nil, err
+		return snap.Claimed, siteContext{}, err
 	}
 	sc, err := loadSite(ctx, tx, ev.SiteID, snap.SiteVersion, snap.SiteFound)
-	var hub *site.Page
-	if snap.HubFound {
-		hub = &snap.Hub
-	}
-	return true, sc, hub, err
+	return true, sc, err
 }
 
 // hubFor is the hub a page links up to: itself when it is the hub.
@@ -275,7 +273,7 @@ func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events
 // onPageVersion runs a handler for a page event (content.generated or
 // content.published) in one transaction with the inbox row, once the page
 // is known to fit its site.
-func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events.Event, handle func(*store.Tx, siteContext, site.Page, *site.Page) error) error {
+func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events.Event, handle func(*store.Tx, siteContext, site.Page) error) error {
 	data, err := events.DecodeData[events.ContentData](ev)
 	if err != nil {
 		return err
@@ -285,7 +283,7 @@ func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events
 		return err
 	}
 	return p.apply(ctx, consumer, ev, func(tx *store.Tx) (bool, error) {
-		claimed, sc, hub, err := claimAndLoadSite(ctx, tx, consumer, ev, page.ClusterID)
+		claimed, sc, err := claimAndLoadSite(ctx, tx, consumer, ev)
 		if err != nil || !claimed {
 			return claimed, err
 		}
@@ -293,6 +291,6 @@ func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events
 		if err != nil {
 			return true, err
 		}
-		return true, handle(tx, sc, page, hubFor(page, hub))
+		return true, handle(tx, sc, page)
 	})
 }

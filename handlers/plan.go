@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
@@ -11,11 +13,13 @@ import (
 )
 
 // planPage stores a generated page version and plans its links; the plan
-// starts the inject stage through links.planned.
+// starts the inject stage through links.planned. The pages whose required
+// links depend on this one are then asked to plan again.
 func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
-	return p.onPageVersion(ctx, ConsumerPlanner, ev, func(tx *store.Tx, sc siteContext, page site.Page, hub *site.Page) error {
+	return p.onPageVersion(ctx, ConsumerPlanner, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
 		planID := events.DerivedID(ev.ID, events.LinksPlanned)
-		applied, err := tx.SavePageVersion(ctx, page, store.StateGenerated, planID, markup.WordCount([]byte(page.HTML)))
+		applied, err := tx.SavePageVersion(ctx, page, store.StateGenerated, planID,
+			markup.WordCount([]byte(page.HTML)), planning.IndexTerms(sc.structure, page))
 		if err != nil {
 			return err
 		}
@@ -23,20 +27,133 @@ func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
 			p.skipped(ConsumerPlanner, "stale", ev)
 			return nil
 		}
-		plan := planning.PlanPage(planning.Input{Structure: sc.structure, Policy: sc.policy, Page: page, Hub: hub})
-		for _, note := range plan.Notes {
-			p.Logger.Info("planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
-		}
-		if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, plan.Links); err != nil {
+		if err := p.plan(ctx, tx, sc, page, planID, ev, ""); err != nil {
 			return err
 		}
-		out, err := events.New(events.LinksPlanned, page.SiteID, planID, ev.Correlation(),
-			events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID})
+		return p.ripple(ctx, tx, sc, page, ev, "arrived")
+	})
+}
+
+// replanPage plans a page again because a page it depends on changed. The
+// plan it replaces is kept as a snapshot.
+func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.ReplanData](ev)
+	if err != nil {
+		return err
+	}
+	return p.apply(ctx, ConsumerReplanner, ev, func(tx *store.Tx) (bool, error) {
+		snap, err := tx.ClaimAndReadPage(ctx, ConsumerReplanner, ev.ID, ev.SiteID, data.PageID)
+		if err != nil || !snap.Claimed {
+			return snap.Claimed, err
+		}
+		if !snap.Found || snap.Page.State == store.StateDeleted || snap.Page.PlanID == "" {
+			p.skipped(ConsumerReplanner, "stale", ev)
+			return true, nil
+		}
+		sc, err := loadSite(ctx, tx, ev.SiteID, snap.SiteVersion, snap.SiteFound)
+		if err != nil {
+			return true, err
+		}
+		planID := events.DerivedID(ev.ID, events.LinksPlanned)
+		replaced, err := tx.ReplacePlan(ctx, ev.SiteID, data.PageID, planID, "re-planned: "+data.Reason)
+		if err != nil || !replaced {
+			return true, err
+		}
+		return true, p.plan(ctx, tx, sc, snap.Page.Page, planID, ev, data.Reason)
+	})
+}
+
+// plan plans the page's links under its site's policy from the targets
+// the index finds, stores them and queues links.planned.
+func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, planID string, ev events.Event, reason string) error {
+	lookup := planning.LookupFor(sc.structure, sc.policy, page)
+	targets, err := tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.LocksFor(sc.structure, page, false))
+	if err != nil {
+		return err
+	}
+	src := []byte(page.HTML)
+	existing, err := existingInternalLinks(sc, page, src)
+	if err != nil {
+		return err
+	}
+	plan := planning.PlanPage(planning.Input{
+		Structure: sc.structure, Policy: sc.policy, Page: page, Hub: clusterHub(page, targets),
+		Targets: targets, Texts: markup.ParagraphTexts(src),
+		WordCount: markup.WordCount(src), ExistingLinks: existing,
+	})
+	for _, note := range plan.Notes {
+		p.Logger.Info("planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
+	}
+	if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, plan.Links); err != nil {
+		return err
+	}
+	if err := tx.SetBreadcrumbs(ctx, page.SiteID, page.ID, plan.Breadcrumbs); err != nil {
+		return err
+	}
+	out, err := events.New(events.LinksPlanned, page.SiteID, planID, ev.Correlation(),
+		events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason})
+	if err != nil {
+		return err
+	}
+	return tx.Enqueue(ctx, out, correlationHeader(ev))
+}
+
+// ripple asks every page whose required links depend on page to plan
+// again, once per cause: the replan event's id derives from the cause's.
+func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, ev events.Event, change string) error {
+	ids, err := tx.Dependants(ctx, page.SiteID, planning.DependantsOf(sc.structure, page, change == "deleted"))
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		data := events.ReplanData{PageID: id, CauseEventID: ev.ID, CausePageID: page.ID,
+			Reason: fmt.Sprintf("%s page %s %s (event %s)", page.Kind, page.ID, change, ev.ID)}
+		out, err := events.New(events.LinksReplan, page.SiteID, events.DerivedID(ev.ID, events.LinksReplan+":"+id), ev.Correlation(), data)
 		if err != nil {
 			return err
 		}
-		return tx.Enqueue(ctx, out, correlationHeader(ev))
-	})
+		if err := tx.Enqueue(ctx, out, correlationHeader(ev)); err != nil {
+			return err
+		}
+	}
+	if len(ids) > 0 {
+		p.Metrics.Replans.Add(float64(len(ids)))
+		p.Logger.Info("dependent pages re-planned", "site_id", page.SiteID, "page_id", page.ID, "change", change, "pages", len(ids))
+	}
+	return nil
+}
+
+// clusterHub is the hub a page links up to: itself when it is the hub.
+func clusterHub(page site.Page, targets []planning.Target) *site.Page {
+	if page.ClusterID == "" {
+		return nil
+	}
+	if page.Kind == site.KindHub {
+		return &page
+	}
+	for _, t := range targets {
+		if t.Kind == site.KindHub && t.ClusterID == page.ClusterID {
+			hub := t.Page
+			return &hub
+		}
+	}
+	return nil
+}
+
+// existingInternalLinks counts the internal links the page's own HTML has
+// in its content: they use up part of its density range.
+func existingInternalLinks(sc siteContext, page site.Page, src []byte) (int, error) {
+	found, err := markup.Links(src, strings.TrimRight(sc.structure.Site.BaseURL, "/")+page.URL, sc.structure.Site.Host())
+	if err != nil {
+		return 0, badInput("page %s: read links: %v", page.ID, err)
+	}
+	n := 0
+	for _, l := range found {
+		if l.Internal && l.Position == "content" && !l.Inserted && l.InBlock == "" {
+			n++
+		}
+	}
+	return n, nil
 }
 
 func correlationHeader(ev events.Event) map[string]string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
@@ -13,12 +14,13 @@ import (
 // projectPublished records what went live: the page version and every link
 // in its published HTML, which become its link map rows and counts.
 func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error {
-	return p.onPageVersion(ctx, ConsumerPublished, ev, func(tx *store.Tx, sc siteContext, page site.Page, _ *site.Page) error {
+	return p.onPageVersion(ctx, ConsumerPublished, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
 		found, err := markup.Links([]byte(page.HTML), strings.TrimRight(sc.structure.Site.BaseURL, "/")+page.URL, sc.structure.Site.Host())
 		if err != nil {
 			return badInput("page %s: read links: %v", page.ID, err)
 		}
-		applied, err := tx.SavePageVersion(ctx, page, store.StatePublished, "", markup.WordCount([]byte(page.HTML)))
+		applied, err := tx.SavePageVersion(ctx, page, store.StatePublished, "", markup.WordCount([]byte(page.HTML)),
+			planning.IndexTerms(sc.structure, page))
 		if err != nil {
 			return err
 		}
@@ -62,16 +64,26 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 	})
 }
 
-// retirePage marks a page deleted; links to it become broken.
+// retirePage marks a page deleted; links to it become broken, and every
+// page that linked to it or depended on it plans again without it.
 func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 	data, err := events.DecodeData[events.ContentDeletedData](ev)
 	if err != nil {
 		return err
 	}
 	return p.apply(ctx, ConsumerDeletion, ev, func(tx *store.Tx) (bool, error) {
-		claimed, _, _, err := claimAndLoadSite(ctx, tx, ConsumerDeletion, ev, "")
-		if err != nil || !claimed {
-			return claimed, err
+		snap, err := tx.ClaimAndReadPage(ctx, ConsumerDeletion, ev.ID, ev.SiteID, data.PageID)
+		if err != nil || !snap.Claimed {
+			return snap.Claimed, err
+		}
+		sc, err := loadSite(ctx, tx, ev.SiteID, snap.SiteVersion, snap.SiteFound)
+		if err != nil {
+			return true, err
+		}
+		if snap.Found {
+			if err := tx.Lock(ctx, ev.SiteID, planning.LocksFor(sc.structure, snap.Page.Page, true)); err != nil {
+				return true, err
+			}
 		}
 		targets, err := tx.LinkTargets(ctx, ev.SiteID, data.PageID)
 		if err != nil {
@@ -85,6 +97,9 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 			p.skipped(ConsumerDeletion, "stale", ev)
 			return true, nil
 		}
-		return true, tx.QueueLinkCounts(ctx, ev.SiteID, append(targets, data.PageID))
+		if err := tx.QueueLinkCounts(ctx, ev.SiteID, append(targets, data.PageID)); err != nil {
+			return true, err
+		}
+		return true, p.ripple(ctx, tx, sc, snap.Page.Page, ev, "deleted")
 	})
 }

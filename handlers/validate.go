@@ -5,6 +5,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/domain/validation"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
@@ -15,9 +16,30 @@ import (
 func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 	return p.onCurrentPlan(ctx, ConsumerValidator, ev, func(tx *store.Tx, st planStage) error {
 		page, sc, hub := st.page, st.site, st.hub
+		var targetIDs []string
+		for _, l := range st.links {
+			targetIDs = append(targetIDs, l.TargetPageID)
+		}
+		live, err := tx.LiveTargets(ctx, ev.SiteID, targetIDs)
+		if err != nil {
+			return err
+		}
+		usage, err := tx.AnchorUsage(ctx, ev.SiteID, page.ID, targetIDs)
+		if err != nil {
+			return err
+		}
+		targets := make(map[string]site.Page, len(live))
+		for id, t := range live {
+			targets[id] = t.Page
+		}
+		byText := make(map[string]map[string]int, len(usage))
+		for id, u := range usage {
+			byText[id] = u.ByText
+		}
 		report, links, err := validation.Validate(validation.Input{
 			Structure: sc.structure, Policy: sc.policy, Page: page.Page, Hub: hub,
 			HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: st.links,
+			Targets: targets, AnchorUsage: byText, WordCount: page.WordCount,
 		})
 		if err != nil {
 			return err
@@ -35,15 +57,19 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		inserted := events.LinksInsertedData{
 			PageID: page.ID, Version: page.Version, URL: page.URL, HTML: page.LinkedHTML,
 			Links:       linkResults(links),
-			Breadcrumbs: breadcrumbs(planning.Breadcrumbs(sc.structure, page.Page, hub)),
+			Breadcrumbs: breadcrumbs(page.Breadcrumbs),
 			Validation:  validationReport(report),
+			Reason:      st.data.Reason,
 		}
 		id := events.DerivedID(ev.ID, events.LinksInserted)
 		out, err := events.New(events.LinksInserted, ev.SiteID, id, ev.Correlation(), inserted)
 		if err != nil {
 			return err
 		}
-		return tx.Enqueue(ctx, out, correlationHeader(ev))
+		if err := tx.Enqueue(ctx, out, correlationHeader(ev)); err != nil {
+			return err
+		}
+		return p.emitReview(ctx, tx, ev, page, links)
 	})
 }
 
@@ -58,13 +84,16 @@ func linkResults(links []link.Link) []events.LinkResult {
 			ID: l.ID, TargetPageID: l.TargetPageID, TargetURL: l.TargetURL, Type: string(l.Type),
 			Anchor: l.Anchor, AnchorType: string(l.AnchorType), Zone: string(l.Zone), Paragraph: l.Paragraph,
 			Score: l.Score, Factors: factors, Mandatory: l.Mandatory, Placement: l.Placement,
-			Status: string(l.Status), Reason: l.Reason, FailedRules: l.FailedRules,
+			Status: string(l.Status), Reason: l.Reason, FailedRules: l.FailedRules, Explanation: l.Explanation,
 		}
 	}
 	return out
 }
 
 func breadcrumbs(trail []planning.Crumb) []events.Breadcrumb {
+	if trail == nil {
+		return []events.Breadcrumb{}
+	}
 	out := make([]events.Breadcrumb, len(trail))
 	for i, c := range trail {
 		out[i] = events.Breadcrumb{Name: c.Name, URL: c.URL}
@@ -78,4 +107,24 @@ func validationReport(r validation.Report) events.ValidationReport {
 		out.Rules[i] = events.RuleResult{Name: rule.Name, Passed: rule.Passed, Severity: rule.Severity, Detail: rule.Detail}
 	}
 	return out
+}
+
+// emitReview publishes the page's links scored for review (between
+// review_score and auto_link_score) on links.review.
+func (p *Pipeline) emitReview(ctx context.Context, tx *store.Tx, ev events.Event, page store.PageRecord, links []link.Link) error {
+	var review []link.Link
+	for _, l := range links {
+		if l.Status == link.StatusReview {
+			review = append(review, l)
+		}
+	}
+	if len(review) == 0 {
+		return nil
+	}
+	data := events.LinksReviewData{PageID: page.ID, Version: page.Version, URL: page.URL, Suggestions: linkResults(review)}
+	out, err := events.New(events.LinksReview, ev.SiteID, events.DerivedID(ev.ID, events.LinksReview), ev.Correlation(), data)
+	if err != nil {
+		return err
+	}
+	return tx.Enqueue(ctx, out, correlationHeader(ev))
 }

@@ -28,9 +28,15 @@ func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 			t.Fatalf("page %s: %d links.inserted, want 1", id, len(got))
 		}
 		d := got[0]
-		found, err := markup.Links([]byte(d.HTML), "https://shop.example/hiking/boots/"+id+"/", "shop.example")
+		all, err := markup.Links([]byte(d.HTML), "https://shop.example/hiking/boots/"+id+"/", "shop.example")
 		if err != nil {
 			t.Fatal(err)
+		}
+		var found []markup.Link // the content's links, the breadcrumb trail left out
+		for _, l := range all {
+			if l.InBlock == "" {
+				found = append(found, l)
+			}
 		}
 		if len(found) == 0 || found[0].Href != "/hiking/boots/" {
 			t.Fatalf("page %s: first link %+v, want the hub /hiking/boots/", id, found)
@@ -45,8 +51,8 @@ func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 		if string(stripped) != supportingHTML(i+1) {
 			t.Errorf("page %s: HTML outside the inserted tags changed:\n%s", id, stripped)
 		}
-		if len(d.Links) != 1 || d.Links[0].Type != string(link.TypeVerticalUp) || d.Links[0].Status != string(link.StatusVerified) ||
-			d.Links[0].TargetPageID != "boots-hub" || !d.Links[0].Mandatory {
+		up := resultsOfType(d.Links, link.TypeVerticalUp)
+		if len(up) != 1 || up[0].Status != string(link.StatusVerified) || up[0].TargetPageID != "boots-hub" || !up[0].Mandatory {
 			t.Errorf("page %s: links %+v, want one verified mandatory vertical_up to boots-hub", id, d.Links)
 		}
 		if !d.Validation.Passed {
@@ -61,9 +67,25 @@ func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 		}
 	}
 	h.waitIdle(waitLong)
-	hub := h.inserted.insertedFor(t, "s1", "boots-hub")[0]
-	if hub.HTML != hubHTML || len(hub.Links) != 0 {
-		t.Errorf("hub: got %d links and changed HTML; the hub has no uplink to carry", len(hub.Links))
+	// Each article's arrival re-plans the hub: its last emission lists both
+	// in its Related Articles section and changes nothing else.
+	emitted := h.inserted.insertedFor(t, "s1", "boots-hub")
+	hub := emitted[len(emitted)-1]
+	down := resultsOfType(hub.Links, link.TypeVerticalDown)
+	listed := map[string]bool{}
+	for _, l := range down {
+		if l.Zone == string(link.ZoneRelatedSection) && l.Status == string(link.StatusVerified) {
+			listed[l.TargetPageID] = true
+		}
+	}
+	if !listed["care"] || !listed["sizing"] || !strings.Contains(hub.Reason, "supporting page") {
+		t.Errorf("hub's last emission (because %q) lists %v in Related Articles, want care and sizing", hub.Reason, listed)
+	}
+	if stripped, err := markup.StripInserted([]byte(hub.HTML)); err != nil || string(stripped) != hubHTML {
+		t.Errorf("hub: HTML outside the inserted block changed (err %v):\n%s", err, stripped)
+	}
+	if !strings.Contains(hub.HTML, `data-interlinker-block="related-articles"`) {
+		t.Errorf("hub has no Related Articles block:\n%s", hub.HTML)
 	}
 	rec, _, err := h.svc.Store().Page(context.Background(), "s1", "boots-hub")
 	if err != nil || rec.Inbound != 2 {
@@ -102,8 +124,8 @@ func TestTheSameEventThreeTimesHasOneEffect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(links) != 1 {
-		t.Errorf("link rows: %d, want 1", len(links))
+	if up := ofType(links, link.TypeVerticalUp); len(up) != 1 {
+		t.Errorf("uplink rows: %d, want 1", len(up))
 	}
 }
 
@@ -149,7 +171,7 @@ func TestTwentyConcurrentEventsForOneSiteAllLink(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(links) != 1 || links[0].Status != link.StatusVerified {
+		if up := ofType(links, link.TypeVerticalUp); len(up) != 1 || up[0].Status != link.StatusVerified {
 			t.Errorf("page %s: links %+v, want one verified uplink", id, links)
 		}
 	}
@@ -168,7 +190,7 @@ func TestTheLinkRecordCarriesTheAnchorAsReadersSeeIt(t *testing.T) {
 	h.publish(pageEvent("s1", "full", "supporting", 1, html))
 	waitFor(t, waitLong, "page linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "full")) == 1 })
 	d := h.inserted.insertedFor(t, "s1", "full")[0]
-	if len(d.Links) != 1 || d.Links[0].Anchor != "Hiking Boots" || d.Links[0].Paragraph != 1 {
+	if up := resultsOfType(d.Links, link.TypeVerticalUp); len(up) != 1 || up[0].Anchor != "Hiking Boots" || up[0].Paragraph != 1 {
 		t.Errorf("link %+v, want anchor \"Hiking Boots\" in content paragraph 1", d.Links)
 	}
 	if !strings.Contains(d.HTML, `>Hiking&nbsp;Boots</a>`) {

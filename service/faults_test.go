@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/store/storetest"
 )
 
@@ -38,7 +39,7 @@ func assertEachLinkedOnce(t *testing.T, h *harness, siteID string, ids []string)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(links) != 1 || !links[0].Placed() {
+		if up := ofType(links, link.TypeVerticalUp); len(up) != 1 || !up[0].Placed() {
 			t.Errorf("page %s: links %+v, want one placed uplink", id, links)
 		}
 	}

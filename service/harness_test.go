@@ -15,8 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/events"
-	"github.com/interlinker/interlinker/handlers"
 	"github.com/interlinker/interlinker/store/storetest"
 )
 
@@ -148,26 +148,8 @@ func (h *harness) waitIdle(timeout time.Duration) {
 func (h *harness) idle() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	for _, c := range []struct{ stream, durable string }{
-		{"SITE", handlers.ConsumerSiteProjector}, {"CONTENT", handlers.ConsumerPlanner},
-		{"LINKS", handlers.ConsumerInjector}, {"LINKS", handlers.ConsumerValidator},
-		{"CONTENT", handlers.ConsumerPublished}, {"CONTENT", handlers.ConsumerDeletion},
-	} {
-		cons, err := h.js.Consumer(ctx, c.stream, c.durable)
-		if err != nil {
-			return false
-		}
-		info, err := cons.Info(ctx)
-		if err != nil || info.NumPending > 0 || info.NumAckPending > 0 || info.NumRedelivered > 0 {
-			return false
-		}
-	}
-	n, _, err := h.svc.Store().OutboxLag(ctx)
-	if err != nil || n > 0 {
-		return false
-	}
-	n, err = h.svc.Store().LinkCountBacklog(ctx)
-	return err == nil && n == 0
+	idle, err := h.svc.Idle(ctx)
+	return err == nil && idle
 }
 
 func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
@@ -317,4 +299,26 @@ func mustEvent(typ, siteID, id string, data any) events.Event {
 		panic(err)
 	}
 	return events.Event{SpecVersion: "1.0", ID: id, Source: "test-cms", Type: typ, SiteID: siteID, Data: raw}
+}
+
+// ofType keeps the links of one type.
+func ofType(links []link.Link, t link.Type) []link.Link {
+	var out []link.Link
+	for _, l := range links {
+		if l.Type == t {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// resultsOfType keeps the link results of one type.
+func resultsOfType(links []events.LinkResult, t link.Type) []events.LinkResult {
+	var out []events.LinkResult
+	for _, l := range links {
+		if l.Type == string(t) {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/handlers"
 	"github.com/interlinker/interlinker/store"
 )
@@ -206,6 +207,35 @@ func (s *Service) Ready(ctx context.Context) error {
 		return errors.New("router not running")
 	}
 	return nil
+}
+
+// Idle reports whether the pipeline has nothing left to do: every durable
+// consumer has acknowledged all it was sent, the outbox is empty and no
+// link recount waits. Re-plans caused by one page's arrival travel through
+// the outbox and the consumers, so an idle pipeline has settled them too.
+func (s *Service) Idle(ctx context.Context) (bool, error) {
+	for _, c := range s.consumers {
+		stream, ok := events.StreamFor(c.Subject)
+		if !ok {
+			return false, fmt.Errorf("no stream holds subject %s", c.Subject)
+		}
+		cons, err := s.js.Consumer(ctx, stream, c.Durable)
+		if err != nil {
+			return false, fmt.Errorf("consumer %s: %w", c.Durable, err)
+		}
+		info, err := cons.Info(ctx)
+		if err != nil {
+			return false, fmt.Errorf("consumer %s: %w", c.Durable, err)
+		}
+		if info.NumPending > 0 || info.NumAckPending > 0 {
+			return false, nil
+		}
+	}
+	if n, _, err := s.store.OutboxLag(ctx); err != nil || n > 0 {
+		return false, err
+	}
+	n, err := s.store.LinkCountBacklog(ctx)
+	return err == nil && n == 0, err
 }
 
 // NATSURL is where producers publish and consumers subscribe.

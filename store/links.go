@@ -29,11 +29,11 @@ func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version in
 		}
 		t.queue(`INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url, type,
 			anchor, anchor_type, candidates, zone, first_paragraphs, score, factors, mandatory, placement, status,
-			reason, failed_rules, position)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+			reason, failed_rules, position, explanation)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
 			siteID, l.ID, pageID, version, l.TargetPageID, l.TargetURL, string(l.Type), l.Anchor,
 			string(l.AnchorType), candidates, string(l.Zone), l.FirstParagraphs, l.Score, factors, l.Mandatory,
-			l.Placement, string(l.Status), l.Reason, nonNil(l.FailedRules), i)
+			l.Placement, string(l.Status), l.Reason, nonNil(l.FailedRules), i, l.Explanation)
 	}
 	return nil
 }
@@ -45,7 +45,7 @@ func (s *Store) LinksFrom(ctx context.Context, siteID, pageID string) ([]link.Li
 
 const linksFromSQL = `SELECT id, source_page_id, target_page_id, target_url, type, anchor, anchor_type,
 	candidates, zone, first_paragraphs, COALESCE(paragraph, 0), score, factors, mandatory, placement, status, reason,
-	failed_rules FROM links WHERE site_id = $1 AND source_page_id = $2 ORDER BY position`
+	failed_rules, explanation FROM links WHERE site_id = $1 AND source_page_id = $2 ORDER BY position`
 
 func linksFrom(ctx context.Context, q querier, siteID, pageID string) ([]link.Link, error) {
 	rows, err := q.Query(ctx, linksFromSQL, siteID, pageID)
@@ -64,7 +64,7 @@ func scanLink(r pgx.CollectableRow) (link.Link, error) {
 	var typ, anchorType, zone, status string
 	err := r.Scan(&l.ID, &l.SourcePageID, &l.TargetPageID, &l.TargetURL, &typ, &l.Anchor, &anchorType,
 		&l.Candidates, &zone, &l.FirstParagraphs, &l.Paragraph, &l.Score, &l.Factors, &l.Mandatory, &l.Placement,
-		&status, &l.Reason, &l.FailedRules)
+		&status, &l.Reason, &l.FailedRules, &l.Explanation)
 	l.Type, l.AnchorType, l.Zone, l.Status = link.Type(typ), link.AnchorType(anchorType), link.Zone(zone), link.Status(status)
 	return l, err
 }
@@ -158,12 +158,12 @@ func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []str
 				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active')
 			  + (SELECT count(*) FROM links l
 				   JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
-				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3)),
+				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb'),
 			outbound_link_count = CASE p.state
 				WHEN 'published' THEN (SELECT count(*) FROM link_map lm
 					WHERE lm.site_id = p.site_id AND lm.source_page_id = p.id AND lm.internal AND lm.status = 'active' AND lm.target_page_id <> '')
 				WHEN 'generated' THEN (SELECT count(*) FROM links l
-					WHERE l.site_id = p.site_id AND l.source_page_id = p.id AND l.status = ANY($3))
+					WHERE l.site_id = p.site_id AND l.source_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb')
 				ELSE 0 END
 		WHERE p.site_id = $1 AND p.id = ANY($2)`, siteID, dedupe(pageIDs), placedStatuses)
 	if err != nil {

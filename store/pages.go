@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
 )
 
@@ -28,11 +29,12 @@ type PageRecord struct {
 	WordCount     int
 	Inbound       int
 	Outbound      int
+	Breadcrumbs   []planning.Crumb
 }
 
 const pageColumns = `site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
 	attributes, priority, published_at, version, html, COALESCE(linked_html, ''), COALESCE(published_html, ''),
-	state, plan_id, word_count, inbound_link_count, outbound_link_count`
+	state, plan_id, word_count, inbound_link_count, outbound_link_count, breadcrumbs`
 
 func scanPage(row pgx.Row) (PageRecord, error) {
 	var p PageRecord
@@ -40,7 +42,7 @@ func scanPage(row pgx.Row) (PageRecord, error) {
 	var publishedAt *time.Time
 	err := row.Scan(&p.SiteID, &p.ID, &p.URL, &p.Title, &kind, &p.ClusterID, &p.SectorID, &p.PrimaryKeyword,
 		&p.Keywords, &p.Labels, &p.Attributes, &p.Priority, &publishedAt, &p.Version, &p.HTML, &p.LinkedHTML,
-		&p.PublishedHTML, &p.State, &p.PlanID, &p.WordCount, &p.Inbound, &p.Outbound)
+		&p.PublishedHTML, &p.State, &p.PlanID, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs)
 	p.Kind = site.Kind(kind)
 	if publishedAt != nil {
 		p.PublishedAt = *publishedAt
@@ -48,11 +50,14 @@ func scanPage(row pgx.Row) (PageRecord, error) {
 	return p, err
 }
 
-// SavePageVersion stores a page version as the page's current state, unless
-// the store already holds a newer version; then it changes nothing and
-// reports false. The row stays locked until the transaction ends, so
-// concurrent events for one page apply one after the other.
-func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID string, wordCount int) (bool, error) {
+// SavePageVersion stores a page version as the page's current state, with
+// the terms the planning index finds it by, unless the store already holds
+// a newer version; then it changes nothing and reports false. The row stays
+// locked until the transaction ends, so concurrent events for one page
+// apply one after the other. A generated version replaces the page's plan:
+// the plan it replaces (links, linked HTML, breadcrumbs) is kept as a
+// snapshot, taken in the same statement so it is the state before.
+func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID string, wordCount int, terms []string) (bool, error) {
 	attrs, err := json.Marshal(nonNilMap(p.Attributes))
 	if err != nil {
 		return false, fmt.Errorf("encode attributes of page %s: %w", p.ID, err)
@@ -68,14 +73,23 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 	// A published version keeps the HTML we planned from (html) and records
 	// what went live (published_html); a generated version starts over.
 	tag, err := t.exec(ctx, `
+		WITH snapshot AS (
+			INSERT INTO link_snapshots (site_id, page_id, version, plan_id, linked_html, breadcrumbs, links, reason)
+			SELECT p.site_id, p.id, p.version, p.plan_id, p.linked_html, p.breadcrumbs,
+				COALESCE((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.position) FROM links l
+					WHERE l.site_id = p.site_id AND l.source_page_id = p.id), '[]'),
+				'replaced by version ' || $14::bigint || ' (plan ' || $18 || ')'
+			FROM pages p
+			WHERE p.site_id = $1 AND p.id = $2 AND $17 = 'generated' AND p.plan_id <> '' AND p.state <> 'deleted'
+			  AND p.version <= $14 AND p.plan_id <> $18)
 		INSERT INTO pages (site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
-			attributes, priority, published_at, version, html, published_html, state, plan_id, word_count, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, now())
+			attributes, priority, published_at, version, html, published_html, state, plan_id, word_count, terms, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, now())
 		ON CONFLICT (site_id, id) DO UPDATE SET
 			url = EXCLUDED.url, title = EXCLUDED.title, kind = EXCLUDED.kind, cluster_id = EXCLUDED.cluster_id,
 			sector_id = EXCLUDED.sector_id, primary_keyword = EXCLUDED.primary_keyword, keywords = EXCLUDED.keywords,
 			labels = EXCLUDED.labels, attributes = EXCLUDED.attributes, priority = EXCLUDED.priority,
-			published_at = EXCLUDED.published_at, version = EXCLUDED.version,
+			published_at = EXCLUDED.published_at, version = EXCLUDED.version, terms = EXCLUDED.terms,
 			html = CASE WHEN EXCLUDED.state = 'published' AND pages.version = EXCLUDED.version THEN pages.html ELSE EXCLUDED.html END,
 			linked_html = CASE WHEN EXCLUDED.state = 'published' AND pages.version = EXCLUDED.version THEN pages.linked_html ELSE NULL END,
 			published_html = CASE WHEN EXCLUDED.state = 'published' THEN EXCLUDED.published_html ELSE pages.published_html END,
@@ -86,7 +100,7 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 		   OR (pages.version = EXCLUDED.version AND pages.state <> 'deleted')`,
 		p.SiteID, p.ID, p.URL, p.Title, string(p.Kind), p.ClusterID, p.SectorID, p.PrimaryKeyword,
 		nonNil(p.Keywords), nonNil(p.Labels), attrs, p.Priority, publishedAt, p.Version, p.HTML, publishedHTML,
-		state, planID, wordCount)
+		state, planID, wordCount, nonNil(terms))
 	if err != nil {
 		return false, fmt.Errorf("save page %s v%d: %w", p.ID, p.Version, err)
 	}

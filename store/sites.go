@@ -161,6 +161,7 @@ func loadSite(ctx context.Context, q querier, siteID string) (SiteRecord, bool, 
 	if err != nil {
 		return SiteRecord{}, false, fmt.Errorf("load clusters of site %s: %w", siteID, err)
 	}
+	st.BuildIndex()
 	return rec, true, nil
 }
 

@@ -117,6 +117,19 @@ func demo(ctx context.Context, args []string) error {
 			return fmt.Errorf("waiting for links.inserted (%d of %d): %w", results.count(), want, err)
 		}
 	}
+	// Pages planned before a page they depend on are planned again when it
+	// arrives; the summary waits for those re-plans to settle.
+	calm := 0
+	if err := waitUntil(ctx, 5*time.Minute, func() bool {
+		if idle, err := svc.Idle(ctx); err == nil && idle {
+			calm++
+		} else {
+			calm = 0
+		}
+		return calm >= 3
+	}); err != nil {
+		return fmt.Errorf("waiting for re-plans to settle: %w", err)
+	}
 	elapsed := time.Since(started)
 	return report(site, results.all(), outDir, elapsed)
 }
@@ -188,6 +201,16 @@ func (w *insertedWatch) all() map[string]events.LinksInsertedData {
 	return out
 }
 
+// reviewSuggestion is a link scored between review_score and
+// auto_link_score, left for a person to accept.
+type reviewSuggestion struct {
+	Source string  `json:"source_page_id"`
+	Target string  `json:"target_page_id"`
+	Type   string  `json:"type"`
+	Score  float64 `json:"score"`
+	Why    string  `json:"explanation"`
+}
+
 // demoSummary is what summary.json holds.
 type demoSummary struct {
 	Site           string                    `json:"site"`
@@ -196,6 +219,7 @@ type demoSummary struct {
 	LinksByType    map[string]map[string]int `json:"links_by_type"`
 	NotPlaced      []string                  `json:"links_not_placed"`
 	FailedPages    map[string][]string       `json:"pages_failing_validation"`
+	Review         []reviewSuggestion        `json:"review_suggestions"`
 	ElapsedSeconds float64                   `json:"elapsed_seconds"`
 }
 
@@ -222,6 +246,9 @@ func report(site examples.Site, inserted map[string]events.LinksInsertedData, ou
 				sum.LinksByType[l.Type] = map[string]int{}
 			}
 			sum.LinksByType[l.Type][l.Status]++
+			if l.Status == "review" {
+				sum.Review = append(sum.Review, reviewSuggestion{id, l.TargetPageID, l.Type, l.Score, l.Explanation})
+			}
 			if l.Status == "planned" {
 				sum.NotPlaced = append(sum.NotPlaced, fmt.Sprintf("%s → %s (%s): %s", id, l.TargetPageID, l.Type, l.Reason))
 			}
@@ -262,6 +289,11 @@ func report(site examples.Site, inserted map[string]events.LinksInsertedData, ou
 		for _, n := range sum.NotPlaced {
 			fmt.Println("  " + n)
 		}
+	}
+	sort.SliceStable(sum.Review, func(i, j int) bool { return sum.Review[i].Score > sum.Review[j].Score })
+	fmt.Printf("\nReview suggestions (%d, scored %s; best first, all in summary.json):\n", len(sum.Review), "40–59")
+	for _, r := range sum.Review[:min(len(sum.Review), 10)] {
+		fmt.Printf("  %5.2f  %s → %s (%s)\n", r.Score, r.Source, r.Target, r.Type)
 	}
 	fmt.Printf("\nValidation: %d pages passed, %d failed\n", sum.Pages-len(sum.FailedPages), len(sum.FailedPages))
 	for _, id := range sortedKeys(sum.FailedPages) {

@@ -39,8 +39,33 @@ func TestDemoLinksTheExampleSiteAndWritesItsSummary(t *testing.T) {
 	if up["verified"] < 30 || up["verified"]+up["planned"] != sum.PagesByKind["supporting"] {
 		t.Errorf("vertical_up links %v for %d supporting articles", up, sum.PagesByKind["supporting"])
 	}
-	if len(sum.FailedPages) != up["planned"] {
-		t.Errorf("%d pages fail validation but %d uplinks were not placed", len(sum.FailedPages), up["planned"])
+	// Pages fail only where the content leaves no choice: an uplink whose
+	// anchor is not in the first two paragraphs (awaiting the LLM fallback),
+	// or an optional link whose anchor the hub's uplinks already used three
+	// times.
+	uplinkFailures := 0
+	for page, failures := range sum.FailedPages {
+		for _, f := range failures {
+			rule, _, _ := strings.Cut(f, ":")
+			switch rule {
+			case "mandatory_uplink":
+				uplinkFailures++
+			case "first_link_rule", "anchor_diversity":
+			default:
+				t.Errorf("page %s fails %s", page, f)
+			}
+		}
+	}
+	if uplinkFailures != up["planned"] {
+		t.Errorf("%d pages fail mandatory_uplink but %d uplinks were not placed", uplinkFailures, up["planned"])
+	}
+	for _, typ := range []string{"vertical_down", "taxonomy", "breadcrumb", "horizontal", "related"} {
+		if sum.LinksByType[typ]["verified"] == 0 {
+			t.Errorf("no verified %s links: %v", typ, sum.LinksByType)
+		}
+	}
+	if sum.LinksByType["horizontal"]["review"]+sum.LinksByType["related"]["review"] == 0 {
+		t.Errorf("no review suggestions: %v", sum.LinksByType)
 	}
 	html, err := os.ReadFile(filepath.Join(out, "how-to-break-in-hiking-boots.html"))
 	if err != nil {

@@ -5,6 +5,7 @@ package anchors
 
 import (
 	"fmt"
+	"hash/fnv"
 	"sort"
 	"strings"
 
@@ -109,4 +110,26 @@ func Dominant(p policy.Policy, u Usage) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// PreferredType draws the anchor type a link from source to target should
+// prefer, with the policy's shares as weights, from a hash of the two page
+// ids: the same pair always draws the same type, and over many pairs the
+// types come out in the policy's proportions.
+func PreferredType(p policy.Policy, sourceID, targetID string) link.AnchorType {
+	h := fnv.New64a()
+	h.Write([]byte(sourceID + "\x00" + targetID))
+	total := p.AnchorSharePrimary + p.AnchorShareTitle + p.AnchorShareNatural
+	if total <= 0 {
+		return link.AnchorPrimaryKeyword
+	}
+	draw := float64(h.Sum64()>>11) / float64(1<<53) * total
+	switch {
+	case draw < p.AnchorSharePrimary:
+		return link.AnchorPrimaryKeyword
+	case draw < p.AnchorSharePrimary+p.AnchorShareTitle:
+		return link.AnchorPageTitle
+	default:
+		return link.AnchorNatural
+	}
 }

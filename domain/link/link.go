@@ -86,6 +86,9 @@ type Link struct {
 	Status          Status             `json:"status"`
 	Reason          string             `json:"reason,omitempty"`
 	FailedRules     []string           `json:"failed_rules,omitempty"`
+	// Explanation says why the link exists, how it scored and how its
+	// anchor candidates were ordered.
+	Explanation string `json:"explanation,omitempty"`
 }
 
 // NewID names a link by what it connects and where it sits, so planning the

@@ -1,19 +1,27 @@
 package planning
 
-import "github.com/interlinker/interlinker/domain/site"
+import (
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/site"
+)
 
 // Crumb is one step of a breadcrumb trail.
 type Crumb struct {
-	Name string
-	URL  string
+	Name string `json:"name"`
+	URL  string `json:"url"`
+	// PageID is the page the crumb links to, when that page is known.
+	PageID string `json:"page_id,omitempty"`
 }
 
-// Breadcrumbs builds the trail Home → Sector → Hub → Page from the site's
-// hierarchy (SAG link type 6). Steps that do not exist for the page, or that
-// would repeat the page itself, are left out.
-func Breadcrumbs(st site.Structure, page site.Page, hub *site.Page) []Crumb {
+// Breadcrumbs builds the trail Home → Sector → [Attribute] → Hub → Page
+// from the site's hierarchy (SAG link type 6). The attribute step is the
+// term page of one of the cluster's attribute values, when there is one.
+// Steps that do not exist for the page, or that would repeat the page
+// itself, are left out.
+func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crumb {
 	trail := []Crumb{{Name: homeName(st), URL: "/"}}
 	if page.Kind == site.KindHome {
+		trail[0].PageID = page.ID
 		return trail
 	}
 	sectorID := page.SectorID
@@ -25,14 +33,17 @@ func Breadcrumbs(st site.Structure, page site.Page, hub *site.Page) []Crumb {
 	if sec, ok := st.Sector(sectorID); ok && sec.URL != page.URL {
 		trail = append(trail, Crumb{Name: sec.Name, URL: sec.URL})
 	}
+	if term != nil && term.ID != page.ID {
+		trail = append(trail, Crumb{Name: term.Title, URL: term.URL, PageID: term.ID})
+	}
 	if hub != nil && hub.ID != page.ID {
 		name := hub.Title
 		if c, ok := st.Cluster(page.ClusterID); ok && c.Name != "" {
 			name = c.Name
 		}
-		trail = append(trail, Crumb{Name: name, URL: hub.URL})
+		trail = append(trail, Crumb{Name: name, URL: hub.URL, PageID: hub.ID})
 	}
-	return append(trail, Crumb{Name: page.Title, URL: page.URL})
+	return append(trail, Crumb{Name: page.Title, URL: page.URL, PageID: page.ID})
 }
 
 func homeName(st site.Structure) string {
@@ -40,4 +51,67 @@ func homeName(st site.Structure) string {
 		return st.Site.Name
 	}
 	return "Home"
+}
+
+// breadcrumbs plans the page's trail and a breadcrumb link to each step
+// that is a known page: home, the sector page, the term page and the hub.
+func (pl *planner) breadcrumbs() {
+	page := pl.in.Page
+	var hub *site.Page
+	if pl.in.Hub != nil && page.ClusterID != "" {
+		hub = pl.in.Hub
+	}
+	trail := Breadcrumbs(pl.in.Structure, page, hub, pl.attributeTerm())
+	byURL := map[string]Target{}
+	for _, t := range pl.targets {
+		if t.Kind == site.KindHome || t.Kind == site.KindSector {
+			byURL[t.URL] = t
+		}
+	}
+	for i := range trail {
+		if t, ok := byURL[trail[i].URL]; ok && trail[i].PageID == "" {
+			trail[i].PageID = t.ID
+		}
+	}
+	pl.plan.Breadcrumbs = trail
+	for i, c := range trail[:len(trail)-1] {
+		if c.PageID == "" || c.PageID == page.ID {
+			continue
+		}
+		l := pl.newLink(Target{Page: site.Page{ID: c.PageID, URL: c.URL}}, link.TypeBreadcrumb, link.ZoneBreadcrumb)
+		l.Anchor = c.Name
+		l.AnchorType = link.AnchorPageTitle
+		if i == 0 {
+			l.AnchorType = link.AnchorBranded
+		}
+		l.Candidates = []link.Anchor{{Text: c.Name, Type: l.AnchorType}}
+		l.Explanation = "breadcrumb: step of the trail Home → Sector → [Attribute] → Hub → Page"
+		pl.add(l)
+	}
+}
+
+// attributeTerm is the term page of the cluster's first attribute value
+// that has one.
+func (pl *planner) attributeTerm() *site.Page {
+	if pl.in.Page.ClusterID == "" || pl.in.Page.Kind == site.KindTerm {
+		return nil
+	}
+	terms := map[string]*site.Page{}
+	for i := range pl.targets {
+		t := &pl.targets[i]
+		if t.Kind != site.KindTerm {
+			continue
+		}
+		for _, f := range pl.in.Structure.Facets(t.Attributes) {
+			if _, ok := terms[f]; !ok {
+				terms[f] = &t.Page
+			}
+		}
+	}
+	for _, f := range pl.in.Structure.Facets(pl.cluster.Attributes) {
+		if t, ok := terms[f]; ok {
+			return t
+		}
+	}
+	return nil
 }

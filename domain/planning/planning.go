@@ -1,14 +1,27 @@
 // Package planning decides which internal links a page should carry, with
-// which candidate anchors and where, from the site's structure and policy.
+// which candidate anchors and where, from the site's structure, its policy
+// and the target pages the store's index found for the page.
 package planning
 
 import (
+	"fmt"
+	"sort"
 	"strings"
+	"time"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/scoring"
 	"github.com/interlinker/interlinker/domain/site"
 )
+
+// Target is a live page the index found as a possible link target, with
+// what scoring needs to know of it. Its HTML is not loaded.
+type Target struct {
+	site.Page
+	Inbound int
+}
 
 // Input is everything planning one page needs; the caller loads it.
 type Input struct {
@@ -18,85 +31,506 @@ type Input struct {
 	// Hub is the live hub page of the page's cluster, nil when the cluster
 	// has none yet.
 	Hub *site.Page
+	// Targets are the live pages found through Lookup, the page itself and
+	// deleted pages excluded.
+	Targets []Target
+	// Texts are the visible texts of the page's paragraphs
+	// (markup.ParagraphTexts): natural anchors are found in them.
+	Texts []string
+	// WordCount is the page's visible words; ExistingLinks the internal
+	// links its own HTML already has in the content. Both bound density.
+	WordCount     int
+	ExistingLinks int
 }
 
-// Plan is the links chosen for a page, in placement order, and notes that
-// explain links the rules call for but could not be planned.
+// Plan is the links chosen for a page, in placement order, its breadcrumb
+// trail, and notes on links the rules call for that could not be planned.
+// Links scored for review (40–59) are in Links with status review.
 type Plan struct {
-	Links []link.Link
-	Notes []string
+	Links       []link.Link
+	Breadcrumbs []Crumb
+	Notes       []string
 }
 
-// PlanPage plans a page's links. The same input always gives the same plan.
-func PlanPage(in Input) Plan {
-	var plan Plan
-	if up, note, ok := verticalUp(in); ok {
-		plan.Links = append(plan.Links, up)
-	} else if note != "" {
-		plan.Notes = append(plan.Notes, note)
+// Review returns the plan's review suggestions.
+func (p Plan) Review() []link.Link {
+	var out []link.Link
+	for _, l := range p.Links {
+		if l.Status == link.StatusReview {
+			out = append(out, l)
+		}
 	}
-	return plan
+	return out
+}
+
+// PlanPage plans a page's links under its site's policy. The same input
+// always gives the same plan.
+func PlanPage(in Input) Plan {
+	pl := newPlanner(in)
+	if in.Policy.Name == policy.Silo {
+		pl.silo()
+	} else {
+		pl.sag()
+	}
+	return pl.plan
 }
 
 // NeedsUplink reports whether the rules require the page to link to its
-// cluster hub: every supporting article does (SAG link type 1, mandatory).
+// cluster hub: every supporting article does (SAG link type 1, mandatory;
+// the silo policy's child-to-parent link).
 func NeedsUplink(p site.Page) bool {
 	return p.Kind == site.KindSupporting && p.ClusterID != ""
 }
 
-// verticalUp is the mandatory link from a supporting article to its hub,
-// placed in the first paragraphs with the hub's keyword as anchor.
-func verticalUp(in Input) (link.Link, string, bool) {
-	if !NeedsUplink(in.Page) {
-		return link.Link{}, "", false
-	}
-	if in.Hub == nil {
-		return link.Link{}, "cluster " + in.Page.ClusterID + " has no hub page yet: vertical_up link not planned", false
-	}
-	if in.Hub.ID == in.Page.ID {
-		return link.Link{}, "", false
-	}
-	cluster, _ := in.Structure.Cluster(in.Page.ClusterID)
-	return link.Link{
-		ID:              link.NewID(in.Page.SiteID, in.Page.ID, in.Hub.ID, link.TypeVerticalUp, link.ZoneInBody),
-		SourcePageID:    in.Page.ID,
-		TargetPageID:    in.Hub.ID,
-		TargetURL:       in.Hub.URL,
-		Type:            link.TypeVerticalUp,
-		Candidates:      UplinkAnchors(cluster, *in.Hub, in.Policy),
-		Zone:            link.ZoneInBody,
-		FirstParagraphs: in.Policy.UplinkParagraphs,
-		Factors:         map[string]float64{},
-		Mandatory:       true,
-		Status:          link.StatusPlanned,
-	}, "", true
+// unlimited stands for a density table entry without a maximum.
+const unlimited = 1 << 30
+
+type planner struct {
+	in      Input
+	plan    Plan
+	cluster site.Cluster
+	facets  []string // the page's facets: its cluster's and its own
+	text    string   // the paragraphs' text, normalised, for mention checks
+	now     time.Time
+	// budget is how many more optional links density allows.
+	budget  int
+	linked  map[string]bool // targets linked from the body already
+	maxIn   int
+	targets []Target
 }
 
-// UplinkAnchors lists anchor candidates for a link to a hub, best first: the
-// cluster's primary keyword, the hub's own primary keyword, the cluster's
-// keyword variations, then the hub's title. Candidates outside the policy's
-// word range and repeats (ignoring case) are left out.
-func UplinkAnchors(c site.Cluster, hub site.Page, p policy.Policy) []link.Anchor {
-	var out []link.Anchor
-	seen := map[string]bool{}
-	add := func(text string, t link.AnchorType) {
-		text = strings.Join(strings.Fields(text), " ")
-		key := strings.ToLower(text)
-		words := len(strings.Fields(text))
-		if text == "" || seen[key] || words < p.AnchorMinWords || words > p.AnchorMaxWords {
-			return
+func newPlanner(in Input) *planner {
+	pl := &planner{in: in, linked: map[string]bool{}}
+	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
+	pl.facets = unionSorted(in.Structure.Facets(pl.cluster.Attributes), in.Structure.Facets(in.Page.Attributes))
+	pl.text = " " + anchors.Normalize(strings.Join(in.Texts, " ")) + " "
+	pl.now = in.Page.PublishedAt
+	for _, t := range in.Targets {
+		if t.ID == in.Page.ID {
+			continue
 		}
-		seen[key] = true
-		out = append(out, link.Anchor{Text: text, Type: t})
+		pl.targets = append(pl.targets, t)
+		if t.PublishedAt.After(pl.now) {
+			pl.now = t.PublishedAt
+		}
+		if t.Inbound > pl.maxIn {
+			pl.maxIn = t.Inbound
+		}
 	}
-	add(c.PrimaryKeyword, link.AnchorPrimaryKeyword)
-	add(hub.PrimaryKeyword, link.AnchorPrimaryKeyword)
-	for _, k := range c.Keywords {
-		add(k, link.AnchorPrimaryKeyword)
+	sort.SliceStable(pl.targets, func(i, j int) bool { return pl.targets[i].ID < pl.targets[j].ID })
+	pl.budget = pl.densityMax() - in.ExistingLinks
+	return pl
+}
+
+// densityMax is the most outbound links the density table allows the page.
+func (pl *planner) densityMax() int {
+	if pl.in.Policy.Name == policy.Silo {
+		return pl.in.Policy.BudgetMax
 	}
-	for _, k := range hub.Keywords {
-		add(k, link.AnchorPrimaryKeyword)
+	r := pl.in.Policy.Density(DensityClass(pl.in.Page.Kind), pl.in.WordCount)
+	if r.Max == 0 {
+		return unlimited
 	}
-	add(hub.Title, link.AnchorPageTitle)
+	return r.Max
+}
+
+// DensityClass is the row of the density table a page kind falls in.
+func DensityClass(k site.Kind) policy.DensityClass {
+	switch k {
+	case site.KindHub:
+		return policy.ClassHub
+	case site.KindProduct, site.KindService:
+		return policy.ClassProduct
+	case site.KindTerm:
+		return policy.ClassTerm
+	default:
+		return policy.ClassArticle
+	}
+}
+
+func (pl *planner) note(format string, args ...any) {
+	pl.plan.Notes = append(pl.plan.Notes, fmt.Sprintf(format, args...))
+}
+
+// sag plans the seven link types of the SAG policy that apply to the page.
+func (pl *planner) sag() {
+	pl.breadcrumbs()
+	switch pl.in.Page.Kind {
+	case site.KindSupporting:
+		pl.verticalUp()
+		pl.siblings()
+		pl.relatedReading()
+	case site.KindHub:
+		pl.relatedArticles()
+		pl.crossCluster()
+		pl.contextualDown()
+	case site.KindTerm:
+		pl.taxonomy()
+	case site.KindProduct, site.KindService, site.KindPage:
+		pl.relatedInBody()
+	}
+}
+
+// verticalUp is SAG link type 1: the mandatory link from a supporting
+// article to its hub, placed in the first paragraphs.
+func (pl *planner) verticalUp() {
+	page, hub := pl.in.Page, pl.in.Hub
+	if !NeedsUplink(page) {
+		return
+	}
+	if hub == nil {
+		pl.note("cluster %s has no hub page yet: vertical_up link not planned", page.ClusterID)
+		return
+	}
+	if hub.ID == page.ID {
+		return
+	}
+	l := pl.newLink(Target{Page: *hub}, link.TypeVerticalUp, link.ZoneInBody)
+	l.Candidates = pl.rankAnchors(hub.ID, pl.anchorCandidates(Target{Page: *hub}), &l)
+	l.FirstParagraphs = pl.in.Policy.UplinkParagraphs
+	l.Mandatory = true
+	l.Explanation = fmt.Sprintf("vertical_up: every supporting article links to its cluster hub (%s), in paragraph 1–%d; %s",
+		page.ClusterID, l.FirstParagraphs, l.Explanation)
+	pl.add(l)
+	pl.budget--
+}
+
+// siblings is SAG link type 3: up to max_sibling_links other supporting
+// articles of the cluster, chosen by score.
+func (pl *planner) siblings() {
+	var cands []Target
+	for _, t := range pl.targets {
+		if t.Kind == site.KindSupporting && t.ClusterID == pl.in.Page.ClusterID && pl.in.Page.ClusterID != "" {
+			cands = append(cands, t)
+		}
+	}
+	pl.pickScored(cands, link.TypeHorizontal, link.ZoneInBody, pl.in.Policy.MaxSiblingLinks, "sibling in cluster "+pl.in.Page.ClusterID)
+}
+
+// relatedReading is SAG link type 7: a Related Reading section of 2–3
+// links at the end of the article; other clusters are allowed.
+func (pl *planner) relatedReading() {
+	var cands []Target
+	for _, t := range pl.targets {
+		if pl.linked[t.ID] || t.ID == pl.hubID() {
+			continue
+		}
+		if t.Kind == site.KindSupporting || t.Kind == site.KindHub {
+			cands = append(cands, t)
+		}
+	}
+	p := pl.in.Policy
+	room := min(p.RelatedReadingMax, pl.budget)
+	if room < p.RelatedReadingMin {
+		pl.note("related reading not planned: density leaves room for %d link(s), the section needs %d", max(room, 0), p.RelatedReadingMin)
+		return
+	}
+	before := len(pl.plan.Links)
+	picked := pl.pickScored(cands, link.TypeRelated, link.ZoneRelatedSection, room, "related reading")
+	if picked > 0 && picked < p.RelatedReadingMin {
+		// A section of one link is not a Related Reading section: its
+		// candidates stay review suggestions and the section is left out.
+		kept := pl.plan.Links[:before]
+		for _, l := range pl.plan.Links[before:] {
+			if l.Status == link.StatusReview {
+				kept = append(kept, l)
+			}
+		}
+		pl.plan.Links = kept
+		pl.budget += picked
+		pl.note("related reading left out: %d link(s) score %.0f or more, the section needs %d", picked, p.AutoLinkScore, p.RelatedReadingMin)
+	}
+}
+
+// relatedArticles is SAG link type 2's section: the hub lists every
+// supporting article of its cluster. It has no cap and does not count
+// against density.
+func (pl *planner) relatedArticles() {
+	for _, t := range pl.scoreAll(pl.clusterArticles()) {
+		l := pl.newScoredLink(t, link.TypeVerticalDown, link.ZoneRelatedSection)
+		l.Explanation = "vertical_down: the hub's Related Articles section lists every supporting article of cluster " +
+			pl.in.Page.ClusterID + "; " + l.Explanation
+		pl.add(l)
+	}
+}
+
+// contextualDown is SAG link type 2's body links: the hub links from its
+// text to the supporting articles it mentions, as density allows.
+func (pl *planner) contextualDown() {
+	pl.pickScored(pl.clusterArticles(), link.TypeVerticalDown, link.ZoneInBody, unlimited, "supporting article of cluster "+pl.in.Page.ClusterID)
+}
+
+func (pl *planner) clusterArticles() []Target {
+	var out []Target
+	for _, t := range pl.targets {
+		if t.Kind == site.KindSupporting && t.ClusterID == pl.in.Page.ClusterID {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// crossCluster is SAG link type 4: up to max_cross_cluster_per_hub hubs
+// of other clusters that share an attribute value with this one.
+func (pl *planner) crossCluster() {
+	mine := map[string]bool{}
+	for _, f := range pl.in.Structure.Facets(pl.cluster.Attributes) {
+		mine[f] = true
+	}
+	var cands []Target
+	for _, t := range pl.targets {
+		if t.Kind != site.KindHub || t.ClusterID == pl.in.Page.ClusterID {
+			continue
+		}
+		c, _ := pl.in.Structure.Cluster(t.ClusterID)
+		for _, f := range pl.in.Structure.Facets(c.Attributes) {
+			if mine[f] {
+				cands = append(cands, t)
+				break
+			}
+		}
+	}
+	pl.pickScored(cands, link.TypeCrossCluster, link.ZoneInBody, pl.in.Policy.MaxCrossClusterPerHub, "hub sharing an attribute value")
+}
+
+// taxonomy is SAG link type 5: a term page links to every hub whose
+// cluster has the term's attribute value. No cap.
+func (pl *planner) taxonomy() {
+	want := map[string]bool{}
+	for _, f := range pl.in.Structure.Facets(pl.in.Page.Attributes) {
+		want[f] = true
+	}
+	if len(want) == 0 {
+		pl.note("term page %s has no attribute value: no taxonomy links", pl.in.Page.ID)
+		return
+	}
+	var hubs []Target
+	for _, t := range pl.targets {
+		if t.Kind != site.KindHub {
+			continue
+		}
+		c, _ := pl.in.Structure.Cluster(t.ClusterID)
+		for _, f := range pl.in.Structure.Facets(c.Attributes) {
+			if want[f] {
+				hubs = append(hubs, t)
+				break
+			}
+		}
+	}
+	for _, t := range pl.scoreAll(hubs) {
+		l := pl.newScoredLink(t, link.TypeTaxonomy, link.ZoneRelatedSection)
+		l.Explanation = "taxonomy: a term page links to every hub using its attribute value; " + l.Explanation
+		pl.add(l)
+	}
+}
+
+// relatedInBody links a product, service or plain page to the hubs that
+// share its attribute values, by score, within its density range.
+func (pl *planner) relatedInBody() {
+	var cands []Target
+	for _, t := range pl.targets {
+		if t.Kind == site.KindHub {
+			cands = append(cands, t)
+		}
+	}
+	pl.pickScored(cands, link.TypeRelated, link.ZoneInBody, unlimited, "hub sharing an attribute value")
+}
+
+func (pl *planner) hubID() string {
+	if pl.in.Hub == nil {
+		return ""
+	}
+	return pl.in.Hub.ID
+}
+
+// scored is a target with its SAG score.
+type scored struct {
+	Target
+	score scoring.Score
+}
+
+// scoreAll scores targets with the SAG factors, best first, then by id.
+func (pl *planner) scoreAll(targets []Target) []scored {
+	source := scoring.Candidate{
+		AttributeValues: pl.facets,
+		Keywords:        append(append([]string{pl.cluster.PrimaryKeyword}, pl.cluster.Keywords...), append([]string{pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...)...),
+		PublishedAt:     pl.in.Page.PublishedAt,
+	}
+	ctx := scoring.Context{MaxInbound: pl.maxIn, Now: pl.now}
+	out := make([]scored, 0, len(targets))
+	for _, t := range targets {
+		c, _ := pl.in.Structure.Cluster(t.ClusterID)
+		target := scoring.Candidate{
+			AttributeValues: unionSorted(pl.in.Structure.Facets(c.Attributes), pl.in.Structure.Facets(t.Attributes)),
+			Keywords:        append(append([]string{t.PrimaryKeyword, t.Title}, t.Keywords...), c.PrimaryKeyword),
+			Inbound:         t.Inbound,
+			PublishedAt:     t.PublishedAt,
+		}
+		out = append(out, scored{t, scoring.SAG(pl.in.Policy, source, target, ctx)})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].score.Total != out[j].score.Total {
+			return out[i].score.Total > out[j].score.Total
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// pickScored plans up to limit links of one type among the targets by
+// their SAG score: at auto_link_score or above they are planned, those the
+// page's text already mentions first (a link is only placed where its
+// anchor is found); between review_score and auto_link_score they become
+// review suggestions, up to the same limit; below, they are dropped.
+// In-body links and related reading count against density. It returns how
+// many links it planned.
+func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit int, why string) int {
+	var auto, review []link.Link
+	for _, s := range pl.scoreAll(targets) {
+		if pl.linked[s.ID] && z == link.ZoneInBody {
+			continue
+		}
+		switch scoring.Decide(pl.in.Policy, s.score.Total) {
+		case scoring.Auto:
+			auto = append(auto, pl.newScoredLink(s, t, z))
+		case scoring.Review:
+			review = append(review, pl.newScoredLink(s, t, z))
+		}
+	}
+	if z == link.ZoneInBody {
+		sort.SliceStable(auto, func(i, j int) bool { return pl.mentions(auto[i]) && !pl.mentions(auto[j]) })
+	}
+	p := pl.in.Policy
+	planned := 0
+	for _, l := range auto {
+		if planned == limit {
+			break
+		}
+		if pl.budget <= 0 {
+			pl.note("%s link to %s (score %.2f) not planned: the page is at its density maximum", t, l.TargetPageID, l.Score)
+			break
+		}
+		l.Explanation = fmt.Sprintf("%s: %s; score %.2f ≥ %.0f, placed automatically; %s", t, why, l.Score, p.AutoLinkScore, l.Explanation)
+		pl.add(l)
+		pl.budget--
+		planned++
+	}
+	for i, l := range review {
+		if i == limit {
+			break
+		}
+		l.Status = link.StatusReview
+		l.Explanation = fmt.Sprintf("%s: %s; score %.2f is between %.0f and %.0f: suggested for review; %s",
+			t, why, l.Score, p.ReviewScore, p.AutoLinkScore, l.Explanation)
+		pl.plan.Links = append(pl.plan.Links, l)
+	}
+	return planned
+}
+
+// mentions reports whether the page's text holds one of the link's anchors.
+func (pl *planner) mentions(l link.Link) bool {
+	for _, a := range l.Candidates {
+		if strings.Contains(pl.text, " "+anchors.Normalize(a.Text)+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+func (pl *planner) newScoredLink(s scored, t link.Type, z link.Zone) link.Link {
+	l := pl.newLink(s.Target, t, z)
+	l.Score = s.score.Total
+	l.Factors = s.score.Factors
+	l.Candidates = pl.rankAnchors(s.ID, pl.anchorCandidates(s.Target), &l)
+	return l
+}
+
+func (pl *planner) newLink(t Target, typ link.Type, z link.Zone) link.Link {
+	l := link.Link{
+		ID:           link.NewID(pl.in.Page.SiteID, pl.in.Page.ID, t.ID, typ, z),
+		SourcePageID: pl.in.Page.ID,
+		TargetPageID: t.ID,
+		TargetURL:    t.URL,
+		Type:         typ,
+		Zone:         z,
+		Factors:      map[string]float64{},
+		Status:       link.StatusPlanned,
+	}
+	if z == link.ZoneRelatedSection {
+		// A generated list names each entry by its title.
+		l.Anchor, l.AnchorType = t.Title, link.AnchorPageTitle
+		if l.Anchor == "" {
+			l.Anchor = t.PrimaryKeyword
+		}
+	}
+	return l
+}
+
+func (pl *planner) add(l link.Link) {
+	pl.plan.Links = append(pl.plan.Links, l)
+	if l.Zone == link.ZoneInBody {
+		pl.linked[l.TargetPageID] = true
+	}
+}
+
+// anchorCandidates draws a target's anchors from its keywords (a hub's
+// cluster keywords first), its title and the page's own text.
+func (pl *planner) anchorCandidates(t Target) []link.Anchor {
+	at := anchors.Target{PrimaryKeywords: []string{t.PrimaryKeyword}, Variations: t.Keywords, Title: t.Title}
+	if t.Kind == site.KindHub {
+		if c, ok := pl.in.Structure.Cluster(t.ClusterID); ok {
+			at.PrimaryKeywords = []string{c.PrimaryKeyword, t.PrimaryKeyword}
+			at.Variations = append(append([]string{}, c.Keywords...), t.Keywords...)
+		}
+	}
+	if t.Kind == site.KindHome {
+		at.Brand = pl.in.Structure.Site.Name
+	}
+	return anchors.Candidates(at, pl.in.Texts, pl.in.Policy)
+}
+
+// rankAnchors orders a link's anchor candidates and records why in its
+// explanation. Candidates outside the word range are refused. The order
+// does not depend on which other pages were linked first, so the same site
+// gives the same anchors however its events interleave: each (source,
+// target) pair draws its preferred anchor type from a hash, weighted by the
+// policy's mix (60% primary keyword, 30% title, 10% natural), and the
+// remaining candidates follow as fallbacks in the seeds' order. Across a
+// site the mix per target therefore tends to the policy's shares; the
+// exact-match cap is checked by validation, which sees the placed anchors.
+func (pl *planner) rankAnchors(targetID string, cands []link.Anchor, l *link.Link) []link.Anchor {
+	ranked, refused := anchors.Rank(pl.in.Policy, cands, anchors.Usage{})
+	preferred := anchors.PreferredType(pl.in.Policy, pl.in.Page.ID, targetID)
+	for i, a := range ranked {
+		if a.Type == preferred {
+			ranked = append(append([]link.Anchor{a}, ranked[:i]...), ranked[i+1:]...)
+			break
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d anchor candidate(s); this link's draw from the %.0f/%.0f/%.0f keyword/title/natural mix prefers %s",
+		len(ranked), 100*pl.in.Policy.AnchorSharePrimary, 100*pl.in.Policy.AnchorShareTitle, 100*pl.in.Policy.AnchorShareNatural, preferred)
+	if len(ranked) > 0 {
+		fmt.Fprintf(&b, ", first %q (%s)", ranked[0].Text, ranked[0].Type)
+	}
+	for _, r := range refused {
+		fmt.Fprintf(&b, "; refused %q: %s", r.Anchor.Text, r.Reason)
+	}
+	l.Explanation = b.String()
+	return ranked
+}
+
+func unionSorted(a, b []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, list := range [][]string{a, b} {
+		for _, v := range list {
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	sort.Strings(out)
 	return out
 }

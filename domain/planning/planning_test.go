@@ -27,10 +27,7 @@ func fixture() (site.Structure, policy.Policy, site.Page, site.Page) {
 func TestASupportingArticleGetsOneMandatoryUplinkInItsFirstParagraphs(t *testing.T) {
 	st, pol, hub, article := fixture()
 	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
-	if len(plan.Links) != 1 {
-		t.Fatalf("links %+v, want one", plan.Links)
-	}
-	up := plan.Links[0]
+	up := uplinkOf(t, plan)
 	if up.Type != link.TypeVerticalUp || !up.Mandatory || up.TargetPageID != "hub" || up.TargetURL != "/hiking/boots/" ||
 		up.FirstParagraphs != 2 || up.Zone != link.ZoneInBody || up.Status != link.StatusPlanned {
 		t.Errorf("uplink %+v", up)
@@ -45,26 +42,38 @@ func TestASupportingArticleGetsOneMandatoryUplinkInItsFirstParagraphs(t *testing
 }
 
 func TestUplinkAnchorsAreKeywordsThenTitleWithinTheWordRange(t *testing.T) {
-	st, pol, hub, _ := fixture()
-	got := UplinkAnchors(st.Clusters[0], hub, pol)
+	st, pol, hub, article := fixture()
+	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
+	up := uplinkOf(t, plan)
 	want := []link.Anchor{
 		{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
 		{Text: "hiking boot", Type: link.AnchorPrimaryKeyword},
 		{Text: "The Hiking Boots Guide", Type: link.AnchorPageTitle},
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("anchors %+v\nwant %+v (one-word and nine-word keywords and case repeats left out)", got, want)
+	if !reflect.DeepEqual(up.Candidates, want) {
+		t.Errorf("anchors %+v\nwant %+v (one-word and nine-word keywords and case repeats left out)", up.Candidates, want)
 	}
+}
+
+func uplinkOf(t *testing.T, plan Plan) link.Link {
+	t.Helper()
+	for _, l := range plan.Links {
+		if l.Type == link.TypeVerticalUp {
+			return l
+		}
+	}
+	t.Fatalf("no uplink in %+v", plan.Links)
+	return link.Link{}
 }
 
 func TestNoUplinkWithoutAHubOrForPagesThatNeedNone(t *testing.T) {
 	st, pol, hub, article := fixture()
 	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article})
-	if len(plan.Links) != 0 || len(plan.Notes) != 1 {
+	if len(inBody(plan)) != 0 || len(plan.Notes) != 1 {
 		t.Errorf("without a hub: %+v", plan)
 	}
 	for _, p := range []site.Page{hub, {ID: "t", Kind: site.KindTerm}, {ID: "x", Kind: site.KindSupporting}} {
-		if plan := PlanPage(Input{Structure: st, Policy: pol, Page: p, Hub: &hub}); len(plan.Links) != 0 {
+		if plan := PlanPage(Input{Structure: st, Policy: pol, Page: p, Hub: &hub}); len(inBody(plan)) != 0 {
 			t.Errorf("page %s (%s): %+v, want no uplink", p.ID, p.Kind, plan.Links)
 		}
 	}
@@ -72,17 +81,27 @@ func TestNoUplinkWithoutAHubOrForPagesThatNeedNone(t *testing.T) {
 
 func TestBreadcrumbsFollowTheHierarchy(t *testing.T) {
 	st, _, hub, article := fixture()
-	trail := Breadcrumbs(st, article, &hub)
-	want := []Crumb{{"Shop", "/"}, {"Hiking", "/hiking/"}, {"Hiking Boots", "/hiking/boots/"}, {"Boot care", "/hiking/boots/care/"}}
+	trail := Breadcrumbs(st, article, &hub, nil)
+	want := []Crumb{{"Shop", "/", ""}, {"Hiking", "/hiking/", ""}, {"Hiking Boots", "/hiking/boots/", "hub"}, {"Boot care", "/hiking/boots/care/", "care"}}
 	if !reflect.DeepEqual(trail, want) {
 		t.Errorf("article trail %+v", trail)
 	}
-	hubTrail := Breadcrumbs(st, hub, &hub)
+	hubTrail := Breadcrumbs(st, hub, &hub, nil)
 	if len(hubTrail) != 3 || hubTrail[2].URL != "/hiking/boots/" {
 		t.Errorf("hub trail %+v, want Home → Sector → Hub", hubTrail)
 	}
-	home := Breadcrumbs(st, site.Page{Kind: site.KindHome, URL: "/"}, nil)
+	home := Breadcrumbs(st, site.Page{Kind: site.KindHome, URL: "/"}, nil, nil)
 	if len(home) != 1 {
 		t.Errorf("home trail %+v", home)
 	}
+}
+
+func inBody(p Plan) []link.Link {
+	var out []link.Link
+	for _, l := range p.Links {
+		if l.Zone == link.ZoneInBody {
+			out = append(out, l)
+		}
+	}
+	return out
 }

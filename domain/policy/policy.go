@@ -89,6 +89,13 @@ type Policy struct {
 	RelatedReadingHeading  string `json:"related_reading_heading"`
 	TaxonomyHeading        string `json:"taxonomy_heading"`
 
+	// Candidate bounds: planning scores the pages of at most
+	// related_cluster_limit related clusters (those sharing the most
+	// attribute values) and at most related_candidate_limit related pages,
+	// so its cost does not grow with the site.
+	RelatedClusterLimit   int `json:"related_cluster_limit"`
+	RelatedCandidateLimit int `json:"related_candidate_limit"`
+
 	// Input limits: larger pages are refused rather than slowly processed.
 	MaxHTMLBytes int `json:"max_html_bytes"`
 }
@@ -136,6 +143,8 @@ func Default(name string) (Policy, error) {
 		RelatedArticlesHeading:   "Related Articles",
 		RelatedReadingHeading:    "Related Reading",
 		TaxonomyHeading:          "Guides on this topic",
+		RelatedClusterLimit:      20,
+		RelatedCandidateLimit:    200,
 		MaxHTMLBytes:             5 << 20,
 	}, nil
 }
@@ -168,8 +177,11 @@ func (p Policy) validate() error {
 		"anchor_min_words":        p.AnchorMinWords,
 		"anchor_max_words":        p.AnchorMaxWords,
 		"max_html_bytes":          p.MaxHTMLBytes,
+		"related_cluster_limit":   p.RelatedClusterLimit,
+		"related_candidate_limit": p.RelatedCandidateLimit,
 	}
-	for _, name := range []string{"max_links_per_paragraph", "uplink_paragraphs", "anchor_min_words", "anchor_max_words", "max_html_bytes"} {
+	for _, name := range []string{"max_links_per_paragraph", "uplink_paragraphs", "anchor_min_words", "anchor_max_words", "max_html_bytes",
+		"related_cluster_limit", "related_candidate_limit"} {
 		if positive[name] <= 0 {
 			return fmt.Errorf("%s must be positive, got %d", name, positive[name])
 		}

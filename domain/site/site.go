@@ -81,10 +81,18 @@ type Structure struct {
 	Sectors    []Sector
 	Attributes []Attribute
 	Clusters   []Cluster
+
+	index *index // set by BuildIndex
 }
 
 // Sector returns the sector with the given id.
 func (s Structure) Sector(id string) (Sector, bool) {
+	if s.index != nil {
+		if i, ok := s.index.sectors[id]; ok {
+			return s.Sectors[i], true
+		}
+		return Sector{}, false
+	}
 	for _, sec := range s.Sectors {
 		if sec.ID == id {
 			return sec, true
@@ -95,6 +103,12 @@ func (s Structure) Sector(id string) (Sector, bool) {
 
 // Cluster returns the cluster with the given id.
 func (s Structure) Cluster(id string) (Cluster, bool) {
+	if s.index != nil {
+		if i, ok := s.index.clusters[id]; ok {
+			return s.Clusters[i], true
+		}
+		return Cluster{}, false
+	}
 	for _, c := range s.Clusters {
 		if c.ID == id {
 			return c, true

@@ -1,0 +1,121 @@
+package planning
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// Lookup says which pages the store's index must return as targets for a
+// page, so that planning never reads the whole site: the pages of one
+// cluster, the hubs and pages of a bounded list of related clusters, the
+// pages sharing an index term, and the pages the breadcrumb trail names.
+type Lookup struct {
+	// ClusterID: every live page of this cluster.
+	ClusterID string
+	// HubClusters: the live hub of each of these clusters.
+	HubClusters []string
+	// RelatedClusters: live hubs and supporting articles of these clusters,
+	// at most RelatedLimit of them.
+	RelatedClusters []string
+	// Terms: live pages outside any cluster carrying one of these index
+	// terms, at most RelatedLimit of them.
+	Terms []string
+	// Crumbs: the home page, the sector page of SectorID and term pages
+	// carrying one of CrumbTerms.
+	SectorID     string
+	CrumbTerms   []string
+	RelatedLimit int
+}
+
+// IndexTerms are the terms a page is found by: its labels, its own
+// attribute values and its keywords. The store keeps them with the page.
+func IndexTerms(st site.Structure, p site.Page) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(prefix, v string) {
+		v = strings.ToLower(strings.Join(strings.Fields(v), " "))
+		if v != "" && !seen[prefix+v] {
+			seen[prefix+v] = true
+			out = append(out, prefix+v)
+		}
+	}
+	for _, l := range p.Labels {
+		add("label:", l)
+	}
+	for _, f := range st.Facets(p.Attributes) {
+		add("facet:", f)
+	}
+	add("keyword:", p.PrimaryKeyword)
+	for _, k := range p.Keywords {
+		add("keyword:", k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// LookupFor says what to fetch to plan the page under the policy.
+func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
+	l := Lookup{ClusterID: p.ClusterID, RelatedLimit: pol.RelatedCandidateLimit}
+	cluster, _ := st.Cluster(p.ClusterID)
+	clusterFacets := st.Facets(cluster.Attributes)
+	if pol.Name == policy.Silo {
+		if p.ClusterID == "" {
+			for _, label := range p.Labels {
+				l.Terms = append(l.Terms, "label:"+strings.ToLower(strings.Join(strings.Fields(label), " ")))
+			}
+		}
+		return l
+	}
+	l.SectorID = p.SectorID
+	if l.SectorID == "" {
+		l.SectorID = cluster.SectorID
+	}
+	for _, f := range clusterFacets {
+		l.CrumbTerms = append(l.CrumbTerms, "facet:"+f)
+	}
+	own := st.Facets(p.Attributes)
+	switch p.Kind {
+	case site.KindHub:
+		l.HubClusters = relatedClusters(st, clusterFacets, p.ClusterID, pol.RelatedClusterLimit)
+	case site.KindSupporting:
+		l.RelatedClusters = relatedClusters(st, clusterFacets, p.ClusterID, pol.RelatedClusterLimit)
+	case site.KindTerm:
+		// Every hub of the term's values: taxonomy links have no cap.
+		l.HubClusters = st.ClustersWithFacets(own)
+	case site.KindProduct, site.KindService, site.KindPage:
+		l.HubClusters = relatedClusters(st, unionSorted(clusterFacets, own), "", pol.RelatedClusterLimit)
+	}
+	return l
+}
+
+// relatedClusters lists the clusters sharing a facet, most shared facets
+// first, then in structure order, without the page's own, at most limit.
+func relatedClusters(st site.Structure, facets []string, own string, limit int) []string {
+	ids := st.ClustersWithFacets(facets)
+	want := map[string]bool{}
+	for _, f := range facets {
+		want[f] = true
+	}
+	shared := make(map[string]int, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if id == own {
+			continue
+		}
+		c, _ := st.Cluster(id)
+		for _, f := range st.Facets(c.Attributes) {
+			if want[f] {
+				shared[id]++
+			}
+		}
+		out = append(out, id)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return shared[out[i]] > shared[out[j]] })
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out
+}

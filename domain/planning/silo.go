@@ -1,0 +1,115 @@
+package planning
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/scoring"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// silo plans a page under the strict-silo policy: no link leaves the
+// page's silo (its cluster, or the flat set of pages outside any cluster),
+// and a page carries at most budget_max links in its body.
+func (pl *planner) silo() {
+	page := pl.in.Page
+	switch {
+	case page.ClusterID == "":
+		pl.siloFlat()
+	case page.Kind == site.KindHub:
+		pl.siloParent()
+	default:
+		pl.verticalUp()
+		pl.siloSiblings()
+	}
+}
+
+// siloScored is a target with its silo score.
+type siloScored struct {
+	Target
+	score   float64
+	overlap int
+}
+
+// siloRank scores targets as the silo design says: shared labels, plus
+// priority_bonus for a priority page, minus a diversity penalty growing
+// with the target's inbound links; best first, then by id.
+func (pl *planner) siloRank(targets []Target) []siloScored {
+	out := make([]siloScored, 0, len(targets))
+	for _, t := range targets {
+		total, overlap := scoring.Silo(pl.in.Policy, pl.in.Page.Labels, t.Labels, t.Priority > 0, t.Inbound)
+		out = append(out, siloScored{t, total, overlap})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// siloFlat links a page outside any cluster to the other such pages it
+// shares at least label_overlap_min labels with.
+func (pl *planner) siloFlat() {
+	var cands []Target
+	for _, t := range pl.targets {
+		if t.ClusterID == "" {
+			cands = append(cands, t)
+		}
+	}
+	for _, s := range pl.siloRank(cands) {
+		if s.overlap < pl.in.Policy.LabelOverlapMin {
+			continue
+		}
+		if pl.budget <= 0 {
+			break
+		}
+		pl.addSilo(s, link.TypeRelated, fmt.Sprintf("shares %d labels (at least %d needed)", s.overlap, pl.in.Policy.LabelOverlapMin))
+	}
+}
+
+// siloParent links a cluster's parent to its children only.
+func (pl *planner) siloParent() {
+	for _, s := range pl.siloRank(pl.clusterArticles()) {
+		if pl.budget <= 0 {
+			pl.note("child %s not linked from the parent: budget of %d links reached", s.ID, pl.in.Policy.BudgetMax)
+			continue
+		}
+		pl.addSilo(s, link.TypeVerticalDown, "the parent links to its children")
+	}
+}
+
+// siloSiblings links a child to its siblings after its parent link.
+func (pl *planner) siloSiblings() {
+	for _, s := range pl.siloRank(pl.clusterArticles()) {
+		if pl.budget <= 0 {
+			break
+		}
+		pl.addSilo(s, link.TypeHorizontal, "a child links to its parent and its siblings")
+	}
+}
+
+func (pl *planner) addSilo(s siloScored, t link.Type, why string) {
+	l := pl.newLink(s.Target, t, link.ZoneInBody)
+	l.Score = s.score
+	l.Factors = map[string]float64{"label_overlap": float64(s.overlap)}
+	if s.Priority > 0 {
+		l.Factors["priority_bonus"] = pl.in.Policy.PriorityBonus
+	}
+	if s.Inbound > 0 {
+		l.Factors["diversity_penalty"] = -pl.in.Policy.DiversityPenaltyPerLink * float64(s.Inbound)
+	}
+	l.Candidates = pl.rankAnchors(s.ID, pl.anchorCandidates(s.Target), &l)
+	l.Explanation = fmt.Sprintf("%s: %s, within silo %q; silo score %.2f; %s", t, why, siloName(pl.in.Page), s.score, l.Explanation)
+	pl.add(l)
+	pl.budget--
+}
+
+func siloName(p site.Page) string {
+	if p.ClusterID == "" {
+		return "pages outside clusters"
+	}
+	return "cluster " + p.ClusterID
+}

@@ -1,0 +1,233 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlinker/interlinker/domain/anchors"
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+const targetColumns = `id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels, attributes,
+	priority, published_at, version, inbound_link_count`
+
+func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
+	var t planning.Target
+	var kind string
+	var publishedAt *time.Time
+	err := row.Scan(&t.ID, &t.URL, &t.Title, &kind, &t.ClusterID, &t.SectorID, &t.PrimaryKeyword, &t.Keywords,
+		&t.Labels, &t.Attributes, &t.Priority, &publishedAt, &t.Version, &t.Inbound)
+	t.Kind = site.Kind(kind)
+	if publishedAt != nil {
+		t.PublishedAt = *publishedAt
+	}
+	return t, err
+}
+
+// PlanningTargets takes the planning locks and then reads, in one round
+// trip, the live pages the lookup
+// names as possible targets for a page, each once. Every query goes
+// through an index (cluster, kind, terms), so the cost follows the
+// lookup's bounds, not the size of the site.
+func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l planning.Lookup, locks planning.Locks) ([]planning.Target, error) {
+	var b pgx.Batch
+	queueLocks(&b, siteID, locks)
+	var out []planning.Target
+	seen := map[string]bool{}
+	collect := func(rows pgx.Rows) error {
+		targets, err := pgx.CollectRows(rows, scanTarget)
+		for _, tg := range targets {
+			if !seen[tg.ID] {
+				seen[tg.ID] = true
+				out = append(out, tg)
+			}
+		}
+		return err
+	}
+	live := ` FROM pages WHERE site_id = $1 AND id <> $2 AND state <> 'deleted' AND `
+	if l.ClusterID != "" {
+		b.Queue(`SELECT `+targetColumns+live+`cluster_id = $3 ORDER BY id`, siteID, pageID, l.ClusterID).Query(collect)
+	}
+	if len(l.HubClusters) > 0 {
+		b.Queue(`SELECT `+targetColumns+live+`kind = 'hub' AND cluster_id = ANY($3) ORDER BY id`,
+			siteID, pageID, l.HubClusters).Query(collect)
+	}
+	if len(l.RelatedClusters) > 0 {
+		b.Queue(`SELECT `+targetColumns+live+`kind IN ('hub', 'supporting') AND cluster_id = ANY($3)
+			ORDER BY published_at DESC NULLS LAST, id LIMIT $4`, siteID, pageID, l.RelatedClusters, l.RelatedLimit).Query(collect)
+	}
+	if len(l.Terms) > 0 {
+		b.Queue(`SELECT `+targetColumns+live+`cluster_id = '' AND terms && $3
+			ORDER BY published_at DESC NULLS LAST, id LIMIT $4`, siteID, pageID, l.Terms, l.RelatedLimit).Query(collect)
+	}
+	if l.SectorID != "" || len(l.CrumbTerms) > 0 {
+		b.Queue(`SELECT `+targetColumns+live+`(kind = 'home' OR (kind = 'sector' AND sector_id = $3)
+			OR (kind = 'term' AND terms && $4)) ORDER BY id LIMIT 50`, siteID, pageID, l.SectorID, nonNil(l.CrumbTerms)).Query(collect)
+	}
+	if b.Len() == 0 {
+		return nil, nil
+	}
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return nil, fmt.Errorf("lock and read planning targets of page %s: %w", pageID, err)
+	}
+	return out, nil
+}
+
+// AnchorUsage counts, per target, the anchors of links in other pages'
+// HTML, by text and by type: anchor choice and the anchor diversity rule
+// work from them.
+func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, targetIDs []string) (map[string]anchors.Usage, error) {
+	usage := map[string]anchors.Usage{}
+	if len(targetIDs) == 0 {
+		return usage, nil
+	}
+	rows, err := t.query(ctx, `SELECT target_page_id, lower(anchor), anchor_type, count(*) FROM links
+		WHERE site_id = $1 AND target_page_id = ANY($2) AND source_page_id <> $3 AND status = ANY($4) AND anchor <> ''
+		GROUP BY 1, 2, 3`, siteID, dedupe(targetIDs), sourcePageID, placedStatuses)
+	if err != nil {
+		return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var target, text, typ string
+		var n int
+		if err := rows.Scan(&target, &text, &typ, &n); err != nil {
+			return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
+		}
+		u, ok := usage[target]
+		if !ok {
+			u = anchors.Usage{ByText: map[string]int{}, ByType: map[link.AnchorType]int{}}
+			usage[target] = u
+		}
+		u.ByText[anchors.Normalize(text)] += n
+		u.ByType[link.AnchorType(typ)] += n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
+	}
+	return usage, nil
+}
+
+// SetBreadcrumbs stores the trail a plan chose for the page.
+func (t *Tx) SetBreadcrumbs(ctx context.Context, siteID, pageID string, trail []planning.Crumb) error {
+	if trail == nil {
+		trail = []planning.Crumb{}
+	}
+	data, err := json.Marshal(trail)
+	if err != nil {
+		return fmt.Errorf("encode breadcrumbs of page %s: %w", pageID, err)
+	}
+	t.queue(`UPDATE pages SET breadcrumbs = $3 WHERE site_id = $1 AND id = $2`, siteID, pageID, data)
+	return nil
+}
+
+// queueLocks queues the advisory locks of a planning transaction, in one
+// global order (exclusive before shared for the same key) so that two
+// transactions never wait on each other in a cycle.
+func queueLocks(b *pgx.Batch, siteID string, l planning.Locks) {
+	type key struct {
+		name      string
+		exclusive bool
+	}
+	var keys []key
+	excl := map[string]bool{}
+	for _, k := range l.Exclusive {
+		excl[k] = true
+		keys = append(keys, key{k, true})
+	}
+	for _, k := range l.Shared {
+		if !excl[k] {
+			keys = append(keys, key{k, false})
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].name < keys[j].name })
+	for _, k := range keys {
+		fn := "pg_advisory_xact_lock_shared"
+		if k.exclusive {
+			fn = "pg_advisory_xact_lock"
+		}
+		b.Queue(`SELECT `+fn+`(hashtextextended($1 || ':' || $2, 0))`, siteID, k.name)
+	}
+}
+
+// Lock takes a planning transaction's advisory locks.
+func (t *Tx) Lock(ctx context.Context, siteID string, l planning.Locks) error {
+	var b pgx.Batch
+	queueLocks(&b, siteID, l)
+	if b.Len() == 0 {
+		return nil
+	}
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return fmt.Errorf("lock %v: %w", l, err)
+	}
+	return nil
+}
+
+// Dependants lists, sorted, the live pages with a plan that depend on a
+// page, as the domain names them.
+func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependants) ([]string, error) {
+	rows, err := t.query(ctx, `SELECT id FROM pages
+		WHERE site_id = $1 AND id <> $2 AND state <> 'deleted' AND plan_id <> '' AND (
+			   (kind = 'hub' AND cluster_id <> '' AND cluster_id = $3)
+			OR (cluster_id <> '' AND cluster_id = $4)
+			OR (kind = 'term' AND terms && $5)
+			OR (cluster_id <> '' AND cluster_id = ANY($6))
+			OR id IN (SELECT source_page_id FROM links WHERE site_id = $1 AND target_page_id = $7 AND $7 <> ''))
+		ORDER BY id`,
+		siteID, d.ExcludedPageID, d.HubOf, d.MembersOf, nonNil(d.TermsWith), nonNil(d.PagesOf), d.LinkingTo)
+	if err != nil {
+		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
+	}
+	return ids, nil
+}
+
+// ReplacePlan starts a new plan for the page's current version, keeping
+// the plan it replaces as a snapshot. It reports false, changing nothing,
+// when the page is gone.
+func (t *Tx) ReplacePlan(ctx context.Context, siteID, pageID, planID, reason string) (bool, error) {
+	tag, err := t.exec(ctx, `
+		WITH snapshot AS (
+			INSERT INTO link_snapshots (site_id, page_id, version, plan_id, linked_html, breadcrumbs, links, reason)
+			SELECT p.site_id, p.id, p.version, p.plan_id, p.linked_html, p.breadcrumbs,
+				COALESCE((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.position) FROM links l
+					WHERE l.site_id = p.site_id AND l.source_page_id = p.id), '[]'), $4
+			FROM pages p WHERE p.site_id = $1 AND p.id = $2 AND p.state <> 'deleted' AND p.plan_id <> $3)
+		UPDATE pages SET plan_id = $3, linked_html = NULL, updated_at = now()
+		WHERE site_id = $1 AND id = $2 AND state <> 'deleted' AND plan_id <> $3`, siteID, pageID, planID, reason)
+	if err != nil {
+		return false, fmt.Errorf("replace plan of page %s: %w", pageID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// LiveTargets reads the live pages among ids, by id.
+func (t *Tx) LiveTargets(ctx context.Context, siteID string, ids []string) (map[string]planning.Target, error) {
+	out := map[string]planning.Target{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := t.query(ctx, `SELECT `+targetColumns+` FROM pages WHERE site_id = $1 AND id = ANY($2) AND state <> 'deleted'`,
+		siteID, dedupe(ids))
+	if err != nil {
+		return nil, fmt.Errorf("read link targets: %w", err)
+	}
+	targets, err := pgx.CollectRows(rows, scanTarget)
+	if err != nil {
+		return nil, fmt.Errorf("read link targets: %w", err)
+	}
+	for _, tg := range targets {
+		out[tg.ID] = tg
+	}
+	return out, nil
+}
