@@ -16,7 +16,7 @@ import (
 )
 
 const targetColumns = `id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels, attributes,
-	priority, published_at, version, inbound_link_count`
+	priority, published_at, version, live_inbound_link_count`
 
 func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	var t planning.Target
@@ -35,7 +35,9 @@ func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 // trip, the live pages the lookup
 // names as possible targets for a page, each once. Every query goes
 // through an index (cluster, kind, terms), so the cost follows the
-// lookup's bounds, not the size of the site.
+// lookup's bounds, not the size of the site. Targets carry their inbound
+// links from the live site (the link map of published pages), as the SAG
+// score's authority factor asks.
 func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l planning.Lookup, locks planning.Locks) ([]planning.Target, error) {
 	var b pgx.Batch
 	queueLocks(&b, siteID, locks)
