@@ -97,6 +97,13 @@ type ReplanData struct {
 	Reason       string `json:"reason"`
 }
 
+// RestoreData asks for a page's kept plan (a snapshot) to become its
+// current plan again.
+type RestoreData struct {
+	PageID     string `json:"page_id"`
+	SnapshotID int64  `json:"snapshot_id"`
+}
+
 // LinksReviewData lists a page's links scored for review by a person.
 type LinksReviewData struct {
 	PageID      string       `json:"page_id"`

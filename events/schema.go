@@ -36,6 +36,7 @@ var dataSchemas = map[string]string{
 	LinksInserted:    "links.inserted.json",
 	LinksReview:      "links.review.json",
 	LinksReplan:      "links.replan.json",
+	LinksRestore:     "links.restore.json",
 }
 
 // KnownType reports whether interlinker has a schema for the event type.

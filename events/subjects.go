@@ -14,6 +14,7 @@ const (
 	LinksInserted    = "links.inserted"
 	LinksReview      = "links.review"
 	LinksReplan      = "links.replan"
+	LinksRestore     = "links.restore"
 )
 
 // DeadLetterPrefix starts the subject a refused event is moved to:

@@ -27,6 +27,7 @@ const (
 	ConsumerPublished     = "published-projector"
 	ConsumerDeletion      = "deletion-projector"
 	ConsumerReplanner     = "replanner"
+	ConsumerRestorer      = "restorer"
 )
 
 // Pipeline holds what every handler needs.
@@ -53,6 +54,7 @@ func (p *Pipeline) Routes() []Route {
 		{bus.ConsumerSpec{Durable: ConsumerPublished, Subject: events.ContentPublished}, p.projectPublished},
 		{bus.ConsumerSpec{Durable: ConsumerDeletion, Subject: events.ContentDeleted}, p.retirePage},
 		{bus.ConsumerSpec{Durable: ConsumerReplanner, Subject: events.LinksReplan}, p.replanPage},
+		{bus.ConsumerSpec{Durable: ConsumerRestorer, Subject: events.LinksRestore}, p.restorePlan},
 	}
 }
 

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -158,4 +159,36 @@ func existingInternalLinks(sc siteContext, page site.Page, src []byte) (int, err
 
 func correlationHeader(ev events.Event) map[string]string {
 	return map[string]string{"correlation_id": ev.Correlation()}
+}
+
+// restorePlan makes a kept plan of a page current again and sends it to
+// validation, which emits links.inserted with the restored HTML.
+func (p *Pipeline) restorePlan(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.RestoreData](ev)
+	if err != nil {
+		return err
+	}
+	return p.apply(ctx, ConsumerRestorer, ev, func(tx *store.Tx) (bool, error) {
+		snap, err := tx.ClaimAndReadPage(ctx, ConsumerRestorer, ev.ID, ev.SiteID, data.PageID)
+		if err != nil || !snap.Claimed {
+			return snap.Claimed, err
+		}
+		if !snap.Found {
+			return true, badInput("page %s of site %s is unknown", data.PageID, ev.SiteID)
+		}
+		planID := events.DerivedID(ev.ID, events.LinksPlanned)
+		if err := tx.RestoreSnapshot(ctx, ev.SiteID, data.PageID, data.SnapshotID, planID); err != nil {
+			if errors.Is(err, store.ErrSnapshotUnusable) {
+				return true, badInput("%v", err)
+			}
+			return true, err
+		}
+		out, err := events.New(events.LinksInjected, ev.SiteID, events.DerivedID(ev.ID, events.LinksInjected), ev.Correlation(),
+			events.StageData{PageID: data.PageID, Version: snap.Page.Version, PlanID: planID,
+				Reason: fmt.Sprintf("restored snapshot %d", data.SnapshotID)})
+		if err != nil {
+			return true, err
+		}
+		return true, tx.Enqueue(ctx, out, correlationHeader(ev))
+	})
 }

@@ -19,7 +19,11 @@ var placedStatuses = []string{string(link.StatusInserted), string(link.StatusVer
 func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version int64, links []link.Link) error {
 	t.queue(`DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID)
 	for i, l := range links {
-		candidates, err := json.Marshal(l.Candidates)
+		cands := l.Candidates
+		if cands == nil {
+			cands = []link.Anchor{} // JSON null would come back as SQL NULL from a snapshot
+		}
+		candidates, err := json.Marshal(cands)
 		if err != nil {
 			return fmt.Errorf("encode anchors of link %s: %w", l.ID, err)
 		}

@@ -3,8 +3,10 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -232,4 +234,77 @@ func (t *Tx) LiveTargets(ctx context.Context, siteID string, ids []string) (map[
 		out[tg.ID] = tg
 	}
 	return out, nil
+}
+
+// ErrSnapshotUnusable is wrapped when a snapshot does not exist or was
+// taken of another version of the page.
+var ErrSnapshotUnusable = errors.New("snapshot cannot be restored")
+
+// Snapshot is one kept plan of a page.
+type Snapshot struct {
+	ID      int64
+	Version int64
+	PlanID  string
+	Reason  string
+	TakenAt time.Time
+	Links   int
+}
+
+// Snapshots lists a page's kept plans, newest first.
+func (s *Store) Snapshots(ctx context.Context, siteID, pageID string) ([]Snapshot, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, version, plan_id, reason, taken_at, jsonb_array_length(links)
+		FROM link_snapshots WHERE site_id = $1 AND page_id = $2 ORDER BY id DESC`, siteID, pageID)
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots of page %s: %w", pageID, err)
+	}
+	snaps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Snapshot, error) {
+		var sn Snapshot
+		return sn, r.Scan(&sn.ID, &sn.Version, &sn.PlanID, &sn.Reason, &sn.TakenAt, &sn.Links)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list snapshots of page %s: %w", pageID, err)
+	}
+	return snaps, nil
+}
+
+// RestoreSnapshot makes a kept plan the page's current one again, under a
+// new plan id: its links, linked HTML and breadcrumbs come back, and the
+// plan it replaces is kept as a snapshot in turn. A snapshot of another
+// version of the page is refused (its HTML was made from other content):
+// the error says so and nothing changes.
+func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapshotID int64, planID string) error {
+	var version, current int64
+	var state string
+	err := t.queryRow(ctx, `SELECT s.version, p.version, p.state FROM link_snapshots s
+		JOIN pages p ON p.site_id = s.site_id AND p.id = s.page_id
+		WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3`, siteID, pageID, snapshotID).Scan(&version, &current, &state)
+	if err == pgx.ErrNoRows {
+		return fmt.Errorf("%w: page %s has no snapshot %d", ErrSnapshotUnusable, pageID, snapshotID)
+	}
+	if err != nil {
+		return fmt.Errorf("read snapshot %d of page %s: %w", snapshotID, pageID, err)
+	}
+	if state == "deleted" || version != current {
+		return fmt.Errorf("%w: snapshot %d of page %s is of version %d; the page is at version %d (%s)",
+			ErrSnapshotUnusable, snapshotID, pageID, version, current, state)
+	}
+	if _, err := t.ReplacePlan(ctx, siteID, pageID, planID, fmt.Sprintf("replaced by restoring snapshot %d", snapshotID)); err != nil {
+		return err
+	}
+	for _, q := range []string{
+		`DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`,
+		`INSERT INTO links SELECT r.* FROM link_snapshots s, jsonb_populate_recordset(NULL::links, s.links) r
+			WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3`,
+		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, updated_at = now()
+			FROM link_snapshots s WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.site_id = $1 AND p.id = $2`,
+	} {
+		args := []any{siteID, pageID}
+		if strings.Contains(q, "$3") {
+			args = append(args, snapshotID)
+		}
+		if _, err := t.exec(ctx, q, args...); err != nil {
+			return fmt.Errorf("restore snapshot %d of page %s: %w", snapshotID, pageID, err)
+		}
+	}
+	return nil
 }

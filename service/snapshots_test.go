@@ -1,0 +1,88 @@
+package service
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/events"
+)
+
+// listedInRelatedArticles is the set of pages a hub's emission lists.
+func listedInRelatedArticles(d events.LinksInsertedData) []string {
+	var out []string
+	for _, l := range d.Links {
+		if l.Type == string(link.TypeVerticalDown) && l.Zone == string(link.ZoneRelatedSection) {
+			out = append(out, l.TargetPageID)
+		}
+	}
+	return out
+}
+
+func TestReplanningKeepsSnapshotsAndAnyOneCanBeRestored(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.siteWithLinkedHub("s1")
+	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
+	h.waitIdle(waitLong)
+	h.publish(pageEvent("s1", "sizing", "supporting", 1, supportingHTML(2)))
+	h.waitIdle(waitLong)
+
+	ctx := context.Background()
+	snaps, err := h.svc.Store().Snapshots(ctx, "s1", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The hub was planned three times: alone, with care, with care and
+	// sizing; the two plans replaced are kept, newest first.
+	if len(snaps) != 2 || !strings.Contains(snaps[0].Reason, "supporting page sizing arrived") {
+		t.Fatalf("hub snapshots %+v, want the two replaced plans, newest first", snaps)
+	}
+	withCare := snaps[0]
+
+	h.publish(mustEvent(events.LinksRestore, "s1", "restore-hub-1", events.RestoreData{PageID: "boots-hub", SnapshotID: withCare.ID}))
+	h.waitIdle(waitLong)
+	emitted := h.inserted.insertedFor(t, "s1", "boots-hub")
+	last := emitted[len(emitted)-1]
+	if got := listedInRelatedArticles(last); len(got) != 1 || got[0] != "care" || !strings.Contains(last.Reason, "restored snapshot") {
+		t.Errorf("after restore the hub lists %v (because %q), want care alone, restored", got, last.Reason)
+	}
+	if strings.Contains(last.HTML, "/hiking/boots/sizing/") || !strings.Contains(last.HTML, "/hiking/boots/care/") {
+		t.Errorf("restored HTML is not the snapshot's:\n%s", last.HTML)
+	}
+	rows, err := h.svc.Store().LinksFrom(ctx, "s1", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range rows {
+		if l.TargetPageID == "sizing" {
+			t.Errorf("restored plan still holds %+v", l)
+		}
+	}
+	after, err := h.svc.Store().Snapshots(ctx, "s1", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != 3 || !strings.Contains(after[0].Reason, "restoring snapshot") {
+		t.Errorf("snapshots after restore %+v, want the plan the restore replaced kept too", after)
+	}
+}
+
+func TestRestoringASnapshotOfAnotherVersionIsRefusedWithItsReason(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.siteWithLinkedHub("s1")
+	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
+	h.waitIdle(waitLong)
+	h.publish(pageEvent("s1", "care", "supporting", 2, supportingHTML(3)))
+	h.waitIdle(waitLong)
+	snaps, err := h.svc.Store().Snapshots(context.Background(), "s1", "care")
+	if err != nil || len(snaps) != 1 || snaps[0].Version != 1 {
+		t.Fatalf("snapshots of care %+v (err %v), want the version 1 plan", snaps, err)
+	}
+	h.publish(mustEvent(events.LinksRestore, "s1", "restore-care-v1", events.RestoreData{PageID: "care", SnapshotID: snaps[0].ID}))
+	waitFor(t, waitLong, "restore dead-lettered", func() bool { return len(h.dead.all()) == 1 })
+	if reason := h.dead.all()[0].Header.Get(bus.HeaderReason); !strings.Contains(reason, "is of version 1; the page is at version 2") {
+		t.Errorf("dead-letter reason %q", reason)
+	}
+}
