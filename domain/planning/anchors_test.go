@@ -1,0 +1,146 @@
+package planning
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/anchors"
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// Anchor text rules (SAG §2.3) as planning applies them to the links it
+// plans. The exact-match cap and the >40% diversification flag need the
+// anchors placed across the site, which planning does not see: validation
+// checks them.
+
+// anchorScene is a boots article whose hub's cluster has one-word and
+// nine-word keywords next to usable ones, and whose text talks about the hub.
+func anchorScene(t *testing.T, pageID string) Input {
+	in := articleScene(t, 3, 4, 2500, 0)
+	c := &in.Structure.Clusters[0]
+	c.Keywords = []string{"boots", "waterproof hiking boots for wet trails and muddy paths", "winter hiking boots"}
+	in.Structure.BuildIndex()
+	in.Page.ID = pageID
+	in.Texts = []string{"Nothing beats hiking in sturdy boots, so care for them.", "Hiking boots need wax."}
+	return in
+}
+
+func wordCount(s string) int { return len(strings.Fields(s)) }
+
+func TestAnchorsAreTwoToEightWords(t *testing.T) {
+	in := anchorScene(t, "care")
+	plan := PlanPage(in)
+	n := 0
+	for _, l := range plan.Links {
+		if l.Zone != link.ZoneInBody {
+			continue // generated lists and breadcrumbs are named by title by design
+		}
+		if len(l.Candidates) == 0 {
+			t.Errorf("%s → %s has no usable anchor", l.Type, l.TargetPageID)
+		}
+		for _, a := range l.Candidates {
+			n++
+			if w := wordCount(a.Text); w < 2 || w > 8 {
+				t.Errorf("%s → %s: anchor %q has %d words", l.Type, l.TargetPageID, a.Text, w)
+			}
+		}
+	}
+	if n < 5 {
+		t.Errorf("only %d anchors checked", n)
+	}
+	up, _ := findLink(plan, "hub-boots", link.TypeVerticalUp)
+	for _, refused := range []string{`refused "boots"`, `refused "waterproof hiking boots for wet trails and muddy paths"`} {
+		if !strings.Contains(up.Explanation, refused) {
+			t.Errorf("uplink explanation %q does not say it %s", up.Explanation, refused)
+		}
+	}
+	for _, a := range up.Candidates {
+		if a.Text == "winter hiking boots" {
+			return
+		}
+	}
+	t.Errorf("the three-word keyword is not a candidate: %+v", up.Candidates)
+}
+
+func TestAnchorTypesFollowTheSixtyThirtyTenMixAcrossManySources(t *testing.T) {
+	// A thousand articles link up to the same hub; each has a keyword, a
+	// title and a natural phrase to choose from. The anchor each would use
+	// first follows the 60/30/10 mix.
+	const sources = 1000
+	counts := map[link.AnchorType]int{}
+	in := anchorScene(t, "")
+	for i := 0; i < sources; i++ {
+		in.Page.ID = fmt.Sprintf("article-%04d", i)
+		up, ok := findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+		if !ok || len(up.Candidates) == 0 {
+			t.Fatalf("%s: no uplink anchors", in.Page.ID)
+		}
+		counts[up.Candidates[0].Type]++
+	}
+	for typ, want := range map[link.AnchorType]float64{link.AnchorPrimaryKeyword: 0.6, link.AnchorPageTitle: 0.3, link.AnchorNatural: 0.1} {
+		if got := float64(counts[typ]) / sources; math.Abs(got-want) > 0.04 {
+			t.Errorf("%s anchors first for %.3f of sources, want %.2f", typ, got, want)
+		}
+	}
+}
+
+func TestNaturalAnchorsComeFromThePagesOwnText(t *testing.T) {
+	in := anchorScene(t, "care")
+	up, _ := findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+	text := strings.Join(in.Texts, " ")
+	natural := 0
+	for _, a := range up.Candidates {
+		if a.Type != link.AnchorNatural {
+			continue
+		}
+		natural++
+		if !strings.Contains(text, a.Text) {
+			t.Errorf("natural anchor %q is not in the page's text", a.Text)
+		}
+	}
+	if natural == 0 {
+		t.Fatalf("no natural anchor from %q: %+v", text, up.Candidates)
+	}
+	in.Texts = []string{"Nothing here talks about the topic at all."}
+	up, _ = findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+	for _, a := range up.Candidates {
+		if a.Type == link.AnchorNatural {
+			t.Errorf("natural anchor %q without a matching phrase in the text", a.Text)
+		}
+	}
+}
+
+func TestAnchorChoiceIsDeterministic(t *testing.T) {
+	in := anchorScene(t, "care")
+	first, _ := findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+	for i := 0; i < 5; i++ {
+		again, _ := findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+		if !reflect.DeepEqual(first.Candidates, again.Candidates) {
+			t.Fatalf("run %d ranked %+v, first run %+v", i, again.Candidates, first.Candidates)
+		}
+	}
+	// Which other pages the page links to does not change a link's anchors.
+	alone := in
+	alone.Targets = []Target{{Page: *in.Hub}}
+	solo, _ := findLink(PlanPage(alone), "hub-boots", link.TypeVerticalUp)
+	if !reflect.DeepEqual(first.Candidates, solo.Candidates) {
+		t.Errorf("anchors with siblings %+v, alone %+v", first.Candidates, solo.Candidates)
+	}
+	// The preferred type is the pair's draw from the mix.
+	if want := anchors.PreferredType(in.Policy, "care", "hub-boots"); first.Candidates[0].Type != want {
+		t.Errorf("first anchor %+v, the pair drew %s", first.Candidates[0], want)
+	}
+}
+
+func TestHomeLinksUseTheSiteBrand(t *testing.T) {
+	in := anchorScene(t, "care")
+	in.Targets = append(in.Targets, Target{Page: site.Page{SiteID: "s", ID: "home", URL: "/", Kind: site.KindHome}})
+	home, ok := findLink(PlanPage(in), "home", link.TypeBreadcrumb)
+	if !ok || home.Anchor != "Outdoor Shop" || home.AnchorType != link.AnchorBranded {
+		t.Errorf("home link %+v, want the brand as a branded anchor", home)
+	}
+}

@@ -1,0 +1,870 @@
+package planning
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/scoring"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// ---------------------------------------------------------------------------
+// Shared fixtures: an outdoor shop with one sector, two attributes and
+// clusters built per test. Every page is published at testNow unless a test
+// says otherwise, so recency is worth its full 10 points.
+// ---------------------------------------------------------------------------
+
+var testNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func sagPolicy(t *testing.T) policy.Policy {
+	t.Helper()
+	p, err := policy.Default(policy.SAG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// testSite is a structure with sector "hiking", attributes terrain and
+// season, and the given clusters, indexed as in production.
+func testSite(clusters ...site.Cluster) site.Structure {
+	st := site.Structure{
+		Site:    site.Site{ID: "s", BaseURL: "https://outdoor.example", Name: "Outdoor Shop", Policy: policy.SAG},
+		Sectors: []site.Sector{{ID: "hiking", Name: "Hiking", URL: "/hiking/"}},
+		Attributes: []site.Attribute{
+			{ID: "terrain", Name: "Terrain", Values: []string{"mountain", "desert", "forest", "coast"}},
+			{ID: "season", Name: "Season", Values: []string{"winter", "summer"}},
+		},
+		Clusters: clusters,
+	}
+	st.BuildIndex()
+	return st
+}
+
+// attrs turns "terrain=mountain" pairs into an attribute map.
+func attrs(pairs ...string) map[string][]string {
+	if len(pairs) == 0 {
+		return nil
+	}
+	out := map[string][]string{}
+	for _, p := range pairs {
+		k, v, _ := strings.Cut(p, "=")
+		out[k] = append(out[k], v)
+	}
+	return out
+}
+
+func testCluster(id, name, keyword string, values ...string) site.Cluster {
+	return site.Cluster{ID: id, SectorID: "hiking", Name: name, PrimaryKeyword: keyword, Attributes: attrs(values...)}
+}
+
+// The clusters most tests use. boots and insoles share both values; jackets
+// shares terrain=mountain with boots; sandals shares nothing with boots.
+func bootsCluster() site.Cluster {
+	return testCluster("boots", "Hiking Boots", "hiking boots", "terrain=mountain", "season=winter")
+}
+func insolesCluster() site.Cluster {
+	return testCluster("insoles", "Boot Insoles", "insoles for hiking boots", "terrain=mountain", "season=winter")
+}
+func jacketsCluster() site.Cluster {
+	return testCluster("jackets", "Hiking Jackets", "hiking jackets", "terrain=mountain")
+}
+func sandalsCluster() site.Cluster {
+	return testCluster("sandals", "Hiking Sandals", "hiking sandals", "terrain=desert", "season=summer")
+}
+
+func hubOf(c site.Cluster) site.Page {
+	return site.Page{SiteID: "s", ID: "hub-" + c.ID, URL: "/hiking/" + c.ID + "/", Title: "The " + c.Name + " Guide",
+		Kind: site.KindHub, ClusterID: c.ID, SectorID: c.SectorID, PrimaryKeyword: c.PrimaryKeyword, PublishedAt: testNow}
+}
+
+func articleIn(c site.Cluster, id, title string) site.Page {
+	return site.Page{SiteID: "s", ID: id, URL: "/hiking/" + c.ID + "/" + id + "/", Title: title,
+		Kind: site.KindSupporting, ClusterID: c.ID, SectorID: c.SectorID, PublishedAt: testNow}
+}
+
+// articlesIn makes n supporting articles of the cluster, ids prefix-00...
+func articlesIn(c site.Cluster, prefix string, n int) []site.Page {
+	out := make([]site.Page, n)
+	for i := range out {
+		out[i] = articleIn(c, fmt.Sprintf("%s-%02d", prefix, i), fmt.Sprintf("%s Notes Number %d", c.Name, i))
+	}
+	return out
+}
+
+func termPage(id, title string, values ...string) site.Page {
+	return site.Page{SiteID: "s", ID: id, URL: "/" + strings.ReplaceAll(strings.ToLower(title), " ", "-") + "/", Title: title,
+		Kind: site.KindTerm, SectorID: "hiking", Attributes: attrs(values...), PublishedAt: testNow}
+}
+
+func asTargets(inbound int, pages ...site.Page) []Target {
+	out := make([]Target, len(pages))
+	for i, p := range pages {
+		out[i] = Target{Page: p, Inbound: inbound}
+	}
+	return out
+}
+
+func linksOf(p Plan, typ link.Type, zone link.Zone) []link.Link {
+	var out []link.Link
+	for _, l := range p.Links {
+		if l.Type == typ && l.Zone == zone {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func withStatus(ls []link.Link, s link.Status) []link.Link {
+	var out []link.Link
+	for _, l := range ls {
+		if l.Status == s {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func targetIDs(ls []link.Link) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.TargetPageID
+	}
+	return out
+}
+
+// counted is the planned links density counts: in-body links and the
+// Related Reading section (breadcrumbs, Related Articles and taxonomy lists
+// are uncapped link types).
+func counted(p Plan) []link.Link {
+	var out []link.Link
+	for _, l := range p.Links {
+		if l.Status != link.StatusPlanned {
+			continue
+		}
+		if l.Zone == link.ZoneInBody || (l.Type == link.TypeRelated && l.Zone == link.ZoneRelatedSection) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func findLink(p Plan, target string, typ link.Type) (link.Link, bool) {
+	for _, l := range p.Links {
+		if l.TargetPageID == target && l.Type == typ {
+			return l, true
+		}
+	}
+	return link.Link{}, false
+}
+
+// articleScene is a supporting article of boots with its hub, nSiblings
+// siblings and nRelated articles of the insoles cluster (same attribute
+// values, keywords naming hiking boots): every optional candidate scores
+// well over 60.
+func articleScene(t *testing.T, nSiblings, nRelated, words, existing int) Input {
+	boots, insoles := bootsCluster(), insolesCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	targets := asTargets(0, hub, hubOf(insoles))
+	targets = append(targets, asTargets(0, articlesIn(boots, "sib", nSiblings)...)...)
+	targets = append(targets, asTargets(0, articlesIn(insoles, "ins", nRelated)...)...)
+	return Input{Structure: testSite(boots, insoles), Policy: sagPolicy(t), Page: page, Hub: &hub,
+		Targets: targets, WordCount: words, ExistingLinks: existing}
+}
+
+// hubScene is the boots hub with n supporting articles and two hubs of
+// clusters sharing its values (insoles, jackets).
+func hubScene(t *testing.T, n, words, existing int) Input {
+	boots, insoles, jackets := bootsCluster(), insolesCluster(), jacketsCluster()
+	hub := hubOf(boots)
+	insHub, jacHub := hubOf(insoles), hubOf(jackets)
+	jacHub.Keywords = []string{"hiking boots"}
+	targets := append(asTargets(0, articlesIn(boots, "art", n)...), asTargets(0, insHub, jacHub)...)
+	return Input{Structure: testSite(boots, insoles, jackets), Policy: sagPolicy(t), Page: hub, Hub: &hub,
+		Targets: targets, WordCount: words, ExistingLinks: existing}
+}
+
+// ---------------------------------------------------------------------------
+// Link types (SAG §2.1)
+// ---------------------------------------------------------------------------
+
+func TestEverySupportingArticleGetsAMandatoryUplinkInTheFirstTwoParagraphs(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		words, existing int
+		hubInbound      int
+		hubPublished    time.Time
+	}{
+		{"short article", 400, 0, 0, testNow},
+		{"long article", 2500, 0, 0, testNow},
+		{"article already over its density maximum", 400, 40, 0, testNow},
+		{"undated, unlinked hub among well-linked siblings", 1500, 0, 0, time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := articleScene(t, 4, 4, tc.words, tc.existing)
+			in.Hub.PublishedAt = tc.hubPublished
+			for i := range in.Targets {
+				if in.Targets[i].Kind == site.KindSupporting {
+					in.Targets[i].Inbound = 50
+				}
+			}
+			plan := PlanPage(in)
+			ups := linksOf(plan, link.TypeVerticalUp, link.ZoneInBody)
+			if len(ups) != 1 {
+				t.Fatalf("%d uplinks, want exactly 1: %+v", len(ups), plan.Links)
+			}
+			up := ups[0]
+			if up.TargetPageID != "hub-boots" || !up.Mandatory || up.Status != link.StatusPlanned ||
+				up.FirstParagraphs != 2 || up.FirstParagraphs != in.Policy.UplinkParagraphs {
+				t.Errorf("uplink %+v: want a planned, mandatory link to hub-boots within paragraphs 1–2", up)
+			}
+			if body := counted(plan); len(body) == 0 || body[0].ID != up.ID {
+				t.Errorf("the uplink is not the first link placed in the body: %v", targetIDs(body))
+			}
+		})
+	}
+}
+
+func TestAHubListsAllItsSupportingArticlesInRelatedArticles(t *testing.T) {
+	in := hubScene(t, 25, 500, 0)
+	// Other clusters' articles, if the index returned any, are not listed.
+	in.Targets = append(in.Targets, asTargets(0, articlesIn(insolesCluster(), "ins", 3)...)...)
+	// No score gate: even with thresholds no article reaches, all are listed.
+	in.Policy.AutoLinkScore, in.Policy.ReviewScore = 100, 100
+	plan := PlanPage(in)
+	section := linksOf(plan, link.TypeVerticalDown, link.ZoneRelatedSection)
+	if len(section) != 25 {
+		t.Fatalf("Related Articles lists %d articles, want all 25", len(section))
+	}
+	got := targetIDs(section)
+	sort.Strings(got)
+	for i, id := range got {
+		if want := fmt.Sprintf("art-%02d", i); id != want {
+			t.Errorf("entry %d is %s, want %s", i, id, want)
+		}
+	}
+	for _, l := range section {
+		if l.Status != link.StatusPlanned || l.AnchorType != link.AnchorPageTitle || !strings.HasPrefix(l.Anchor, "Hiking Boots Notes") {
+			t.Errorf("entry %+v: want a planned entry named by its title", l)
+		}
+	}
+}
+
+func TestAHubLinksContextuallyToSupportingArticlesItMentions(t *testing.T) {
+	in := hubScene(t, 25, 500, 0) // under 1000 words: at most 10 counted links
+	// Every article but art-23 is well linked and scores higher; the hub's
+	// text mentions art-23 by its title.
+	for i := range in.Targets {
+		if in.Targets[i].Kind == site.KindSupporting && in.Targets[i].ID != "art-23" {
+			in.Targets[i].Inbound = 40
+		}
+	}
+	in.Targets[23].Title = "Lacing Boots For Steep Descents"
+	in.Texts = []string{"Before a long descent, read about lacing boots for steep descents in our notes."}
+	plan := PlanPage(in)
+	body := withStatus(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody), link.StatusPlanned)
+	if len(body) == 0 || body[0].TargetPageID != "art-23" {
+		t.Fatalf("in-body links to articles %v: want the mentioned art-23 first", targetIDs(body))
+	}
+	if n := len(counted(plan)); n > 10 {
+		t.Errorf("%d counted links on a 500-word hub, density allows 10", n)
+	}
+	if len(body) < 2 {
+		t.Errorf("only %d contextual links: density left room for more", len(body))
+	}
+}
+
+func TestSiblingsAreCappedAtTwoAndChosenByScore(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	// Ids sort opposite to scores: the more inbound links, the higher the
+	// authority factor.
+	inbound := map[string]int{"sib-a": 0, "sib-b": 1, "sib-c": 10, "sib-y": 40, "sib-z": 100}
+	var targets []Target
+	for id, n := range inbound {
+		targets = append(targets, Target{Page: articleIn(boots, id, "Notes On Boots "+id), Inbound: n})
+	}
+	targets = append(targets, Target{Page: hub})
+	plan := PlanPage(Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 2500})
+	sib := linksOf(plan, link.TypeHorizontal, link.ZoneInBody)
+	if got := targetIDs(sib); !reflect.DeepEqual(got, []string{"sib-z", "sib-y"}) {
+		t.Fatalf("siblings %v, want the two best scored [sib-z sib-y]", got)
+	}
+	if sib[0].Score <= sib[1].Score || sib[1].Status != link.StatusPlanned {
+		t.Errorf("scores %v, %v", sib[0].Score, sib[1].Score)
+	}
+	for _, l := range plan.Links {
+		if l.Type == link.TypeHorizontal && !strings.HasPrefix(l.TargetPageID, "sib-") {
+			t.Errorf("horizontal link outside the cluster: %s", l.TargetPageID)
+		}
+	}
+}
+
+func TestSiblingsComeOnlyFromTheArticlesOwnCluster(t *testing.T) {
+	in := articleScene(t, 0, 5, 2500, 0) // no siblings, five insoles articles
+	plan := PlanPage(in)
+	if sib := linksOf(plan, link.TypeHorizontal, link.ZoneInBody); len(sib) != 0 {
+		t.Errorf("sibling links to another cluster: %v", targetIDs(sib))
+	}
+}
+
+func TestCrossClusterLinksGoOnlyToHubsSharingAnAttributeValueAndAreCappedAtTwo(t *testing.T) {
+	boots := bootsCluster() // terrain=mountain, season=winter
+	crampons := testCluster("crampons", "Crampons", "crampons for hiking boots", "terrain=mountain", "season=winter")
+	glaciers := testCluster("glaciers", "Glacier Walks", "glacier walks in hiking boots", "terrain=mountain")
+	jackets := testCluster("jackets", "Hiking Jackets", "jackets over hiking boots", "terrain=mountain")
+	tents := testCluster("tents", "Winter Tents", "tents for hiking boots trips", "season=winter")
+	sandals := testCluster("sandals", "Hiking Sandals", "sandals or hiking boots", "terrain=desert", "season=summer")
+	st := testSite(boots, crampons, glaciers, jackets, tents, sandals)
+	hub := hubOf(boots)
+	targets := []Target{
+		{Page: hubOf(crampons), Inbound: 50}, // shares both values: best score
+		{Page: hubOf(glaciers), Inbound: 100},
+		{Page: hubOf(jackets), Inbound: 100},
+		{Page: hubOf(tents), Inbound: 100},
+		{Page: hubOf(sandals), Inbound: 100}, // shares nothing, well linked
+	}
+	plan := PlanPage(Input{Structure: st, Policy: sagPolicy(t), Page: hub, Hub: &hub, Targets: targets, WordCount: 2500})
+	cross := linksOf(plan, link.TypeCrossCluster, link.ZoneInBody)
+	if got := targetIDs(withStatus(cross, link.StatusPlanned)); !reflect.DeepEqual(got, []string{"hub-crampons", "hub-glaciers"}) {
+		t.Errorf("cross-cluster links %v, want the two best of the sharing hubs [hub-crampons hub-glaciers]", got)
+	}
+	for _, l := range plan.Links {
+		if l.TargetPageID == "hub-sandals" {
+			t.Errorf("link to a hub sharing no attribute value: %+v", l)
+		}
+	}
+	// An article does not get cross-cluster links: they are hub to hub.
+	art := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	aplan := PlanPage(Input{Structure: st, Policy: sagPolicy(t), Page: art, Hub: &hub, Targets: append(targets, Target{Page: hub}), WordCount: 2500})
+	if c := linksOf(aplan, link.TypeCrossCluster, link.ZoneInBody); len(c) != 0 {
+		t.Errorf("an article got cross-cluster links %v", targetIDs(c))
+	}
+}
+
+func TestATermPageLinksToEveryHubUsingItsAttributeValue(t *testing.T) {
+	var clusters []site.Cluster
+	var targets []Target
+	for i := 0; i < 25; i++ {
+		c := testCluster(fmt.Sprintf("m%02d", i), fmt.Sprintf("Mountain Gear %d", i), fmt.Sprintf("mountain gear %d", i), "terrain=mountain")
+		clusters = append(clusters, c)
+		targets = append(targets, Target{Page: hubOf(c), Inbound: i})
+	}
+	for i := 0; i < 3; i++ {
+		c := testCluster(fmt.Sprintf("d%02d", i), fmt.Sprintf("Desert Gear %d", i), fmt.Sprintf("desert gear %d", i), "terrain=desert")
+		clusters = append(clusters, c)
+		targets = append(targets, Target{Page: hubOf(c)})
+	}
+	term := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
+	pol := sagPolicy(t)
+	pol.AutoLinkScore, pol.ReviewScore = 100, 100 // taxonomy links are not gated by score
+	plan := PlanPage(Input{Structure: testSite(clusters...), Policy: pol, Page: term, Targets: targets, WordCount: 300})
+	tax := linksOf(plan, link.TypeTaxonomy, link.ZoneRelatedSection)
+	if len(tax) != 25 {
+		t.Fatalf("%d taxonomy links, want one to each of the 25 mountain hubs", len(tax))
+	}
+	for _, l := range tax {
+		if !strings.HasPrefix(l.TargetPageID, "hub-m") || l.Status != link.StatusPlanned {
+			t.Errorf("taxonomy link %s (%s)", l.TargetPageID, l.Status)
+		}
+	}
+	for _, l := range plan.Links {
+		if strings.HasPrefix(l.TargetPageID, "hub-d") {
+			t.Errorf("link to a desert hub: %+v", l)
+		}
+	}
+	none := PlanPage(Input{Structure: testSite(clusters...), Policy: pol, Page: termPage("term-x", "Nothing"), Targets: targets})
+	if len(linksOf(none, link.TypeTaxonomy, link.ZoneRelatedSection)) != 0 || len(none.Notes) == 0 {
+		t.Errorf("term page without a value: %+v", none)
+	}
+}
+
+func TestBreadcrumbsRunHomeSectorAttributeHubPage(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Welcome", Kind: site.KindHome}
+	sector := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking", Kind: site.KindSector}
+	mountain := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
+	st := testSite(boots)
+	in := Input{Structure: st, Policy: sagPolicy(t), Page: page, Hub: &hub, WordCount: 1500,
+		Targets: asTargets(0, home, sector, mountain, hub)}
+	plan := PlanPage(in)
+	want := []Crumb{
+		{"Outdoor Shop", "/", "home"},
+		{"Hiking", "/hiking/", "sector-hiking"},
+		{"Mountain Terrain", "/mountain-terrain/", "term-mountain"},
+		{"Hiking Boots", "/hiking/boots/", "hub-boots"},
+		{"Caring For Leather Hiking Boots", "/hiking/boots/care/", "care"},
+	}
+	if !reflect.DeepEqual(plan.Breadcrumbs, want) {
+		t.Errorf("trail\n%+v\nwant\n%+v", plan.Breadcrumbs, want)
+	}
+	crumbs := linksOf(plan, link.TypeBreadcrumb, link.ZoneBreadcrumb)
+	if got := targetIDs(crumbs); !reflect.DeepEqual(got, []string{"home", "sector-hiking", "term-mountain", "hub-boots"}) {
+		t.Errorf("breadcrumb links %v", got)
+	}
+	if len(crumbs) > 0 && crumbs[0].AnchorType != link.AnchorBranded {
+		t.Errorf("home crumb anchored %s, want branded", crumbs[0].AnchorType)
+	}
+
+	// Without a term page for the cluster's values the attribute step is left out.
+	in.Targets = asTargets(0, home, sector, hub)
+	if trail := PlanPage(in).Breadcrumbs; len(trail) != 4 || trail[2].PageID != "hub-boots" {
+		t.Errorf("trail without a term page %+v", trail)
+	}
+
+	// Every kind of page gets one chain from home to itself.
+	for _, p := range []site.Page{hub, mountain, {SiteID: "s", ID: "prod", URL: "/shop/boot/", Title: "Trail Boot", Kind: site.KindProduct, SectorID: "hiking"}} {
+		in := Input{Structure: st, Policy: sagPolicy(t), Page: p, Hub: &hub, Targets: asTargets(0, home, sector, mountain, hub)}
+		trail := PlanPage(in).Breadcrumbs
+		if len(trail) < 2 || trail[0].URL != "/" || trail[len(trail)-1].PageID != p.ID {
+			t.Errorf("%s page trail %+v", p.Kind, trail)
+		}
+	}
+}
+
+func TestRelatedReadingHasTwoToThreeLinksAndMayCrossClusters(t *testing.T) {
+	in := articleScene(t, 2, 5, 1500, 0)
+	for i := range in.Targets {
+		if in.Targets[i].ClusterID == "boots" && in.Targets[i].Kind == site.KindSupporting {
+			in.Targets[i].Inbound = 50 // the siblings score best: they must not be linked twice
+		}
+	}
+	plan := PlanPage(in)
+	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
+	if len(rr) < 2 || len(rr) > 3 {
+		t.Fatalf("Related Reading has %d links, want 2–3: %v", len(rr), targetIDs(rr))
+	}
+	if len(rr) != 3 {
+		t.Errorf("Related Reading has %d links with 5 good candidates and room for 3", len(rr))
+	}
+	crosses := false
+	for _, l := range rr {
+		if strings.HasPrefix(l.TargetPageID, "ins-") || l.TargetPageID == "hub-insoles" {
+			crosses = true
+		}
+		if l.TargetPageID == "hub-boots" || l.TargetPageID == "sib-00" || l.TargetPageID == "sib-01" {
+			t.Errorf("Related Reading repeats %s, already linked from the page", l.TargetPageID)
+		}
+	}
+	if !crosses {
+		t.Errorf("Related Reading %v stays in the cluster although other clusters' articles score as well", targetIDs(rr))
+	}
+}
+
+func TestRelatedReadingIsLeftOutWithFewerThanTwoGoodCandidates(t *testing.T) {
+	boots, insoles, jackets := bootsCluster(), insolesCluster(), jacketsCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	good := articleIn(insoles, "ins-good", "Insoles That Fit")            // shares both values: ≥ 60
+	fair := articleIn(jackets, "jac-fair", "Layering Jackets For Ridges") // shares one value: 40–59
+	in := Input{Structure: testSite(boots, insoles, jackets), Policy: sagPolicy(t), Page: page, Hub: &hub,
+		Targets: asTargets(0, hub, good, fair), WordCount: 1500}
+	plan := PlanPage(in)
+	rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection)
+	if planned := withStatus(rr, link.StatusPlanned); len(planned) != 0 {
+		t.Errorf("a Related Reading section of %d link(s) was planned: %v", len(planned), targetIDs(planned))
+	}
+	if review := withStatus(rr, link.StatusReview); len(review) != 1 || review[0].TargetPageID != "jac-fair" {
+		t.Errorf("review suggestions %v, want [jac-fair]", targetIDs(review))
+	}
+	noted := false
+	for _, n := range plan.Notes {
+		noted = noted || strings.Contains(n, "related reading")
+	}
+	if !noted {
+		t.Errorf("no note says why Related Reading was left out: %q", plan.Notes)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Link scoring (SAG §2.2)
+// ---------------------------------------------------------------------------
+
+var factorNames = []string{
+	scoring.FactorSharedAttributes, scoring.FactorTargetAuthority, scoring.FactorKeywordOverlap,
+	scoring.FactorRecency, scoring.FactorLinkCountGap,
+}
+
+func TestScoresAreZeroToHundredWithTheirFiveFactorsStored(t *testing.T) {
+	hub := hubScene(t, 6, 1500, 0)
+	for i := range hub.Targets {
+		hub.Targets[i].Inbound = i * 7
+		hub.Targets[i].PublishedAt = testNow.AddDate(0, -i, 0)
+	}
+	term := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
+	plans := []Plan{
+		PlanPage(articleScene(t, 3, 4, 2500, 0)),
+		PlanPage(hub),
+		PlanPage(Input{Structure: hub.Structure, Policy: hub.Policy, Page: term, Targets: hub.Targets[6:]}),
+	}
+	weights := map[string]float64{scoring.FactorSharedAttributes: 40, scoring.FactorTargetAuthority: 25,
+		scoring.FactorKeywordOverlap: 20, scoring.FactorRecency: 10, scoring.FactorLinkCountGap: 5}
+	n := 0
+	for _, plan := range plans {
+		for _, l := range plan.Links {
+			if l.Type == link.TypeBreadcrumb || l.Type == link.TypeVerticalUp {
+				continue // not scored: structural and mandatory
+			}
+			n++
+			keys := make([]string, 0, len(l.Factors))
+			sum := 0.0
+			for k, v := range l.Factors {
+				keys = append(keys, k)
+				sum += v
+				if v < 0 || v > weights[k] {
+					t.Errorf("%s → %s: factor %s = %v, outside 0–%v", l.Type, l.TargetPageID, k, v, weights[k])
+				}
+			}
+			sort.Strings(keys)
+			want := slices.Sorted(slices.Values(factorNames))
+			if !reflect.DeepEqual(keys, want) {
+				t.Errorf("%s → %s: factors %v, want %v", l.Type, l.TargetPageID, keys, want)
+			}
+			if l.Score < 0 || l.Score > 100 || math.Abs(sum-l.Score) > 0.05 {
+				t.Errorf("%s → %s: score %v, factors sum to %v", l.Type, l.TargetPageID, l.Score, sum)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("only %d scored links checked", n)
+	}
+}
+
+// productScene is a product page (primary keyword "hiking boots", values
+// terrain=mountain and season=winter) and hubs of the given clusters.
+func productScene(t *testing.T, words int, hubs ...Target) Input {
+	var clusters []site.Cluster
+	for _, h := range hubs {
+		c := testCluster(h.ClusterID, h.Title, h.PrimaryKeyword)
+		c.Attributes = h.Attributes
+		clusters = append(clusters, c)
+	}
+	for i := range hubs {
+		hubs[i].Attributes = nil // the values are the cluster's
+	}
+	page := site.Page{SiteID: "s", ID: "prod", URL: "/shop/trail-boot/", Title: "Trail Boot", Kind: site.KindProduct,
+		SectorID: "hiking", PrimaryKeyword: "hiking boots", Attributes: attrs("terrain=mountain", "season=winter"), PublishedAt: testNow}
+	return Input{Structure: testSite(clusters...), Policy: sagPolicy(t), Page: page, Targets: hubs, WordCount: words}
+}
+
+// productHub is a hub of its own cluster with the cluster's values.
+func productHub(id, keyword string, inbound int, published time.Time, values ...string) Target {
+	return Target{Page: site.Page{SiteID: "s", ID: "hub-" + id, URL: "/hiking/" + id + "/", Title: "Guide " + id, Kind: site.KindHub,
+		ClusterID: id, PrimaryKeyword: keyword, Attributes: attrs(values...), PublishedAt: published}, Inbound: inbound}
+}
+
+func TestScoreFactorsAreWeightedFortyTwentyFiveTwentyTenFive(t *testing.T) {
+	in := productScene(t, 1500,
+		// Shares both values and both keyword words, most linked, new.
+		productHub("best", "hiking boots", 100, testNow, "terrain=mountain", "season=winter"),
+		// Shares one value of two, unlinked, six months (182 days) old.
+		productHub("half", "hiking boots", 0, testNow.AddDate(0, 0, -182), "terrain=mountain"),
+	)
+	plan := PlanPage(in)
+	best, _ := findLink(plan, "hub-best", link.TypeRelated)
+	want := map[string]float64{"shared_attributes": 40, "target_authority": 25, "keyword_overlap": 20, "recency": 10, "link_count_gap": 0}
+	if !reflect.DeepEqual(best.Factors, want) || best.Score != 95 {
+		t.Errorf("best hub: score %v, factors %v; want 95 from %v", best.Score, best.Factors, want)
+	}
+	half, _ := findLink(plan, "hub-half", link.TypeRelated)
+	want = map[string]float64{"shared_attributes": 20, "target_authority": 0, "keyword_overlap": 20, "recency": 3.68, "link_count_gap": 5}
+	if !reflect.DeepEqual(half.Factors, want) || half.Score != 48.68 {
+		t.Errorf("half hub: score %v, factors %v; want 48.68 from %v (recency e^-1 at six months)", half.Score, half.Factors, want)
+	}
+}
+
+// bandScene scores hubs for a product page with only three factors in play:
+// nothing is dated (recency 0) and nothing is linked (authority 0, gap 5),
+// so a hub's score is 40 × shared values + 20 × keyword words + 5. The
+// product's keyword has four words.
+func bandScene(t *testing.T, hubs ...Target) Plan {
+	in := productScene(t, 2500, hubs...)
+	in.Page.PublishedAt = time.Time{}
+	in.Page.PrimaryKeyword = "waterproof leather hiking boots"
+	return PlanPage(in)
+}
+
+func TestScoreSixtyOrMoreIsPlanned(t *testing.T) {
+	plan := bandScene(t,
+		productHub("sixty", "leather hiking boots", 0, time.Time{}, "terrain=mountain", "season=winter"),                // 40 + 15 + 5
+		productHub("sixtyfive", "waterproof leather hiking boots", 0, time.Time{}, "terrain=mountain", "season=winter"), // 40 + 20 + 5
+	)
+	for id, score := range map[string]float64{"hub-sixty": 60, "hub-sixtyfive": 65} {
+		l, ok := findLink(plan, id, link.TypeRelated)
+		if !ok || l.Score != score || l.Status != link.StatusPlanned {
+			t.Errorf("%s: %+v, want planned with score %v", id, l, score)
+		}
+	}
+}
+
+func TestScoreFortyToFiftyNineIsAReviewSuggestion(t *testing.T) {
+	plan := bandScene(t,
+		productHub("forty", "leather hiking boots", 0, time.Time{}, "terrain=mountain"),              // 20 + 15 + 5
+		productHub("fiftyfive", "hiking boots", 0, time.Time{}, "terrain=mountain", "season=winter"), // 40 + 10 + 5
+	)
+	for id, score := range map[string]float64{"hub-forty": 40, "hub-fiftyfive": 55} {
+		l, ok := findLink(plan, id, link.TypeRelated)
+		if !ok || l.Score != score || l.Status != link.StatusReview {
+			t.Errorf("%s: %+v, want a review suggestion with score %v", id, l, score)
+		}
+	}
+	if got := len(plan.Review()); got != 2 {
+		t.Errorf("Review() returns %d links", got)
+	}
+	for _, l := range plan.Review() {
+		if l.Score < 40 || l.Score >= 60 {
+			t.Errorf("review suggestion %s scored %v", l.TargetPageID, l.Score)
+		}
+	}
+}
+
+func TestScoreBelowFortyIsDropped(t *testing.T) {
+	plan := bandScene(t,
+		productHub("thirtyfive", "hiking boots", 0, time.Time{}, "terrain=mountain"),   // 20 + 10 + 5
+		productHub("twenty", "leather hiking boots", 0, time.Time{}, "terrain=desert"), // 0 + 15 + 5
+		productHub("sixty", "leather hiking boots", 0, time.Time{}, "terrain=mountain", "season=winter"),
+	)
+	for _, l := range plan.Links {
+		if l.TargetPageID == "hub-thirtyfive" || l.TargetPageID == "hub-twenty" {
+			t.Errorf("a target scored under 40 is in the plan: %+v", l)
+		}
+	}
+	if _, ok := findLink(plan, "hub-sixty", link.TypeRelated); !ok {
+		t.Error("the control target scoring 60 is missing")
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Link density (SAG §2.1 density table)
+// ---------------------------------------------------------------------------
+
+func TestDensityCapsOptionalLinksOnBlogArticlesByWordCount(t *testing.T) {
+	// An article has at most 1 uplink + 2 siblings + 3 related = 6 links;
+	// 6 siblings and 6 related candidates all score over 60.
+	for _, tc := range []struct {
+		words, existing, want int
+	}{
+		{400, 0, 5},  // 2–5: uplink, 2 siblings, 2 related
+		{999, 0, 5},  // still under 1000
+		{999, 1, 3},  // room for 4: uplink, 2 siblings, no 1-link Related Reading
+		{1000, 1, 6}, // 3–8: room for 7
+		{1500, 5, 3}, // room for 3
+		{2000, 5, 3}, // 2000 is still 3–8: room for 3
+		{2001, 6, 6}, // 4–12: room for 6
+		{2500, 9, 3}, // room for 3
+		{2500, 12, 1},
+		{400, 40, 1}, // over the maximum already: only the mandatory uplink
+	} {
+		t.Run(fmt.Sprintf("%d words %d existing", tc.words, tc.existing), func(t *testing.T) {
+			plan := PlanPage(articleScene(t, 6, 6, tc.words, tc.existing))
+			if got := counted(plan); len(got) != tc.want {
+				t.Errorf("%d counted links planned, want %d: %v", len(got), tc.want, targetIDs(got))
+			}
+		})
+	}
+}
+
+func TestDensityCapsOptionalLinksOnHubsByWordCount(t *testing.T) {
+	for _, tc := range []struct {
+		words, existing, want int
+	}{
+		{500, 0, 10}, {1500, 0, 15}, {2500, 0, 20}, {500, 4, 6}, {2500, 19, 1},
+	} {
+		t.Run(fmt.Sprintf("%d words %d existing", tc.words, tc.existing), func(t *testing.T) {
+			plan := PlanPage(hubScene(t, 25, tc.words, tc.existing))
+			if got := counted(plan); len(got) != tc.want {
+				t.Errorf("%d counted links planned, want %d", len(got), tc.want)
+			}
+			if n := len(linksOf(plan, link.TypeVerticalDown, link.ZoneRelatedSection)); n != 25 {
+				t.Errorf("Related Articles lists %d, want 25 whatever the density", n)
+			}
+		})
+	}
+}
+
+func TestDensityCapsOptionalLinksOnProductPagesByWordCount(t *testing.T) {
+	hubs := func() []Target {
+		var out []Target
+		for i := 0; i < 8; i++ {
+			out = append(out, productHub(fmt.Sprintf("c%d", i), "hiking boots", 0, testNow, "terrain=mountain", "season=winter"))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		words, existing, want int
+	}{
+		{500, 0, 3}, {1500, 0, 5}, {2500, 0, 5}, {500, 1, 2}, {1500, 5, 0},
+	} {
+		t.Run(fmt.Sprintf("%d words %d existing", tc.words, tc.existing), func(t *testing.T) {
+			in := productScene(t, tc.words, hubs()...)
+			in.ExistingLinks = tc.existing
+			if got := counted(PlanPage(in)); len(got) != tc.want {
+				t.Errorf("%d links planned, want %d", len(got), tc.want)
+			}
+		})
+	}
+}
+
+func TestDensityLeavesTermPagesUnlimitedForTaxonomyLinks(t *testing.T) {
+	var clusters []site.Cluster
+	var targets []Target
+	for i := 0; i < 40; i++ {
+		c := testCluster(fmt.Sprintf("m%02d", i), fmt.Sprintf("Mountain Gear %d", i), "mountain gear", "terrain=mountain")
+		clusters = append(clusters, c)
+		targets = append(targets, Target{Page: hubOf(c)})
+	}
+	for _, words := range []int{200, 1500, 5000} {
+		in := Input{Structure: testSite(clusters...), Policy: sagPolicy(t), Page: termPage("term-mountain", "Mountain Terrain", "terrain=mountain"),
+			Targets: targets, WordCount: words, ExistingLinks: 30}
+		if n := len(linksOf(PlanPage(in), link.TypeTaxonomy, link.ZoneRelatedSection)); n != 40 {
+			t.Errorf("%d words: %d taxonomy links, want all 40", words, n)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Explanations and determinism
+// ---------------------------------------------------------------------------
+
+func TestEveryLinkExplainsWhyItExists(t *testing.T) {
+	art := articleScene(t, 3, 4, 2500, 0)
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Kind: site.KindHome}
+	art.Targets = append(art.Targets, Target{Page: home}, Target{Page: termPage("term-mountain", "Mountain Terrain", "terrain=mountain")})
+	hub := hubScene(t, 5, 1500, 0)
+	term := Input{Structure: hub.Structure, Policy: hub.Policy, Page: termPage("term-mountain", "Mountain Terrain", "terrain=mountain"),
+		Targets: asTargets(0, hubOf(bootsCluster()), hubOf(jacketsCluster()))}
+	product := productScene(t, 1500,
+		productHub("a", "hiking boots", 0, testNow, "terrain=mountain", "season=winter"),
+		productHub("b", "hiking boots", 0, testNow, "terrain=mountain"))
+	types := map[link.Type]bool{}
+	for _, in := range []Input{art, hub, term, product} {
+		for _, l := range PlanPage(in).Links {
+			types[l.Type] = true
+			if !strings.HasPrefix(l.Explanation, string(l.Type)+":") {
+				t.Errorf("%s → %s: explanation %q does not start with its type", l.Type, l.TargetPageID, l.Explanation)
+			}
+			if l.Status == link.StatusReview && !strings.Contains(l.Explanation, "review") {
+				t.Errorf("review suggestion %s does not say so: %q", l.TargetPageID, l.Explanation)
+			}
+		}
+	}
+	if len(types) != 7 {
+		t.Errorf("the fixtures cover link types %v, want all seven", types)
+	}
+}
+
+func TestPlanningDoesNotDependOnTheOrderOfTargets(t *testing.T) {
+	in := articleScene(t, 5, 5, 1500, 0)
+	in.Texts = []string{"We walk hiking in sturdy boots, and insoles for boots help."}
+	for i := range in.Targets {
+		in.Targets[i].Inbound = (i * 13) % 7
+	}
+	plan := PlanPage(in)
+	rev := in
+	rev.Targets = slices.Clone(in.Targets)
+	slices.Reverse(rev.Targets)
+	if again := PlanPage(rev); !reflect.DeepEqual(plan, again) {
+		t.Errorf("reversing the targets changed the plan")
+	}
+}
+
+// ---------------------------------------------------------------------------
+// What planning fetches, depends on and locks
+// ---------------------------------------------------------------------------
+
+func TestLookupIsBoundedByTheRelatedLimits(t *testing.T) {
+	clusters := []site.Cluster{bootsCluster()}
+	for i := 0; i < 30; i++ {
+		clusters = append(clusters, testCluster(fmt.Sprintf("c%02d", i), "C", "c", "terrain=mountain"))
+	}
+	// The one sharing both values comes first whatever its position.
+	clusters = append(clusters, testCluster("zboth", "Both", "both", "terrain=mountain", "season=winter"))
+	st := testSite(clusters...)
+	pol := sagPolicy(t)
+	pol.RelatedClusterLimit, pol.RelatedCandidateLimit = 5, 50
+
+	hub := LookupFor(st, pol, hubOf(clusters[0]))
+	if len(hub.HubClusters) != 5 || hub.HubClusters[0] != "zboth" || slices.Contains(hub.HubClusters, "boots") {
+		t.Errorf("hub lookup clusters %v: want 5, most shared values first, not its own", hub.HubClusters)
+	}
+	if hub.ClusterID != "boots" || hub.RelatedLimit != 50 {
+		t.Errorf("hub lookup %+v", hub)
+	}
+	art := LookupFor(st, pol, articleIn(clusters[0], "care", "Care"))
+	if len(art.RelatedClusters) != 5 || art.RelatedClusters[0] != "zboth" || art.RelatedLimit != 50 {
+		t.Errorf("article lookup %+v", art)
+	}
+	if art.SectorID != "hiking" || !reflect.DeepEqual(art.CrumbTerms, []string{"facet:season=winter", "facet:terrain=mountain"}) {
+		t.Errorf("article breadcrumb lookup %+v", art)
+	}
+	// A term page's taxonomy links have no cap: every hub of its value.
+	term := LookupFor(st, pol, termPage("term-mountain", "Mountain", "terrain=mountain"))
+	if len(term.HubClusters) != 32 {
+		t.Errorf("term lookup names %d clusters, want all 32 with terrain=mountain", len(term.HubClusters))
+	}
+	prod := LookupFor(st, pol, site.Page{ID: "p", Kind: site.KindProduct, Attributes: attrs("terrain=mountain")})
+	if len(prod.HubClusters) != 5 {
+		t.Errorf("product lookup names %d clusters, want the limit of 5", len(prod.HubClusters))
+	}
+}
+
+func TestIndexTermsAreLabelsValuesAndKeywords(t *testing.T) {
+	st := testSite(bootsCluster())
+	p := site.Page{Labels: []string{"Waterproof  Boots", "waterproof boots"}, Attributes: attrs("Terrain=Mountain"),
+		PrimaryKeyword: "Hiking Boots", Keywords: []string{"boot care"}}
+	want := []string{"facet:terrain=mountain", "keyword:boot care", "keyword:hiking boots", "label:waterproof boots"}
+	if got := IndexTerms(st, p); !reflect.DeepEqual(got, want) {
+		t.Errorf("terms %q, want %q", got, want)
+	}
+}
+
+func TestDependantsOfAHubAreItsClusterAndItsTermPages(t *testing.T) {
+	boots, jackets := bootsCluster(), jacketsCluster()
+	st := testSite(boots, jackets)
+	d := DependantsOf(st, hubOf(boots), false)
+	want := Dependants{MembersOf: "boots", TermsWith: []string{"facet:season=winter", "facet:terrain=mountain"}, ExcludedPageID: "hub-boots"}
+	if !reflect.DeepEqual(d, want) {
+		t.Errorf("hub dependants %+v, want %+v", d, want)
+	}
+	if d := DependantsOf(st, articleIn(boots, "care", "Care"), false); d.HubOf != "boots" || d.MembersOf != "" {
+		t.Errorf("article dependants %+v, want its hub", d)
+	}
+	if d := DependantsOf(st, termPage("t", "Mountain", "terrain=mountain"), false); !reflect.DeepEqual(d.PagesOf, []string{"boots", "jackets"}) {
+		t.Errorf("term dependants %+v, want the pages of the clusters with its value", d)
+	}
+	if d := DependantsOf(st, articleIn(boots, "care", "Care"), true); d.LinkingTo != "care" {
+		t.Errorf("a deleted page's dependants %+v, want every page linking to it", d)
+	}
+}
+
+func TestAHubLocksItsClusterExclusivelyAndArticlesShareIt(t *testing.T) {
+	st := testSite(bootsCluster())
+	facets := []string{"facet:season=winter", "facet:terrain=mountain"}
+	hub := LocksFor(st, hubOf(bootsCluster()), false)
+	if !reflect.DeepEqual(hub, Locks{Exclusive: []string{"cluster:boots"}, Shared: facets}) {
+		t.Errorf("hub locks %+v", hub)
+	}
+	art := LocksFor(st, articleIn(bootsCluster(), "care", "Care"), false)
+	if !reflect.DeepEqual(art, Locks{Shared: append([]string{"cluster:boots"}, facets...)}) {
+		t.Errorf("article locks %+v", art)
+	}
+	if del := LocksFor(st, articleIn(bootsCluster(), "care", "Care"), true); !slices.Contains(del.Exclusive, "cluster:boots") {
+		t.Errorf("deleting an article %+v, want its cluster exclusively", del)
+	}
+	term := LocksFor(st, termPage("t", "Mountain", "terrain=mountain"), false)
+	if !reflect.DeepEqual(term.Exclusive, []string{"facet:terrain=mountain"}) {
+		t.Errorf("term locks %+v, want its value exclusively", term)
+	}
+}

@@ -1,0 +1,265 @@
+package planning
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// Silo fixtures: flat onboarding pages (no cluster) related by labels, and
+// cluster silos of a parent (hub) with children (supporting articles).
+
+func siloPolicy(t *testing.T) policy.Policy {
+	t.Helper()
+	p, err := policy.Default(policy.Silo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func flatPage(id string, labels ...string) site.Page {
+	return site.Page{SiteID: "s", ID: id, URL: "/collections/" + id + "/", Title: "Collection Of " + id, Kind: site.KindPage,
+		Labels: labels, PublishedAt: testNow}
+}
+
+func siloInput(t *testing.T, page site.Page, hub *site.Page, targets ...Target) Input {
+	st := testSite(bootsCluster(), sandalsCluster())
+	st.Site.Policy = policy.Silo
+	return Input{Structure: st, Policy: siloPolicy(t), Page: page, Hub: hub, Targets: targets, WordCount: 800}
+}
+
+// theLabels is the label set of the flat source page in most silo tests.
+var theLabels = []string{"boots", "waterproof", "leather", "winter"}
+
+func TestSiloFlatPagesLinkOnlyWithTwoOrMoreSharedLabels(t *testing.T) {
+	in := siloInput(t, flatPage("src", theLabels...), nil,
+		Target{Page: flatPage("f-three", "boots", "waterproof", "leather", "summer")},
+		Target{Page: flatPage("f-two", "Boots", "winter", "sandals")},
+		Target{Page: flatPage("f-one", "boots", "sandals", "desert")},
+		Target{Page: flatPage("f-none", "tents", "summer")},
+	)
+	plan := PlanPage(in)
+	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"f-three", "f-two"}) {
+		t.Fatalf("links to %v, want [f-three f-two] (3 and 2 shared labels, best first)", got)
+	}
+	for _, l := range plan.Links {
+		if l.Type != link.TypeRelated || l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned || l.Factors["label_overlap"] < 2 {
+			t.Errorf("link %+v", l)
+		}
+	}
+	// The threshold is the policy's label_overlap_min.
+	in.Policy.LabelOverlapMin = 3
+	if got := targetIDs(PlanPage(in).Links); !reflect.DeepEqual(got, []string{"f-three"}) {
+		t.Errorf("with label_overlap_min 3: links to %v", got)
+	}
+}
+
+func TestSiloPriorityPagesWinTies(t *testing.T) {
+	prio := flatPage("f-b", "boots", "waterproof")
+	prio.Priority = 1
+	in := siloInput(t, flatPage("src", theLabels...), nil,
+		Target{Page: flatPage("f-a", "boots", "waterproof")}, // same overlap, sorts first by id
+		Target{Page: prio},
+		Target{Page: flatPage("f-c", "boots", "waterproof", "leather")}, // one more label: 3 < 2 + 2
+	)
+	plan := PlanPage(in)
+	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"f-b", "f-c", "f-a"}) {
+		t.Errorf("order %v, want the priority page first: [f-b f-c f-a]", got)
+	}
+	if l := plan.Links[0]; l.Score != 4 || l.Factors["priority_bonus"] != 2 {
+		t.Errorf("priority link scored %v with factors %v, want 2 labels + 2 bonus", l.Score, l.Factors)
+	}
+	// The bonus does not make a page sharing one label eligible.
+	weak := flatPage("f-weak", "boots", "sandals")
+	weak.Priority = 1
+	in.Targets = []Target{{Page: weak}}
+	if got := PlanPage(in).Links; len(got) != 0 {
+		t.Errorf("a priority page sharing one label was linked: %v", targetIDs(got))
+	}
+}
+
+func TestSiloDiversityPenaltyLowersWellLinkedTargets(t *testing.T) {
+	in := siloInput(t, flatPage("src", theLabels...), nil,
+		Target{Page: flatPage("f-a", "boots", "waterproof", "leather"), Inbound: 8}, // 3 − 8 × 0.25 = 1
+		Target{Page: flatPage("f-b", "boots", "waterproof", "leather")},             // 3
+		Target{Page: flatPage("f-c", "boots", "waterproof")},                        // 2
+	)
+	plan := PlanPage(in)
+	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"f-b", "f-c", "f-a"}) {
+		t.Errorf("order %v, want the well-linked f-a last", got)
+	}
+	if l, _ := findLink(plan, "f-a", link.TypeRelated); l.Score != 1 || l.Factors["diversity_penalty"] != -2 {
+		t.Errorf("f-a scored %v with factors %v, want 1 (penalty −2)", l.Score, l.Factors)
+	}
+	// With more eligible pages than the budget, the best-linked one is left out.
+	var targets []Target
+	for i := 0; i < 6; i++ {
+		targets = append(targets, Target{Page: flatPage(fmt.Sprintf("g-%d", i), "boots", "winter"), Inbound: 0})
+	}
+	targets[0].Inbound = 4
+	in.Targets = targets
+	for _, l := range PlanPage(in).Links {
+		if l.TargetPageID == "g-0" {
+			t.Errorf("g-0, with 4 inbound links, took a place in a budget of 5 over unlinked equals")
+		}
+	}
+}
+
+func TestSiloNeverCrossesASilo(t *testing.T) {
+	boots, sandals := bootsCluster(), sandalsCluster()
+	hub, otherHub := hubOf(boots), hubOf(sandals)
+	everyone := []Target{
+		{Page: hub},
+		{Page: articleIn(boots, "b-1", "Boot Laces Explained")},
+		{Page: articleIn(boots, "b-2", "Boot Soles Explained")},
+		{Page: otherHub},
+		{Page: articleIn(sandals, "s-1", "Sandal Straps Explained")},
+		{Page: flatPage("f-1", theLabels...)},
+		{Page: flatPage("f-2", theLabels...)},
+	}
+	// Give every page the same labels, so only the silo boundary can keep them apart.
+	for i := range everyone {
+		everyone[i].Labels = theLabels
+	}
+	child := articleIn(boots, "b-0", "Boot Care Explained")
+	child.Labels = theLabels
+	flat := flatPage("f-0", theLabels...)
+	for _, tc := range []struct {
+		name   string
+		page   site.Page
+		inside func(id string) bool
+	}{
+		{"child", child, func(id string) bool { return id == "hub-boots" || strings.HasPrefix(id, "b-") }},
+		{"parent", hub, func(id string) bool { return strings.HasPrefix(id, "b-") }},
+		{"flat page", flat, func(id string) bool { return strings.HasPrefix(id, "f-") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var targets []Target
+			for _, tg := range everyone {
+				if tg.ID != tc.page.ID {
+					targets = append(targets, tg)
+				}
+			}
+			plan := PlanPage(siloInput(t, tc.page, &hub, targets...))
+			if len(plan.Links) == 0 {
+				t.Fatal("no links planned")
+			}
+			for _, l := range plan.Links {
+				if !tc.inside(l.TargetPageID) {
+					t.Errorf("link leaves the silo: %s → %s (%s)", tc.page.ID, l.TargetPageID, l.Type)
+				}
+			}
+		})
+	}
+}
+
+func TestSiloParentLinksOnlyToChildren(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	targets := []Target{{Page: hubOf(sandalsCluster())}, {Page: flatPage("f-1", theLabels...)}}
+	for i := 0; i < 3; i++ {
+		targets = append(targets, Target{Page: articleIn(boots, fmt.Sprintf("b-%d", i), "Boot Notes Explained")})
+	}
+	plan := PlanPage(siloInput(t, hub, &hub, targets...))
+	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"b-0", "b-1", "b-2"}) {
+		t.Errorf("parent links to %v, want its three children", got)
+	}
+	for _, l := range plan.Links {
+		if l.Type != link.TypeVerticalDown || l.Zone != link.ZoneInBody {
+			t.Errorf("parent link %s is %s in %s", l.TargetPageID, l.Type, l.Zone)
+		}
+	}
+}
+
+func TestSiloChildLinksParentFirstThenSiblings(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	child := articleIn(boots, "b-0", "Boot Care Explained")
+	// The parent sorts last by id and shares no labels: it comes first anyway.
+	hub.ID = "zz-parent"
+	targets := []Target{{Page: hub}}
+	for i := 1; i <= 2; i++ {
+		sib := articleIn(boots, fmt.Sprintf("b-%d", i), "Boot Notes Explained")
+		sib.Labels = theLabels
+		targets = append(targets, Target{Page: sib})
+	}
+	child.Labels = theLabels
+	plan := PlanPage(siloInput(t, child, &hub, targets...))
+	want := []string{"zz-parent", "b-1", "b-2"}
+	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, want) {
+		t.Fatalf("child links to %v, want %v", got, want)
+	}
+	if up := plan.Links[0]; up.Type != link.TypeVerticalUp || !up.Mandatory || up.FirstParagraphs == 0 {
+		t.Errorf("first link %+v, want the mandatory link to the parent", up)
+	}
+	for _, l := range plan.Links[1:] {
+		if l.Type != link.TypeHorizontal {
+			t.Errorf("sibling link %s is %s", l.TargetPageID, l.Type)
+		}
+	}
+}
+
+func TestSiloBudgetIsAtMostFive(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	var flats, children []Target
+	for i := 0; i < 10; i++ {
+		flats = append(flats, Target{Page: flatPage(fmt.Sprintf("f-%d", i), "boots", "winter")})
+		children = append(children, Target{Page: articleIn(boots, fmt.Sprintf("b-%d", i), "Boot Notes Explained")})
+	}
+	for _, tc := range []struct {
+		name     string
+		page     site.Page
+		targets  []Target
+		existing int
+		want     int
+	}{
+		{"flat page", flatPage("src", theLabels...), flats, 0, 5},
+		{"flat page with 3 links already", flatPage("src", theLabels...), flats, 3, 2},
+		{"parent of 10 children", hub, children, 0, 5},
+		{"child with 9 siblings", articleIn(boots, "b-x", "Boot Care Explained"), append([]Target{{Page: hub}}, children...), 0, 5},
+		{"child at its budget keeps its parent link", articleIn(boots, "b-x", "Boot Care Explained"), append([]Target{{Page: hub}}, children...), 5, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := siloInput(t, tc.page, &hub, tc.targets...)
+			in.ExistingLinks = tc.existing
+			plan := PlanPage(in)
+			if len(plan.Links) != tc.want {
+				t.Errorf("%d links, want %d: %v", len(plan.Links), tc.want, targetIDs(plan.Links))
+			}
+		})
+	}
+}
+
+func TestSiloLinksExplainTheirSilo(t *testing.T) {
+	hub := hubOf(bootsCluster())
+	plan := PlanPage(siloInput(t, flatPage("src", theLabels...), nil, Target{Page: flatPage("f-1", "boots", "winter")}))
+	if len(plan.Links) != 1 || !strings.HasPrefix(plan.Links[0].Explanation, "related:") ||
+		!strings.Contains(plan.Links[0].Explanation, "shares 2 labels") {
+		t.Errorf("flat link explanation %+v", plan.Links)
+	}
+	plan = PlanPage(siloInput(t, hub, &hub, Target{Page: articleIn(bootsCluster(), "b-1", "Boot Notes Explained")}))
+	if len(plan.Links) != 1 || !strings.Contains(plan.Links[0].Explanation, `silo "cluster boots"`) {
+		t.Errorf("parent link explanation %+v", plan.Links)
+	}
+}
+
+func TestSiloLookupStaysInsideTheSilo(t *testing.T) {
+	st := testSite(bootsCluster(), sandalsCluster())
+	pol := siloPolicy(t)
+	child := LookupFor(st, pol, articleIn(bootsCluster(), "b-0", "Boot Care"))
+	if !reflect.DeepEqual(child, Lookup{ClusterID: "boots", RelatedLimit: pol.RelatedCandidateLimit}) {
+		t.Errorf("child lookup %+v, want its cluster only", child)
+	}
+	flat := LookupFor(st, pol, flatPage("f-0", "Waterproof  Boots", "winter"))
+	want := Lookup{Terms: []string{"label:waterproof boots", "label:winter"}, RelatedLimit: pol.RelatedCandidateLimit}
+	if !reflect.DeepEqual(flat, want) {
+		t.Errorf("flat lookup %+v, want %+v", flat, want)
+	}
+}
