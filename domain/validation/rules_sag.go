@@ -6,8 +6,8 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/policy"
-	"github.com/interlinker/interlinker/domain/site"
 )
 
 // This file holds the checks only the SAG policy applies: the mandatory
@@ -48,7 +48,7 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 	if words == 0 {
 		words = markup.WordCount(in.HTML)
 	}
-	class := densityClass(in.Page.Kind)
+	class := planning.DensityClass(in.Page.Kind)
 	want := in.Policy.Density(class, words)
 
 	inContent := len(contentLinks(found))
@@ -80,19 +80,6 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 	return r
 }
 
-// densityClass is the row of the density table for a page kind.
-func densityClass(k site.Kind) policy.DensityClass {
-	switch k {
-	case site.KindHub:
-		return policy.ClassHub
-	case site.KindProduct, site.KindService:
-		return policy.ClassProduct
-	case site.KindTerm:
-		return policy.ClassTerm
-	default:
-		return policy.ClassArticle
-	}
-}
 
 func rangeText(d policy.DensityRange) string {
 	if d.Max == 0 {

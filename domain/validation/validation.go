@@ -8,6 +8,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -103,14 +104,14 @@ func rules(in Input, found []markup.Link) []RuleResult {
 		out = append(out, budget(in, found), siloIntegrity(in))
 	}
 	out = append(out, noSelfLinks(in), noDuplicateTargets(in), paragraphDensity(in, found), anchorDiversity(in, found))
-	if needsUplink(in.Page) {
+	if planning.NeedsUplink(in.Page) {
 		out = append(out, firstLink(in, found))
 	}
 	if silo && isClusterPage(in.Page) {
 		out = append(out, directionRules(in))
 	}
 	if sag {
-		if needsUplink(in.Page) {
+		if planning.NeedsUplink(in.Page) {
 			out = append(out, mandatoryUplink(in))
 		}
 		out = append(out, densityRange(in, found), linkTypeCaps(in))
@@ -148,13 +149,6 @@ func settle(links []link.Link, results []RuleResult) []link.Link {
 	return out
 }
 
-// needsUplink reports the pages that must link up to their hub: SAG
-// supporting articles in a cluster and silo cluster children, which are the
-// same pages. It mirrors planning.NeedsUplink without importing planning, so
-// validation depends only on the domain's leaf packages.
-func needsUplink(p site.Page) bool {
-	return p.Kind == site.KindSupporting && p.ClusterID != ""
-}
 
 // isClusterPage reports whether the page is a parent (hub) or child
 // (supporting page) of a cluster, the pages the direction rules govern.
