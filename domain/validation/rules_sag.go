@@ -80,7 +80,6 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 	return r
 }
 
-
 func rangeText(d policy.DensityRange) string {
 	if d.Max == 0 {
 		return fmt.Sprintf("%d or more", d.Min)

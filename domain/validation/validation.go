@@ -149,7 +149,6 @@ func settle(links []link.Link, results []RuleResult) []link.Link {
 	return out
 }
 
-
 // isClusterPage reports whether the page is a parent (hub) or child
 // (supporting page) of a cluster, the pages the direction rules govern.
 func isClusterPage(p site.Page) bool {
