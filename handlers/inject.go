@@ -37,12 +37,7 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 		if err := tx.SetLinkedHTML(ctx, ev.SiteID, st.page.ID, string(html)); err != nil {
 			return err
 		}
-		id := events.DerivedID(ev.ID, events.LinksInjected)
-		out, err := events.New(events.LinksInjected, ev.SiteID, id, ev.Correlation(), st.data)
-		if err != nil {
-			return err
-		}
-		return tx.Enqueue(ctx, out, correlationHeader(ev))
+		return emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev.ID, events.LinksInjected), st.data)
 	})
 }
 

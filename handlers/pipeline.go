@@ -296,3 +296,13 @@ func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events
 		return true, handle(tx, sc, page)
 	})
 }
+
+// emit queues a follow-on event of cause in the outbox, in the same
+// transaction as the change it reports, with cause's correlation id.
+func emit(ctx context.Context, tx *store.Tx, cause events.Event, typ, id string, data any) error {
+	out, err := events.New(typ, cause.SiteID, id, cause.Correlation(), data)
+	if err != nil {
+		return err
+	}
+	return tx.Enqueue(ctx, out, map[string]string{"correlation_id": cause.Correlation()})
+}

@@ -91,12 +91,8 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	if err := tx.SetBreadcrumbs(ctx, page.SiteID, page.ID, plan.Breadcrumbs); err != nil {
 		return err
 	}
-	out, err := events.New(events.LinksPlanned, page.SiteID, planID, ev.Correlation(),
+	return emit(ctx, tx, ev, events.LinksPlanned, planID,
 		events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason})
-	if err != nil {
-		return err
-	}
-	return tx.Enqueue(ctx, out, correlationHeader(ev))
 }
 
 // ripple asks every page whose required links depend on page to plan
@@ -109,11 +105,7 @@ func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, pag
 	for _, id := range ids {
 		data := events.ReplanData{PageID: id, CauseEventID: ev.ID, CausePageID: page.ID,
 			Reason: fmt.Sprintf("%s page %s %s (event %s)", page.Kind, page.ID, change, ev.ID)}
-		out, err := events.New(events.LinksReplan, page.SiteID, events.DerivedID(ev.ID, events.LinksReplan+":"+id), ev.Correlation(), data)
-		if err != nil {
-			return err
-		}
-		if err := tx.Enqueue(ctx, out, correlationHeader(ev)); err != nil {
+		if err := emit(ctx, tx, ev, events.LinksReplan, events.DerivedID(ev.ID, events.LinksReplan+":"+id), data); err != nil {
 			return err
 		}
 	}
@@ -157,10 +149,6 @@ func existingInternalLinks(sc siteContext, page site.Page, src []byte) (int, err
 	return n, nil
 }
 
-func correlationHeader(ev events.Event) map[string]string {
-	return map[string]string{"correlation_id": ev.Correlation()}
-}
-
 // restorePlan makes a kept plan of a page current again and sends it to
 // validation, which emits links.inserted with the restored HTML.
 func (p *Pipeline) restorePlan(ctx context.Context, ev events.Event) error {
@@ -183,12 +171,8 @@ func (p *Pipeline) restorePlan(ctx context.Context, ev events.Event) error {
 			}
 			return true, err
 		}
-		out, err := events.New(events.LinksInjected, ev.SiteID, events.DerivedID(ev.ID, events.LinksInjected), ev.Correlation(),
+		return true, emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev.ID, events.LinksInjected),
 			events.StageData{PageID: data.PageID, Version: snap.Page.Version, PlanID: planID,
 				Reason: fmt.Sprintf("restored snapshot %d", data.SnapshotID)})
-		if err != nil {
-			return true, err
-		}
-		return true, tx.Enqueue(ctx, out, correlationHeader(ev))
 	})
 }

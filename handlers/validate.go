@@ -61,12 +61,7 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 			Validation:  validationReport(report),
 			Reason:      st.data.Reason,
 		}
-		id := events.DerivedID(ev.ID, events.LinksInserted)
-		out, err := events.New(events.LinksInserted, ev.SiteID, id, ev.Correlation(), inserted)
-		if err != nil {
-			return err
-		}
-		if err := tx.Enqueue(ctx, out, correlationHeader(ev)); err != nil {
+		if err := emit(ctx, tx, ev, events.LinksInserted, events.DerivedID(ev.ID, events.LinksInserted), inserted); err != nil {
 			return err
 		}
 		return p.emitReview(ctx, tx, ev, page, links)
@@ -122,9 +117,5 @@ func (p *Pipeline) emitReview(ctx context.Context, tx *store.Tx, ev events.Event
 		return nil
 	}
 	data := events.LinksReviewData{PageID: page.ID, Version: page.Version, URL: page.URL, Suggestions: linkResults(review)}
-	out, err := events.New(events.LinksReview, ev.SiteID, events.DerivedID(ev.ID, events.LinksReview), ev.Correlation(), data)
-	if err != nil {
-		return err
-	}
-	return tx.Enqueue(ctx, out, correlationHeader(ev))
+	return emit(ctx, tx, ev, events.LinksReview, events.DerivedID(ev.ID, events.LinksReview), data)
 }
