@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/markup"
@@ -19,7 +20,22 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		if err != nil {
 			return badInput("page %s: read links: %v", page.ID, err)
 		}
-		applied, err := tx.SavePageVersion(ctx, page, store.StatePublished, "", markup.WordCount([]byte(page.HTML)),
+		before, planned, known, err := tx.PlannedVersion(ctx, page.SiteID, page.ID)
+		if err != nil {
+			return err
+		}
+		// A newer version than the one we planned went live: it is planned
+		// again, and the plan it replaces is kept before the save clears it.
+		replan := known && planned && page.Version > before
+		planID := ""
+		if replan {
+			planID = events.DerivedID(ev.ID, events.LinksPlanned)
+			reason := fmt.Sprintf("re-planned: version %d published, planned from version %d", page.Version, before)
+			if _, err := tx.ReplacePlan(ctx, page.SiteID, page.ID, planID, reason); err != nil {
+				return err
+			}
+		}
+		applied, err := tx.SavePageVersion(ctx, page, store.StatePublished, planID, markup.WordCount([]byte(page.HTML)),
 			planning.IndexTerms(sc.structure, page))
 		if err != nil {
 			return err
@@ -27,6 +43,11 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		if !applied {
 			p.skipped(ConsumerPublished, "stale", ev)
 			return nil
+		}
+		if replan {
+			if err := p.replanPublished(ctx, tx, sc, page, planID, before, ev); err != nil {
+				return err
+			}
 		}
 		var paths []string
 		for _, l := range found {
@@ -62,6 +83,20 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		}
 		return tx.QueueLinkCounts(ctx, ev.SiteID, touched)
 	})
+}
+
+// replanPublished plans a page whose newer version went live: the plan
+// starts from the published HTML with the links we inserted stripped.
+func (p *Pipeline) replanPublished(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, planID string, before int64, ev events.Event) error {
+	base, err := markup.StripInserted([]byte(page.HTML))
+	if err != nil {
+		return badInput("page %s: strip inserted links: %v", page.ID, err)
+	}
+	page.HTML = string(base)
+	if err := tx.SetBaseHTML(ctx, page.SiteID, page.ID, page.HTML); err != nil {
+		return err
+	}
+	return p.plan(ctx, tx, sc, page, planID, ev, fmt.Sprintf("version %d published, planned from version %d", page.Version, before))
 }
 
 // retirePage marks a page deleted; links to it become broken, and every

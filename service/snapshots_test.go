@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -84,5 +85,36 @@ func TestRestoringASnapshotOfAnotherVersionIsRefusedWithItsReason(t *testing.T) 
 	waitFor(t, waitLong, "restore dead-lettered", func() bool { return len(h.dead.all()) == 1 })
 	if reason := h.dead.all()[0].Header.Get(bus.HeaderReason); !strings.Contains(reason, "is of version 1; the page is at version 2") {
 		t.Errorf("dead-letter reason %q", reason)
+	}
+}
+
+func TestPublishingANewerVersionReplansItFromTheStrippedHTML(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.siteWithLinkedHub("s1")
+	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
+	h.waitIdle(waitLong)
+	v1 := h.inserted.insertedFor(t, "s1", "care")[0]
+
+	// The editor publishes version 2: our linked HTML with a new paragraph.
+	edited := v1.HTML + "<p>New: how to dry wet hiking boots overnight.</p>\n"
+	var d events.ContentData
+	_ = json.Unmarshal(pageEvent("s1", "care", "supporting", 2, edited).Data, &d)
+	h.publish(mustEvent(events.ContentPublished, "s1", "pub-care-v2", d))
+	h.waitIdle(waitLong)
+
+	emitted := h.inserted.insertedFor(t, "s1", "care")
+	last := emitted[len(emitted)-1]
+	if len(emitted) != 2 || last.Version != 2 || !strings.Contains(last.Reason, "version 2 published") {
+		t.Fatalf("care emitted %d times, last v%d because %q; want a re-plan of version 2", len(emitted), last.Version, last.Reason)
+	}
+	if n := strings.Count(last.HTML, `data-interlinker="`); n != 1 {
+		t.Errorf("version 2 carries %d inserted links, want the uplink once (the old one stripped first):\n%s", n, last.HTML)
+	}
+	if !strings.Contains(last.HTML, "dry wet hiking boots overnight") {
+		t.Error("the published edit is missing from the re-planned HTML")
+	}
+	snaps, err := h.svc.Store().Snapshots(context.Background(), "s1", "care")
+	if err != nil || len(snaps) != 1 || snaps[0].Version != 1 || snaps[0].Links == 0 {
+		t.Errorf("snapshots %+v (err %v), want version 1's plan kept", snaps, err)
 	}
 }

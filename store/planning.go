@@ -308,3 +308,24 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 	}
 	return nil
 }
+
+// PlannedVersion locks the page and reports the version it is at and
+// whether interlinker planned that version; found is false for a page not
+// seen before.
+func (t *Tx) PlannedVersion(ctx context.Context, siteID, pageID string) (version int64, planned, found bool, err error) {
+	err = t.queryRow(ctx, `SELECT version, plan_id <> '' AND state <> 'deleted' FROM pages
+		WHERE site_id = $1 AND id = $2 FOR UPDATE`, siteID, pageID).Scan(&version, &planned)
+	if err == pgx.ErrNoRows {
+		return 0, false, false, nil
+	}
+	if err != nil {
+		return 0, false, false, fmt.Errorf("read planned version of page %s: %w", pageID, err)
+	}
+	return version, planned, true, nil
+}
+
+// SetBaseHTML replaces the HTML plans start from.
+func (t *Tx) SetBaseHTML(ctx context.Context, siteID, pageID, html string) error {
+	t.queue(`UPDATE pages SET html = $3 WHERE site_id = $1 AND id = $2`, siteID, pageID, html)
+	return nil
+}
