@@ -71,7 +71,7 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 		b.Queue(`SELECT `+targetColumns+live+`cluster_id = '' AND terms && $3
 			ORDER BY published_at DESC NULLS LAST, id LIMIT $4`, siteID, pageID, l.Terms, l.RelatedLimit).Query(collect)
 	}
-	if l.SectorID != "" || len(l.CrumbTerms) > 0 {
+	if l.Home || l.SectorID != "" || len(l.CrumbTerms) > 0 {
 		b.Queue(`SELECT `+targetColumns+live+`(kind = 'home' OR (kind = 'sector' AND sector_id = $3)
 			OR (kind = 'term' AND terms && $4)) ORDER BY id LIMIT 50`, siteID, pageID, l.SectorID, nonNil(l.CrumbTerms)).Query(collect)
 	}

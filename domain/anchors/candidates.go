@@ -25,7 +25,7 @@ type Target struct {
 // shortened title, the site's brand for the home page, then natural phrases
 // found in the source text (the paragraphs' visible text). Repeats are left
 // out; Rank then applies the word range, the exact-match cap and the mix.
-func Candidates(t Target, sourceTexts []string, p policy.Policy) []link.Anchor {
+func Candidates(t Target, source *Text, p policy.Policy) []link.Anchor {
 	var out []link.Anchor
 	seen := map[string]bool{}
 	add := func(text string, typ link.AnchorType) {
@@ -47,7 +47,7 @@ func Candidates(t Target, sourceTexts []string, p policy.Policy) []link.Anchor {
 	add(ShortTitle(t.Title), link.AnchorPageTitle)
 	add(t.Brand, link.AnchorBranded)
 	keywords := append(append([]string{}, t.PrimaryKeywords...), t.Variations...)
-	for _, phrase := range NaturalPhrases(sourceTexts, keywords, p) {
+	for _, phrase := range NaturalPhrases(source, keywords, p) {
 		add(phrase, link.AnchorNatural)
 	}
 	return out
@@ -67,13 +67,46 @@ func ShortTitle(title string) string {
 // maxNaturalPhrases bounds how many natural phrases one link considers.
 const maxNaturalPhrases = 2
 
+// Text is a page's paragraph text split once into the runs of words a
+// natural anchor may span: runs end at punctuation and at tags.
+type Text struct {
+	runs [][]word
+}
+
+type word struct {
+	raw  string // as written
+	stem string // lower case, plural folded
+}
+
+// NewText splits paragraph texts (markup.ParagraphTexts) into runs.
+func NewText(paragraphs []string) *Text {
+	t := &Text{}
+	for _, para := range paragraphs {
+		for _, run := range strings.FieldsFunc(para, isPhraseBreak) {
+			fields := strings.Fields(run)
+			if len(fields) == 0 {
+				continue
+			}
+			words := make([]word, len(fields))
+			for i, f := range fields {
+				words[i] = word{raw: f, stem: stem(strings.ToLower(f))}
+			}
+			t.runs = append(t.runs, words)
+		}
+	}
+	return t
+}
+
 // NaturalPhrases finds phrases of the source text that talk about the
 // target in the author's words: the shortest runs of words that start and
 // end on two different words of the target's keywords with at least one
 // other word between, within the policy's anchor length, never across
 // punctuation or a tag (where a link could not be placed). They are
 // returned in text order, at most two, as written in the text.
-func NaturalPhrases(texts []string, keywords []string, p policy.Policy) []string {
+func NaturalPhrases(source *Text, keywords []string, p policy.Policy) []string {
+	if source == nil {
+		return nil
+	}
 	want := map[string]bool{}
 	exact := map[string]bool{}
 	for _, k := range keywords {
@@ -89,21 +122,18 @@ func NaturalPhrases(texts []string, keywords []string, p policy.Policy) []string
 	}
 	var out []string
 	seen := map[string]bool{}
-	for _, text := range texts {
-		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
-			words := strings.Fields(run)
-			for i := 0; i < len(words); i++ {
-				if !want[stem(strings.ToLower(words[i]))] {
-					continue
-				}
-				if phrase, ok := shortestSpan(words, i, want, p); ok {
-					key := Normalize(phrase)
-					if !exact[key] && !seen[key] {
-						seen[key] = true
-						out = append(out, phrase)
-						if len(out) == maxNaturalPhrases {
-							return out
-						}
+	for _, words := range source.runs {
+		for i := range words {
+			if !want[words[i].stem] {
+				continue
+			}
+			if phrase, ok := shortestSpan(words, i, want, p); ok {
+				key := Normalize(phrase)
+				if !exact[key] && !seen[key] {
+					seen[key] = true
+					out = append(out, phrase)
+					if len(out) == maxNaturalPhrases {
+						return out
 					}
 				}
 			}
@@ -116,17 +146,21 @@ func NaturalPhrases(texts []string, keywords []string, p policy.Policy) []string
 // keyword word different from the first, holds at least one word of the
 // author's own (else it is a piece of the keyword, not a natural phrase)
 // and fits the anchor length.
-func shortestSpan(words []string, start int, want map[string]bool, p policy.Policy) (string, bool) {
-	first := stem(strings.ToLower(words[start]))
+func shortestSpan(words []word, start int, want map[string]bool, p policy.Policy) (string, bool) {
+	first := words[start].stem
 	own := false
 	for end := start + 1; end < len(words) && end-start+1 <= p.AnchorMaxWords; end++ {
-		w := stem(strings.ToLower(words[end]))
+		w := words[end].stem
 		if !want[w] {
 			own = true
 			continue
 		}
 		if w != first && own && end-start+1 >= p.AnchorMinWords {
-			return strings.Join(words[start:end+1], " "), true
+			raw := make([]string, 0, end-start+1)
+			for _, x := range words[start : end+1] {
+				raw = append(raw, x.raw)
+			}
+			return strings.Join(raw, " "), true
 		}
 	}
 	return "", false

@@ -35,7 +35,7 @@ func TestCandidatesFollowTheSeedsOrderWithShortTitleAndNaturalPhrases(t *testing
 		PrimaryKeywords: []string{"leather hiking boots"},
 		Variations:      []string{"Leather Hiking Boots", "leather boots"},
 		Title:           "Leather Boots: Care and Repair",
-	}, texts, p)
+	}, NewText(texts), p)
 	want := []link.Anchor{
 		{Text: "leather hiking boots", Type: link.AnchorPrimaryKeyword},
 		{Text: "leather boots", Type: link.AnchorPrimaryKeyword},
@@ -49,7 +49,7 @@ func TestCandidatesFollowTheSeedsOrderWithShortTitleAndNaturalPhrases(t *testing
 
 func TestNaturalPhrasesNeverCrossPunctuationOrTags(t *testing.T) {
 	p, _ := policy.Default(policy.SAG)
-	got := NaturalPhrases([]string{"trail | running on the, shoes. Running trail shoes; running on a trail"}, []string{"trail running shoes"}, p)
+	got := NaturalPhrases(NewText([]string{"trail | running on the, shoes. Running trail shoes; running on a trail"}), []string{"trail running shoes"}, p)
 	if !reflect.DeepEqual(got, []string{"running on a trail"}) {
 		t.Errorf("phrases %q", got)
 	}

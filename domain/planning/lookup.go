@@ -23,8 +23,9 @@ type Lookup struct {
 	// Terms: live pages outside any cluster carrying one of these index
 	// terms, at most RelatedLimit of them.
 	Terms []string
-	// Crumbs: the home page, the sector page of SectorID and term pages
-	// carrying one of CrumbTerms.
+	// Crumbs: the home page (when Home), the sector page of SectorID and
+	// term pages carrying one of CrumbTerms.
+	Home         bool
 	SectorID     string
 	CrumbTerms   []string
 	RelatedLimit int
@@ -69,6 +70,7 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 		}
 		return l
 	}
+	l.Home = true
 	l.SectorID = p.SectorID
 	if l.SectorID == "" {
 		l.SectorID = cluster.SectorID

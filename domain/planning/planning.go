@@ -92,6 +92,7 @@ type planner struct {
 	cluster site.Cluster
 	facets  []string // the page's facets: its cluster's and its own
 	text    string   // the paragraphs' text, normalised, for mention checks
+	words   *anchors.Text
 	now     time.Time
 	// budget is how many more optional links density allows.
 	budget  int
@@ -105,12 +106,16 @@ func newPlanner(in Input) *planner {
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
 	pl.facets = unionSorted(in.Structure.Facets(pl.cluster.Attributes), in.Structure.Facets(in.Page.Attributes))
 	pl.text = " " + anchors.Normalize(strings.Join(in.Texts, " ")) + " "
+	pl.words = anchors.NewText(in.Texts)
 	pl.now = in.Page.PublishedAt
-	for _, t := range in.Targets {
+	// Targets are put in id order, so the plan does not depend on the order
+	// the store returned them in; indexes are sorted, not the large structs.
+	order := make([]int, 0, len(in.Targets))
+	for i, t := range in.Targets {
 		if t.ID == in.Page.ID {
 			continue
 		}
-		pl.targets = append(pl.targets, t)
+		order = append(order, i)
 		if t.PublishedAt.After(pl.now) {
 			pl.now = t.PublishedAt
 		}
@@ -118,7 +123,11 @@ func newPlanner(in Input) *planner {
 			pl.maxIn = t.Inbound
 		}
 	}
-	sort.SliceStable(pl.targets, func(i, j int) bool { return pl.targets[i].ID < pl.targets[j].ID })
+	sort.SliceStable(order, func(i, j int) bool { return in.Targets[order[i]].ID < in.Targets[order[j]].ID })
+	pl.targets = make([]Target, len(order))
+	for k, i := range order {
+		pl.targets[k] = in.Targets[i]
+	}
 	pl.budget = pl.densityMax() - in.ExistingLinks
 	return pl
 }
@@ -487,7 +496,7 @@ func (pl *planner) anchorCandidates(t Target) []link.Anchor {
 	if t.Kind == site.KindHome {
 		at.Brand = pl.in.Structure.Site.Name
 	}
-	return anchors.Candidates(at, pl.in.Texts, pl.in.Policy)
+	return anchors.Candidates(at, pl.words, pl.in.Policy)
 }
 
 // rankAnchors orders a link's anchor candidates and records why in its
