@@ -97,12 +97,13 @@ type planner struct {
 	// budget is how many more optional links density allows.
 	budget  int
 	linked  map[string]bool // targets linked from the body already
+	offered map[string]bool // targets planned or suggested in any zone
 	maxIn   int
 	targets []Target
 }
 
 func newPlanner(in Input) *planner {
-	pl := &planner{in: in, linked: map[string]bool{}}
+	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}}
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
 	pl.facets = unionSorted(in.Structure.Facets(pl.cluster.Attributes), in.Structure.Facets(in.Page.Attributes))
 	pl.text = " " + anchors.Normalize(strings.Join(in.Texts, " ")) + " "
@@ -218,11 +219,12 @@ func (pl *planner) siblings() {
 }
 
 // relatedReading is SAG link type 7: a Related Reading section of 2–3
-// links at the end of the article; other clusters are allowed.
+// links at the end of the article; other clusters are allowed. A page
+// already linked or suggested from this article is not offered again.
 func (pl *planner) relatedReading() {
 	var cands []Target
 	for _, t := range pl.targets {
-		if pl.linked[t.ID] || t.ID == pl.hubID() {
+		if pl.offered[t.ID] || t.ID == pl.hubID() {
 			continue
 		}
 		if t.Kind == site.KindSupporting || t.Kind == site.KindHub {
@@ -430,6 +432,7 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 			break
 		}
 		l.Status = link.StatusReview
+		pl.offered[l.TargetPageID] = true
 		l.Explanation = fmt.Sprintf("%s: %s; score %.2f is between %.0f and %.0f: suggested for review; %s",
 			t, why, l.Score, p.ReviewScore, p.AutoLinkScore, l.Explanation)
 		pl.plan.Links = append(pl.plan.Links, l)
@@ -478,6 +481,7 @@ func (pl *planner) newLink(t Target, typ link.Type, z link.Zone) link.Link {
 
 func (pl *planner) add(l link.Link) {
 	pl.plan.Links = append(pl.plan.Links, l)
+	pl.offered[l.TargetPageID] = true
 	if l.Zone == link.ZoneInBody {
 		pl.linked[l.TargetPageID] = true
 	}

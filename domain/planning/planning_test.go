@@ -105,3 +105,25 @@ func inBody(p Plan) []link.Link {
 	}
 	return out
 }
+
+func TestATargetIsOfferedOnceEvenAsAReviewSuggestion(t *testing.T) {
+	st, pol, hub, article := fixture()
+	st.Attributes = []site.Attribute{{ID: "material", Name: "material", Values: []string{"leather"}}}
+	st.Clusters[0].Attributes = map[string][]string{"material": {"leather"}}
+	st.BuildIndex()
+	article.PrimaryKeyword = "boot care"
+	// A sibling that scores in the review band: full attribute share (40)
+	// and the link-count gap (5), little keyword overlap.
+	sibling := Target{Page: site.Page{SiteID: "s", ID: "laces", URL: "/hiking/boots/laces/", Title: "Lacing knots",
+		Kind: site.KindSupporting, ClusterID: "boots", PrimaryKeyword: "lacing knots"}}
+	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub, Targets: []Target{{Page: hub}, sibling}})
+	var toSibling []link.Link
+	for _, l := range plan.Links {
+		if l.TargetPageID == "laces" {
+			toSibling = append(toSibling, l)
+		}
+	}
+	if len(toSibling) != 1 || toSibling[0].Status != link.StatusReview || toSibling[0].Type != link.TypeHorizontal {
+		t.Errorf("links to the sibling %+v, want one horizontal review suggestion", toSibling)
+	}
+}
