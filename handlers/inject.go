@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/events"
@@ -23,7 +24,17 @@ const placementGenerated = "generated_block"
 func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 	return p.onCurrentPlan(ctx, ConsumerInjector, ev, func(tx *store.Tx, st planStage) error {
 		links := st.links
-		html, err := placeInBody([]byte(st.page.HTML), links, markupOptions(st.site))
+		var targets []string
+		for _, l := range links {
+			if l.Zone == link.ZoneInBody && !l.Mandatory {
+				targets = append(targets, l.TargetPageID)
+			}
+		}
+		usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, targets)
+		if err != nil {
+			return err
+		}
+		html, err := placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site))
 		if err != nil {
 			return fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
 		}
@@ -42,19 +53,29 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 }
 
 // placeInBody places the planned in-body links, in plan order, and records
-// each outcome in links.
-func placeInBody(src []byte, links []link.Link, opts markup.Options) ([]byte, error) {
+// each outcome in links. An optional link never takes an anchor that other
+// pages already use max_exact_anchor_per_target times for its target; the
+// mandatory uplink may, as it can only use what its first paragraphs hold
+// (validation reports it).
+func placeInBody(src []byte, links []link.Link, usage map[string]anchors.Usage, maxExact int, opts markup.Options) ([]byte, error) {
 	var reqs []markup.LinkRequest
 	var placing []int
 	for i, l := range links {
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
 			continue
 		}
-		anchors := make([]string, len(l.Candidates))
-		for j, c := range l.Candidates {
-			anchors[j] = c.Text
+		var texts []string
+		for _, c := range l.Candidates {
+			if l.Mandatory || usage[l.TargetPageID].ByText[anchors.Normalize(c.Text)] < maxExact {
+				texts = append(texts, c.Text)
+			}
 		}
-		reqs = append(reqs, markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: anchors,
+		if len(texts) == 0 {
+			links[i].Reason = fmt.Sprintf("every candidate anchor already links to page %s %d times on other pages (max_exact_anchor_per_target)",
+				l.TargetPageID, maxExact)
+			continue
+		}
+		reqs = append(reqs, markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 			Position: markup.Position{FirstParagraphs: l.FirstParagraphs}})
 		placing = append(placing, i)
 	}
@@ -66,12 +87,14 @@ func placeInBody(src []byte, links []link.Link, opts markup.Options) ([]byte, er
 		return nil, err
 	}
 	for k, pl := range placements {
-		applyPlacement(&links[placing[k]], pl)
+		applyPlacement(&links[placing[k]], pl, reqs[k].Anchors)
 	}
 	return html, nil
 }
 
-func applyPlacement(l *link.Link, pl markup.Placement) {
+// applyPlacement records a placement; offered are the anchors the request
+// carried, which CandidateIndex refers to.
+func applyPlacement(l *link.Link, pl markup.Placement, offered []string) {
 	if !pl.Placed {
 		l.Status = link.StatusPlanned
 		l.Reason = pl.Reason
@@ -85,8 +108,13 @@ func applyPlacement(l *link.Link, pl markup.Placement) {
 	if pl.Variation {
 		l.Placement = link.PlacementVariation
 	}
-	if pl.CandidateIndex >= 0 && pl.CandidateIndex < len(l.Candidates) {
-		l.AnchorType = l.Candidates[pl.CandidateIndex].Type
+	if pl.CandidateIndex >= 0 && pl.CandidateIndex < len(offered) {
+		for _, c := range l.Candidates {
+			if c.Text == offered[pl.CandidateIndex] {
+				l.AnchorType = c.Type
+				break
+			}
+		}
 	}
 }
 

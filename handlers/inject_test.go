@@ -1,0 +1,37 @@
+package handlers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/anchors"
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+)
+
+func TestOptionalLinksNeverTakeAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
+	src := []byte("<p>Our hiking boots guide covers fit.</p>\n<p>" + strings.Repeat("word ", 60) + "See the boot care guide for waxing.</p>\n")
+	usage := map[string]anchors.Usage{"boots": {ByText: map[string]int{"hiking boots": 3}}}
+	links := []link.Link{
+		{ID: "up", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
+			Status: link.StatusPlanned, FirstParagraphs: 2, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}},
+		{ID: "rel", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeRelated, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
+				{Text: "boot care guide", Type: link.AnchorPageTitle}}},
+		{ID: "none", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}},
+	}
+	_, err := placeInBody(src, links, usage, 3, markup.Options{AllowDuplicateTargets: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if links[0].Status != link.StatusInserted || links[0].Anchor != "hiking boots" {
+		t.Errorf("mandatory uplink %+v, want it placed on its only anchor", links[0])
+	}
+	if links[1].Status != link.StatusInserted || links[1].Anchor != "boot care guide" || links[1].AnchorType != link.AnchorPageTitle {
+		t.Errorf("optional link %+v, want the next candidate, the title", links[1])
+	}
+	if links[2].Status != link.StatusPlanned || !strings.Contains(links[2].Reason, "max_exact_anchor_per_target") {
+		t.Errorf("optional link with only the over-used anchor %+v, want it left planned with the reason", links[2])
+	}
+}
