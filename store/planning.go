@@ -175,17 +175,36 @@ func (t *Tx) Lock(ctx context.Context, siteID string, l planning.Locks) error {
 }
 
 // Dependants lists, sorted, the live pages with a plan that depend on a
-// page, as the domain names them.
+// page, as the domain names them. Each kind of dependant is its own
+// indexed query, and only the ones that apply are sent, so the cost
+// follows the dependants, not the site.
 func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependants) ([]string, error) {
-	rows, err := t.query(ctx, `SELECT id FROM pages
-		WHERE site_id = $1 AND id <> $2 AND state <> 'deleted' AND plan_id <> '' AND (
-			   (kind = 'hub' AND cluster_id <> '' AND cluster_id = $3)
-			OR (cluster_id <> '' AND cluster_id = $4)
-			OR (kind = 'term' AND terms && $5)
-			OR (cluster_id <> '' AND cluster_id = ANY($6))
-			OR id IN (SELECT source_page_id FROM links WHERE site_id = $1 AND target_page_id = $7 AND $7 <> ''))
-		ORDER BY id`,
-		siteID, d.ExcludedPageID, d.HubOf, d.MembersOf, nonNil(d.TermsWith), nonNil(d.PagesOf), d.LinkingTo)
+	live := `SELECT id FROM pages WHERE site_id = $1 AND id <> $2 AND state <> 'deleted' AND plan_id <> '' AND `
+	args := []any{siteID, d.ExcludedPageID}
+	var arms []string
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	if d.HubOf != "" {
+		arms = append(arms, live+`kind = 'hub' AND cluster_id = `+arg(d.HubOf))
+	}
+	if d.MembersOf != "" {
+		arms = append(arms, live+`cluster_id = `+arg(d.MembersOf))
+	}
+	if len(d.TermsWith) > 0 {
+		arms = append(arms, live+`kind = 'term' AND terms && `+arg(d.TermsWith))
+	}
+	if len(d.PagesOf) > 0 {
+		arms = append(arms, live+`cluster_id = ANY(`+arg(d.PagesOf)+`)`)
+	}
+	if d.LinkingTo != "" {
+		arms = append(arms, live+`id IN (SELECT source_page_id FROM links WHERE site_id = $1 AND target_page_id = `+arg(d.LinkingTo)+`)`)
+	}
+	if len(arms) == 0 {
+		return nil, nil
+	}
+	rows, err := t.query(ctx, strings.Join(arms, " UNION ")+` ORDER BY id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
 	}
