@@ -56,3 +56,67 @@ func TestASCIIRunMatchesByteLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestASCIIFoldAndWordsMatchByteLoop holds the two halves of asciiRun to
+// the byte loop on their own, where they also decide where the run ends.
+func TestASCIIFoldAndWordsMatchByteLoop(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte("aAzZ09 @[`{/:  \t\n&\x00\x1f\x7fé-.'\x80\xa0\xff")
+	for i := 0; i < 50000; i++ {
+		src := make([]byte, r.IntN(40))
+		for k := range src {
+			src[k] = alphabet[r.IntN(len(alphabet))]
+			if r.IntN(4) == 0 {
+				src[k] = byte(r.IntN(256))
+			}
+		}
+		start := asciiState{prevWord: uint8(r.IntN(2)), lastSpace: r.IntN(2) == 0}
+		slow := start
+		n, out, words := asciiRunSlow(src, true, &slow)
+
+		for _, slack := range []int{0, 8} {
+			dst := make([]byte, len(src)+slack)
+			fn, k, lastSpace := asciiFold(src, dst, start.lastSpace)
+			if fn != n || string(dst[:k]) != string(out) || lastSpace != slow.lastSpace {
+				t.Fatalf("asciiFold(%q, %v) = %d %q %v, want %d %q %v", src, start.lastSpace, fn, dst[:k], lastSpace, n, out, slow.lastSpace)
+			}
+		}
+		wn, w, prevWord := asciiWords(src, start.prevWord)
+		if wn != n || w != words || prevWord != slow.prevWord {
+			t.Fatalf("asciiWords(%q, %d) = %d %d %d, want %d %d %d", src, start.prevWord, wn, w, prevWord, n, words, slow.prevWord)
+		}
+	}
+}
+
+// TestSimpleBlock checks the eight-byte test against every byte value in
+// every position.
+func TestSimpleBlock(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for i := 0; i < 200000; i++ {
+		var b [8]byte
+		for k := range b {
+			b[k] = byte(0x20 + r.IntN(0x60))
+		}
+		if i%2 == 0 {
+			b[r.IntN(8)] = byte(r.IntN(256))
+		}
+		x := uint64(0)
+		want := true
+		var spaces uint64
+		for k := 7; k >= 0; k-- {
+			x = x<<8 | uint64(b[k])
+			if b[k] < 0x20 || b[k] >= 0x80 || b[k] == '&' {
+				want = false
+			}
+			if b[k] == ' ' {
+				spaces |= 0x80 << (8 * k)
+			}
+		}
+		if got := simpleBlock(x); got != want {
+			t.Fatalf("simpleBlock(%q) = %v", b[:], got)
+		}
+		if want && spaceMask(x) != spaces {
+			t.Fatalf("spaceMask(%q) = %x, want %x", b[:], spaceMask(x), spaces)
+		}
+	}
+}

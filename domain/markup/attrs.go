@@ -2,7 +2,7 @@ package markup
 
 import (
 	"bytes"
-	"slices"
+	"strings"
 )
 
 // Reading attributes through the tokenizer's TagAttr copies every name and
@@ -17,18 +17,20 @@ func isTagSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c ==
 // rawAttrs reads the attributes of the start tag raw ("<name ...>") into a
 // tagAttrs. ok is false when TagAttr must be used instead.
 func rawAttrs(raw []byte) (t tagAttrs, ok bool) {
+	return rawAttrsInto(raw, nil)
+}
+
+// rawAttrsInto is rawAttrs with the values written to strs, when not nil,
+// rather than each to a string of its own: a page has hundreds of links,
+// and one buffer for all their hrefs saves as many allocations. Strings
+// taken from a strings.Builder stay valid as it grows: it only appends.
+func rawAttrsInto(raw []byte, strs *strings.Builder) (t tagAttrs, ok bool) {
 	i := 1
 	for i < len(raw) && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
 		i++
 	}
-	skip := func() {
-		for i < len(raw) && isTagSpace(raw[i]) {
-			i++
-		}
-	}
-	skip()
-	var seen [9]string // the tokenizer keeps the first of repeated names
-	nseen := 0
+	i = skipTagSpace(raw, i)
+	var seen uint16 // bits of knownAttrs: the tokenizer keeps the first of repeated names
 	for i < len(raw) {
 		if raw[i] == '>' {
 			break
@@ -43,14 +45,13 @@ func rawAttrs(raw []byte) (t tagAttrs, ok bool) {
 		}
 		ke := i
 		vs, ve := i, i
-		skip()
+		i = skipTagSpace(raw, i)
 		if i < len(raw) {
 			switch c := raw[i]; {
 			case c == '/':
 				i++
 			case c == '=':
-				i++
-				skip()
+				i = skipTagSpace(raw, i+1)
 				if i < len(raw) {
 					switch q := raw[i]; q {
 					case '>':
@@ -83,50 +84,81 @@ func rawAttrs(raw []byte) (t tagAttrs, ok bool) {
 			}
 		}
 		if ks == ke {
-			skip()
+			i = skipTagSpace(raw, i)
 			continue
 		}
-		name, known := attrName(raw[ks:ke])
+		k, known := attrIndex(raw[ks:ke])
 		if !known {
 			return tagAttrs{}, false
 		}
-		if name != "" && !slices.Contains(seen[:nseen], name) {
-			if nseen == len(seen) {
-				return tagAttrs{}, false
-			}
-			seen[nseen] = name
-			nseen++
+		if k >= 0 && seen&(1<<k) == 0 {
+			seen |= 1 << k
 			val := raw[vs:ve]
-			if bytes.ContainsAny(val, "&\r\x00") {
+			if needsDecoding(val) {
 				return tagAttrs{}, false
 			}
-			t.set(name, string(val))
+			if strs == nil {
+				t.set(knownAttrs[k], string(val))
+			} else {
+				n := strs.Len()
+				strs.Write(val)
+				t.set(knownAttrs[k], strs.String()[n:])
+			}
 		}
-		skip()
+		i = skipTagSpace(raw, i)
 	}
 	return t, true
 }
 
-// attrName lower-cases key when it is one of the attributes the scanner
-// reads. known is false (and rawAttrs's caller must fall back) for names
-// with bytes the tokenizer would rewrite.
-func attrName(key []byte) (name string, known bool) {
-	var buf [32]byte
-	if len(key) > len(buf) {
-		return "", true
+func skipTagSpace(raw []byte, i int) int {
+	for i < len(raw) && isTagSpace(raw[i]) {
+		i++
 	}
-	for i, c := range key {
-		switch {
-		case c == 0:
-			return "", false
-		case 'A' <= c && c <= 'Z':
+	return i
+}
+
+// knownAttrs are the attributes the scanner reads.
+var knownAttrs = [...]string{"href", "rel", MarkerAttr, BlockMarkerAttr, "role", "encoding", "color", "face", "size"}
+
+// attrIndex says which of knownAttrs key names, in any case, -1 for none.
+// known is false (and rawAttrs's caller must fall back) for names with
+// bytes the tokenizer would rewrite.
+func attrIndex(key []byte) (k int, known bool) {
+	if len(key) > 32 {
+		return -1, true
+	}
+	if bytes.IndexByte(key, 0) >= 0 {
+		return -1, false
+	}
+	for k, name := range knownAttrs {
+		if len(name) == len(key) && equalLower(key, name) {
+			return k, true
+		}
+	}
+	return -1, true
+}
+
+// equalLower reports whether b, lower-cased, is the lower-case lower.
+func equalLower(b []byte, lower string) bool {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		buf[i] = c
+		if c != lower[i] {
+			return false
+		}
 	}
-	switch k := string(buf[:len(key)]); k {
-	case "href", "rel", MarkerAttr, BlockMarkerAttr, "role", "encoding", "color", "face", "size":
-		return k, true
+	return true
+}
+
+// needsDecoding reports attribute values the tokenizer would rewrite:
+// character references, carriage returns and NULs. A plain loop, because
+// bytes.ContainsAny builds its byte set on every call.
+func needsDecoding(val []byte) bool {
+	for _, c := range val {
+		if c == '&' || c == '\r' || c == 0 {
+			return true
+		}
 	}
-	return "", true
+	return false
 }

@@ -30,6 +30,18 @@ const (
 	classHidden
 	// classJoins tags do not end a word: "<b>re</b>ad" is one word.
 	classJoins
+	// classFormatting elements are the tree builder's formatting elements,
+	// whose end tags go through the adoption agency.
+	classFormatting
+	// classStartRules and classEndRules elements have rules of their own
+	// in the scanner's start and end tag handling; the rest skip them.
+	classStartRules
+	classEndRules
+	// classTableContext elements (table, tbody, thead, tfoot, tr) foster-
+	// parent the text and most elements put directly inside them. Foreign
+	// elements of those names carry it too: the scanner's checks go by
+	// name.
+	classTableContext
 )
 
 // classify answers everything the scanner asks about an element in one
@@ -41,6 +53,22 @@ func classify(a atom.Atom) elemClass {
 	}
 	if joinsWords(a, c) {
 		c |= classJoins
+	}
+	if isFormatting(a) {
+		c |= classFormatting
+	}
+	if isTableContext(a) {
+		c |= classTableContext
+	}
+	switch a {
+	case atom.Html, atom.Body, atom.Article, atom.Main, atom.A, atom.Code:
+		c |= classStartRules | classEndRules
+	case atom.Caption, atom.Col, atom.Colgroup, atom.Frame, atom.Tbody, atom.Td, atom.Tfoot, atom.Th,
+		atom.Thead, atom.Tr, atom.Head, atom.Frameset, atom.Li, atom.Dd, atom.Dt,
+		atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		c |= classStartRules
+	case atom.P, atom.Br:
+		c |= classEndRules
 	}
 	return c
 }

@@ -66,7 +66,7 @@ func FallbackParagraph(src []byte, keyword string, firstParagraphs int) (p Parag
 	if best < 0 {
 		return Paragraph{}, false
 	}
-	return paragraphOf(doc.paras[best]), true
+	return doc.paragraphOf(best), true
 }
 
 // ReplaceParagraph puts a model's rewrite of paragraph para (as returned by
@@ -121,8 +121,9 @@ func ReplaceParagraph(src []byte, para Paragraph, rewritten, id, href string, op
 	return out, anchorText, nil
 }
 
-func paragraphOf(p paragraph) Paragraph {
-	return Paragraph{Index: p.index, Words: p.words, Links: p.linkCount, Start: p.start, End: p.end}
+func (s *scan) paragraphOf(i int) Paragraph {
+	p := &s.paras[i]
+	return Paragraph{Index: p.index, Words: s.paragraphWords(i), Links: p.linkCount, Start: p.start, End: p.end}
 }
 
 // rebuildRewrite checks a rewrite and writes it anew from its text.

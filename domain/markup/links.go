@@ -113,13 +113,13 @@ type Paragraph struct {
 
 // Paragraphs reports <p> blocks with word and link counts; WordCount the page's visible words.
 func Paragraphs(src []byte) []Paragraph {
-	doc, err := scanDocument(src, 0)
+	doc, err := scanDocument(src, wantParaWords)
 	if err != nil {
 		return nil
 	}
 	ps := make([]Paragraph, len(doc.paras))
-	for i, p := range doc.paras {
-		ps[i] = Paragraph{Index: p.index, Words: p.words, Links: p.linkCount, Start: p.start, End: p.end}
+	for i := range doc.paras {
+		ps[i] = doc.paragraphOf(i)
 	}
 	return ps
 }

@@ -2,6 +2,8 @@ package markup
 
 import (
 	"bytes"
+	"encoding/binary"
+	"slices"
 	"sort"
 	"unicode/utf8"
 )
@@ -10,37 +12,96 @@ import (
 // as a stemmed phrase, within a range of the folded text.
 type matcher struct {
 	p       *placer
-	needle  []byte         // literal: the folded anchor; variation: the stem prefix
+	needle  string         // literal: the folded anchor; variation: the stem prefix
 	stemmed *stemmedPhrase // nil for a literal match
 	rare    int            // index of the needle's rarest byte, for index
+	// head is the needle's first eight bytes (fewer if it is shorter, with
+	// headMask saying which), to reject a place with one comparison.
+	head, headMask uint64
 }
 
 func newMatcher(p *placer, needle string, sp *stemmedPhrase) matcher {
-	return matcher{p: p, needle: []byte(needle), stemmed: sp, rare: rarestByte(needle)}
+	m := matcher{p: p, needle: needle, stemmed: sp, rare: rarestByte(needle)}
+	for i := 0; i < len(needle) && i < 8; i++ {
+		m.head |= uint64(needle[i]) << (8 * i)
+		m.headMask |= 0xFF << (8 * i)
+	}
+	return m
 }
 
-// index is bytes.Index tuned for words in text: it runs the vectorised
-// single-byte search on the needle's rarest byte and compares around each
-// hit. bytes.Index keys on the first byte, and an anchor's first letter is
-// usually common ("s", "t", "a"), which costs a restart on every one.
-func (m *matcher) index(hay []byte) int {
-	n, r := len(m.needle), m.rare
-	c := m.needle[r]
-	for from := r; from < len(hay); {
-		k := bytes.IndexByte(hay[from:], c)
-		if k < 0 {
-			return -1
-		}
-		start := from + k - r
-		if start+n > len(hay) {
-			return -1
-		}
-		if bytes.Equal(hay[start:start+n], m.needle) {
-			return start
-		}
-		from += k + 1
+// matchesAt reports whether the needle starts at fold[start:], which must have
+// room for it.
+func (m *matcher) matchesAt(fold []byte, start int) bool {
+	if len(fold)-start >= 8 {
+		return binary.LittleEndian.Uint64(fold[start:])&m.headMask == m.head &&
+			(len(m.needle) <= 8 || string(fold[start+8:start+len(m.needle)]) == m.needle[8:])
 	}
-	return -1
+	return string(fold[start:start+len(m.needle)]) == m.needle
+}
+
+// index returns where the first raw occurrence of the needle in
+// fold[from:hi] starts, or -1. It walks the occurrences of the needle's
+// rarest byte and compares around each. bytes.Index would key on the first
+// byte, and an anchor's first letter is usually common ("s", "t", "a"),
+// which costs a restart on every one.
+func (m *matcher) index(from, hi int) int {
+	n, r := len(m.needle), m.rare
+	last := hi - n // the last start at which the needle fits
+	if last < from {
+		return -1
+	}
+	fold := m.p.doc.fold
+	occ := m.p.occurrencesOf(m.needle[r])
+	i, _ := slices.BinarySearch(occ.at, int32(from+r))
+	for {
+		for ; i < len(occ.at); i++ {
+			start := int(occ.at[i]) - r
+			if start > last {
+				return -1
+			}
+			if start >= from && m.matchesAt(fold, start) {
+				return start
+			}
+		}
+		if !occ.findNext(fold, last+r+1) {
+			return -1
+		}
+	}
+}
+
+// occurrences lists where one byte appears in the folded text. The list is
+// built on demand, as far as searches have needed, and kept: every needle
+// whose rarest byte it is, literal or stemmed, searched forwards or
+// backwards, walks the same list, so the text is searched about once per
+// byte value rather than once per search, which matters for anchors that
+// are not on the page at all.
+type occurrences struct {
+	c    byte
+	at   []int32 // ascending offsets in fold[:done]
+	done int     // fold[:done] has been searched
+}
+
+func (p *placer) occurrencesOf(c byte) *occurrences {
+	if p.occ[c] == nil {
+		p.occ[c] = &occurrences{c: c}
+	}
+	return p.occ[c]
+}
+
+// findNext lists the next occurrence, if there is one before end.
+func (o *occurrences) findNext(fold []byte, end int) bool {
+	end = min(end, len(fold))
+	if o.done >= end {
+		return false
+	}
+	k := bytes.IndexByte(fold[o.done:end], o.c)
+	if k < 0 {
+		o.done = end
+		return false
+	}
+	o.at = append(o.at, int32(o.done+k))
+	o.done += k + 1
+	return true
 }
 
 // byteRank orders bytes from rare (low) to common (high) in running text:
@@ -75,11 +136,10 @@ func rarestByte(needle string) int {
 func (m *matcher) next(lo, hi int) (hit, int, bool) {
 	fold := m.p.doc.fold[:hi]
 	for lo < hi {
-		k := m.index(fold[lo:])
-		if k < 0 {
+		fs := m.index(lo, hi)
+		if fs < 0 {
 			return hit{}, 0, false
 		}
-		fs := lo + k
 		if h, ok := m.at(fs, hi); ok {
 			return h, fs, true
 		}
@@ -96,13 +156,13 @@ func (m *matcher) prev(lo, hi int) (hit, bool) {
 	fold := m.p.doc.fold[:hi]
 	pos := m.p.positions[:0]
 	for from := lo; from < hi; {
-		k := m.index(fold[from:])
-		if k < 0 {
+		fs := m.index(from, hi)
+		if fs < 0 {
 			break
 		}
-		pos = append(pos, from+k)
-		_, size := utf8.DecodeRune(fold[from+k:])
-		from += k + size
+		pos = append(pos, fs)
+		_, size := utf8.DecodeRune(fold[fs:])
+		from = fs + size
 	}
 	m.p.positions = pos
 	for i := len(pos) - 1; i >= 0; i-- {
@@ -188,8 +248,10 @@ func (p *placer) locate(seg *segment, fs, fe int) (hit, bool) {
 	segStart := int(seg.start)
 	b := p.src[segStart:seg.end]
 	fpos := int(seg.foldStart)
-	wc := seg.wc
-	words := int(seg.wordsBefore)
+	p.doc.countParagraph(int(seg.para))
+	run := &p.doc.runs[seg.run]
+	wc := run.wc
+	words := int(run.wordsBefore)
 	lastSpace := false
 	h := hit{start: -1, para: int(seg.para)}
 	for i := 0; i < len(b); {
@@ -244,9 +306,15 @@ func (p *placer) locate(seg *segment, fs, fe int) (hit, bool) {
 // matchStems reads words from fs and reports where the run ends if their
 // stems and separators are the phrase's.
 func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
+	if p.stems == nil {
+		p.stems = make(map[string]string)
+	}
+	if _, ok := p.stems[sp.words[0]]; !ok {
+		p.stems[sp.words[0]] = sp.firstStem
+	}
 	fold := p.doc.fold
 	pos := fs
-	for j, stem := range sp.stems {
+	for j := range sp.words {
 		if j > 0 {
 			gap := sp.gaps[j-1]
 			if !bytes.HasPrefix(fold[pos:], []byte(gap)) {
@@ -262,7 +330,7 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 			}
 			end += size
 		}
-		if end == pos || p.stemOf(fold[pos:end]) != stem {
+		if end == pos || stemOf(p, fold[pos:end]) != stemOf(p, sp.words[j]) {
 			return 0, false
 		}
 		pos = end
@@ -270,10 +338,9 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 	return pos, true
 }
 
-func (p *placer) stemOf(w []byte) string {
-	if p.stems == nil {
-		p.stems = make(map[string]string)
-	}
+// stemOf stems a word of the page or of an anchor, each word once: an
+// anchor's words are usually on the page too, and stemming is slow.
+func stemOf[W string | []byte](p *placer, w W) string {
 	if s, ok := p.stems[string(w)]; ok {
 		return s
 	}

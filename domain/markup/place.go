@@ -3,6 +3,7 @@ package markup
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -152,8 +153,23 @@ type preparedRequest struct {
 	tags     [2]string // the opening tag and "</a>"
 	sitePath string
 	anchors  []string // folded, whitespace collapsed; "" when unusable
-	stems    []*stemmedPhrase
 	noSpace  []bool
+	// stems are prepared on first use: stemming costs more than most
+	// literal searches, and most requests are served literally.
+	stems   []*stemmedPhrase
+	stemmed []bool
+}
+
+// stemsOf is candidate ci of request pr as a stemmed phrase, nil when it
+// has no variations to look for.
+func (cfg *placeConfig) stemsOf(pr *preparedRequest, ci int) *stemmedPhrase {
+	if !pr.stemmed[ci] {
+		pr.stemmed[ci] = true
+		if f := pr.anchors[ci]; f != "" && !pr.noSpace[ci] && cfg.stemmer != nil {
+			pr.stems[ci] = cfg.stemmer.stemPhrase(f)
+		}
+	}
+	return pr.stems[ci]
 }
 
 func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
@@ -208,6 +224,7 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		pr.sitePath = sitePath(r.Href, opts.SiteHost)
 		pr.anchors = make([]string, len(r.Anchors))
 		pr.stems = make([]*stemmedPhrase, len(r.Anchors))
+		pr.stemmed = make([]bool, len(r.Anchors))
 		pr.noSpace = make([]bool, len(r.Anchors))
 		for j, a := range r.Anchors {
 			f := foldAnchor(a)
@@ -217,9 +234,6 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 					pr.noSpace[j] = true
 					break
 				}
-			}
-			if f != "" && !pr.noSpace[j] && cfg.stemmer != nil {
-				pr.stems[j] = cfg.stemmer.stemPhrase(f)
 			}
 		}
 	}
@@ -261,8 +275,10 @@ type placer struct {
 	placedPerPara [][]wordSpan
 	placed        []insertion // sorted by start
 	anchorPaths   []string    // site paths of the page's internal links, "" for others; built on first use
+	markers       []string    // the page's own marker attribute values; built on first use
 	paraRanges    [][2]int
 	positions     []int // scratch for matcher.prev
+	occ           [256]*occurrences
 	paraLinks     map[int][]wordSpan
 	stems         map[string]string
 }
@@ -283,11 +299,17 @@ type hit struct {
 func (p *placer) place(ri int, r *LinkRequest) Placement {
 	pr := &p.cfg.reqs[ri]
 	pl := Placement{ID: r.ID, CandidateIndex: -1}
-	for _, l := range p.doc.anchors {
-		if l.marker == r.ID {
-			pl.Reason = "the page already carries a link with this ID"
-			return pl
+	if p.markers == nil {
+		p.markers = []string{}
+		for i := range p.doc.anchors {
+			if l := &p.doc.anchors[i]; l.hasMarker {
+				p.markers = append(p.markers, l.marker)
+			}
 		}
+	}
+	if slices.Contains(p.markers, r.ID) {
+		pl.Reason = "the page already carries a link with this ID"
+		return pl
 	}
 	if !p.cfg.opts.AllowDuplicateTargets {
 		if p.linksTo(pr.sitePath) {
@@ -309,10 +331,11 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 			}
 			m := newMatcher(p, a, nil)
 			if variation == 1 {
-				if pr.stems[ci] == nil {
+				sp := p.cfg.stemsOf(pr, ci)
+				if sp == nil {
 					continue
 				}
-				m = newMatcher(p, pr.stems[ci].prefix, pr.stems[ci])
+				m = newMatcher(p, sp.prefix, sp)
 			}
 			h, ok := p.search(&m, r.Position, &tally)
 			if !ok {
@@ -340,7 +363,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 					break
 				}
 			}
-			if sp := pr.stems[ci]; sp != nil {
+			if sp := p.cfg.stemsOf(pr, ci); sp != nil {
 				m := newMatcher(p, sp.prefix, sp)
 				if _, _, ok := m.next(lo, len(p.doc.fold)); ok {
 					tally.outside++
@@ -473,7 +496,7 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 		for _, s := range spans {
 			end := s.end
 			if end < 0 {
-				end = para.words
+				end = p.doc.paragraphWords(h.para)
 			}
 			if gap(s.start, end, h.words) < p.cfg.minWords {
 				t.close++
@@ -490,7 +513,12 @@ func (p *placer) linksTo(path string) bool {
 		p.anchorPaths = make([]string, len(p.doc.anchors))
 		host := p.cfg.opts.SiteHost
 		for i := range p.doc.anchors {
-			if l := &p.doc.anchors[i]; l.hasHref && isInternalHref(l.href, host) {
+			switch l := &p.doc.anchors[i]; {
+			case !l.hasHref:
+			case isPlainPath(l.href):
+				// The common case, which both functions below take first.
+				p.anchorPaths[i] = l.href
+			case isInternalHref(l.href, host):
 				p.anchorPaths[i] = sitePath(l.href, host)
 			}
 		}
@@ -510,8 +538,8 @@ func (p *placer) linksIn(para int) []wordSpan {
 	}
 	var spans []wordSpan
 	for i := range p.doc.anchors {
-		if l := &p.doc.anchors[i]; l.para == para {
-			spans = append(spans, l.words)
+		if p.doc.anchors[i].para == para {
+			spans = append(spans, p.doc.linkWords(i))
 		}
 	}
 	if p.paraLinks == nil {
@@ -542,18 +570,21 @@ func (p *placer) commit(h hit, req int) {
 }
 
 // splice writes the output once, at its final size, and records where each
-// inserted element landed.
+// inserted element landed. Matching is over by then, so the buffer of the
+// folded text takes the output when it is large enough, which spares
+// allocating (and clearing) another page-sized one.
 func (p *placer) splice(placements []Placement) []byte {
-	if len(p.placed) == 0 {
-		out := make([]byte, len(p.src))
-		copy(out, p.src)
-		return out
-	}
 	n := len(p.src)
 	for _, in := range p.placed {
 		n += len(in.open) + len("</a>")
 	}
-	out := make([]byte, 0, n)
+	out := p.doc.fold[:0]
+	if cap(out) < n {
+		out = make([]byte, 0, n)
+	}
+	if len(p.placed) == 0 {
+		return append(out, p.src...)
+	}
 	last := 0
 	for _, in := range p.placed {
 		out = append(out, p.src[last:in.start]...)

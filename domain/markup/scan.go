@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -25,10 +26,11 @@ import (
 type scanMode uint8
 
 const (
-	wantFold   scanMode = 1 << iota // eligible text, folded for matching
-	wantLinks                       // anchor text, rel and zone of every <a>
-	wantWords                       // the page's visible word count
-	wantBlocks                      // generated blocks, by their marker attribute
+	wantFold      scanMode = 1 << iota // eligible text, folded for matching; implies wantParaWords
+	wantLinks                          // anchor text, rel and zone of every <a>
+	wantWords                          // the page's visible word count
+	wantBlocks                         // generated blocks, by their marker attribute
+	wantParaWords                      // word counts of paragraphs and of the links in them
 )
 
 type paragraph struct {
@@ -37,8 +39,29 @@ type paragraph struct {
 	start, end int // byte offsets of the <p> start tag and of where it closes
 	tagEnd     int // end of the <p> start tag: the content starts here
 	contentEnd int // start of the token that closes it ("</p>", the next block...)
-	words      int
 	linkCount  int
+	// The paragraph's first and last text runs, -1 when it has none; its
+	// words are counted from them on first use (countParagraph).
+	firstRun, lastRun int32
+	counted           bool
+	words             int // valid once counted
+}
+
+// textRun is one text token of a paragraph. Words are counted from the
+// runs when they are needed rather than as the scanner reads them: Place
+// needs the counts of the few paragraphs a match lands in, and the
+// scanner's other readers need none at all.
+type textRun struct {
+	start, end int32 // source bytes
+	para       int32 // index into scan.paras
+	// wordBreak is set when an element boundary that ends words (a <br>,
+	// a block) came after the previous run of any paragraph. The start
+	// of a paragraph is such a boundary, so a paragraph's words never
+	// depend on text outside it.
+	wordBreak bool
+	// Filled in when the paragraph's words are counted.
+	wc          wordCounter // the counter's state at the start of the run
+	wordsBefore int32       // the paragraph's words begun before the run
 }
 
 // wordSpan covers words [start, end) of a paragraph.
@@ -47,14 +70,13 @@ type wordSpan struct{ start, end int }
 // segment is a run of text where a link may go: one text token inside a
 // <p>, with nothing but inline formatting between them.
 type segment struct {
-	start, end  int32 // source bytes
-	para        int32 // index into scan.paras
-	wordsBefore int32 // words of the paragraph begun before the segment
-	foldStart   int32 // offset of the folded text in scan.fold
-	foldEnd     int32
-	prevRune    rune // the paragraph's text just before, ' ' across a block boundary
-	nextRune    rune
-	wc          wordCounter
+	start, end int32 // source bytes
+	para       int32 // index into scan.paras
+	run        int32 // index into scan.runs
+	foldStart  int32 // offset of the folded text in scan.fold
+	foldEnd    int32
+	prevRune   rune // the paragraph's text just before, ' ' across a block boundary
+	nextRune   rune
 }
 
 type anchor struct {
@@ -66,10 +88,13 @@ type anchor struct {
 	// closeStart and closeEnd locate the "</a>" that pairs with the start
 	// tag: the next one, unless another <a> starts first; -1 when none.
 	closeStart, closeEnd int
-	words                wordSpan // in the paragraph's words; end -1 until closed
-	closed               bool
-	text                 []byte
-	lastSpace            bool
+	// openRun and closeRun are how many text runs the scan had recorded
+	// when the element opened and closed (-1 until then), which places
+	// it among its paragraph's words (scan.linkWords).
+	openRun, closeRun int32
+	closed            bool
+	text              []byte
+	lastSpace         bool
 }
 
 // Namespaces and integration points, as the tree builder tracks them.
@@ -114,17 +139,24 @@ type scan struct {
 	active   []activeFormatting
 
 	paras   []paragraph
+	runs    []textRun
 	segs    []segment
 	fold    []byte
 	anchors []anchor
-	words   int
+	words   int // the page's visible words, with wantWords
 
-	wc         wordCounter
-	lastRune   rune
-	pendingSeg int // segment waiting to learn the rune after it, or -1
-	openLink   int // innermost unclosed anchor, or -1
-	cursor     int // where an element closed by the current token ends
-	tokenStart int // where the current token starts
+	wc        wordCounter // with wantWords
+	brokeWord bool        // an element boundary came after the last text run
+	// lastRune is the last character of the paragraph's text so far, ' '
+	// after a boundary, for the segment that may follow. For text that is
+	// not folded it is found only when a segment asks: lastTextEnd > 0
+	// says it is that of src[lastTextStart:lastTextEnd].
+	lastRune                   rune
+	lastTextStart, lastTextEnd int
+	pendingSeg                 int // segment waiting to learn the rune after it, or -1
+	openLink                   int // innermost unclosed anchor, or -1
+	cursor                     int // where an element closed by the current token ends
+	tokenStart                 int // where the current token starts
 
 	// noQuirks is set when the document certainly parses in no-quirks mode,
 	// where <table> closes an open <p>; in quirks mode it does not.
@@ -136,8 +168,9 @@ type scan struct {
 	// follow exactly; Place then checks its work with the real parser.
 	uncertain bool
 
-	nameBuf [32]byte
-	lastA   int // the latest <a> start tag, until an </a> pairs with it
+	nameBuf    [32]byte
+	attrValues strings.Builder // backs the attribute values read from tags
+	lastA      int             // the latest <a> start tag, until an </a> pairs with it
 
 	contentParas int
 	baseHref     string
@@ -159,6 +192,11 @@ type blockSpan struct {
 	kind       string
 }
 
+// foldSpare is room in the folded text's buffer beyond the page's size:
+// once the links are chosen the buffer is free, and Place writes its
+// output there when the inserted tags fit (placer.splice).
+const foldSpare = 2048
+
 var errTokenizerDrift = errors.New("markup: tokenizer did not reproduce the input")
 
 // ErrTooLarge is returned for pages of 2 GiB or more; offsets are 32-bit.
@@ -168,13 +206,21 @@ func scanDocument(src []byte, mode scanMode) (*scan, error) {
 	if len(src) >= math.MaxInt32 {
 		return nil, ErrTooLarge
 	}
-	s := &scan{src: src, mode: mode, lastRune: ' ', pendingSeg: -1, openLink: -1, lastA: -1, landmarks: newLandmarks()}
-	// Sized from link-heavy article pages (per 100 KB: ~85 KB of text,
-	// ~900 text runs, ~230 paragraphs, ~200 links), so the slices rarely
-	// grow and reserve little beyond what such a page uses.
 	if mode&wantFold != 0 {
-		s.fold = make([]byte, 0, len(src)+16)
+		mode |= wantParaWords
+	}
+	s := &scan{src: src, mode: mode, lastRune: ' ', pendingSeg: -1, openLink: -1, lastA: -1, landmarks: newLandmarks(),
+		brokeWord: true}
+	// Sized from link-heavy article pages (per 100 KB: ~85 KB of text,
+	// ~1100 text tokens in paragraphs, ~900 of them eligible, ~230
+	// paragraphs, ~200 links), so the slices rarely grow and reserve little
+	// beyond what such a page uses.
+	if mode&wantFold != 0 {
+		s.fold = make([]byte, 0, len(src)+foldSpare)
 		s.segs = make([]segment, 0, len(src)/100+16)
+	}
+	if mode&wantParaWords != 0 {
+		s.runs = make([]textRun, 0, len(src)/80+16)
 	}
 	s.paras = make([]paragraph, 0, len(src)/400+4)
 	s.anchors = make([]anchor, 0, len(src)/400+8)
@@ -203,10 +249,10 @@ func scanDocument(src []byte, mode scanMode) (*scan, error) {
 			s.endOfDocument(off)
 			return s, nil
 		case html.TextToken:
-			if n := len(s.stack); (!s.sawContent || n > 0 && isTableContext(s.stack[n-1].a)) &&
+			if n := len(s.stack); (!s.sawContent || n > 0 && s.stack[n-1].class&classTableContext != 0) &&
 				len(bytes.TrimLeft(src[start:off], " \t\n\r\f")) > 0 {
 				s.sawContent = true
-				if n > 0 && isTableContext(s.stack[n-1].a) {
+				if n > 0 && s.stack[n-1].class&classTableContext != 0 {
 					s.uncertain = true // text foster-parented out of a table
 				}
 			}
@@ -220,19 +266,18 @@ func scanDocument(src []byte, mode scanMode) (*scan, error) {
 			s.sawContent = true
 		case html.StartTagToken, html.SelfClosingTagToken:
 			s.sawContent = true
-			name := s.tagName(src[start+1 : off])
+			name, a, c := s.tagName(src[start+1 : off])
 			hasAttr := off-start > len(name)+2
-			a := atom.Lookup(name)
-			s.startTag(z, a, name, hasAttr, tt == html.SelfClosingTagToken, start, off)
+			s.startTag(z, a, c, name, hasAttr, tt == html.SelfClosingTagToken, start, off)
 		case html.EndTagToken:
 			s.sawContent = true
-			name := s.tagName(src[start+2 : off])
+			name, a, c := s.tagName(src[start+2 : off])
 			if s.block.depth > 0 && string(name) == s.block.name {
 				if s.block.depth--; s.block.depth == 0 {
 					s.blocks[len(s.blocks)-1].end = off
 				}
 			}
-			s.endTag(atom.Lookup(name), name, start, off)
+			s.endTag(a, c, name, start, off)
 		}
 	}
 }
@@ -275,7 +320,7 @@ func (s *scan) text(start, end int) {
 	}
 	para := s.innermostPara()
 	if para < 0 && s.mode&(wantWords|wantLinks) == 0 {
-		s.lastRune = ' '
+		s.setLastRune(' ')
 		return
 	}
 	b := s.src[start:end]
@@ -287,39 +332,155 @@ func (s *scan) text(start, end int) {
 		s.segs[s.pendingSeg].nextRune = r
 		s.pendingSeg = -1
 	}
-	fold := s.mode&wantFold != 0 && para >= 0 && s.eligible()
-	var seg segment
-	if fold {
-		seg = segment{start: int32(start), end: int32(end), para: int32(para), wordsBefore: int32(s.paras[para].words),
-			wc: s.wc, prevRune: s.lastRune, foldStart: int32(len(s.fold))}
+	if s.mode&wantWords != 0 {
+		s.words += countWords(b, &s.wc)
 	}
-	var link *anchor
+	run := -1
+	if para >= 0 && s.mode&wantParaWords != 0 {
+		run = s.addRun(para, start, end)
+	}
 	if s.openLink >= 0 && s.mode&wantLinks != 0 {
-		link = &s.anchors[s.openLink]
+		s.anchors[s.openLink].appendText(b)
 	}
+	if s.mode&wantFold == 0 {
+		return
+	}
+	if para < 0 || !s.eligible() {
+		s.lastTextStart, s.lastTextEnd = start, end
+		return
+	}
+	seg := segment{start: int32(start), end: int32(end), para: int32(para), run: int32(run),
+		prevRune: s.prevRune(), foldStart: int32(len(s.fold))}
+	var last rune
+	s.fold, last = foldText(s.fold, b)
+	s.setLastRune(last)
+	seg.foldEnd = int32(len(s.fold))
+	s.fold = append(s.fold, 0)
+	s.segs = append(s.segs, seg)
+	s.pendingSeg = len(s.segs) - 1
+}
 
-	// The loop is the scanner's hot path. Runs of ASCII other than '&' and
-	// NUL go through a tight inner loop with the word counter and the
-	// folded text in locals; everything else takes the general path.
-	wc, words, last, fb := s.wc, 0, s.lastRune, s.fold
-	lastSpace := false
+// addRun records a text run of paragraph para.
+func (s *scan) addRun(para, start, end int) int {
+	i := len(s.runs)
+	s.runs = append(s.runs, textRun{start: int32(start), end: int32(end), para: int32(para), wordBreak: s.brokeWord})
+	s.brokeWord = false
+	p := &s.paras[para]
+	if p.firstRun < 0 {
+		p.firstRun = int32(i)
+	}
+	p.lastRun = int32(i)
+	return i
+}
+
+// countParagraph counts the words of paragraph i and places its runs among
+// them, once.
+func (s *scan) countParagraph(i int) {
+	p := &s.paras[i]
+	if p.counted {
+		return
+	}
+	p.counted = true
+	var wc wordCounter
+	words := 0
+	for r := p.firstRun; r >= 0 && r <= p.lastRun; r++ {
+		run := &s.runs[r]
+		if run.para != int32(i) {
+			continue // a paragraph nested in this one, in a <button> say
+		}
+		if run.wordBreak {
+			wc.breakWord()
+		}
+		run.wc, run.wordsBefore = wc, int32(words)
+		words += countWords(s.src[run.start:run.end], &wc)
+	}
+	p.words = words
+}
+
+// paragraphWords is the number of words in paragraph i.
+func (s *scan) paragraphWords(i int) int {
+	s.countParagraph(i)
+	return s.paras[i].words
+}
+
+// wordsAt is how many words paragraph i had begun by the time the scan had
+// recorded the given number of text runs. The paragraph's words must have
+// been counted.
+func (s *scan) wordsAt(i int, runs int32) int {
+	p := &s.paras[i]
+	for r := max(p.firstRun, runs); p.firstRun >= 0 && r <= p.lastRun; r++ {
+		if s.runs[r].para == int32(i) {
+			return int(s.runs[r].wordsBefore)
+		}
+	}
+	return p.words
+}
+
+// linkWords is the span of its paragraph's words that anchor i covers; the
+// end is -1 for one that never closed.
+func (s *scan) linkWords(i int) wordSpan {
+	l := &s.anchors[i]
+	s.countParagraph(l.para)
+	w := wordSpan{start: s.wordsAt(l.para, l.openRun), end: -1}
+	if l.closeRun >= 0 {
+		w.end = s.wordsAt(l.para, l.closeRun)
+	}
+	return w
+}
+
+// setLastRune records the last character of the text so far.
+func (s *scan) setLastRune(r rune) {
+	s.lastRune, s.lastTextEnd = r, 0
+}
+
+// prevRune is the last character of the paragraph's text so far.
+func (s *scan) prevRune() rune {
+	if s.lastTextEnd > 0 {
+		s.setLastRune(lastRune(s.src[s.lastTextStart:s.lastTextEnd]))
+	}
+	return s.lastRune
+}
+
+// countWords counts the words that begin in b, continuing from wc's state.
+func countWords(b []byte, wc *wordCounter) int {
+	words := 0
 	for i := 0; i < len(b); {
-		if link == nil && isPlainASCII(b[i]) {
-			st := asciiState{lastSpace: lastSpace}
+		if isPlainASCII(b[i]) {
+			st := asciiState{}
 			if wc.inWord && !wc.noSpace {
 				st.prevWord = 1
 			}
-			var dst []byte
-			n := len(fb)
-			if fold {
-				fb = slices.Grow(fb, len(b)-i)
-				dst = fb[n : n+len(b)-i]
-			}
-			used, written, w := asciiRun(b[i:], dst, &st)
-			fb = fb[:n+written]
+			used, _, w := asciiRun(b[i:], nil, &st)
 			words += w
 			wc.inWord, wc.noSpace = st.prevWord == 1, false
-			lastSpace = st.lastSpace
+			i += used
+			continue
+		}
+		r0, r1, nr, size := nextUnit(b, i)
+		i += size
+		if wc.step(r0) {
+			words++
+		}
+		if nr == 2 && wc.step(r1) {
+			words++
+		}
+	}
+	return words
+}
+
+// foldText appends b to dst folded for matching: character references
+// decoded, lower case, each run of whitespace one space. It also returns
+// the last character b stands for.
+func foldText(dst, b []byte) ([]byte, rune) {
+	var last rune
+	lastSpace := false
+	for i := 0; i < len(b); {
+		if isPlainASCII(b[i]) {
+			n := len(dst)
+			dst = slices.Grow(dst, len(b)-i+8)
+			used, written, endsInSpace := asciiFold(b[i:], dst[n:n+len(b)-i+8], lastSpace)
+			dst = dst[:n+written]
+			lastSpace = endsInSpace
 			i += used
 			last = rune(b[i-1])
 			continue
@@ -331,44 +492,62 @@ func (s *scan) text(start, end int) {
 			if k == 1 {
 				r = r1
 			}
-			if wc.step(r) {
-				words++
-			}
 			last = r
-			if fold {
-				if isSpace(r) {
-					if !lastSpace {
-						fb = append(fb, ' ')
-					}
-					lastSpace = true
-				} else {
-					fb = utf8.AppendRune(fb, foldRune(r))
-					lastSpace = false
+			if isSpace(r) {
+				if !lastSpace {
+					dst = append(dst, ' ')
 				}
-			}
-			if link != nil {
-				if isSpace(r) {
-					link.lastSpace = len(link.text) > 0
-				} else {
-					if link.lastSpace {
-						link.text = append(link.text, ' ')
-						link.lastSpace = false
-					}
-					link.text = utf8.AppendRune(link.text, r)
-				}
+				lastSpace = true
+			} else {
+				dst = utf8.AppendRune(dst, foldRune(r))
+				lastSpace = false
 			}
 		}
 	}
-	s.wc, s.lastRune, s.fold = wc, last, fb
-	s.words += words
-	if para >= 0 {
-		s.paras[para].words += words
+	return dst, last
+}
+
+// lastRune is the last character that b, which is not empty, stands for.
+func lastRune(b []byte) rune {
+	var last rune
+	for i := 0; i < len(b); {
+		if isPlainASCII(b[i]) {
+			for i++; i < len(b) && isPlainASCII(b[i]); i++ {
+			}
+			last = rune(b[i-1])
+			continue
+		}
+		r0, r1, nr, size := nextUnit(b, i)
+		i += size
+		last = r0
+		if nr == 2 {
+			last = r1
+		}
 	}
-	if fold {
-		seg.foldEnd = int32(len(s.fold))
-		s.fold = append(s.fold, 0)
-		s.segs = append(s.segs, seg)
-		s.pendingSeg = len(s.segs) - 1
+	return last
+}
+
+// appendText adds b to the link's visible text, each run of whitespace
+// one space, none at the ends.
+func (l *anchor) appendText(b []byte) {
+	for i := 0; i < len(b); {
+		r0, r1, nr, size := nextUnit(b, i)
+		i += size
+		for k := 0; k < nr; k++ {
+			r := r0
+			if k == 1 {
+				r = r1
+			}
+			if isSpace(r) {
+				l.lastSpace = len(l.text) > 0
+				continue
+			}
+			if l.lastSpace {
+				l.text = append(l.text, ' ')
+				l.lastSpace = false
+			}
+			l.text = utf8.AppendRune(l.text, r)
+		}
 	}
 }
 
@@ -400,60 +579,97 @@ var asciiClass, asciiLower = func() (cls, lower [256]uint8) {
 // wordBreak records an element boundary that ends words and link anchors.
 func (s *scan) wordBreak() {
 	s.wc.breakWord()
-	s.lastRune = ' '
+	s.brokeWord = true
+	s.setLastRune(' ')
 	if s.pendingSeg >= 0 {
 		s.segs[s.pendingSeg].nextRune = ' '
 		s.pendingSeg = -1
 	}
 }
 
-// tagAttrs holds the few attributes the scanner acts on.
-// inForeignContent reports whether the tree builder handles a start tag by
-// its foreign-content rules rather than the HTML ones.
-// foreignElement handles a start tag inside SVG or MathML.
-// count keeps the stack's running totals as entry e comes (+1) or goes (-1).
-// popTo pops the stack down to and including index i.
-// forget removes the newest active formatting element of kind a.
-// breakOut ends foreign content the way an HTML element appearing in it
-// does: everything above the nearest HTML element or integration point goes.
-// closeP closes a <p> that is open in button scope.
-// closeListItem closes an open list item as a new one starts.
-// inTable reports whether the innermost table context is a table, so that
-// table-part start tags are not ignored.
-// closesTable reports end tags that close an open cell on their way, their
-// scope being the table's.
-// adoptionAgency follows the tree builder's handling of a formatting end tag
-// as far as the stack goes: with no special element above the formatting
-// element everything down to it closes; with one (the "furthest block"),
-// only the formatting element leaves the stack and the blocks stay open.
-// remove takes one entry out of the middle of the stack.
-// impliedEnd reports elements the tree builder closes implicitly before an
-// end tag ("generate implied end tags").
 // tagName reads a tag's name from its source bytes (after "<" or "</"),
 // lower-cased as the tokenizer would, without the tokenizer's per-call
-// copy. The result is valid until the next call.
-func (s *scan) tagName(b []byte) []byte {
-	n := 0
-	for n < len(b) {
-		switch b[n] {
+// copy, and says what the element is. The name is valid until the next
+// call.
+func (s *scan) tagName(b []byte) (name []byte, a atom.Atom, c elemClass) {
+	name = s.nameBuf[:0]
+	var key uint64
+	for i, ch := range b {
+		switch ch {
 		case ' ', '\n', '\r', '\t', '\f', '/', '>':
 			goto done
 		}
-		n++
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		name = append(name, ch) // past the buffer's size, append allocates
+		key |= uint64(ch) << (8 * (i & 7))
 	}
 done:
-	name := s.nameBuf[:0]
-	if n > len(s.nameBuf) {
-		name = make([]byte, 0, n)
+	if t, ok := commonTags.lookup(key, len(name)); ok {
+		return name, t.a, t.class
 	}
-	for _, c := range b[:n] {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		name = append(name, c)
-	}
-	return name
+	a = atom.Lookup(name)
+	return name, a, classify(a)
 }
+
+// tagTable answers tagName for the names that make up nearly every page
+// (p, a, em, li, div...) without hashing the name as a string and walking
+// classify's switches, which is most of what a tag costs the scanner
+// beyond the tokenizer's own work. A key is the name's bytes packed into a
+// uint64, with its length in the top byte; names of eight bytes or more
+// are not kept.
+type tagTable [128]tagEntry
+
+type tagEntry struct {
+	key   uint64
+	a     atom.Atom
+	class elemClass
+}
+
+func tagKey(packed uint64, n int) uint64 { return packed | uint64(n)<<56 }
+
+func (t *tagTable) slot(key uint64) int { return int(key * 0x9E3779B97F4A7C15 >> 57) }
+
+func (t *tagTable) lookup(packed uint64, n int) (tagEntry, bool) {
+	if n >= 8 {
+		return tagEntry{}, false
+	}
+	key := tagKey(packed, n)
+	for i := t.slot(key); ; i = (i + 1) % len(t) {
+		switch t[i].key {
+		case key:
+			return t[i], true
+		case 0:
+			return tagEntry{}, false
+		}
+	}
+}
+
+var commonTags = func() *tagTable {
+	t := new(tagTable)
+	names := []string{"a", "abbr", "article", "aside", "b", "body", "br", "button", "caption", "circle", "cite",
+		"code", "col", "dd", "del", "details", "dfn", "div", "dl", "dt", "em", "embed", "figure", "font", "footer",
+		"form", "g", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hr", "html", "i", "iframe", "img",
+		"input", "ins", "kbd", "label", "li", "link", "main", "mark", "math", "meta", "nav", "ol", "option", "p",
+		"path", "picture", "pre", "q", "rect", "s", "samp", "script", "section", "select", "small", "source",
+		"span", "strong", "style", "sub", "summary", "sup", "svg", "table", "tbody", "td", "tfoot", "th", "thead",
+		"time", "title", "tr", "u", "ul", "use", "var", "video", "wbr"}
+	for _, name := range names {
+		var packed uint64
+		for i := 0; i < len(name); i++ {
+			packed |= uint64(name[i]) << (8 * i)
+		}
+		key := tagKey(packed, len(name))
+		i := t.slot(key)
+		for t[i].key != 0 {
+			i = (i + 1) % len(t)
+		}
+		a := atom.Lookup([]byte(name))
+		t[i].key, t[i].a, t[i].class = key, a, classify(a)
+	}
+	return t
+}()
 
 // containsFold reports whether b contains the lower-case ASCII needle in
 // any case.

@@ -60,9 +60,12 @@ func (s *stemmer) stem(w string) (out string) {
 // between them.
 type stemmedPhrase struct {
 	literal string // the folded anchor
-	stems   []string
+	words   []string
 	gaps    []string
 	prefix  string // what the first word and its stem share: every inflection starts so
+	// firstStem is the stem of words[0]. The others are stemmed only when
+	// the page has the words before them (placer.matchStems).
+	firstStem string
 }
 
 // stemPhrase prepares a folded anchor for variation matching. Phrases that
@@ -83,14 +86,14 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 		if i < len(folded) && isWordRune(r) {
 			if start < 0 {
 				start = i
-				if len(sp.stems) > 0 {
+				if len(sp.words) > 0 {
 					sp.gaps = append(sp.gaps, folded[gapStart:i])
 				}
 			}
 		} else if start >= 0 {
 			word := folded[start:i]
-			stem := s.stem(word)
-			if len(sp.stems) == 0 {
+			if len(sp.words) == 0 {
+				stem := s.stem(word)
 				n := 0
 				for n < len(word) && n < len(stem) && word[n] == stem[n] {
 					n++
@@ -98,9 +101,9 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 				for n > 0 && n < len(word) && !utf8.RuneStart(word[n]) {
 					n-- // keep whole characters
 				}
-				sp.prefix = word[:n]
+				sp.prefix, sp.firstStem = word[:n], stem
 			}
-			sp.stems = append(sp.stems, stem)
+			sp.words = append(sp.words, word)
 			start, gapStart = -1, i
 		}
 		i += size

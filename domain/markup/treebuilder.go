@@ -13,6 +13,7 @@ import (
 // points, tables), section 13.2.6 of the HTML standard as x/net/html
 // implements it.
 
+// tagAttrs holds the few attributes the scanner acts on.
 type tagAttrs struct {
 	href, rel, marker, role, block, encoding   string
 	hasHref, hasMarker, hasBlock, fontBreakout bool
@@ -20,8 +21,13 @@ type tagAttrs struct {
 
 // readAttrs reads the attributes the scanner acts on, from the raw bytes
 // when it can and through the tokenizer when it must.
-func readAttrs(z *html.Tokenizer, raw []byte) tagAttrs {
-	if t, ok := rawAttrs(raw); ok {
+func (s *scan) readAttrs(z *html.Tokenizer, raw []byte) tagAttrs {
+	if s.attrValues.Cap() == 0 {
+		// Room for the hrefs of a link-heavy page (~200 per 100 KB), so
+		// that the buffer seldom grows.
+		s.attrValues.Grow(len(s.src)/32 + 64)
+	}
+	if t, ok := rawAttrsInto(raw, &s.attrValues); ok {
 		return t
 	}
 	var t tagAttrs
@@ -55,6 +61,8 @@ func (t *tagAttrs) set(name, val string) {
 	}
 }
 
+// inForeignContent reports whether the tree builder handles a start tag by
+// its foreign-content rules rather than the HTML ones.
 func (s *scan) inForeignContent(a atom.Atom, startTag bool) bool {
 	n := len(s.stack)
 	if n == 0 {
@@ -78,8 +86,7 @@ func (s *scan) inForeignContent(a atom.Atom, startTag bool) bool {
 	return true
 }
 
-func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, selfClosing bool, start, end int) {
-	c := classify(a)
+func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte, hasAttr, selfClosing bool, start, end int) {
 	if c&classJoins == 0 {
 		s.wordBreak()
 	}
@@ -89,7 +96,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 		a == atom.Base && s.mode&wantLinks != 0 ||
 		s.mode&wantLinks != 0 && containsFold(s.src[start:end], "role") ||
 		s.mode&wantBlocks != 0 && containsFold(s.src[start:end], BlockMarkerAttr)) {
-		at = readAttrs(z, s.src[start:end])
+		at = s.readAttrs(z, s.src[start:end])
 	}
 	if a == atom.Base && at.hasHref && !s.hasBase && s.foreign == 0 {
 		// The first <base href> is what relative links resolve against.
@@ -111,7 +118,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 	if s.foreign > 0 {
 		s.uncertain = true // HTML inside SVG or MathML
 	}
-	if n := len(s.stack); n > 0 && isTableContext(s.stack[n-1].a) && !isTablePart(a) {
+	if n := len(s.stack); n > 0 && s.stack[n-1].class&classTableContext != 0 && !isTablePart(a) {
 		s.uncertain = true // foster-parented out of the table
 	}
 	if a == atom.Svg || a == atom.Math {
@@ -125,25 +132,27 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 		}
 		return
 	}
-	if s.excluded == 0 && s.foreign == 0 && !selfClosing {
+	if c&classStartRules != 0 && s.excluded == 0 && s.foreign == 0 && !selfClosing {
 		s.landmarks.start(a, end)
 	}
-	switch a {
-	case atom.Html, atom.Body:
-		return // merged into the existing element, never opened again
-	case atom.Caption, atom.Col, atom.Colgroup, atom.Frame, atom.Tbody, atom.Td, atom.Tfoot,
-		atom.Th, atom.Thead, atom.Tr:
-		if !s.inTable() {
-			return // ignored outside a table
+	if c&classStartRules != 0 {
+		switch a {
+		case atom.Html, atom.Body:
+			return // merged into the existing element, never opened again
+		case atom.Caption, atom.Col, atom.Colgroup, atom.Frame, atom.Tbody, atom.Td, atom.Tfoot,
+			atom.Th, atom.Thead, atom.Tr:
+			if !s.inTable() {
+				return // ignored outside a table
+			}
+		case atom.Head:
+			if len(s.paras) > 0 || len(s.stack) > 0 {
+				return // a second head is ignored
+			}
+		case atom.Frameset:
+			// A frameset can replace the body and drop everything after it;
+			// nothing that follows is eligible.
+			s.frameset = true
 		}
-	case atom.Head:
-		if len(s.paras) > 0 || len(s.stack) > 0 {
-			return // a second head is ignored
-		}
-	case atom.Frameset:
-		// A frameset can replace the body and drop everything after it;
-		// nothing that follows is eligible.
-		s.frameset = true
 	}
 	if n := len(s.stack); n > 0 && s.stack[n-1].a == atom.Head && !belongsInHead(a) {
 		// Body content ends a head left open, as the tree builder does.
@@ -165,24 +174,26 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 	if c&classClosesP != 0 {
 		s.closeP()
 	}
-	switch a {
-	case atom.Li:
-		s.closeListItem(atom.Li, atom.Li)
-	case atom.Dd, atom.Dt:
-		s.closeListItem(atom.Dd, atom.Dt)
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		if n := len(s.stack); n > 0 && isHeading(s.stack[n-1].a) {
-			s.popTo(n - 1)
+	if c&classStartRules != 0 {
+		switch a {
+		case atom.Li:
+			s.closeListItem(atom.Li, atom.Li)
+		case atom.Dd, atom.Dt:
+			s.closeListItem(atom.Dd, atom.Dt)
+		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+			if n := len(s.stack); n > 0 && isHeading(s.stack[n-1].a) {
+				s.popTo(n - 1)
+			}
+		case atom.A:
+			// A new <a> closes any open one (the tree builder's adoption agency).
+			if s.forget(atom.A) {
+				s.uncertain = true
+				s.adoptionAgency(atom.A)
+			}
+			s.active = append(s.active, activeFormatting{a: atom.A, markers: s.markers})
+		case atom.Code:
+			s.active = append(s.active, activeFormatting{a: atom.Code, markers: s.markers})
 		}
-	case atom.A:
-		// A new <a> closes any open one (the tree builder's adoption agency).
-		if s.forget(atom.A) {
-			s.uncertain = true
-			s.adoptionAgency(atom.A)
-		}
-		s.active = append(s.active, activeFormatting{a: atom.A, markers: s.markers})
-	case atom.Code:
-		s.active = append(s.active, activeFormatting{a: atom.Code, markers: s.markers})
 	}
 
 	zn := s.zone()
@@ -197,7 +208,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 	para, link := -1, -1
 	if a == atom.P {
 		para = len(s.paras)
-		p := paragraph{index: len(s.paras) + 1, start: start, end: -1, tagEnd: end}
+		p := paragraph{index: len(s.paras) + 1, start: start, end: -1, tagEnd: end, firstRun: -1, lastRun: -1}
 		if zn == zoneContent {
 			s.contentParas++
 			p.content = s.contentParas
@@ -205,15 +216,13 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 		s.paras = append(s.paras, p)
 	}
 	if a == atom.A {
-		l := anchor{start: start, tagEnd: end, end: end, closeStart: -1, closeEnd: -1, para: s.innermostPara(),
-			href: at.href, hasHref: at.hasHref, rel: at.rel, marker: at.marker, hasMarker: at.hasMarker, zone: zn}
-		if l.para >= 0 {
-			p := &s.paras[l.para]
-			p.linkCount++
-			l.words = wordSpan{start: p.words, end: -1}
-		}
 		link = len(s.anchors)
-		s.anchors = append(s.anchors, l)
+		s.anchors = append(s.anchors, anchor{start: start, tagEnd: end, end: end, closeStart: -1, closeEnd: -1,
+			para: s.innermostPara(), href: at.href, hasHref: at.hasHref, rel: at.rel, marker: at.marker,
+			hasMarker: at.hasMarker, zone: zn, openRun: int32(len(s.runs)), closeRun: -1})
+		if l := &s.anchors[link]; l.para >= 0 {
+			s.paras[l.para].linkCount++
+		}
 		s.openLink = link
 		s.lastA = link
 	}
@@ -224,6 +233,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, name []byte, hasAttr, se
 	s.pushEntry(e)
 }
 
+// foreignElement handles a start tag inside SVG or MathML.
 func (s *scan) foreignElement(z *html.Tokenizer, name []byte, at tagAttrs, selfClosing bool) {
 	top := s.stack[len(s.stack)-1]
 	// The tree builder keeps the tokenizer out of raw-text mode for foreign
@@ -248,6 +258,9 @@ func (s *scan) foreignElement(z *html.Tokenizer, name []byte, at tagAttrs, selfC
 		e.class &^= classScope
 	} else {
 		e.class |= classSpecial
+	}
+	if isTableContext(e.a) {
+		e.class |= classTableContext
 	}
 	s.pushEntry(e)
 }
@@ -284,6 +297,7 @@ func (s *scan) pushEntry(e stackEntry) {
 	s.count(e, 1)
 }
 
+// count keeps the stack's running totals as entry e comes (+1) or goes (-1).
 func (s *scan) count(e stackEntry, d int) {
 	if e.class&classExcluded != 0 {
 		s.excluded += d
@@ -299,6 +313,7 @@ func (s *scan) count(e stackEntry, d int) {
 	}
 }
 
+// popTo pops the stack down to and including index i.
 func (s *scan) popTo(i int) {
 	for j := len(s.stack) - 1; j >= i; j-- {
 		e := s.stack[j]
@@ -343,10 +358,7 @@ func (s *scan) closeLink(i, end int) {
 	if end >= 0 {
 		l.end = end
 	}
-	if l.para >= 0 {
-		p := &s.paras[l.para]
-		l.words.end = p.words
-	}
+	l.closeRun = int32(len(s.runs))
 	if s.openLink == i {
 		s.openLink = -1
 		for j := len(s.stack) - 1; j >= 0; j-- {
@@ -358,6 +370,7 @@ func (s *scan) closeLink(i, end int) {
 	}
 }
 
+// forget removes the newest active formatting element of kind a.
 func (s *scan) forget(a atom.Atom) bool {
 	for k := len(s.active) - 1; k >= 0; k-- {
 		if s.active[k].a == a {
@@ -372,6 +385,8 @@ func (s *scan) forget(a atom.Atom) bool {
 	return false
 }
 
+// breakOut ends foreign content the way an HTML element appearing in it
+// does: everything above the nearest HTML element or integration point goes.
 func (s *scan) breakOut() {
 	s.uncertain = true
 	for i := len(s.stack) - 1; i >= 0; i-- {
@@ -396,6 +411,7 @@ func (s *scan) pInButtonScope() bool {
 	return false
 }
 
+// closeP closes a <p> that is open in button scope.
 func (s *scan) closeP() {
 	for i := len(s.stack) - 1; i >= 0; i-- {
 		e := s.stack[i]
@@ -409,6 +425,7 @@ func (s *scan) closeP() {
 	}
 }
 
+// closeListItem closes an open list item as a new one starts.
 func (s *scan) closeListItem(a1, a2 atom.Atom) {
 	for i := len(s.stack) - 1; i >= 0; i-- {
 		e := s.stack[i]
@@ -422,8 +439,7 @@ func (s *scan) closeListItem(a1, a2 atom.Atom) {
 	}
 }
 
-func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
-	c := classify(a)
+func (s *scan) endTag(a atom.Atom, c elemClass, name []byte, start, end int) {
 	if c&classJoins == 0 {
 		s.wordBreak()
 	}
@@ -431,7 +447,7 @@ func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
 	if a == atom.P {
 		s.cursor = end
 	}
-	if s.excluded == 0 && s.foreign == 0 {
+	if c&classEndRules != 0 && s.excluded == 0 && s.foreign == 0 {
 		s.landmarks.end(a, start)
 	}
 	if s.inForeignContent(a, false) {
@@ -448,34 +464,36 @@ func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
 		}
 		s.uncertain = true
 	}
-	switch a {
-	case atom.P:
-		if !s.pInButtonScope() && s.inForeignContent(atom.P, true) {
-			// The tree builder opens an empty <p> for a stray </p>, and
-			// opening it ends foreign content.
-			s.breakOut()
+	if c&classEndRules != 0 {
+		switch a {
+		case atom.P:
+			if !s.pInButtonScope() && s.inForeignContent(atom.P, true) {
+				// The tree builder opens an empty <p> for a stray </p>, and
+				// opening it ends foreign content.
+				s.breakOut()
+			}
+		case atom.Br:
+			// "</br>" is read as "<br>", which ends foreign content.
+			if s.inForeignContent(atom.Br, true) {
+				s.breakOut()
+			}
+			return
+		case atom.A:
+			if s.lastA >= 0 {
+				s.anchors[s.lastA].closeStart, s.anchors[s.lastA].closeEnd = start, end
+				s.lastA = -1
+			}
+			if s.openLink >= 0 {
+				s.closeLink(s.openLink, end)
+			}
+			s.forget(atom.A)
+		case atom.Code:
+			s.forget(atom.Code)
+		case atom.Body, atom.Html:
+			return
 		}
-	case atom.Br:
-		// "</br>" is read as "<br>", which ends foreign content.
-		if s.inForeignContent(atom.Br, true) {
-			s.breakOut()
-		}
-		return
-	case atom.A:
-		if s.lastA >= 0 {
-			s.anchors[s.lastA].closeStart, s.anchors[s.lastA].closeEnd = start, end
-			s.lastA = -1
-		}
-		if s.openLink >= 0 {
-			s.closeLink(s.openLink, end)
-		}
-		s.forget(atom.A)
-	case atom.Code:
-		s.forget(atom.Code)
-	case atom.Body, atom.Html:
-		return
 	}
-	if isFormatting(a) {
+	if c&classFormatting != 0 {
 		s.adoptionAgency(a)
 		return
 	}
@@ -500,13 +518,14 @@ func (s *scan) endTag(a atom.Atom, name []byte, start, end int) {
 		}
 		return
 	}
+	heading, tableEnd := isHeading(a), closesTable(a)
 	for i := len(s.stack) - 1; i >= 0; i-- {
 		e := s.stack[i]
-		if e.ns == nsHTML && (e.a == a && (a != 0 || e.name == string(name)) || isHeading(a) && isHeading(e.a)) {
+		if e.ns == nsHTML && (e.a == a && (a != 0 || e.name == string(name)) || heading && isHeading(e.a)) {
 			s.popTo(i)
 			return
 		}
-		if e.class&classScope != 0 && !(closesTable(a) && isCellLike(e.a) && e.ns == nsHTML) {
+		if e.class&classScope != 0 && !(tableEnd && isCellLike(e.a) && e.ns == nsHTML) {
 			return
 		}
 		if a == atom.Li && (e.a == atom.Ul || e.a == atom.Ol) && e.ns == nsHTML {
@@ -533,6 +552,8 @@ func belongsInHead(a atom.Atom) bool {
 	return false
 }
 
+// inTable reports whether the innermost table context is a table, so that
+// table-part start tags are not ignored.
 func (s *scan) inTable() bool {
 	for i := len(s.stack) - 1; i >= 0; i-- {
 		switch s.stack[i].a {
@@ -545,6 +566,8 @@ func (s *scan) inTable() bool {
 	return false
 }
 
+// closesTable reports end tags that close an open cell on their way, their
+// scope being the table's.
 func closesTable(a atom.Atom) bool {
 	switch a {
 	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr:
@@ -564,6 +587,10 @@ func isFormatting(a atom.Atom) bool {
 	return false
 }
 
+// adoptionAgency follows the tree builder's handling of a formatting end tag
+// as far as the stack goes: with no special element above the formatting
+// element everything down to it closes; with one (the "furthest block"),
+// only the formatting element leaves the stack and the blocks stay open.
 func (s *scan) adoptionAgency(a atom.Atom) {
 	for i := len(s.stack) - 1; i >= 0; i-- {
 		e := s.stack[i]
@@ -586,6 +613,7 @@ func (s *scan) adoptionAgency(a atom.Atom) {
 	}
 }
 
+// remove takes one entry out of the middle of the stack.
 func (s *scan) remove(i int) {
 	e := s.stack[i]
 	s.count(e, -1)
@@ -598,6 +626,8 @@ func (s *scan) remove(i int) {
 	s.stack = append(s.stack[:i], s.stack[i+1:]...)
 }
 
+// impliedEnd reports elements the tree builder closes implicitly before an
+// end tag ("generate implied end tags").
 func impliedEnd(a atom.Atom) bool {
 	switch a {
 	case atom.Dd, atom.Dt, atom.Li, atom.Optgroup, atom.Option, atom.P, atom.Rb, atom.Rp, atom.Rt, atom.Rtc:
