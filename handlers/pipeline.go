@@ -251,7 +251,7 @@ func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events
 		return err
 	}
 	return p.apply(ctx, consumer, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndReadPage(ctx, consumer, ev.ID, ev.SiteID, data.PageID)
+		snap, err := tx.ClaimAndReadPage(ctx, consumer, ev.ID, ev.SiteID, data.PageID, data.PlanID)
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}

@@ -43,7 +43,7 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	return p.apply(ctx, ConsumerReplanner, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndReadPage(ctx, ConsumerReplanner, ev.ID, ev.SiteID, data.PageID)
+		snap, err := tx.ClaimAndReadPage(ctx, ConsumerReplanner, ev.ID, ev.SiteID, data.PageID, "")
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}
@@ -157,7 +157,7 @@ func (p *Pipeline) restorePlan(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	return p.apply(ctx, ConsumerRestorer, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndReadPage(ctx, ConsumerRestorer, ev.ID, ev.SiteID, data.PageID)
+		snap, err := tx.ClaimAndReadPage(ctx, ConsumerRestorer, ev.ID, ev.SiteID, data.PageID, "")
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}

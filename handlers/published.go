@@ -107,7 +107,7 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	return p.apply(ctx, ConsumerDeletion, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndReadPage(ctx, ConsumerDeletion, ev.ID, ev.SiteID, data.PageID)
+		snap, err := tx.ClaimAndReadPage(ctx, ConsumerDeletion, ev.ID, ev.SiteID, data.PageID, "")
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}

@@ -51,13 +51,17 @@ func queueHub(b *pgx.Batch, sql, siteID, key string, hub *site.Page, found *bool
 
 // ClaimAndReadPage claims the event for the consumer, locks and reads the
 // page with its links and its cluster's hub, and reads the site's structure
-// version, all in one round trip. When the event was claimed before, the rest is read anyway and
-// the caller changes nothing.
-func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pageID string) (PageSnapshot, error) {
+// version, all in one round trip. When the event was claimed before, the
+// rest is read anyway and the caller changes nothing. With a planID, the
+// page is read only while that plan is current: an event about a replaced
+// plan does not queue behind the transaction replacing it (a hub
+// re-planned as its articles arrive gets many such events).
+func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pageID, planID string) (PageSnapshot, error) {
 	var snap PageSnapshot
 	var b pgx.Batch
 	queueClaimAndSiteVersion(&b, consumer, eventID, siteID, &snap.Claimed, &snap.SiteVersion, &snap.SiteFound)
-	b.Queue(`SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2 FOR UPDATE`, siteID, pageID).
+	b.Queue(`SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2 AND ($3 = '' OR plan_id = $3) FOR UPDATE`,
+		siteID, pageID, planID).
 		QueryRow(func(row pgx.Row) error {
 			p, err := scanPage(row)
 			if err == pgx.ErrNoRows {
