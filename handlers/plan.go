@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
@@ -72,16 +71,11 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	if err != nil {
 		return err
 	}
-	src := []byte(page.HTML)
-	existing, err := existingInternalLinks(sc, page, src)
+	in, err := planning.NewInput(sc.structure, sc.policy, page, targets)
 	if err != nil {
-		return err
+		return badInput("%v", err)
 	}
-	plan := planning.PlanPage(planning.Input{
-		Structure: sc.structure, Policy: sc.policy, Page: page, Hub: clusterHub(page, targets),
-		Targets: targets, Texts: markup.ParagraphTexts(src),
-		WordCount: markup.WordCount(src), ExistingLinks: existing,
-	})
+	plan := planning.PlanPage(in)
 	for _, note := range plan.Notes {
 		p.Logger.Info("planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
 	}
@@ -114,39 +108,6 @@ func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, pag
 		p.Logger.Info("dependent pages re-planned", "site_id", page.SiteID, "page_id", page.ID, "change", change, "pages", len(ids))
 	}
 	return nil
-}
-
-// clusterHub is the hub a page links up to: itself when it is the hub.
-func clusterHub(page site.Page, targets []planning.Target) *site.Page {
-	if page.ClusterID == "" {
-		return nil
-	}
-	if page.Kind == site.KindHub {
-		return &page
-	}
-	for _, t := range targets {
-		if t.Kind == site.KindHub && t.ClusterID == page.ClusterID {
-			hub := t.Page
-			return &hub
-		}
-	}
-	return nil
-}
-
-// existingInternalLinks counts the internal links the page's own HTML has
-// in its content: they use up part of its density range.
-func existingInternalLinks(sc siteContext, page site.Page, src []byte) (int, error) {
-	found, err := markup.Links(src, strings.TrimRight(sc.structure.Site.BaseURL, "/")+page.URL, sc.structure.Site.Host())
-	if err != nil {
-		return 0, badInput("page %s: read links: %v", page.ID, err)
-	}
-	n := 0
-	for _, l := range found {
-		if l.Internal && l.Position == "content" && !l.Inserted && l.InBlock == "" {
-			n++
-		}
-	}
-	return n, nil
 }
 
 // restorePlan makes a kept plan of a page current again and sends it to

@@ -14,7 +14,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
@@ -334,16 +333,11 @@ func (e *pbEnv) planOne(ctx context.Context, page site.Page, brute bool) (int, e
 			return err
 		}
 		n = len(targets)
-		src := []byte(page.HTML)
-		existing, err := pbExistingLinks(e.st, page, src)
+		in, err := planning.NewInput(e.st, e.pol, page, targets)
 		if err != nil {
 			return err
 		}
-		plan := planning.PlanPage(planning.Input{
-			Structure: e.st, Policy: e.pol, Page: page, Hub: pbClusterHub(page, targets),
-			Targets: targets, Texts: markup.ParagraphTexts(src),
-			WordCount: markup.WordCount(src), ExistingLinks: existing,
-		})
+		plan := planning.PlanPage(in)
 		if len(plan.Breadcrumbs) == 0 {
 			return fmt.Errorf("page %s: plan without breadcrumbs", page.ID)
 		}
@@ -357,38 +351,6 @@ func (e *pbEnv) planOne(ctx context.Context, page site.Page, brute bool) (int, e
 }
 
 var pbSink planning.Plan
-
-// pbClusterHub and pbExistingLinks do what handlers/plan.go's clusterHub
-// and existingInternalLinks do.
-func pbClusterHub(page site.Page, targets []planning.Target) *site.Page {
-	if page.ClusterID == "" {
-		return nil
-	}
-	if page.Kind == site.KindHub {
-		return &page
-	}
-	for _, t := range targets {
-		if t.Kind == site.KindHub && t.ClusterID == page.ClusterID {
-			hub := t.Page
-			return &hub
-		}
-	}
-	return nil
-}
-
-func pbExistingLinks(st site.Structure, page site.Page, src []byte) (int, error) {
-	found, err := markup.Links(src, strings.TrimRight(st.Site.BaseURL, "/")+page.URL, st.Site.Host())
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, l := range found {
-		if l.Internal && l.Position == "content" && !l.Inserted && l.InBlock == "" {
-			n++
-		}
-	}
-	return n, nil
-}
 
 // The synthetic site.
 
