@@ -29,17 +29,24 @@ func asciiRunSlow(src []byte, fold bool, st *asciiState) (consumed int, out []by
 	return consumed, out, words
 }
 
+// randomText is up to 39 bytes drawn mostly from alphabet, a quarter of
+// them any byte at all.
+func randomText(r *rand.Rand, alphabet []byte) []byte {
+	src := make([]byte, r.IntN(40))
+	for k := range src {
+		src[k] = alphabet[r.IntN(len(alphabet))]
+		if r.IntN(4) == 0 {
+			src[k] = byte(r.IntN(256))
+		}
+	}
+	return src
+}
+
 func TestASCIIRunMatchesByteLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	alphabet := []byte("aAzZ09 @[`{/:  \t\n&\x00\x7fé-.'")
 	for i := 0; i < 50000; i++ {
-		src := make([]byte, r.IntN(40))
-		for k := range src {
-			src[k] = alphabet[r.IntN(len(alphabet))]
-			if r.IntN(4) == 0 {
-				src[k] = byte(r.IntN(256))
-			}
-		}
+		src := randomText(r, alphabet)
 		for _, fold := range []bool{false, true} {
 			start := asciiState{prevWord: uint8(r.IntN(2)), lastSpace: r.IntN(2) == 0}
 			fast, slow := start, start
@@ -63,13 +70,7 @@ func TestASCIIFoldAndWordsMatchByteLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	alphabet := []byte("aAzZ09 @[`{/:  \t\n&\x00\x1f\x7fé-.'\x80\xa0\xff")
 	for i := 0; i < 50000; i++ {
-		src := make([]byte, r.IntN(40))
-		for k := range src {
-			src[k] = alphabet[r.IntN(len(alphabet))]
-			if r.IntN(4) == 0 {
-				src[k] = byte(r.IntN(256))
-			}
-		}
+		src := randomText(r, alphabet)
 		start := asciiState{prevWord: uint8(r.IntN(2)), lastSpace: r.IntN(2) == 0}
 		slow := start
 		n, out, words := asciiRunSlow(src, true, &slow)
