@@ -3,6 +3,7 @@ package site
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -70,7 +71,7 @@ func (st Structure) CheckAttributes(values map[string][]string) error {
 			return fmt.Errorf("unknown attribute %q", key)
 		}
 		for _, v := range vals {
-			if !contains(a.Values, v) {
+			if !slices.Contains(a.Values, v) {
 				return fmt.Errorf("attribute %q has no value %q", key, v)
 			}
 		}
@@ -97,13 +98,4 @@ func (st Structure) CheckPage(p Page) error {
 		return fmt.Errorf("page %s: %w", p.ID, err)
 	}
 	return nil
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,7 +83,7 @@ func paragraphDensity(in Input, found []markup.Link) RuleResult {
 	var problems []string
 	flag := func(links ...markup.Link) {
 		for _, l := range links {
-			if l.MarkerID != "" && !contains(r.LinkIDs, l.MarkerID) {
+			if l.MarkerID != "" && !slices.Contains(r.LinkIDs, l.MarkerID) {
 				r.LinkIDs = append(r.LinkIDs, l.MarkerID)
 			}
 		}
@@ -130,15 +131,6 @@ func wordsBetween(html []byte, prev, next markup.Link) int {
 func hasOurs(links []markup.Link) bool {
 	for _, l := range links {
 		if l.MarkerID != "" {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(ids []string, id string) bool {
-	for _, x := range ids {
-		if x == id {
 			return true
 		}
 	}
