@@ -27,10 +27,11 @@ func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
 			p.skipped(ConsumerPlanner, "stale", ev)
 			return nil
 		}
-		if err := p.plan(ctx, tx, sc, page, planID, ev, ""); err != nil {
+		planSeq, err := p.plan(ctx, tx, sc, page, planID, ev, "")
+		if err != nil {
 			return err
 		}
-		return p.ripple(ctx, tx, sc, page, ev, "arrived")
+		return p.ripple(ctx, tx, sc, page, ev, "arrived", planSeq)
 	})
 }
 
@@ -50,6 +51,10 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 			p.skipped(ConsumerReplanner, "stale", ev)
 			return true, nil
 		}
+		if planning.ReplanAnswered(data.CausePlanSeq, snap.Page.PlanSeq) {
+			p.skipped(ConsumerReplanner, "coalesced", ev)
+			return true, nil
+		}
 		sc, err := loadSite(ctx, tx, ev.SiteID, snap.SiteVersion, snap.SiteFound)
 		if err != nil {
 			return true, err
@@ -59,45 +64,50 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 		if err != nil || !replaced {
 			return true, err
 		}
-		return true, p.plan(ctx, tx, sc, snap.Page.Page, planID, ev, data.Reason)
+		_, err = p.plan(ctx, tx, sc, snap.Page.Page, planID, ev, data.Reason)
+		return true, err
 	})
 }
 
 // plan plans the page's links under its site's policy from the targets
-// the index finds, stores them and queues links.planned.
-func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, planID string, ev events.Event, reason string) error {
+// the index finds, stores them and queues links.planned. It returns the
+// plan's number from plan_sequence, drawn once the plan held its locks.
+func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, planID string, ev events.Event, reason string) (int64, error) {
 	lookup := planning.LookupFor(sc.structure, sc.policy, page)
-	targets, err := tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.LocksFor(sc.structure, page, false))
+	targets, planSeq, err := tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.LocksFor(sc.structure, page, false))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	in, err := planning.NewInput(sc.structure, sc.policy, page, targets)
 	if err != nil {
-		return badInput("%v", err)
+		return 0, badInput("%v", err)
 	}
 	plan := planning.PlanPage(in)
 	for _, note := range plan.Notes {
 		p.Logger.Info("planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
 	}
 	if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, plan.Links); err != nil {
-		return err
+		return 0, err
 	}
-	if err := tx.SetBreadcrumbs(ctx, page.SiteID, page.ID, plan.Breadcrumbs); err != nil {
-		return err
+	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, planSeq, plan.Breadcrumbs); err != nil {
+		return 0, err
 	}
-	return emit(ctx, tx, ev, events.LinksPlanned, planID,
+	return planSeq, emit(ctx, tx, ev, events.LinksPlanned, planID,
 		events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason})
 }
 
 // ripple asks every page whose required links depend on page to plan
 // again, once per cause: the replan event's id derives from the cause's.
-func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, ev events.Event, change string) error {
+// causePlanSeq is the number the cause's plan drew (0 for a deletion, whose
+// re-plans are never coalesced); a dependant planned after it skips the
+// re-plan.
+func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, ev events.Event, change string, causePlanSeq int64) error {
 	ids, err := tx.Dependants(ctx, page.SiteID, planning.DependantsOf(sc.structure, page, change == "deleted"))
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		data := events.ReplanData{PageID: id, CauseEventID: ev.ID, CausePageID: page.ID,
+		data := events.ReplanData{PageID: id, CauseEventID: ev.ID, CausePageID: page.ID, CausePlanSeq: causePlanSeq,
 			Reason: fmt.Sprintf("%s page %s %s (event %s)", page.Kind, page.ID, change, ev.ID)}
 		if err := emit(ctx, tx, ev, events.LinksReplan, events.DerivedID(ev.ID, events.LinksReplan+":"+id), data); err != nil {
 			return err

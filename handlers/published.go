@@ -96,7 +96,8 @@ func (p *Pipeline) replanPublished(ctx context.Context, tx *store.Tx, sc siteCon
 	if err := tx.SetBaseHTML(ctx, page.SiteID, page.ID, page.HTML); err != nil {
 		return err
 	}
-	return p.plan(ctx, tx, sc, page, planID, ev, fmt.Sprintf("version %d published, planned from version %d", page.Version, before))
+	_, err = p.plan(ctx, tx, sc, page, planID, ev, fmt.Sprintf("version %d published, planned from version %d", page.Version, before))
+	return err
 }
 
 // retirePage marks a page deleted; links to it become broken, and every
@@ -135,6 +136,6 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		if err := tx.QueueLinkCounts(ctx, ev.SiteID, append(targets, data.PageID)); err != nil {
 			return true, err
 		}
-		return true, p.ripple(ctx, tx, sc, snap.Page.Page, ev, "deleted")
+		return true, p.ripple(ctx, tx, sc, snap.Page.Page, ev, "deleted", 0)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -321,4 +322,28 @@ func resultsOfType(links []events.LinkResult, t link.Type) []events.LinkResult {
 		}
 	}
 	return out
+}
+
+// metricAtLeast reports whether the service's /metrics has the series (name
+// and labels as Prometheus prints them) at min or more.
+func (h *harness) metricAtLeast(series string, min float64) bool {
+	h.t.Helper()
+	resp, err := http.Get("http://" + h.svc.HTTPAddr() + "/metrics")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if value, ok := strings.CutPrefix(line, series+" "); ok {
+			var v float64
+			if _, err := fmt.Sscan(value, &v); err == nil {
+				return v >= min
+			}
+		}
+	}
+	return false
 }

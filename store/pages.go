@@ -26,6 +26,7 @@ type PageRecord struct {
 	LinkedHTML    string
 	PublishedHTML string
 	PlanID        string
+	PlanSeq       int64 // when the current plan took its locks (plan_sequence); 0 before any
 	WordCount     int
 	Inbound       int
 	Outbound      int
@@ -34,7 +35,7 @@ type PageRecord struct {
 
 const pageColumns = `site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
 	attributes, priority, published_at, version, html, COALESCE(linked_html, ''), COALESCE(published_html, ''),
-	state, plan_id, word_count, inbound_link_count, outbound_link_count, breadcrumbs`
+	state, plan_id, plan_seq, word_count, inbound_link_count, outbound_link_count, breadcrumbs`
 
 func scanPage(row pgx.Row) (PageRecord, error) {
 	var p PageRecord
@@ -42,7 +43,7 @@ func scanPage(row pgx.Row) (PageRecord, error) {
 	var publishedAt *time.Time
 	err := row.Scan(&p.SiteID, &p.ID, &p.URL, &p.Title, &kind, &p.ClusterID, &p.SectorID, &p.PrimaryKeyword,
 		&p.Keywords, &p.Labels, &p.Attributes, &p.Priority, &publishedAt, &p.Version, &p.HTML, &p.LinkedHTML,
-		&p.PublishedHTML, &p.State, &p.PlanID, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs)
+		&p.PublishedHTML, &p.State, &p.PlanID, &p.PlanSeq, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs)
 	p.Kind = site.Kind(kind)
 	if publishedAt != nil {
 		p.PublishedAt = *publishedAt
@@ -74,11 +75,8 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 	// what went live (published_html); a generated version starts over.
 	tag, err := t.exec(ctx, `
 		WITH snapshot AS (
-			INSERT INTO link_snapshots (site_id, page_id, version, plan_id, linked_html, breadcrumbs, links, reason)
-			SELECT p.site_id, p.id, p.version, p.plan_id, p.linked_html, p.breadcrumbs,
-				COALESCE((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.position) FROM links l
-					WHERE l.site_id = p.site_id AND l.source_page_id = p.id), '[]'),
-				'replaced by version ' || $14::bigint || ' (plan ' || $18 || ')'
+			INSERT INTO link_snapshots (`+snapshotColumns+`)
+			SELECT `+snapshotOfPage+`, 'replaced by version ' || $14::bigint || ' (plan ' || $18 || ')'
 			FROM pages p
 			WHERE p.site_id = $1 AND p.id = $2 AND $17 = 'generated' AND p.plan_id <> '' AND p.state <> 'deleted'
 			  AND p.version <= $14 AND p.plan_id <> $18)

@@ -33,16 +33,18 @@ func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	return t, err
 }
 
-// PlanningTargets takes the planning locks and then reads, in one round
-// trip, the live pages the lookup
-// names as possible targets for a page, each once. Every query goes
+// PlanningTargets takes the planning locks, draws the plan's number from
+// plan_sequence while holding them, and then reads, in the same round
+// trip, the live pages the lookup names as possible targets for a page,
+// each once. Every query goes
 // through an index (cluster, kind, terms), so the cost follows the
 // lookup's bounds, not the size of the site. Targets carry their inbound
 // links from the live site (the link map of published pages), as the SAG
 // score's authority factor asks.
-func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l planning.Lookup, locks planning.Locks) ([]planning.Target, error) {
+func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l planning.Lookup, locks planning.Locks) (targets []planning.Target, planSeq int64, err error) {
 	var b pgx.Batch
 	queueLocks(&b, siteID, locks)
+	b.Queue(`SELECT nextval('plan_sequence')`).QueryRow(func(row pgx.Row) error { return row.Scan(&planSeq) })
 	var out []planning.Target
 	seen := map[string]bool{}
 	collect := func(rows pgx.Rows) error {
@@ -75,13 +77,10 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 		b.Queue(`SELECT `+targetColumns+live+`(kind = 'home' OR (kind = 'sector' AND sector_id = $3)
 			OR (kind = 'term' AND terms && $4)) ORDER BY id LIMIT 50`, siteID, pageID, l.SectorID, nonNil(l.CrumbTerms)).Query(collect)
 	}
-	if b.Len() == 0 {
-		return nil, nil
-	}
 	if err := t.sendBatch(ctx, &b); err != nil {
-		return nil, fmt.Errorf("lock and read planning targets of page %s: %w", pageID, err)
+		return nil, 0, fmt.Errorf("lock and read planning targets of page %s: %w", pageID, err)
 	}
-	return out, nil
+	return out, planSeq, nil
 }
 
 // AnchorUsage counts, per target, the anchors of links in other pages'
@@ -119,8 +118,10 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, targe
 	return usage, nil
 }
 
-// SetBreadcrumbs stores the trail a plan chose for the page.
-func (t *Tx) SetBreadcrumbs(ctx context.Context, siteID, pageID string, trail []planning.Crumb) error {
+// RecordPlan stores what a plan decided besides its links: the trail it
+// chose for the page, and the plan's number from plan_sequence, which says
+// which causes of a re-plan the plan has already seen.
+func (t *Tx) RecordPlan(ctx context.Context, siteID, pageID string, planSeq int64, trail []planning.Crumb) error {
 	if trail == nil {
 		trail = []planning.Crumb{}
 	}
@@ -128,7 +129,7 @@ func (t *Tx) SetBreadcrumbs(ctx context.Context, siteID, pageID string, trail []
 	if err != nil {
 		return fmt.Errorf("encode breadcrumbs of page %s: %w", pageID, err)
 	}
-	t.queue(`UPDATE pages SET breadcrumbs = $3 WHERE site_id = $1 AND id = $2`, siteID, pageID, data)
+	t.queue(`UPDATE pages SET breadcrumbs = $3, plan_seq = $4 WHERE site_id = $1 AND id = $2`, siteID, pageID, data, planSeq)
 	return nil
 }
 
@@ -215,16 +216,23 @@ func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependant
 	return ids, nil
 }
 
+// snapshotColumns are link_snapshots' columns as snapshotOfPage and a
+// reason fill them from the row of page p.
+const (
+	snapshotColumns = `site_id, page_id, version, plan_id, plan_seq, linked_html, breadcrumbs, links, reason`
+	snapshotOfPage  = `p.site_id, p.id, p.version, p.plan_id, p.plan_seq, p.linked_html, p.breadcrumbs,
+		COALESCE((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.position) FROM links l
+			WHERE l.site_id = p.site_id AND l.source_page_id = p.id), '[]')`
+)
+
 // ReplacePlan starts a new plan for the page's current version, keeping
 // the plan it replaces as a snapshot. It reports false, changing nothing,
 // when the page is gone.
 func (t *Tx) ReplacePlan(ctx context.Context, siteID, pageID, planID, reason string) (bool, error) {
 	tag, err := t.exec(ctx, `
 		WITH snapshot AS (
-			INSERT INTO link_snapshots (site_id, page_id, version, plan_id, linked_html, breadcrumbs, links, reason)
-			SELECT p.site_id, p.id, p.version, p.plan_id, p.linked_html, p.breadcrumbs,
-				COALESCE((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.position) FROM links l
-					WHERE l.site_id = p.site_id AND l.source_page_id = p.id), '[]'), $4
+			INSERT INTO link_snapshots (`+snapshotColumns+`)
+			SELECT `+snapshotOfPage+`, $4
 			FROM pages p WHERE p.site_id = $1 AND p.id = $2 AND p.state <> 'deleted' AND p.plan_id <> $3)
 		UPDATE pages SET plan_id = $3, linked_html = NULL, updated_at = now()
 		WHERE site_id = $1 AND id = $2 AND state <> 'deleted' AND plan_id <> $3`, siteID, pageID, planID, reason)
@@ -314,7 +322,7 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 		`DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`,
 		`INSERT INTO links SELECT r.* FROM link_snapshots s, jsonb_populate_recordset(NULL::links, s.links) r
 			WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3`,
-		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, updated_at = now()
+		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, plan_seq = s.plan_seq, updated_at = now()
 			FROM link_snapshots s WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.site_id = $1 AND p.id = $2`,
 	} {
 		args := []any{siteID, pageID}

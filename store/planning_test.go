@@ -175,7 +175,7 @@ func ptTargets(t *testing.T, s *Store, pageID string, l planning.Lookup, locks p
 	ctx := context.Background()
 	var ids []string
 	err := s.InTx(ctx, func(tx *Tx) error {
-		targets, err := tx.PlanningTargets(ctx, ptSite, pageID, l, locks)
+		targets, _, err := tx.PlanningTargets(ctx, ptSite, pageID, l, locks)
 		if err != nil {
 			return err
 		}
@@ -497,7 +497,7 @@ func ptGivePlan(t *testing.T, s *Store, pageID string, version int64) {
 		if err := tx.SetLinkedHTML(ctx, ptSite, pageID, "<p>linked "+pageID+"</p>"); err != nil {
 			return err
 		}
-		return tx.SetBreadcrumbs(ctx, ptSite, pageID, []planning.Crumb{{Name: "Shop", URL: "/", PageID: "home"}})
+		return tx.RecordPlan(ctx, ptSite, pageID, 1, []planning.Crumb{{Name: "Shop", URL: "/", PageID: "home"}})
 	})
 	if err != nil {
 		t.Fatal(err)

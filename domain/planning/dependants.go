@@ -79,3 +79,14 @@ func DependantsOf(st site.Structure, p site.Page, deleted bool) Dependants {
 	}
 	return d
 }
+
+// ReplanAnswered says whether a dependant's current plan already answers a
+// re-plan. Plans draw increasing numbers while they hold their planning
+// locks, and a cause and its dependants hold conflicting locks (see
+// LocksFor), so a dependant plan numbered after the cause's began after the
+// cause committed and saw it. A cause without a number (0: a deletion,
+// which also re-plans pages whose locks do not conflict with it) is never
+// answered in advance.
+func ReplanAnswered(causePlanSeq, currentPlanSeq int64) bool {
+	return causePlanSeq > 0 && currentPlanSeq > causePlanSeq
+}

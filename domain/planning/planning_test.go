@@ -127,3 +127,20 @@ func TestATargetIsOfferedOnceEvenAsAReviewSuggestion(t *testing.T) {
 		t.Errorf("links to the sibling %+v, want one horizontal review suggestion", toSibling)
 	}
 }
+
+func TestAReplanIsAnsweredOnlyByAPlanNumberedAfterItsCause(t *testing.T) {
+	for _, c := range []struct {
+		cause, current int64
+		answered       bool
+	}{
+		{cause: 5, current: 9, answered: true},
+		{cause: 9, current: 5, answered: false},
+		{cause: 7, current: 7, answered: false},
+		{cause: 0, current: 9, answered: false}, // a deletion always re-plans
+		{cause: 5, current: 0, answered: false}, // a plan from before numbering, or none
+	} {
+		if got := ReplanAnswered(c.cause, c.current); got != c.answered {
+			t.Errorf("ReplanAnswered(cause %d, current %d) = %v, want %v", c.cause, c.current, got, c.answered)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/interlinker/interlinker/events"
+)
+
+// A re-plan whose cause the dependant's current plan has already seen is
+// skipped; one from a later cause, or from a deletion, is carried out.
+func TestAReplanTheCurrentPlanAlreadyAnsweredIsSkipped(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.siteWithLinkedHub("s1")
+	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
+	h.waitIdle(waitLong)
+
+	ctx := context.Background()
+	hub, _, err := h.svc.Store().Page(ctx, "s1", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hub.PlanSeq < 2 {
+		t.Fatalf("hub plan number %d after a re-plan, want at least 2", hub.PlanSeq)
+	}
+	before, err := h.svc.Store().Snapshots(ctx, "s1", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	emittedBefore := len(h.inserted.insertedFor(t, "s1", "boots-hub"))
+
+	for _, c := range []struct {
+		reason string
+		seq    int64
+	}{
+		{"an earlier cause", hub.PlanSeq - 1},
+		{"a later cause", hub.PlanSeq + 1_000_000},
+		{"a deletion", 0},
+	} {
+		h.publish(mustEvent(events.LinksReplan, "s1", "replan-hub-"+strings.ReplaceAll(c.reason, " ", "-"), events.ReplanData{
+			PageID: "boots-hub", CauseEventID: "cause-" + c.reason, CausePageID: "care", CausePlanSeq: c.seq, Reason: c.reason}))
+	}
+	h.waitIdle(waitLong)
+
+	after, err := h.svc.Store().Snapshots(ctx, "s1", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasons []string
+	for _, s := range after[:len(after)-len(before)] {
+		reasons = append(reasons, strings.TrimPrefix(s.Reason, "re-planned: "))
+	}
+	slices.Sort(reasons)
+	if want := []string{"a deletion", "a later cause"}; !slices.Equal(reasons, want) {
+		t.Errorf("re-plans carried out for %q, want %q", reasons, want)
+	}
+	// The later stages skip a plan replaced before they reach it, so the
+	// two re-plans carried out are emitted once or twice.
+	if emitted := len(h.inserted.insertedFor(t, "s1", "boots-hub")) - emittedBefore; emitted < 1 || emitted > 2 {
+		t.Errorf("hub emitted %d more times, want 1 or 2", emitted)
+	}
+	if !h.metricAtLeast(`interlinker_events_skipped_total{handler="replanner",reason="coalesced"}`, 1) {
+		t.Error("the skipped re-plan is not counted as coalesced")
+	}
+}
+
+// Articles arriving together each ask their hub to re-plan; however many
+// of those re-plans are coalesced, the hub's last emission lists them all.
+func TestABurstOfArticlesEndsWithTheHubListingEveryOne(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.siteWithLinkedHub("s1")
+	const n = 40
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.publish(pageEvent("s1", fmt.Sprintf("article-%02d", i), "supporting", 1, supportingHTML(i)))
+		}()
+	}
+	wg.Wait()
+	waitFor(t, waitLong, "every article linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
+	h.waitIdle(waitLong)
+
+	emitted := h.inserted.insertedFor(t, "s1", "boots-hub")
+	listed := listedInRelatedArticles(emitted[len(emitted)-1])
+	if len(listed) != n {
+		t.Errorf("hub's last emission lists %d articles, want %d: %v", len(listed), n, listed)
+	}
+	rows, err := h.svc.Store().LinksFrom(context.Background(), "s1", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < n {
+		t.Errorf("hub's stored plan has %d links, want at least its %d articles", len(rows), n)
+	}
+	t.Logf("hub emitted %d times for %d articles", len(emitted), n)
+}
