@@ -94,11 +94,11 @@ type ReplanData struct {
 	PageID       string `json:"page_id"`
 	CauseEventID string `json:"cause_event_id"`
 	CausePageID  string `json:"cause_page_id"`
-	// CausePlanSeq is the number the cause's plan drew from plan_sequence
-	// while it held its locks; a dependant whose plan drew a larger one
-	// has seen the cause already. 0 (a deletion) always re-plans.
-	CausePlanSeq int64  `json:"cause_plan_seq,omitempty"`
-	Reason       string `json:"reason"`
+	// CauseChange numbers the cause's change (its Postgres transaction);
+	// a dependant whose current plan saw it skips the re-plan. Absent or
+	// 0 always re-plans.
+	CauseChange uint64 `json:"cause_change,omitempty"`
+	Reason      string `json:"reason"`
 }
 
 // RestoreData asks for a page's kept plan (a snapshot) to become its

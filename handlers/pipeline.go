@@ -36,6 +36,8 @@ type Pipeline struct {
 	Notify  func() // wakes the outbox relay after a commit
 	Metrics *Metrics
 	Logger  *slog.Logger
+
+	replanning pageLocks // pages being re-planned by this process
 }
 
 // Route binds a handler to its subject through a durable consumer.

@@ -27,11 +27,10 @@ func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
 			p.skipped(ConsumerPlanner, "stale", ev)
 			return nil
 		}
-		planSeq, err := p.plan(ctx, tx, sc, page, planID, ev, "")
-		if err != nil {
+		if err := p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, ""); err != nil {
 			return err
 		}
-		return p.ripple(ctx, tx, sc, page, ev, "arrived", planSeq)
+		return p.ripple(ctx, tx, sc, page, ev, "arrived")
 	})
 }
 
@@ -42,8 +41,13 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := p.replanning.lock(ctx, ev.SiteID+"\x00"+data.PageID)
+	if err != nil {
+		return fmt.Errorf("wait to re-plan page %s: %w", data.PageID, err)
+	}
+	defer unlock()
 	return p.apply(ctx, ConsumerReplanner, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndReadPage(ctx, ConsumerReplanner, ev.ID, ev.SiteID, data.PageID, "")
+		snap, err := tx.ClaimAndLockPage(ctx, ConsumerReplanner, ev.ID, ev.SiteID, data.PageID)
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}
@@ -51,7 +55,7 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 			p.skipped(ConsumerReplanner, "stale", ev)
 			return true, nil
 		}
-		if planning.ReplanAnswered(data.CausePlanSeq, snap.Page.PlanSeq) {
+		if planning.ReplanAnswered(data.CauseChange, snap.Page.PlanHorizon) {
 			p.skipped(ConsumerReplanner, "coalesced", ev)
 			return true, nil
 		}
@@ -64,59 +68,59 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 		if err != nil || !replaced {
 			return true, err
 		}
-		_, err = p.plan(ctx, tx, sc, snap.Page.Page, planID, ev, data.Reason)
-		return true, err
+		return true, p.plan(ctx, tx, sc, snap.Page.Page, planning.Replanning, planID, ev, data.Reason)
 	})
 }
 
 // plan plans the page's links under its site's policy from the targets
-// the index finds, stores them and queues links.planned. It returns the
-// plan's number from plan_sequence, drawn once the plan held its locks.
-func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, planID string, ev events.Event, reason string) (int64, error) {
+// the index finds, stores them with what the plan saw of the site, and
+// queues links.planned.
+func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, change planning.Change, planID string, ev events.Event, reason string) error {
 	lookup := planning.LookupFor(sc.structure, sc.policy, page)
-	targets, planSeq, err := tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.LocksFor(sc.structure, page, false))
+	targets, horizon, err := tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.LocksFor(sc.structure, page, change))
 	if err != nil {
-		return 0, err
+		return err
 	}
 	in, err := planning.NewInput(sc.structure, sc.policy, page, targets)
 	if err != nil {
-		return 0, badInput("%v", err)
+		return badInput("%v", err)
 	}
 	plan := planning.PlanPage(in)
 	for _, note := range plan.Notes {
 		p.Logger.Info("planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
 	}
 	if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, plan.Links); err != nil {
-		return 0, err
+		return err
 	}
-	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, planSeq, plan.Breadcrumbs); err != nil {
-		return 0, err
+	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, horizon, plan.Breadcrumbs); err != nil {
+		return err
 	}
-	return planSeq, emit(ctx, tx, ev, events.LinksPlanned, planID,
+	return emit(ctx, tx, ev, events.LinksPlanned, planID,
 		events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason})
 }
 
 // ripple asks every page whose required links depend on page to plan
 // again, once per cause: the replan event's id derives from the cause's.
-// causePlanSeq is the number the cause's plan drew (0 for a deletion, whose
-// re-plans are never coalesced); a dependant planned after it skips the
-// re-plan.
-func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, ev events.Event, change string, causePlanSeq int64) error {
+// The event carries the number of this transaction, so a dependant whose
+// plan already saw it skips the re-plan.
+func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, ev events.Event, change string) error {
 	ids, err := tx.Dependants(ctx, page.SiteID, planning.DependantsOf(sc.structure, page, change == "deleted"))
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	cause, err := tx.ChangeNumber(ctx)
 	if err != nil {
 		return err
 	}
 	for _, id := range ids {
-		data := events.ReplanData{PageID: id, CauseEventID: ev.ID, CausePageID: page.ID, CausePlanSeq: causePlanSeq,
+		data := events.ReplanData{PageID: id, CauseEventID: ev.ID, CausePageID: page.ID, CauseChange: cause,
 			Reason: fmt.Sprintf("%s page %s %s (event %s)", page.Kind, page.ID, change, ev.ID)}
 		if err := emit(ctx, tx, ev, events.LinksReplan, events.DerivedID(ev.ID, events.LinksReplan+":"+id), data); err != nil {
 			return err
 		}
 	}
-	if len(ids) > 0 {
-		p.Metrics.Replans.Add(float64(len(ids)))
-		p.Logger.Info("dependent pages re-planned", "site_id", page.SiteID, "page_id", page.ID, "change", change, "pages", len(ids))
-	}
+	p.Metrics.Replans.Add(float64(len(ids)))
+	p.Logger.Info("dependent pages re-planned", "site_id", page.SiteID, "page_id", page.ID, "change", change, "pages", len(ids))
 	return nil
 }
 
@@ -128,7 +132,7 @@ func (p *Pipeline) restorePlan(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	return p.apply(ctx, ConsumerRestorer, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndReadPage(ctx, ConsumerRestorer, ev.ID, ev.SiteID, data.PageID, "")
+		snap, err := tx.ClaimAndLockPage(ctx, ConsumerRestorer, ev.ID, ev.SiteID, data.PageID)
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}

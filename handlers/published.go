@@ -96,8 +96,7 @@ func (p *Pipeline) replanPublished(ctx context.Context, tx *store.Tx, sc siteCon
 	if err := tx.SetBaseHTML(ctx, page.SiteID, page.ID, page.HTML); err != nil {
 		return err
 	}
-	_, err = p.plan(ctx, tx, sc, page, planID, ev, fmt.Sprintf("version %d published, planned from version %d", page.Version, before))
-	return err
+	return p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, fmt.Sprintf("version %d published, planned from version %d", page.Version, before))
 }
 
 // retirePage marks a page deleted; links to it become broken, and every
@@ -108,7 +107,7 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	return p.apply(ctx, ConsumerDeletion, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndReadPage(ctx, ConsumerDeletion, ev.ID, ev.SiteID, data.PageID, "")
+		snap, err := tx.ClaimAndLockPage(ctx, ConsumerDeletion, ev.ID, ev.SiteID, data.PageID)
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}
@@ -117,7 +116,7 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 			return true, err
 		}
 		if snap.Found {
-			if err := tx.Lock(ctx, ev.SiteID, planning.LocksFor(sc.structure, snap.Page.Page, true)); err != nil {
+			if err := tx.Lock(ctx, ev.SiteID, planning.LocksFor(sc.structure, snap.Page.Page, planning.Deleting)); err != nil {
 				return true, err
 			}
 		}
@@ -136,6 +135,6 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		if err := tx.QueueLinkCounts(ctx, ev.SiteID, append(targets, data.PageID)); err != nil {
 			return true, err
 		}
-		return true, p.ripple(ctx, tx, sc, snap.Page.Page, ev, "deleted", 0)
+		return true, p.ripple(ctx, tx, sc, snap.Page.Page, ev, "deleted")
 	})
 }

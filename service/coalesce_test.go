@@ -24,8 +24,8 @@ func TestAReplanTheCurrentPlanAlreadyAnsweredIsSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hub.PlanSeq < 2 {
-		t.Fatalf("hub plan number %d after a re-plan, want at least 2", hub.PlanSeq)
+	if hub.PlanHorizon.Settled < 2 {
+		t.Fatalf("hub's plan recorded no horizon: %+v", hub.PlanHorizon)
 	}
 	before, err := h.svc.Store().Snapshots(ctx, "s1", "boots-hub")
 	if err != nil {
@@ -35,14 +35,14 @@ func TestAReplanTheCurrentPlanAlreadyAnsweredIsSkipped(t *testing.T) {
 
 	for _, c := range []struct {
 		reason string
-		seq    int64
+		change uint64
 	}{
-		{"an earlier cause", hub.PlanSeq - 1},
-		{"a later cause", hub.PlanSeq + 1_000_000},
-		{"a deletion", 0},
+		{"a change the plan saw", hub.PlanHorizon.Settled - 1},
+		{"a change after the plan", hub.PlanHorizon.Unstarted + 1_000_000},
+		{"an unnumbered change", 0},
 	} {
 		h.publish(mustEvent(events.LinksReplan, "s1", "replan-hub-"+strings.ReplaceAll(c.reason, " ", "-"), events.ReplanData{
-			PageID: "boots-hub", CauseEventID: "cause-" + c.reason, CausePageID: "care", CausePlanSeq: c.seq, Reason: c.reason}))
+			PageID: "boots-hub", CauseEventID: "cause-" + c.reason, CausePageID: "care", CauseChange: c.change, Reason: c.reason}))
 	}
 	h.waitIdle(waitLong)
 
@@ -55,7 +55,7 @@ func TestAReplanTheCurrentPlanAlreadyAnsweredIsSkipped(t *testing.T) {
 		reasons = append(reasons, strings.TrimPrefix(s.Reason, "re-planned: "))
 	}
 	slices.Sort(reasons)
-	if want := []string{"a deletion", "a later cause"}; !slices.Equal(reasons, want) {
+	if want := []string{"a change after the plan", "an unnumbered change"}; !slices.Equal(reasons, want) {
 		t.Errorf("re-plans carried out for %q, want %q", reasons, want)
 	}
 	// The later stages skip a plan replaced before they reach it, so the

@@ -26,7 +26,7 @@ type PageRecord struct {
 	LinkedHTML    string
 	PublishedHTML string
 	PlanID        string
-	PlanSeq       int64 // when the current plan took its locks (plan_sequence); 0 before any
+	PlanHorizon   planning.Horizon // what the current plan saw of the site
 	WordCount     int
 	Inbound       int
 	Outbound      int
@@ -35,20 +35,26 @@ type PageRecord struct {
 
 const pageColumns = `site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
 	attributes, priority, published_at, version, html, COALESCE(linked_html, ''), COALESCE(published_html, ''),
-	state, plan_id, plan_seq, word_count, inbound_link_count, outbound_link_count, breadcrumbs`
+	state, plan_id, COALESCE(plan_horizon::text, ''), word_count, inbound_link_count, outbound_link_count, breadcrumbs`
 
 func scanPage(row pgx.Row) (PageRecord, error) {
 	var p PageRecord
-	var kind string
+	var kind, horizon string
 	var publishedAt *time.Time
 	err := row.Scan(&p.SiteID, &p.ID, &p.URL, &p.Title, &kind, &p.ClusterID, &p.SectorID, &p.PrimaryKeyword,
 		&p.Keywords, &p.Labels, &p.Attributes, &p.Priority, &publishedAt, &p.Version, &p.HTML, &p.LinkedHTML,
-		&p.PublishedHTML, &p.State, &p.PlanID, &p.PlanSeq, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs)
+		&p.PublishedHTML, &p.State, &p.PlanID, &horizon, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs)
+	if err != nil {
+		return p, err
+	}
 	p.Kind = site.Kind(kind)
 	if publishedAt != nil {
 		p.PublishedAt = *publishedAt
 	}
-	return p, err
+	if p.PlanHorizon, err = parseHorizon(horizon); err != nil {
+		return p, fmt.Errorf("page %s: %w", p.ID, err)
+	}
+	return p, nil
 }
 
 // SavePageVersion stores a page version as the page's current state, with

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,18 +34,28 @@ func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	return t, err
 }
 
-// PlanningTargets takes the planning locks, draws the plan's number from
-// plan_sequence while holding them, and then reads, in the same round
-// trip, the live pages the lookup names as possible targets for a page,
-// each once. Every query goes
+// PlanningTargets takes the planning locks, notes what the plan sees of
+// the site (its horizon) once it holds them, and then reads, in the same
+// round trip, the live pages the lookup names as possible targets for a
+// page, each once. The targets are read after the horizon, so they hold
+// every change it saw. Every query goes
 // through an index (cluster, kind, terms), so the cost follows the
 // lookup's bounds, not the size of the site. Targets carry their inbound
 // links from the live site (the link map of published pages), as the SAG
 // score's authority factor asks.
-func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l planning.Lookup, locks planning.Locks) (targets []planning.Target, planSeq int64, err error) {
+func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l planning.Lookup, locks planning.Locks) ([]planning.Target, planning.Horizon, error) {
 	var b pgx.Batch
 	queueLocks(&b, siteID, locks)
-	b.Queue(`SELECT nextval('plan_sequence')`).QueryRow(func(row pgx.Row) error { return row.Scan(&planSeq) })
+	var horizon planning.Horizon
+	b.Queue(`SELECT pg_current_snapshot()::text`).QueryRow(func(row pgx.Row) error {
+		var text string
+		if err := row.Scan(&text); err != nil {
+			return err
+		}
+		var err error
+		horizon, err = parseHorizon(text)
+		return err
+	})
 	var out []planning.Target
 	seen := map[string]bool{}
 	collect := func(rows pgx.Rows) error {
@@ -58,7 +69,11 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 		return err
 	}
 	live := ` FROM pages WHERE site_id = $1 AND id <> $2 AND state <> 'deleted' AND `
-	if l.ClusterID != "" {
+	switch {
+	case l.ClusterID != "" && l.ClusterLimit > 0:
+		b.Queue(`SELECT `+targetColumns+live+`cluster_id = $3
+			ORDER BY published_at DESC NULLS LAST, id LIMIT $4`, siteID, pageID, l.ClusterID, l.ClusterLimit).Query(collect)
+	case l.ClusterID != "":
 		b.Queue(`SELECT `+targetColumns+live+`cluster_id = $3 ORDER BY id`, siteID, pageID, l.ClusterID).Query(collect)
 	}
 	if len(l.HubClusters) > 0 {
@@ -78,9 +93,67 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 			OR (kind = 'term' AND terms && $4)) ORDER BY id LIMIT 50`, siteID, pageID, l.SectorID, nonNil(l.CrumbTerms)).Query(collect)
 	}
 	if err := t.sendBatch(ctx, &b); err != nil {
-		return nil, 0, fmt.Errorf("lock and read planning targets of page %s: %w", pageID, err)
+		return nil, planning.Horizon{}, fmt.Errorf("lock and read planning targets of page %s: %w", pageID, err)
 	}
-	return out, planSeq, nil
+	return out, horizon, nil
+}
+
+// ChangeNumber is the number of the transaction's change, which a plan's
+// horizon is checked against (planning.ReplanAnswered).
+func (t *Tx) ChangeNumber(ctx context.Context) (uint64, error) {
+	var text string
+	if err := t.queryRow(ctx, `SELECT pg_current_xact_id()::text`).Scan(&text); err != nil {
+		return 0, fmt.Errorf("read transaction id: %w", err)
+	}
+	n, err := strconv.ParseUint(text, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("read transaction id %q: %w", text, err)
+	}
+	return n, nil
+}
+
+// parseHorizon reads a pg_snapshot's text form, xmin:xmax:xip,...; empty
+// is the horizon that saw nothing.
+func parseHorizon(text string) (planning.Horizon, error) {
+	var h planning.Horizon
+	if text == "" {
+		return h, nil
+	}
+	parts := strings.Split(text, ":")
+	if len(parts) != 3 {
+		return h, fmt.Errorf("plan horizon %q is not xmin:xmax:xip", text)
+	}
+	var err error
+	if h.Settled, err = strconv.ParseUint(parts[0], 10, 64); err != nil {
+		return h, fmt.Errorf("plan horizon %q: %w", text, err)
+	}
+	if h.Unstarted, err = strconv.ParseUint(parts[1], 10, 64); err != nil {
+		return h, fmt.Errorf("plan horizon %q: %w", text, err)
+	}
+	if parts[2] != "" {
+		for _, x := range strings.Split(parts[2], ",") {
+			n, err := strconv.ParseUint(x, 10, 64)
+			if err != nil {
+				return h, fmt.Errorf("plan horizon %q: %w", text, err)
+			}
+			h.Running = append(h.Running, n)
+		}
+	}
+	return h, nil
+}
+
+// formatHorizon writes a horizon in pg_snapshot's text form; the zero
+// horizon is NULL.
+func formatHorizon(h planning.Horizon) *string {
+	if h.Unstarted == 0 {
+		return nil
+	}
+	running := make([]string, len(h.Running))
+	for i, x := range h.Running {
+		running[i] = strconv.FormatUint(x, 10)
+	}
+	text := fmt.Sprintf("%d:%d:%s", h.Settled, h.Unstarted, strings.Join(running, ","))
+	return &text
 }
 
 // AnchorUsage counts, per target, the anchors of links in other pages'
@@ -118,10 +191,10 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, targe
 	return usage, nil
 }
 
-// RecordPlan stores what a plan decided besides its links: the trail it
-// chose for the page, and the plan's number from plan_sequence, which says
-// which causes of a re-plan the plan has already seen.
-func (t *Tx) RecordPlan(ctx context.Context, siteID, pageID string, planSeq int64, trail []planning.Crumb) error {
+// RecordPlan stores what a plan decided besides its links, the trail it
+// chose for the page, and what it saw of the site, which says which
+// re-plans it already answers.
+func (t *Tx) RecordPlan(ctx context.Context, siteID, pageID string, horizon planning.Horizon, trail []planning.Crumb) error {
 	if trail == nil {
 		trail = []planning.Crumb{}
 	}
@@ -129,7 +202,8 @@ func (t *Tx) RecordPlan(ctx context.Context, siteID, pageID string, planSeq int6
 	if err != nil {
 		return fmt.Errorf("encode breadcrumbs of page %s: %w", pageID, err)
 	}
-	t.queue(`UPDATE pages SET breadcrumbs = $3, plan_seq = $4 WHERE site_id = $1 AND id = $2`, siteID, pageID, data, planSeq)
+	t.queue(`UPDATE pages SET breadcrumbs = $3, plan_horizon = $4::text::pg_snapshot WHERE site_id = $1 AND id = $2`,
+		siteID, pageID, data, formatHorizon(horizon))
 	return nil
 }
 
@@ -219,8 +293,8 @@ func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependant
 // snapshotColumns are link_snapshots' columns as snapshotOfPage and a
 // reason fill them from the row of page p.
 const (
-	snapshotColumns = `site_id, page_id, version, plan_id, plan_seq, linked_html, breadcrumbs, links, reason`
-	snapshotOfPage  = `p.site_id, p.id, p.version, p.plan_id, p.plan_seq, p.linked_html, p.breadcrumbs,
+	snapshotColumns = `site_id, page_id, version, plan_id, plan_horizon, linked_html, breadcrumbs, links, reason`
+	snapshotOfPage  = `p.site_id, p.id, p.version, p.plan_id, p.plan_horizon, p.linked_html, p.breadcrumbs,
 		COALESCE((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.position) FROM links l
 			WHERE l.site_id = p.site_id AND l.source_page_id = p.id), '[]')`
 )
@@ -322,7 +396,7 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 		`DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`,
 		`INSERT INTO links SELECT r.* FROM link_snapshots s, jsonb_populate_recordset(NULL::links, s.links) r
 			WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3`,
-		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, plan_seq = s.plan_seq, updated_at = now()
+		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, plan_horizon = s.plan_horizon, updated_at = now()
 			FROM link_snapshots s WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.site_id = $1 AND p.id = $2`,
 	} {
 		args := []any{siteID, pageID}

@@ -327,7 +327,7 @@ func (e *pbEnv) planOne(ctx context.Context, page site.Page, brute bool) (int, e
 			targets, err = pgx.CollectRows(rows, scanTarget)
 		} else {
 			lookup := planning.LookupFor(e.st, e.pol, page)
-			targets, _, err = tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.LocksFor(e.st, page, false))
+			targets, _, err = tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.LocksFor(e.st, page, planning.Arriving))
 		}
 		if err != nil {
 			return err

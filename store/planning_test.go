@@ -230,6 +230,14 @@ func TestPlanningTargetsReturnsTheClustersLiveMembersButNotThePageItself(t *test
 	ptWant(t, "members of boots", got, []string{"boots-b", "boots-c", "boots-draft", "boots-hub"})
 }
 
+func TestPlanningTargetsBoundsTheClusterToItsNewestPagesAndStillFindsTheHub(t *testing.T) {
+	s, _ := ptOpen(t)
+	// boots by recency: draft (13), c (11), b (10), hub (8); a is the page.
+	got := ptTargets(t, s, "boots-a", planning.Lookup{ClusterID: "boots", ClusterLimit: 2, HubClusters: []string{"boots"}, RelatedLimit: 200},
+		planning.Locks{})
+	ptWant(t, "the two newest members and the hub", got, []string{"boots-c", "boots-draft", "boots-hub"})
+}
+
 func TestPlanningTargetsReturnsOnlyTheLiveHubsOfHubClusters(t *testing.T) {
 	s, _ := ptOpen(t)
 	got := ptTargets(t, s, "term-winter", planning.Lookup{HubClusters: []string{"gloves", "knives", "tents", "nope"}, RelatedLimit: 1},
@@ -318,7 +326,7 @@ func TestPlanningTargetsForASupportingArticleUnderTheSAGPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := ptFixturePage(t, "boots-a")
-	got := ptTargets(t, s, page.ID, planning.LookupFor(st, pol, page), planning.LocksFor(st, page, false))
+	got := ptTargets(t, s, page.ID, planning.LookupFor(st, pol, page), planning.LocksFor(st, page, planning.Arriving))
 	ptWant(t, "targets of boots-a", got, []string{
 		"boots-b", "boots-c", "boots-draft", "boots-hub", // its cluster
 		"gloves-a", "knives-a", "knives-hub", // clusters sharing leather or winter
@@ -326,7 +334,7 @@ func TestPlanningTargetsForASupportingArticleUnderTheSAGPolicy(t *testing.T) {
 	})
 
 	hub := ptFixturePage(t, "tents-hub")
-	got = ptTargets(t, s, hub.ID, planning.LookupFor(st, pol, hub), planning.LocksFor(st, hub, false))
+	got = ptTargets(t, s, hub.ID, planning.LookupFor(st, pol, hub), planning.LocksFor(st, hub, planning.Arriving))
 	// Its members, the hub of pans (summer) and its breadcrumbs, with the
 	// term pages of both its values (term-canvas has no plan of its own
 	// but is live).
@@ -347,7 +355,7 @@ func TestPlanningTargetsFindTheHomePageForEverySAGPage(t *testing.T) {
 	}
 	for _, id := range []string{"term-leather", "free-1"} {
 		page := ptFixturePage(t, id)
-		got := ptTargets(t, s, page.ID, planning.LookupFor(st, pol, page), planning.LocksFor(st, page, false))
+		got := ptTargets(t, s, page.ID, planning.LookupFor(st, pol, page), planning.LocksFor(st, page, planning.Arriving))
 		if !slices.Contains(got, "home") {
 			t.Errorf("targets of %s: %v, without the home page", id, got)
 		}
@@ -497,7 +505,7 @@ func ptGivePlan(t *testing.T, s *Store, pageID string, version int64) {
 		if err := tx.SetLinkedHTML(ctx, ptSite, pageID, "<p>linked "+pageID+"</p>"); err != nil {
 			return err
 		}
-		return tx.RecordPlan(ctx, ptSite, pageID, 1, []planning.Crumb{{Name: "Shop", URL: "/", PageID: "home"}})
+		return tx.RecordPlan(ctx, ptSite, pageID, planning.Horizon{}, []planning.Crumb{{Name: "Shop", URL: "/", PageID: "home"}})
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -59,17 +59,7 @@ func queueHub(b *pgx.Batch, sql, siteID, key string, hub *site.Page, found *bool
 func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pageID, planID string) (PageSnapshot, error) {
 	var snap PageSnapshot
 	var b pgx.Batch
-	queueClaimAndSiteVersion(&b, consumer, eventID, siteID, &snap.Claimed, &snap.SiteVersion, &snap.SiteFound)
-	b.Queue(`SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2 AND ($3 = '' OR plan_id = $3) FOR UPDATE`,
-		siteID, pageID, planID).
-		QueryRow(func(row pgx.Row) error {
-			p, err := scanPage(row)
-			if err == pgx.ErrNoRows {
-				return nil
-			}
-			snap.Page, snap.Found = p, err == nil
-			return err
-		})
+	queueClaimAndLockPage(&b, &snap, consumer, eventID, siteID, pageID, planID)
 	b.Queue(linksFromSQL, siteID, pageID).Query(func(rows pgx.Rows) error {
 		links, err := pgx.CollectRows(rows, scanLink)
 		snap.Links = links
@@ -80,6 +70,35 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pa
 		return PageSnapshot{}, fmt.Errorf("claim %s and read page %s: %w", eventID, pageID, err)
 	}
 	return snap, nil
+}
+
+// ClaimAndLockPage is ClaimAndReadPage without the page's links and hub,
+// for handlers that decide on the page row alone: a hub's re-plans read
+// none of its many links before they find the plan already answers them.
+func (t *Tx) ClaimAndLockPage(ctx context.Context, consumer, eventID, siteID, pageID string) (PageSnapshot, error) {
+	var snap PageSnapshot
+	var b pgx.Batch
+	queueClaimAndLockPage(&b, &snap, consumer, eventID, siteID, pageID, "")
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return PageSnapshot{}, fmt.Errorf("claim %s and lock page %s: %w", eventID, pageID, err)
+	}
+	return snap, nil
+}
+
+// queueClaimAndLockPage queues the inbox claim, the site version and the
+// page read under a row lock (only while planID, if given, is current).
+func queueClaimAndLockPage(b *pgx.Batch, snap *PageSnapshot, consumer, eventID, siteID, pageID, planID string) {
+	queueClaimAndSiteVersion(b, consumer, eventID, siteID, &snap.Claimed, &snap.SiteVersion, &snap.SiteFound)
+	b.Queue(`SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2 AND ($3 = '' OR plan_id = $3) FOR UPDATE`,
+		siteID, pageID, planID).
+		QueryRow(func(row pgx.Row) error {
+			p, err := scanPage(row)
+			if err == pgx.ErrNoRows {
+				return nil
+			}
+			snap.Page, snap.Found = p, err == nil
+			return err
+		})
 }
 
 // SiteSnapshot is what a page-event handler reads first.

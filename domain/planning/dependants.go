@@ -1,6 +1,7 @@
 package planning
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/interlinker/interlinker/domain/site"
@@ -17,9 +18,30 @@ type Locks struct {
 	Shared    []string
 }
 
-// LocksFor lists the keys planning or deleting the page holds.
-func LocksFor(st site.Structure, p site.Page, deleting bool) Locks {
+// Change is why a page is planned or retired, which decides the locks it
+// takes.
+type Change int
+
+const (
+	// Arriving: a new version of the page; its dependants must see it.
+	Arriving Change = iota
+	// Replanning: the page catches up with a page it depends on. It holds
+	// no locks: it causes no re-plans, the change it answers committed
+	// before it was asked for, and a change it misses asks again (see
+	// ReplanAnswered), so the articles of a cluster keep arriving while
+	// their hub re-plans.
+	Replanning
+	// Deleting: the page leaves; its cluster's pages must not miss it.
+	Deleting
+)
+
+// LocksFor lists the keys planning or retiring the page holds.
+func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 	var l Locks
+	if change == Replanning {
+		return l
+	}
+	deleting := change == Deleting
 	if p.ClusterID != "" {
 		key := "cluster:" + p.ClusterID
 		if p.Kind == site.KindHub || deleting {
@@ -80,13 +102,33 @@ func DependantsOf(st site.Structure, p site.Page, deleted bool) Dependants {
 	return d
 }
 
+// Horizon is what a plan saw of the site: the changes committed before it
+// read its targets. Changes are numbered in the order they began (in
+// Postgres, transaction ids); every change numbered below Settled had ended
+// by then, none numbered from Unstarted on had begun, and of those between,
+// the ones in Running had not committed yet. The zero Horizon saw nothing.
+type Horizon struct {
+	Settled   uint64
+	Unstarted uint64
+	Running   []uint64
+}
+
+// Saw reports whether a committed change was visible to the plan.
+func (h Horizon) Saw(change uint64) bool {
+	switch {
+	case change == 0 || change >= h.Unstarted:
+		return false
+	case change < h.Settled:
+		return true
+	default:
+		return !slices.Contains(h.Running, change)
+	}
+}
+
 // ReplanAnswered says whether a dependant's current plan already answers a
-// re-plan. Plans draw increasing numbers while they hold their planning
-// locks, and a cause and its dependants hold conflicting locks (see
-// LocksFor), so a dependant plan numbered after the cause's began after the
-// cause committed and saw it. A cause without a number (0: a deletion,
-// which also re-plans pages whose locks do not conflict with it) is never
-// answered in advance.
-func ReplanAnswered(causePlanSeq, currentPlanSeq int64) bool {
-	return causePlanSeq > 0 && currentPlanSeq > causePlanSeq
+// re-plan: the plan read its targets after the cause committed, so it saw
+// the cause. A re-plan whose cause is unnumbered is never answered in
+// advance.
+func ReplanAnswered(cause uint64, current Horizon) bool {
+	return current.Saw(cause)
 }

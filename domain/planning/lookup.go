@@ -13,8 +13,10 @@ import (
 // cluster, the hubs and pages of a bounded list of related clusters, the
 // pages sharing an index term, and the pages the breadcrumb trail names.
 type Lookup struct {
-	// ClusterID: every live page of this cluster.
-	ClusterID string
+	// ClusterID: the live pages of this cluster, every one when
+	// ClusterLimit is 0, else the ClusterLimit most recently published.
+	ClusterID    string
+	ClusterLimit int
 	// HubClusters: the live hub of each of these clusters.
 	HubClusters []string
 	// RelatedClusters: live hubs and supporting articles of these clusters,
@@ -60,6 +62,14 @@ func IndexTerms(st site.Structure, p site.Page) []string {
 // LookupFor says what to fetch to plan the page under the policy.
 func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 	l := Lookup{ClusterID: p.ClusterID, RelatedLimit: pol.RelatedCandidateLimit}
+	if p.ClusterID != "" && p.Kind != site.KindHub {
+		// Only a hub needs every page of its cluster (Related Articles, or
+		// the silo parent's children); any other page picks a few siblings
+		// from a bounded set, and still finds its hub, so a page does not
+		// cost more as its cluster grows.
+		l.ClusterLimit = pol.RelatedCandidateLimit
+		l.HubClusters = []string{p.ClusterID}
+	}
 	cluster, _ := st.Cluster(p.ClusterID)
 	clusterFacets := st.Facets(cluster.Attributes)
 	if pol.Name == policy.Silo {
@@ -86,9 +96,9 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 		l.RelatedClusters = relatedClusters(st, clusterFacets, p.ClusterID, pol.RelatedClusterLimit)
 	case site.KindTerm:
 		// Every hub of the term's values: taxonomy links have no cap.
-		l.HubClusters = st.ClustersWithFacets(own)
+		l.HubClusters = unionSorted(l.HubClusters, st.ClustersWithFacets(own))
 	case site.KindProduct, site.KindService, site.KindPage:
-		l.HubClusters = relatedClusters(st, unionSorted(clusterFacets, own), "", pol.RelatedClusterLimit)
+		l.HubClusters = unionSorted(l.HubClusters, relatedClusters(st, unionSorted(clusterFacets, own), "", pol.RelatedClusterLimit))
 	}
 	return l
 }

@@ -128,19 +128,25 @@ func TestATargetIsOfferedOnceEvenAsAReviewSuggestion(t *testing.T) {
 	}
 }
 
-func TestAReplanIsAnsweredOnlyByAPlanNumberedAfterItsCause(t *testing.T) {
+func TestAReplanIsAnsweredOnlyByAPlanThatSawItsCause(t *testing.T) {
+	// Changes 100–109 had ended, 112 and 115 were running, 120 on had not begun.
+	h := Horizon{Settled: 110, Unstarted: 120, Running: []uint64{112, 115}}
 	for _, c := range []struct {
-		cause, current int64
-		answered       bool
+		cause    uint64
+		answered bool
 	}{
-		{cause: 5, current: 9, answered: true},
-		{cause: 9, current: 5, answered: false},
-		{cause: 7, current: 7, answered: false},
-		{cause: 0, current: 9, answered: false}, // a deletion always re-plans
-		{cause: 5, current: 0, answered: false}, // a plan from before numbering, or none
+		{cause: 105, answered: true},  // ended before the plan
+		{cause: 111, answered: true},  // committed between, not running
+		{cause: 112, answered: false}, // still running when the plan read
+		{cause: 120, answered: false}, // began after the plan read
+		{cause: 500, answered: false},
+		{cause: 0, answered: false}, // an unnumbered cause always re-plans
 	} {
-		if got := ReplanAnswered(c.cause, c.current); got != c.answered {
-			t.Errorf("ReplanAnswered(cause %d, current %d) = %v, want %v", c.cause, c.current, got, c.answered)
+		if got := ReplanAnswered(c.cause, h); got != c.answered {
+			t.Errorf("ReplanAnswered(cause %d, %+v) = %v, want %v", c.cause, h, got, c.answered)
 		}
+	}
+	if ReplanAnswered(5, Horizon{}) {
+		t.Error("a plan that saw nothing answered a re-plan")
 	}
 }

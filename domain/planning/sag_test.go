@@ -799,12 +799,15 @@ func TestLookupIsBoundedByTheRelatedLimits(t *testing.T) {
 	if len(hub.HubClusters) != 5 || hub.HubClusters[0] != "zboth" || slices.Contains(hub.HubClusters, "boots") {
 		t.Errorf("hub lookup clusters %v: want 5, most shared values first, not its own", hub.HubClusters)
 	}
-	if hub.ClusterID != "boots" || hub.RelatedLimit != 50 {
-		t.Errorf("hub lookup %+v", hub)
+	if hub.ClusterID != "boots" || hub.ClusterLimit != 0 || hub.RelatedLimit != 50 {
+		t.Errorf("hub lookup %+v, want every page of its cluster", hub)
 	}
 	art := LookupFor(st, pol, articleIn(clusters[0], "care", "Care"))
 	if len(art.RelatedClusters) != 5 || art.RelatedClusters[0] != "zboth" || art.RelatedLimit != 50 {
 		t.Errorf("article lookup %+v", art)
+	}
+	if art.ClusterID != "boots" || art.ClusterLimit != 50 || !reflect.DeepEqual(art.HubClusters, []string{"boots"}) {
+		t.Errorf("article lookup %+v, want at most 50 pages of its cluster and its hub", art)
 	}
 	if art.SectorID != "hiking" || !reflect.DeepEqual(art.CrumbTerms, []string{"facet:season=winter", "facet:terrain=mountain"}) {
 		t.Errorf("article breadcrumb lookup %+v", art)
@@ -852,19 +855,22 @@ func TestDependantsOfAHubAreItsClusterAndItsTermPages(t *testing.T) {
 func TestAHubLocksItsClusterExclusivelyAndArticlesShareIt(t *testing.T) {
 	st := testSite(bootsCluster())
 	facets := []string{"facet:season=winter", "facet:terrain=mountain"}
-	hub := LocksFor(st, hubOf(bootsCluster()), false)
+	hub := LocksFor(st, hubOf(bootsCluster()), Arriving)
 	if !reflect.DeepEqual(hub, Locks{Exclusive: []string{"cluster:boots"}, Shared: facets}) {
 		t.Errorf("hub locks %+v", hub)
 	}
-	art := LocksFor(st, articleIn(bootsCluster(), "care", "Care"), false)
+	art := LocksFor(st, articleIn(bootsCluster(), "care", "Care"), Arriving)
 	if !reflect.DeepEqual(art, Locks{Shared: append([]string{"cluster:boots"}, facets...)}) {
 		t.Errorf("article locks %+v", art)
 	}
-	if del := LocksFor(st, articleIn(bootsCluster(), "care", "Care"), true); !slices.Contains(del.Exclusive, "cluster:boots") {
+	if del := LocksFor(st, articleIn(bootsCluster(), "care", "Care"), Deleting); !slices.Contains(del.Exclusive, "cluster:boots") {
 		t.Errorf("deleting an article %+v, want its cluster exclusively", del)
 	}
-	term := LocksFor(st, termPage("t", "Mountain", "terrain=mountain"), false)
+	term := LocksFor(st, termPage("t", "Mountain", "terrain=mountain"), Arriving)
 	if !reflect.DeepEqual(term.Exclusive, []string{"facet:terrain=mountain"}) {
 		t.Errorf("term locks %+v, want its value exclusively", term)
+	}
+	if re := LocksFor(st, hubOf(bootsCluster()), Replanning); len(re.Exclusive)+len(re.Shared) != 0 {
+		t.Errorf("a hub re-planning holds %+v, want no locks, so its articles keep arriving", re)
 	}
 }

@@ -254,11 +254,12 @@ func TestSiloLookupStaysInsideTheSilo(t *testing.T) {
 	st := testSite(bootsCluster(), sandalsCluster())
 	pol := siloPolicy(t)
 	child := LookupFor(st, pol, articleIn(bootsCluster(), "b-0", "Boot Care"))
-	if !reflect.DeepEqual(child, Lookup{ClusterID: "boots", RelatedLimit: pol.RelatedCandidateLimit}) {
-		t.Errorf("child lookup %+v, want its cluster only", child)
+	want := Lookup{ClusterID: "boots", ClusterLimit: pol.RelatedCandidateLimit, HubClusters: []string{"boots"}, RelatedLimit: pol.RelatedCandidateLimit}
+	if !reflect.DeepEqual(child, want) {
+		t.Errorf("child lookup %+v, want its cluster (bounded) and its parent only", child)
 	}
 	flat := LookupFor(st, pol, flatPage("f-0", "Waterproof  Boots", "winter"))
-	want := Lookup{Terms: []string{"label:waterproof boots", "label:winter"}, RelatedLimit: pol.RelatedCandidateLimit}
+	want = Lookup{Terms: []string{"label:waterproof boots", "label:winter"}, RelatedLimit: pol.RelatedCandidateLimit}
 	if !reflect.DeepEqual(flat, want) {
 		t.Errorf("flat lookup %+v, want %+v", flat, want)
 	}
