@@ -24,17 +24,20 @@ const placementGenerated = "generated_block"
 func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 	return p.onCurrentPlan(ctx, ConsumerInjector, ev, func(tx *store.Tx, st planStage) error {
 		links := st.links
-		var targets []string
+		var uses []store.AnchorUse
 		for _, l := range links {
 			if l.Zone == link.ZoneInBody && !l.Mandatory {
-				targets = append(targets, l.TargetPageID)
+				for _, c := range l.Candidates {
+					uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: c.Text})
+				}
 			}
 		}
-		usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, targets)
+		maxExact := st.site.policy.MaxExactAnchorPerTarget
+		usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, uses, maxExact)
 		if err != nil {
 			return err
 		}
-		html, err := placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site))
+		html, err := placeInBody([]byte(st.page.HTML), links, usage, maxExact, markupOptions(st.site))
 		if err != nil {
 			return fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
 		}

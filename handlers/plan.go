@@ -41,6 +41,19 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 	if err != nil {
 		return err
 	}
+	// Most re-plans of a hub in a burst are answered before their turn:
+	// dropping them on a plain read spares each a wait and a commit. A
+	// dropped re-plan has no effect, so it needs no inbox row either.
+	if data.CauseChange != 0 {
+		horizon, err := p.Store.PlanHorizon(ctx, ev.SiteID, data.PageID)
+		if err != nil {
+			return err
+		}
+		if planning.ReplanAnswered(data.CauseChange, horizon) {
+			p.skipped(ConsumerReplanner, "coalesced", ev)
+			return nil
+		}
+	}
 	unlock, err := p.replanning.lock(ctx, ev.SiteID+"\x00"+data.PageID)
 	if err != nil {
 		return fmt.Errorf("wait to re-plan page %s: %w", data.PageID, err)

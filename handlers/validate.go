@@ -17,14 +17,19 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 	return p.onCurrentPlan(ctx, ConsumerValidator, ev, func(tx *store.Tx, st planStage) error {
 		page, sc, hub := st.page, st.site, st.hub
 		var targetIDs []string
+		var uses []store.AnchorUse
 		for _, l := range st.links {
 			targetIDs = append(targetIDs, l.TargetPageID)
+			if l.Zone == link.ZoneInBody && l.Anchor != "" {
+				uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: l.Anchor})
+			}
 		}
 		live, err := tx.LiveTargets(ctx, ev.SiteID, targetIDs)
 		if err != nil {
 			return err
 		}
-		usage, err := tx.AnchorUsage(ctx, ev.SiteID, page.ID, targetIDs)
+		// One over the limit is enough to tell an overused anchor.
+		usage, err := tx.AnchorUsage(ctx, ev.SiteID, page.ID, uses, sc.policy.MaxExactAnchorPerTarget+1)
 		if err != nil {
 			return err
 		}

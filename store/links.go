@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 )
 
@@ -33,11 +34,11 @@ func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version in
 		}
 		t.queue(`INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url, type,
 			anchor, anchor_type, candidates, zone, first_paragraphs, score, factors, mandatory, placement, status,
-			reason, failed_rules, position, explanation)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+			reason, failed_rules, position, explanation, anchor_key)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
 			siteID, l.ID, pageID, version, l.TargetPageID, l.TargetURL, string(l.Type), l.Anchor,
 			string(l.AnchorType), candidates, string(l.Zone), l.FirstParagraphs, l.Score, factors, l.Mandatory,
-			l.Placement, string(l.Status), l.Reason, nonNil(l.FailedRules), i, l.Explanation)
+			l.Placement, string(l.Status), l.Reason, nonNil(l.FailedRules), i, l.Explanation, anchors.Normalize(l.Anchor))
 	}
 	return nil
 }
@@ -77,11 +78,11 @@ func scanLink(r pgx.CollectableRow) (link.Link, error) {
 func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.Link) error {
 	for _, l := range links {
 		t.queue(`UPDATE links SET anchor = $3, anchor_type = $4, paragraph = $5, placement = $6, status = $7,
-			reason = $8, failed_rules = $9, updated_at = now(),
+			reason = $8, failed_rules = $9, anchor_key = $10, updated_at = now(),
 			inserted_at = CASE WHEN $7 IN ('inserted', 'verified', 'flagged') THEN COALESCE(inserted_at, now()) END
 			WHERE site_id = $1 AND id = $2`,
 			siteID, l.ID, l.Anchor, string(l.AnchorType), l.Paragraph, l.Placement, string(l.Status), l.Reason,
-			nonNil(l.FailedRules))
+			nonNil(l.FailedRules), anchors.Normalize(l.Anchor))
 	}
 	return nil
 }

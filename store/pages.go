@@ -33,9 +33,17 @@ type PageRecord struct {
 	Breadcrumbs   []planning.Crumb
 }
 
-const pageColumns = `site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
-	attributes, priority, published_at, version, html, COALESCE(linked_html, ''), COALESCE(published_html, ''),
+// pageColumns read a whole page; pageColumnsWithoutHTML read it with its
+// three HTML columns empty, for a page read as another's hub: a hub's
+// linked HTML grows with its Related Articles list, and no stage needs it.
+const (
+	pageColumns            = pageColumnsHead + `html, COALESCE(linked_html, ''), COALESCE(published_html, ''),` + pageColumnsTail
+	pageColumnsWithoutHTML = pageColumnsHead + `'', '', '',` + pageColumnsTail
+	pageColumnsHead        = `site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
+	attributes, priority, published_at, version, `
+	pageColumnsTail = `
 	state, plan_id, COALESCE(plan_horizon::text, ''), word_count, inbound_link_count, outbound_link_count, breadcrumbs`
+)
 
 func scanPage(row pgx.Row) (PageRecord, error) {
 	var p PageRecord
@@ -109,6 +117,22 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 		return false, fmt.Errorf("save page %s v%d: %w", p.ID, p.Version, err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// PlanHorizon reads what the page's current plan saw of the site, without
+// a transaction or a lock: a horizon only grows while the page is planned
+// again, so a re-plan it already answers can be dropped on this read.
+func (s *Store) PlanHorizon(ctx context.Context, siteID, pageID string) (planning.Horizon, error) {
+	var text string
+	err := s.pool.QueryRow(ctx, `SELECT COALESCE(plan_horizon::text, '') FROM pages WHERE site_id = $1 AND id = $2`,
+		siteID, pageID).Scan(&text)
+	if err == pgx.ErrNoRows {
+		return planning.Horizon{}, nil
+	}
+	if err != nil {
+		return planning.Horizon{}, fmt.Errorf("read plan horizon of page %s: %w", pageID, err)
+	}
+	return parseHorizon(text)
 }
 
 // Page reads a page without locking it.

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/interlinker/interlinker/domain/anchors"
-	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -156,34 +155,55 @@ func formatHorizon(h planning.Horizon) *string {
 	return &text
 }
 
-// AnchorUsage counts, per target, the anchors of links in other pages'
-// HTML, by text and by type: anchor choice and the anchor diversity rule
-// work from them.
-func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, targetIDs []string) (map[string]anchors.Usage, error) {
+// AnchorUse is one anchor text (as anchors.Normalize folds it) for one
+// target page.
+type AnchorUse struct {
+	TargetPageID string
+	Text         string
+}
+
+// AnchorUsage counts, for each use, the links placed on pages other than
+// the source with that anchor for that target, but counts no further than
+// atMost: the anchor limits only ask whether a use reached them, and a hub
+// with thousands of inbound links then costs no more than one with ten.
+func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses []AnchorUse, atMost int) (map[string]anchors.Usage, error) {
 	usage := map[string]anchors.Usage{}
-	if len(targetIDs) == 0 {
+	var targets, texts []string
+	seen := map[AnchorUse]bool{}
+	for _, u := range uses {
+		u.Text = anchors.Normalize(u.Text)
+		if u.Text != "" && !seen[u] {
+			seen[u] = true
+			targets, texts = append(targets, u.TargetPageID), append(texts, u.Text)
+		}
+	}
+	if len(targets) == 0 {
 		return usage, nil
 	}
-	rows, err := t.query(ctx, `SELECT target_page_id, lower(anchor), anchor_type, count(*) FROM links
-		WHERE site_id = $1 AND target_page_id = ANY($2) AND source_page_id <> $3 AND status = ANY($4) AND anchor <> ''
-		GROUP BY 1, 2, 3`, siteID, dedupe(targetIDs), sourcePageID, placedStatuses)
+	rows, err := t.query(ctx, `SELECT u.target, u.text, (SELECT count(*) FROM (SELECT 1 FROM links l
+			WHERE l.site_id = $1 AND l.target_page_id = u.target AND l.anchor_key = u.text
+			  AND l.source_page_id <> $2 AND l.status = ANY($3) LIMIT $4) found)
+		FROM unnest($5::text[], $6::text[]) AS u(target, text)`,
+		siteID, sourcePageID, placedStatuses, atMost, targets, texts)
 	if err != nil {
 		return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var target, text, typ string
+		var target, text string
 		var n int
-		if err := rows.Scan(&target, &text, &typ, &n); err != nil {
+		if err := rows.Scan(&target, &text, &n); err != nil {
 			return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
+		}
+		if n == 0 {
+			continue
 		}
 		u, ok := usage[target]
 		if !ok {
-			u = anchors.Usage{ByText: map[string]int{}, ByType: map[link.AnchorType]int{}}
+			u = anchors.Usage{ByText: map[string]int{}}
 			usage[target] = u
 		}
-		u.ByText[anchors.Normalize(text)] += n
-		u.ByType[link.AnchorType(typ)] += n
+		u.ByText[text] = n
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
@@ -396,6 +416,9 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 		`DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`,
 		`INSERT INTO links SELECT r.* FROM link_snapshots s, jsonb_populate_recordset(NULL::links, s.links) r
 			WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3`,
+		// Snapshots from before anchor_key existed fold it as its migration did.
+		`UPDATE links SET anchor_key = lower(regexp_replace(btrim(anchor), '\s+', ' ', 'g'))
+			WHERE site_id = $1 AND source_page_id = $2 AND anchor_key IS NULL`,
 		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, plan_horizon = s.plan_horizon, updated_at = now()
 			FROM link_snapshots s WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.site_id = $1 AND p.id = $2`,
 	} {

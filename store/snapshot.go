@@ -28,10 +28,10 @@ type PageSnapshot struct {
 // hubOfClusterSQL finds the live hub of a cluster ($2); hubOfPageSQL finds
 // the hub of the cluster page $2 is in.
 const (
-	hubOfClusterSQL = `SELECT ` + pageColumns + ` FROM pages
+	hubOfClusterSQL = `SELECT ` + pageColumnsWithoutHTML + ` FROM pages
 		WHERE site_id = $1 AND cluster_id = $2 AND cluster_id <> '' AND kind = 'hub' AND state <> 'deleted'
 		ORDER BY id LIMIT 1`
-	hubOfPageSQL = `SELECT ` + pageColumns + ` FROM pages
+	hubOfPageSQL = `SELECT ` + pageColumnsWithoutHTML + ` FROM pages
 		WHERE site_id = $1 AND kind = 'hub' AND state <> 'deleted' AND cluster_id <> ''
 		  AND cluster_id = (SELECT cluster_id FROM pages WHERE site_id = $1 AND id = $2)
 		ORDER BY id LIMIT 1`

@@ -184,8 +184,14 @@ func anchorDiversity(in Input, found []markup.Link) RuleResult {
 		r.LinkIDs = append(r.LinkIDs, l.ID)
 		if !reported[u] {
 			reported[u] = true
-			problems = append(problems, fmt.Sprintf("anchor %q to page %s used %d times (%d on other pages, %d here; max %d)",
-				u.anchor, u.target, total, elsewhere, onPage[u], limit))
+			if elsewhere > limit {
+				// Usage elsewhere is counted only far enough to know it is over.
+				problems = append(problems, fmt.Sprintf("anchor %q to page %s used over %d times on other pages (%d here; max %d)",
+					u.anchor, u.target, limit, onPage[u], limit))
+			} else {
+				problems = append(problems, fmt.Sprintf("anchor %q to page %s used %d times (%d on other pages, %d here; max %d)",
+					u.anchor, u.target, total, elsewhere, onPage[u], limit))
+			}
 		}
 	}
 	if len(problems) > 0 {

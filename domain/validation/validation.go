@@ -68,7 +68,8 @@ type Input struct {
 	// whose target is missing points to a page that no longer exists.
 	Targets map[string]site.Page
 	// AnchorUsage counts, per target page id and normalised anchor text,
-	// the placed links from the site's other pages that use that anchor.
+	// the placed links from the site's other pages that use that anchor;
+	// a count may stop once it is over MaxExactAnchorPerTarget.
 	AnchorUsage map[string]map[string]int
 	// WordCount is the page's visible words; 0 means count them from HTML.
 	WordCount int

@@ -379,6 +379,21 @@ func TestAnchorDiversityFailsAFourthUseOfTheSameAnchor(t *testing.T) {
 	}
 }
 
+func TestAnchorDiversitySaysOverTheLimitWhenOtherPagesAreCountedOnlySoFar(t *testing.T) {
+	up := to("up", "hub", link.TypeVerticalUp)
+	up.Anchor = "hiking boots"
+	in := inputFor(t, policy.SAG, "care", linkedHTML(up), up)
+	in.AnchorUsage = map[string]map[string]int{"hub": {"hiking boots": 4}} // counted to one over the limit
+	r, links := validate(t, in)
+	a := rule(r, RuleAnchorDiversity)
+	if a.Passed || !strings.Contains(a.Detail, `"hiking boots" to page hub used over 3 times on other pages (1 here; max 3)`) {
+		t.Errorf("%+v", a)
+	}
+	if links["up"].Status != link.StatusFlagged {
+		t.Errorf("uplink %+v", links["up"])
+	}
+}
+
 func TestAnchorDiversityOnlyReportsAMandatoryUplinksFourthUse(t *testing.T) {
 	up := to("up", "hub", link.TypeVerticalUp)
 	up.Anchor, up.Mandatory = "hiking boots", true
