@@ -60,7 +60,7 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 // pages already use max_exact_anchor_per_target times for its target; the
 // mandatory uplink may, as it can only use what its first paragraphs hold
 // (validation reports it).
-func placeInBody(src []byte, links []link.Link, usage map[string]anchors.Usage, maxExact int, opts markup.Options) ([]byte, error) {
+func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int, maxExact int, opts markup.Options) ([]byte, error) {
 	var reqs []markup.LinkRequest
 	var placing []int
 	for i, l := range links {
@@ -69,7 +69,7 @@ func placeInBody(src []byte, links []link.Link, usage map[string]anchors.Usage, 
 		}
 		var texts []string
 		for _, c := range l.Candidates {
-			if l.Mandatory || usage[l.TargetPageID].ByText[anchors.Normalize(c.Text)] < maxExact {
+			if l.Mandatory || usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact {
 				texts = append(texts, c.Text)
 			}
 		}

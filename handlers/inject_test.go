@@ -4,14 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 )
 
 func TestOptionalLinksNeverTakeAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
 	src := []byte("<p>Our hiking boots guide covers fit.</p>\n<p>" + strings.Repeat("word ", 60) + "See the boot care guide for waxing.</p>\n")
-	usage := map[string]anchors.Usage{"boots": {ByText: map[string]int{"hiking boots": 3}}}
+	usage := map[string]map[string]int{"boots": {"hiking boots": 3}}
 	links := []link.Link{
 		{ID: "up", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
 			Status: link.StatusPlanned, FirstParagraphs: 2, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}},

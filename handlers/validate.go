@@ -37,14 +37,10 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		for id, t := range live {
 			targets[id] = t.Page
 		}
-		byText := make(map[string]map[string]int, len(usage))
-		for id, u := range usage {
-			byText[id] = u.ByText
-		}
 		report, links, err := validation.Validate(validation.Input{
 			Structure: sc.structure, Policy: sc.policy, Page: page.Page, Hub: hub,
 			HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: st.links,
-			Targets: targets, AnchorUsage: byText, WordCount: page.WordCount,
+			Targets: targets, AnchorUsage: usage, WordCount: page.WordCount,
 		})
 		if err != nil {
 			return err

@@ -37,7 +37,7 @@ func TestAnchorUsageCountsPlacedAnchorsOnOtherPagesOnlyAsFarAsAsked(t *testing.T
 				{TargetPageID: "boots-hub", Text: "boot care"},
 				{TargetPageID: "tents-hub", Text: "hiking boots"},
 			}, atMost)
-			got = usage["boots-hub"].ByText
+			got = usage["boots-hub"]
 			if len(usage) != 1 {
 				t.Errorf("usage %+v, want only boots-hub's", usage)
 			}

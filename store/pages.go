@@ -120,8 +120,9 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 }
 
 // PlanHorizon reads what the page's current plan saw of the site, without
-// a transaction or a lock: a horizon only grows while the page is planned
-// again, so a re-plan it already answers can be dropped on this read.
+// a transaction or a lock: a committed plan that saw a re-plan's cause
+// answers it, so the re-plan can be dropped on this read. (A restore may
+// later make an older plan current; that is the restore's choice.)
 func (s *Store) PlanHorizon(ctx context.Context, siteID, pageID string) (planning.Horizon, error) {
 	var text string
 	err := s.pool.QueryRow(ctx, `SELECT COALESCE(plan_horizon::text, '') FROM pages WHERE site_id = $1 AND id = $2`,

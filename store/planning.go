@@ -163,11 +163,13 @@ type AnchorUse struct {
 }
 
 // AnchorUsage counts, for each use, the links placed on pages other than
-// the source with that anchor for that target, but counts no further than
-// atMost: the anchor limits only ask whether a use reached them, and a hub
-// with thousands of inbound links then costs no more than one with ten.
-func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses []AnchorUse, atMost int) (map[string]anchors.Usage, error) {
-	usage := map[string]anchors.Usage{}
+// the source with that anchor for that target, by target and folded text,
+// but counts no further than atMost: the anchor limits only ask whether a
+// use reached them, and a hub with thousands of inbound links then costs
+// no more than one with ten. The counts are not a target's whole anchor
+// usage (anchors.Usage): only the texts asked, only that far.
+func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses []AnchorUse, atMost int) (map[string]map[string]int, error) {
+	usage := map[string]map[string]int{}
 	var targets, texts []string
 	seen := map[AnchorUse]bool{}
 	for _, u := range uses {
@@ -198,12 +200,10 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 		if n == 0 {
 			continue
 		}
-		u, ok := usage[target]
-		if !ok {
-			u = anchors.Usage{ByText: map[string]int{}}
-			usage[target] = u
+		if usage[target] == nil {
+			usage[target] = map[string]int{}
 		}
-		u.ByText[text] = n
+		usage[target][text] = n
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
