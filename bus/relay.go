@@ -12,9 +12,9 @@ import (
 	"github.com/interlinker/interlinker/store"
 )
 
-// Relay publishes the outbox to JetStream. Each event goes out with its id
-// as Nats-Msg-Id, so a batch published twice (after a crash or a lost ack)
-// is stored once.
+// Relay publishes the outbox to JetStream. Each event goes out with its
+// identity (siteid/source/id) as Nats-Msg-Id, so a batch published twice
+// (after a crash or a lost ack) is stored once.
 type Relay struct {
 	Store     *store.Store
 	JS        jetstream.JetStream
@@ -36,7 +36,7 @@ func (r *Relay) publish(ctx context.Context, batch []store.OutboxMessage) error 
 		for k, v := range m.Headers {
 			msg.Header.Set(k, v)
 		}
-		msg.Header.Set(nats.MsgIdHdr, m.EventID)
+		msg.Header.Set(nats.MsgIdHdr, m.MsgID)
 		f, err := r.JS.PublishMsgAsync(msg)
 		if err != nil {
 			return fmt.Errorf("publish %s %s: %w", m.Subject, m.EventID, err)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -129,10 +130,47 @@ func (ev Event) Correlation() string {
 	return ev.ID
 }
 
-// DerivedID names the event a stage emits for an input event. A retry of
-// the stage derives the same id, so JetStream's duplicate window and the
-// consumers' inboxes both recognise the repeat.
-func DerivedID(inputID, stage string) string {
-	sum := sha256.Sum256([]byte(inputID + "\x00" + stage))
-	return stage + "-" + hex.EncodeToString(sum[:16])
+// Identity is what makes an event one event: its source and id, as
+// CloudEvents defines identity, within its tenant (siteid). Two sites, or
+// two sources of one site, may use the same id for different events.
+type Identity struct {
+	SiteID string
+	Source string
+	ID     string
+}
+
+// Identity returns the event's identity.
+func (ev Event) Identity() Identity {
+	return Identity{SiteID: ev.SiteID, Source: ev.Source, ID: ev.ID}
+}
+
+// MsgID is the Nats-Msg-Id the event is published with, unique per
+// (siteid, source, id): JetStream deduplicates by that header per stream,
+// so a bare id would let one tenant's event hide another's. The form is
+// siteid/source/id with "%" and "/" in each part escaped as %25 and %2F,
+// so no two identities share a message id.
+func (id Identity) MsgID() string {
+	return escapeMsgIDPart(id.SiteID) + "/" + escapeMsgIDPart(id.Source) + "/" + escapeMsgIDPart(id.ID)
+}
+
+// MsgID is the event's Nats-Msg-Id (Identity.MsgID).
+func (ev Event) MsgID() string { return ev.Identity().MsgID() }
+
+var msgIDEscaper = strings.NewReplacer("%", "%25", "/", "%2F")
+
+func escapeMsgIDPart(s string) string { return msgIDEscaper.Replace(s) }
+
+// DerivedID names the event a stage emits for an input event. It derives
+// from the input's whole identity and type, so inputs that share an id
+// (from two sites, two sources, or a content.generated and a
+// content.published "X") never share a follow-on event, and a retry of the
+// stage derives the same id, which JetStream's duplicate window and the
+// consumers' inboxes both recognise.
+func DerivedID(input Event, stage string) string {
+	h := sha256.New()
+	for _, part := range []string{input.SiteID, input.Source, input.Type, input.ID, stage} {
+		// Each part is length-prefixed, so no two tuples hash the same bytes.
+		fmt.Fprintf(h, "%d:%s", len(part), part)
+	}
+	return stage + "-" + hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -51,12 +51,42 @@ func TestDecodeRefusesBadInputNamingTheProblem(t *testing.T) {
 }
 
 func TestDerivedIDIsStablePerInputAndStage(t *testing.T) {
-	a, b := DerivedID("e1", LinksPlanned), DerivedID("e1", LinksPlanned)
+	in := Event{SiteID: "s1", Source: "cms", Type: ContentGenerated, ID: "e1"}
+	a, b := DerivedID(in, LinksPlanned), DerivedID(in, LinksPlanned)
 	if a != b {
 		t.Fatalf("same input gave %s and %s", a, b)
 	}
-	if DerivedID("e2", LinksPlanned) == a || DerivedID("e1", LinksInjected) == a {
-		t.Fatal("different input or stage gave the same id")
+	if DerivedID(in, LinksInjected) == a {
+		t.Fatal("another stage gave the same id")
+	}
+	others := map[string]Event{
+		"another id":     {SiteID: "s1", Source: "cms", Type: ContentGenerated, ID: "e2"},
+		"another site":   {SiteID: "s2", Source: "cms", Type: ContentGenerated, ID: "e1"},
+		"another source": {SiteID: "s1", Source: "cms-2", Type: ContentGenerated, ID: "e1"},
+		"another type":   {SiteID: "s1", Source: "cms", Type: ContentPublished, ID: "e1"},
+		"shifted parts":  {SiteID: "s1c", Source: "ms", Type: ContentGenerated, ID: "e1"},
+	}
+	for what, other := range others {
+		if DerivedID(other, LinksPlanned) == a {
+			t.Errorf("%s gave the same derived id", what)
+		}
+	}
+}
+
+func TestMsgIDIsUniquePerSiteSourceAndID(t *testing.T) {
+	got := Identity{SiteID: "shop", Source: "https://cms.example/a", ID: "42"}.MsgID()
+	if want := "shop/https:%2F%2Fcms.example%2Fa/42"; got != want {
+		t.Errorf("MsgID = %q, want %q", got, want)
+	}
+	// Parts that would run together if "/" were not escaped stay apart.
+	a := Identity{SiteID: "a/b", Source: "c", ID: "d"}.MsgID()
+	b := Identity{SiteID: "a", Source: "b/c", ID: "d"}.MsgID()
+	c := Identity{SiteID: "a", Source: "b", ID: "c/d"}.MsgID()
+	if a == b || b == c || a == c {
+		t.Errorf("distinct identities share a message id: %q %q %q", a, b, c)
+	}
+	if (Identity{SiteID: "a", Source: "%2F", ID: "x"}).MsgID() == (Identity{SiteID: "a", Source: "/", ID: "x"}).MsgID() {
+		t.Error("an escaped and an unescaped slash share a message id")
 	}
 }
 

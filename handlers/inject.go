@@ -51,7 +51,7 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 		if err := tx.SetLinkedHTML(ctx, ev.SiteID, st.page.ID, string(html)); err != nil {
 			return err
 		}
-		return emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev.ID, events.LinksInjected), st.data)
+		return emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev, events.LinksInjected), st.page.ID, st.data)
 	})
 }
 

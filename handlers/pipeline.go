@@ -115,7 +115,7 @@ func (p *Pipeline) apply(ctx context.Context, consumer string, ev events.Event, 
 
 func (p *Pipeline) skipped(consumer, reason string, ev events.Event) {
 	p.Metrics.Skipped.WithLabelValues(consumer, reason).Inc()
-	p.Logger.Debug("event changed nothing", "consumer", consumer, "reason", reason, "event_id", ev.ID, "site_id", ev.SiteID)
+	p.Logger.Debug("event changed nothing", "consumer", consumer, "reason", reason, "event_id", ev.ID, "source", ev.Source, "site_id", ev.SiteID)
 }
 
 // siteContext is a site's structure with its resolved policy.
@@ -147,7 +147,7 @@ func loadSite(ctx context.Context, tx *store.Tx, siteID string, version int64, f
 // claimAndLoadSite claims the event and loads its site in as few round
 // trips as the cache allows.
 func claimAndLoadSite(ctx context.Context, tx *store.Tx, consumer string, ev events.Event) (bool, siteContext, error) {
-	snap, err := tx.ClaimAndReadSite(ctx, consumer, ev.ID, ev.SiteID, "")
+	snap, err := tx.ClaimAndReadSite(ctx, consumer, ev.Identity(), "")
 	if err != nil || !snap.Claimed {
 		return snap.Claimed, siteContext{}, err
 	}
@@ -253,7 +253,7 @@ func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events
 		return err
 	}
 	return p.apply(ctx, consumer, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndReadPage(ctx, consumer, ev.ID, ev.SiteID, data.PageID, data.PlanID)
+		snap, err := tx.ClaimAndReadPage(ctx, consumer, ev.Identity(), data.PageID, data.PlanID)
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}
@@ -299,12 +299,13 @@ func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events
 	})
 }
 
-// emit queues a follow-on event of cause in the outbox, in the same
-// transaction as the change it reports, with cause's correlation id.
-func emit(ctx context.Context, tx *store.Tx, cause events.Event, typ, id string, data any) error {
+// emit queues a follow-on event of cause about a page in the outbox, in
+// the same transaction as the change it reports, with cause's correlation
+// id.
+func emit(ctx context.Context, tx *store.Tx, cause events.Event, typ, id, pageID string, data any) error {
 	out, err := events.New(typ, cause.SiteID, id, cause.Correlation(), data)
 	if err != nil {
 		return err
 	}
-	return tx.Enqueue(ctx, out, map[string]string{"correlation_id": cause.Correlation()})
+	return tx.Enqueue(ctx, out, pageID, map[string]string{"correlation_id": cause.Correlation()})
 }

@@ -17,7 +17,7 @@ import (
 // links depend on this one are then asked to plan again.
 func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
 	return p.onPageVersion(ctx, ConsumerPlanner, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
-		planID := events.DerivedID(ev.ID, events.LinksPlanned)
+		planID := events.DerivedID(ev, events.LinksPlanned)
 		applied, err := tx.SavePageVersion(ctx, page, store.StateGenerated, planID,
 			markup.WordCount([]byte(page.HTML)), planning.IndexTerms(sc.structure, page))
 		if err != nil {
@@ -60,7 +60,7 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 	}
 	defer unlock()
 	return p.apply(ctx, ConsumerReplanner, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndLockPage(ctx, ConsumerReplanner, ev.ID, ev.SiteID, data.PageID)
+		snap, err := tx.ClaimAndLockPage(ctx, ConsumerReplanner, ev.Identity(), data.PageID)
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}
@@ -76,7 +76,7 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 		if err != nil {
 			return true, err
 		}
-		planID := events.DerivedID(ev.ID, events.LinksPlanned)
+		planID := events.DerivedID(ev, events.LinksPlanned)
 		replaced, err := tx.ReplacePlan(ctx, ev.SiteID, data.PageID, planID, "re-planned: "+data.Reason)
 		if err != nil || !replaced {
 			return true, err
@@ -108,7 +108,7 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, horizon, plan.Breadcrumbs); err != nil {
 		return err
 	}
-	return emit(ctx, tx, ev, events.LinksPlanned, planID,
+	return emit(ctx, tx, ev, events.LinksPlanned, planID, page.ID,
 		events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason})
 }
 
@@ -128,7 +128,7 @@ func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, pag
 	for _, id := range ids {
 		data := events.ReplanData{PageID: id, CauseEventID: ev.ID, CausePageID: page.ID, CauseChange: cause,
 			Reason: fmt.Sprintf("%s page %s %s (event %s)", page.Kind, page.ID, change, ev.ID)}
-		if err := emit(ctx, tx, ev, events.LinksReplan, events.DerivedID(ev.ID, events.LinksReplan+":"+id), data); err != nil {
+		if err := emit(ctx, tx, ev, events.LinksReplan, events.DerivedID(ev, events.LinksReplan+":"+id), id, data); err != nil {
 			return err
 		}
 	}
@@ -145,21 +145,21 @@ func (p *Pipeline) restorePlan(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	return p.apply(ctx, ConsumerRestorer, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndLockPage(ctx, ConsumerRestorer, ev.ID, ev.SiteID, data.PageID)
+		snap, err := tx.ClaimAndLockPage(ctx, ConsumerRestorer, ev.Identity(), data.PageID)
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}
 		if !snap.Found {
 			return true, badInput("page %s of site %s is unknown", data.PageID, ev.SiteID)
 		}
-		planID := events.DerivedID(ev.ID, events.LinksPlanned)
+		planID := events.DerivedID(ev, events.LinksPlanned)
 		if err := tx.RestoreSnapshot(ctx, ev.SiteID, data.PageID, data.SnapshotID, planID); err != nil {
 			if errors.Is(err, store.ErrSnapshotUnusable) {
 				return true, badInput("%v", err)
 			}
 			return true, err
 		}
-		return true, emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev.ID, events.LinksInjected),
+		return true, emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev, events.LinksInjected), data.PageID,
 			events.StageData{PageID: data.PageID, Version: snap.Page.Version, PlanID: planID,
 				Reason: fmt.Sprintf("restored snapshot %d", data.SnapshotID)})
 	})

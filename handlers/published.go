@@ -29,7 +29,7 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		replan := known && planned && page.Version > before
 		planID := ""
 		if replan {
-			planID = events.DerivedID(ev.ID, events.LinksPlanned)
+			planID = events.DerivedID(ev, events.LinksPlanned)
 			reason := fmt.Sprintf("re-planned: version %d published, planned from version %d", page.Version, before)
 			if _, err := tx.ReplacePlan(ctx, page.SiteID, page.ID, planID, reason); err != nil {
 				return err
@@ -107,7 +107,7 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		return err
 	}
 	return p.apply(ctx, ConsumerDeletion, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndLockPage(ctx, ConsumerDeletion, ev.ID, ev.SiteID, data.PageID)
+		snap, err := tx.ClaimAndLockPage(ctx, ConsumerDeletion, ev.Identity(), data.PageID)
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}

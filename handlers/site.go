@@ -26,7 +26,7 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 		return badInput("site %s: %v", ev.SiteID, err)
 	}
 	return p.apply(ctx, ConsumerSiteProjector, ev, func(tx *store.Tx) (bool, error) {
-		claimed, err := tx.ClaimEvent(ctx, ConsumerSiteProjector, ev.ID)
+		claimed, err := tx.ClaimEvent(ctx, ConsumerSiteProjector, ev.Identity())
 		if err != nil || !claimed {
 			return claimed, err
 		}

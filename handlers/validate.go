@@ -62,7 +62,7 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 			Validation:  validationReport(report),
 			Reason:      st.data.Reason,
 		}
-		if err := emit(ctx, tx, ev, events.LinksInserted, events.DerivedID(ev.ID, events.LinksInserted), inserted); err != nil {
+		if err := emit(ctx, tx, ev, events.LinksInserted, events.DerivedID(ev, events.LinksInserted), page.ID, inserted); err != nil {
 			return err
 		}
 		return p.emitReview(ctx, tx, ev, page, links)
@@ -118,5 +118,5 @@ func (p *Pipeline) emitReview(ctx context.Context, tx *store.Tx, ev events.Event
 		return nil
 	}
 	data := events.LinksReviewData{PageID: page.ID, Version: page.Version, URL: page.URL, Suggestions: linkResults(review)}
-	return emit(ctx, tx, ev, events.LinksReview, events.DerivedID(ev.ID, events.LinksReview), data)
+	return emit(ctx, tx, ev, events.LinksReview, events.DerivedID(ev, events.LinksReview), page.ID, data)
 }

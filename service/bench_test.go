@@ -44,7 +44,7 @@ func BenchmarkPipelineVsRawJetStream(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		payloads[i], ids[i] = raw, ev.ID
+		payloads[i], ids[i] = raw, ev.MsgID()
 	}
 
 	if os.Getenv("INTERLINKER_BENCH_METRICS") != "" {

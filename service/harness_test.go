@@ -94,15 +94,16 @@ func (h *harness) connect(url string) {
 	h.dead = collect(t, h.js, "DEADLETTER", events.DeadLetterPrefix+">")
 }
 
-// publish sends an event as a producer would: subject = type, id as
-// Nats-Msg-Id. It retries while the server is away.
+// publish sends an event as a producer would: subject = type, its
+// identity (siteid/source/id) as Nats-Msg-Id. It retries while the server
+// is away.
 func (h *harness) publish(ev events.Event) {
 	h.t.Helper()
 	raw, err := json.Marshal(ev)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	h.publishRaw(ev.Type, raw, nats.Header{nats.MsgIdHdr: []string{ev.ID}})
+	h.publishRaw(ev.Type, raw, nats.Header{nats.MsgIdHdr: []string{ev.MsgID()}})
 }
 
 func (h *harness) publishRaw(subject string, data []byte, hdr nats.Header) {

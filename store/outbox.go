@@ -12,6 +12,7 @@ import (
 // OutboxMessage is one event waiting to be published.
 type OutboxMessage struct {
 	Seq       int64
+	MsgID     string // its Nats-Msg-Id (events.Identity.MsgID)
 	EventID   string
 	Subject   string
 	Headers   map[string]string
@@ -21,7 +22,9 @@ type OutboxMessage struct {
 
 // Enqueue writes an event to the outbox in the caller's transaction, so it
 // is published if and only if the state change that caused it commits.
-func (t *Tx) Enqueue(ctx context.Context, ev events.Event, headers map[string]string) error {
+// pageID names the page the event reports on, if any: a row NATS refuses
+// for good is parked, and the page says so.
+func (t *Tx) Enqueue(ctx context.Context, ev events.Event, pageID string, headers map[string]string) error {
 	payload, err := ev.Encode()
 	if err != nil {
 		return err
@@ -33,8 +36,9 @@ func (t *Tx) Enqueue(ctx context.Context, ev events.Event, headers map[string]st
 	if err != nil {
 		return fmt.Errorf("encode headers of event %s: %w", ev.ID, err)
 	}
-	t.queue(`INSERT INTO outbox (event_id, subject, headers, payload) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (event_id) DO NOTHING`, ev.ID, ev.Type, hdr, payload)
+	t.queue(`INSERT INTO outbox (msg_id, event_id, subject, site_id, page_id, headers, payload, size)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (msg_id) DO NOTHING`,
+		ev.MsgID(), ev.ID, ev.Type, ev.SiteID, pageID, hdr, payload, len(payload))
 	return nil
 }
 
@@ -46,7 +50,7 @@ func (t *Tx) Enqueue(ctx context.Context, ev events.Event, headers map[string]st
 func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(context.Context, []OutboxMessage) error) (int, error) {
 	var n int
 	err := s.InTx(ctx, func(tx *Tx) error {
-		rows, err := tx.query(ctx, `SELECT seq, event_id, subject, headers, payload, created_at FROM outbox
+		rows, err := tx.query(ctx, `SELECT seq, msg_id, event_id, subject, headers, payload, created_at FROM outbox
 			ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`, limit)
 		if err != nil {
 			return fmt.Errorf("read outbox: %w", err)
@@ -55,7 +59,7 @@ func (s *Store) RelayOutbox(ctx context.Context, limit int, publish func(context
 		var seqs []int64
 		for rows.Next() {
 			var m OutboxMessage
-			if err := rows.Scan(&m.Seq, &m.EventID, &m.Subject, &m.Headers, &m.Payload, &m.CreatedAt); err != nil {
+			if err := rows.Scan(&m.Seq, &m.MsgID, &m.EventID, &m.Subject, &m.Headers, &m.Payload, &m.CreatedAt); err != nil {
 				rows.Close()
 				return fmt.Errorf("read outbox: %w", err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/events"
 )
 
 // PageSnapshot is what a stage reads before it decides anything: whether
@@ -56,10 +57,11 @@ func queueHub(b *pgx.Batch, sql, siteID, key string, hub *site.Page, found *bool
 // page is read only while that plan is current: an event about a replaced
 // plan does not queue behind the transaction replacing it (a hub
 // re-planned as its articles arrive gets many such events).
-func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pageID, planID string) (PageSnapshot, error) {
+func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer string, ev events.Identity, pageID, planID string) (PageSnapshot, error) {
 	var snap PageSnapshot
 	var b pgx.Batch
-	queueClaimAndLockPage(&b, &snap, consumer, eventID, siteID, pageID, planID)
+	siteID := ev.SiteID
+	t.queueClaimAndLockPage(&b, &snap, consumer, ev, pageID, planID)
 	b.Queue(linksFromSQL, siteID, pageID).Query(func(rows pgx.Rows) error {
 		links, err := pgx.CollectRows(rows, scanLink)
 		snap.Links = links
@@ -67,7 +69,7 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pa
 	})
 	queueHub(&b, hubOfPageSQL, siteID, pageID, &snap.Hub, &snap.HubFound)
 	if err := t.sendBatch(ctx, &b); err != nil {
-		return PageSnapshot{}, fmt.Errorf("claim %s and read page %s: %w", eventID, pageID, err)
+		return PageSnapshot{}, fmt.Errorf("claim %s and read page %s: %w", ev.MsgID(), pageID, err)
 	}
 	return snap, nil
 }
@@ -75,20 +77,21 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer, eventID, siteID, pa
 // ClaimAndLockPage is ClaimAndReadPage without the page's links and hub,
 // for handlers that decide on the page row alone: a hub's re-plans read
 // none of its many links before they find the plan already answers them.
-func (t *Tx) ClaimAndLockPage(ctx context.Context, consumer, eventID, siteID, pageID string) (PageSnapshot, error) {
+func (t *Tx) ClaimAndLockPage(ctx context.Context, consumer string, ev events.Identity, pageID string) (PageSnapshot, error) {
 	var snap PageSnapshot
 	var b pgx.Batch
-	queueClaimAndLockPage(&b, &snap, consumer, eventID, siteID, pageID, "")
+	t.queueClaimAndLockPage(&b, &snap, consumer, ev, pageID, "")
 	if err := t.sendBatch(ctx, &b); err != nil {
-		return PageSnapshot{}, fmt.Errorf("claim %s and lock page %s: %w", eventID, pageID, err)
+		return PageSnapshot{}, fmt.Errorf("claim %s and lock page %s: %w", ev.MsgID(), pageID, err)
 	}
 	return snap, nil
 }
 
 // queueClaimAndLockPage queues the inbox claim, the site version and the
 // page read under a row lock (only while planID, if given, is current).
-func queueClaimAndLockPage(b *pgx.Batch, snap *PageSnapshot, consumer, eventID, siteID, pageID, planID string) {
-	queueClaimAndSiteVersion(b, consumer, eventID, siteID, &snap.Claimed, &snap.SiteVersion, &snap.SiteFound)
+func (t *Tx) queueClaimAndLockPage(b *pgx.Batch, snap *PageSnapshot, consumer string, ev events.Identity, pageID, planID string) {
+	siteID := ev.SiteID
+	t.queueClaimAndSiteVersion(b, consumer, ev, &snap.Claimed, &snap.SiteVersion, &snap.SiteFound)
 	b.Queue(`SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2 AND ($3 = '' OR plan_id = $3) FOR UPDATE`,
 		siteID, pageID, planID).
 		QueryRow(func(row pgx.Row) error {
@@ -112,25 +115,26 @@ type SiteSnapshot struct {
 
 // ClaimAndReadSite claims the event and reads the site's structure version
 // and, for a non-empty clusterID, the cluster's live hub, in one round trip.
-func (t *Tx) ClaimAndReadSite(ctx context.Context, consumer, eventID, siteID, clusterID string) (SiteSnapshot, error) {
+func (t *Tx) ClaimAndReadSite(ctx context.Context, consumer string, ev events.Identity, clusterID string) (SiteSnapshot, error) {
 	var snap SiteSnapshot
 	var b pgx.Batch
-	queueClaimAndSiteVersion(&b, consumer, eventID, siteID, &snap.Claimed, &snap.SiteVersion, &snap.SiteFound)
+	siteID := ev.SiteID
+	t.queueClaimAndSiteVersion(&b, consumer, ev, &snap.Claimed, &snap.SiteVersion, &snap.SiteFound)
 	if clusterID != "" {
 		queueHub(&b, hubOfClusterSQL, siteID, clusterID, &snap.Hub, &snap.HubFound)
 	}
 	if err := t.sendBatch(ctx, &b); err != nil {
-		return SiteSnapshot{}, fmt.Errorf("claim %s and read site %s: %w", eventID, siteID, err)
+		return SiteSnapshot{}, fmt.Errorf("claim %s and read site %s: %w", ev.MsgID(), siteID, err)
 	}
 	return snap, nil
 }
 
 // queueClaimAndSiteVersion queues the inbox claim and the read of the site's
 // structure version, which every stage's opening batch starts with.
-func queueClaimAndSiteVersion(b *pgx.Batch, consumer, eventID, siteID string, claimed *bool, version *int64, found *bool) {
-	b.Queue(`INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, consumer, eventID).
+func (t *Tx) queueClaimAndSiteVersion(b *pgx.Batch, consumer string, ev events.Identity, claimed *bool, version *int64, found *bool) {
+	b.Queue(claimSQL, t.store.claimArgs(consumer, ev)...).
 		Exec(func(ct pgconn.CommandTag) error { *claimed = ct.RowsAffected() == 1; return nil })
-	b.Queue(`SELECT structure_version FROM sites WHERE id = $1`, siteID).QueryRow(func(row pgx.Row) error {
+	b.Queue(`SELECT structure_version FROM sites WHERE id = $1`, ev.SiteID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(version)
 		if err == pgx.ErrNoRows {
 			return nil

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -18,6 +19,7 @@ import (
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 
+	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/migrations"
 )
 
@@ -25,6 +27,9 @@ import (
 type Store struct {
 	pool  *pgxpool.Pool
 	sites sync.Map // site id → cachedSite
+	// legacyInbox is set while inbox rows from before event identity
+	// (site, source, id) remain; claims then also honour those rows.
+	legacyInbox atomic.Bool
 }
 
 // Options tune the connection pool.
@@ -51,6 +56,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	s := &Store{pool: pool}
 	if err := s.Migrate(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := s.checkLegacyInbox(ctx); err != nil {
 		pool.Close()
 		return nil, err
 	}
@@ -237,13 +246,36 @@ func (r errRow) Scan(...any) error { return r.err }
 
 // ClaimEvent records that consumer applies the event. It reports false when
 // the consumer applied it before: the caller must then change nothing.
-func (t *Tx) ClaimEvent(ctx context.Context, consumer, eventID string) (bool, error) {
-	tag, err := t.exec(ctx,
-		`INSERT INTO inbox (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, consumer, eventID)
+func (t *Tx) ClaimEvent(ctx context.Context, consumer string, id events.Identity) (bool, error) {
+	tag, err := t.exec(ctx, claimSQL, t.store.claimArgs(consumer, id)...)
 	if err != nil {
-		return false, fmt.Errorf("claim event %s for %s: %w", eventID, consumer, err)
+		return false, fmt.Errorf("claim event %s for %s: %w", id.MsgID(), consumer, err)
 	}
 	return tag.RowsAffected() == 1, nil
+}
+
+// claimSQL inserts the inbox row of an event unless the consumer holds it,
+// or, while rows from before event identity remain ($5), holds a row for
+// the same id with no site or source.
+const claimSQL = `INSERT INTO inbox (consumer, site_id, source, event_id)
+	SELECT $1, $2, $3, $4
+	WHERE NOT $5::boolean OR NOT EXISTS (SELECT 1 FROM inbox
+		WHERE consumer = $1 AND site_id = '' AND source = '' AND event_id = $4)
+	ON CONFLICT DO NOTHING`
+
+func (s *Store) claimArgs(consumer string, id events.Identity) []any {
+	return []any{consumer, id.SiteID, id.Source, id.ID, s.legacyInbox.Load()}
+}
+
+// checkLegacyInbox notes whether inbox rows without an identity remain.
+func (s *Store) checkLegacyInbox(ctx context.Context) error {
+	var legacy bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM inbox WHERE site_id = '' AND source = '')`).Scan(&legacy)
+	if err != nil {
+		return fmt.Errorf("look for inbox rows without identity: %w", err)
+	}
+	s.legacyInbox.Store(legacy)
+	return nil
 }
 
 // DropDatabase removes the database named in url, closing its sessions; the

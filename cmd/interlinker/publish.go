@@ -52,10 +52,16 @@ func publish(ctx context.Context, args []string) error {
 		}
 		for _, raw := range evs {
 			ev, err := events.Decode(raw)
-			if err != nil && validate {
-				return fmt.Errorf("%s: %w (use --validate=false to send it anyway)", f, err)
+			if err != nil {
+				if validate {
+					return fmt.Errorf("%s: %w (use --validate=false to send it anyway)", f, err)
+				}
+				// Sent anyway: address it by what its envelope says.
+				if err := json.Unmarshal(raw, &ev); err != nil {
+					return fmt.Errorf("%s: %w", f, err)
+				}
 			}
-			ack, err := p.publishRaw(ctx, ev.Type, ev.ID, raw)
+			ack, err := p.publishRaw(ctx, ev.Type, msgID(ev), raw)
 			if err != nil {
 				return fmt.Errorf("%s: %w", f, err)
 			}
@@ -128,7 +134,16 @@ func newProducer(url string) (*producer, error) {
 
 func (p *producer) close() { p.nc.Close() }
 
-// publishRaw sends one event with its id as Nats-Msg-Id and waits for the
+// msgID is the Nats-Msg-Id the contract asks for, unique per (siteid,
+// source, id); none for an event without an id.
+func msgID(ev events.Event) string {
+	if ev.ID == "" {
+		return ""
+	}
+	return ev.MsgID()
+}
+
+// publishRaw sends one event with id as Nats-Msg-Id and waits for the
 // stream's acknowledgement.
 func (p *producer) publishRaw(ctx context.Context, subject, id string, raw []byte) (*jetstream.PubAck, error) {
 	if subject == "" || strings.ContainsAny(subject, " \t*>") {
@@ -152,6 +167,6 @@ func (p *producer) publish(ctx context.Context, ev events.Event) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.publishRaw(ctx, ev.Type, ev.ID, raw)
+	_, err = p.publishRaw(ctx, ev.Type, msgID(ev), raw)
 	return err
 }
