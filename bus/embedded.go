@@ -21,6 +21,10 @@ const MaxPayload = 32 << 20
 type EmbeddedOptions struct {
 	Listen   string // host:port; port 0 picks a free one
 	StoreDir string // JetStream file store; reused across restarts
+	// MaxPayload is the largest message in bytes the server accepts; 0
+	// means the package's MaxPayload. Tests set it small to see how
+	// interlinker copes with a server that refuses large events.
+	MaxPayload int32
 }
 
 // StartEmbedded starts a JetStream server in this process and waits until it
@@ -37,13 +41,17 @@ func StartEmbedded(opts EmbeddedOptions) (*server.Server, error) {
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
+	maxPayload := opts.MaxPayload
+	if maxPayload == 0 {
+		maxPayload = MaxPayload
+	}
 	srv, err := server.NewServer(&server.Options{
 		ServerName: "interlinker-embedded",
 		Host:       host,
 		Port:       port,
 		JetStream:  true,
 		StoreDir:   opts.StoreDir,
-		MaxPayload: MaxPayload,
+		MaxPayload: maxPayload,
 		NoSigs:     true,
 		NoLog:      true,
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -12,26 +13,89 @@ import (
 	"github.com/interlinker/interlinker/store"
 )
 
+// Relay defaults, used where a field is left zero.
+const (
+	DefaultBatchSize  = 256
+	DefaultBatchBytes = 8 << 20
+	DefaultAckWait    = 10 * time.Second
+)
+
 // Relay publishes the outbox to JetStream. Each event goes out with its
 // identity (siteid/source/id) as Nats-Msg-Id, so a batch published twice
 // (after a crash or a lost ack) is stored once.
+//
+// An event NATS can never accept as it is (larger than the server's
+// max_payload, say) is parked with the reason; one that fails for a
+// passing cause waits a growing backoff. Neither holds up the events
+// behind it.
 type Relay struct {
-	Store     *store.Store
-	JS        jetstream.JetStream
-	BatchSize int
-	AckWait   time.Duration // how long to wait for a batch's acks
-	OnPublish func(subject string)
+	Store      *store.Store
+	JS         jetstream.JetStream
+	BatchSize  int           // rows per RelayOnce; 0 means DefaultBatchSize
+	BatchBytes int           // payload bytes per transaction; 0 means DefaultBatchBytes
+	AckWait    time.Duration // how long to wait for a batch's acks; 0 means DefaultAckWait
+	OnPublish  func(subject string)
+	OnPark     func(subject, reason string)
+	Logger     *slog.Logger // nil means slog.Default()
 }
 
-// RelayOnce publishes up to BatchSize waiting events and reports how many
-// it published.
+// RelayOnce relays up to BatchSize waiting events, in as many transactions
+// as BatchBytes requires, and reports how many rows it dealt with:
+// published, parked or put back to wait. The count reaches BatchSize when
+// more may be waiting. It returns an error when a batch had events and
+// none of them could be published, so the caller backs off.
 func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
-	return r.Store.RelayOutbox(ctx, r.BatchSize, r.publish)
+	limit := orDefault(r.BatchSize, DefaultBatchSize)
+	handled := 0
+	for handled < limit {
+		res, err := r.Store.RelayOutbox(ctx, limit-handled, orDefault(r.BatchBytes, DefaultBatchBytes), r.publish)
+		r.reportParked(res.Parked)
+		handled += res.Handled()
+		if err != nil {
+			return handled, err
+		}
+		if res.Failed > 0 {
+			r.logger().Warn("some outbox events could not be published; they will be retried",
+				"failed", res.Failed, "published", res.Published, "parked", len(res.Parked))
+		}
+		if !res.More {
+			break
+		}
+	}
+	return handled, nil
 }
 
-func (r *Relay) publish(ctx context.Context, batch []store.OutboxMessage) error {
-	futures := make([]jetstream.PubAckFuture, 0, len(batch))
-	for _, m := range batch {
+// orDefault returns v, or def when v is not positive.
+func orDefault(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+func (r *Relay) logger() *slog.Logger {
+	if r.Logger != nil {
+		return r.Logger
+	}
+	return slog.Default()
+}
+
+func (r *Relay) reportParked(parked []store.ParkedMessage) {
+	for _, p := range parked {
+		r.logger().Error("outbox event refused by NATS for good; parked until an operator requeues it",
+			"seq", p.Seq, "event_id", p.EventID, "subject", p.Subject, "site_id", p.SiteID, "page_id", p.PageID,
+			"size", p.Size, "reason", p.Reason)
+		if r.OnPark != nil {
+			r.OnPark(p.Subject, p.Reason)
+		}
+	}
+}
+
+// publish sends a batch asynchronously and reports each message's outcome.
+func (r *Relay) publish(ctx context.Context, batch []store.OutboxMessage) []store.Outcome {
+	outcomes := make([]store.Outcome, len(batch))
+	futures := make([]jetstream.PubAckFuture, len(batch))
+	for i, m := range batch {
 		msg := &nats.Msg{Subject: m.Subject, Data: m.Payload, Header: nats.Header{}}
 		for k, v := range m.Headers {
 			msg.Header.Set(k, v)
@@ -39,26 +103,81 @@ func (r *Relay) publish(ctx context.Context, batch []store.OutboxMessage) error 
 		msg.Header.Set(nats.MsgIdHdr, m.MsgID)
 		f, err := r.JS.PublishMsgAsync(msg)
 		if err != nil {
-			return fmt.Errorf("publish %s %s: %w", m.Subject, m.EventID, err)
+			// One message refused at once (too large, say) must not keep
+			// the rest of the batch from going out.
+			outcomes[i] = r.failure(m, err)
+			continue
 		}
-		futures = append(futures, f)
+		futures[i] = f
 	}
-	timeout := time.NewTimer(r.AckWait)
-	defer timeout.Stop()
-	var errs []error
+	ackWait := r.AckWait
+	if ackWait <= 0 {
+		ackWait = DefaultAckWait
+	}
+	ackCtx, cancel := context.WithTimeoutCause(ctx, ackWait, fmt.Errorf("no ack within %s", ackWait))
+	defer cancel()
 	for i, f := range futures {
-		select {
-		case <-f.Ok():
-			if r.OnPublish != nil {
-				r.OnPublish(batch[i].Subject)
-			}
-		case err := <-f.Err():
-			errs = append(errs, fmt.Errorf("publish %s %s: %w", batch[i].Subject, batch[i].EventID, err))
-		case <-timeout.C:
-			return fmt.Errorf("publish outbox batch: no ack within %s", r.AckWait)
-		case <-ctx.Done():
-			return ctx.Err()
+		if f == nil {
+			continue
+		}
+		if err := awaitAck(ackCtx, f); err != nil {
+			outcomes[i] = r.failure(batch[i], err)
+			continue
+		}
+		outcomes[i] = store.Outcome{Delivery: store.Published}
+		if r.OnPublish != nil {
+			r.OnPublish(batch[i].Subject)
 		}
 	}
-	return errors.Join(errs...)
+	return outcomes
+}
+
+// awaitAck waits for a publish's ack until ctx ends. An ack that has
+// already arrived counts even once ctx has ended, so the acks of a batch
+// are not lost to the deadline of a slow one before them.
+func awaitAck(ctx context.Context, f jetstream.PubAckFuture) error {
+	select {
+	case <-f.Ok():
+		return nil
+	case err := <-f.Err():
+		return err
+	default:
+	}
+	select {
+	case <-f.Ok():
+		return nil
+	case err := <-f.Err():
+		return err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// failure turns a publish error into the message's outcome, saying for a
+// refusal which limit the message broke.
+func (r *Relay) failure(m store.OutboxMessage, err error) store.Outcome {
+	if !refusedForGood(err) {
+		return store.Outcome{Delivery: store.Failed, Err: fmt.Errorf("publish %s %s: %w", m.Subject, m.EventID, err)}
+	}
+	limit := "the stream's maximum message size"
+	if errors.Is(err, nats.ErrMaxPayload) {
+		limit = fmt.Sprintf("the NATS server's max_payload of %d bytes", r.JS.Conn().MaxPayload())
+	}
+	return store.Outcome{Delivery: store.Refused,
+		Err: fmt.Errorf("%s event of %d bytes exceeds %s: %w", m.Subject, len(m.Payload), limit, err)}
+}
+
+// refusedForGood reports whether a publish error means the message can
+// never be accepted as it is, so that retrying it would only stall the
+// outbox: it is larger than the server's max_payload (the client refuses
+// it before sending) or than the stream's maximum message size (JetStream
+// answers API error 10054). Everything else may pass on a later attempt:
+// timeouts, no responders (no stream yet, or a leader election), a closed
+// or reconnecting connection, a missing ack, a cancelled context.
+func refusedForGood(err error) bool {
+	if errors.Is(err, nats.ErrMaxPayload) {
+		return true
+	}
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamMessageExceedsMaximum
 }

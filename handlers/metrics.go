@@ -15,6 +15,8 @@ type Metrics struct {
 	Errors         *prometheus.CounterVec
 	DeadLettered   *prometheus.CounterVec
 	Replans        prometheus.Counter
+	OutboxParked   *prometheus.CounterVec
+	Redelivered    *prometheus.CounterVec
 }
 
 // NewMetrics registers every collector on a fresh registry, with the Go and
@@ -41,11 +43,17 @@ func NewMetrics() *Metrics {
 		DeadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "interlinker_dead_lettered_total", Help: "Events moved to the dead-letter subject.",
 		}, []string{"subject", "handler"}),
+		Redelivered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_redelivered_total", Help: "Events a consumer received again (a failed attempt, or a replica that died holding it).",
+		}, []string{"consumer"}),
 		Replans: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "interlinker_replans_requested_total", Help: "Pages asked to plan again because a page they depend on changed.",
 		}),
+		OutboxParked: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_outbox_parked_total", Help: "Outbox events NATS refused for good and the relay parked, by subject.",
+		}, []string{"subject"}),
 	}
-	m.Registry.MustRegister(m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered, m.Replans,
+	m.Registry.MustRegister(m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered, m.Replans, m.OutboxParked, m.Redelivered,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

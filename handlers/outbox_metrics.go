@@ -1,0 +1,55 @@
+package handlers
+
+import (
+	"context"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/interlinker/interlinker/store"
+)
+
+// outboxScrapeTimeout bounds the outbox read of one scrape, so a slow
+// database delays /metrics by at most this much.
+const outboxScrapeTimeout = 2 * time.Second
+
+// OutboxCollector reports the outbox gauges from one read per scrape,
+// however many gauges that read fills. When the read fails every gauge
+// reports -1, so a dashboard tells "unknown" from "empty".
+type OutboxCollector struct {
+	read                    func(context.Context) (store.OutboxStatus, error)
+	waiting, oldest, parked *prometheus.Desc
+}
+
+// NewOutboxCollector returns a collector that calls read once per scrape.
+func NewOutboxCollector(read func(context.Context) (store.OutboxStatus, error)) *OutboxCollector {
+	return &OutboxCollector{
+		read: read,
+		waiting: prometheus.NewDesc("interlinker_outbox_waiting",
+			"Events in the outbox not yet published, those waiting to retry included (-1: unknown).", nil, nil),
+		oldest: prometheus.NewDesc("interlinker_outbox_oldest_seconds",
+			"Age of the oldest unpublished event (-1: unknown).", nil, nil),
+		parked: prometheus.NewDesc("interlinker_outbox_parked",
+			"Events NATS refused for good, parked until an operator requeues them (-1: unknown).", nil, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *OutboxCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.waiting
+	ch <- c.oldest
+	ch <- c.parked
+}
+
+// Collect implements prometheus.Collector.
+func (c *OutboxCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), outboxScrapeTimeout)
+	defer cancel()
+	waiting, oldest, parked := -1.0, -1.0, -1.0
+	if st, err := c.read(ctx); err == nil {
+		waiting, oldest, parked = float64(st.Waiting), st.Oldest.Seconds(), float64(st.Parked)
+	}
+	ch <- prometheus.MustNewConstMetric(c.waiting, prometheus.GaugeValue, waiting)
+	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, oldest)
+	ch <- prometheus.MustNewConstMetric(c.parked, prometheus.GaugeValue, parked)
+}
