@@ -98,7 +98,10 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	if err != nil {
 		return badInput("%v", err)
 	}
-	plan := planning.PlanPage(in)
+	plan, err := planning.PlanPage(ctx, in)
+	if err != nil {
+		return err
+	}
 	for _, note := range plan.Notes {
 		p.Logger.Info("planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
 	}

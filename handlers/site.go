@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
@@ -22,7 +23,10 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 		return badInput("site %s: %v", ev.SiteID, err)
 	}
 	st := structureFromEvent(data)
-	if err := st.Validate(); err != nil {
+	if err := st.Validate(ctx); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return fmt.Errorf("site %s: %w", ev.SiteID, ctxErr) // out of time: retried, not refused
+		}
 		return badInput("site %s: %v", ev.SiteID, err)
 	}
 	return p.apply(ctx, ConsumerSiteProjector, ev, func(tx *store.Tx) (bool, error) {

@@ -227,32 +227,51 @@ func (t *Tx) RecordPlan(ctx context.Context, siteID, pageID string, horizon plan
 	return nil
 }
 
-// queueLocks queues the advisory locks of a planning transaction, in one
-// global order (exclusive before shared for the same key) so that two
-// transactions never wait on each other in a cycle.
+// planningLockClass is the first key of every planning advisory lock, in
+// Postgres' two-int32-key form, and the lock slot is the second: other
+// users of advisory locks on the same database pick other classes, and
+// goose's migration lock uses the one-bigint form, which Postgres keeps
+// apart from the two-key form. The value spells "ILNK".
+const planningLockClass int32 = 0x494c4e4b
+
+// slotLock is one advisory lock of a planning transaction.
+type slotLock struct {
+	slot      int32
+	exclusive bool
+}
+
+// lockSlots maps a planning transaction's lock names to the slots it locks
+// (planning.LockSlot): each slot once, exclusive when any of its names is
+// held exclusively, since an exclusive lock also keeps out what a shared
+// one would; in ascending slot order, so that two transactions never wait
+// on each other in a cycle. There are at most planning.LockSlots of them.
+// Names that share a slot only make transactions wait that need not, never
+// let through one that should wait: see planning.LockSlots.
+func lockSlots(siteID string, l planning.Locks) []slotLock {
+	exclusive := make(map[int32]bool, len(l.Exclusive)+len(l.Shared))
+	for _, name := range l.Shared {
+		exclusive[planning.LockSlot(siteID, name)] = false
+	}
+	for _, name := range l.Exclusive {
+		exclusive[planning.LockSlot(siteID, name)] = true
+	}
+	out := make([]slotLock, 0, len(exclusive))
+	for slot, excl := range exclusive {
+		out = append(out, slotLock{slot, excl})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].slot < out[j].slot })
+	return out
+}
+
+// queueLocks queues the advisory locks of a planning transaction, one
+// statement per slot in the order lockSlots gives.
 func queueLocks(b *pgx.Batch, siteID string, l planning.Locks) {
-	type key struct {
-		name      string
-		exclusive bool
-	}
-	var keys []key
-	excl := map[string]bool{}
-	for _, k := range l.Exclusive {
-		excl[k] = true
-		keys = append(keys, key{k, true})
-	}
-	for _, k := range l.Shared {
-		if !excl[k] {
-			keys = append(keys, key{k, false})
-		}
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].name < keys[j].name })
-	for _, k := range keys {
-		fn := "pg_advisory_xact_lock_shared"
+	for _, k := range lockSlots(siteID, l) {
 		if k.exclusive {
-			fn = "pg_advisory_xact_lock"
+			b.Queue(`SELECT pg_advisory_xact_lock($1::int4, $2::int4)`, planningLockClass, k.slot)
+		} else {
+			b.Queue(`SELECT pg_advisory_xact_lock_shared($1::int4, $2::int4)`, planningLockClass, k.slot)
 		}
-		b.Queue(`SELECT `+fn+`(hashtextextended($1 || ':' || $2, 0))`, siteID, k.name)
 	}
 }
 
@@ -260,11 +279,12 @@ func queueLocks(b *pgx.Batch, siteID string, l planning.Locks) {
 func (t *Tx) Lock(ctx context.Context, siteID string, l planning.Locks) error {
 	var b pgx.Batch
 	queueLocks(&b, siteID, l)
-	if b.Len() == 0 {
+	n := b.Len()
+	if n == 0 {
 		return nil
 	}
 	if err := t.sendBatch(ctx, &b); err != nil {
-		return fmt.Errorf("lock %v: %w", l, err)
+		return fmt.Errorf("take %d planning lock(s) of site %s: %w", n, siteID, err)
 	}
 	return nil
 }

@@ -337,7 +337,10 @@ func (e *pbEnv) planOne(ctx context.Context, page site.Page, brute bool) (int, e
 		if err != nil {
 			return err
 		}
-		plan := planning.PlanPage(in)
+		plan, err := planning.PlanPage(ctx, in)
+		if err != nil {
+			return err
+		}
 		if len(plan.Breadcrumbs) == 0 {
 			return fmt.Errorf("page %s: plan without breadcrumbs", page.ID)
 		}

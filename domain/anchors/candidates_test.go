@@ -11,19 +11,34 @@ import (
 )
 
 func TestPreferredTypesComeOutInThePolicysMix(t *testing.T) {
-	p, _ := policy.Default(policy.SAG)
-	counts := map[link.AnchorType]int{}
+	sag, _ := policy.Default(policy.SAG)
+	// A mix other than the default shows the draw follows the policy's
+	// shares rather than numbers of its own.
+	titles := sag
+	titles.AnchorSharePrimary, titles.AnchorShareTitle, titles.AnchorShareNatural = 0.2, 0.5, 0.3
 	const pairs = 20000
-	for i := 0; i < pairs; i++ {
-		counts[PreferredType(p, fmt.Sprintf("article-%d", i), "hub-boots")]++
-	}
-	for typ, want := range map[link.AnchorType]float64{link.AnchorPrimaryKeyword: 0.6, link.AnchorPageTitle: 0.3, link.AnchorNatural: 0.1} {
-		if got := float64(counts[typ]) / pairs; math.Abs(got-want) > 0.02 {
-			t.Errorf("%s drawn for %.3f of links, want %.2f", typ, got, want)
+	for _, p := range []policy.Policy{sag, titles} {
+		counts := map[link.AnchorType]int{}
+		drawn := make([]link.AnchorType, pairs)
+		for i := range pairs {
+			drawn[i] = PreferredType(p, fmt.Sprintf("article-%d", i), "hub-boots")
+			counts[drawn[i]]++
 		}
-	}
-	if PreferredType(p, "a", "b") != PreferredType(p, "a", "b") {
-		t.Error("the same pair drew different types")
+		for typ, want := range map[link.AnchorType]float64{
+			link.AnchorPrimaryKeyword: p.AnchorSharePrimary, link.AnchorPageTitle: p.AnchorShareTitle, link.AnchorNatural: p.AnchorShareNatural,
+		} {
+			if got := float64(counts[typ]) / pairs; math.Abs(got-want) > 0.02 {
+				t.Errorf("mix %.1f/%.1f/%.1f: %s drawn for %.3f of links, want %.2f",
+					p.AnchorSharePrimary, p.AnchorShareTitle, p.AnchorShareNatural, typ, got, want)
+			}
+		}
+		// The same pair draws the same type whenever it is asked, in any
+		// order: drawing again, last pair first, changes nothing.
+		for i := pairs - 1; i >= 0; i-- {
+			if again := PreferredType(p, fmt.Sprintf("article-%d", i), "hub-boots"); again != drawn[i] {
+				t.Fatalf("article-%d drew %s, then %s", i, drawn[i], again)
+			}
+		}
 	}
 }
 

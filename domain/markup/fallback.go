@@ -15,6 +15,12 @@ import (
 // rewrites one paragraph to include it. This package does not talk to the
 // model; it chooses the paragraph, and it checks the rewrite and splices it
 // in, so that nothing the model writes reaches the page as markup.
+//
+// Until the fallback itself lands (a later issue brings the model adapter
+// and the handler step that calls it), only tests reach this file: a
+// dead-code report on FallbackParagraph, ReplaceParagraph and their helpers
+// is expected. They are kept, and tested, because they are the part of
+// the fallback that must be right before any model output is trusted.
 
 // MinRewriteOverlap is the share of the original paragraph's words a
 // rewrite must keep: the seeds ask for the meaning to stay and only one or
@@ -30,7 +36,7 @@ var ErrBadRewrite = errors.New("markup: rewritten paragraph refused")
 // own (a rewrite could not be trusted to keep them), among the first
 // firstParagraphs when that is > 0 (the mandatory uplink), with the most
 // words in common with keyword, the earliest on a tie. ok is false when no
-// paragraph qualifies.
+// paragraph qualifies. Only tests call it until the LLM fallback lands.
 func FallbackParagraph(src []byte, keyword string, firstParagraphs int) (p Paragraph, ok bool) {
 	doc, err := scanDocument(src, wantFold)
 	if err != nil {
@@ -78,7 +84,8 @@ func FallbackParagraph(src []byte, keyword string, firstParagraphs int) (p Parag
 // rebuilt, not copied: text re-escaped, formatting tags without attributes,
 // and the link written as Place writes it (href, MarkerAttr with id,
 // opts.Attributes). The rewrite must keep MinRewriteOverlap of the
-// original's words. It returns the new page and the link text.
+// original's words. It returns the new page and the link text. Only tests
+// call it until the LLM fallback lands.
 func ReplaceParagraph(src []byte, para Paragraph, rewritten, id, href string, opts Options) (out []byte, anchorText string, err error) {
 	cfg, err := newPlaceConfig([]LinkRequest{{ID: id, Href: href}}, opts)
 	if err != nil {

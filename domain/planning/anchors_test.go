@@ -33,7 +33,7 @@ func wordCount(s string) int { return len(strings.Fields(s)) }
 
 func TestAnchorsAreTwoToEightWords(t *testing.T) {
 	in := anchorScene(t, "care")
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	n := 0
 	for _, l := range plan.Links {
 		if l.Zone != link.ZoneInBody {
@@ -75,7 +75,7 @@ func TestAnchorTypesFollowTheSixtyThirtyTenMixAcrossManySources(t *testing.T) {
 	in := anchorScene(t, "")
 	for i := 0; i < sources; i++ {
 		in.Page.ID = fmt.Sprintf("article-%04d", i)
-		up, ok := findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+		up, ok := findLink(planOf(t, in), "hub-boots", link.TypeVerticalUp)
 		if !ok || len(up.Candidates) == 0 {
 			t.Fatalf("%s: no uplink anchors", in.Page.ID)
 		}
@@ -90,7 +90,7 @@ func TestAnchorTypesFollowTheSixtyThirtyTenMixAcrossManySources(t *testing.T) {
 
 func TestNaturalAnchorsComeFromThePagesOwnText(t *testing.T) {
 	in := anchorScene(t, "care")
-	up, _ := findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+	up, _ := findLink(planOf(t, in), "hub-boots", link.TypeVerticalUp)
 	text := strings.Join(in.Texts, " ")
 	natural := 0
 	for _, a := range up.Candidates {
@@ -106,7 +106,7 @@ func TestNaturalAnchorsComeFromThePagesOwnText(t *testing.T) {
 		t.Fatalf("no natural anchor from %q: %+v", text, up.Candidates)
 	}
 	in.Texts = []string{"Nothing here talks about the topic at all."}
-	up, _ = findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+	up, _ = findLink(planOf(t, in), "hub-boots", link.TypeVerticalUp)
 	for _, a := range up.Candidates {
 		if a.Type == link.AnchorNatural {
 			t.Errorf("natural anchor %q without a matching phrase in the text", a.Text)
@@ -116,9 +116,9 @@ func TestNaturalAnchorsComeFromThePagesOwnText(t *testing.T) {
 
 func TestAnchorChoiceIsDeterministic(t *testing.T) {
 	in := anchorScene(t, "care")
-	first, _ := findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+	first, _ := findLink(planOf(t, in), "hub-boots", link.TypeVerticalUp)
 	for i := 0; i < 5; i++ {
-		again, _ := findLink(PlanPage(in), "hub-boots", link.TypeVerticalUp)
+		again, _ := findLink(planOf(t, in), "hub-boots", link.TypeVerticalUp)
 		if !reflect.DeepEqual(first.Candidates, again.Candidates) {
 			t.Fatalf("run %d ranked %+v, first run %+v", i, again.Candidates, first.Candidates)
 		}
@@ -126,7 +126,7 @@ func TestAnchorChoiceIsDeterministic(t *testing.T) {
 	// Which other pages the page links to does not change a link's anchors.
 	alone := in
 	alone.Targets = []Target{{Page: *in.Hub}}
-	solo, _ := findLink(PlanPage(alone), "hub-boots", link.TypeVerticalUp)
+	solo, _ := findLink(planOf(t, alone), "hub-boots", link.TypeVerticalUp)
 	if !reflect.DeepEqual(first.Candidates, solo.Candidates) {
 		t.Errorf("anchors with siblings %+v, alone %+v", first.Candidates, solo.Candidates)
 	}
@@ -139,7 +139,7 @@ func TestAnchorChoiceIsDeterministic(t *testing.T) {
 func TestHomeLinksUseTheSiteBrand(t *testing.T) {
 	in := anchorScene(t, "care")
 	in.Targets = append(in.Targets, Target{Page: site.Page{SiteID: "s", ID: "home", URL: "/", Kind: site.KindHome}})
-	home, ok := findLink(PlanPage(in), "home", link.TypeBreadcrumb)
+	home, ok := findLink(planOf(t, in), "home", link.TypeBreadcrumb)
 	if !ok || home.Anchor != "Outdoor Shop" || home.AnchorType != link.AnchorBranded {
 		t.Errorf("home link %+v, want the brand as a branded anchor", home)
 	}

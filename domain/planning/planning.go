@@ -4,6 +4,7 @@
 package planning
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -66,15 +67,32 @@ func (p Plan) Review() []link.Link {
 
 // PlanPage plans a page's links under its site's policy. The same input
 // always gives the same plan.
-func PlanPage(in Input) Plan {
+//
+// A hub scores every article of its cluster and a term page every hub of
+// its values, each against the page's whole text, so planning can take a
+// while on a large site; it looks at ctx every checkEvery targets and
+// returns ctx's error, wrapped, when ctx ends first. That is its only error.
+func PlanPage(ctx context.Context, in Input) (Plan, error) {
+	if err := ctx.Err(); err != nil {
+		return Plan{}, fmt.Errorf("plan page %s: %w", in.Page.ID, err)
+	}
 	pl := newPlanner(in)
+	pl.ctx = ctx
 	if in.Policy.Name == policy.Silo {
 		pl.silo()
 	} else {
 		pl.sag()
 	}
-	return pl.plan
+	if pl.err != nil {
+		return Plan{}, fmt.Errorf("plan page %s: %w", in.Page.ID, pl.err)
+	}
+	return pl.plan, nil
 }
+
+// checkEvery is how many targets planning handles between looks at its
+// context. A target costs microseconds (a score, or a search of the page's
+// text for its anchors), so this stops a plan within milliseconds.
+const checkEvery = 64
 
 // NeedsUplink reports whether the rules require the page to link to its
 // cluster hub: every supporting article does (SAG link type 1, mandatory;
@@ -100,6 +118,26 @@ type planner struct {
 	offered map[string]bool // targets planned or suggested in any zone
 	maxIn   int
 	targets []Target
+
+	// ctx is the context of the one PlanPage call the planner lives for;
+	// err is its error once stopped saw it end, and the loops over
+	// targets then stop short.
+	ctx   context.Context
+	err   error
+	steps int
+}
+
+// stopped counts one target handled and reports whether planning must
+// stop because its context ended. What was planned until then is dropped.
+func (pl *planner) stopped() bool {
+	if pl.err != nil {
+		return true
+	}
+	pl.steps++
+	if pl.steps%checkEvery == 0 {
+		pl.err = pl.ctx.Err()
+	}
+	return pl.err != nil
 }
 
 func newPlanner(in Input) *planner {
@@ -259,6 +297,9 @@ func (pl *planner) relatedReading() {
 // against density.
 func (pl *planner) relatedArticles() {
 	for _, t := range pl.scoreAll(pl.clusterArticles()) {
+		if pl.stopped() {
+			return
+		}
 		l := pl.newScoredLink(t, link.TypeVerticalDown, link.ZoneRelatedSection)
 		l.Explanation = "vertical_down: the hub's Related Articles section lists every supporting article of cluster " +
 			pl.in.Page.ClusterID + "; " + l.Explanation
@@ -330,6 +371,9 @@ func (pl *planner) taxonomy() {
 		}
 	}
 	for _, t := range pl.scoreAll(hubs) {
+		if pl.stopped() {
+			return
+		}
 		l := pl.newScoredLink(t, link.TypeTaxonomy, link.ZoneRelatedSection)
 		l.Explanation = "taxonomy: a term page links to every hub using its attribute value; " + l.Explanation
 		pl.add(l)
@@ -371,6 +415,9 @@ func (pl *planner) scoreAll(targets []Target) []scored {
 	ctx := scoring.Context{MaxInbound: pl.maxIn, Now: pl.now}
 	out := make([]scored, 0, len(targets))
 	for _, t := range targets {
+		if pl.stopped() {
+			break
+		}
 		c, _ := pl.in.Structure.Cluster(t.ClusterID)
 		target := scoring.Candidate{
 			AttributeValues: unionSorted(pl.in.Structure.Facets(c.Attributes), pl.in.Structure.Facets(t.Attributes)),
@@ -399,6 +446,9 @@ func (pl *planner) scoreAll(targets []Target) []scored {
 func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit int, why string) int {
 	var auto, review []link.Link
 	for _, s := range pl.scoreAll(targets) {
+		if pl.stopped() {
+			return 0
+		}
 		if pl.linked[s.ID] && z == link.ZoneInBody {
 			continue
 		}

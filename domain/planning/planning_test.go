@@ -26,7 +26,7 @@ func fixture() (site.Structure, policy.Policy, site.Page, site.Page) {
 
 func TestASupportingArticleGetsOneMandatoryUplinkInItsFirstParagraphs(t *testing.T) {
 	st, pol, hub, article := fixture()
-	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
+	plan := planOf(t, Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
 	up := uplinkOf(t, plan)
 	if up.Type != link.TypeVerticalUp || !up.Mandatory || up.TargetPageID != "hub" || up.TargetURL != "/hiking/boots/" ||
 		up.FirstParagraphs != 2 || up.Zone != link.ZoneInBody || up.Status != link.StatusPlanned {
@@ -35,7 +35,7 @@ func TestASupportingArticleGetsOneMandatoryUplinkInItsFirstParagraphs(t *testing
 	if up.ID != link.NewID("s", "care", "hub", link.TypeVerticalUp, link.ZoneInBody) {
 		t.Error("link id is not derived from what it connects")
 	}
-	again := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
+	again := planOf(t, Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
 	if !reflect.DeepEqual(plan, again) {
 		t.Error("the same input planned differently")
 	}
@@ -43,7 +43,7 @@ func TestASupportingArticleGetsOneMandatoryUplinkInItsFirstParagraphs(t *testing
 
 func TestUplinkAnchorsAreKeywordsThenTitleWithinTheWordRange(t *testing.T) {
 	st, pol, hub, article := fixture()
-	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
+	plan := planOf(t, Input{Structure: st, Policy: pol, Page: article, Hub: &hub})
 	up := uplinkOf(t, plan)
 	want := []link.Anchor{
 		{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
@@ -68,12 +68,12 @@ func uplinkOf(t *testing.T, plan Plan) link.Link {
 
 func TestNoUplinkWithoutAHubOrForPagesThatNeedNone(t *testing.T) {
 	st, pol, hub, article := fixture()
-	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article})
+	plan := planOf(t, Input{Structure: st, Policy: pol, Page: article})
 	if len(inBody(plan)) != 0 || len(plan.Notes) != 1 {
 		t.Errorf("without a hub: %+v", plan)
 	}
 	for _, p := range []site.Page{hub, {ID: "t", Kind: site.KindTerm}, {ID: "x", Kind: site.KindSupporting}} {
-		if plan := PlanPage(Input{Structure: st, Policy: pol, Page: p, Hub: &hub}); len(inBody(plan)) != 0 {
+		if plan := planOf(t, Input{Structure: st, Policy: pol, Page: p, Hub: &hub}); len(inBody(plan)) != 0 {
 			t.Errorf("page %s (%s): %+v, want no uplink", p.ID, p.Kind, plan.Links)
 		}
 	}
@@ -116,7 +116,7 @@ func TestATargetIsOfferedOnceEvenAsAReviewSuggestion(t *testing.T) {
 	// and the link-count gap (5), little keyword overlap.
 	sibling := Target{Page: site.Page{SiteID: "s", ID: "laces", URL: "/hiking/boots/laces/", Title: "Lacing knots",
 		Kind: site.KindSupporting, ClusterID: "boots", PrimaryKeyword: "lacing knots"}}
-	plan := PlanPage(Input{Structure: st, Policy: pol, Page: article, Hub: &hub, Targets: []Target{{Page: hub}, sibling}})
+	plan := planOf(t, Input{Structure: st, Policy: pol, Page: article, Hub: &hub, Targets: []Target{{Page: hub}, sibling}})
 	var toSibling []link.Link
 	for _, l := range plan.Links {
 		if l.TargetPageID == "laces" {

@@ -217,7 +217,7 @@ func TestEverySupportingArticleGetsAMandatoryUplinkInTheFirstTwoParagraphs(t *te
 					in.Targets[i].Inbound = 50
 				}
 			}
-			plan := PlanPage(in)
+			plan := planOf(t, in)
 			ups := linksOf(plan, link.TypeVerticalUp, link.ZoneInBody)
 			if len(ups) != 1 {
 				t.Fatalf("%d uplinks, want exactly 1: %+v", len(ups), plan.Links)
@@ -240,7 +240,7 @@ func TestAHubListsAllItsSupportingArticlesInRelatedArticles(t *testing.T) {
 	in.Targets = append(in.Targets, asTargets(0, articlesIn(insolesCluster(), "ins", 3)...)...)
 	// No score gate: even with thresholds no article reaches, all are listed.
 	in.Policy.AutoLinkScore, in.Policy.ReviewScore = 100, 100
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	section := linksOf(plan, link.TypeVerticalDown, link.ZoneRelatedSection)
 	if len(section) != 25 {
 		t.Fatalf("Related Articles lists %d articles, want all 25", len(section))
@@ -270,7 +270,7 @@ func TestAHubLinksContextuallyToSupportingArticlesItMentions(t *testing.T) {
 	}
 	in.Targets[23].Title = "Lacing Boots For Steep Descents"
 	in.Texts = []string{"Before a long descent, read about lacing boots for steep descents in our notes."}
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	body := withStatus(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody), link.StatusPlanned)
 	if len(body) == 0 || body[0].TargetPageID != "art-23" {
 		t.Fatalf("in-body links to articles %v: want the mentioned art-23 first", targetIDs(body))
@@ -295,7 +295,7 @@ func TestSiblingsAreCappedAtTwoAndChosenByScore(t *testing.T) {
 		targets = append(targets, Target{Page: articleIn(boots, id, "Notes On Boots "+id), Inbound: n})
 	}
 	targets = append(targets, Target{Page: hub})
-	plan := PlanPage(Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 2500})
+	plan := planOf(t, Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 2500})
 	sib := linksOf(plan, link.TypeHorizontal, link.ZoneInBody)
 	if got := targetIDs(sib); !reflect.DeepEqual(got, []string{"sib-z", "sib-y"}) {
 		t.Fatalf("siblings %v, want the two best scored [sib-z sib-y]", got)
@@ -312,7 +312,7 @@ func TestSiblingsAreCappedAtTwoAndChosenByScore(t *testing.T) {
 
 func TestSiblingsComeOnlyFromTheArticlesOwnCluster(t *testing.T) {
 	in := articleScene(t, 0, 5, 2500, 0) // no siblings, five insoles articles
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	if sib := linksOf(plan, link.TypeHorizontal, link.ZoneInBody); len(sib) != 0 {
 		t.Errorf("sibling links to another cluster: %v", targetIDs(sib))
 	}
@@ -334,7 +334,7 @@ func TestCrossClusterLinksGoOnlyToHubsSharingAnAttributeValueAndAreCappedAtTwo(t
 		{Page: hubOf(tents), Inbound: 100},
 		{Page: hubOf(sandals), Inbound: 100}, // shares nothing, well linked
 	}
-	plan := PlanPage(Input{Structure: st, Policy: sagPolicy(t), Page: hub, Hub: &hub, Targets: targets, WordCount: 2500})
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: hub, Hub: &hub, Targets: targets, WordCount: 2500})
 	cross := linksOf(plan, link.TypeCrossCluster, link.ZoneInBody)
 	if got := targetIDs(withStatus(cross, link.StatusPlanned)); !reflect.DeepEqual(got, []string{"hub-crampons", "hub-glaciers"}) {
 		t.Errorf("cross-cluster links %v, want the two best of the sharing hubs [hub-crampons hub-glaciers]", got)
@@ -346,7 +346,7 @@ func TestCrossClusterLinksGoOnlyToHubsSharingAnAttributeValueAndAreCappedAtTwo(t
 	}
 	// An article does not get cross-cluster links: they are hub to hub.
 	art := articleIn(boots, "care", "Caring For Leather Hiking Boots")
-	aplan := PlanPage(Input{Structure: st, Policy: sagPolicy(t), Page: art, Hub: &hub, Targets: append(targets, Target{Page: hub}), WordCount: 2500})
+	aplan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: art, Hub: &hub, Targets: append(targets, Target{Page: hub}), WordCount: 2500})
 	if c := linksOf(aplan, link.TypeCrossCluster, link.ZoneInBody); len(c) != 0 {
 		t.Errorf("an article got cross-cluster links %v", targetIDs(c))
 	}
@@ -368,7 +368,7 @@ func TestATermPageLinksToEveryHubUsingItsAttributeValue(t *testing.T) {
 	term := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
 	pol := sagPolicy(t)
 	pol.AutoLinkScore, pol.ReviewScore = 100, 100 // taxonomy links are not gated by score
-	plan := PlanPage(Input{Structure: testSite(clusters...), Policy: pol, Page: term, Targets: targets, WordCount: 300})
+	plan := planOf(t, Input{Structure: testSite(clusters...), Policy: pol, Page: term, Targets: targets, WordCount: 300})
 	tax := linksOf(plan, link.TypeTaxonomy, link.ZoneRelatedSection)
 	if len(tax) != 25 {
 		t.Fatalf("%d taxonomy links, want one to each of the 25 mountain hubs", len(tax))
@@ -383,7 +383,7 @@ func TestATermPageLinksToEveryHubUsingItsAttributeValue(t *testing.T) {
 			t.Errorf("link to a desert hub: %+v", l)
 		}
 	}
-	none := PlanPage(Input{Structure: testSite(clusters...), Policy: pol, Page: termPage("term-x", "Nothing"), Targets: targets})
+	none := planOf(t, Input{Structure: testSite(clusters...), Policy: pol, Page: termPage("term-x", "Nothing"), Targets: targets})
 	if len(linksOf(none, link.TypeTaxonomy, link.ZoneRelatedSection)) != 0 || len(none.Notes) == 0 {
 		t.Errorf("term page without a value: %+v", none)
 	}
@@ -399,7 +399,7 @@ func TestBreadcrumbsRunHomeSectorAttributeHubPage(t *testing.T) {
 	st := testSite(boots)
 	in := Input{Structure: st, Policy: sagPolicy(t), Page: page, Hub: &hub, WordCount: 1500,
 		Targets: asTargets(0, home, sector, mountain, hub)}
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	want := []Crumb{
 		{"Outdoor Shop", "/", "home"},
 		{"Hiking", "/hiking/", "sector-hiking"},
@@ -420,14 +420,14 @@ func TestBreadcrumbsRunHomeSectorAttributeHubPage(t *testing.T) {
 
 	// Without a term page for the cluster's values the attribute step is left out.
 	in.Targets = asTargets(0, home, sector, hub)
-	if trail := PlanPage(in).Breadcrumbs; len(trail) != 4 || trail[2].PageID != "hub-boots" {
+	if trail := planOf(t, in).Breadcrumbs; len(trail) != 4 || trail[2].PageID != "hub-boots" {
 		t.Errorf("trail without a term page %+v", trail)
 	}
 
 	// Every kind of page gets one chain from home to itself.
 	for _, p := range []site.Page{hub, mountain, {SiteID: "s", ID: "prod", URL: "/shop/boot/", Title: "Trail Boot", Kind: site.KindProduct, SectorID: "hiking"}} {
 		in := Input{Structure: st, Policy: sagPolicy(t), Page: p, Hub: &hub, Targets: asTargets(0, home, sector, mountain, hub)}
-		trail := PlanPage(in).Breadcrumbs
+		trail := planOf(t, in).Breadcrumbs
 		if len(trail) < 2 || trail[0].URL != "/" || trail[len(trail)-1].PageID != p.ID {
 			t.Errorf("%s page trail %+v", p.Kind, trail)
 		}
@@ -441,7 +441,7 @@ func TestRelatedReadingHasTwoToThreeLinksAndMayCrossClusters(t *testing.T) {
 			in.Targets[i].Inbound = 50 // the siblings score best: they must not be linked twice
 		}
 	}
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
 	if len(rr) < 2 || len(rr) > 3 {
 		t.Fatalf("Related Reading has %d links, want 2–3: %v", len(rr), targetIDs(rr))
@@ -471,7 +471,7 @@ func TestRelatedReadingIsLeftOutWithFewerThanTwoGoodCandidates(t *testing.T) {
 	fair := articleIn(jackets, "jac-fair", "Layering Jackets For Ridges") // shares one value: 40–59
 	in := Input{Structure: testSite(boots, insoles, jackets), Policy: sagPolicy(t), Page: page, Hub: &hub,
 		Targets: asTargets(0, hub, good, fair), WordCount: 1500}
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection)
 	if planned := withStatus(rr, link.StatusPlanned); len(planned) != 0 {
 		t.Errorf("a Related Reading section of %d link(s) was planned: %v", len(planned), targetIDs(planned))
@@ -505,9 +505,9 @@ func TestScoresAreZeroToHundredWithTheirFiveFactorsStored(t *testing.T) {
 	}
 	term := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
 	plans := []Plan{
-		PlanPage(articleScene(t, 3, 4, 2500, 0)),
-		PlanPage(hub),
-		PlanPage(Input{Structure: hub.Structure, Policy: hub.Policy, Page: term, Targets: hub.Targets[6:]}),
+		planOf(t, articleScene(t, 3, 4, 2500, 0)),
+		planOf(t, hub),
+		planOf(t, Input{Structure: hub.Structure, Policy: hub.Policy, Page: term, Targets: hub.Targets[6:]}),
 	}
 	weights := map[string]float64{scoring.FactorSharedAttributes: 40, scoring.FactorTargetAuthority: 25,
 		scoring.FactorKeywordOverlap: 20, scoring.FactorRecency: 10, scoring.FactorLinkCountGap: 5}
@@ -572,7 +572,7 @@ func TestScoreFactorsAreWeightedFortyTwentyFiveTwentyTenFive(t *testing.T) {
 		// Shares one value of two, unlinked, six months (182 days) old.
 		productHub("half", "hiking boots", 0, testNow.AddDate(0, 0, -182), "terrain=mountain"),
 	)
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	best, _ := findLink(plan, "hub-best", link.TypeRelated)
 	want := map[string]float64{"shared_attributes": 40, "target_authority": 25, "keyword_overlap": 20, "recency": 10, "link_count_gap": 0}
 	if !reflect.DeepEqual(best.Factors, want) || best.Score != 95 {
@@ -593,7 +593,7 @@ func bandScene(t *testing.T, hubs ...Target) Plan {
 	in := productScene(t, 2500, hubs...)
 	in.Page.PublishedAt = time.Time{}
 	in.Page.PrimaryKeyword = "waterproof leather hiking boots"
-	return PlanPage(in)
+	return planOf(t, in)
 }
 
 func TestScoreSixtyOrMoreIsPlanned(t *testing.T) {
@@ -668,7 +668,7 @@ func TestDensityCapsOptionalLinksOnBlogArticlesByWordCount(t *testing.T) {
 		{400, 40, 1}, // over the maximum already: only the mandatory uplink
 	} {
 		t.Run(fmt.Sprintf("%d words %d existing", tc.words, tc.existing), func(t *testing.T) {
-			plan := PlanPage(articleScene(t, 6, 6, tc.words, tc.existing))
+			plan := planOf(t, articleScene(t, 6, 6, tc.words, tc.existing))
 			if got := counted(plan); len(got) != tc.want {
 				t.Errorf("%d counted links planned, want %d: %v", len(got), tc.want, targetIDs(got))
 			}
@@ -683,7 +683,7 @@ func TestDensityCapsOptionalLinksOnHubsByWordCount(t *testing.T) {
 		{500, 0, 10}, {1500, 0, 15}, {2500, 0, 20}, {500, 4, 6}, {2500, 19, 1},
 	} {
 		t.Run(fmt.Sprintf("%d words %d existing", tc.words, tc.existing), func(t *testing.T) {
-			plan := PlanPage(hubScene(t, 25, tc.words, tc.existing))
+			plan := planOf(t, hubScene(t, 25, tc.words, tc.existing))
 			if got := counted(plan); len(got) != tc.want {
 				t.Errorf("%d counted links planned, want %d", len(got), tc.want)
 			}
@@ -710,7 +710,7 @@ func TestDensityCapsOptionalLinksOnProductPagesByWordCount(t *testing.T) {
 		t.Run(fmt.Sprintf("%d words %d existing", tc.words, tc.existing), func(t *testing.T) {
 			in := productScene(t, tc.words, hubs()...)
 			in.ExistingLinks = tc.existing
-			if got := counted(PlanPage(in)); len(got) != tc.want {
+			if got := counted(planOf(t, in)); len(got) != tc.want {
 				t.Errorf("%d links planned, want %d", len(got), tc.want)
 			}
 		})
@@ -728,7 +728,7 @@ func TestDensityLeavesTermPagesUnlimitedForTaxonomyLinks(t *testing.T) {
 	for _, words := range []int{200, 1500, 5000} {
 		in := Input{Structure: testSite(clusters...), Policy: sagPolicy(t), Page: termPage("term-mountain", "Mountain Terrain", "terrain=mountain"),
 			Targets: targets, WordCount: words, ExistingLinks: 30}
-		if n := len(linksOf(PlanPage(in), link.TypeTaxonomy, link.ZoneRelatedSection)); n != 40 {
+		if n := len(linksOf(planOf(t, in), link.TypeTaxonomy, link.ZoneRelatedSection)); n != 40 {
 			t.Errorf("%d words: %d taxonomy links, want all 40", words, n)
 		}
 	}
@@ -750,7 +750,7 @@ func TestEveryLinkExplainsWhyItExists(t *testing.T) {
 		productHub("b", "hiking boots", 0, testNow, "terrain=mountain"))
 	types := map[link.Type]bool{}
 	for _, in := range []Input{art, hub, term, product} {
-		for _, l := range PlanPage(in).Links {
+		for _, l := range planOf(t, in).Links {
 			types[l.Type] = true
 			if !strings.HasPrefix(l.Explanation, string(l.Type)+":") {
 				t.Errorf("%s → %s: explanation %q does not start with its type", l.Type, l.TargetPageID, l.Explanation)
@@ -771,11 +771,11 @@ func TestPlanningDoesNotDependOnTheOrderOfTargets(t *testing.T) {
 	for i := range in.Targets {
 		in.Targets[i].Inbound = (i * 13) % 7
 	}
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	rev := in
 	rev.Targets = slices.Clone(in.Targets)
 	slices.Reverse(rev.Targets)
-	if again := PlanPage(rev); !reflect.DeepEqual(plan, again) {
+	if again := planOf(t, rev); !reflect.DeepEqual(plan, again) {
 		t.Errorf("reversing the targets changed the plan")
 	}
 }

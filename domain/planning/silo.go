@@ -38,6 +38,9 @@ type siloScored struct {
 func (pl *planner) siloRank(targets []Target) []siloScored {
 	out := make([]siloScored, 0, len(targets))
 	for _, t := range targets {
+		if pl.stopped() {
+			break
+		}
 		total, overlap := scoring.Silo(pl.in.Policy, pl.in.Page.Labels, t.Labels, t.Priority > 0, t.Inbound)
 		out = append(out, siloScored{t, total, overlap})
 	}
@@ -60,6 +63,9 @@ func (pl *planner) siloFlat() {
 		}
 	}
 	for _, s := range pl.siloRank(cands) {
+		if pl.stopped() {
+			return
+		}
 		if s.overlap < pl.in.Policy.LabelOverlapMin {
 			continue
 		}
@@ -73,6 +79,9 @@ func (pl *planner) siloFlat() {
 // siloParent links a cluster's parent to its children only.
 func (pl *planner) siloParent() {
 	for _, s := range pl.siloRank(pl.clusterArticles()) {
+		if pl.stopped() {
+			return
+		}
 		if pl.budget <= 0 {
 			pl.note("child %s not linked from the parent: budget of %d links reached", s.ID, pl.in.Policy.BudgetMax)
 			continue
@@ -84,6 +93,9 @@ func (pl *planner) siloParent() {
 // siloSiblings links a child to its siblings after its parent link.
 func (pl *planner) siloSiblings() {
 	for _, s := range pl.siloRank(pl.clusterArticles()) {
+		if pl.stopped() {
+			return
+		}
 		if pl.budget <= 0 {
 			break
 		}

@@ -44,7 +44,7 @@ func TestSiloFlatPagesLinkOnlyWithTwoOrMoreSharedLabels(t *testing.T) {
 		Target{Page: flatPage("f-one", "boots", "sandals", "desert")},
 		Target{Page: flatPage("f-none", "tents", "summer")},
 	)
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"f-three", "f-two"}) {
 		t.Fatalf("links to %v, want [f-three f-two] (3 and 2 shared labels, best first)", got)
 	}
@@ -55,7 +55,7 @@ func TestSiloFlatPagesLinkOnlyWithTwoOrMoreSharedLabels(t *testing.T) {
 	}
 	// The threshold is the policy's label_overlap_min.
 	in.Policy.LabelOverlapMin = 3
-	if got := targetIDs(PlanPage(in).Links); !reflect.DeepEqual(got, []string{"f-three"}) {
+	if got := targetIDs(planOf(t, in).Links); !reflect.DeepEqual(got, []string{"f-three"}) {
 		t.Errorf("with label_overlap_min 3: links to %v", got)
 	}
 }
@@ -68,7 +68,7 @@ func TestSiloPriorityPagesWinTies(t *testing.T) {
 		Target{Page: prio},
 		Target{Page: flatPage("f-c", "boots", "waterproof", "leather")}, // one more label: 3 < 2 + 2
 	)
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"f-b", "f-c", "f-a"}) {
 		t.Errorf("order %v, want the priority page first: [f-b f-c f-a]", got)
 	}
@@ -79,7 +79,7 @@ func TestSiloPriorityPagesWinTies(t *testing.T) {
 	weak := flatPage("f-weak", "boots", "sandals")
 	weak.Priority = 1
 	in.Targets = []Target{{Page: weak}}
-	if got := PlanPage(in).Links; len(got) != 0 {
+	if got := planOf(t, in).Links; len(got) != 0 {
 		t.Errorf("a priority page sharing one label was linked: %v", targetIDs(got))
 	}
 }
@@ -90,7 +90,7 @@ func TestSiloDiversityPenaltyLowersWellLinkedTargets(t *testing.T) {
 		Target{Page: flatPage("f-b", "boots", "waterproof", "leather")},             // 3
 		Target{Page: flatPage("f-c", "boots", "waterproof")},                        // 2
 	)
-	plan := PlanPage(in)
+	plan := planOf(t, in)
 	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"f-b", "f-c", "f-a"}) {
 		t.Errorf("order %v, want the well-linked f-a last", got)
 	}
@@ -104,7 +104,7 @@ func TestSiloDiversityPenaltyLowersWellLinkedTargets(t *testing.T) {
 	}
 	targets[0].Inbound = 4
 	in.Targets = targets
-	for _, l := range PlanPage(in).Links {
+	for _, l := range planOf(t, in).Links {
 		if l.TargetPageID == "g-0" {
 			t.Errorf("g-0, with 4 inbound links, took a place in a budget of 5 over unlinked equals")
 		}
@@ -146,7 +146,7 @@ func TestSiloNeverCrossesASilo(t *testing.T) {
 					targets = append(targets, tg)
 				}
 			}
-			plan := PlanPage(siloInput(t, tc.page, &hub, targets...))
+			plan := planOf(t, siloInput(t, tc.page, &hub, targets...))
 			if len(plan.Links) == 0 {
 				t.Fatal("no links planned")
 			}
@@ -166,7 +166,7 @@ func TestSiloParentLinksOnlyToChildren(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		targets = append(targets, Target{Page: articleIn(boots, fmt.Sprintf("b-%d", i), "Boot Notes Explained")})
 	}
-	plan := PlanPage(siloInput(t, hub, &hub, targets...))
+	plan := planOf(t, siloInput(t, hub, &hub, targets...))
 	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"b-0", "b-1", "b-2"}) {
 		t.Errorf("parent links to %v, want its three children", got)
 	}
@@ -190,7 +190,7 @@ func TestSiloChildLinksParentFirstThenSiblings(t *testing.T) {
 		targets = append(targets, Target{Page: sib})
 	}
 	child.Labels = theLabels
-	plan := PlanPage(siloInput(t, child, &hub, targets...))
+	plan := planOf(t, siloInput(t, child, &hub, targets...))
 	want := []string{"zz-parent", "b-1", "b-2"}
 	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, want) {
 		t.Fatalf("child links to %v, want %v", got, want)
@@ -229,7 +229,7 @@ func TestSiloBudgetIsAtMostFive(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := siloInput(t, tc.page, &hub, tc.targets...)
 			in.ExistingLinks = tc.existing
-			plan := PlanPage(in)
+			plan := planOf(t, in)
 			if len(plan.Links) != tc.want {
 				t.Errorf("%d links, want %d: %v", len(plan.Links), tc.want, targetIDs(plan.Links))
 			}
@@ -239,12 +239,12 @@ func TestSiloBudgetIsAtMostFive(t *testing.T) {
 
 func TestSiloLinksExplainTheirSilo(t *testing.T) {
 	hub := hubOf(bootsCluster())
-	plan := PlanPage(siloInput(t, flatPage("src", theLabels...), nil, Target{Page: flatPage("f-1", "boots", "winter")}))
+	plan := planOf(t, siloInput(t, flatPage("src", theLabels...), nil, Target{Page: flatPage("f-1", "boots", "winter")}))
 	if len(plan.Links) != 1 || !strings.HasPrefix(plan.Links[0].Explanation, "related:") ||
 		!strings.Contains(plan.Links[0].Explanation, "shares 2 labels") {
 		t.Errorf("flat link explanation %+v", plan.Links)
 	}
-	plan = PlanPage(siloInput(t, hub, &hub, Target{Page: articleIn(bootsCluster(), "b-1", "Boot Notes Explained")}))
+	plan = planOf(t, siloInput(t, hub, &hub, Target{Page: articleIn(bootsCluster(), "b-1", "Boot Notes Explained")}))
 	if len(plan.Links) != 1 || !strings.Contains(plan.Links[0].Explanation, `silo "cluster boots"`) {
 		t.Errorf("parent link explanation %+v", plan.Links)
 	}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Names of the two linking policies a site can choose.
@@ -31,51 +32,60 @@ type DensityBands struct {
 
 // Policy is the full set of tunable values. The JSON names are the keys a
 // site uses in site.updated's overrides object.
+//
+// Every numeric value has a valid range, given after it (both ends
+// included); Resolve refuses an override outside it. Upper bounds sit where
+// a large value would cost the other tenants of the service: rows a plan
+// reads, links it places, bytes of HTML it parses, rows it keeps.
 type Policy struct {
 	Name string `json:"-"`
 
 	// HTML placement (silo injection requirements).
-	MaxLinksPerParagraph int `json:"max_links_per_paragraph"`
-	MinWordsBetweenLinks int `json:"min_words_between_links"`
-	UplinkParagraphs     int `json:"uplink_paragraphs"`
+	MaxLinksPerParagraph int `json:"max_links_per_paragraph"` // 1–20
+	MinWordsBetweenLinks int `json:"min_words_between_links"` // 0–1000
+	UplinkParagraphs     int `json:"uplink_paragraphs"`       // 1–100
 
-	// Caps per link type (SAG §2.1).
-	MaxSiblingLinks       int `json:"max_sibling_links"`
-	MaxCrossClusterPerHub int `json:"max_cross_cluster_per_hub"`
-	RelatedReadingMin     int `json:"related_reading_min"`
-	RelatedReadingMax     int `json:"related_reading_max"`
+	// Caps per link type (SAG §2.1); 0 plans none of the type.
+	MaxSiblingLinks       int `json:"max_sibling_links"`         // 0–100
+	MaxCrossClusterPerHub int `json:"max_cross_cluster_per_hub"` // 0–100
+	RelatedReadingMin     int `json:"related_reading_min"`       // 0–50, at most related_reading_max
+	RelatedReadingMax     int `json:"related_reading_max"`       // 0–50
 
-	// Scoring (SAG §2.2): weights sum to 100.
-	WeightSharedAttributes float64 `json:"weight_shared_attributes"`
-	WeightTargetAuthority  float64 `json:"weight_target_authority"`
-	WeightKeywordOverlap   float64 `json:"weight_keyword_overlap"`
-	WeightRecency          float64 `json:"weight_recency"`
-	WeightLinkCountGap     float64 `json:"weight_link_count_gap"`
-	RecencyDecayDays       float64 `json:"recency_decay_days"`
-	AutoLinkScore          float64 `json:"auto_link_score"`
-	ReviewScore            float64 `json:"review_score"`
+	// Scoring (SAG §2.2): weights sum to 100, each 0–100, and a total
+	// score is 0–100, so the thresholds are too.
+	WeightSharedAttributes float64 `json:"weight_shared_attributes"` // 0–100
+	WeightTargetAuthority  float64 `json:"weight_target_authority"`  // 0–100
+	WeightKeywordOverlap   float64 `json:"weight_keyword_overlap"`   // 0–100
+	WeightRecency          float64 `json:"weight_recency"`           // 0–100
+	WeightLinkCountGap     float64 `json:"weight_link_count_gap"`    // 0–100
+	RecencyDecayDays       float64 `json:"recency_decay_days"`       // 1–3650
+	AutoLinkScore          float64 `json:"auto_link_score"`          // 0–100
+	ReviewScore            float64 `json:"review_score"`             // 0–100, at most auto_link_score
 
-	// Anchors (SAG §2.3).
-	AnchorMinWords           int     `json:"anchor_min_words"`
-	AnchorMaxWords           int     `json:"anchor_max_words"`
-	MaxExactAnchorPerTarget  int     `json:"max_exact_anchor_per_target"`
-	AnchorSharePrimary       float64 `json:"anchor_share_primary"`
-	AnchorShareTitle         float64 `json:"anchor_share_title"`
-	AnchorShareNatural       float64 `json:"anchor_share_natural"`
-	AnchorDominanceFlagShare float64 `json:"anchor_dominance_flag_share"`
+	// Anchors (SAG §2.3). Shares are fractions of a target's links. The
+	// anchor word limit bounds the phrases tried at every word of a page;
+	// the exact-anchor cap bounds the anchor rows validation counts.
+	AnchorMinWords           int     `json:"anchor_min_words"`            // 1–20, at most anchor_max_words
+	AnchorMaxWords           int     `json:"anchor_max_words"`            // 1–20
+	MaxExactAnchorPerTarget  int     `json:"max_exact_anchor_per_target"` // 1–100
+	AnchorSharePrimary       float64 `json:"anchor_share_primary"`        // 0–1
+	AnchorShareTitle         float64 `json:"anchor_share_title"`          // 0–1
+	AnchorShareNatural       float64 `json:"anchor_share_natural"`        // 0–1
+	AnchorDominanceFlagShare float64 `json:"anchor_dominance_flag_share"` // 0–1
 
-	// Density table (SAG §2.1), by page type.
+	// Density table (SAG §2.1), by page type: each min and max is 0–1000,
+	// and a max of 0 means unlimited, else it is at least the min.
 	DensityHub     DensityBands `json:"density_hub"`
 	DensityArticle DensityBands `json:"density_article"`
 	DensityProduct DensityBands `json:"density_product"`
 	DensityTerm    DensityBands `json:"density_term"`
 
 	// Silo target selection (silo design D7, D8) and budget (validation rule 1).
-	LabelOverlapMin         int     `json:"label_overlap_min"`
-	PriorityBonus           float64 `json:"priority_bonus"`
-	DiversityPenaltyPerLink float64 `json:"diversity_penalty_per_link"`
-	BudgetMin               int     `json:"budget_min"`
-	BudgetMax               int     `json:"budget_max"`
+	LabelOverlapMin         int     `json:"label_overlap_min"`          // 1–100
+	PriorityBonus           float64 `json:"priority_bonus"`             // 0–100
+	DiversityPenaltyPerLink float64 `json:"diversity_penalty_per_link"` // 0–10
+	BudgetMin               int     `json:"budget_min"`                 // 0–100, at most budget_max
+	BudgetMax               int     `json:"budget_max"`                 // 1–100
 
 	// FirstLinkCountsExternal makes the first-link rule read the seeds
 	// literally (the first <a> of the content, external links included);
@@ -83,7 +93,9 @@ type Policy struct {
 	// to come first does not fail the page.
 	FirstLinkCountsExternal bool `json:"first_link_counts_external"`
 
-	// Generated blocks and breadcrumbs (SAG link types 2, 5, 6, 7).
+	// Generated blocks and breadcrumbs (SAG link types 2, 5, 6, 7). The
+	// headings are written into every page that gets the block, so they
+	// are at most 200 characters.
 	BreadcrumbHTML         bool   `json:"breadcrumb_html"`
 	RelatedArticlesHeading string `json:"related_articles_heading"`
 	RelatedReadingHeading  string `json:"related_reading_heading"`
@@ -92,12 +104,18 @@ type Policy struct {
 	// Candidate bounds: planning scores the pages of at most
 	// related_cluster_limit related clusters (those sharing the most
 	// attribute values) and at most related_candidate_limit related pages,
-	// so its cost does not grow with the site.
-	RelatedClusterLimit   int `json:"related_cluster_limit"`
-	RelatedCandidateLimit int `json:"related_candidate_limit"`
+	// so its cost does not grow with the site. Every plan reads and scores
+	// that many rows, hence the upper bounds.
+	RelatedClusterLimit   int `json:"related_cluster_limit"`   // 1–200
+	RelatedCandidateLimit int `json:"related_candidate_limit"` // 1–2000
 
 	// Input limits: larger pages are refused rather than slowly processed.
-	MaxHTMLBytes int `json:"max_html_bytes"`
+	// The upper bound is the bus's largest message (32 MiB).
+	MaxHTMLBytes int `json:"max_html_bytes"` // 1024 (1 KiB)–33554432 (32 MiB)
+
+	// SnapshotsKept is how many replaced plans are kept per page, for
+	// links.restore; older ones are pruned.
+	SnapshotsKept int `json:"snapshots_kept"` // 1–100
 }
 
 // Default returns the seeds' values for the named policy.
@@ -146,12 +164,15 @@ func Default(name string) (Policy, error) {
 		RelatedClusterLimit:      20,
 		RelatedCandidateLimit:    200,
 		MaxHTMLBytes:             5 << 20,
+		SnapshotsKept:            10,
 	}, nil
 }
 
 // Resolve starts from the named policy's defaults and applies a site's
-// overrides. An unknown key or a value out of range is an error, so a typo
-// in site.updated is reported instead of silently ignored.
+// overrides. An unknown key or a value out of its range (see Policy) is an
+// error naming the key, the value and the range, so a typo in site.updated
+// is reported instead of silently ignored, and no site can make every plan
+// read unbounded rows.
 func Resolve(name string, overrides json.RawMessage) (Policy, error) {
 	p, err := Default(name)
 	if err != nil {
@@ -171,32 +192,39 @@ func Resolve(name string, overrides json.RawMessage) (Policy, error) {
 }
 
 func (p Policy) validate() error {
-	positive := map[string]int{
-		"max_links_per_paragraph": p.MaxLinksPerParagraph,
-		"uplink_paragraphs":       p.UplinkParagraphs,
-		"anchor_min_words":        p.AnchorMinWords,
-		"anchor_max_words":        p.AnchorMaxWords,
-		"max_html_bytes":          p.MaxHTMLBytes,
-		"related_cluster_limit":   p.RelatedClusterLimit,
-		"related_candidate_limit": p.RelatedCandidateLimit,
-	}
-	for _, name := range []string{"max_links_per_paragraph", "uplink_paragraphs", "anchor_min_words", "anchor_max_words", "max_html_bytes",
-		"related_cluster_limit", "related_candidate_limit"} {
-		if positive[name] <= 0 {
-			return fmt.Errorf("%s must be positive, got %d", name, positive[name])
+	for _, r := range p.ranges() {
+		// Written so that NaN, which compares false, is out of range too.
+		if !(r.value >= r.min && r.value <= r.max) {
+			return fmt.Errorf("%s = %s is out of range [%s, %s]", r.key, number(r.value), number(r.min), number(r.max))
 		}
 	}
-	if p.MinWordsBetweenLinks < 0 {
-		return fmt.Errorf("min_words_between_links must not be negative, got %d", p.MinWordsBetweenLinks)
+	for _, pair := range []struct {
+		low, high   string
+		lowV, highV float64
+	}{
+		{"anchor_min_words", "anchor_max_words", float64(p.AnchorMinWords), float64(p.AnchorMaxWords)},
+		{"review_score", "auto_link_score", p.ReviewScore, p.AutoLinkScore},
+		{"budget_min", "budget_max", float64(p.BudgetMin), float64(p.BudgetMax)},
+		{"related_reading_min", "related_reading_max", float64(p.RelatedReadingMin), float64(p.RelatedReadingMax)},
+	} {
+		if pair.lowV > pair.highV {
+			return fmt.Errorf("%s %s exceeds %s %s", pair.low, number(pair.lowV), pair.high, number(pair.highV))
+		}
 	}
-	if p.AnchorMinWords > p.AnchorMaxWords {
-		return fmt.Errorf("anchor_min_words %d exceeds anchor_max_words %d", p.AnchorMinWords, p.AnchorMaxWords)
+	for _, b := range p.densityBands() {
+		// A max of 0 means unlimited, so any min fits under it.
+		if b.r.Max != 0 && b.r.Min > b.r.Max {
+			return fmt.Errorf("%s.min %d exceeds %s.max %d", b.key, b.r.Min, b.key, b.r.Max)
+		}
 	}
-	if p.ReviewScore > p.AutoLinkScore {
-		return fmt.Errorf("review_score %.0f exceeds auto_link_score %.0f", p.ReviewScore, p.AutoLinkScore)
-	}
-	if p.BudgetMin > p.BudgetMax {
-		return fmt.Errorf("budget_min %d exceeds budget_max %d", p.BudgetMin, p.BudgetMax)
+	for _, h := range []struct{ key, text string }{
+		{"related_articles_heading", p.RelatedArticlesHeading},
+		{"related_reading_heading", p.RelatedReadingHeading},
+		{"taxonomy_heading", p.TaxonomyHeading},
+	} {
+		if n := utf8.RuneCountInString(h.text); n > maxHeadingRunes {
+			return fmt.Errorf("%s is %d characters long, over %d", h.key, n, maxHeadingRunes)
+		}
 	}
 	return nil
 }

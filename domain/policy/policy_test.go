@@ -2,6 +2,8 @@ package policy
 
 import (
 	"encoding/json"
+	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -34,7 +36,7 @@ func TestOverridesReplaceNamedValues(t *testing.T) {
 func TestBadOverridesAreRefusedWithTheirName(t *testing.T) {
 	for raw, want := range map[string]string{
 		`{"max_link_per_paragraph": 3}`:                     "max_link_per_paragraph",
-		`{"max_links_per_paragraph": 0}`:                    "max_links_per_paragraph must be positive",
+		`{"max_links_per_paragraph": 0}`:                    "max_links_per_paragraph = 0 is out of range [1, 20]",
 		`{"anchor_min_words": 9}`:                           "anchor_min_words 9 exceeds anchor_max_words 8",
 		`{"review_score": 70}`:                              "review_score 70 exceeds auto_link_score 60",
 		`{"budget_min": 6}`:                                 "budget_min 6 exceeds budget_max 5",
@@ -74,5 +76,118 @@ func TestDensityRangeFollowsTheTableByPageTypeAndWordCount(t *testing.T) {
 		if got.Min != c.min || got.Max != c.max {
 			t.Errorf("class %d at %d words: %+v, want %d-%d", c.class, c.words, got, c.min, c.max)
 		}
+	}
+}
+
+func TestOutOfRangeOverridesAreRefusedNamingKeyValueAndRange(t *testing.T) {
+	for raw, want := range map[string]string{
+		`{"related_candidate_limit": 2001}`:                        "related_candidate_limit = 2001 is out of range [1, 2000]",
+		`{"related_candidate_limit": 0}`:                           "related_candidate_limit = 0 is out of range [1, 2000]",
+		`{"related_cluster_limit": 201}`:                           "related_cluster_limit = 201 is out of range [1, 200]",
+		`{"max_html_bytes": 33554433}`:                             "max_html_bytes = 33554433 is out of range [1024, 33554432]",
+		`{"max_html_bytes": 1023}`:                                 "max_html_bytes = 1023 is out of range [1024, 33554432]",
+		`{"snapshots_kept": 0}`:                                    "snapshots_kept = 0 is out of range [1, 100]",
+		`{"snapshots_kept": 101}`:                                  "snapshots_kept = 101 is out of range [1, 100]",
+		`{"anchor_share_title": 1.5}`:                              "anchor_share_title = 1.5 is out of range [0, 1]",
+		`{"diversity_penalty_per_link": -0.25}`:                    "diversity_penalty_per_link = -0.25 is out of range [0, 10]",
+		`{"max_exact_anchor_per_target": 100000}`:                  "max_exact_anchor_per_target = 100000 is out of range [1, 100]",
+		`{"density_hub": {"long": {"min": 15, "max": 5000}}}`:      "density_hub.long.max = 5000 is out of range [0, 1000]",
+		`{"density_article": {"short": {"min": 6, "max": 5}}}`:     "density_article.short.min 6 exceeds density_article.short.max 5",
+		`{"related_reading_min": 4}`:                               "related_reading_min 4 exceeds related_reading_max 3",
+		`{"taxonomy_heading": "` + strings.Repeat("é", 201) + `"}`: "taxonomy_heading is 201 characters long, over 200",
+	} {
+		_, err := Resolve(SAG, json.RawMessage(raw))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%.60s: error %v, want it to say %q", raw, err, want)
+		}
+	}
+}
+
+func TestRangeEndsAreAccepted(t *testing.T) {
+	for _, raw := range []string{
+		`{"related_candidate_limit": 2000, "related_cluster_limit": 200, "max_html_bytes": 33554432, "snapshots_kept": 100}`,
+		`{"related_candidate_limit": 1, "related_cluster_limit": 1, "max_html_bytes": 1024, "snapshots_kept": 1}`,
+		`{"density_term": {"short": {"min": 1000, "max": 0}}}`,
+	} {
+		if _, err := Resolve(Silo, json.RawMessage(raw)); err != nil {
+			t.Errorf("%s: %v", raw, err)
+		}
+	}
+}
+
+func TestSnapshotsKeptIsANamedOverridableValue(t *testing.T) {
+	for _, name := range []string{SAG, Silo} {
+		p, err := Default(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.SnapshotsKept != 10 {
+			t.Errorf("%s keeps %d snapshots by default, want 10", name, p.SnapshotsKept)
+		}
+		if err := p.validate(); err != nil {
+			t.Errorf("%s defaults out of range: %v", name, err)
+		}
+	}
+	p, err := Resolve(SAG, json.RawMessage(`{"snapshots_kept": 3}`))
+	if err != nil || p.SnapshotsKept != 3 {
+		t.Errorf("override: %d, %v", p.SnapshotsKept, err)
+	}
+}
+
+func TestNaNIsOutOfRange(t *testing.T) {
+	p, _ := Default(SAG)
+	p.PriorityBonus = math.NaN()
+	if err := p.validate(); err == nil || !strings.Contains(err.Error(), "priority_bonus = NaN") {
+		t.Errorf("NaN priority bonus: %v", err)
+	}
+}
+
+// Every numeric value must have a range: a new value added without one
+// would let a site set it to anything.
+func TestEveryNumericValueHasARange(t *testing.T) {
+	p, _ := Default(SAG)
+	have := map[string]bool{}
+	for _, r := range p.ranges() {
+		if have[r.key] {
+			t.Errorf("%s has two ranges", r.key)
+		}
+		have[r.key] = true
+		if r.min > r.max {
+			t.Errorf("%s: empty range [%v, %v]", r.key, r.min, r.max)
+		}
+	}
+	typ := reflect.TypeFor[Policy]()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if key == "-" || key == "" {
+			continue
+		}
+		var keys []string
+		switch f.Type.Kind() {
+		case reflect.Int, reflect.Int64, reflect.Float64:
+			keys = []string{key}
+		case reflect.Struct:
+			if f.Type != reflect.TypeFor[DensityBands]() {
+				t.Errorf("%s: unexpected value type %s", key, f.Type)
+				continue
+			}
+			for _, band := range []string{"short", "medium", "long"} {
+				keys = append(keys, key+"."+band+".min", key+"."+band+".max")
+			}
+		case reflect.Bool, reflect.String:
+			continue
+		default:
+			t.Errorf("%s: unexpected value type %s", key, f.Type)
+		}
+		for _, k := range keys {
+			if !have[k] {
+				t.Errorf("numeric value %s has no range", k)
+			}
+			delete(have, k)
+		}
+	}
+	for k := range have {
+		t.Errorf("range for %s, which is no policy value", k)
 	}
 }

@@ -3,6 +3,7 @@ package site
 import (
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // index answers the lookups planning makes for every page without walking
@@ -12,6 +13,7 @@ type index struct {
 	clusters      map[string]int
 	sectors       map[string]int
 	clustersByFct map[string][]string
+	attrs         *attrIndex
 }
 
 // BuildIndex prepares the structure for repeated lookups. Call it once
@@ -22,6 +24,10 @@ func (st *Structure) BuildIndex() {
 		sectors:       make(map[string]int, len(st.Sectors)),
 		clustersByFct: map[string][]string{},
 	}
+	// Without a stopper building the index cannot fail.
+	ix.attrs, _ = newAttrIndex(st.Attributes, nil)
+	// Set first so that Facets below finds attributes through the index.
+	st.index = ix
 	for i, s := range st.Sectors {
 		ix.sectors[s.ID] = i
 	}
@@ -31,7 +37,75 @@ func (st *Structure) BuildIndex() {
 			ix.clustersByFct[f] = append(ix.clustersByFct[f], c.ID)
 		}
 	}
-	st.index = ix
+}
+
+// attrIndex finds an attribute by id or name, and a value of it, in
+// constant time: a structure can declare hundreds of attributes with
+// thousands of values each, which tens of thousands of clusters name.
+type attrIndex struct {
+	byID   map[string]int
+	byName map[string]int // foldKey of the name → the first attribute with it
+	values []map[string]struct{}
+}
+
+// newAttrIndex indexes attrs. It fails only when stop does.
+func newAttrIndex(attrs []Attribute, stop *stopper) (*attrIndex, error) {
+	ix := &attrIndex{
+		byID:   make(map[string]int, len(attrs)),
+		byName: make(map[string]int, len(attrs)),
+		values: make([]map[string]struct{}, len(attrs)),
+	}
+	for i, a := range attrs {
+		if _, ok := ix.byID[a.ID]; !ok {
+			ix.byID[a.ID] = i
+		}
+		if _, ok := ix.byName[foldKey(a.Name)]; !ok {
+			ix.byName[foldKey(a.Name)] = i
+		}
+		set := make(map[string]struct{}, len(a.Values))
+		for _, v := range a.Values {
+			if err := stop.step(); err != nil {
+				return nil, err
+			}
+			set[v] = struct{}{}
+		}
+		ix.values[i] = set
+	}
+	return ix, nil
+}
+
+// find returns the position of the attribute Structure.Attribute would
+// find for key: the first one whose id is key or whose name equals it
+// under Unicode case folding.
+func (ix *attrIndex) find(key string) (int, bool) {
+	i, byID := ix.byID[key]
+	j, byName := ix.byName[foldKey(key)]
+	switch {
+	case byID && byName:
+		return min(i, j), true
+	case byID:
+		return i, true
+	case byName:
+		return j, true
+	}
+	return 0, false
+}
+
+// foldKey maps s to one representative of the strings strings.EqualFold
+// holds equal to it: each rune becomes the smallest rune of its case
+// folding orbit, so "K", "k" and the Kelvin sign share a key. ToLower
+// would not do: it leaves "ſ" apart from "s", which EqualFold joins.
+func foldKey(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // Facet is one attribute value in the form lookups use:

@@ -1,6 +1,7 @@
 package site
 
 import (
+	"context"
 	"strings"
 	"testing"
 )
@@ -16,7 +17,7 @@ func structure() Structure {
 }
 
 func TestAConsistentStructureValidates(t *testing.T) {
-	if err := structure().Validate(); err != nil {
+	if err := structure().Validate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := structure().Site.Host(); got != "www.shop.example" {
@@ -36,7 +37,7 @@ func TestInconsistentStructuresAreRefusedWithTheReason(t *testing.T) {
 	for want, mutate := range cases {
 		s := structure()
 		mutate(&s)
-		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+		if err := s.Validate(context.Background()); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
 		}
 	}

@@ -1,0 +1,117 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// bigStructure is a site at the scale the event schema allows for:
+// 20,000 clusters, each naming three values of five attributes with 1,000
+// values each.
+func bigStructure() Structure {
+	st := Structure{Site: Site{ID: "big", BaseURL: "https://big.example", Policy: "sag"}}
+	for s := range 50 {
+		st.Sectors = append(st.Sectors, Sector{ID: fmt.Sprintf("sector-%d", s)})
+	}
+	for a := range 5 {
+		attr := Attribute{ID: fmt.Sprintf("attr-%d", a), Name: fmt.Sprintf("Attribute %d", a)}
+		for v := range 1000 {
+			attr.Values = append(attr.Values, fmt.Sprintf("value %d", v))
+		}
+		st.Attributes = append(st.Attributes, attr)
+	}
+	for c := range 20000 {
+		st.Clusters = append(st.Clusters, Cluster{
+			ID: fmt.Sprintf("cluster-%d", c), SectorID: fmt.Sprintf("sector-%d", c%50),
+			Attributes: map[string][]string{
+				"attr-0":      {fmt.Sprintf("value %d", c%1000), fmt.Sprintf("value %d", (c+1)%1000)},
+				"Attribute 1": {fmt.Sprintf("value %d", (c*7)%1000)},
+				"attribute 4": {fmt.Sprintf("value %d", (c*13)%1000), fmt.Sprintf("value %d", (c*17)%1000)},
+			},
+		})
+	}
+	return st
+}
+
+func TestALargeStructureValidates(t *testing.T) {
+	st := bigStructure()
+	if err := st.Validate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	st.Clusters[19999].Attributes["attr-0"] = append(st.Clusters[19999].Attributes["attr-0"], "value 1000")
+	if err := st.Validate(t.Context()); err == nil || !strings.Contains(err.Error(), `cluster "cluster-19999": attribute "attr-0" has no value "value 1000"`) {
+		t.Errorf("undeclared value in the last cluster: %v", err)
+	}
+	st.Clusters[19999].Attributes["attr-0"] = st.Clusters[19999].Attributes["attr-0"][:2]
+	st.BuildIndex()
+	page := Page{ID: "p", Kind: KindSupporting, ClusterID: "cluster-123", Attributes: map[string][]string{"ATTRIBUTE 2": {"value 999"}}}
+	if err := st.CheckPage(page); err != nil {
+		t.Errorf("page through the index: %v", err)
+	}
+}
+
+func TestValidateStopsWhenItsContextEnds(t *testing.T) {
+	st := bigStructure()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := st.Validate(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled before the start: %v, want context.Canceled", err)
+	}
+	// A context that ends part way through: the loops look at it, not only
+	// the start.
+	for _, after := range []int{1, 10, 100} {
+		ctx := &endsAfter{Context: t.Context(), calls: after}
+		if err := st.Validate(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled after %d looks: %v, want context.Canceled", after, err)
+		}
+	}
+}
+
+// endsAfter is a context whose Err reports cancellation from its calls'th
+// call on.
+type endsAfter struct {
+	context.Context
+	calls int
+}
+
+func (c *endsAfter) Err() error {
+	if c.calls--; c.calls < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestAttributeLookupsAgreeWithAndWithoutTheIndex(t *testing.T) {
+	st := Structure{Attributes: []Attribute{
+		{ID: "size", Name: "Weight Class"},
+		{ID: "weight class", Name: "Other"}, // an id equal to an earlier name
+		{ID: "kelvin", Name: "Temperature K"},
+		{ID: "long-s", Name: "ſtyle"},
+		{ID: "dup", Name: "Colour"},
+		{ID: "colour", Name: "colour"}, // a name repeated: the first wins
+		{ID: "blank", Name: ""},
+	}}
+	indexed := st
+	indexed.BuildIndex()
+	for _, key := range []string{"size", "weight class", "WEIGHT CLASS", "weight\u00a0class", "Other", "other",
+		"temperature k", "TEMPERATURE \u212a", "style", "STYLE", "colour", "COLOUR", "", "missing", "\xff"} {
+		want, wantOK := st.Attribute(key)
+		got, gotOK := indexed.Attribute(key)
+		if got.ID != want.ID || gotOK != wantOK {
+			t.Errorf("Attribute(%q): indexed %q %v, scanned %q %v", key, got.ID, gotOK, want.ID, wantOK)
+		}
+	}
+}
+
+func TestTheSameBadAttributesAlwaysGetTheSameError(t *testing.T) {
+	st := structure()
+	values := map[string][]string{"b-unknown": {"x"}, "a-unknown": {"y"}, "weight-class": {"heavy"}, "c-unknown": nil}
+	for range 20 {
+		if err := st.CheckAttributes(values); err == nil || err.Error() != `unknown attribute "a-unknown"` {
+			t.Fatalf("error %v, want the first key in order", err)
+		}
+	}
+}
