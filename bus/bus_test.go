@@ -13,20 +13,7 @@ import (
 
 func startServer(t *testing.T) (jetstream.JetStream, string) {
 	t.Helper()
-	srv, err := StartEmbedded(EmbeddedOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	nc, err := Connect(srv.ClientURL(), "bus-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, js := relayServer(t, 0)
 	return js, srv.ClientURL()
 }
 
@@ -37,7 +24,7 @@ func TestProvisioningIsIdempotentAndBindsNamedStreams(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	ss := StreamSettings{DuplicateWindow: time.Minute, MaxAge: time.Hour}
-	cs := ConsumerSettings{AckWait: 30 * time.Second, MaxDeliver: 5, MaxAckPending: 100}
+	cs := ConsumerSettings{AckWait: 30 * time.Second, DeliveryCeiling: 5, MaxAckPending: 100}
 	for range 2 {
 		if err := Provision(ctx, js, ss, cs, specs); err != nil {
 			t.Fatalf("provision: %v", err)
@@ -64,7 +51,7 @@ func TestAMessageWithARepeatedHeaderIsFlaggedNotDropped(t *testing.T) {
 	js, _ := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := Provision(ctx, js, StreamSettings{DuplicateWindow: time.Minute}, ConsumerSettings{AckWait: time.Minute, MaxDeliver: 3}, specs); err != nil {
+	if err := Provision(ctx, js, StreamSettings{DuplicateWindow: time.Minute}, ConsumerSettings{AckWait: time.Minute, DeliveryCeiling: 3}, specs); err != nil {
 		t.Fatal(err)
 	}
 	msg := &nats.Msg{Subject: events.ContentGenerated, Data: []byte(`{}`), Header: nats.Header{
@@ -88,10 +75,7 @@ func TestAMessageWithARepeatedHeaderIsFlaggedNotDropped(t *testing.T) {
 	if got == nil {
 		t.Fatal("no message fetched")
 	}
-	m, err := defensiveUnmarshaler{}.Unmarshal(*got)
-	if err != nil || m == nil {
-		t.Fatalf("unmarshal returned %v, %v", m, err)
-	}
+	m := toWatermill(*got)
 	if m.UUID != "evt-1" || m.Metadata.Get("Correlation") != "c-1" || m.Metadata.Get(MetaSubject) != events.ContentGenerated ||
 		Deliveries(m) != 1 || m.Metadata.Get(MetaStreamSeq) != "1" {
 		t.Errorf("message %s metadata %v", m.UUID, m.Metadata)

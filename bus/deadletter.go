@@ -3,6 +3,7 @@ package bus
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,14 +26,44 @@ const (
 // maxReasonBytes keeps a reason readable and within header limits.
 const maxReasonBytes = 2048
 
-// DeadLetterPublisher is the poison queue's publisher: it moves a refused
-// message, byte for byte, to "deadletter.<original subject>" with the reason
-// in a header. The message id derives from the handler and stream sequence,
-// so dead-lettering one message twice stores it once.
+// deadLetter is one refused message on its way to "deadletter.<subject>".
+type deadLetter struct {
+	Subject    string // the subject it arrived on
+	Payload    []byte
+	Reason     string
+	Consumer   string // the durable consumer that gave up on it
+	Deliveries string
+	Stream     string
+	StreamSeq  string
+}
+
+// publishDeadLetter moves a refused message, byte for byte, to
+// "deadletter.<original subject>" with the reason in a header. The message
+// id derives from the consumer and the message's place in its stream, so
+// one message dead-lettered twice (by two replicas, or by the poison queue
+// and the delivery watch) is stored once.
+func publishDeadLetter(ctx context.Context, js jetstream.JetStream, d deadLetter) error {
+	out := &nats.Msg{
+		Subject: events.DeadLetterPrefix + d.Subject,
+		Data:    d.Payload,
+		Header:  nats.Header{},
+	}
+	out.Header.Set(HeaderReason, oneLine(d.Reason))
+	out.Header.Set(HeaderOriginalSubject, d.Subject)
+	out.Header.Set(HeaderHandler, d.Consumer)
+	out.Header.Set(HeaderDeliveries, d.Deliveries)
+	out.Header.Set(nats.MsgIdHdr, "dl/"+d.Consumer+"/"+d.Stream+"/"+d.StreamSeq)
+	if _, err := js.PublishMsg(ctx, out); err != nil {
+		return fmt.Errorf("dead-letter message %s #%s from %s: %w", d.Stream, d.StreamSeq, d.Subject, err)
+	}
+	return nil
+}
+
+// DeadLetterPublisher is the poison queue's publisher.
 type DeadLetterPublisher struct {
 	JS      jetstream.JetStream
 	Timeout time.Duration
-	OnDead  func(subject, handler string)
+	OnDead  func(subject, consumer string)
 }
 
 var _ message.Publisher = (*DeadLetterPublisher)(nil)
@@ -40,27 +71,23 @@ var _ message.Publisher = (*DeadLetterPublisher)(nil)
 // Publish ignores topic: the subject is derived from each message's origin.
 func (p *DeadLetterPublisher) Publish(_ string, msgs ...*message.Message) error {
 	for _, m := range msgs {
-		original := m.Metadata.Get(MetaSubject)
-		handler := m.Metadata.Get(middleware.PoisonedHandlerKey)
-		reason := oneLine(m.Metadata.Get(middleware.ReasonForPoisonedKey))
-		out := &nats.Msg{
-			Subject: events.DeadLetterPrefix + original,
-			Data:    m.Payload,
-			Header:  nats.Header{},
+		d := deadLetter{
+			Subject:    m.Metadata.Get(MetaSubject),
+			Payload:    m.Payload,
+			Reason:     m.Metadata.Get(middleware.ReasonForPoisonedKey),
+			Consumer:   m.Metadata.Get(MetaConsumer),
+			Deliveries: m.Metadata.Get(MetaDeliveries),
+			Stream:     m.Metadata.Get(MetaStream),
+			StreamSeq:  m.Metadata.Get(MetaStreamSeq),
 		}
-		out.Header.Set(HeaderReason, reason)
-		out.Header.Set(HeaderOriginalSubject, original)
-		out.Header.Set(HeaderHandler, handler)
-		out.Header.Set(HeaderDeliveries, m.Metadata.Get(MetaDeliveries))
-		out.Header.Set(nats.MsgIdHdr, "dl-"+handler+"-"+m.Metadata.Get(MetaStreamSeq))
 		ctx, cancel := context.WithTimeout(context.Background(), p.Timeout)
-		_, err := p.JS.PublishMsg(ctx, out)
+		err := publishDeadLetter(ctx, p.JS, d)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("dead-letter message %s from %s: %w", m.UUID, original, err)
+			return err
 		}
 		if p.OnDead != nil {
-			p.OnDead(original, handler)
+			p.OnDead(d.Subject, d.Consumer)
 		}
 	}
 	return nil
@@ -76,3 +103,5 @@ func oneLine(s string) string {
 	}
 	return s
 }
+
+func formatUint(n uint64) string { return strconv.FormatUint(n, 10) }

@@ -14,13 +14,22 @@ import (
 type StreamSettings struct {
 	DuplicateWindow time.Duration // how long JetStream remembers Nats-Msg-Id values
 	MaxAge          time.Duration // how long messages are kept
+	// MaxBytes bounds each stream's storage. A full stream refuses new
+	// messages rather than dropping old ones, which may not have been
+	// handled yet: producers see the refusal and retry, and interlinker's
+	// own events wait in the outbox.
+	MaxBytes int64
 }
 
 // ConsumerSettings apply to every durable consumer.
 type ConsumerSettings struct {
-	AckWait       time.Duration
-	MaxDeliver    int
-	MaxAckPending int
+	AckWait time.Duration
+	// DeliveryCeiling is JetStream's max_deliver: past it JetStream stops
+	// redelivering, and the delivery watch dead-letters the message. It is
+	// a ceiling for failures that never count against a handler's own
+	// budget (a database away for hours), not that budget.
+	DeliveryCeiling int
+	MaxAckPending   int
 }
 
 // ConsumerSpec binds one handler to its subject through a durable consumer.
@@ -29,9 +38,9 @@ type ConsumerSpec struct {
 	Subject string
 }
 
-// Provision creates or updates every stream and the given durable consumers.
-// It is idempotent: running it at every start converges the server to the
-// configuration.
+// Provision creates or updates every stream, the given durable consumers
+// and the delivery watch. It is idempotent: running it at every start
+// converges the server to the configuration.
 func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, cs ConsumerSettings, consumers []ConsumerSpec) error {
 	for _, s := range events.Streams {
 		_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
@@ -40,6 +49,8 @@ func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, c
 			Storage:    jetstream.FileStorage,
 			Retention:  jetstream.LimitsPolicy,
 			MaxAge:     ss.MaxAge,
+			MaxBytes:   ss.MaxBytes,
+			Discard:    jetstream.DiscardNew,
 			Duplicates: ss.DuplicateWindow,
 			MaxMsgSize: MaxPayload,
 		})
@@ -59,14 +70,14 @@ func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, c
 			DeliverPolicy: jetstream.DeliverAllPolicy,
 			AckPolicy:     jetstream.AckExplicitPolicy,
 			AckWait:       cs.AckWait,
-			MaxDeliver:    cs.MaxDeliver,
+			MaxDeliver:    cs.DeliveryCeiling,
 			MaxAckPending: cs.MaxAckPending,
 		})
 		if err != nil {
 			return fmt.Errorf("provision consumer %s on %s: %w", c.Durable, stream, err)
 		}
 	}
-	return nil
+	return provisionDeliveryWatch(ctx, js, ss)
 }
 
 // ConsumersBound reports an error unless every durable consumer exists.

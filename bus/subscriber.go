@@ -2,13 +2,14 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
-	wmjs "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/jetstream"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -16,151 +17,270 @@ import (
 	"github.com/interlinker/interlinker/events"
 )
 
-// Metadata keys the unmarshaler sets on every Watermill message.
+// Metadata keys the subscriber sets on every Watermill message.
 const (
 	MetaSubject     = "interlinker_subject"
 	MetaDeliveries  = "interlinker_deliveries"
+	MetaStream      = "interlinker_stream"
 	MetaStreamSeq   = "interlinker_stream_seq"
+	MetaStreamEpoch = "interlinker_stream_epoch" // the stream's creation time, RFC 3339 with nanoseconds
 	MetaHeaderFault = "interlinker_header_fault"
+	MetaConsumer    = "interlinker_consumer" // the durable consumer that delivered it
 )
 
 // SubscriberSettings tune how a handler pulls from its durable consumer.
 type SubscriberSettings struct {
-	// WatermillAckWait is how long Watermill waits for the handler before
-	// giving the message up to redelivery; keep it at most the consumer's
-	// AckWait and above the handler's whole retry budget.
-	WatermillAckWait time.Duration
 	// PullBuffer bounds how many messages are fetched ahead of the handler.
+	// A buffered message's AckWait runs before the handler sees it, so keep
+	// it small: with 1, a message waits at most one handler run.
 	PullBuffer int
+	// PullBytes bounds the bytes fetched ahead; it is raised to the
+	// server's max payload, below which a pull would stall on a large
+	// message.
+	PullBytes int
 	// NakDelays are the redelivery delays after a failed attempt, by delivery
 	// number; the last one repeats.
 	NakDelays []time.Duration
+	// Logger receives what the subscriber cannot hand to a handler.
+	Logger *slog.Logger
 }
 
-// Subscriber is a Watermill subscriber bound to one durable consumer that
-// can stop pulling before it is closed.
+// Subscriber is a Watermill subscriber bound to one durable consumer. Each
+// Subscribe starts one pull loop that hands a handler one message at a time
+// and tells JetStream the message is in progress until the handler answers,
+// so a message is never redelivered while this process still holds it. It
+// is written for interlinker rather than taken from watermill-nats, whose
+// subscriber starts its ack timer before the handler receives a message,
+// cannot send in-progress signals, and closes its output channel while a
+// fetch callback may still be sending on it.
 type Subscriber struct {
-	*wmjs.Subscriber
-	consumers *consumeTracker
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	spec     ConsumerSpec
+	set      SubscriberSettings
+	closing  chan struct{}
+	closeMu  sync.Mutex
+	closed   bool
+	loops    sync.WaitGroup
+	iterMu   sync.Mutex
+	iters    []jetstream.MessagesContext
+	stopOnce sync.Once
 }
 
-// NewSubscriber returns a Watermill subscriber bound to the durable consumer
-// spec.Durable on the stream that holds spec.Subject. It uses its own
-// connection because closing the subscriber drains the connection.
-func NewSubscriber(natsURL string, spec ConsumerSpec, set SubscriberSettings, logger watermill.LoggerAdapter) (*Subscriber, error) {
+var _ message.Subscriber = (*Subscriber)(nil)
+
+// NewSubscriber returns a subscriber bound to the durable consumer
+// spec.Durable on the stream that holds spec.Subject, on its own
+// connection.
+func NewSubscriber(natsURL string, spec ConsumerSpec, set SubscriberSettings) (*Subscriber, error) {
 	nc, err := Connect(natsURL, "interlinker-"+spec.Durable)
 	if err != nil {
 		return nil, err
 	}
-	tracker := &consumeTracker{}
-	sub, err := wmjs.NewSubscriber(wmjs.SubscriberConfig{
-		Conn:                nc,
-		Logger:              logger,
-		AckWaitTimeout:      set.WatermillAckWait,
-		ResourceInitializer: durableConsumer(spec, tracker),
-		NakDelay:            nakDelays(set.NakDelays),
-		ConsumeOptions:      []jetstream.PullConsumeOpt{jetstream.PullMaxMessages(set.PullBuffer)},
-		// A lost ack only means a redelivery, which every consumer's inbox
-		// turns into a no-op; waiting for the server to confirm each ack
-		// would cost a round trip per message.
-		AckAsync:    true,
-		Unmarshaler: defensiveUnmarshaler{},
-	})
+	js, err := jetstream.New(nc)
 	if err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("subscriber for %s: %w", spec.Durable, err)
+		return nil, fmt.Errorf("jetstream for %s: %w", spec.Durable, err)
 	}
-	return &Subscriber{Subscriber: sub, consumers: tracker}, nil
-}
-
-// StopConsuming stops pulling new messages and waits until the messages
-// already fetched have been handed to the handlers and answered, or ctx
-// ends. Call it before closing the router: watermill-nats closes its output
-// channel while a fetch callback may still be sending on it, so closing with
-// consumption running can panic.
-func (s *Subscriber) StopConsuming(ctx context.Context) error {
-	return s.consumers.drain(ctx)
-}
-
-// consumeTracker remembers every pull loop started through its consumers.
-type consumeTracker struct {
-	mu       sync.Mutex
-	contexts []jetstream.ConsumeContext
-}
-
-func (t *consumeTracker) drain(ctx context.Context) error {
-	t.mu.Lock()
-	contexts := append([]jetstream.ConsumeContext(nil), t.contexts...)
-	t.mu.Unlock()
-	for _, cc := range contexts {
-		cc.Drain()
+	if set.PullBuffer < 1 {
+		set.PullBuffer = 1
 	}
-	for _, cc := range contexts {
-		select {
-		case <-cc.Closed():
-		case <-ctx.Done():
-			return fmt.Errorf("stop consuming: %w", ctx.Err())
-		}
+	if set.Logger == nil {
+		set.Logger = slog.Default()
 	}
-	return nil
+	return &Subscriber{nc: nc, js: js, spec: spec, set: set, closing: make(chan struct{})}, nil
 }
 
-// trackedConsumer records the pull loops started on it.
-type trackedConsumer struct {
-	jetstream.Consumer
-	tracker *consumeTracker
-}
-
-func (c trackedConsumer) Consume(handler jetstream.MessageHandler, opts ...jetstream.PullConsumeOpt) (jetstream.ConsumeContext, error) {
-	cc, err := c.Consumer.Consume(handler, opts...)
-	if err == nil {
-		c.tracker.mu.Lock()
-		c.tracker.contexts = append(c.tracker.contexts, cc)
-		c.tracker.mu.Unlock()
+// Subscribe starts one pull loop on the durable consumer and returns the
+// channel it hands messages on. The channel is closed only by the loop
+// itself, once it has stopped, so a closing router never races a send.
+func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
+	if topic != s.spec.Subject {
+		return nil, fmt.Errorf("subscriber for %s asked for %s", s.spec.Subject, topic)
 	}
-	return cc, err
-}
-
-// Connect opens a NATS connection that reconnects forever: a restarting
-// server is waited for, not given up on.
-func Connect(url, name string) (*nats.Conn, error) {
-	nc, err := nats.Connect(url,
-		nats.Name(name),
-		nats.MaxReconnects(-1),
-		nats.ReconnectWait(250*time.Millisecond),
-		nats.RetryOnFailedConnect(true),
-		nats.ReconnectBufSize(64<<20),
-	)
+	stream, ok := events.StreamFor(topic)
+	if !ok {
+		return nil, fmt.Errorf("no stream holds subject %s", topic)
+	}
+	st, err := s.js.Stream(ctx, stream)
 	if err != nil {
-		return nil, fmt.Errorf("connect to nats at %s: %w", url, err)
+		return nil, fmt.Errorf("bind stream %s: %w", stream, err)
 	}
-	return nc, nil
+	cons, err := st.Consumer(ctx, s.spec.Durable)
+	if err != nil {
+		return nil, fmt.Errorf("bind consumer %s on %s: %w", s.spec.Durable, stream, err)
+	}
+	ackWait := cons.CachedInfo().Config.AckWait
+	pullBytes := max(s.set.PullBytes, int(s.nc.MaxPayload())+64<<10)
+	iter, err := cons.Messages(jetstream.PullMaxMessagesWithBytesLimit(s.set.PullBuffer, pullBytes))
+	if err != nil {
+		return nil, fmt.Errorf("pull from %s: %w", s.spec.Durable, err)
+	}
+	s.closeMu.Lock()
+	if s.closed {
+		s.closeMu.Unlock()
+		iter.Stop()
+		return nil, errors.New("subscriber closed")
+	}
+	s.iterMu.Lock()
+	s.iters = append(s.iters, iter)
+	s.iterMu.Unlock()
+	s.loops.Add(1)
+	s.closeMu.Unlock()
+
+	out := make(chan *message.Message)
+	l := &pullLoop{sub: s, iter: iter, out: out, ackWait: ackWait,
+		epoch: st.CachedInfo().Created.UTC().Format(time.RFC3339Nano)}
+	go func() {
+		defer s.loops.Done()
+		defer close(out)
+		l.run(ctx)
+	}()
+	return out, nil
 }
 
-// durableConsumer binds to the provisioned consumer on its named stream;
-// watermill-nats' own initializers would derive the stream name from the
-// topic, and stream names cannot contain dots.
-func durableConsumer(spec ConsumerSpec, tracker *consumeTracker) wmjs.ResourceInitializer {
-	return func(ctx context.Context, js jetstream.JetStream, topic string) (jetstream.Consumer, func(context.Context, watermill.LoggerAdapter), error) {
-		stream, ok := events.StreamFor(topic)
-		if !ok {
-			return nil, nil, fmt.Errorf("no stream holds subject %s", topic)
+// StopPulling stops every pull loop from fetching more; messages already
+// fetched are given back to JetStream for redelivery, and a message a
+// handler holds is answered when the handler returns.
+func (s *Subscriber) StopPulling() {
+	s.stopOnce.Do(func() {
+		s.closeMu.Lock()
+		s.closed = true
+		close(s.closing)
+		s.closeMu.Unlock()
+		s.iterMu.Lock()
+		for _, it := range s.iters {
+			it.Drain()
 		}
-		c, err := js.Consumer(ctx, stream, spec.Durable)
+		s.iterMu.Unlock()
+	})
+}
+
+// Wait blocks until every pull loop has stopped, or ctx ends.
+func (s *Subscriber) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		s.loops.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("wait for %s's handlers: %w", s.spec.Durable, ctx.Err())
+	}
+}
+
+// Close stops pulling, waits up to a minute for the handlers holding
+// messages to answer, and closes the connection. The router calls it once
+// per handler; only the first call does anything.
+func (s *Subscriber) Close() error {
+	s.StopPulling()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := s.Wait(ctx)
+	s.nc.Close()
+	return err
+}
+
+// pullLoop hands the messages of one iterator to one handler.
+type pullLoop struct {
+	sub     *Subscriber
+	iter    jetstream.MessagesContext
+	out     chan *message.Message
+	ackWait time.Duration
+	epoch   string
+}
+
+func (l *pullLoop) run(ctx context.Context) {
+	log := l.sub.set.Logger.With("consumer", l.sub.spec.Durable)
+	for {
+		msg, err := l.iter.Next()
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			return
+		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("bind consumer %s on %s: %w", spec.Durable, stream, err)
+			// The iterator reconnects by itself; these are its reports.
+			log.Debug("pull interrupted", "err", err)
+			continue
 		}
-		return trackedConsumer{Consumer: c, tracker: tracker}, nil, nil
+		select {
+		case <-l.sub.closing:
+			// Fetched after the stop: give it back at once.
+			_ = msg.Nak()
+			continue
+		case <-ctx.Done():
+			_ = msg.Nak()
+			continue
+		default:
+		}
+		l.deliver(ctx, msg, log)
 	}
 }
 
-// defensiveUnmarshaler never fails: the default one returns nil for a
-// message with a repeated header, which panics the subscriber outside the
-// router. A header fault is recorded in metadata and the handler
-// dead-letters the message with that reason.
-type defensiveUnmarshaler struct{}
+// deliver hands one message to the handler and answers JetStream when the
+// handler does, telling it the message is in progress meanwhile.
+func (l *pullLoop) deliver(ctx context.Context, msg jetstream.Msg, log *slog.Logger) {
+	m := toWatermill(msg)
+	m.Metadata.Set(MetaStreamEpoch, l.epoch)
+	m.Metadata.Set(MetaConsumer, l.sub.spec.Durable)
+	mctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m.SetContext(mctx)
 
-func (defensiveUnmarshaler) Unmarshal(msg jetstream.Msg) (*message.Message, error) {
+	beat := time.NewTicker(heartbeatInterval(l.ackWait))
+	defer beat.Stop()
+	for handed := false; !handed; {
+		select {
+		case l.out <- m:
+			handed = true
+		case <-beat.C:
+			_ = msg.InProgress()
+		case <-l.sub.closing:
+			_ = msg.Nak() // not started: another replica may take it now
+			return
+		case <-ctx.Done():
+			_ = msg.Nak()
+			return
+		}
+	}
+	for {
+		select {
+		case <-m.Acked():
+			// A lost ack only means a redelivery, which every consumer's
+			// inbox turns into a no-op; waiting for the server to confirm
+			// each ack would cost a round trip per message.
+			if err := msg.Ack(); err != nil {
+				log.Warn("ack not sent; the event will be redelivered and skipped", "message_id", m.UUID, "err", err)
+			}
+			return
+		case <-m.Nacked():
+			delay := nakDelays(l.sub.set.NakDelays).WaitTime(uint64(Deliveries(m)))
+			if err := msg.NakWithDelay(delay); err != nil {
+				log.Warn("nak not sent; JetStream redelivers after its ack wait", "message_id", m.UUID, "err", err)
+			}
+			return
+		case <-beat.C:
+			// The handler runs on, even past a close: it answers soon,
+			// bounded by its timeout and retry budget.
+			_ = msg.InProgress()
+		}
+	}
+}
+
+// heartbeatInterval is how often a held message is reported in progress:
+// well inside the consumer's AckWait.
+func heartbeatInterval(ackWait time.Duration) time.Duration {
+	if ackWait <= 0 {
+		ackWait = 30 * time.Second
+	}
+	return max(ackWait/3, 100*time.Millisecond)
+}
+
+// toWatermill never fails: a NATS message with a repeated header would
+// make the default unmarshalers return nil, so a header fault is recorded
+// in metadata instead and the handler dead-letters the message with it.
+func toWatermill(msg jetstream.Msg) *message.Message {
 	hdr := msg.Headers()
 	id := ""
 	if v := hdr.Values(nats.MsgIdHdr); len(v) == 1 {
@@ -181,15 +301,38 @@ func (defensiveUnmarshaler) Unmarshal(msg jetstream.Msg) (*message.Message, erro
 	m.Metadata.Set(MetaSubject, msg.Subject())
 	if md, err := msg.Metadata(); err == nil {
 		m.Metadata.Set(MetaDeliveries, strconv.FormatUint(md.NumDelivered, 10))
+		m.Metadata.Set(MetaStream, md.Stream)
 		m.Metadata.Set(MetaStreamSeq, strconv.FormatUint(md.Sequence.Stream, 10))
 	}
-	return m, nil
+	return m
 }
 
 // Deliveries reads how many times JetStream has delivered the message.
 func Deliveries(m *message.Message) int {
 	n, _ := strconv.Atoi(m.Metadata.Get(MetaDeliveries))
 	return n
+}
+
+// StreamPosition is where a message sits in its stream: the stream's
+// creation time (so a recreated stream starts a new order) and the
+// message's sequence in it. Later positions were stored later.
+type StreamPosition struct {
+	Epoch time.Time
+	Seq   uint64
+}
+
+// Position reads the message's stream position; ok is false when the
+// message did not come from a stream.
+func Position(m *message.Message) (StreamPosition, bool) {
+	seq, err := strconv.ParseUint(m.Metadata.Get(MetaStreamSeq), 10, 64)
+	if err != nil {
+		return StreamPosition{}, false
+	}
+	epoch, err := time.Parse(time.RFC3339Nano, m.Metadata.Get(MetaStreamEpoch))
+	if err != nil {
+		return StreamPosition{}, false
+	}
+	return StreamPosition{Epoch: epoch, Seq: seq}, true
 }
 
 type nakDelays []time.Duration
@@ -206,4 +349,21 @@ func (d nakDelays) WaitTime(delivery uint64) time.Duration {
 		i = len(d) - 1
 	}
 	return d[i]
+}
+
+// Connect opens a NATS connection that reconnects forever: a restarting
+// server is waited for, not given up on.
+func Connect(url, name string) (*nats.Conn, error) {
+	nc, err := nats.Connect(url,
+		nats.Name(name),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond),
+		nats.ReconnectJitter(100*time.Millisecond, time.Second),
+		nats.RetryOnFailedConnect(true),
+		nats.ReconnectBufSize(64<<20),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("connect to nats at %s: %w", url, err)
+	}
+	return nc, nil
 }

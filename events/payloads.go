@@ -101,6 +101,37 @@ type ReplanData struct {
 	Reason      string `json:"reason"`
 }
 
+// FanoutData asks the next page of a change's dependants to plan again:
+// the dependants after the page id After, a page at a time, each page in
+// its own transaction.
+type FanoutData struct {
+	Cause       CauseIdentity `json:"cause"`
+	CausePageID string        `json:"cause_page_id"`
+	CauseChange uint64        `json:"cause_change,omitempty"`
+	Reason      string        `json:"reason"`
+	After       string        `json:"after"`
+	Dependants  DependantsRef `json:"dependants"`
+}
+
+// CauseIdentity is the source, type and id of the event whose change a
+// fan-out answers (its site is the fan-out's).
+type CauseIdentity struct {
+	Source string `json:"source"`
+	Type   string `json:"type"`
+	ID     string `json:"id"`
+}
+
+// DependantsRef names the pages that depend on a change, as
+// planning.Dependants does.
+type DependantsRef struct {
+	HubOf          string   `json:"hub_of,omitempty"`
+	MembersOf      string   `json:"members_of,omitempty"`
+	TermsWith      []string `json:"terms_with,omitempty"`
+	PagesOf        []string `json:"pages_of,omitempty"`
+	LinkingTo      string   `json:"linking_to,omitempty"`
+	ExcludedPageID string   `json:"excluded_page_id,omitempty"`
+}
+
 // RestoreData asks for a page's kept plan (a snapshot) to become its
 // current plan again.
 type RestoreData struct {
@@ -112,16 +143,24 @@ type RestoreData struct {
 type LinksReviewData struct {
 	PageID      string       `json:"page_id"`
 	Version     int64        `json:"version"`
+	Sequence    int64        `json:"sequence"`
 	URL         string       `json:"url"`
 	Suggestions []LinkResult `json:"suggestions"`
 }
 
 // LinksInsertedData carries the final HTML so a publisher never calls back.
 type LinksInsertedData struct {
-	PageID      string           `json:"page_id"`
-	Version     int64            `json:"version"`
-	URL         string           `json:"url"`
-	HTML        string           `json:"html"`
+	PageID  string `json:"page_id"`
+	Version int64  `json:"version"`
+	// Sequence increases with every links.inserted of the page, whichever
+	// replica emits it: a publisher applies an event only if its sequence
+	// is above the last one it applied, so a stale one arriving late loses.
+	Sequence int64  `json:"sequence"`
+	URL      string `json:"url"`
+	HTML     string `json:"html"`
+	// HTMLURL is set, with HTML empty, when the linked HTML would not fit
+	// in one NATS message: the API path that serves it.
+	HTMLURL     string           `json:"html_url,omitempty"`
 	Links       []LinkResult     `json:"links"`
 	Breadcrumbs []Breadcrumb     `json:"breadcrumbs"`
 	Validation  ValidationReport `json:"validation"`

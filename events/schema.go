@@ -36,6 +36,7 @@ var dataSchemas = map[string]string{
 	LinksInserted:    "links.inserted.json",
 	LinksReview:      "links.review.json",
 	LinksReplan:      "links.replan.json",
+	LinksFanout:      "links.fanout.json",
 	LinksRestore:     "links.restore.json",
 }
 

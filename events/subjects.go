@@ -14,6 +14,7 @@ const (
 	LinksInserted    = "links.inserted"
 	LinksReview      = "links.review"
 	LinksReplan      = "links.replan"
+	LinksFanout      = "links.fanout"
 	LinksRestore     = "links.restore"
 )
 

@@ -28,6 +28,7 @@ const (
 	ConsumerDeletion      = "deletion-projector"
 	ConsumerReplanner     = "replanner"
 	ConsumerRestorer      = "restorer"
+	ConsumerFanout        = "fanout"
 )
 
 // Pipeline holds what every handler needs.
@@ -36,6 +37,13 @@ type Pipeline struct {
 	Notify  func() // wakes the outbox relay after a commit
 	Metrics *Metrics
 	Logger  *slog.Logger
+	// MaxEventBytes is the largest message the NATS server takes (its
+	// max_payload); 0 for no limit. Pages must leave room within it for
+	// what the pipeline adds, and links.inserted is kept within it.
+	MaxEventBytes int
+	// FanoutPage is how many dependants of a change one transaction asks
+	// to re-plan (0: defaultFanoutPage).
+	FanoutPage int
 
 	replanning pageLocks // pages being re-planned by this process
 }
@@ -57,6 +65,7 @@ func (p *Pipeline) Routes() []Route {
 		{bus.ConsumerSpec{Durable: ConsumerDeletion, Subject: events.ContentDeleted}, p.retirePage},
 		{bus.ConsumerSpec{Durable: ConsumerReplanner, Subject: events.LinksReplan}, p.replanPage},
 		{bus.ConsumerSpec{Durable: ConsumerRestorer, Subject: events.LinksRestore}, p.restorePlan},
+		{bus.ConsumerSpec{Durable: ConsumerFanout, Subject: events.LinksFanout}, p.fanOut},
 	}
 }
 
@@ -84,8 +93,21 @@ func asWatermill(r Route) message.NoPublishHandlerFunc {
 			return badInput("event of type %q arrived on subject %q", ev.Type, subject)
 		}
 		middleware.SetCorrelationID(ev.Correlation(), msg)
-		return r.Handle(msg.Context(), ev)
+		ctx := msg.Context()
+		if pos, ok := bus.Position(msg); ok {
+			ctx = context.WithValue(ctx, streamPositionKey{}, pos)
+		}
+		return r.Handle(ctx, ev)
 	}
+}
+
+type streamPositionKey struct{}
+
+// streamPosition is where the event being handled sits in its stream; the
+// zero position when it did not come from one.
+func streamPosition(ctx context.Context) bus.StreamPosition {
+	pos, _ := ctx.Value(streamPositionKey{}).(bus.StreamPosition)
+	return pos
 }
 
 // apply runs change in one transaction that also claims the event in the
@@ -185,9 +207,13 @@ func pageFromEvent(siteID string, in events.PageInfo) (site.Page, error) {
 
 // checkPage refuses a page the site cannot take and returns it with its URL
 // in the one form pages are stored and matched in: the path on the site.
-func checkPage(sc siteContext, p site.Page) (site.Page, error) {
+func checkPage(sc siteContext, p site.Page, maxEventBytes int) (site.Page, error) {
 	if len(p.HTML) > sc.policy.MaxHTMLBytes {
 		return p, badInput("page %s html is %d bytes, over the site's limit of %d (max_html_bytes)", p.ID, len(p.HTML), sc.policy.MaxHTMLBytes)
+	}
+	if limit := intakeLimit(maxEventBytes); limit > 0 && len(p.HTML) > limit {
+		return p, badInput("page %s html is %d bytes, over %d: the NATS server's max payload (%d) less room for the links the pipeline adds",
+			p.ID, len(p.HTML), limit, maxEventBytes)
 	}
 	if err := sc.structure.CheckPage(p); err != nil {
 		return p, badInput("%v", err)
@@ -198,6 +224,16 @@ func checkPage(sc siteContext, p site.Page) (site.Page, error) {
 	}
 	p.URL = path
 	return p, nil
+}
+
+// intakeLimit is the largest page HTML taken when events may be at most
+// maxEventBytes: a quarter is left for the links, blocks and link records
+// the pipeline adds, so the page's links.inserted still fits.
+func intakeLimit(maxEventBytes int) int {
+	if maxEventBytes <= 0 {
+		return 0
+	}
+	return maxEventBytes - maxEventBytes/4
 }
 
 // sitePath reduces an absolute path, or an http(s) URL on the site's host,
@@ -291,7 +327,7 @@ func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events
 		if err != nil || !claimed {
 			return claimed, err
 		}
-		page, err := checkPage(sc, page)
+		page, err := checkPage(sc, page, p.MaxEventBytes)
 		if err != nil {
 			return true, err
 		}
@@ -303,9 +339,19 @@ func (p *Pipeline) onPageVersion(ctx context.Context, consumer string, ev events
 // the same transaction as the change it reports, with cause's correlation
 // id.
 func emit(ctx context.Context, tx *store.Tx, cause events.Event, typ, id, pageID string, data any) error {
-	out, err := events.New(typ, cause.SiteID, id, cause.Correlation(), data)
+	out, err := followOn(cause, typ, id, data)
 	if err != nil {
 		return err
 	}
+	return enqueue(ctx, tx, cause, out, pageID)
+}
+
+// followOn builds a follow-on event of cause, with its correlation id.
+func followOn(cause events.Event, typ, id string, data any) (events.Event, error) {
+	return events.New(typ, cause.SiteID, id, cause.Correlation(), data)
+}
+
+// enqueue queues a built follow-on event of cause in the outbox.
+func enqueue(ctx context.Context, tx *store.Tx, cause events.Event, out events.Event, pageID string) error {
 	return tx.Enqueue(ctx, out, pageID, map[string]string{"correlation_id": cause.Correlation()})
 }

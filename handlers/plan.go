@@ -111,16 +111,25 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, horizon, plan.Breadcrumbs); err != nil {
 		return err
 	}
+	// Whatever replaced the previous plan kept it as a snapshot; only the
+	// newest snapshots_kept stay.
+	if err := tx.PruneSnapshots(ctx, page.SiteID, page.ID, sc.policy.SnapshotsKept); err != nil {
+		return err
+	}
 	return emit(ctx, tx, ev, events.LinksPlanned, planID, page.ID,
 		events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason})
 }
 
 // ripple asks every page whose required links depend on page to plan
-// again, once per cause: the replan event's id derives from the cause's.
+// again, once per cause: each replan event's id derives from the cause's.
 // The event carries the number of this transaction, so a dependant whose
-// plan already saw it skips the re-plan.
+// plan already saw it skips the re-plan. A cause with more dependants than
+// a page of them (a hub of a large cluster, a term page of a common
+// value) asks the first page here and leaves the rest to links.fanout, a
+// page per transaction.
 func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, ev events.Event, change string) error {
-	ids, err := tx.Dependants(ctx, page.SiteID, planning.DependantsOf(sc.structure, page, change == "deleted"))
+	d := planning.DependantsOf(sc.structure, page, change == "deleted")
+	ids, err := tx.Dependants(ctx, page.SiteID, d, "", p.fanoutPage())
 	if err != nil || len(ids) == 0 {
 		return err
 	}
@@ -128,16 +137,77 @@ func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, pag
 	if err != nil {
 		return err
 	}
+	f := events.FanoutData{
+		Cause:       events.CauseIdentity{Source: ev.Source, Type: ev.Type, ID: ev.ID},
+		CausePageID: page.ID, CauseChange: cause,
+		Reason:     fmt.Sprintf("%s page %s %s (event %s)", page.Kind, page.ID, change, ev.ID),
+		Dependants: dependantsRef(d),
+	}
+	return p.askToReplan(ctx, tx, ev, f, ids)
+}
+
+// fanOut asks the next page of a change's dependants to plan again.
+func (p *Pipeline) fanOut(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.FanoutData](ev)
+	if err != nil {
+		return err
+	}
+	return p.apply(ctx, ConsumerFanout, ev, func(tx *store.Tx) (bool, error) {
+		claimed, err := tx.ClaimEvent(ctx, ConsumerFanout, ev.Identity())
+		if err != nil || !claimed {
+			return claimed, err
+		}
+		ids, err := tx.Dependants(ctx, ev.SiteID, dependantsOf(data.Dependants), data.After, p.fanoutPage())
+		if err != nil || len(ids) == 0 {
+			return true, err
+		}
+		return true, p.askToReplan(ctx, tx, ev, data, ids)
+	})
+}
+
+// askToReplan emits links.replan for each of ids, and links.fanout for the
+// dependants after them when ids is a whole page. Every id derives from
+// the cause's identity, so a fan-out retried or redone emits the same
+// events.
+func (p *Pipeline) askToReplan(ctx context.Context, tx *store.Tx, ev events.Event, f events.FanoutData, ids []string) error {
+	cause := events.Event{SiteID: ev.SiteID, Source: f.Cause.Source, Type: f.Cause.Type, ID: f.Cause.ID}
 	for _, id := range ids {
-		data := events.ReplanData{PageID: id, CauseEventID: ev.ID, CausePageID: page.ID, CauseChange: cause,
-			Reason: fmt.Sprintf("%s page %s %s (event %s)", page.Kind, page.ID, change, ev.ID)}
-		if err := emit(ctx, tx, ev, events.LinksReplan, events.DerivedID(ev, events.LinksReplan+":"+id), id, data); err != nil {
+		data := events.ReplanData{PageID: id, CauseEventID: f.Cause.ID, CausePageID: f.CausePageID,
+			CauseChange: f.CauseChange, Reason: f.Reason}
+		if err := emit(ctx, tx, ev, events.LinksReplan, events.DerivedID(cause, events.LinksReplan+":"+id), id, data); err != nil {
 			return err
 		}
 	}
 	p.Metrics.Replans.Add(float64(len(ids)))
-	p.Logger.Info("dependent pages re-planned", "site_id", page.SiteID, "page_id", page.ID, "change", change, "pages", len(ids))
+	if len(ids) == p.fanoutPage() {
+		f.After = ids[len(ids)-1]
+		if err := emit(ctx, tx, ev, events.LinksFanout, events.DerivedID(cause, events.LinksFanout+":"+f.After), f.CausePageID, f); err != nil {
+			return err
+		}
+	}
+	p.Logger.Info("dependent pages asked to re-plan", "site_id", ev.SiteID, "cause_page_id", f.CausePageID,
+		"pages", len(ids), "more", len(ids) == p.fanoutPage(), "reason", f.Reason)
 	return nil
+}
+
+// defaultFanoutPage is how many dependants one transaction asks to re-plan.
+const defaultFanoutPage = 500
+
+func (p *Pipeline) fanoutPage() int {
+	if p.FanoutPage > 0 {
+		return p.FanoutPage
+	}
+	return defaultFanoutPage
+}
+
+func dependantsRef(d planning.Dependants) events.DependantsRef {
+	return events.DependantsRef{HubOf: d.HubOf, MembersOf: d.MembersOf, TermsWith: d.TermsWith, PagesOf: d.PagesOf,
+		LinkingTo: d.LinkingTo, ExcludedPageID: d.ExcludedPageID}
+}
+
+func dependantsOf(r events.DependantsRef) planning.Dependants {
+	return planning.Dependants{HubOf: r.HubOf, MembersOf: r.MembersOf, TermsWith: r.TermsWith, PagesOf: r.PagesOf,
+		LinkingTo: r.LinkingTo, ExcludedPageID: r.ExcludedPageID}
 }
 
 // restorePlan makes a kept plan of a page current again and sends it to
@@ -155,11 +225,18 @@ func (p *Pipeline) restorePlan(ctx context.Context, ev events.Event) error {
 		if !snap.Found {
 			return true, badInput("page %s of site %s is unknown", data.PageID, ev.SiteID)
 		}
+		sc, err := loadSite(ctx, tx, ev.SiteID, snap.SiteVersion, snap.SiteFound)
+		if err != nil {
+			return true, err
+		}
 		planID := events.DerivedID(ev, events.LinksPlanned)
 		if err := tx.RestoreSnapshot(ctx, ev.SiteID, data.PageID, data.SnapshotID, planID); err != nil {
 			if errors.Is(err, store.ErrSnapshotUnusable) {
 				return true, badInput("%v", err)
 			}
+			return true, err
+		}
+		if err := tx.PruneSnapshots(ctx, ev.SiteID, data.PageID, sc.policy.SnapshotsKept); err != nil {
 			return true, err
 		}
 		return true, emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev, events.LinksInjected), data.PageID,

@@ -13,7 +13,9 @@ import (
 )
 
 // projectPublished records what went live: the page version and every link
-// in its published HTML, which become its link map rows and counts.
+// in its published HTML, which become its link map rows and counts. What
+// went live is tracked apart from the draft being planned: a version
+// older than a newer draft still records its link map.
 func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error {
 	return p.onPageVersion(ctx, ConsumerPublished, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
 		found, err := markup.Links([]byte(page.HTML), strings.TrimRight(sc.structure.Site.BaseURL, "/")+page.URL, sc.structure.Site.Host())
@@ -23,6 +25,17 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		before, planned, known, err := tx.PlannedVersion(ctx, page.SiteID, page.ID)
 		if err != nil {
 			return err
+		}
+		if known && page.Version < before {
+			applied, err := tx.RecordLive(ctx, page.SiteID, page.ID, page.Version, page.HTML)
+			if err != nil {
+				return err
+			}
+			if !applied {
+				p.skipped(ConsumerPublished, "stale", ev)
+				return nil
+			}
+			return p.recordLinkMap(ctx, tx, sc, page, found, ev)
 		}
 		// A newer version than the one we planned went live: it is planned
 		// again, and the plan it replaces is kept before the save clears it.
@@ -49,40 +62,46 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 				return err
 			}
 		}
-		var paths []string
-		for _, l := range found {
-			if path, ok := sitePath(sc.structure.Site, l.URL); l.Internal && ok {
-				paths = append(paths, path)
-			}
-		}
-		ids, err := tx.PageIDsByURL(ctx, ev.SiteID, paths)
-		if err != nil {
-			return err
-		}
-		previous, err := tx.LinkMapTargets(ctx, ev.SiteID, page.ID)
-		if err != nil {
-			return err
-		}
-		rows := make([]store.LinkMapRow, 0, len(found))
-		touched := append([]string{page.ID}, previous...)
-		for _, l := range found {
-			row := store.LinkMapRow{TargetURL: l.URL, Anchor: l.Text, Internal: l.Internal,
-				Follow: !l.Nofollow(), Position: l.Position, Paragraph: l.Paragraph}
-			if row.TargetURL == "" {
-				row.TargetURL = l.Href
-			}
-			if l.Internal {
-				path, _ := sitePath(sc.structure.Site, l.URL)
-				row.TargetPageID = ids[path]
-				touched = append(touched, row.TargetPageID)
-			}
-			rows = append(rows, row)
-		}
-		if err := tx.ReplaceLinkMap(ctx, ev.SiteID, page.ID, rows); err != nil {
-			return err
-		}
-		return tx.QueueLinkCounts(ctx, ev.SiteID, touched)
+		return p.recordLinkMap(ctx, tx, sc, page, found, ev)
 	})
+}
+
+// recordLinkMap makes the links found in a page's live HTML its link map
+// rows, and queues the counts they change.
+func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, found []markup.Link, ev events.Event) error {
+	var paths []string
+	for _, l := range found {
+		if path, ok := sitePath(sc.structure.Site, l.URL); l.Internal && ok {
+			paths = append(paths, path)
+		}
+	}
+	ids, err := tx.PageIDsByURL(ctx, ev.SiteID, paths)
+	if err != nil {
+		return err
+	}
+	previous, err := tx.LinkMapTargets(ctx, ev.SiteID, page.ID)
+	if err != nil {
+		return err
+	}
+	rows := make([]store.LinkMapRow, 0, len(found))
+	touched := append([]string{page.ID}, previous...)
+	for _, l := range found {
+		row := store.LinkMapRow{TargetURL: l.URL, Anchor: l.Text, Internal: l.Internal,
+			Follow: !l.Nofollow(), Position: l.Position, Paragraph: l.Paragraph}
+		if row.TargetURL == "" {
+			row.TargetURL = l.Href
+		}
+		if l.Internal {
+			path, _ := sitePath(sc.structure.Site, l.URL)
+			row.TargetPageID = ids[path]
+			touched = append(touched, row.TargetPageID)
+		}
+		rows = append(rows, row)
+	}
+	if err := tx.ReplaceLinkMap(ctx, ev.SiteID, page.ID, rows); err != nil {
+		return err
+	}
+	return tx.QueueLinkCounts(ctx, ev.SiteID, touched)
 }
 
 // replanPublished plans a page whose newer version went live: the plan
@@ -115,10 +134,13 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		if err != nil {
 			return true, err
 		}
+		page := snap.Page.Page
 		if snap.Found {
-			if err := tx.Lock(ctx, ev.SiteID, planning.LocksFor(sc.structure, snap.Page.Page, planning.Deleting)); err != nil {
+			if err := tx.Lock(ctx, ev.SiteID, planning.LocksFor(sc.structure, page, planning.Deleting)); err != nil {
 				return true, err
 			}
+		} else {
+			page.SiteID, page.ID = ev.SiteID, data.PageID // a tombstone: the page was never seen
 		}
 		targets, err := tx.LinkTargets(ctx, ev.SiteID, data.PageID)
 		if err != nil {
@@ -135,6 +157,6 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		if err := tx.QueueLinkCounts(ctx, ev.SiteID, append(targets, data.PageID)); err != nil {
 			return true, err
 		}
-		return true, p.ripple(ctx, tx, sc, snap.Page.Page, ev, "deleted")
+		return true, p.ripple(ctx, tx, sc, page, ev, "deleted")
 	})
 }

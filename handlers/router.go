@@ -1,8 +1,10 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -15,24 +17,30 @@ import (
 )
 
 // RouterSettings bound how long and how often a message is tried. Keep
-// HandlerTimeout < RetryTotal < Watermill ack wait <= consumer AckWait, so a
-// message is never redelivered while an attempt on it is still running.
+// HandlerTimeout < RetryTotal < consumer AckWait, so one delivery's
+// attempts end well before JetStream would redeliver it unasked.
 type RouterSettings struct {
 	HandlerTimeout time.Duration // one attempt
 	RetryInitial   time.Duration // first in-process retry delay
 	RetryMax       time.Duration // longest in-process retry delay
 	RetryTotal     time.Duration // in-process retries stop after this
-	MaxDeliver     int           // JetStream deliveries before a failing event is dead-lettered
-	Workers        int           // concurrent handlers per consumer
-	CloseTimeout   time.Duration // how long in-flight work may take at shutdown
+	// MaxFailures is how many deliveries of an event may fail for reasons
+	// other than a dependency being away (isTransient) before the event is
+	// dead-lettered.
+	MaxFailures  int
+	Workers      int           // concurrent handlers per consumer
+	CloseTimeout time.Duration // how long in-flight work may take at shutdown
 }
 
 // NewRouter wires every route to a Watermill handler behind the middleware
-// chain: metrics, poison queue (dead letters), delivery exhaustion, retry,
-// per-attempt timeout and panic recovery.
+// chain: metrics, poison queue (dead letters), one log line per failed
+// delivery, the failure budget, retry, per-attempt timeout and panic
+// recovery.
 func NewRouter(p *Pipeline, subscribe func(bus.ConsumerSpec) (message.Subscriber, error), deadLetters message.Publisher,
-	set RouterSettings, logger watermill.LoggerAdapter) (*message.Router, error) {
-	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: set.CloseTimeout}, logger)
+	set RouterSettings, logger *slog.Logger) (*message.Router, error) {
+	wmLogger := quietHandlerErrors{watermill.NewSlogLoggerWithLevelMapping(logger,
+		map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})}
+	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: set.CloseTimeout}, wmLogger)
 	if err != nil {
 		return nil, fmt.Errorf("create router: %w", err)
 	}
@@ -40,11 +48,12 @@ func NewRouter(p *Pipeline, subscribe func(bus.ConsumerSpec) (message.Subscriber
 	if err != nil {
 		return nil, fmt.Errorf("poison queue: %w", err)
 	}
+	budget := newFailureBudget(set.MaxFailures)
 	router.AddMiddleware(
 		p.observe,
 		poison,
-		p.logRefusals,
-		exhaustAfter(set.MaxDeliver),
+		p.report,
+		budget.middleware,
 		middleware.Retry{
 			MaxRetries:          1 << 20, // RetryTotal bounds the retries, not a count
 			InitialInterval:     set.RetryInitial,
@@ -56,7 +65,7 @@ func NewRouter(p *Pipeline, subscribe func(bus.ConsumerSpec) (message.Subscriber
 			ShouldRetry: func(params middleware.RetryParams) bool {
 				return !isPermanent(params.Err) && !errors.Is(params.Err, ErrNotYet)
 			},
-			Logger: logger,
+			// No Logger: report logs each failed delivery once.
 		}.Middleware,
 		p.countAttemptErrors,
 		middleware.Timeout(set.HandlerTimeout),
@@ -73,39 +82,60 @@ func NewRouter(p *Pipeline, subscribe func(bus.ConsumerSpec) (message.Subscriber
 			if w > 1 {
 				name += "-" + strconv.Itoa(w)
 			}
-			router.AddNoPublisherHandler(name, r.Consumer.Subject, sub, asWatermill(r))
+			router.AddConsumerHandler(name, r.Consumer.Subject, sub, asWatermill(r))
 		}
 	}
 	return router, nil
 }
 
-// exhaustAfter turns a failure on the last allowed delivery into a permanent
-// one, so the poison queue keeps the event instead of JetStream dropping it.
-func exhaustAfter(maxDeliver int) message.HandlerMiddleware {
-	return func(h message.HandlerFunc) message.HandlerFunc {
-		return func(msg *message.Message) ([]*message.Message, error) {
-			out, err := h(msg)
-			if err != nil && !isPermanent(err) && maxDeliver > 0 && bus.Deliveries(msg) >= maxDeliver {
-				return out, fmt.Errorf("%w: gave up after %d deliveries: %w", ErrExhausted, bus.Deliveries(msg), err)
-			}
-			return out, err
-		}
+// quietHandlerErrors sends Watermill's "Handler returned error" to debug:
+// report has already logged the failure once, with its kind and fields.
+type quietHandlerErrors struct{ watermill.LoggerAdapter }
+
+func (q quietHandlerErrors) Error(msg string, err error, fields watermill.LogFields) {
+	if msg == "Handler returned error" {
+		q.LoggerAdapter.Debug(msg, fields.Add(watermill.LogFields{"err": err}))
+		return
 	}
+	q.LoggerAdapter.Error(msg, err, fields)
 }
 
-// observe records every event in and the handler's time, and logs failures.
+func (q quietHandlerErrors) With(fields watermill.LogFields) watermill.LoggerAdapter {
+	return quietHandlerErrors{q.LoggerAdapter.With(fields)}
+}
+
+// observe records every event in, redeliveries and the handler's time.
 func (p *Pipeline) observe(h message.HandlerFunc) message.HandlerFunc {
 	return func(msg *message.Message) ([]*message.Message, error) {
 		handler := message.HandlerNameFromCtx(msg.Context())
-		subject := msg.Metadata.Get(bus.MetaSubject)
-		p.Metrics.EventsIn.WithLabelValues(subject, handler).Inc()
+		consumer := msg.Metadata.Get(bus.MetaConsumer)
+		p.Metrics.EventsIn.WithLabelValues(msg.Metadata.Get(bus.MetaSubject), handler).Inc()
+		if bus.Deliveries(msg) > 1 {
+			p.Metrics.Redelivered.WithLabelValues(consumer).Inc()
+		}
 		start := time.Now()
 		out, err := h(msg)
 		p.Metrics.HandlerSeconds.WithLabelValues(handler).Observe(time.Since(start).Seconds())
-		if err != nil {
-			p.Logger.Warn("event not handled; JetStream redelivers it", "handler", handler, "subject", subject,
-				"message_id", msg.UUID, "deliveries", bus.Deliveries(msg), "err", err,
-				"correlation_id", middleware.MessageCorrelationID(msg))
+		return out, err
+	}
+}
+
+// report logs each failed delivery once: a refusal about to be
+// dead-lettered, or a failure JetStream will redeliver. A dependency being
+// away is expected and retried, so it is a warning, never an error.
+func (p *Pipeline) report(h message.HandlerFunc) message.HandlerFunc {
+	return func(msg *message.Message) ([]*message.Message, error) {
+		out, err := h(msg)
+		if err == nil {
+			return out, nil
+		}
+		attrs := []any{"consumer", msg.Metadata.Get(bus.MetaConsumer), "subject", msg.Metadata.Get(bus.MetaSubject),
+			"message_id", msg.UUID, "deliveries", bus.Deliveries(msg), "kind", errorKind(err), "err", err,
+			"correlation_id", middleware.MessageCorrelationID(msg)}
+		if isPermanent(err) {
+			p.Logger.Warn("event refused; dead-lettering", attrs...)
+		} else {
+			p.Logger.Warn("event not handled; JetStream redelivers it", attrs...)
 		}
 		return out, err
 	}
@@ -114,21 +144,9 @@ func (p *Pipeline) observe(h message.HandlerFunc) message.HandlerFunc {
 func (p *Pipeline) countAttemptErrors(h message.HandlerFunc) message.HandlerFunc {
 	return func(msg *message.Message) ([]*message.Message, error) {
 		out, err := h(msg)
-		if err != nil {
+		if err != nil && !errors.Is(err, context.Canceled) {
 			handler := message.HandlerNameFromCtx(msg.Context())
 			p.Metrics.Errors.WithLabelValues(handler, errorKind(err)).Inc()
-		}
-		return out, err
-	}
-}
-
-// logRefusals logs each event the poison queue is about to dead-letter.
-func (p *Pipeline) logRefusals(h message.HandlerFunc) message.HandlerFunc {
-	return func(msg *message.Message) ([]*message.Message, error) {
-		out, err := h(msg)
-		if err != nil && isPermanent(err) {
-			p.Logger.Warn("event refused; dead-lettering", "handler", message.HandlerNameFromCtx(msg.Context()),
-				"subject", msg.Metadata.Get(bus.MetaSubject), "message_id", msg.UUID, "reason", err)
 		}
 		return out, err
 	}

@@ -10,7 +10,9 @@ import (
 	"github.com/interlinker/interlinker/store"
 )
 
-// projectSite replaces a site's structure with the one in site.updated.
+// projectSite replaces a site's structure with the one in site.updated,
+// unless a later one (in the order the broker stored them) is already
+// applied.
 func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 	data, err := events.DecodeData[events.SiteUpdatedData](ev)
 	if err != nil {
@@ -34,7 +36,9 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 		if err != nil || !claimed {
 			return claimed, err
 		}
-		applied, err := tx.SaveStructure(ctx, st, data.Site.Overrides, ev.Time)
+		pos := streamPosition(ctx)
+		applied, err := tx.SaveStructure(ctx, st, data.Site.Overrides,
+			store.StructureOrder{StreamCreated: pos.Epoch, Seq: pos.Seq}, ev.Time)
 		if err != nil {
 			return true, err
 		}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"net/url"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
@@ -55,17 +56,25 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		if err := tx.QueueLinkCounts(ctx, ev.SiteID, touched); err != nil {
 			return err
 		}
+		seq := page.InsertedSeq + 1
+		if err := tx.SetInsertedSeq(ctx, ev.SiteID, page.ID, seq); err != nil {
+			return err
+		}
 		inserted := events.LinksInsertedData{
-			PageID: page.ID, Version: page.Version, URL: page.URL, HTML: page.LinkedHTML,
+			PageID: page.ID, Version: page.Version, Sequence: seq, URL: page.URL, HTML: page.LinkedHTML,
 			Links:       linkResults(links),
 			Breadcrumbs: breadcrumbs(page.Breadcrumbs),
 			Validation:  validationReport(report),
 			Reason:      st.data.Reason,
 		}
-		if err := emit(ctx, tx, ev, events.LinksInserted, events.DerivedID(ev, events.LinksInserted), page.ID, inserted); err != nil {
+		out, err := p.fitEvent(ev, inserted)
+		if err != nil {
 			return err
 		}
-		return p.emitReview(ctx, tx, ev, page, links)
+		if err := enqueue(ctx, tx, ev, out, page.ID); err != nil {
+			return err
+		}
+		return p.emitReview(ctx, tx, ev, page, seq, links)
 	})
 }
 
@@ -107,7 +116,7 @@ func validationReport(r validation.Report) events.ValidationReport {
 
 // emitReview publishes the page's links scored for review (between
 // review_score and auto_link_score) on links.review.
-func (p *Pipeline) emitReview(ctx context.Context, tx *store.Tx, ev events.Event, page store.PageRecord, links []link.Link) error {
+func (p *Pipeline) emitReview(ctx context.Context, tx *store.Tx, ev events.Event, page store.PageRecord, seq int64, links []link.Link) error {
 	var review []link.Link
 	for _, l := range links {
 		if l.Status == link.StatusReview {
@@ -117,6 +126,33 @@ func (p *Pipeline) emitReview(ctx context.Context, tx *store.Tx, ev events.Event
 	if len(review) == 0 {
 		return nil
 	}
-	data := events.LinksReviewData{PageID: page.ID, Version: page.Version, URL: page.URL, Suggestions: linkResults(review)}
+	data := events.LinksReviewData{PageID: page.ID, Version: page.Version, Sequence: seq, URL: page.URL, Suggestions: linkResults(review)}
 	return emit(ctx, tx, ev, events.LinksReview, events.DerivedID(ev, events.LinksReview), page.ID, data)
+}
+
+// envelopeRoom is what a CloudEvent envelope and NATS headers add to its
+// data, with a wide margin.
+const envelopeRoom = 8 << 10
+
+// HTMLPath is the API path that serves a page's linked HTML when it is too
+// large to travel in links.inserted.
+func HTMLPath(siteID, pageID string) string {
+	return "/api/v1/linker/content/" + url.PathEscape(pageID) + "/html/?site_id=" + url.QueryEscape(siteID)
+}
+
+// fitEvent builds links.inserted and keeps it within one NATS message:
+// when the linked HTML would take it over the server's max payload, the
+// event carries the path to fetch the HTML from instead. An event too
+// large even so is left to the outbox relay, which parks it with the
+// reason.
+func (p *Pipeline) fitEvent(cause events.Event, d events.LinksInsertedData) (events.Event, error) {
+	id := events.DerivedID(cause, events.LinksInserted)
+	out, err := followOn(cause, events.LinksInserted, id, d)
+	if err != nil || p.MaxEventBytes <= 0 || len(out.Data)+envelopeRoom <= p.MaxEventBytes {
+		return out, err
+	}
+	p.Logger.Warn("linked HTML too large for one message; links.inserted carries its path instead",
+		"site_id", cause.SiteID, "page_id", d.PageID, "data_bytes", len(out.Data), "max_event_bytes", p.MaxEventBytes)
+	d.HTML, d.HTMLURL = "", HTMLPath(cause.SiteID, d.PageID)
+	return followOn(cause, events.LinksInserted, id, d)
 }

@@ -24,20 +24,37 @@ type Config struct {
 	RetryInitial   time.Duration
 	RetryMax       time.Duration
 	RetryTotal     time.Duration
-	AckWait        time.Duration // consumer AckWait; Watermill's ack wait is set just below it
-	MaxDeliver     int
-	NakDelays      []time.Duration
-	PullBuffer     int
-	MaxAckPending  int
+	AckWait        time.Duration // consumer AckWait: how long a replica that died holding a message delays it
+	// MaxDeliver is how many deliveries of an event may fail for a reason
+	// other than Postgres or NATS being away before it is dead-lettered.
+	MaxDeliver int
+	// DeliveryCeiling is JetStream's max_deliver, counting every delivery;
+	// a message that reaches it is dead-lettered by the delivery watch.
+	DeliveryCeiling int
+	NakDelays       []time.Duration
+	PullBuffer      int // messages fetched ahead per handler
+	PullBytes       int // bytes fetched ahead per handler (at least the server's max payload)
+	MaxAckPending   int
 
 	DuplicateWindow time.Duration
 	StreamMaxAge    time.Duration
+	StreamMaxBytes  int64
 
 	OutboxBatch int
 	OutboxPoll  time.Duration
 
+	// InboxRetention is how long a consumer remembers the events it
+	// applied: at least StreamMaxAge, past which JetStream redelivers
+	// nothing.
+	InboxRetention time.Duration
+	PruneInterval  time.Duration // how often the inbox is pruned
+
 	CountBatch    int           // pages recounted per batch
 	CountInterval time.Duration // how often queued link counts are recounted
+
+	// FanoutPage is how many dependants of a change one transaction asks
+	// to re-plan (0: the pipeline's default).
+	FanoutPage int
 
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
@@ -47,27 +64,46 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		DatabaseURL:     "postgres://postgres@127.0.0.1:5432/interlinker?sslmode=disable",
-		DBMaxConns:      32,
+		DBMaxConns:      0, // sized to the workers: see PoolSize
 		NATSListen:      "127.0.0.1:4250",
 		HTTPAddr:        "127.0.0.1:8090",
 		DataDir:         ".data",
-		Workers:         16,
+		Workers:         8,
 		HandlerTimeout:  5 * time.Second,
 		RetryInitial:    100 * time.Millisecond,
 		RetryMax:        2 * time.Second,
 		RetryTotal:      12 * time.Second,
 		AckWait:         30 * time.Second,
 		MaxDeliver:      10,
+		DeliveryCeiling: 1000,
 		NakDelays:       []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 30 * time.Second, time.Minute},
-		PullBuffer:      16,
+		PullBuffer:      1,
+		PullBytes:       8 << 20,
 		MaxAckPending:   1024,
 		DuplicateWindow: 10 * time.Minute,
 		StreamMaxAge:    7 * 24 * time.Hour,
+		StreamMaxBytes:  1 << 30,
 		OutboxBatch:     256,
 		OutboxPoll:      250 * time.Millisecond,
+		InboxRetention:  8 * 24 * time.Hour,
+		PruneInterval:   10 * time.Minute,
 		CountBatch:      1000,
 		CountInterval:   time.Second,
-		ShutdownTimeout: 20 * time.Second,
+		ShutdownTimeout: 25 * time.Second,
 		Logger:          slog.Default(),
 	}
+}
+
+// poolReserve is the connections kept for what is not a handler: the
+// outbox relay, the link recounter, the pruner, readiness checks.
+const poolReserve = 6
+
+// PoolSize is the connection pool size: DBMaxConns when set, else one
+// connection per handler (workers × stages) plus a reserve, so no handler
+// waits for a connection while its message's time runs.
+func (c Config) PoolSize(stages int) int32 {
+	if c.DBMaxConns > 0 {
+		return c.DBMaxConns
+	}
+	return int32(max(c.Workers, 1)*stages + poolReserve)
 }

@@ -72,6 +72,15 @@ func (d *drainer) run(ctx context.Context) {
 	}
 }
 
+// Halt ends the loop without draining what is left.
+func (d *drainer) Halt() {
+	if d.stop == nil {
+		return
+	}
+	d.stop()
+	<-d.done
+}
+
 // Stop ends the loop and then drains what is left, until the queue is
 // empty or ctx ends.
 func (d *drainer) Stop(ctx context.Context) error {

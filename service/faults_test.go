@@ -105,3 +105,96 @@ func TestPostgresAwayForSecondsLinksEveryPageOnce(t *testing.T) {
 	h.waitIdle(2 * time.Minute)
 	assertEachLinkedOnce(t, h, "s1", ids)
 }
+
+func TestPostgresAwayLongerThanTheDeliveryBudgetDeadLettersNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault test")
+	}
+	cfg := testConfig(t)
+	// Each delivery gives up within about two seconds and two failed
+	// deliveries would dead-letter an event, so the outage below outlasts
+	// the whole budget several times over.
+	cfg.MaxDeliver = 2
+	cfg.HandlerTimeout = time.Second
+	cfg.RetryTotal = 1500 * time.Millisecond
+	cfg.RetryMax = 300 * time.Millisecond
+	cfg.AckWait = 4 * time.Second
+	proxy := storetest.NewProxy(t, "127.0.0.1:5432")
+	cfg.DatabaseURL = storetest.WithHost(t, cfg.DatabaseURL, proxy.Addr())
+	h := startHarness(t, cfg)
+
+	h.siteWithLinkedHub("s1")
+	const n = 60
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("article-%03d", i)
+	}
+	for _, id := range ids[:n/2] {
+		h.publish(pageEvent("s1", id, "supporting", 1, supportingHTML(len(id))))
+	}
+	proxy.Cut()
+	for _, id := range ids[n/2:] {
+		h.publish(pageEvent("s1", id, "supporting", 1, supportingHTML(len(id))))
+	}
+	waitFor(t, time.Minute, "deliveries failing while Postgres is away", func() bool {
+		return h.metricAtLeast(`interlinker_handler_errors_total{handler="planner",kind="transient"}`, 3)
+	})
+	time.Sleep(10 * time.Second)
+	proxy.Restore()
+	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
+	h.waitIdle(2 * time.Minute)
+	assertEachLinkedOnce(t, h, "s1", ids)
+	if dead := h.dead.all(); len(dead) != 0 {
+		t.Errorf("%d events dead-lettered, first: %s", len(dead), dead[0].Header.Get(bus.HeaderReason))
+	}
+}
+
+func TestSlowHandlersNeverLetABufferedMessageExpireUnhandled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault test")
+	}
+	cfg := testConfig(t)
+	// One handler per stage, every database reply 60 ms late: a page takes
+	// several hundred milliseconds a stage, and messages queue behind it
+	// far longer than the 4 s AckWait. A message JetStream redelivered
+	// unhandled would show as a redelivery; with a ceiling of 2 it would
+	// soon be gone.
+	cfg.Workers = 1
+	cfg.AckWait = 4 * time.Second
+	cfg.HandlerTimeout = 2 * time.Second
+	cfg.RetryTotal = 2500 * time.Millisecond
+	cfg.DeliveryCeiling = 2
+	proxy := storetest.NewProxy(t, "127.0.0.1:5432")
+	cfg.DatabaseURL = storetest.WithHost(t, cfg.DatabaseURL, proxy.Addr())
+	h := startHarness(t, cfg)
+	h.siteWithLinkedHub("s1")
+	h.waitIdle(waitLong)
+	// The hub may have come before its site and been redelivered for it.
+	before := h.duplicatesSkipped()
+
+	proxy.SetLatency(60 * time.Millisecond)
+	const n = 30
+	ids := make([]string, n)
+	for i := range n {
+		ids[i] = fmt.Sprintf("article-%03d", i)
+		h.publish(pageEvent("s1", ids[i], "supporting", 1, supportingHTML(i)))
+	}
+	waitFor(t, 5*time.Minute, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
+	proxy.SetLatency(0)
+	h.waitIdle(2 * time.Minute)
+	assertEachLinkedOnce(t, h, "s1", ids)
+	// A copy redelivered while the first still waited its turn shows as a
+	// duplicate the inbox skipped.
+	if r := h.duplicatesSkipped() - before; r != 0 {
+		t.Errorf("%v messages were delivered again while the first copy waited unhandled", r)
+	}
+	if dead := h.dead.all(); len(dead) != 0 {
+		t.Errorf("%d events dead-lettered, first: %s", len(dead), dead[0].Header.Get(bus.HeaderReason))
+	}
+}
+
+// duplicatesSkipped is how many deliveries the inboxes recognised as an
+// event already applied.
+func (h *harness) duplicatesSkipped() float64 {
+	return h.metricTotal("interlinker_events_skipped_total", `reason="duplicate"`)
+}

@@ -329,6 +329,45 @@ func resultsOfType(links []events.LinkResult, t link.Type) []events.LinkResult {
 // and labels as Prometheus prints them) at min or more.
 func (h *harness) metricAtLeast(series string, min float64) bool {
 	h.t.Helper()
+	for _, line := range h.scrape() {
+		if value, ok := strings.CutPrefix(line, series+" "); ok {
+			var v float64
+			if _, err := fmt.Sscan(value, &v); err == nil {
+				return v >= min
+			}
+		}
+	}
+	return false
+}
+
+// metricTotal sums the series of a metric in the service's /metrics whose
+// labels contain every one of labels (as Prometheus prints them).
+func (h *harness) metricTotal(name string, labels ...string) float64 {
+	h.t.Helper()
+	var total float64
+	for _, line := range h.scrape() {
+		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
+			continue
+		}
+		matches := true
+		for _, l := range labels {
+			matches = matches && strings.Contains(line, l)
+		}
+		if !matches {
+			continue
+		}
+		fields := strings.Fields(line)
+		var v float64
+		if _, err := fmt.Sscan(fields[len(fields)-1], &v); err == nil {
+			total += v
+		}
+	}
+	return total
+}
+
+// scrape reads the service's /metrics, a line each.
+func (h *harness) scrape() []string {
+	h.t.Helper()
 	resp, err := http.Get("http://" + h.svc.HTTPAddr() + "/metrics")
 	if err != nil {
 		h.t.Fatal(err)
@@ -338,13 +377,5 @@ func (h *harness) metricAtLeast(series string, min float64) bool {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(body), "\n") {
-		if value, ok := strings.CutPrefix(line, series+" "); ok {
-			var v float64
-			if _, err := fmt.Sscan(value, &v); err == nil {
-				return v >= min
-			}
-		}
-	}
-	return false
+	return strings.Split(string(body), "\n")
 }

@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats-server/v2/server"
@@ -36,6 +35,8 @@ type Service struct {
 	js       jetstream.JetStream
 	relay    *drainer
 	counter  *drainer
+	pruner   *drainer
+	watch    *bus.DeliveryWatch
 	router   *message.Router
 	subs     []*bus.Subscriber
 	http     *http.Server
@@ -62,13 +63,22 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		}
 	}()
 
+	pipeline := &handlers.Pipeline{Metrics: s.metrics, Logger: s.log, FanoutPage: cfg.FanoutPage}
+	routes := pipeline.Routes()
+	s.consumers = handlers.Consumers(routes)
+	poolSize := cfg.PoolSize(len(routes))
+	if handlerCount := int32(max(cfg.Workers, 1) * len(routes)); poolSize < handlerCount {
+		s.log.Warn("fewer database connections than handlers: handlers will queue for connections",
+			"db_max_conns", poolSize, "handlers", handlerCount)
+	}
 	if err := retryStart(ctx, "open database", func() error {
-		st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxConns: cfg.DBMaxConns})
+		st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxConns: poolSize})
 		s.store = st
 		return err
 	}); err != nil {
 		return nil, err
 	}
+	pipeline.Store = s.store
 
 	s.natsURL = cfg.NATSURL
 	if s.natsURL == "" {
@@ -82,53 +92,63 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	if s.nc, err = bus.Connect(s.natsURL, "interlinker"); err != nil {
 		return nil, err
 	}
-	if s.js, err = jetstream.New(s.nc); err != nil {
+	// An async publish whose ack never comes is given up after the relay's
+	// wait, so it does not hold a slot of the client's pending limit.
+	if s.js, err = jetstream.New(s.nc, jetstream.WithPublishAsyncTimeout(relayAckWait)); err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
 
-	pipeline := &handlers.Pipeline{Store: s.store, Metrics: s.metrics, Logger: s.log}
-	routes := pipeline.Routes()
-	s.consumers = handlers.Consumers(routes)
 	if err := retryStart(ctx, "provision streams and consumers", func() error {
 		return bus.Provision(ctx, s.js,
-			bus.StreamSettings{DuplicateWindow: cfg.DuplicateWindow, MaxAge: cfg.StreamMaxAge},
-			bus.ConsumerSettings{AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver, MaxAckPending: cfg.MaxAckPending},
+			bus.StreamSettings{DuplicateWindow: cfg.DuplicateWindow, MaxAge: cfg.StreamMaxAge, MaxBytes: cfg.StreamMaxBytes},
+			bus.ConsumerSettings{AckWait: cfg.AckWait, DeliveryCeiling: cfg.DeliveryCeiling, MaxAckPending: cfg.MaxAckPending},
 			s.consumers)
 	}); err != nil {
 		return nil, err
 	}
+	// Provisioning needed the server, so the connection knows its limit.
+	pipeline.MaxEventBytes = int(s.nc.MaxPayload())
 
-	relay := &bus.Relay{Store: s.store, JS: s.js, BatchSize: cfg.OutboxBatch, AckWait: 10 * time.Second,
-		OnPublish: func(subject string) { s.metrics.EventsOut.WithLabelValues(subject).Inc() }}
+	relay := &bus.Relay{Store: s.store, JS: s.js, BatchSize: cfg.OutboxBatch, AckWait: relayAckWait, Logger: s.log,
+		OnPublish: func(subject string) { s.metrics.EventsOut.WithLabelValues(subject).Inc() },
+		OnPark:    func(subject, _ string) { s.metrics.OutboxParked.WithLabelValues(subject).Inc() }}
 	s.relay = newDrainer("outbox", cfg.OutboxBatch, cfg.OutboxPoll, s.log, relay.RelayOnce)
 	// The count refresher is not woken per commit: recounting a hot target
 	// costs its whole inbound set, so recounts are batched per interval.
 	s.counter = newDrainer("link counts", cfg.CountBatch, cfg.CountInterval, s.log, func(ctx context.Context) (int, error) {
 		return s.store.RefreshQueuedLinkCounts(ctx, cfg.CountBatch)
 	})
+	s.pruner = newDrainer("inbox", pruneBatch, cfg.PruneInterval, s.log, func(ctx context.Context) (int, error) {
+		return s.store.PruneInbox(ctx, cfg.InboxRetention, pruneBatch)
+	})
 	pipeline.Notify = s.relay.Notify
 	s.relay.Start(context.WithoutCancel(ctx))
 	s.counter.Start(context.WithoutCancel(ctx))
+	s.pruner.Start(context.WithoutCancel(ctx))
 	s.registerOutboxGauges()
 
-	wmLogger := watermill.NewSlogLoggerWithLevelMapping(s.log, map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})
 	subSettings := bus.SubscriberSettings{
-		WatermillAckWait: cfg.AckWait - time.Second,
-		PullBuffer:       cfg.PullBuffer,
-		NakDelays:        cfg.NakDelays,
+		PullBuffer: cfg.PullBuffer,
+		PullBytes:  cfg.PullBytes,
+		NakDelays:  cfg.NakDelays,
+		Logger:     s.log,
 	}
-	dead := &bus.DeadLetterPublisher{JS: s.js, Timeout: 10 * time.Second,
-		OnDead: func(subject, handler string) { s.metrics.DeadLettered.WithLabelValues(subject, handler).Inc() }}
+	onDead := func(subject, consumer string) { s.metrics.DeadLettered.WithLabelValues(subject, consumer).Inc() }
+	dead := &bus.DeadLetterPublisher{JS: s.js, Timeout: 10 * time.Second, OnDead: onDead}
+	s.watch = &bus.DeliveryWatch{JS: s.js, Logger: s.log, OnDead: onDead}
+	if err := s.watch.Start(ctx); err != nil {
+		return nil, err
+	}
 	s.router, err = handlers.NewRouter(pipeline, func(spec bus.ConsumerSpec) (message.Subscriber, error) {
-		sub, err := bus.NewSubscriber(s.natsURL, spec, subSettings, wmLogger)
+		sub, err := bus.NewSubscriber(s.natsURL, spec, subSettings)
 		if err == nil {
 			s.subs = append(s.subs, sub)
 		}
 		return sub, err
 	}, dead, handlers.RouterSettings{
 		HandlerTimeout: cfg.HandlerTimeout, RetryInitial: cfg.RetryInitial, RetryMax: cfg.RetryMax,
-		RetryTotal: cfg.RetryTotal, MaxDeliver: cfg.MaxDeliver, Workers: cfg.Workers, CloseTimeout: cfg.ShutdownTimeout,
-	}, wmLogger)
+		RetryTotal: cfg.RetryTotal, MaxFailures: cfg.MaxDeliver, Workers: cfg.Workers, CloseTimeout: cfg.ShutdownTimeout,
+	}, s.log)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +177,13 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	return s, nil
 }
 
+// relayAckWait is how long the outbox relay waits for JetStream to
+// acknowledge a batch.
+const relayAckWait = 10 * time.Second
+
+// pruneBatch is how many inbox rows one prune statement deletes.
+const pruneBatch = 10_000
+
 // retryStart retries a start step while its dependency comes up, for at
 // most a minute.
 func retryStart(ctx context.Context, what string, step func() error) error {
@@ -172,22 +199,11 @@ func retryStart(ctx context.Context, what string, step func() error) error {
 	return nil
 }
 
+// registerOutboxGauges reports the outbox from one store query per scrape,
+// however many gauges that query fills.
 func (s *Service) registerOutboxGauges() {
-	lag := func() (int, time.Duration) {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		n, age, err := s.store.OutboxLag(ctx)
-		if err != nil {
-			return -1, -1
-		}
-		return n, age
-	}
-	s.metrics.Registry.MustRegister(
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "interlinker_outbox_waiting", Help: "Events in the outbox not yet published (-1: unknown)."},
-			func() float64 { n, _ := lag(); return float64(n) }),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "interlinker_outbox_oldest_seconds", Help: "Age of the oldest unpublished event (-1: unknown)."},
-			func() float64 { _, age := lag(); return age.Seconds() }),
-	)
+	var outbox prometheus.Collector = handlers.NewOutboxCollector(s.store.OutboxStatus)
+	s.metrics.Registry.MustRegister(outbox)
 }
 
 // Ready reports nil when Postgres and NATS answer and every consumer is bound.
@@ -231,7 +247,7 @@ func (s *Service) Idle(ctx context.Context) (bool, error) {
 			return false, nil
 		}
 	}
-	if n, _, err := s.store.OutboxLag(ctx); err != nil || n > 0 {
+	if st, err := s.store.OutboxStatus(ctx); err != nil || st.Waiting > 0 {
 		return false, err
 	}
 	n, err := s.store.LinkCountBacklog(ctx)
@@ -263,29 +279,45 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	return s.shutdownErr
 }
 
+// teardown stops the service within one budget, the shutdown timeout (or
+// ctx's deadline if sooner), shared by every step in turn, so the whole
+// stays inside an orchestrator's grace period: stop pulling, let handlers
+// answer what they hold, close the router, stop the delivery watch, flush
+// the outbox and the link recounts, stop HTTP, close connections. A step
+// that runs out of budget is left behind, never forced: a message a
+// handler still holds is redelivered after its AckWait.
 func (s *Service) teardown(ctx context.Context) error {
 	var errs []error
-	stopCtx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
+	defer cancel()
 	for _, sub := range s.subs {
-		if err := sub.StopConsuming(stopCtx); err != nil {
+		sub.StopPulling()
+	}
+	for _, sub := range s.subs {
+		if err := sub.Wait(ctx); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	cancel()
 	if s.router != nil {
-		if err := s.router.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close router: %w", err))
+		if err := within(ctx, "close router", s.router.Close); err != nil {
+			errs = append(errs, err)
 		}
+	}
+	if s.watch != nil {
+		if err := within(ctx, "stop delivery watch", func() error { s.watch.Stop(); return nil }); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if s.pruner != nil {
+		s.pruner.Halt()
 	}
 	for _, d := range []*drainer{s.relay, s.counter} {
 		if d == nil {
 			continue
 		}
-		flushCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		if err := d.Stop(flushCtx); err != nil {
+		if err := d.Stop(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("flush %s: %w", d.name, err))
 		}
-		cancel()
 	}
 	if s.http != nil {
 		if err := s.http.Shutdown(ctx); err != nil {
@@ -309,4 +341,20 @@ func (s *Service) teardown(ctx context.Context) error {
 	}
 	s.log.Info("interlinker stopped")
 	return nil
+}
+
+// within runs step and waits for it until ctx ends; a step still running
+// then is left to finish on its own.
+func within(ctx context.Context, what string, step func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- step() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", what, ctx.Err())
+	}
 }

@@ -38,24 +38,27 @@ func migratedTo(t *testing.T, ctx context.Context, url string, version int64) {
 	}
 }
 
-func TestClaimsAreKeyedBySiteSourceAndID(t *testing.T) {
-	ctx := t.Context()
-	s, err := Open(ctx, storetest.NewDatabase(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	claim := func(id events.Identity) bool {
+// claimer claims events for the planner, each in its own transaction, and
+// reports whether the claim was new.
+func claimer(t *testing.T, s *Store) func(events.Identity) bool {
+	return func(id events.Identity) bool {
 		t.Helper()
 		var claimed bool
-		if err := s.InTx(ctx, func(tx *Tx) error {
-			claimed, err = tx.ClaimEvent(ctx, "planner", id)
+		err := s.InTx(t.Context(), func(tx *Tx) error {
+			var err error
+			claimed, err = tx.ClaimEvent(t.Context(), "planner", id)
 			return err
-		}); err != nil {
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
 		return claimed
 	}
+}
+
+func TestClaimsAreKeyedBySiteSourceAndID(t *testing.T) {
+	s := openStore(t)
+	claim := claimer(t, s)
 	first := events.Identity{SiteID: "a", Source: "cms", ID: "1"}
 	for what, id := range map[string]events.Identity{
 		"first":          first,
@@ -91,14 +94,7 @@ func TestRowsFromBeforeEventIdentityAreMigratedAndStillHonoured(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var claimed bool
-	if err := s.InTx(ctx, func(tx *Tx) error {
-		claimed, err = tx.ClaimEvent(ctx, "planner", events.Identity{SiteID: "shop", Source: "cms", ID: "old-1"})
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if claimed {
+	if claimer(t, s)(events.Identity{SiteID: "shop", Source: "cms", ID: "old-1"}) {
 		t.Error("an event applied before the migration was claimed again")
 	}
 	var msgID string
@@ -109,5 +105,29 @@ func TestRowsFromBeforeEventIdentityAreMigratedAndStillHonoured(t *testing.T) {
 	want := events.Identity{SiteID: "shop/eu", Source: "interlinker", ID: "links.planned-x"}.MsgID()
 	if msgID != want || size != len(payload) {
 		t.Errorf("migrated outbox row: msg_id %q size %d, want %q %d", msgID, size, want, len(payload))
+	}
+}
+
+func TestOpeningAnExistingDatabaseNeverConnectsToTheMaintenanceDatabase(t *testing.T) {
+	ctx := t.Context()
+	url := storetest.NewDatabase(t)
+	first, err := Open(ctx, url, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	proxy := storetest.NewProxy(t, "127.0.0.1:5432")
+	s, err := Open(ctx, storetest.WithHost(t, url, proxy.Addr()), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, db := range proxy.Databases() {
+		if db == "postgres" {
+			t.Fatalf("connected to the maintenance database: %v", proxy.Databases())
+		}
+	}
+	if len(proxy.Databases()) == 0 {
+		t.Fatal("the proxy saw no connection")
 	}
 }

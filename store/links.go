@@ -150,15 +150,17 @@ func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
 }
 
 // RefreshLinkCounts recomputes the cached inbound and outbound counts of the
-// given pages, and the inbound count from the live site alone. A published page's links are read from the link map (what is
-// live); a page not yet published counts the links we placed in it. Each
+// given pages, and the inbound count from the live site alone. A page
+// with a live version counts the links of its link map (what is live); a
+// page never published counts the links we placed in it. Each
 // count is an index lookup by source or target, so refreshing a page costs
 // its own links, not the site's.
 func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []string) error {
 	_, err := t.exec(ctx, `
 		WITH live AS (
 			SELECT p.id, (SELECT count(*) FROM link_map lm
-				   JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id AND s.state = 'published'
+				   JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id
+				    AND s.state <> 'deleted' AND (s.live_version IS NOT NULL OR s.state = 'published')
 				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active') AS n
 			FROM pages p WHERE p.site_id = $1 AND p.id = ANY($2))
 		UPDATE pages p SET
@@ -166,13 +168,15 @@ func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []str
 			inbound_link_count = live.n
 			  + (SELECT count(*) FROM links l
 				   JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
+				    AND s.live_version IS NULL
 				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb'),
-			outbound_link_count = CASE p.state
-				WHEN 'published' THEN (SELECT count(*) FROM link_map lm
+			outbound_link_count = CASE
+				WHEN p.state = 'deleted' THEN 0
+				WHEN p.live_version IS NOT NULL OR p.state = 'published' THEN (SELECT count(*) FROM link_map lm
 					WHERE lm.site_id = p.site_id AND lm.source_page_id = p.id AND lm.internal AND lm.status = 'active' AND lm.target_page_id <> '')
-				WHEN 'generated' THEN (SELECT count(*) FROM links l
+				ELSE (SELECT count(*) FROM links l
 					WHERE l.site_id = p.site_id AND l.source_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb')
-				ELSE 0 END
+				END
 		FROM live WHERE p.site_id = $1 AND p.id = live.id`, siteID, dedupe(pageIDs), placedStatuses)
 	if err != nil {
 		return fmt.Errorf("refresh link counts: %w", err)

@@ -12,7 +12,8 @@ import (
 	"github.com/interlinker/interlinker/store/storetest"
 )
 
-func obOpen(t *testing.T) *Store {
+// openStore opens a store on a database of its own, closed with the test.
+func openStore(t *testing.T) *Store {
 	t.Helper()
 	s, err := Open(t.Context(), storetest.NewDatabase(t), Options{MaxConns: 4})
 	if err != nil {
@@ -118,7 +119,7 @@ func obWantIDs(t *testing.T, what string, got []string, want ...string) {
 }
 
 func TestRelayDeletesPublishedRowsParksRefusedOnesAndDelaysFailedOnesInOneBatch(t *testing.T) {
-	s := obOpen(t)
+	s := openStore(t)
 	obPage(t, s, "s1", "big")
 	obPage(t, s, "s1", "other")
 	obEnqueue(t, s, events.LinksInserted, "s1", "ok-1", "other", "<p>a</p>")
@@ -191,7 +192,7 @@ func TestRelayDeletesPublishedRowsParksRefusedOnesAndDelaysFailedOnesInOneBatch(
 }
 
 func TestAFailingRowWaitsAGrowingBackoffWhileTheRowsBehindItAreRelayed(t *testing.T) {
-	s := obOpen(t)
+	s := openStore(t)
 	obEnqueue(t, s, events.LinksInserted, "s1", "stuck", "p1", "<p>a</p>")
 	obEnqueue(t, s, events.LinksInserted, "s1", "next-1", "p2", "<p>b</p>")
 	obEnqueue(t, s, events.LinksInserted, "s1", "next-2", "p3", "<p>c</p>")
@@ -252,7 +253,7 @@ func TestRetryBackoffDoublesFromASecondUpToAMinute(t *testing.T) {
 }
 
 func TestAPublishedLinksInsertedClearsItsPagesDeliveryErrorUnlessALaterEventOfThePageWasParked(t *testing.T) {
-	s := obOpen(t)
+	s := openStore(t)
 	obPage(t, s, "s1", "p")
 	refuse := map[string]bool{"v1": true, "v4": true}
 	decide := func(m OutboxMessage) Outcome {
@@ -307,7 +308,7 @@ func TestAPublishedLinksInsertedClearsItsPagesDeliveryErrorUnlessALaterEventOfTh
 }
 
 func TestABatchIsTheLongestPrefixOfReadyRowsWithinTheByteBudget(t *testing.T) {
-	s := obOpen(t)
+	s := openStore(t)
 	var sizes []int
 	for _, id := range []string{"e1", "e2", "e3", "e4", "e5"} {
 		sizes = append(sizes, obEnqueue(t, s, events.LinksInserted, "s1", id, "p-"+id, strings.Repeat("w", 1000)))
@@ -344,7 +345,7 @@ func TestABatchIsTheLongestPrefixOfReadyRowsWithinTheByteBudget(t *testing.T) {
 }
 
 func TestARowLargerThanTheByteBudgetIsRelayedAloneAndTheRowsBehindItFollow(t *testing.T) {
-	s := obOpen(t)
+	s := openStore(t)
 	obEnqueue(t, s, events.LinksInserted, "s1", "huge", "p1", strings.Repeat("h", 100<<10))
 	obEnqueue(t, s, events.LinksInserted, "s1", "small-1", "p2", "<p>a</p>")
 	obEnqueue(t, s, events.LinksInserted, "s1", "small-2", "p3", "<p>b</p>")
@@ -365,7 +366,7 @@ func TestARowLargerThanTheByteBudgetIsRelayedAloneAndTheRowsBehindItFollow(t *te
 }
 
 func TestParkedEventsAreListedPerSiteNewestFirstAndARequeuedOneIsRelayedWithFreshAttempts(t *testing.T) {
-	s := obOpen(t)
+	s := openStore(t)
 	ctx := t.Context()
 	refuse := func(OutboxMessage) Outcome {
 		return Outcome{Delivery: Refused, Err: errors.New("exceeds the NATS server's max_payload of 1024 bytes")}
@@ -437,7 +438,7 @@ func TestParkedEventsAreListedPerSiteNewestFirstAndARequeuedOneIsRelayedWithFres
 }
 
 func TestRequeueingAParkedEventThatWasEnqueuedAgainKeepsOneCopy(t *testing.T) {
-	s := obOpen(t)
+	s := openStore(t)
 	ctx := t.Context()
 	obEnqueue(t, s, events.LinksInserted, "a", "dup", "p1", "<p>x</p>")
 	if _, _, err := obRelay(t, s, 10, 1<<20, func(OutboxMessage) Outcome {

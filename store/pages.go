@@ -28,6 +28,8 @@ type PageRecord struct {
 	PlanID        string
 	PlanHorizon   planning.Horizon // what the current plan saw of the site
 	WordCount     int
+	InsertedSeq   int64  // the sequence of the page's last links.inserted
+	DeliveryError string // why its latest result could not be published, if it could not
 	Inbound       int
 	Outbound      int
 	Breadcrumbs   []planning.Crumb
@@ -42,7 +44,8 @@ const (
 	pageColumnsHead        = `site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
 	attributes, priority, published_at, version, `
 	pageColumnsTail = `
-	state, plan_id, COALESCE(plan_horizon::text, ''), word_count, inbound_link_count, outbound_link_count, breadcrumbs`
+	state, plan_id, COALESCE(plan_horizon::text, ''), word_count, inbound_link_count, outbound_link_count, breadcrumbs,
+	inserted_seq, delivery_error`
 )
 
 func scanPage(row pgx.Row) (PageRecord, error) {
@@ -51,7 +54,7 @@ func scanPage(row pgx.Row) (PageRecord, error) {
 	var publishedAt *time.Time
 	err := row.Scan(&p.SiteID, &p.ID, &p.URL, &p.Title, &kind, &p.ClusterID, &p.SectorID, &p.PrimaryKeyword,
 		&p.Keywords, &p.Labels, &p.Attributes, &p.Priority, &publishedAt, &p.Version, &p.HTML, &p.LinkedHTML,
-		&p.PublishedHTML, &p.State, &p.PlanID, &horizon, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs)
+		&p.PublishedHTML, &p.State, &p.PlanID, &horizon, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs, &p.InsertedSeq, &p.DeliveryError)
 	if err != nil {
 		return p, err
 	}
@@ -82,8 +85,9 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 		publishedAt = &p.PublishedAt
 	}
 	var publishedHTML *string
+	var liveVersion *int64
 	if state == StatePublished {
-		publishedHTML = &p.HTML
+		publishedHTML, liveVersion = &p.HTML, &p.Version
 	}
 	// A published version keeps the HTML we planned from (html) and records
 	// what went live (published_html); a generated version starts over.
@@ -95,8 +99,8 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 			WHERE p.site_id = $1 AND p.id = $2 AND $17 = 'generated' AND p.plan_id <> '' AND p.state <> 'deleted'
 			  AND p.version <= $14 AND p.plan_id <> $18)
 		INSERT INTO pages (site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
-			attributes, priority, published_at, version, html, published_html, state, plan_id, word_count, terms, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, now())
+			attributes, priority, published_at, version, html, published_html, state, plan_id, word_count, terms, live_version, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, now())
 		ON CONFLICT (site_id, id) DO UPDATE SET
 			url = EXCLUDED.url, title = EXCLUDED.title, kind = EXCLUDED.kind, cluster_id = EXCLUDED.cluster_id,
 			sector_id = EXCLUDED.sector_id, primary_keyword = EXCLUDED.primary_keyword, keywords = EXCLUDED.keywords,
@@ -105,6 +109,7 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 			html = CASE WHEN EXCLUDED.state = 'published' AND pages.version = EXCLUDED.version THEN pages.html ELSE EXCLUDED.html END,
 			linked_html = CASE WHEN EXCLUDED.state = 'published' AND pages.version = EXCLUDED.version THEN pages.linked_html ELSE NULL END,
 			published_html = CASE WHEN EXCLUDED.state = 'published' THEN EXCLUDED.published_html ELSE pages.published_html END,
+			live_version = COALESCE(EXCLUDED.live_version, pages.live_version),
 			state = EXCLUDED.state,
 			plan_id = CASE WHEN EXCLUDED.state = 'published' AND pages.version = EXCLUDED.version THEN pages.plan_id ELSE EXCLUDED.plan_id END,
 			word_count = EXCLUDED.word_count, updated_at = now()
@@ -112,9 +117,28 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 		   OR (pages.version = EXCLUDED.version AND pages.state <> 'deleted')`,
 		p.SiteID, p.ID, p.URL, p.Title, string(p.Kind), p.ClusterID, p.SectorID, p.PrimaryKeyword,
 		nonNil(p.Keywords), nonNil(p.Labels), attrs, p.Priority, publishedAt, p.Version, p.HTML, publishedHTML,
-		state, planID, wordCount, nonNil(terms))
+		state, planID, wordCount, nonNil(terms), liveVersion)
 	if err != nil {
 		return false, fmt.Errorf("save page %s v%d: %w", p.ID, p.Version, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// liveVersionSQL is the version of a page that is live: live_version, or
+// for a row from before it was tracked, the version of a published page.
+const liveVersionSQL = `COALESCE(live_version, CASE WHEN state = 'published' THEN version END)`
+
+// RecordLive records that an older version than the one being planned
+// went live (a draft is newer than what the site shows): the page keeps
+// its draft and plan, and its published HTML becomes what went live. It
+// reports false, changing nothing, when the page is deleted or a version
+// as new already went live.
+func (t *Tx) RecordLive(ctx context.Context, siteID, pageID string, version int64, html string) (bool, error) {
+	tag, err := t.exec(ctx, `UPDATE pages SET live_version = $3, published_html = $4, updated_at = now()
+		WHERE site_id = $1 AND id = $2 AND state <> 'deleted' AND COALESCE(`+liveVersionSQL+`, 0) < $3`,
+		siteID, pageID, version, html)
+	if err != nil {
+		return false, fmt.Errorf("record live version %d of page %s: %w", version, pageID, err)
 	}
 	return tag.RowsAffected() == 1, nil
 }
@@ -148,17 +172,30 @@ func (s *Store) Page(ctx context.Context, siteID, pageID string) (PageRecord, bo
 	return p, true, nil
 }
 
+// SetInsertedSeq records the sequence of the page's latest links.inserted.
+// The caller holds the page's row lock, so sequences never repeat.
+func (t *Tx) SetInsertedSeq(ctx context.Context, siteID, pageID string, seq int64) error {
+	t.queue(`UPDATE pages SET inserted_seq = $3 WHERE site_id = $1 AND id = $2`, siteID, pageID, seq)
+	return nil
+}
+
 // SetLinkedHTML stores the HTML with our links placed.
 func (t *Tx) SetLinkedHTML(ctx context.Context, siteID, pageID, html string) error {
 	t.queue(`UPDATE pages SET linked_html = $3, updated_at = now() WHERE site_id = $1 AND id = $2`, siteID, pageID, html)
 	return nil
 }
 
-// MarkPageDeleted retires a page unless a newer version is stored; the
-// page's own links are removed and links pointing at it become broken.
+// MarkPageDeleted retires a page unless a newer version is stored. A page
+// not seen yet gets a tombstone (state deleted, the version), so its
+// generate or publish arriving later, no newer, changes nothing: the
+// planner and the deletion consumers read CONTENT independently, and a
+// delete may be handled first. The page's own links are removed and links
+// pointing at it become broken.
 func (t *Tx) MarkPageDeleted(ctx context.Context, siteID, pageID string, version int64) (bool, error) {
-	tag, err := t.exec(ctx, `UPDATE pages SET state = 'deleted', version = $3, updated_at = now()
-		WHERE site_id = $1 AND id = $2 AND version <= $3`, siteID, pageID, version)
+	tag, err := t.exec(ctx, `INSERT INTO pages (site_id, id, url, title, kind, version, html, state, updated_at)
+		VALUES ($1, $2, '', '', 'page', $3, '', 'deleted', now())
+		ON CONFLICT (site_id, id) DO UPDATE SET state = 'deleted', version = EXCLUDED.version, updated_at = now()
+		WHERE pages.version <= EXCLUDED.version`, siteID, pageID, version)
 	if err != nil {
 		return false, fmt.Errorf("delete page %s: %w", pageID, err)
 	}

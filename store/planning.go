@@ -289,11 +289,11 @@ func (t *Tx) Lock(ctx context.Context, siteID string, l planning.Locks) error {
 	return nil
 }
 
-// Dependants lists, sorted, the live pages with a plan that depend on a
-// page, as the domain names them. Each kind of dependant is its own
-// indexed query, and only the ones that apply are sent, so the cost
-// follows the dependants, not the site.
-func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependants) ([]string, error) {
+// Dependants lists, sorted, up to limit live pages with a plan whose ids
+// sort after after, that depend on a page as the domain names them. Each
+// kind of dependant is its own indexed query, and only the ones that apply
+// are sent, so the cost follows the dependants asked for, not the site.
+func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependants, after string, limit int) ([]string, error) {
 	live := `SELECT id FROM pages WHERE site_id = $1 AND id <> $2 AND state <> 'deleted' AND plan_id <> '' AND `
 	args := []any{siteID, d.ExcludedPageID}
 	var arms []string
@@ -319,7 +319,10 @@ func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependant
 	if len(arms) == 0 {
 		return nil, nil
 	}
-	rows, err := t.query(ctx, strings.Join(arms, " UNION ")+` ORDER BY id`, args...)
+	for i := range arms {
+		arms[i] = "(" + arms[i] + ` AND id > ` + arg(after) + ` ORDER BY id LIMIT ` + arg(limit) + ")"
+	}
+	rows, err := t.query(ctx, `SELECT id FROM (`+strings.Join(arms, " UNION ")+`) AS dependants ORDER BY id LIMIT `+arg(limit), args...)
 	if err != nil {
 		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
 	}

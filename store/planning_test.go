@@ -135,7 +135,7 @@ func ptOpen(t *testing.T) (*Store, site.Structure) {
 	t.Cleanup(s.Close)
 	st := ptStructure()
 	err = s.InTx(ctx, func(tx *Tx) error {
-		if _, err := tx.SaveStructure(ctx, st, nil, nil); err != nil {
+		if _, err := tx.SaveStructure(ctx, st, nil, StructureOrder{}, nil); err != nil {
 			return err
 		}
 		for _, fp := range ptPages {
@@ -202,7 +202,7 @@ func ptDependants(t *testing.T, s *Store, d planning.Dependants) []string {
 	var ids []string
 	err := s.InTx(ctx, func(tx *Tx) error {
 		var err error
-		ids, err = tx.Dependants(ctx, ptSite, d)
+		ids, err = tx.Dependants(ctx, ptSite, d, "", 1000)
 		return err
 	})
 	if err != nil {

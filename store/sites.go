@@ -17,22 +17,36 @@ type SiteRecord struct {
 	Overrides json.RawMessage
 }
 
-// SaveStructure replaces a site's structure. A structure stamped older than
-// the stored one changes nothing and reports false.
-func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides json.RawMessage, stampedAt *time.Time) (bool, error) {
+// StructureOrder is where a site.updated event sits in the order the
+// broker stored them: its stream's creation time (a recreated stream
+// starts a new, later order) and its sequence in the stream.
+type StructureOrder struct {
+	StreamCreated time.Time
+	Seq           uint64
+}
+
+// SaveStructure replaces a site's structure, unless the stored one came
+// later in the broker's order; then it changes nothing and reports false.
+// The order is the broker's, not the producer's clock: an event's time is
+// optional, and concurrent workers may apply two updates in either order.
+func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides json.RawMessage, order StructureOrder, stampedAt *time.Time) (bool, error) {
 	if len(overrides) == 0 {
 		overrides = json.RawMessage(`{}`)
 	}
 	tag, err := t.exec(ctx, `
-		INSERT INTO sites (id, base_url, name, policy, overrides, structure_event_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, now())
+		INSERT INTO sites (id, base_url, name, policy, overrides, structure_event_at, structure_stream_created,
+			structure_stream_seq, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
 		ON CONFLICT (id) DO UPDATE SET
 			base_url = EXCLUDED.base_url, name = EXCLUDED.name, policy = EXCLUDED.policy,
-			overrides = EXCLUDED.overrides, structure_event_at = EXCLUDED.structure_event_at, updated_at = now(),
+			overrides = EXCLUDED.overrides, structure_event_at = EXCLUDED.structure_event_at,
+			structure_stream_created = EXCLUDED.structure_stream_created,
+			structure_stream_seq = EXCLUDED.structure_stream_seq, updated_at = now(),
 			structure_version = sites.structure_version + 1
-		WHERE sites.structure_event_at IS NULL OR EXCLUDED.structure_event_at IS NULL
-		   OR EXCLUDED.structure_event_at >= sites.structure_event_at`,
-		st.Site.ID, st.Site.BaseURL, st.Site.Name, st.Site.Policy, overrides, stampedAt)
+		WHERE sites.structure_stream_created IS NULL
+		   OR (EXCLUDED.structure_stream_created, EXCLUDED.structure_stream_seq)
+		      > (sites.structure_stream_created, sites.structure_stream_seq)`,
+		st.Site.ID, st.Site.BaseURL, st.Site.Name, st.Site.Policy, overrides, stampedAt, order.StreamCreated, int64(order.Seq))
 	if err != nil {
 		return false, fmt.Errorf("save site %s: %w", st.Site.ID, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -67,25 +68,26 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 }
 
 // ensureDatabase creates the configured database when it is missing, through
-// the server's maintenance database.
+// the server's maintenance database. It tries the database itself first:
+// a production role may not be allowed to connect to "postgres".
 func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig) error {
 	name := cfg.Database
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err == nil {
+		return conn.Close(ctx)
+	}
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "3D000" { // 3D000: invalid_catalog_name, no such database
+		return fmt.Errorf("connect to database %s: %w", name, err)
+	}
 	maint := cfg.Copy()
 	maint.Database = "postgres"
-	conn, err := pgx.ConnectConfig(ctx, maint)
+	conn, err = pgx.ConnectConfig(ctx, maint)
 	if err != nil {
 		return fmt.Errorf("connect to postgres maintenance database: %w", err)
 	}
 	defer conn.Close(ctx)
-	var exists bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
-		return fmt.Errorf("look up database %s: %w", name, err)
-	}
-	if exists {
-		return nil
-	}
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created meanwhile by another process
 		return nil
 	}
@@ -183,9 +185,16 @@ func (t *Tx) commit(ctx context.Context) error {
 	return nil
 }
 
+// rollbackTimeout bounds a ROLLBACK: on a connection that no longer
+// answers it would otherwise wait for ever. A connection released with its
+// transaction still open is closed by the pool.
+const rollbackTimeout = 5 * time.Second
+
 func (t *Tx) rollback(ctx context.Context) {
 	if t.begun {
-		_, _ = t.conn.Exec(context.WithoutCancel(ctx), "ROLLBACK")
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rollbackTimeout)
+		defer cancel()
+		_, _ = t.conn.Exec(ctx, "ROLLBACK")
 	}
 }
 

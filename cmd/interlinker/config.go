@@ -51,6 +51,30 @@ func (s *settings) Int(p *int, name, help string) {
 	s.fs.IntVar(p, name, *p, s.usage(name, help))
 }
 
+func (s *settings) Int64(p *int64, name, help string) {
+	if v, ok := s.envOr(name); ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s: %w", envName(name), err))
+		} else {
+			*p = n
+		}
+	}
+	s.fs.Int64Var(p, name, *p, s.usage(name, help))
+}
+
+func (s *settings) Bool(p *bool, name, help string) {
+	if v, ok := s.envOr(name); ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s: %w", envName(name), err))
+		} else {
+			*p = b
+		}
+	}
+	s.fs.BoolVar(p, name, *p, s.usage(name, help))
+}
+
 func (s *settings) Duration(p *time.Duration, name, help string) {
 	if v, ok := s.envOr(name); ok {
 		d, err := time.ParseDuration(v)
@@ -67,8 +91,8 @@ func (s *settings) Duration(p *time.Duration, name, help string) {
 func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.String(&cfg.DatabaseURL, "database-url", "PostgreSQL URL; the database is created if missing and migrated at start")
 	dbConns := int(cfg.DBMaxConns)
-	s.Int(&dbConns, "db-max-conns", "largest number of open Postgres connections")
-	s.String(&cfg.NATSURL, "nats-url", "NATS server to use; empty embeds a JetStream server")
+	s.Int(&dbConns, "db-max-conns", "largest number of open Postgres connections; 0 sizes the pool to the handlers (workers × stages + 6)")
+	s.String(&cfg.NATSURL, "nats-url", "NATS server to use (NATS 2.10+ with JetStream)")
 	s.String(&cfg.NATSListen, "nats-listen", "where the embedded NATS server listens (host:port)")
 	s.String(&cfg.HTTPAddr, "http-addr", "address of /healthz, /readyz and /metrics")
 	s.String(&cfg.DataDir, "data-dir", "local state: the embedded NATS server stores its streams in DATA_DIR/nats")
@@ -76,10 +100,14 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Duration(&cfg.HandlerTimeout, "handler-timeout", "time limit of one attempt at one event")
 	s.Duration(&cfg.RetryTotal, "retry-total", "how long a failing event is retried in process before JetStream redelivers it")
 	s.Duration(&cfg.AckWait, "ack-wait", "JetStream AckWait of every consumer; must exceed handler-timeout + retry-total by over 1s")
-	s.Int(&cfg.MaxDeliver, "max-deliver", "deliveries of a failing event before it is dead-lettered")
-	s.Int(&cfg.PullBuffer, "pull-buffer", "messages each handler fetches ahead")
+	s.Int(&cfg.MaxDeliver, "max-deliver", "failed deliveries of an event before it is dead-lettered; failures because Postgres or NATS is away do not count")
+	s.Int(&cfg.DeliveryCeiling, "delivery-ceiling", "JetStream max_deliver, counting every delivery; an event reaching it is dead-lettered")
+	s.Int(&cfg.PullBuffer, "pull-buffer", "messages each handler fetches ahead (their AckWait runs while they wait)")
+	s.Int(&cfg.PullBytes, "pull-bytes", "bytes each handler fetches ahead; raised to the server's max payload")
 	s.Duration(&cfg.DuplicateWindow, "duplicate-window", "how long JetStream remembers event ids (Nats-Msg-Id) to drop duplicates")
 	s.Duration(&cfg.StreamMaxAge, "stream-max-age", "how long streams keep events")
+	s.Int64(&cfg.StreamMaxBytes, "stream-max-bytes", "storage limit of each stream; a full stream refuses new events until old ones age out")
+	s.Duration(&cfg.InboxRetention, "inbox-retention", "how long consumers remember applied event ids; at least stream-max-age")
 	s.Int(&cfg.OutboxBatch, "outbox-batch", "events relayed from the outbox per batch")
 	s.Duration(&cfg.CountInterval, "count-interval", "how often cached inbound/outbound link counts are recounted")
 	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "how long in-flight work may take at shutdown")
@@ -102,6 +130,9 @@ func (s *settings) finish(args []string, cfg *service.Config, logLevel string) e
 		// Watermill gives up on a message one second before JetStream redelivers it.
 		if cfg.AckWait-time.Second <= cfg.HandlerTimeout+cfg.RetryTotal {
 			return fmt.Errorf("ack-wait %s must exceed handler-timeout %s + retry-total %s by more than 1s", cfg.AckWait, cfg.HandlerTimeout, cfg.RetryTotal)
+		}
+		if cfg.InboxRetention < cfg.StreamMaxAge {
+			return fmt.Errorf("inbox-retention %s must be at least stream-max-age %s: a redelivered event older than the inbox would apply twice", cfg.InboxRetention, cfg.StreamMaxAge)
 		}
 		var level slog.Level
 		if err := level.UnmarshalText([]byte(logLevel)); err != nil {

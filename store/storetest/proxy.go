@@ -1,10 +1,14 @@
 package storetest
 
 import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Proxy forwards TCP connections to a target and can cut them all: while
@@ -14,10 +18,28 @@ type Proxy struct {
 	ln     net.Listener
 	target string
 
-	mu    sync.Mutex
-	cut   bool
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
+	mu        sync.Mutex
+	cut       bool
+	latency   time.Duration
+	databases []string
+	conns     map[net.Conn]struct{}
+	wg        sync.WaitGroup
+}
+
+// SetLatency delays every reply from the server by d, as a slow or distant
+// database would; 0 removes the delay.
+func (p *Proxy) SetLatency(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.latency = d
+}
+
+// Databases lists the database each connection through the proxy asked
+// for in its startup message, in order.
+func (p *Proxy) Databases() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.databases...)
 }
 
 // NewProxy listens on a free loopback port and forwards to target.
@@ -84,14 +106,65 @@ func (p *Proxy) accept() {
 		p.conns[server] = struct{}{}
 		p.mu.Unlock()
 		p.wg.Add(2)
-		go p.pipe(client, server)
-		go p.pipe(server, client)
+		go func() {
+			if err := p.forwardStartup(server, client); err != nil {
+				client.Close()
+				server.Close()
+			}
+			p.pipe(server, client, false)
+		}()
+		go p.pipe(client, server, true)
 	}
 }
 
-func (p *Proxy) pipe(dst, src net.Conn) {
+// forwardStartup passes the client's startup message on, noting the
+// database it names.
+func (p *Proxy) forwardStartup(server, client net.Conn) error {
+	var head [4]byte
+	if _, err := io.ReadFull(client, head[:]); err != nil {
+		return err
+	}
+	n := int(binary.BigEndian.Uint32(head[:]))
+	if n < 8 || n > 1<<16 {
+		return fmt.Errorf("startup message of %d bytes", n)
+	}
+	body := make([]byte, n-4)
+	if _, err := io.ReadFull(client, body); err != nil {
+		return err
+	}
+	// Protocol version, then NUL-terminated key and value pairs.
+	fields := bytes.Split(body[4:], []byte{0})
+	for i := 0; i+1 < len(fields); i += 2 {
+		if string(fields[i]) == "database" {
+			p.mu.Lock()
+			p.databases = append(p.databases, string(fields[i+1]))
+			p.mu.Unlock()
+		}
+	}
+	_, err := server.Write(append(head[:], body...))
+	return err
+}
+
+func (p *Proxy) pipe(dst, src net.Conn, fromServer bool) {
 	defer p.wg.Done()
-	_, _ = io.Copy(dst, src)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			delay := p.latency
+			p.mu.Unlock()
+			if fromServer && delay > 0 {
+				time.Sleep(delay)
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
 	dst.Close()
 	src.Close()
 	p.mu.Lock()

@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+	"github.com/interlinker/interlinker/store/storetest"
+)
+
+// runMainEnv makes the test binary run the interlinker command instead of
+// its tests, so a test can start real replicas as processes and kill them.
+const runMainEnv = "INTERLINKER_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// replica is one `interlinker serve` process.
+type replica struct {
+	cmd  *exec.Cmd
+	log  *syncBuffer
+	done chan struct{} // closed when the process has exited
+}
+
+func (r *replica) exited() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func startReplica(t *testing.T, name, natsURL, dbURL string) *replica {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "serve", "--nats-url", natsURL, "--database-url", dbURL,
+		"--http-addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--workers", "2", "--db-max-conns", "12",
+		"--handler-timeout", "2s", "--retry-total", "3s", "--ack-wait", "7s", "--log-level", "warn")
+	cmd.Env = append(os.Environ(), runMainEnv+"=1")
+	r := &replica{cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = r.log, r.log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start replica %s: %v", name, err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		if !r.exited() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			<-r.done
+		}
+		if t.Failed() {
+			t.Logf("replica %s log:\n%s", name, r.log.String())
+		}
+	})
+	return r
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// publisher applies links.inserted as a downstream publisher must: a
+// page's event replaces what it holds only if its sequence is higher.
+type publisher struct {
+	mu      sync.Mutex
+	applied map[string]events.LinksInsertedData
+	count   map[string]int // links.inserted received per page
+}
+
+func (p *publisher) receive(d events.LinksInsertedData) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.count[d.PageID]++
+	if d.Sequence > p.applied[d.PageID].Sequence {
+		p.applied[d.PageID] = d
+	}
+}
+
+func (p *publisher) pages() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.count)
+}
+
+func TestTwoReplicasOneKilledMidStreamLinkEveryPageExactlyOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills replica processes")
+	}
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	dbURL := storetest.NewDatabase(t)
+	// The first replica creates and migrates the database before the
+	// second starts, as a rolling start would.
+	a := startReplica(t, "a", srv.ClientURL(), dbURL)
+	b := startReplica(t, "b", srv.ClientURL(), dbURL)
+
+	nc, err := nats.Connect(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	go func() {
+		// Waiting on anything is pointless once replica b is gone.
+		select {
+		case <-b.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	waitForStream(t, ctx, js, "LINKS")
+	pub := &publisher{applied: map[string]events.LinksInsertedData{}, count: map[string]int{}}
+	cons, err := js.OrderedConsumer(ctx, "LINKS", jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.LinksInserted}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		var ev events.Event
+		var d events.LinksInsertedData
+		if json.Unmarshal(m.Data(), &ev) == nil && json.Unmarshal(ev.Data, &d) == nil {
+			pub.receive(d)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Stop()
+
+	send := func(ev events.Event) {
+		t.Helper()
+		raw, err := ev.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			_, err := js.PublishMsg(ctx, &nats.Msg{Subject: ev.Type, Data: raw, Header: nats.Header{nats.MsgIdHdr: {ev.MsgID()}}})
+			if err == nil {
+				return
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("publish %s: %v", ev.ID, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	send(replicaEvent(t, events.SiteUpdated, "site", events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: "s1", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "hiking", Name: "Hiking", URL: "/hiking/"}},
+		Clusters: []events.ClusterInfo{{ID: "boots", SectorID: "hiking", Name: "Hiking Boots",
+			PrimaryKeyword: "hiking boots", Keywords: []string{"trail boots"}}},
+	}))
+	send(replicaPage(t, "boots-hub", "hub", "/hiking/boots/",
+		`<h1>Hiking Boots</h1><p>Our guide to hiking boots covers fit, materials and care.</p>`))
+	await(t, ctx, "hub linked", func() bool { return pub.pages() == 1 })
+
+	const n = 150
+	for i := range n {
+		if i == n/3 {
+			await(t, ctx, "a third of the pages linked", func() bool { return pub.pages() > n/4 })
+			if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			<-a.done
+		}
+		id := fmt.Sprintf("tip-%03d", i)
+		send(replicaPage(t, id, "supporting", "/hiking/boots/"+id+"/",
+			fmt.Sprintf(`<h1>Tip %d</h1><p>Good care keeps your hiking boots dry, tip %d.</p><p>Dry them slowly.</p>`, i, i)))
+	}
+	await(t, ctx, "every page linked", func() bool { return pub.pages() == n+1 })
+
+	// Let the hub's re-plans settle: the last links.inserted stops changing.
+	st, err := store.Open(ctx, dbURL, store.Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	await(t, ctx, "the publisher holding every page's stored plan", func() bool {
+		for id, d := range pub.snapshot() {
+			rec, _, err := st.Page(ctx, "s1", id)
+			if err != nil || rec.LinkedHTML == "" || d.HTML != rec.LinkedHTML || d.Sequence != rec.InsertedSeq {
+				return false
+			}
+		}
+		return true
+	})
+	for id, c := range pub.counts() {
+		if id != "boots-hub" && c != 1 {
+			t.Errorf("page %s: %d links.inserted, want exactly 1", id, c)
+		}
+	}
+	if b.exited() {
+		t.Errorf("replica b exited: %v", b.cmd.ProcessState)
+	}
+}
+
+func (p *publisher) snapshot() map[string]events.LinksInsertedData {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]events.LinksInsertedData, len(p.applied))
+	for k, v := range p.applied {
+		out[k] = v
+	}
+	return out
+}
+
+func (p *publisher) counts() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]int, len(p.count))
+	for k, v := range p.count {
+		out[k] = v
+	}
+	return out
+}
+
+func replicaEvent(t *testing.T, typ, id string, data any) events.Event {
+	t.Helper()
+	raw, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events.Event{SpecVersion: "1.0", ID: id, Source: "replica-test", Type: typ, SiteID: "s1", Data: raw}
+}
+
+func replicaPage(t *testing.T, id, kind, url, html string) events.Event {
+	return replicaEvent(t, events.ContentGenerated, "gen-"+id, events.ContentData{Page: events.PageInfo{
+		ID: id, URL: url, Title: id, Kind: kind, ClusterID: "boots", SectorID: "hiking", Version: 1, HTML: html}})
+}
+
+func waitForStream(t *testing.T, ctx context.Context, js jetstream.JetStream, name string) {
+	t.Helper()
+	await(t, ctx, "stream "+name+" provisioned", func() bool {
+		_, err := js.Stream(ctx, name)
+		return err == nil
+	})
+}
+
+// await waits for cond with the demo's poll, failing the test when ctx
+// ends first.
+func await(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	if err := waitUntil(ctx, time.Hour, cond); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
