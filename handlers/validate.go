@@ -56,10 +56,7 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		if err := tx.QueueLinkCounts(ctx, ev.SiteID, touched); err != nil {
 			return err
 		}
-		seq := page.InsertedSeq + 1
-		if err := tx.SetInsertedSeq(ctx, ev.SiteID, page.ID, seq); err != nil {
-			return err
-		}
+		seq := page.InsertedSeq // numbered when the linked HTML was stored
 		inserted := events.LinksInsertedData{
 			PageID: page.ID, Version: page.Version, Sequence: seq, URL: page.URL, HTML: page.LinkedHTML,
 			Links:       linkResults(links),

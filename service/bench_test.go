@@ -31,6 +31,9 @@ func BenchmarkPipelineVsRawJetStream(b *testing.B) {
 	if c := os.Getenv("INTERLINKER_BENCH_CONNS"); c != "" {
 		fmt.Sscan(c, &cfg.DBMaxConns)
 	}
+	if p := os.Getenv("INTERLINKER_BENCH_PULL"); p != "" {
+		fmt.Sscan(p, &cfg.PullBuffer)
+	}
 	h := startHarness(b, cfg)
 	h.publish(siteEvent("bench"))
 	h.publish(hubEvent("bench"))

@@ -28,7 +28,7 @@ type PageRecord struct {
 	PlanID        string
 	PlanHorizon   planning.Horizon // what the current plan saw of the site
 	WordCount     int
-	InsertedSeq   int64  // the sequence of the page's last links.inserted
+	InsertedSeq   int64  // the sequence of the links.inserted of its current linked HTML
 	DeliveryError string // why its latest result could not be published, if it could not
 	Inbound       int
 	Outbound      int
@@ -172,16 +172,14 @@ func (s *Store) Page(ctx context.Context, siteID, pageID string) (PageRecord, bo
 	return p, true, nil
 }
 
-// SetInsertedSeq records the sequence of the page's latest links.inserted.
-// The caller holds the page's row lock, so sequences never repeat.
-func (t *Tx) SetInsertedSeq(ctx context.Context, siteID, pageID string, seq int64) error {
-	t.queue(`UPDATE pages SET inserted_seq = $3 WHERE site_id = $1 AND id = $2`, siteID, pageID, seq)
-	return nil
-}
-
-// SetLinkedHTML stores the HTML with our links placed.
+// SetLinkedHTML stores the HTML with our links placed and numbers the
+// links.inserted it will go out in: the page's next sequence (PageRecord's
+// InsertedSeq once read back). The caller holds the page's row lock, so
+// sequences never repeat, and numbering here spares the validate stage a
+// write of the page row.
 func (t *Tx) SetLinkedHTML(ctx context.Context, siteID, pageID, html string) error {
-	t.queue(`UPDATE pages SET linked_html = $3, updated_at = now() WHERE site_id = $1 AND id = $2`, siteID, pageID, html)
+	t.queue(`UPDATE pages SET linked_html = $3, inserted_seq = inserted_seq + 1, updated_at = now()
+		WHERE site_id = $1 AND id = $2`, siteID, pageID, html)
 	return nil
 }
 

@@ -442,7 +442,8 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 		// Snapshots from before anchor_key existed fold it as its migration did.
 		`UPDATE links SET anchor_key = lower(regexp_replace(btrim(anchor), '\s+', ' ', 'g'))
 			WHERE site_id = $1 AND source_page_id = $2 AND anchor_key IS NULL`,
-		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, plan_horizon = s.plan_horizon, updated_at = now()
+		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, plan_horizon = s.plan_horizon,
+			inserted_seq = p.inserted_seq + 1, updated_at = now()
 			FROM link_snapshots s WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.site_id = $1 AND p.id = $2`,
 	} {
 		args := []any{siteID, pageID}
