@@ -49,12 +49,13 @@ func testLogger() *slog.Logger {
 }
 
 type harness struct {
-	t        testing.TB
-	svc      *Service
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	inserted *collector
-	dead     *collector
+	t              testing.TB
+	shutDownByTest bool // the test shut the service down and checked the outcome
+	svc            *Service
+	nc             *nats.Conn
+	js             jetstream.JetStream
+	inserted       *collector
+	dead           *collector
 }
 
 func startHarness(t testing.TB, cfg Config) *harness {
@@ -65,14 +66,14 @@ func startHarness(t testing.TB, cfg Config) *harness {
 	if err != nil {
 		t.Fatalf("start service: %v", err)
 	}
+	h := &harness{t: t, svc: svc}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := svc.Shutdown(ctx); err != nil {
+		if err := svc.Shutdown(ctx); err != nil && !h.shutDownByTest {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	h := &harness{t: t, svc: svc}
 	h.connect(svc.NATSURL())
 	return h
 }

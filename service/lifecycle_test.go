@@ -3,14 +3,18 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store/storetest"
 )
 
 func TestHealthReadinessAndMetricsAreServed(t *testing.T) {
@@ -176,4 +180,80 @@ func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d pages were linked before the shutdown", stoppedAt-1, n)
+}
+
+func TestShutdownPastItsBudgetLeavesWorkBehindWithoutPanicking(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.ShutdownTimeout = time.Second
+	proxy := storetest.NewProxy(t, "127.0.0.1:5432")
+	cfg.DatabaseURL = storetest.WithHost(t, cfg.DatabaseURL, proxy.Addr())
+	h := startHarness(t, cfg)
+	h.siteWithLinkedHub("s1")
+	// Every database reply now takes longer than the whole shutdown
+	// budget, so handlers are still working when it runs out.
+	proxy.SetLatency(3 * time.Second)
+	for i := range 20 {
+		h.publish(pageEvent("s1", fmt.Sprintf("article-%03d", i), "supporting", 1, supportingHTML(i)))
+	}
+	waitFor(t, waitLong, "handlers busy", func() bool {
+		return h.metricTotal("interlinker_events_in_total", `subject="content.generated"`) >= 3 // the hub and two articles
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h.shutDownByTest = true
+	err := h.svc.Shutdown(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("shutdown past its budget returned %v, want the deadline reported", err)
+	}
+	proxy.SetLatency(0)
+	// Handlers left running finish on their own; the router closed its
+	// channels only after its loops stopped, so nothing panics meanwhile.
+	time.Sleep(2 * time.Second)
+}
+
+// lockedBuffer is a log sink tests read while the service writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestEachFailedDeliveryIsLoggedOnceAndNeverAsAnError(t *testing.T) {
+	cfg := testConfig(t)
+	logs := &lockedBuffer{}
+	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	h := startHarness(t, cfg)
+	// A page for a site not known yet fails, expectedly, until it is.
+	h.publish(hubEvent("s1"))
+	waitFor(t, waitLong, "two failed deliveries", func() bool {
+		return h.metricTotal("interlinker_handler_errors_total", `kind="not_yet"`) >= 2
+	})
+	h.publish(siteEvent("s1"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "boots-hub")) == 1 })
+	h.waitIdle(waitLong)
+
+	failed := h.metricTotal("interlinker_handler_errors_total", `kind="not_yet"`)
+	var reported int
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, "level=ERROR") {
+			t.Errorf("an expected retry was logged as an error: %s", line)
+		}
+		if strings.Contains(line, "gen-s1-boots-hub-v1") && strings.Contains(line, "level=WARN") {
+			reported++
+		}
+	}
+	if float64(reported) != failed {
+		t.Errorf("%d failed deliveries logged %d times at WARN, want once each", int(failed), reported)
+	}
 }

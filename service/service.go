@@ -334,7 +334,10 @@ func (s *Service) teardown(ctx context.Context) error {
 		s.embedded.WaitForShutdown()
 	}
 	if s.store != nil {
-		s.store.Close()
+		// Closing the pool waits for every connection a handler still holds.
+		if err := within(ctx, "close database", func() error { s.store.Close(); return nil }); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return err

@@ -136,3 +136,24 @@ func TestPublishSendsEventFilesWithTheirIDsAndRefusesInvalidOnes(t *testing.T) {
 		t.Errorf("CONTENT holds %d events, want the 4 documented ones only", info.NumPending)
 	}
 }
+
+func TestServeNeedsTheSharedNATSUnlessAPrivateOneIsAskedFor(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve"}, "serve needs --nats-url"},
+		{[]string{"serve", "--nats-url", "nats://127.0.0.1:1", "--embedded-nats"}, "not both"},
+	} {
+		err := run(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+	if err := natsChoice("", true); err != nil {
+		t.Errorf("--embedded-nats alone refused: %v", err)
+	}
+	if err := natsChoice("nats://nats.internal:4222", false); err != nil {
+		t.Errorf("--nats-url alone refused: %v", err)
+	}
+}
