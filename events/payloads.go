@@ -152,8 +152,8 @@ type LinksReviewData struct {
 type LinksInsertedData struct {
 	PageID  string `json:"page_id"`
 	Version int64  `json:"version"`
-	// Sequence increases with every links.inserted of the page, whichever
-	// replica emits it: a publisher applies an event only if its sequence
+	// Sequence rises with every links.inserted of the page (gaps are
+	// possible), whichever replica emits it: a publisher applies an event only if its sequence
 	// is above the last one it applied, so a stale one arriving late loses.
 	Sequence int64  `json:"sequence"`
 	URL      string `json:"url"`

@@ -134,19 +134,14 @@ func TestEachLinksInsertedOfAPageCarriesAHigherSequence(t *testing.T) {
 	}
 	for _, page := range []string{"boots-hub", "tip-0"} {
 		emitted := h.inserted.insertedFor(t, "s1", page)
-		seen := map[int64]bool{}
+		// Sequences rise in the order the events go out; a plan replaced
+		// before it was validated leaves a gap.
 		var newest events.LinksInsertedData
 		for _, d := range emitted {
-			if d.Sequence < 1 || seen[d.Sequence] {
-				t.Errorf("page %s: sequence %d repeated or unset", page, d.Sequence)
+			if d.Sequence <= newest.Sequence {
+				t.Errorf("page %s: sequence %d after %d", page, d.Sequence, newest.Sequence)
 			}
-			seen[d.Sequence] = true
-			if d.Sequence > newest.Sequence {
-				newest = d
-			}
-		}
-		if newest.Sequence != int64(len(emitted)) {
-			t.Errorf("page %s: %d emissions, highest sequence %d", page, len(emitted), newest.Sequence)
+			newest = d
 		}
 		rec, _, err := h.svc.Store().Page(t.Context(), "s1", page)
 		if err != nil {
