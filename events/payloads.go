@@ -2,6 +2,7 @@ package events
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -58,7 +59,7 @@ type PageInfo struct {
 	Keywords       []string            `json:"keywords,omitempty"`
 	Labels         []string            `json:"labels,omitempty"`
 	Attributes     map[string][]string `json:"attributes,omitempty"`
-	Priority       int                 `json:"priority,omitempty"`
+	Priority       Priority            `json:"priority,omitempty"`
 	PublishedAt    *time.Time          `json:"published_at,omitempty"`
 	Version        int64               `json:"version"`
 	HTML           string              `json:"html"`
@@ -203,4 +204,26 @@ type RuleResult struct {
 	Passed   bool   `json:"passed"`
 	Severity string `json:"severity"`
 	Detail   string `json:"detail"`
+}
+
+// Priority is a page's priority: an integer, or a boolean as the silo
+// seed's is_priority sends it (true is 1, false 0).
+type Priority int
+
+// UnmarshalJSON accepts an integer or a boolean.
+func (p *Priority) UnmarshalJSON(raw []byte) error {
+	var b bool
+	if err := json.Unmarshal(raw, &b); err == nil {
+		*p = 0
+		if b {
+			*p = 1
+		}
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return fmt.Errorf("priority %s: want an integer or a boolean", raw)
+	}
+	*p = Priority(n)
+	return nil
 }

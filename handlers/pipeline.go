@@ -197,7 +197,7 @@ func pageFromEvent(siteID string, in events.PageInfo) (site.Page, error) {
 	p := site.Page{
 		SiteID: siteID, ID: in.ID, URL: in.URL, Title: in.Title, Kind: kind, ClusterID: in.ClusterID,
 		SectorID: in.SectorID, PrimaryKeyword: in.PrimaryKeyword, Keywords: in.Keywords, Labels: in.Labels,
-		Attributes: in.Attributes, Priority: in.Priority, Version: in.Version, HTML: in.HTML,
+		Attributes: in.Attributes, Priority: int(in.Priority), Version: in.Version, HTML: in.HTML,
 	}
 	if in.PublishedAt != nil {
 		p.PublishedAt = *in.PublishedAt
