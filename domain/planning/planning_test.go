@@ -108,12 +108,14 @@ func inBody(p Plan) []link.Link {
 
 func TestATargetIsOfferedOnceEvenAsAReviewSuggestion(t *testing.T) {
 	st, pol, hub, article := fixture()
-	st.Attributes = []site.Attribute{{ID: "material", Name: "material", Values: []string{"leather"}}}
-	st.Clusters[0].Attributes = map[string][]string{"material": {"leather"}}
+	st.Attributes = []site.Attribute{{ID: "material", Name: "material", Values: []string{"leather"}},
+		{ID: "terrain", Name: "terrain", Values: []string{"mountain"}}}
+	st.Clusters[0].Attributes = map[string][]string{"material": {"leather"}, "terrain": {"mountain"}}
 	st.BuildIndex()
 	article.PrimaryKeyword = "boot care"
-	// A sibling that scores in the review band: full attribute share (40)
-	// and the link-count gap (5), little keyword overlap.
+	// A sibling that scores in the review band: two shared attribute
+	// values (the full 40) and the link-count gap (5), little keyword
+	// overlap.
 	sibling := Target{Page: site.Page{SiteID: "s", ID: "laces", URL: "/hiking/boots/laces/", Title: "Lacing knots",
 		Kind: site.KindSupporting, ClusterID: "boots", PrimaryKeyword: "lacing knots"}}
 	plan := planOf(t, Input{Structure: st, Policy: pol, Page: article, Hub: &hub, Targets: []Target{{Page: hub}, sibling}})

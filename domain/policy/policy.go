@@ -59,8 +59,12 @@ type Policy struct {
 	WeightRecency          float64 `json:"weight_recency"`           // 0–100
 	WeightLinkCountGap     float64 `json:"weight_link_count_gap"`    // 0–100
 	RecencyDecayDays       float64 `json:"recency_decay_days"`       // 1–3650
-	AutoLinkScore          float64 `json:"auto_link_score"`          // 0–100
-	ReviewScore            float64 `json:"review_score"`             // 0–100, at most auto_link_score
+	// SharedAttributeSaturation is how many shared attribute values give
+	// the shared-attributes factor its full weight: sharing a value of
+	// the same attribute is strong evidence, so two are enough by default.
+	SharedAttributeSaturation int     `json:"shared_attribute_saturation"` // 1–20
+	AutoLinkScore             float64 `json:"auto_link_score"`             // 0–100
+	ReviewScore               float64 `json:"review_score"`                // 0–100, at most auto_link_score
 
 	// Anchors (SAG §2.3). Shares are fractions of a target's links. The
 	// anchor word limit bounds the phrases tried at every word of a page;
@@ -124,47 +128,48 @@ func Default(name string) (Policy, error) {
 		return Policy{}, fmt.Errorf("unknown policy %q (want %q or %q)", name, SAG, Silo)
 	}
 	return Policy{
-		Name:                     name,
-		MaxLinksPerParagraph:     2,
-		MinWordsBetweenLinks:     50,
-		UplinkParagraphs:         2,
-		MaxSiblingLinks:          2,
-		MaxCrossClusterPerHub:    2,
-		RelatedReadingMin:        2,
-		RelatedReadingMax:        3,
-		WeightSharedAttributes:   40,
-		WeightTargetAuthority:    25,
-		WeightKeywordOverlap:     20,
-		WeightRecency:            10,
-		WeightLinkCountGap:       5,
-		RecencyDecayDays:         182,
-		AutoLinkScore:            60,
-		ReviewScore:              40,
-		AnchorMinWords:           2,
-		AnchorMaxWords:           8,
-		MaxExactAnchorPerTarget:  3,
-		AnchorSharePrimary:       0.60,
-		AnchorShareTitle:         0.30,
-		AnchorShareNatural:       0.10,
-		AnchorDominanceFlagShare: 0.40,
-		DensityHub:               DensityBands{Short: DensityRange{5, 10}, Medium: DensityRange{10, 15}, Long: DensityRange{15, 20}},
-		DensityArticle:           DensityBands{Short: DensityRange{2, 5}, Medium: DensityRange{3, 8}, Long: DensityRange{4, 12}},
-		DensityProduct:           DensityBands{Short: DensityRange{2, 3}, Medium: DensityRange{3, 5}, Long: DensityRange{3, 5}},
-		DensityTerm:              DensityBands{Short: DensityRange{3, 0}, Medium: DensityRange{3, 0}, Long: DensityRange{3, 0}},
-		LabelOverlapMin:          2,
-		PriorityBonus:            2,
-		DiversityPenaltyPerLink:  0.25,
-		BudgetMin:                3,
-		BudgetMax:                5,
-		FirstLinkCountsExternal:  name == Silo,
-		BreadcrumbHTML:           name == SAG,
-		RelatedArticlesHeading:   "Related Articles",
-		RelatedReadingHeading:    "Related Reading",
-		TaxonomyHeading:          "Guides on this topic",
-		RelatedClusterLimit:      20,
-		RelatedCandidateLimit:    200,
-		MaxHTMLBytes:             5 << 20,
-		SnapshotsKept:            10,
+		Name:                      name,
+		MaxLinksPerParagraph:      2,
+		MinWordsBetweenLinks:      50,
+		UplinkParagraphs:          2,
+		MaxSiblingLinks:           2,
+		MaxCrossClusterPerHub:     2,
+		RelatedReadingMin:         2,
+		RelatedReadingMax:         3,
+		WeightSharedAttributes:    40,
+		WeightTargetAuthority:     25,
+		WeightKeywordOverlap:      20,
+		WeightRecency:             10,
+		WeightLinkCountGap:        5,
+		RecencyDecayDays:          182,
+		SharedAttributeSaturation: 2,
+		AutoLinkScore:             60,
+		ReviewScore:               40,
+		AnchorMinWords:            2,
+		AnchorMaxWords:            8,
+		MaxExactAnchorPerTarget:   3,
+		AnchorSharePrimary:        0.60,
+		AnchorShareTitle:          0.30,
+		AnchorShareNatural:        0.10,
+		AnchorDominanceFlagShare:  0.40,
+		DensityHub:                DensityBands{Short: DensityRange{5, 10}, Medium: DensityRange{10, 15}, Long: DensityRange{15, 20}},
+		DensityArticle:            DensityBands{Short: DensityRange{2, 5}, Medium: DensityRange{3, 8}, Long: DensityRange{4, 12}},
+		DensityProduct:            DensityBands{Short: DensityRange{2, 3}, Medium: DensityRange{3, 5}, Long: DensityRange{3, 5}},
+		DensityTerm:               DensityBands{Short: DensityRange{3, 0}, Medium: DensityRange{3, 0}, Long: DensityRange{3, 0}},
+		LabelOverlapMin:           2,
+		PriorityBonus:             2,
+		DiversityPenaltyPerLink:   0.25,
+		BudgetMin:                 3,
+		BudgetMax:                 5,
+		FirstLinkCountsExternal:   name == Silo,
+		BreadcrumbHTML:            name == SAG,
+		RelatedArticlesHeading:    "Related Articles",
+		RelatedReadingHeading:     "Related Reading",
+		TaxonomyHeading:           "Guides on this topic",
+		RelatedClusterLimit:       20,
+		RelatedCandidateLimit:     200,
+		MaxHTMLBytes:              5 << 20,
+		SnapshotsKept:             10,
 	}, nil
 }
 

@@ -56,6 +56,7 @@ func (p Policy) ranges() []valueRange {
 		{"weight_recency", 0, 100, p.WeightRecency},
 		{"weight_link_count_gap", 0, 100, p.WeightLinkCountGap},
 		{"recency_decay_days", 1, 3650, p.RecencyDecayDays},
+		{"shared_attribute_saturation", 1, 20, float64(p.SharedAttributeSaturation)},
 		{"auto_link_score", 0, 100, p.AutoLinkScore},
 		{"review_score", 0, 100, p.ReviewScore},
 

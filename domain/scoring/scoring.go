@@ -24,7 +24,10 @@ type Candidate struct {
 	// AttributeValues are the cluster's attribute values as "attribute=value".
 	AttributeValues []string
 	// Keywords are the primary keyword and keyword variations.
-	Keywords    []string
+	Keywords []string
+	// Inbound is the page's inbound links in the site's link graph, live
+	// and planned together: a new site whose links are only planned is
+	// not treated as unlinked.
 	Inbound     int
 	PublishedAt time.Time
 }
@@ -44,10 +47,11 @@ type Score struct {
 
 // SAG scores a target for a source with the five weighted factors of the SAG
 // policy. Each factor is a fraction from 0 to 1, multiplied by its weight:
-//   - shared attributes: the share of the source cluster's attribute values
-//     the target's cluster also has;
-//   - target authority: the target's inbound links on a log scale against
-//     the best-linked candidate;
+//   - shared attributes: the attribute values (same attribute, same value)
+//     source and target share, saturating: shared_attribute_saturation of
+//     them (2) give the whole weight, one gives half;
+//   - target authority: the target's inbound links (live and planned) on a
+//     log scale against the best-linked candidate;
 //   - keyword overlap: the share of the source's keyword words found in the
 //     target's keywords;
 //   - recency: exp(-age / recency_decay_days): 1 for a page published now,
@@ -55,7 +59,7 @@ type Score struct {
 //   - link-count gap: 1 for the least linked candidate, 0 for the most.
 func SAG(p policy.Policy, source, target Candidate, ctx Context) Score {
 	f := map[string]float64{
-		FactorSharedAttributes: sharedShare(source.AttributeValues, target.AttributeValues),
+		FactorSharedAttributes: sharedSaturating(source.AttributeValues, target.AttributeValues, p.SharedAttributeSaturation),
 		FactorTargetAuthority:  authority(target.Inbound, ctx.MaxInbound),
 		FactorKeywordOverlap:   wordOverlap(source.Keywords, target.Keywords),
 		FactorRecency:          recency(target.PublishedAt, ctx.Now, p.RecencyDecayDays),
@@ -112,11 +116,15 @@ func Silo(p policy.Policy, sourceLabels, targetLabels []string, targetPriority b
 	return round2(total), overlap
 }
 
-func sharedShare(source, target []string) float64 {
-	if len(source) == 0 {
-		return 0
+// sharedSaturating is the shared-attributes fraction: the values both
+// share, over the saturation, at most 1. A share of the source's values
+// would punish a cluster for having many (one shared value of four gave a
+// quarter), so two clusters that share a value scored too low to link.
+func sharedSaturating(source, target []string, saturation int) float64 {
+	if saturation < 1 {
+		saturation = 1
 	}
-	return float64(countShared(source, target)) / float64(len(distinct(source)))
+	return math.Min(1, float64(countShared(source, target))/float64(saturation))
 }
 
 func countShared(a, b []string) int {
