@@ -17,20 +17,13 @@ import (
 	"github.com/interlinker/interlinker/domain/site"
 )
 
-// targetColumns read a page as a planning target. Its inbound links are
-// the site's link graph, live and planned together: the live link map's
-// count plus the links the committed plans of other pages give it (any
-// status but a review suggestion, a removed or broken link, or a
-// breadcrumb), counted only up to plannedInboundCap, so a hub with
-// thousands of articles costs no more to score than one with hundreds.
+// targetColumns read a page as a planning target, with its inbound links
+// on the live site (the link map of published pages). The planned graph
+// (the links of other pages' committed plans) is not counted yet: counted
+// as plans commit, it made scores, and so links, depend on the moment
+// each plan ran, even with pages arriving one at a time.
 const targetColumns = `id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels, attributes,
-	priority, published_at, version, live_inbound_link_count + (SELECT count(*) FROM (SELECT 1 FROM links l
-		WHERE l.site_id = pages.site_id AND l.target_page_id = pages.id AND l.zone <> 'breadcrumb'
-		  AND l.status IN ('planned', 'inserted', 'verified', 'flagged') LIMIT ` + plannedInboundCap + `) planned)`
-
-// plannedInboundCap bounds the planned inbound links counted per target;
-// authority is on a log scale, so counts past it change little.
-const plannedInboundCap = "500"
+	priority, published_at, version, live_inbound_link_count`
 
 func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	var t planning.Target

@@ -21,8 +21,7 @@ import (
 // what scoring needs to know of it. Its HTML is not loaded.
 type Target struct {
 	site.Page
-	// Inbound is the target's inbound links, live and planned together
-	// (the links of other pages' committed plans).
+	// Inbound is the target's inbound links on the live site.
 	Inbound int
 }
 

@@ -25,9 +25,7 @@ type Candidate struct {
 	AttributeValues []string
 	// Keywords are the primary keyword and keyword variations.
 	Keywords []string
-	// Inbound is the page's inbound links in the site's link graph, live
-	// and planned together: a new site whose links are only planned is
-	// not treated as unlinked.
+	// Inbound is the page's inbound links in the site's link graph.
 	Inbound     int
 	PublishedAt time.Time
 }
@@ -50,8 +48,8 @@ type Score struct {
 //   - shared attributes: the attribute values (same attribute, same value)
 //     source and target share, saturating: shared_attribute_saturation of
 //     them (2) give the whole weight, one gives half;
-//   - target authority: the target's inbound links (live and planned) on a
-//     log scale against the best-linked candidate;
+//   - target authority: the target's inbound links on a log scale against
+//     the best-linked candidate;
 //   - keyword overlap: the share of the source's keyword words found in the
 //     target's keywords;
 //   - recency: exp(-age / recency_decay_days): 1 for a page published now,
