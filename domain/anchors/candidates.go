@@ -2,7 +2,6 @@ package anchors
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/policy"
@@ -23,9 +22,16 @@ type Target struct {
 // Candidates lists anchor candidates for a link to the target, in the order
 // the seeds give: primary keyword, its variations, the target's title and a
 // shortened title, the site's brand for the home page, then natural phrases
-// found in the source text (the paragraphs' visible text). Repeats are left
-// out; Rank then applies the word range, the exact-match cap and the mix.
+// found in the source text (the paragraphs' visible text) that name the
+// target (NaturalPhrases). Repeats are left out; Rank then applies the word
+// range, the exact-match cap and the mix. A natural phrase may name several
+// of a page's targets: Owners.Candidates (or Owners.Keep, BestTarget)
+// offers it only on the link to the one it names best.
 func Candidates(t Target, source *Text, p policy.Policy) []link.Anchor {
+	return buildCandidates(t, p, func() []string { return NaturalPhrases(source, t.names(), p) })
+}
+
+func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.Anchor {
 	var out []link.Anchor
 	seen := map[string]bool{}
 	add := func(text string, typ link.AnchorType) {
@@ -46,11 +52,22 @@ func Candidates(t Target, source *Text, p policy.Policy) []link.Anchor {
 	add(t.Title, link.AnchorPageTitle)
 	add(ShortTitle(t.Title), link.AnchorPageTitle)
 	add(t.Brand, link.AnchorBranded)
-	keywords := append(append([]string{}, t.PrimaryKeywords...), t.Variations...)
-	for _, phrase := range NaturalPhrases(source, keywords, p) {
+	for _, phrase := range natural() {
 		add(phrase, link.AnchorNatural)
 	}
 	return out
+}
+
+// names are what a target is called by: its keywords and its title.
+func (t Target) names() []string {
+	names := append(append([]string{}, t.PrimaryKeywords...), t.Variations...)
+	if t.Title != "" {
+		names = append(names, t.Title)
+		if short := ShortTitle(t.Title); short != "" {
+			names = append(names, short)
+		}
+	}
+	return names
 }
 
 // ShortTitle is a title without its subtitle: the part before a colon, a
@@ -62,130 +79,4 @@ func ShortTitle(title string) string {
 		}
 	}
 	return ""
-}
-
-// maxNaturalPhrases bounds how many natural phrases one link considers.
-const maxNaturalPhrases = 2
-
-// Text is a page's paragraph text split once into the runs of words a
-// natural anchor may span: runs end at punctuation and at tags.
-type Text struct {
-	runs [][]word
-}
-
-type word struct {
-	raw  string // as written
-	stem string // lower case, plural folded
-}
-
-// NewText splits paragraph texts (markup.ParagraphTexts) into runs.
-func NewText(paragraphs []string) *Text {
-	t := &Text{}
-	for _, para := range paragraphs {
-		for _, run := range strings.FieldsFunc(para, isPhraseBreak) {
-			fields := strings.Fields(run)
-			if len(fields) == 0 {
-				continue
-			}
-			words := make([]word, len(fields))
-			for i, f := range fields {
-				words[i] = word{raw: f, stem: stem(strings.ToLower(f))}
-			}
-			t.runs = append(t.runs, words)
-		}
-	}
-	return t
-}
-
-// NaturalPhrases finds phrases of the source text that talk about the
-// target in the author's words: the shortest runs of words that start and
-// end on two different words of the target's keywords with at least one
-// other word between, within the policy's anchor length, never across
-// punctuation or a tag (where a link could not be placed). They are
-// returned in text order, at most two, as written in the text.
-func NaturalPhrases(source *Text, keywords []string, p policy.Policy) []string {
-	if source == nil {
-		return nil
-	}
-	want := map[string]bool{}
-	exact := map[string]bool{}
-	for _, k := range keywords {
-		exact[Normalize(k)] = true
-		for _, w := range strings.Fields(strings.ToLower(k)) {
-			if s := stem(strings.TrimFunc(w, notWordRune)); len(s) >= 3 && !stopWords[s] {
-				want[s] = true
-			}
-		}
-	}
-	if len(want) < 2 {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, words := range source.runs {
-		for i := range words {
-			if !want[words[i].stem] {
-				continue
-			}
-			if phrase, ok := shortestSpan(words, i, want, p); ok {
-				key := Normalize(phrase)
-				if !exact[key] && !seen[key] {
-					seen[key] = true
-					out = append(out, phrase)
-					if len(out) == maxNaturalPhrases {
-						return out
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
-// shortestSpan is the shortest phrase from words[start] that ends on a
-// keyword word different from the first, holds at least one word of the
-// author's own (else it is a piece of the keyword, not a natural phrase)
-// and fits the anchor length.
-func shortestSpan(words []word, start int, want map[string]bool, p policy.Policy) (string, bool) {
-	first := words[start].stem
-	own := false
-	for end := start + 1; end < len(words) && end-start+1 <= p.AnchorMaxWords; end++ {
-		w := words[end].stem
-		if !want[w] {
-			own = true
-			continue
-		}
-		if w != first && own && end-start+1 >= p.AnchorMinWords {
-			raw := make([]string, 0, end-start+1)
-			for _, x := range words[start : end+1] {
-				raw = append(raw, x.raw)
-			}
-			return strings.Join(raw, " "), true
-		}
-	}
-	return "", false
-}
-
-func isPhraseBreak(r rune) bool {
-	return unicode.IsPunct(r) && r != '-' && r != '\'' && r != '’' || unicode.IsSymbol(r)
-}
-
-func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
-
-// stem folds English plurals, enough to see that "boots" and "boot" name
-// the same thing.
-func stem(w string) string {
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		return w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && len(w) > 3:
-		return w[:len(w)-1]
-	}
-	return w
-}
-
-var stopWords = map[string]bool{
-	"the": true, "and": true, "for": true, "with": true, "your": true, "you": true, "how": true,
-	"what": true, "why": true, "are": true, "from": true, "that": true, "this": true, "into": true,
-	"best": true, "guide": true,
 }

@@ -1,0 +1,310 @@
+package anchors
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
+)
+
+// profile is what a target is named by: each of its names (keywords and
+// title) with the heads of its noun phrases and its content words, and the
+// names themselves as written and stemmed.
+type profile struct {
+	names []name
+	heads map[string]bool // every name's heads: a quick first test
+	exact map[string]bool // the names, normalised and as stem sequences
+	all   map[string]bool // every name's content words (stems)
+}
+
+// name is one keyword or title of a target.
+type name struct {
+	heads map[string]bool // head nouns of its noun phrases (stems)
+	words map[string]bool // its content words (stems)
+}
+
+func newProfile(names []string) profile {
+	pr := profile{heads: map[string]bool{}, exact: map[string]bool{}, all: map[string]bool{}}
+	for _, text := range names {
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		pr.exact[Normalize(text)] = true
+		n := name{heads: map[string]bool{}}
+		var toks []token
+		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
+			rt := tokenize(run)
+			toks = append(toks, rt...)
+			for _, np := range chunk(rt) {
+				n.heads[np[len(np)-1].stem] = true
+			}
+		}
+		pr.exact[nounPhrase(toks).stemKey()] = true
+		if len(n.heads) == 0 {
+			// A name in which the lexicon sees no noun phrase is headed by
+			// its last content word.
+			for i := len(toks) - 1; i >= 0; i-- {
+				if contentWord(toks[i]) {
+					n.heads[toks[i].stem] = true
+					break
+				}
+			}
+		}
+		n.words = contentStems(toks)
+		if len(n.heads) == 0 || len(n.words) == 0 {
+			continue
+		}
+		for h := range n.heads {
+			pr.heads[h] = true
+		}
+		for w := range n.words {
+			pr.all[w] = true
+		}
+		pr.names = append(pr.names, n)
+	}
+	return pr
+}
+
+// named reports whether a noun phrase names the profile's target: for one
+// of the target's names, the phrase's head (last word) is the head of one
+// of the name's noun phrases, and the phrase holds either every content
+// word of the name ("sturdy boots" and the name "boots") or at least two
+// of them ("comfort rating" and "sleeping bag comfort rating"). Words of
+// two different names do not add up: "canister stoves" does not name a
+// target called "winter stove" and "inverted canister".
+//
+// ws is contentStems(np), or nil to have it worked out.
+func (pr profile) named(np nounPhrase, ws map[string]bool) bool {
+	if len(np) == 0 {
+		return false
+	}
+	head := np[len(np)-1].stem
+	if !pr.heads[head] {
+		return false
+	}
+	if ws == nil {
+		ws = contentStems(np)
+	}
+	for _, n := range pr.names {
+		if !n.heads[head] {
+			continue
+		}
+		shared := 0
+		for w := range n.words {
+			if ws[w] {
+				shared++
+			}
+		}
+		if shared >= 2 || shared == len(n.words) {
+			return true
+		}
+	}
+	return false
+}
+
+// contentStems are the stems of the content words of a phrase, with the
+// parts of hyphenated compounds ("cold-weather": cold-weather, cold,
+// weather).
+func contentStems(toks []token) map[string]bool {
+	ws := make(map[string]bool, len(toks)+2)
+	for _, t := range toks {
+		for _, s := range t.parts {
+			ws[s] = true
+		}
+	}
+	return ws
+}
+
+// comparedStems are the stems a word adds to contentStems: none for a word
+// that is not a content word, its stem, and the stems of the content parts
+// of a hyphenated compound.
+func comparedStems(t token) []string {
+	if !contentWord(t) {
+		return nil
+	}
+	out := []string{t.stem}
+	if strings.Contains(t.low, "-") {
+		for _, part := range strings.Split(t.low, "-") {
+			pt := token{low: part, stem: stem(part), lex: lexClass(part)}
+			if contentWord(pt) && pt.stem != t.stem {
+				out = append(out, pt.stem)
+			}
+		}
+	}
+	return out
+}
+
+// contentWord reports whether a word counts when phrases and names are
+// compared: not a closed-class word or common verb, not a word too generic
+// to tell pages apart (matchStopWords: "best", "guide", "complete"), not a
+// barrier.
+func contentWord(t token) bool {
+	switch t.lex {
+	case cDet, cPrep, cConj, cPron, cRel, cAux, cAdv, cVerb, cBarrier:
+		return false
+	}
+	return t.stem != "" && !matchStopWords[t.stem]
+}
+
+// Owners decides which of a page's link targets a natural phrase belongs
+// to: the planner builds one for the page's candidate targets and keeps a
+// natural phrase only on the link to the target it names best.
+//
+//	own := anchors.NewOwners(targets)        // every target the page may link
+//	cands := own.Candidates(i, text, policy) // for the link to targets[i]
+//
+// Owners.Candidates is Candidates with ownership applied before the cap of
+// maxNaturalPhrases, so a phrase another target owns does not take the
+// place of one this target owns; Keep filters candidates already drawn.
+//
+// An Owners may be used from several goroutines.
+type Owners struct {
+	targets  []Target
+	profiles []profile
+
+	mu    sync.Mutex
+	cache map[string]int // noun phrase as written → best target
+}
+
+// NewOwners reads the targets' names once (keywords, variations, title and
+// short title), for any number of BestTarget questions.
+func NewOwners(targets []Target) *Owners {
+	o := &Owners{targets: targets, profiles: make([]profile, len(targets)), cache: map[string]int{}}
+	for i, t := range targets {
+		o.profiles[i] = newProfile(t.names())
+	}
+	return o
+}
+
+// BestTarget returns the index of the target a phrase names best, or -1
+// when none clearly does. It is Owners.Best for a single question; a
+// planner asking about many phrases builds the Owners once.
+//
+// The rule, in order:
+//  1. Only targets the phrase names are in the running: for one of the
+//     target's names (primary keywords, variations, title, short title),
+//     the phrase's head noun (last word) is that name's head, and the
+//     phrase holds every content word of the name or at least two of them
+//     (profile.named). None: -1.
+//  2. Among those, the target whose names hold the largest share of the
+//     phrase's content words wins ("leather and synthetic trail boots":
+//     all four words are in "Leather vs Synthetic Trail Boots", three in
+//     "How to Clean and Waterproof Trail Boots" + "clean leather boots").
+//  3. Then the target with the name the phrase covers most closely: the
+//     largest share of one name's content words found in the phrase.
+//  4. Then the lower index, so the answer never depends on map order.
+//
+// Words are compared stemmed ("boots" = "boot"), hyphenated compounds also
+// by their parts; closed-class words, common verbs and generic title words
+// ("best", "guide", "complete", "explained") are ignored.
+func BestTarget(phrase string, targets []Target) int {
+	return NewOwners(targets).Best(phrase)
+}
+
+// Best is BestTarget against the targets the Owners were built for.
+func (o *Owners) Best(phrase string) int {
+	return o.best(phraseTokens(phrase))
+}
+
+// cachedBest is best, remembered per phrase: the planner asks about the
+// same phrases for every target of a page. A phrase's owner depends on its
+// words only, not on the sentence around them.
+func (o *Owners) cachedBest(np nounPhrase) int {
+	key := np.text()
+	o.mu.Lock()
+	best, ok := o.cache[key]
+	o.mu.Unlock()
+	if !ok {
+		best = o.best(np)
+		o.mu.Lock()
+		o.cache[key] = best
+		o.mu.Unlock()
+	}
+	return best
+}
+
+func (o *Owners) best(np nounPhrase) int {
+	ws := contentStems(np)
+	if len(ws) == 0 {
+		return -1
+	}
+	best, bestShare, bestCover := -1, 0.0, 0.0
+	for i, pr := range o.profiles {
+		if !pr.named(np, ws) {
+			continue
+		}
+		found := 0
+		for w := range ws {
+			if pr.all[w] {
+				found++
+			}
+		}
+		share := float64(found) / float64(len(ws))
+		cover := 0.0
+		for _, n := range pr.names {
+			in := 0
+			for w := range n.words {
+				if ws[w] {
+					in++
+				}
+			}
+			cover = max(cover, float64(in)/float64(len(n.words)))
+		}
+		if best < 0 || share > bestShare || share == bestShare && cover > bestCover {
+			best, bestShare, bestCover = i, share, cover
+		}
+	}
+	return best
+}
+
+// Candidates lists the anchor candidates for a link to targets[self]
+// (self must index the targets NewOwners was given), as Candidates does,
+// with only the natural phrases that targets[self] names best among the
+// Owners' targets (Best), still at most maxNaturalPhrases, in text order.
+func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anchor {
+	t := o.targets[self]
+	return buildCandidates(t, p, func() []string {
+		return naturalPhrases(source, o.profiles[self], p, func(np nounPhrase) bool {
+			return o.cachedBest(np) == self
+		})
+	})
+}
+
+// Keep returns a target's anchor candidates without the natural phrases
+// that another of the targets names better (Best is not self). Other
+// candidates are kept as they are, in their order.
+func (o *Owners) Keep(self int, candidates []link.Anchor) []link.Anchor {
+	out := make([]link.Anchor, 0, len(candidates))
+	for _, a := range candidates {
+		if a.Type == link.AnchorNatural && o.Best(a.Text) != self {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// phraseTokens reads a phrase as the noun phrase it ends with: the words
+// of its last run, resolved, from the last noun phrase's head back to the
+// run's start. A phrase the lexicon reads no noun phrase in keeps all its
+// words.
+func phraseTokens(phrase string) nounPhrase {
+	runs := strings.FieldsFunc(phrase, isPhraseBreak)
+	if len(runs) == 0 {
+		return nil
+	}
+	toks := tokenize(runs[len(runs)-1])
+	nps := chunk(toks)
+	if len(nps) == 0 {
+		return toks
+	}
+	// The phrase up to the end of its last noun phrase: a natural phrase is
+	// one noun phrase, so this is all of it.
+	last := nps[len(nps)-1]
+	end := len(toks)
+	for end > 0 && toks[end-1].raw != last[len(last)-1].raw {
+		end--
+	}
+	return toks[:end]
+}

@@ -1,0 +1,405 @@
+package anchors
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/interlinker/interlinker/domain/policy"
+)
+
+// maxNaturalPhrases bounds how many natural phrases one link considers.
+const maxNaturalPhrases = 2
+
+// Text is a page's paragraph text, read once into the noun phrases a
+// natural anchor may be: the runs of words between punctuation and tags
+// (where a link could not be placed), cut into noun phrases with the
+// lexicon (see lexicon.go).
+type Text struct {
+	phrases []nounPhrase // in text order, as long as the text has them
+}
+
+// nounPhrase is a maximal noun phrase of the text: modifiers and the head
+// noun it ends on, possibly joined by "and"/"or".
+type nounPhrase []token
+
+type token struct {
+	raw   string   // as written
+	low   string   // folded (lexicon form)
+	stem  string   // folded, possessive and plural removed
+	lex   class    // class before context
+	verb  bool     // resolved as a verb (or not a word a noun phrase holds)
+	start bool     // may start a phrase: a content word starting with a letter or digit, not "best"
+	final bool     // may end one: a content word, not a possessive or a participle
+	conj  bool     // "and"/"or" joining two modifiers
+	plur  bool     // looks like a plural noun
+	parts []string // the stems it is compared by (contentStems), if it is a content word
+}
+
+// NewText reads paragraph texts (markup.ParagraphTexts) into noun phrases.
+// A paragraph that is not English text gives none.
+func NewText(paragraphs []string) *Text {
+	t := &Text{}
+	for _, para := range paragraphs {
+		var runs [][]token
+		en, other := 0, 0
+		for _, run := range strings.FieldsFunc(para, isPhraseBreak) {
+			toks := tokenize(run)
+			for _, tk := range toks {
+				switch {
+				case closed(tk.lex) && !allDigits(tk.low):
+					en++
+				case foreign[tk.low] && !closed(tk.lex):
+					other++
+				}
+			}
+			runs = append(runs, toks)
+		}
+		// English enough for the lexicon to apply: at least one English
+		// closed-class word, and more of them than common function words of
+		// other languages written in the Latin script (German, French,
+		// Spanish, Italian, Portuguese, Dutch: foreign). Text in another
+		// script has no English closed-class word; its words are barriers in
+		// any case.
+		if en == 0 || en <= other {
+			continue
+		}
+		for _, toks := range runs {
+			t.phrases = append(t.phrases, chunk(toks)...)
+		}
+	}
+	return t
+}
+
+// NaturalPhrases finds phrases of the source text that name the target in
+// the author's words.
+//
+// A natural phrase is a noun phrase of the text (see resolve and chunk):
+// it starts on a modifier or its head and ends on its head noun, never on
+// a determiner, preposition, conjunction, pronoun, relative word, adverb
+// or verb (nor starts on "best", "top", "right": genericStarts); it never
+// stops before a noun that belongs to it ("comfort rating", not "comfort")
+// and never crosses punctuation, a tag or a clause boundary ("that gives",
+// "whose", "and check the"). Paragraphs that are not English give none.
+//
+// It names the target (its keywords and title, given as names) as
+// profile.named says: for one of the names, its head noun is the name's
+// head, and it holds all the name's content words or two of them
+// ("comfort rating" names "sleeping bag comfort rating", "sturdy boots"
+// names a target called "boots"; "extra weight" does not name "base
+// weight", "boot laces" does not name "hiking boots").
+//
+// A phrase longer than the policy's anchor maximum keeps its last words
+// (the head and its nearest modifiers); one shorter than the minimum is
+// left out, and so is one that is one of the names itself, as written or
+// stemmed (that is a keyword or title candidate, not a natural phrase).
+// They are returned in text order, at most maxNaturalPhrases, as written
+// in the text. Several targets may be named by one phrase: Owners decides
+// which one it belongs to.
+func NaturalPhrases(source *Text, names []string, p policy.Policy) []string {
+	return naturalPhrases(source, newProfile(names), p, nil)
+}
+
+// naturalPhrases is NaturalPhrases for a target's profile; keep, when not
+// nil, is asked about each phrase that names the target before it counts
+// against the cap (Owners: does this target own it?).
+func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounPhrase) bool) []string {
+	if source == nil || len(source.phrases) == 0 || len(prof.heads) == 0 {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, np := range source.phrases {
+		words := np.fit(p.AnchorMaxWords)
+		if len(words) == 0 || len(words) < p.AnchorMinWords || !prof.named(words, nil) {
+			continue
+		}
+		phrase := words.text()
+		key := Normalize(phrase)
+		if seen[key] || prof.exact[key] || prof.exact[words.stemKey()] {
+			continue
+		}
+		seen[key] = true
+		if keep != nil && !keep(words) {
+			continue
+		}
+		out = append(out, phrase)
+		if len(out) == maxNaturalPhrases {
+			break
+		}
+	}
+	return out
+}
+
+// fit drops a phrase's first words until it has at most max words and
+// starts on a word that may start one; nil if nothing is left.
+func (np nounPhrase) fit(max int) nounPhrase {
+	for len(np) > 0 && (len(np) > max || !np[0].start) {
+		np = np[1:]
+	}
+	return np
+}
+
+func (np nounPhrase) text() string {
+	raw := make([]string, len(np))
+	for i, t := range np {
+		raw[i] = t.raw
+	}
+	return strings.Join(raw, " ")
+}
+
+// stemKey is the phrase with every word stemmed: "Leather Boot" and
+// "leather boots" have the same.
+func (np nounPhrase) stemKey() string {
+	s := make([]string, len(np))
+	for i, t := range np {
+		s[i] = t.stem
+	}
+	return "\x00" + strings.Join(s, " ")
+}
+
+// tokenize classes a run's words and resolves the ambiguous ones from
+// their neighbours.
+func tokenize(run string) []token {
+	fields := strings.Fields(run)
+	toks := make([]token, len(fields))
+	for i, f := range fields {
+		low := fold(f)
+		lower := strings.ToLower(strings.ReplaceAll(f, "’", "'"))
+		possessive := false
+		toks[i] = token{raw: f, low: low, lex: lexClass(low)}
+		if c := toks[i].lex; c == cOpen || c == cAmbig || c == cGer || c == cPart {
+			if base, ok := strings.CutSuffix(low, "'s"); ok {
+				low, possessive = base, true
+				toks[i].lex = cOpen
+			} else if strings.HasSuffix(lower, "s'") {
+				possessive = true
+				toks[i].lex = cOpen
+			}
+		}
+		toks[i].stem = stem(low)
+		toks[i].plur = !possessive && plural(low)
+		toks[i].parts = comparedStems(toks[i])
+		first, _ := utf8.DecodeRuneInString(f)
+		last, _ := utf8.DecodeLastRuneInString(f)
+		toks[i].start = !notWordRune(first) && !genericStarts[low]
+		toks[i].final = !notWordRune(last) && !possessive
+	}
+	for i := range toks {
+		resolve(toks, i)
+	}
+	for i := range toks {
+		t := &toks[i]
+		content := !t.verb
+		t.start = t.start && content
+		t.final = t.final && content && t.lex != cPart
+	}
+	return toks
+}
+
+// resolve decides whether toks[i] is a verb (or any word a noun phrase
+// does not hold) or a content word (a noun or a modifier), from its class
+// and its neighbours: the previous words as already resolved, the next as
+// the lexicon classes it. "Before it" skips adverbs ("they also cover",
+// "never store"); a clause opens at the start of a run and after a
+// conjunction.
+//
+//   - Closed classes and common verbs are never content.
+//   - An ambiguous verb ("care", "fit", "support", "matches") is a noun
+//     right after a determiner ("its support"). It is a verb after an
+//     auxiliary, a relative word, a subject pronoun or an infinitive "to"
+//     ("that gives", "how to clean"; but "guide to camp stoves"); before a
+//     determiner or pronoun ("check the boots", "rating matches the"); in
+//     its "-s" form after a noun when it is one of verbLeaning or an "-ly"
+//     adverb follows ("type fits", "the tent stakes easily"; but "tent
+//     stakes", "tent stakes often bend"); in its base form after a plural
+//     ("boots need"); opening a clause if it is one of clauseVerbs ("Check
+//     carbon shafts"); first in a run before a preposition ("Care for your
+//     boots"). It is a noun otherwise ("boot care", "ankle support").
+//   - A participle ("-ed", "worn") is a verb after an auxiliary, a relative
+//     word, a subject pronoun or a plural ("is rated", "bags rated"), an
+//     adjective before an open-class word ("insulated jacket"), a verb
+//     otherwise ("rated by").
+//   - An "-ing" word is a noun right after a determiner ("the lining"); a
+//     verb if it is a form of a common verb ("buying"), after an auxiliary,
+//     a subject pronoun or a plural, or before a determiner or pronoun
+//     ("choosing a bag"); a noun or modifier otherwise ("sleeping bag",
+//     "comfort rating").
+//   - An open-class word is a verb after a modal ("should replace") or a
+//     subject pronoun ("Nothing beats"; after "you" only when a
+//     determiner, pronoun or preposition follows: "you hike in winter");
+//     content otherwise.
+func resolve(toks []token, i int) {
+	t := &toks[i]
+	if t.lex != cOpen && t.lex != cAmbig && t.lex != cPart && t.lex != cGer {
+		t.verb = true
+		return
+	}
+	var prev, before, next *token // before: the previous word that is not an adverb
+	if i > 0 {
+		prev = &toks[i-1]
+	}
+	b := i - 1
+	for b >= 0 && toks[b].lex == cAdv {
+		b--
+	}
+	if b >= 0 {
+		before = &toks[b]
+	}
+	if i+1 < len(toks) {
+		next = &toks[i+1]
+	}
+	is := func(t *token, cs ...class) bool {
+		if t == nil {
+			return false
+		}
+		c := t.lex
+		switch {
+		case c == cAmbig || c == cGer || c == cPart || c == cOpen:
+			if t.verb {
+				c = cVerb
+			} else {
+				c = cOpen
+			}
+		}
+		for _, x := range cs {
+			if c == x {
+				return true
+			}
+		}
+		return false
+	}
+	nextIs := func(cs ...class) bool {
+		if next == nil {
+			return false
+		}
+		for _, x := range cs {
+			if next.lex == x {
+				return true
+			}
+		}
+		return false
+	}
+	subject := before != nil && before.lex == cPron && subjects[before.low]
+	modal := before != nil && before.lex == cAux && modals[before.low]
+	afterPlural := is(before, cOpen) && before.plur
+	clause := before == nil || before.lex == cConj
+	switch t.lex {
+	case cOpen:
+		t.verb = modal || subject && (before.low != "you" || nextIs(cDet, cPron, cPrep))
+	case cAmbig:
+		third := thirdAmb[t.low]
+		switch {
+		case is(prev, cDet):
+		case is(before, cAux, cRel) || subject || infinitive(toks, b, next):
+			t.verb = true
+		case nextIs(cDet, cPron):
+			t.verb = true
+		case third && is(prev, cOpen) && (thirdVerb[t.low] || next != nil && mannerAdverb(next.low)):
+			t.verb = true
+		case !third && afterPlural:
+			t.verb = true
+		case !third && clause && clauseVerbs[t.low]:
+			t.verb = true
+		case before == nil && nextIs(cPrep):
+			t.verb = true
+		}
+	case cPart:
+		t.verb = is(before, cAux, cRel) || subject || is(prev, cOpen) && prev.plur ||
+			!nextIs(cOpen, cGer, cAmbig)
+	case cGer:
+		switch {
+		case is(prev, cDet):
+		default:
+			t.verb = gerundOfVerb(t.low) || is(before, cAux) || subject || afterPlural || nextIs(cDet, cPron)
+		}
+	}
+}
+
+// mannerAdverb reports whether a word is an "-ly" adverb, which follows
+// verbs ("fits snugly"), unlike the closed adverbs that often come before
+// them ("stakes often bend").
+func mannerAdverb(w string) bool {
+	return lexClass(w) == cAdv && !adverbs[w] && strings.HasSuffix(w, "ly")
+}
+
+// infinitive reports whether toks[b] (the word before an ambiguous verb,
+// adverbs skipped) is an infinitive "to": one where no content word
+// follows the verb ("to camp in"), or where a verb or a question word
+// comes before it ("how to waterproof boots", "want to clean"), not a
+// preposition ("guide to camp stoves").
+func infinitive(toks []token, b int, next *token) bool {
+	if b < 0 || toks[b].low != "to" {
+		return false
+	}
+	if next == nil || next.lex != cOpen && next.lex != cAmbig && next.lex != cGer && next.lex != cPart {
+		return true
+	}
+	if b == 0 {
+		return false
+	}
+	w := toks[b-1]
+	return w.lex == cRel || w.lex == cVerb || w.lex == cAux || w.verb && !closed(w.lex) && w.lex != cBarrier
+}
+
+// chunk cuts a run's resolved words into maximal noun phrases: runs of
+// content words, joined across "and"/"or" when both sides are one-word
+// modifiers of the head that follows: the word before is the phrase's
+// first and not a plural, the word after is content, neither an ambiguous
+// verb nor a plural, and is followed by content ("leather and synthetic
+// trail boots"; but "tents | and | tarps", "dinner | and | coffee", "long
+// day | and | safe drinking water" and "floor model | or lie" are cut at
+// the conjunction). A plural noun ends its phrase (plural nouns head
+// phrases; they rarely modify). A phrase whose last word may not end one
+// (a possessive, an adjectival participle) is left out.
+func chunk(toks []token) []nounPhrase {
+	var out []nounPhrase
+	var cur nounPhrase
+	flush := func() {
+		if n := len(cur); n > 0 && cur[n-1].final {
+			out = append(out, cur)
+		}
+		cur = nil
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch {
+		case !t.verb:
+			if n := len(cur); n > 0 && cur[n-1].plur {
+				flush()
+			}
+			cur = append(cur, t)
+		case (t.low == "and" || t.low == "or") && len(cur) == 1 && !cur[0].plur &&
+			i+2 < len(toks) && modifier(toks[i+1]) && !toks[i+2].verb:
+			t.conj, t.start, t.final = true, false, false
+			cur = append(cur, t, toks[i+1])
+			i++
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// modifier reports whether a word after "and"/"or" may be a coordinated
+// modifier.
+func modifier(t token) bool { return !t.verb && !t.plur && t.lex != cAmbig }
+
+func isPhraseBreak(r rune) bool {
+	return unicode.IsPunct(r) && r != '-' && r != '\'' && r != '’' || unicode.IsSymbol(r)
+}
+
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+
+// stem folds English plurals, enough to see that "boots" and "boot" name
+// the same thing.
+func stem(w string) string {
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && len(w) > 3:
+		return w[:len(w)-1]
+	}
+	return w
+}

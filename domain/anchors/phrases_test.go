@@ -1,0 +1,451 @@
+package anchors
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
+)
+
+func sag(t *testing.T) policy.Policy {
+	t.Helper()
+	p, err := policy.Default(policy.SAG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// nounPhrasesOf is every noun phrase the chunker reads in a text, before
+// any target or word range is applied.
+func nounPhrasesOf(text string) []string {
+	var out []string
+	for _, np := range NewText([]string{text}).phrases {
+		out = append(out, np.text())
+	}
+	return out
+}
+
+// The four fragments the bundled demo produced, given the sentences they
+// came from: none of them comes out again, and what does come out is a
+// noun phrase naming the target.
+func TestTheDemosFragmentsAreNoLongerNaturalPhrases(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		text     string
+		targets  []Target
+		fragment string
+		want     [][]string // per target
+	}{
+		{
+			name: "a clause crossing 'that gives' is refused; one-word noun phrases are too short",
+			text: "Without care, leather loses the structure that gives a boot its support.",
+			targets: []Target{
+				{PrimaryKeywords: []string{"leather boot care"}, Variations: []string{"leather boots"}, Title: "Leather Boot Care: How to Keep Leather Supple"},
+				{PrimaryKeywords: []string{"boot support"}, Variations: []string{"ankle support"}, Title: "Boot Support Explained"},
+			},
+			fragment: "leather loses the structure that gives a boot",
+			want:     [][]string{nil, nil},
+		},
+		{
+			name:     "a clause ending on a preposition cut before its noun is refused; the noun phrase 'fill power' is whole",
+			text:     "Down is rated by fill power, and higher fill power means more warmth for the weight.",
+			targets:  []Target{{PrimaryKeywords: []string{"down fill power"}, Title: "Down Fill Power Explained"}},
+			fragment: "Down is rated by fill",
+			want:     [][]string{{"fill power", "higher fill power"}},
+		},
+		{
+			name:     "a relative clause cut inside 'comfort rating' is refused; the noun phrase after 'whose' is kept",
+			text:     "To stay warm, choose a bag whose comfort rating matches the coldest night you expect.",
+			targets:  []Target{{PrimaryKeywords: []string{"sleeping bag comfort rating"}, Title: "Sleeping Bag Comfort Ratings"}},
+			fragment: "bag whose comfort",
+			want:     [][]string{{"comfort rating"}},
+		},
+		{
+			name: "the comparison's phrase is a whole coordinated noun phrase, without 'comparison of'",
+			text: "Read our comparison of leather and synthetic trail boots before you buy.",
+			targets: []Target{
+				{PrimaryKeywords: []string{"leather vs synthetic boots"}, Title: "Leather vs Synthetic Trail Boots: Which Should You Buy?"},
+				{PrimaryKeywords: []string{"waterproof trail boots"}, Variations: []string{"clean leather boots"}, Title: "How to Clean and Waterproof Trail Boots"},
+			},
+			fragment: "comparison of leather and synthetic trail boots",
+			// Both targets are named by it; ownership (next test) decides.
+			want: [][]string{{"leather and synthetic trail boots"}, {"leather and synthetic trail boots"}},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := sag(t)
+			text := NewText([]string{tc.text})
+			for i, tg := range tc.targets {
+				var natural []string
+				for _, a := range Candidates(tg, text, p) {
+					if a.Type == link.AnchorNatural {
+						natural = append(natural, a.Text)
+					}
+				}
+				for _, phrase := range natural {
+					if Normalize(phrase) == Normalize(tc.fragment) {
+						t.Errorf("target %d: the fragment %q is still a natural phrase", i, tc.fragment)
+					}
+				}
+				if !reflect.DeepEqual(natural, tc.want[i]) {
+					t.Errorf("target %d (%s): natural phrases %q, want %q", i, tg.Title, natural, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
+	comparison := Target{PrimaryKeywords: []string{"leather vs synthetic boots"}, Title: "Leather vs Synthetic Trail Boots: Which Should You Buy?"}
+	cleaning := Target{PrimaryKeywords: []string{"waterproof trail boots"}, Variations: []string{"clean leather boots"}, Title: "How to Clean and Waterproof Trail Boots"}
+	bags := Target{PrimaryKeywords: []string{"sleeping bags"}, Title: "Sleeping Bags: A Complete Guide"}
+	ratings := Target{PrimaryKeywords: []string{"sleeping bag comfort rating"}, Variations: []string{"comfort rating"}, Title: "Sleeping Bag Temperature Ratings Explained"}
+	hub := Target{PrimaryKeywords: []string{"hiking boots"}, Variations: []string{"boots"}, Title: "Hiking Boots: How to Choose"}
+	trailHub := Target{PrimaryKeywords: []string{"trail boots"}, Title: "Trail Boots"}
+	coldWeather := Target{PrimaryKeywords: []string{"cold-weather cooking"}, Variations: []string{"winter stove", "inverted canister"}, Title: "Cold-Weather Cooking"}
+	for _, tc := range []struct {
+		name    string
+		phrase  string
+		targets []Target
+		want    int
+	}{
+		{"the comparison owns its coordinated phrase, listed second", "leather and synthetic trail boots", []Target{cleaning, comparison}, 1},
+		{"the comparison owns its coordinated phrase, listed first", "leather and synthetic trail boots", []Target{comparison, cleaning}, 0},
+		{"the care article owns the phrase about waterproofing", "waterproof leather trail boots", []Target{comparison, cleaning}, 1},
+		{"the ratings article owns 'comfort rating' over the bags hub", "higher comfort rating", []Target{bags, ratings}, 1},
+		{"a phrase whose head names no target has no owner", "coldest night", []Target{bags, ratings, hub}, -1},
+		{"a keyword word as a modifier does not name a target", "boot laces", []Target{hub, cleaning}, -1},
+		{"words of two different names do not add up", "canister stoves", []Target{coldWeather}, -1},
+		{"the hub owns a phrase that holds its one-word keyword", "sturdy boots", []Target{cleaning, hub}, 1},
+		{"the target with a word of the phrase its rival lacks wins", "synthetic trail boots", []Target{cleaning, comparison}, 1},
+		{"the name covered most closely wins when all words are found", "trail boots", []Target{cleaning, trailHub}, 1},
+		{"a tie goes to the lower index", "trail boots", []Target{cleaning, cleaning}, 0},
+		{"no targets, no owner", "trail boots", nil, -1},
+		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := BestTarget(tc.phrase, tc.targets); got != tc.want {
+				t.Errorf("BestTarget(%q) = %d, want %d", tc.phrase, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOwnersGiveANaturalPhraseOnlyToTheLinkOfItsOwner(t *testing.T) {
+	p := sag(t)
+	cleaning := Target{PrimaryKeywords: []string{"waterproof trail boots"}, Variations: []string{"clean leather boots"}, Title: "How to Clean and Waterproof Trail Boots"}
+	comparison := Target{PrimaryKeywords: []string{"leather vs synthetic boots"}, Title: "Leather vs Synthetic Trail Boots: Which Should You Buy?"}
+	targets := []Target{cleaning, comparison}
+	text := NewText([]string{"Read our comparison of leather and synthetic trail boots before you buy."})
+	own := NewOwners(targets)
+	natural := func(as []link.Anchor) []string {
+		var out []string
+		for _, a := range as {
+			if a.Type == link.AnchorNatural {
+				out = append(out, a.Text)
+			}
+		}
+		return out
+	}
+	if got := natural(own.Candidates(0, text, p)); len(got) != 0 {
+		t.Errorf("the cleaning article was offered %q", got)
+	}
+	if got := natural(own.Candidates(1, text, p)); !reflect.DeepEqual(got, []string{"leather and synthetic trail boots"}) {
+		t.Errorf("the comparison was offered %q", got)
+	}
+	// Keep does the same to candidates already drawn, and leaves the rest.
+	all := Candidates(cleaning, text, p)
+	kept := own.Keep(0, all)
+	if len(natural(kept)) != 0 || len(kept) != len(all)-1 {
+		t.Errorf("Keep(cleaning) = %+v from %+v", kept, all)
+	}
+	// The cap of two natural phrases counts owned phrases only: a phrase the
+	// hub owns does not take the place of the comparison's own.
+	hub := Target{PrimaryKeywords: []string{"hiking boots"}, Variations: []string{"trail boots", "boots"}, Title: "Hiking Boots"}
+	text = NewText([]string{"Sturdy boots help. Good trail boots help more. Read our comparison of leather and synthetic trail boots."})
+	own = NewOwners([]Target{hub, comparison})
+	if got := natural(own.Candidates(1, text, p)); !reflect.DeepEqual(got, []string{"leather and synthetic trail boots"}) {
+		t.Errorf("the comparison was offered %q (without ownership: %q)", got, NaturalPhrases(text, comparison.names(), p))
+	}
+	if got := natural(own.Candidates(0, text, p)); !reflect.DeepEqual(got, []string{"Sturdy boots", "Good trail boots"}) {
+		t.Errorf("the hub was offered %q", got)
+	}
+}
+
+func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		text   string
+		target Target
+		want   []string
+	}{
+		{"a noun phrase without its article and 'best'", "These are the best lightweight hiking boots for summer.",
+			Target{PrimaryKeywords: []string{"hiking boots"}, Title: "Hiking Boots: How to Choose"}, []string{"lightweight hiking boots"}},
+		{"a modifier and a one-word keyword", "Nothing beats hiking in sturdy boots, so care for them.",
+			Target{PrimaryKeywords: []string{"hiking boots"}, Variations: []string{"boots"}}, []string{"sturdy boots"}},
+		{"a possessive inside the phrase", "Match the pad's R-value to the season.",
+			Target{PrimaryKeywords: []string{"sleeping pad R-value"}, Variations: []string{"R-value"}}, []string{"pad's R-value"}},
+		{"a compound noun whose head is an '-ing' noun", "Check the sleeping bag temperature rating before a winter trip.",
+			Target{PrimaryKeywords: []string{"temperature rating"}}, []string{"sleeping bag temperature rating"}},
+		{"an adjectival participle before its noun", "An insulated sleeping pad keeps you warm.",
+			Target{PrimaryKeywords: []string{"sleeping pad"}}, []string{"insulated sleeping pad"}},
+		{"two phrases in text order, as written", "Waterproof Hiking Boots matter; breathable hiking boots matter in summer.",
+			Target{PrimaryKeywords: []string{"hiking boots"}}, []string{"Waterproof Hiking Boots", "breathable hiking boots"}},
+		{"at most two", "Light tents pack small. Cheap tents leak. Big tents sleep four.",
+			Target{PrimaryKeywords: []string{"backpacking tents"}, Variations: []string{"tent"}}, []string{"Light tents", "Cheap tents"}},
+		{"the keyword itself, stemmed, is not a natural phrase", "A good hiking boot lasts. The hiking boot is key.",
+			Target{PrimaryKeywords: []string{"hiking boots"}}, []string{"good hiking boot"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := sag(t)
+			got := NaturalPhrases(NewText([]string{tc.text}), tc.target.names(), p)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%q: natural phrases %q, want %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPhrasesStayWithinThePolicysWordRangeAndKeepTheirHead(t *testing.T) {
+	p := sag(t)
+	text := NewText([]string{"We love lightweight durable waterproof breathable supportive comfortable affordable leather hiking boots."})
+	names := []string{"leather hiking boots"}
+	// Ten words of noun phrase: the phrase keeps its last eight, ending on
+	// its head.
+	if got := NaturalPhrases(text, names, p); !reflect.DeepEqual(got, []string{"waterproof breathable supportive comfortable affordable leather hiking boots"}) {
+		t.Errorf("eight words: %q", got)
+	}
+	p.AnchorMaxWords, p.AnchorMinWords = 4, 4
+	if got := NaturalPhrases(text, names, p); !reflect.DeepEqual(got, []string{"affordable leather hiking boots"}) {
+		t.Errorf("four words: %q", got)
+	}
+	p.AnchorMinWords = 5
+	if got := NaturalPhrases(text, names, p); len(got) != 0 {
+		t.Errorf("minimum above maximum: %q", got)
+	}
+}
+
+// The lexicon's rules, read off the noun phrases they cut a sentence into.
+func TestNounPhrasesFollowTheLexiconAndItsHeuristics(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       []string
+	}{
+		{"determiners, prepositions and pronouns end phrases", "Put the stove in your pack with them.", []string{"stove", "pack"}},
+		{"common verbs end phrases", "Leather loses its shape, and the boot gives support.", []string{"Leather", "shape", "boot", "support"}},
+		{"a relative word ends a phrase", "Choose a bag whose comfort rating matches the night.", []string{"bag", "comfort rating", "night"}},
+		{"ambiguous verb: verb after a plural, noun after a determiner", "Boots need care, and the fit matters.", []string{"Boots", "care", "fit"}},
+		{"ambiguous verb: noun after a singular noun", "Ankle support and boot care are key.", []string{"Ankle support", "boot care", "key"}},
+		{"ambiguous verb: verb before a determiner", "Check the seams.", []string{"seams"}},
+		{"ambiguous verb: verb opening a clause", "Never store a wet tent, and check tent stakes often.", []string{"wet tent", "tent stakes"}},
+		{"ambiguous verb: verb after an infinitive 'to'", "Learn how to waterproof boots.", []string{"boots"}},
+		{"'to' as a preposition keeps the noun", "Read our guide to camp stoves.", []string{"guide", "camp stoves"}},
+		{"verb-leaning '-s' form after a noun is a verb", "The boot fits snugly.", []string{"boot"}},
+		{"noun-leaning '-s' form after a noun is a plural", "Tent stakes bend in rock.", []string{"Tent stakes", "rock"}},
+		{"'-s' form after a noun before an '-ly' adverb is a verb", "The tent stakes easily.", []string{"tent"}},
+		{"'-ed' after an auxiliary is a verb", "Down is rated by fill power.", []string{"fill power"}},
+		{"'-ed' before a noun is an adjective", "A padded hip belt helps.", []string{"padded hip belt"}},
+		{"'-ed' before a preposition is a verb", "Boots treated with wax resist water.", []string{"Boots", "wax", "water"}},
+		{"irregular participle before a noun is an adjective", "Replace worn soles.", []string{"worn soles"}},
+		{"'-ing' before a noun is a modifier", "A sleeping bag and trekking poles.", []string{"sleeping bag", "trekking poles"}},
+		{"'-ing' with an object is a verb", "Choosing a tent is hard.", []string{"tent", "hard"}},
+		{"'-ing' of a common verb is a verb", "Before buying boots, read reviews.", []string{"boots", "reviews"}},
+		{"'-ly' is an adverb", "An extremely durable boot.", []string{"durable boot"}},
+		{"'-ly' nouns and adjectives stay", "A family tent for early spring.", []string{"family tent", "early spring"}},
+		{"'-ize' is a verb", "The fuel vaporizes quickly in pressurized canisters.", []string{"fuel", "pressurized canisters"}},
+		{"a subject pronoun is followed by a verb", "It weighs less. Nothing beats wool socks.", []string{"wool socks"}},
+		{"a modal is followed by a verb", "You should replace frayed laces.", []string{"frayed laces"}},
+		{"'and' joins one-word modifiers of one head", "Compare leather and synthetic trail boots.", []string{"leather and synthetic trail boots"}},
+		{"'and' between nouns ends a phrase", "Bring tents and sleeping bags, dinner and coffee.", []string{"tents", "sleeping bags", "dinner", "coffee"}},
+		{"a plural ends its phrase", "The boots laces snap.", []string{"boots", "laces"}},
+		{"numbers and units are not words of a phrase", "It weighs 2 lb 6 oz on the trail at 31°F.", []string{"trail"}},
+		{"a possessive starts but never ends a phrase", "The hiker's boots and the boot's.", []string{"hiker's boots"}},
+		{"hyphenated compounds are words", "A three-season tent with a full-grain leather upper.", []string{"three-season tent", "full-grain leather upper"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nounPhrasesOf(tc.text); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%q: noun phrases %q, want %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
+
+// Random word sequences drawn from nouns, adjectives, closed-class words,
+// verbs and suffixed forms: every natural phrase starts and ends on an
+// open-class word, ends on its head (no noun of the vocabulary follows it
+// after a singular last word), stays in the word range, and is a run of
+// the text's words as written.
+func TestNaturalPhrasesNeverStartOrEndOnAClosedClassWord(t *testing.T) {
+	nouns := []string{"boot", "boots", "tent", "tents", "stove", "fuel", "pack", "rating", "power", "trail", "leather", "bag", "bags", "pole", "poles", "canister", "comfort", "fill", "weight", "water"}
+	adjectives := []string{"light", "waterproof", "synthetic", "durable", "warm", "heavy", "insulated", "three-season", "hiking", "sleeping"}
+	closed := []string{"the", "a", "an", "your", "its", "this", "of", "by", "with", "in", "to", "for", "down", "and", "or", "but", "because", "that", "which", "whose", "who", "where", "it", "you", "they", "is", "are", "was", "were", "can", "should", "has", "not", "very", "so", "gives", "loses", "means", "choose", "expect", "buy", "read", "stay", "2", "lb"}
+	verbs := []string{"need", "needs", "care", "cares", "matches", "support", "rated", "treated", "using", "choosing", "quickly", "vaporizes", "check"}
+	breaks := []string{",", ".", ";", " |", ":"}
+	vocab := [][]string{nouns, nouns, adjectives, closed, closed, verbs}
+	// Words that are nouns or adjectives wherever they stand (not "light",
+	// "rating" or "insulated", which context decides).
+	open := map[string]bool{}
+	for _, w := range append(append([]string{}, nouns...), adjectives...) {
+		open[w] = lexClass(w) == cOpen
+	}
+	rng := rand.New(rand.NewPCG(7, 2026))
+	p := sag(t)
+	checked := 0
+	for range 4000 {
+		var words []string
+		n := 3 + rng.IntN(25)
+		for range n {
+			list := vocab[rng.IntN(len(vocab))]
+			w := list[rng.IntN(len(list))]
+			if rng.IntN(12) == 0 {
+				w += breaks[rng.IntN(len(breaks))]
+			}
+			words = append(words, w)
+		}
+		para := strings.Join(words, " ")
+		names := []string{nouns[rng.IntN(len(nouns))] + " " + nouns[rng.IntN(len(nouns))], adjectives[rng.IntN(len(adjectives))] + " " + nouns[rng.IntN(len(nouns))], nouns[rng.IntN(len(nouns))]}
+		text := NewText([]string{para})
+		got := NaturalPhrases(text, names, p)
+		if again := NaturalPhrases(NewText([]string{para}), names, p); !reflect.DeepEqual(got, again) {
+			t.Fatalf("%q: %q, then %q", para, got, again)
+		}
+		for _, phrase := range got {
+			checked++
+			ws := strings.Fields(phrase)
+			if len(ws) < p.AnchorMinWords || len(ws) > p.AnchorMaxWords {
+				t.Errorf("%q: %q has %d words", para, phrase, len(ws))
+			}
+			if first, last := ws[0], ws[len(ws)-1]; closedClass(first) || closedClass(last) {
+				t.Errorf("%q: %q starts or ends on a closed-class word", para, phrase)
+			}
+			at := indexWords(words, ws)
+			if at < 0 {
+				t.Errorf("%q: %q is not a run of its words", para, phrase)
+				continue
+			}
+			for _, w := range ws[:len(ws)-1] {
+				if strings.ContainsAny(w, ",.;:|") {
+					t.Errorf("%q: %q crosses punctuation", para, phrase)
+				}
+			}
+			last := words[at+len(ws)-1] // as written, with what follows it
+			if end := at + len(ws); end < len(words) && !plural(fold(last)) && !strings.ContainsAny(last, ",.;:|") && open[words[end]] {
+				t.Errorf("%q: %q stops before %q", para, phrase, words[end])
+			}
+		}
+	}
+	if checked < 400 {
+		t.Errorf("only %d phrases checked", checked)
+	}
+}
+
+func indexWords(words, run []string) int {
+	for i := 0; i+len(run) <= len(words); i++ {
+		ok := true
+		for j, w := range run {
+			if strings.TrimRight(words[i+j], ",.;:| ") != w || j < len(run)-1 && words[i+j] != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestClosedClassWordsAreClosed(t *testing.T) {
+	for _, w := range []string{"the", "A", "whose", "that", "by", "and", "you", "it's", "is", "was", "gives", "loses", "means", "can't", "not", "choose", "gave"} {
+		if !closedClass(w) {
+			t.Errorf("%q is not closed-class", w)
+		}
+	}
+	for _, w := range []string{"boots", "rating", "power", "care", "support", "waterproof", "insulated", "hiking"} {
+		if closedClass(w) {
+			t.Errorf("%q is closed-class", w)
+		}
+	}
+}
+
+func TestTextOutsideTheLexiconsLanguageGivesNoNaturalPhrase(t *testing.T) {
+	p := sag(t)
+	boots := []string{"hiking boots", "leather hiking boots", "Wanderschuhe aus Leder", "登山靴"}
+	for _, tc := range []struct{ name, text string }{
+		{"German", "Wanderschuhe aus Leder brauchen regelmäßige Pflege, damit sie in den Alpen lange halten und an nassen Tagen trocken bleiben."},
+		{"German with English loanwords and words English shares", "Die besten leichten Hiking Boots sind in diesem Test die Modelle mit einer guten Sohle an der Ferse."},
+		{"French", "Les chaussures de randonnée en cuir sont plus durables que les modèles synthétiques pour les longues hiking boots."},
+		{"Japanese", "登山靴の手入れは、革のひび割れを防ぎ、長持ちさせるために欠かせません。"},
+		{"Japanese with English words", "軽量な hiking boots を選ぶなら、leather hiking boots も検討しよう。"},
+		{"a paragraph of names only", "Leather Hiking Boots Waterproof Hiking Boots"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := NaturalPhrases(NewText([]string{tc.text}), boots, p); len(got) != 0 {
+				t.Errorf("%q gave %q", tc.text, got)
+			}
+		})
+	}
+	// An English paragraph beside them still gives its phrases.
+	got := NaturalPhrases(NewText([]string{"登山靴の手入れは欠かせません。", "Die besten Hiking Boots sind in diesem Test.", "Buy the lightest waterproof hiking boots you can afford."}), boots, p)
+	if !reflect.DeepEqual(got, []string{"lightest waterproof hiking boots"}) {
+		t.Errorf("mixed paragraphs: %q", got)
+	}
+	// Keyword and title candidates still apply to non-English text.
+	as := Candidates(Target{PrimaryKeywords: []string{"登山靴"}, Title: "登山靴の選び方"}, NewText([]string{"登山靴の手入れは欠かせません。"}), p)
+	if len(as) != 2 || as[0].Text != "登山靴" || as[1].Text != "登山靴の選び方" {
+		t.Errorf("candidates %+v", as)
+	}
+}
+
+func TestNaturalPhrasesAndOwnershipAreDeterministic(t *testing.T) {
+	p := sag(t)
+	paras := []string{
+		"Read our comparison of leather and synthetic trail boots before you buy.",
+		"Good trail boots and sturdy hiking boots need care; waterproof leather trail boots need more.",
+		"Down is rated by fill power, and higher fill power means more warmth for the weight.",
+	}
+	targets := []Target{
+		{PrimaryKeywords: []string{"waterproof trail boots"}, Variations: []string{"clean leather boots"}, Title: "How to Clean and Waterproof Trail Boots"},
+		{PrimaryKeywords: []string{"leather vs synthetic boots"}, Title: "Leather vs Synthetic Trail Boots: Which Should You Buy?"},
+		{PrimaryKeywords: []string{"hiking boots"}, Variations: []string{"trail boots", "boots"}, Title: "Hiking Boots"},
+		{PrimaryKeywords: []string{"down fill power"}, Title: "Down Fill Power Explained"},
+	}
+	run := func() string {
+		text := NewText(paras)
+		own := NewOwners(targets)
+		var b strings.Builder
+		for i, tg := range targets {
+			fmt.Fprintf(&b, "%d %q %q\n", i, NaturalPhrases(text, tg.names(), p), own.Candidates(i, text, p))
+		}
+		return b.String()
+	}
+	first := run()
+	for range 20 {
+		if again := run(); again != first {
+			t.Fatalf("different output:\n%s\nthen\n%s", first, again)
+		}
+	}
+	// Ownership does not depend on the order the targets are listed in.
+	phrases := []string{"leather and synthetic trail boots", "waterproof leather trail boots", "sturdy hiking boots", "higher fill power", "Good trail boots"}
+	for _, phrase := range phrases {
+		owner := targets[BestTarget(phrase, targets)].Title
+		for _, perm := range [][]int{{3, 2, 1, 0}, {2, 0, 3, 1}, {1, 3, 0, 2}} {
+			var shuffled []Target
+			for _, i := range perm {
+				shuffled = append(shuffled, targets[i])
+			}
+			if got := shuffled[BestTarget(phrase, shuffled)].Title; got != owner {
+				t.Errorf("%q: owned by %q in order %v, by %q in order 0 1 2 3", phrase, got, perm, owner)
+			}
+		}
+	}
+	if !slices.Equal(nounPhrasesOf(paras[1]), nounPhrasesOf(paras[1])) {
+		t.Error("noun phrases differ")
+	}
+}
