@@ -129,6 +129,9 @@ type DependantsRef struct {
 	MembersOf      string   `json:"members_of,omitempty"`
 	TermsWith      []string `json:"terms_with,omitempty"`
 	PagesOf        []string `json:"pages_of,omitempty"`
+	HubsOf         []string `json:"hubs_of,omitempty"`
+	SectorPage     string   `json:"sector_page,omitempty"`
+	Home           bool     `json:"home,omitempty"`
 	LinkingTo      string   `json:"linking_to,omitempty"`
 	ExcludedPageID string   `json:"excluded_page_id,omitempty"`
 }

@@ -26,7 +26,7 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 		links := st.links
 		var uses []store.AnchorUse
 		for _, l := range links {
-			if l.Zone == link.ZoneInBody && !l.Mandatory {
+			if l.Zone == link.ZoneInBody {
 				for _, c := range l.Candidates {
 					uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: c.Text})
 				}
@@ -57,12 +57,17 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 
 // placeInBody places the planned in-body links, in plan order, and records
 // each outcome in links. An optional link never takes an anchor that other
-// pages already use max_exact_anchor_per_target times for its target; the
-// mandatory uplink may, as it can only use what its first paragraphs hold
-// (validation reports it).
+// pages already use max_exact_anchor_per_target times for its target, and
+// stays planned ("anchor cap") when every candidate it has is at the cap.
+// The mandatory uplink may still take one: holding it to the cap moves it
+// out of the first paragraphs or behind other links (first_link_rule),
+// and makes it depend on the order pages arrive in; validation reports it
+// (anchor_diversity). Candidates keep the planner's order (each source and
+// target's draw from the anchor mix).
 func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int, maxExact int, opts markup.Options) ([]byte, error) {
 	var reqs []markup.LinkRequest
 	var placing []int
+	capped := map[int]bool{}
 	for i, l := range links {
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
 			continue
@@ -71,10 +76,12 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 		for _, c := range l.Candidates {
 			if l.Mandatory || usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact {
 				texts = append(texts, c.Text)
+			} else {
+				capped[i] = true
 			}
 		}
 		if len(texts) == 0 {
-			links[i].Reason = fmt.Sprintf("every candidate anchor already links to page %s %d times on other pages (max_exact_anchor_per_target)",
+			links[i].Reason = fmt.Sprintf("anchor cap: every candidate anchor already links to page %s %d times on other pages (max_exact_anchor_per_target)",
 				l.TargetPageID, maxExact)
 			continue
 		}
@@ -90,7 +97,12 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 		return nil, err
 	}
 	for k, pl := range placements {
-		applyPlacement(&links[placing[k]], pl, reqs[k].Anchors)
+		i := placing[k]
+		applyPlacement(&links[i], pl, reqs[k].Anchors)
+		if !pl.Placed && capped[i] {
+			links[i].Reason = "anchor cap: the candidates under max_exact_anchor_per_target were not found (" + pl.Reason +
+				"); the others already link to this page that often"
+		}
 	}
 	return html, nil
 }

@@ -25,7 +25,7 @@ func TestOptionalLinksNeverTakeAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if links[0].Status != link.StatusInserted || links[0].Anchor != "hiking boots" {
-		t.Errorf("mandatory uplink %+v, want it placed on its only anchor", links[0])
+		t.Errorf("mandatory uplink %+v, want it placed on its only anchor (validation reports the cap)", links[0])
 	}
 	if links[1].Status != link.StatusInserted || links[1].Anchor != "boot care guide" || links[1].AnchorType != link.AnchorPageTitle {
 		t.Errorf("optional link %+v, want the next candidate, the title", links[1])

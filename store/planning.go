@@ -92,6 +92,9 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 		b.Queue(`SELECT `+targetColumns+live+`cluster_id = '' AND terms && $3
 			ORDER BY published_at DESC NULLS LAST, id LIMIT $4`, siteID, pageID, l.Terms, l.RelatedLimit).Query(collect)
 	}
+	if l.Sectors {
+		b.Queue(`SELECT `+targetColumns+live+`kind = 'sector' ORDER BY id LIMIT $3`, siteID, pageID, l.RelatedLimit).Query(collect)
+	}
 	if l.Home || l.SectorID != "" || len(l.CrumbTerms) > 0 {
 		b.Queue(`SELECT `+targetColumns+live+`(kind = 'home' OR (kind = 'sector' AND sector_id = $3)
 			OR (kind = 'term' AND terms && $4)) ORDER BY id LIMIT 50`, siteID, pageID, l.SectorID, nonNil(l.CrumbTerms)).Query(collect)
@@ -317,6 +320,15 @@ func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependant
 	}
 	if len(d.PagesOf) > 0 {
 		arms = append(arms, live+`cluster_id = ANY(`+arg(d.PagesOf)+`)`)
+	}
+	if len(d.HubsOf) > 0 {
+		arms = append(arms, live+`kind = 'hub' AND cluster_id = ANY(`+arg(d.HubsOf)+`)`)
+	}
+	if d.SectorPage != "" {
+		arms = append(arms, live+`kind = 'sector' AND sector_id = `+arg(d.SectorPage))
+	}
+	if d.Home {
+		arms = append(arms, live+`kind = 'home'`)
 	}
 	if d.LinkingTo != "" {
 		arms = append(arms, live+`id IN (SELECT source_page_id FROM links WHERE site_id = $1 AND target_page_id = `+arg(d.LinkingTo)+`)`)

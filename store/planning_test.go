@@ -372,15 +372,39 @@ func TestDependantsOfASupportingArticleIsItsHub(t *testing.T) {
 	ptWant(t, "dependants of gloves-a", got, nil)
 }
 
-func TestDependantsOfAHubAreItsClusterAndTheTermPagesOfItsValues(t *testing.T) {
+func TestDependantsOfAHubAreItsClusterTheTermPagesOfItsValuesItsSectorAndHome(t *testing.T) {
 	s, st := ptOpen(t)
 	// Not boots-gone (deleted), boots-draft (no plan) or the hub itself.
 	got := ptDependants(t, s, planning.DependantsOf(st, ptFixturePage(t, "boots-hub"), false))
-	ptWant(t, "dependants of boots-hub", got, []string{"boots-a", "boots-b", "boots-c", "term-leather", "term-winter"})
+	ptWant(t, "dependants of boots-hub", got, []string{"boots-a", "boots-b", "boots-c", "home", "sec-outdoor", "term-leather", "term-winter"})
 
 	// term-canvas has no plan.
 	got = ptDependants(t, s, planning.DependantsOf(st, ptFixturePage(t, "tents-hub"), false))
-	ptWant(t, "dependants of tents-hub", got, []string{"tents-a", "term-summer"})
+	ptWant(t, "dependants of tents-hub", got, []string{"home", "sec-outdoor", "tents-a", "term-summer"})
+}
+
+func TestDependantsArePagedInIDOrder(t *testing.T) {
+	s, st := ptOpen(t)
+	d := planning.DependantsOf(st, ptFixturePage(t, "boots-hub"), false)
+	var pages []string
+	after := ""
+	for {
+		var page []string
+		err := s.InTx(t.Context(), func(tx *Tx) error {
+			var err error
+			page, err = tx.Dependants(t.Context(), ptSite, d, after, 3)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = append(pages, page...)
+		if len(page) < 3 {
+			break
+		}
+		after = page[len(page)-1]
+	}
+	ptWant(t, "dependants paged 3 at a time", pages, []string{"boots-a", "boots-b", "boots-c", "home", "sec-outdoor", "term-leather", "term-winter"})
 }
 
 func TestDependantsOfATermPageAreThePagesOfTheClustersWithItsValue(t *testing.T) {

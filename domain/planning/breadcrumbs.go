@@ -1,6 +1,9 @@
 package planning
 
 import (
+	"strings"
+
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -15,9 +18,13 @@ type Crumb struct {
 
 // Breadcrumbs builds the trail Home → Sector → [Attribute] → Hub → Page
 // from the site's hierarchy (SAG link type 6). The attribute step is the
-// term page of one of the cluster's attribute values, when there is one.
-// Steps that do not exist for the page, or that would repeat the page
-// itself, are left out.
+// term page of one of the cluster's attribute values, and only when the
+// site's URLs put the cluster under it (the term page's path is a prefix
+// of the hub's, or of the page's when there is no hub): a trail follows
+// the hierarchy a reader sees in the address, and a term page elsewhere
+// is a facet, not a parent. Steps that do not exist for the page, or that
+// would repeat the page itself, are left out. The current page's crumb
+// is its short title (the part before a subtitle).
 func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crumb {
 	trail := []Crumb{{Name: homeName(st), URL: "/"}}
 	if page.Kind == site.KindHome {
@@ -33,7 +40,11 @@ func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crum
 	if sec, ok := st.Sector(sectorID); ok && sec.URL != page.URL {
 		trail = append(trail, Crumb{Name: sec.Name, URL: sec.URL})
 	}
-	if term != nil && term.ID != page.ID {
+	under := page.URL
+	if hub != nil {
+		under = hub.URL
+	}
+	if term != nil && term.ID != page.ID && onPath(term.URL, under) {
 		trail = append(trail, Crumb{Name: term.Title, URL: term.URL, PageID: term.ID})
 	}
 	if hub != nil && hub.ID != page.ID {
@@ -43,7 +54,27 @@ func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crum
 		}
 		trail = append(trail, Crumb{Name: name, URL: hub.URL, PageID: hub.ID})
 	}
-	return append(trail, Crumb{Name: page.Title, URL: page.URL, PageID: page.ID})
+	return append(trail, Crumb{Name: crumbName(page.Title), URL: page.URL, PageID: page.ID})
+}
+
+// crumbName is the short title of a page for its own crumb.
+func crumbName(title string) string {
+	if short := anchors.ShortTitle(title); short != "" {
+		return short
+	}
+	return title
+}
+
+// onPath reports whether path parent is an ancestor of path child in the
+// site's URL hierarchy ("/mountain/" of "/mountain/boots/").
+func onPath(parent, child string) bool {
+	if parent == "" || parent == "/" {
+		return false
+	}
+	if !strings.HasSuffix(parent, "/") {
+		parent += "/"
+	}
+	return strings.HasPrefix(child, parent) && child != parent
 }
 
 func homeName(st site.Structure) string {

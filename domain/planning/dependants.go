@@ -42,6 +42,21 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 		return l
 	}
 	deleting := change == Deleting
+	// A hub's arrival re-plans the home page and its sector page, which
+	// link to it: a hub shares their keys, and they hold them exclusively.
+	switch p.Kind {
+	case site.KindHome:
+		l.Exclusive = append(l.Exclusive, "home")
+	case site.KindHub:
+		l.Shared = append(l.Shared, "home")
+	}
+	if sector := sectorOf(st, p); sector != "" && (p.Kind == site.KindSector || p.Kind == site.KindHub) {
+		if p.Kind == site.KindSector {
+			l.Exclusive = append(l.Exclusive, "sector:"+sector)
+		} else {
+			l.Shared = append(l.Shared, "sector:"+sector)
+		}
+	}
 	if p.ClusterID != "" {
 		key := "cluster:" + p.ClusterID
 		if p.Kind == site.KindHub || deleting {
@@ -66,17 +81,29 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 
 // Dependants names the pages whose required links depend on a page, and so
 // are planned again when it arrives, changes or leaves:
-//   - a supporting article: its hub (the Related Articles section);
-//   - a hub: every page of its cluster (uplinks and breadcrumbs) and the
-//     term pages of its cluster's values (taxonomy links);
+//   - a supporting article, or a product, service or page in a cluster:
+//     its hub (the Related Articles section);
+//   - a product or service outside clusters: the term pages of its values
+//     (their lists) and the hubs of clusters sharing them (their links);
+//   - a hub: every page of its cluster (uplinks and breadcrumbs), the term
+//     pages of its cluster's values (taxonomy links), its sector page (the
+//     sector's list) and the home page (which links the hubs it names);
 //   - a term page: the pages of the clusters with its values (the
 //     attribute step of their breadcrumbs);
 //   - a page that leaves: also every page that links to it.
+//
+// The home page and a sector page do not yet re-plan the pages under them
+// when they arrive after those (for their breadcrumbs): re-planning a
+// whole site at once let the pages take each other's anchors in whatever
+// order the re-plans ran, and planning is not yet ordered enough for that.
 type Dependants struct {
 	HubOf          string   // the hub of this cluster
 	MembersOf      string   // every page of this cluster
 	TermsWith      []string // term pages with one of these index terms
 	PagesOf        []string // every page of these clusters
+	HubsOf         []string // the hubs of these clusters
+	SectorPage     string   // the sector page of this sector
+	Home           bool     // the home page
 	LinkingTo      string   // every page with a link to this page
 	ExcludedPageID string   // the page itself
 }
@@ -87,12 +114,20 @@ func DependantsOf(st site.Structure, p site.Page, deleted bool) Dependants {
 	switch p.Kind {
 	case site.KindSupporting:
 		d.HubOf = p.ClusterID
+	case site.KindProduct, site.KindService, site.KindPage:
+		if p.ClusterID != "" {
+			d.HubOf = p.ClusterID
+		} else if p.Kind != site.KindPage {
+			own := st.Facets(p.Attributes)
+			d.TermsWith = facetTerms(own)
+			d.HubsOf = st.ClustersWithFacets(own)
+		}
 	case site.KindHub:
 		d.MembersOf = p.ClusterID
 		c, _ := st.Cluster(p.ClusterID)
-		for _, f := range st.Facets(c.Attributes) {
-			d.TermsWith = append(d.TermsWith, "facet:"+f)
-		}
+		d.TermsWith = facetTerms(st.Facets(c.Attributes))
+		d.SectorPage = c.SectorID
+		d.Home = true
 	case site.KindTerm:
 		d.PagesOf = st.ClustersWithFacets(st.Facets(p.Attributes))
 	}
@@ -100,6 +135,15 @@ func DependantsOf(st site.Structure, p site.Page, deleted bool) Dependants {
 		d.LinkingTo = p.ID
 	}
 	return d
+}
+
+// sectorOf is the sector a page belongs to: its own, or its cluster's.
+func sectorOf(st site.Structure, p site.Page) string {
+	if p.SectorID != "" {
+		return p.SectorID
+	}
+	c, _ := st.Cluster(p.ClusterID)
+	return c.SectorID
 }
 
 // Horizon is what a plan saw of the site: the changes committed before it

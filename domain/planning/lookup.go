@@ -27,9 +27,11 @@ type Lookup struct {
 	Terms []string
 	// Crumbs: the home page (when Home), the sector page of SectorID and
 	// term pages carrying one of CrumbTerms.
-	Home         bool
-	SectorID     string
-	CrumbTerms   []string
+	Home       bool
+	SectorID   string
+	CrumbTerms []string
+	// Sectors: every sector page of the site, at most RelatedLimit.
+	Sectors      bool
 	RelatedLimit int
 }
 
@@ -92,15 +94,45 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 	switch p.Kind {
 	case site.KindHub:
 		l.HubClusters = relatedClusters(st, clusterFacets, p.ClusterID, pol.RelatedClusterLimit)
+		l.Terms = facetTerms(clusterFacets) // products and services outside clusters
 	case site.KindSupporting:
 		l.RelatedClusters = relatedClusters(st, clusterFacets, p.ClusterID, pol.RelatedClusterLimit)
 	case site.KindTerm:
 		// Every hub of the term's values: taxonomy links have no cap.
 		l.HubClusters = unionSorted(l.HubClusters, st.ClustersWithFacets(own))
+		l.Terms = facetTerms(own)
+	case site.KindSector:
+		// Every hub of the sector: the sector page lists them, no cap.
+		l.HubClusters = st.ClustersInSector(p.SectorID)
+	case site.KindHome:
+		l.Sectors = true
+		l.HubClusters = firstClusters(st, pol.RelatedCandidateLimit)
 	case site.KindProduct, site.KindService, site.KindPage:
 		l.HubClusters = unionSorted(l.HubClusters, relatedClusters(st, unionSorted(clusterFacets, own), "", pol.RelatedClusterLimit))
 	}
 	return l
+}
+
+// facetTerms are the index terms of facets.
+func facetTerms(facets []string) []string {
+	out := make([]string, len(facets))
+	for i, f := range facets {
+		out[i] = "facet:" + f
+	}
+	return out
+}
+
+// firstClusters is up to limit clusters in the structure's order: the home
+// page looks for the hubs it names among them.
+func firstClusters(st site.Structure, limit int) []string {
+	var out []string
+	for _, c := range st.Clusters {
+		if len(out) == limit {
+			break
+		}
+		out = append(out, c.ID)
+	}
+	return out
 }
 
 // relatedClusters lists the clusters sharing a facet, most shared facets

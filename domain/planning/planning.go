@@ -213,8 +213,13 @@ func (pl *planner) sag() {
 		pl.relatedArticles()
 		pl.crossCluster()
 		pl.contextualDown()
+		pl.offerings()
 	case site.KindTerm:
 		pl.taxonomy()
+	case site.KindSector:
+		pl.sectorHubs()
+	case site.KindHome:
+		pl.homeLinks()
 	case site.KindProduct, site.KindService, site.KindPage:
 		pl.relatedInBody()
 	}
@@ -257,53 +262,185 @@ func (pl *planner) siblings() {
 }
 
 // relatedReading is SAG link type 7: a Related Reading section of 2–3
-// links at the end of the article; other clusters are allowed. A page
-// already linked or suggested from this article is not offered again.
+// links at the end of every supporting article that has at least 2
+// eligible candidates. Siblings not already linked from the body come
+// first, then supporting articles and hubs of other clusters sharing an
+// attribute value with the page, each group best score first. A candidate
+// is eligible when its score reaches review_score: the section is a
+// generated list of further reading, not a claim made in the author's
+// text, so the review band that holds back in-body links does not hold it
+// back. The section needs no anchor in the text and does not count
+// against density, which the seed keeps for links in the body: a short
+// article does not lose it.
 func (pl *planner) relatedReading() {
-	var cands []Target
-	for _, t := range pl.targets {
-		if pl.offered[t.ID] || t.ID == pl.hubID() {
-			continue
-		}
-		if t.Kind == site.KindSupporting || t.Kind == site.KindHub {
-			cands = append(cands, t)
-		}
-	}
 	p := pl.in.Policy
-	room := min(p.RelatedReadingMax, pl.budget)
-	if room < p.RelatedReadingMin {
-		pl.note("related reading not planned: density leaves room for %d link(s), the section needs %d", max(room, 0), p.RelatedReadingMin)
+	if p.RelatedReadingMax == 0 {
 		return
 	}
-	before := len(pl.plan.Links)
-	picked := pl.pickScored(cands, link.TypeRelated, link.ZoneRelatedSection, room, "related reading")
-	if picked > 0 && picked < p.RelatedReadingMin {
-		// A section of one link is not a Related Reading section: its
-		// candidates stay review suggestions and the section is left out.
-		kept := pl.plan.Links[:before]
-		for _, l := range pl.plan.Links[before:] {
-			if l.Status == link.StatusReview {
-				kept = append(kept, l)
+	mine := map[string]bool{}
+	for _, f := range pl.facets {
+		mine[f] = true
+	}
+	var siblings, sharing []Target
+	for _, t := range pl.targets {
+		if pl.offered[t.ID] || t.ID == pl.hubID() || (t.Kind != site.KindSupporting && t.Kind != site.KindHub) {
+			continue
+		}
+		switch {
+		case t.ClusterID == pl.in.Page.ClusterID && t.Kind == site.KindSupporting:
+			siblings = append(siblings, t)
+		case pl.sharesFacet(t, mine):
+			sharing = append(sharing, t)
+		}
+	}
+	var picked []scored
+	for _, group := range [][]Target{siblings, sharing} {
+		for _, s := range pl.scoreAll(group) {
+			if len(picked) == p.RelatedReadingMax || pl.stopped() {
+				break
+			}
+			if scoring.Decide(p, s.score.Total) != scoring.Drop {
+				picked = append(picked, s)
 			}
 		}
-		pl.plan.Links = kept
-		pl.budget += picked
-		pl.note("related reading left out: %d link(s) score %.0f or more, the section needs %d", picked, p.AutoLinkScore, p.RelatedReadingMin)
+	}
+	if len(picked) < max(p.RelatedReadingMin, 1) {
+		if len(picked) == 0 {
+			return // nothing to say: no page to suggest
+		}
+		pl.note("related reading left out: %d eligible candidate(s) (score %.0f or more), the section needs %d",
+			len(picked), p.ReviewScore, p.RelatedReadingMin)
+		return
+	}
+	for _, s := range picked {
+		l := pl.newScoredLink(s, link.TypeRelated, link.ZoneRelatedSection)
+		why := "a sibling in cluster " + pl.in.Page.ClusterID
+		if s.ClusterID != pl.in.Page.ClusterID {
+			why = "shares an attribute value with this page"
+		}
+		l.Explanation = fmt.Sprintf("related: the Related Reading section at the end of the article; %s; score %.2f ≥ %.0f; %s",
+			why, l.Score, p.ReviewScore, l.Explanation)
+		pl.add(l)
 	}
 }
 
+// sharesFacet reports whether the target (its cluster's values and its
+// own) has one of the facets.
+func (pl *planner) sharesFacet(t Target, facets map[string]bool) bool {
+	c, _ := pl.in.Structure.Cluster(t.ClusterID)
+	for _, list := range [][]string{pl.in.Structure.Facets(c.Attributes), pl.in.Structure.Facets(t.Attributes)} {
+		for _, f := range list {
+			if facets[f] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // relatedArticles is SAG link type 2's section: the hub lists every
-// supporting article of its cluster. It has no cap and does not count
-// against density.
+// supporting article of its cluster, and every product, service or plain
+// page the cluster holds, so none of them is left without a link. It has
+// no cap and does not count against density.
 func (pl *planner) relatedArticles() {
-	for _, t := range pl.scoreAll(pl.clusterArticles()) {
+	var members []Target
+	for _, t := range pl.targets {
+		if t.ClusterID == pl.in.Page.ClusterID && isMember(t.Kind) {
+			members = append(members, t)
+		}
+	}
+	for _, t := range pl.scoreAll(members) {
 		if pl.stopped() {
 			return
 		}
 		l := pl.newScoredLink(t, link.TypeVerticalDown, link.ZoneRelatedSection)
-		l.Explanation = "vertical_down: the hub's Related Articles section lists every supporting article of cluster " +
-			pl.in.Page.ClusterID + "; " + l.Explanation
+		l.Explanation = fmt.Sprintf("vertical_down: the hub's Related Articles section lists every %s of cluster %s; %s",
+			t.Kind, pl.in.Page.ClusterID, l.Explanation)
 		pl.add(l)
+	}
+}
+
+// isMember reports whether a page of a cluster is listed by its hub.
+func isMember(k site.Kind) bool {
+	switch k {
+	case site.KindSupporting, site.KindProduct, site.KindService, site.KindPage:
+		return true
+	}
+	return false
+}
+
+// offerings links a hub from its text to the products and services outside
+// any cluster that share one of its cluster's attribute values, by score,
+// within density. Those a term page also lists stay linked even where the
+// hub's text does not name them.
+func (pl *planner) offerings() {
+	var cands []Target
+	mine := map[string]bool{}
+	for _, f := range pl.in.Structure.Facets(pl.cluster.Attributes) {
+		mine[f] = true
+	}
+	for _, t := range pl.targets {
+		if t.ClusterID == "" && (t.Kind == site.KindProduct || t.Kind == site.KindService) && pl.sharesFacet(t, mine) {
+			cands = append(cands, t)
+		}
+	}
+	pl.pickScored(cands, link.TypeRelated, link.ZoneInBody, unlimited, "product or service sharing an attribute value with the hub's cluster")
+}
+
+// sectorHubs lists, on a sector page, the hub of every cluster in the
+// sector, as a generated section: the sector links down to its hubs, as
+// the hierarchy Home → Sector → Hub asks. No cap.
+func (pl *planner) sectorHubs() {
+	var hubs []Target
+	for _, t := range pl.targets {
+		if t.Kind != site.KindHub {
+			continue
+		}
+		if c, ok := pl.in.Structure.Cluster(t.ClusterID); ok && c.SectorID == pl.in.Page.SectorID {
+			hubs = append(hubs, t)
+		}
+	}
+	if len(hubs) == 0 {
+		pl.note("sector page %s: no hub of its sector %s is known yet", pl.in.Page.ID, pl.in.Page.SectorID)
+	}
+	for _, t := range pl.scoreAll(hubs) {
+		if pl.stopped() {
+			return
+		}
+		l := pl.newScoredLink(t, link.TypeVerticalDown, link.ZoneRelatedSection)
+		l.Explanation = "vertical_down: a sector page lists the hub of every cluster in sector " + pl.in.Page.SectorID + "; " + l.Explanation
+		pl.add(l)
+	}
+}
+
+// homeLinks links the home page from its text to the sectors and hubs it
+// names, with their keyword or title anchors, up to its density maximum.
+// Scores are kept for the record but decide only the order: the home page
+// shares no attribute with anything, and naming a section of the site in
+// the home page's own words is reason enough to link it.
+func (pl *planner) homeLinks() {
+	var cands []Target
+	for _, t := range pl.targets {
+		if t.Kind == site.KindSector || t.Kind == site.KindHub {
+			cands = append(cands, t)
+		}
+	}
+	for _, s := range pl.scoreAll(cands) {
+		if pl.stopped() {
+			return
+		}
+		l := pl.newScoredLink(s, link.TypeVerticalDown, link.ZoneInBody)
+		if !pl.mentions(l) || pl.linked[s.ID] {
+			continue
+		}
+		if pl.budget <= 0 {
+			pl.note("vertical_down link to %s not planned: the home page is at its density maximum", s.ID)
+			break
+		}
+		l.Explanation = fmt.Sprintf("vertical_down: the home page names this %s in its text; score %.2f, kept for the record; %s",
+			s.Kind, l.Score, l.Explanation)
+		pl.add(l)
+		pl.budget--
 	}
 }
 
@@ -370,12 +507,18 @@ func (pl *planner) taxonomy() {
 			}
 		}
 	}
+	for _, t := range pl.targets {
+		if t.ClusterID == "" && (t.Kind == site.KindProduct || t.Kind == site.KindService) && pl.sharesFacet(t, want) {
+			hubs = append(hubs, t)
+		}
+	}
 	for _, t := range pl.scoreAll(hubs) {
 		if pl.stopped() {
 			return
 		}
 		l := pl.newScoredLink(t, link.TypeTaxonomy, link.ZoneRelatedSection)
-		l.Explanation = "taxonomy: a term page links to every hub using its attribute value; " + l.Explanation
+		l.Explanation = fmt.Sprintf("taxonomy: a term page lists every hub, product and service with its attribute value (this is a %s); %s",
+			t.Kind, l.Explanation)
 		pl.add(l)
 	}
 }

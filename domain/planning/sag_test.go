@@ -150,7 +150,7 @@ func counted(p Plan) []link.Link {
 		if l.Status != link.StatusPlanned {
 			continue
 		}
-		if l.Zone == link.ZoneInBody || (l.Type == link.TypeRelated && l.Zone == link.ZoneRelatedSection) {
+		if l.Zone == link.ZoneInBody {
 			out = append(out, l)
 		}
 	}
@@ -395,15 +395,22 @@ func TestBreadcrumbsRunHomeSectorAttributeHubPage(t *testing.T) {
 	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
 	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Welcome", Kind: site.KindHome}
 	sector := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking", Kind: site.KindSector}
+	// The attribute step is on the trail when the site's URLs put the
+	// cluster under the term page.
 	mountain := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
+	mountain.URL = "/hiking/"
+	sector.URL = "/hiking-sector/"
 	st := testSite(boots)
+	for i := range st.Sectors {
+		st.Sectors[i].URL = "/hiking-sector/"
+	}
 	in := Input{Structure: st, Policy: sagPolicy(t), Page: page, Hub: &hub, WordCount: 1500,
 		Targets: asTargets(0, home, sector, mountain, hub)}
 	plan := planOf(t, in)
 	want := []Crumb{
 		{"Outdoor Shop", "/", "home"},
-		{"Hiking", "/hiking/", "sector-hiking"},
-		{"Mountain Terrain", "/mountain-terrain/", "term-mountain"},
+		{"Hiking", "/hiking-sector/", "sector-hiking"},
+		{"Mountain Terrain", "/hiking/", "term-mountain"},
 		{"Hiking Boots", "/hiking/boots/", "hub-boots"},
 		{"Caring For Leather Hiking Boots", "/hiking/boots/care/", "care"},
 	}
@@ -463,21 +470,23 @@ func TestRelatedReadingHasTwoToThreeLinksAndMayCrossClusters(t *testing.T) {
 	}
 }
 
-func TestRelatedReadingIsLeftOutWithFewerThanTwoGoodCandidates(t *testing.T) {
+func TestRelatedReadingTakesCandidatesFromTheReviewBandButNeedsTwo(t *testing.T) {
 	boots, insoles, jackets := bootsCluster(), insolesCluster(), jacketsCluster()
 	hub := hubOf(boots)
 	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
 	good := articleIn(insoles, "ins-good", "Insoles That Fit")            // shares both values: ≥ 60
 	fair := articleIn(jackets, "jac-fair", "Layering Jackets For Ridges") // shares one value: 40–59
-	in := Input{Structure: testSite(boots, insoles, jackets), Policy: sagPolicy(t), Page: page, Hub: &hub,
-		Targets: asTargets(0, hub, good, fair), WordCount: 1500}
-	plan := planOf(t, in)
+	st, pol := testSite(boots, insoles, jackets), sagPolicy(t)
+	plan := planOf(t, Input{Structure: st, Policy: pol, Page: page, Hub: &hub,
+		Targets: asTargets(0, hub, good, fair), WordCount: 1500})
 	rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection)
-	if planned := withStatus(rr, link.StatusPlanned); len(planned) != 0 {
-		t.Errorf("a Related Reading section of %d link(s) was planned: %v", len(planned), targetIDs(planned))
+	if planned := withStatus(rr, link.StatusPlanned); len(planned) != 2 {
+		t.Errorf("Related Reading %v, want the good and the fair candidate: a generated section takes the review band", targetIDs(planned))
 	}
-	if review := withStatus(rr, link.StatusReview); len(review) != 1 || review[0].TargetPageID != "jac-fair" {
-		t.Errorf("review suggestions %v, want [jac-fair]", targetIDs(review))
+
+	plan = planOf(t, Input{Structure: st, Policy: pol, Page: page, Hub: &hub, Targets: asTargets(0, hub, good), WordCount: 1500})
+	if rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection); len(rr) != 0 {
+		t.Errorf("a Related Reading section of %d link(s) with one candidate: %v", len(rr), targetIDs(rr))
 	}
 	noted := false
 	for _, n := range plan.Notes {
@@ -651,26 +660,29 @@ func TestScoreBelowFortyIsDropped(t *testing.T) {
 // ---------------------------------------------------------------------------
 
 func TestDensityCapsOptionalLinksOnBlogArticlesByWordCount(t *testing.T) {
-	// An article has at most 1 uplink + 2 siblings + 3 related = 6 links;
-	// 6 siblings and 6 related candidates all score over 60.
+	// An article's body has at most 1 uplink + 2 siblings; 6 siblings and
+	// 6 related candidates all score over 60. Related Reading is a
+	// generated section apart from the density table: every case has it.
 	for _, tc := range []struct {
 		words, existing, want int
 	}{
-		{400, 0, 5},  // 2–5: uplink, 2 siblings, 2 related
-		{999, 0, 5},  // still under 1000
-		{999, 1, 3},  // room for 4: uplink, 2 siblings, no 1-link Related Reading
-		{1000, 1, 6}, // 3–8: room for 7
-		{1500, 5, 3}, // room for 3
-		{2000, 5, 3}, // 2000 is still 3–8: room for 3
-		{2001, 6, 6}, // 4–12: room for 6
-		{2500, 9, 3}, // room for 3
-		{2500, 12, 1},
-		{400, 40, 1}, // over the maximum already: only the mandatory uplink
+		{400, 0, 3},   // 2–5: uplink, 2 siblings
+		{400, 3, 2},   // room for 2: uplink, 1 sibling
+		{999, 1, 3},   // room for 4
+		{1000, 6, 2},  // 3–8: room for 2
+		{1500, 5, 3},  // room for 3
+		{2000, 6, 2},  // 2000 is still 3–8: room for 2
+		{2001, 10, 2}, // 4–12: room for 2
+		{2500, 11, 1}, // room for 1: the uplink
+		{400, 40, 1},  // over the maximum already: only the mandatory uplink
 	} {
 		t.Run(fmt.Sprintf("%d words %d existing", tc.words, tc.existing), func(t *testing.T) {
 			plan := planOf(t, articleScene(t, 6, 6, tc.words, tc.existing))
 			if got := counted(plan); len(got) != tc.want {
 				t.Errorf("%d counted links planned, want %d: %v", len(got), tc.want, targetIDs(got))
+			}
+			if rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection); len(rr) != 3 {
+				t.Errorf("Related Reading has %d links, want 3 whatever the density", len(rr))
 			}
 		})
 	}
@@ -833,11 +845,12 @@ func TestIndexTermsAreLabelsValuesAndKeywords(t *testing.T) {
 	}
 }
 
-func TestDependantsOfAHubAreItsClusterAndItsTermPages(t *testing.T) {
+func TestDependantsOfAHubAreItsClusterItsTermPagesItsSectorAndHome(t *testing.T) {
 	boots, jackets := bootsCluster(), jacketsCluster()
 	st := testSite(boots, jackets)
 	d := DependantsOf(st, hubOf(boots), false)
-	want := Dependants{MembersOf: "boots", TermsWith: []string{"facet:season=winter", "facet:terrain=mountain"}, ExcludedPageID: "hub-boots"}
+	want := Dependants{MembersOf: "boots", TermsWith: []string{"facet:season=winter", "facet:terrain=mountain"},
+		SectorPage: boots.SectorID, Home: true, ExcludedPageID: "hub-boots"}
 	if !reflect.DeepEqual(d, want) {
 		t.Errorf("hub dependants %+v, want %+v", d, want)
 	}
@@ -850,18 +863,26 @@ func TestDependantsOfAHubAreItsClusterAndItsTermPages(t *testing.T) {
 	if d := DependantsOf(st, articleIn(boots, "care", "Care"), true); d.LinkingTo != "care" {
 		t.Errorf("a deleted page's dependants %+v, want every page linking to it", d)
 	}
+	product := site.Page{ID: "p", Kind: site.KindProduct, Attributes: attrs("terrain=mountain")}
+	if d := DependantsOf(st, product, false); !slices.Contains(d.HubsOf, "boots") || len(d.TermsWith) != 1 {
+		t.Errorf("product dependants %+v, want the hubs and term pages sharing its value", d)
+	}
 }
 
 func TestAHubLocksItsClusterExclusivelyAndArticlesShareIt(t *testing.T) {
 	st := testSite(bootsCluster())
 	facets := []string{"facet:season=winter", "facet:terrain=mountain"}
+	above := []string{"home", "sector:" + bootsCluster().SectorID} // a hub re-plans the home and sector pages
 	hub := LocksFor(st, hubOf(bootsCluster()), Arriving)
-	if !reflect.DeepEqual(hub, Locks{Exclusive: []string{"cluster:boots"}, Shared: facets}) {
+	if !reflect.DeepEqual(hub, Locks{Exclusive: []string{"cluster:boots"}, Shared: append(append([]string{}, facets...), above...)}) {
 		t.Errorf("hub locks %+v", hub)
 	}
 	art := LocksFor(st, articleIn(bootsCluster(), "care", "Care"), Arriving)
 	if !reflect.DeepEqual(art, Locks{Shared: append([]string{"cluster:boots"}, facets...)}) {
 		t.Errorf("article locks %+v", art)
+	}
+	if home := LocksFor(st, site.Page{ID: "home", Kind: site.KindHome}, Arriving); !slices.Contains(home.Exclusive, "home") {
+		t.Errorf("home locks %+v, want home exclusively", home)
 	}
 	if del := LocksFor(st, articleIn(bootsCluster(), "care", "Care"), Deleting); !slices.Contains(del.Exclusive, "cluster:boots") {
 		t.Errorf("deleting an article %+v, want its cluster exclusively", del)
@@ -872,5 +893,22 @@ func TestAHubLocksItsClusterExclusivelyAndArticlesShareIt(t *testing.T) {
 	}
 	if re := LocksFor(st, hubOf(bootsCluster()), Replanning); len(re.Exclusive)+len(re.Shared) != 0 {
 		t.Errorf("a hub re-planning holds %+v, want no locks, so its articles keep arriving", re)
+	}
+}
+
+func TestATermPageOffTheURLPathIsNoBreadcrumbStepAndTheLastCrumbIsShort(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Boot Care: Cleaning, Conditioning and Storing Leather")
+	mountain := termPage("term-mountain", "Mountain Terrain", "terrain=mountain") // at /mountain-terrain/
+	plan := planOf(t, Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, WordCount: 1500,
+		Targets: asTargets(0, mountain, hub)})
+	for _, c := range plan.Breadcrumbs {
+		if c.PageID == "term-mountain" {
+			t.Errorf("trail %+v passes through a term page the hub's URL is not under", plan.Breadcrumbs)
+		}
+	}
+	if last := plan.Breadcrumbs[len(plan.Breadcrumbs)-1]; last.Name != "Boot Care" {
+		t.Errorf("the current page's crumb is %q, want its short title", last.Name)
 	}
 }

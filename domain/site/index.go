@@ -167,3 +167,14 @@ func (st Structure) ClustersWithFacets(facets []string) []string {
 	}
 	return ids
 }
+
+// ClustersInSector lists, in structure order, the clusters of a sector.
+func (st Structure) ClustersInSector(sectorID string) []string {
+	var out []string
+	for _, c := range st.Clusters {
+		if c.SectorID == sectorID && sectorID != "" {
+			out = append(out, c.ID)
+		}
+	}
+	return out
+}
