@@ -25,7 +25,7 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		Registry: prometheus.NewRegistry(),
 		EventsIn: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "interlinker_events_in_total", Help: "Events received, by subject and handler.",
+			Name: "interlinker_events_in_total", Help: "Events received, by subject and handler (its durable consumer).",
 		}, []string{"subject", "handler"}),
 		EventsOut: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "interlinker_events_out_total", Help: "Events published from the outbox, by subject.",
@@ -34,11 +34,11 @@ func NewMetrics() *Metrics {
 			Name: "interlinker_events_skipped_total", Help: "Events that changed nothing: duplicate ids or stale versions.",
 		}, []string{"handler", "reason"}),
 		HandlerSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "interlinker_handler_seconds", Help: "Time to handle one event, retries included.",
+			Name: "interlinker_handler_seconds", Help: "Time to handle one event, retries included, by handler (its durable consumer).",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 		}, []string{"handler"}),
 		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "interlinker_handler_errors_total", Help: "Failed handler attempts, by kind (invalid, not_yet, transient, exhausted, permanent).",
+			Name: "interlinker_handler_errors_total", Help: "Failed handler attempts, by handler (its durable consumer) and kind (invalid, not_yet, transient, failed, exhausted, permanent).",
 		}, []string{"handler", "kind"}),
 		DeadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "interlinker_dead_lettered_total", Help: "Events moved to the dead-letter subject.",

@@ -107,11 +107,10 @@ func (q quietHandlerErrors) With(fields watermill.LogFields) watermill.LoggerAda
 // observe records every event in, redeliveries and the handler's time.
 func (p *Pipeline) observe(h message.HandlerFunc) message.HandlerFunc {
 	return func(msg *message.Message) ([]*message.Message, error) {
-		handler := message.HandlerNameFromCtx(msg.Context())
-		consumer := msg.Metadata.Get(bus.MetaConsumer)
+		handler := handlerLabel(msg)
 		p.Metrics.EventsIn.WithLabelValues(msg.Metadata.Get(bus.MetaSubject), handler).Inc()
 		if bus.Deliveries(msg) > 1 {
-			p.Metrics.Redelivered.WithLabelValues(consumer).Inc()
+			p.Metrics.Redelivered.WithLabelValues(handler).Inc()
 		}
 		start := time.Now()
 		out, err := h(msg)
@@ -120,24 +119,52 @@ func (p *Pipeline) observe(h message.HandlerFunc) message.HandlerFunc {
 	}
 }
 
-// report logs each failed delivery once: a refusal about to be
-// dead-lettered, or a failure JetStream will redeliver. A dependency being
-// away is expected and retried, so it is a warning, never an error.
+// handlerLabel names the handler in metrics by its durable consumer, as
+// README and the other metrics do. Watermill's handler name would do
+// too, but it is one per worker ("planner-2", ...), which would split a
+// stage into --workers series nobody asked for. A message that did not
+// come through bus.Subscriber has no consumer; the handler name is the
+// best that is known of it.
+func handlerLabel(msg *message.Message) string {
+	if consumer := msg.Metadata.Get(bus.MetaConsumer); consumer != "" {
+		return consumer
+	}
+	return message.HandlerNameFromCtx(msg.Context())
+}
+
+// report logs each failed delivery once, at a level saying whether
+// someone should look: an event waiting for state not yet known (a page
+// before its site) is the pipeline working as designed, so INFO; a
+// dependency away is retried for as long as the outage lasts, so WARN;
+// any other failure counts toward dead-lettering the event and a refusal
+// dead-letters it now, so both are ERROR. A not-yet event that runs out
+// of deliveries arrives here as ErrExhausted, a refusal: hence the order.
 func (p *Pipeline) report(h message.HandlerFunc) message.HandlerFunc {
 	return func(msg *message.Message) ([]*message.Message, error) {
 		out, err := h(msg)
 		if err == nil {
 			return out, nil
 		}
-		attrs := []any{"consumer", msg.Metadata.Get(bus.MetaConsumer), "subject", msg.Metadata.Get(bus.MetaSubject),
+		level, text := failureLevel(err)
+		p.Logger.Log(msg.Context(), level, text,
+			"consumer", msg.Metadata.Get(bus.MetaConsumer), "subject", msg.Metadata.Get(bus.MetaSubject),
 			"message_id", msg.UUID, "deliveries", bus.Deliveries(msg), "kind", errorKind(err), "err", err,
-			"correlation_id", middleware.MessageCorrelationID(msg)}
-		if isPermanent(err) {
-			p.Logger.Warn("event refused; dead-lettering", attrs...)
-		} else {
-			p.Logger.Warn("event not handled; JetStream redelivers it", attrs...)
-		}
+			"correlation_id", middleware.MessageCorrelationID(msg))
 		return out, err
+	}
+}
+
+// failureLevel is the level and message report logs a failed delivery with.
+func failureLevel(err error) (slog.Level, string) {
+	switch {
+	case isPermanent(err):
+		return slog.LevelError, "event refused; dead-lettering"
+	case errors.Is(err, ErrNotYet):
+		return slog.LevelInfo, "event waits for state not yet known; JetStream redelivers it"
+	case isTransient(err):
+		return slog.LevelWarn, "event not handled: a dependency is away or busy; JetStream redelivers it"
+	default:
+		return slog.LevelError, "event not handled; JetStream redelivers it"
 	}
 }
 
@@ -145,8 +172,7 @@ func (p *Pipeline) countAttemptErrors(h message.HandlerFunc) message.HandlerFunc
 	return func(msg *message.Message) ([]*message.Message, error) {
 		out, err := h(msg)
 		if err != nil && !errors.Is(err, context.Canceled) {
-			handler := message.HandlerNameFromCtx(msg.Context())
-			p.Metrics.Errors.WithLabelValues(handler, errorKind(err)).Inc()
+			p.Metrics.Errors.WithLabelValues(handlerLabel(msg), errorKind(err)).Inc()
 		}
 		return out, err
 	}

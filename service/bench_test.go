@@ -109,13 +109,11 @@ func dumpMetrics(b *testing.B, addr string) {
 	body, _ := io.ReadAll(resp.Body)
 	sums, counts := map[string]float64{}, map[string]float64{}
 	for _, line := range strings.Split(string(body), "\n") {
-		var handler string
 		var v float64
 		for _, kind := range []string{"sum", "count"} {
 			prefix := "interlinker_handler_seconds_" + kind + `{handler="`
 			if rest, ok := strings.CutPrefix(line, prefix); ok {
-				name, value, _ := strings.Cut(rest, `"} `)
-				handler, _, _ = strings.Cut(name, "-")
+				handler, value, _ := strings.Cut(rest, `"} `)
 				fmt.Sscan(value, &v)
 				if kind == "sum" {
 					sums[handler] += v

@@ -35,6 +35,14 @@ func testConfig(t testing.TB) Config {
 	cfg.RetryMax = 500 * time.Millisecond
 	cfg.OutboxPoll = 50 * time.Millisecond
 	cfg.CountInterval = 100 * time.Millisecond
+	// The default pool, one connection per handler (78), would let two
+	// services of this suite, or this suite and another package's tests,
+	// use up Postgres' default 100 connections. Handlers then wait for a
+	// connection now and then, which the tests tolerate. Benchmarks keep
+	// the default: they measure the service as it ships.
+	if _, bench := t.(*testing.B); !bench {
+		cfg.DBMaxConns = 16
+	}
 	cfg.Logger = testLogger()
 	return cfg
 }

@@ -231,6 +231,9 @@ func (b *lockedBuffer) String() string {
 
 func TestEachFailedDeliveryIsLoggedOnceAndNeverAsAnError(t *testing.T) {
 	cfg := testConfig(t)
+	// The budget is not under test: the page must outlast the wait for
+	// its site however slowly the test polls.
+	cfg.MaxDeliver = 1000
 	logs := &lockedBuffer{}
 	cfg.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	h := startHarness(t, cfg)
@@ -249,11 +252,17 @@ func TestEachFailedDeliveryIsLoggedOnceAndNeverAsAnError(t *testing.T) {
 		if strings.Contains(line, "level=ERROR") {
 			t.Errorf("an expected retry was logged as an error: %s", line)
 		}
-		if strings.Contains(line, "gen-s1-boots-hub-v1") && strings.Contains(line, "level=WARN") {
+		if !strings.Contains(line, "gen-s1-boots-hub-v1") {
+			continue
+		}
+		switch {
+		case strings.Contains(line, "level=INFO"):
 			reported++
+		case strings.Contains(line, "level=WARN"):
+			t.Errorf("a page waiting for its site was logged as a warning: %s", line)
 		}
 	}
 	if float64(reported) != failed {
-		t.Errorf("%d failed deliveries logged %d times at WARN, want once each", int(failed), reported)
+		t.Errorf("%d failed deliveries logged %d times at INFO, want once each", int(failed), reported)
 	}
 }

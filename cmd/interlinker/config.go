@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -18,6 +19,9 @@ type settings struct {
 	fs    *flag.FlagSet
 	errs  []error
 	after []func() // run once the flags are parsed
+	// logLevel is where --log-level is parsed to. finish reads it there:
+	// the level its caller passes was copied before the flags were parsed.
+	logLevel *string
 }
 
 func envName(flagName string) string {
@@ -87,6 +91,63 @@ func (s *settings) Duration(p *time.Duration, name, help string) {
 	s.fs.DurationVar(p, name, *p, s.usage(name, help))
 }
 
+// Durations registers a comma-separated list of durations, each above zero.
+func (s *settings) Durations(p *[]time.Duration, name, help string) {
+	if v, ok := s.envOr(name); ok {
+		ds, err := parseDurations(v)
+		if err != nil {
+			s.errs = append(s.errs, fmt.Errorf("%s: %w", envName(name), err))
+		} else {
+			*p = ds
+		}
+	}
+	s.fs.Var((*durationList)(p), name, s.usage(name, help))
+}
+
+// durationList is a flag.Value holding a comma-separated list of durations.
+type durationList []time.Duration
+
+func (d *durationList) String() string {
+	if d == nil {
+		return ""
+	}
+	parts := make([]string, len(*d))
+	for i, v := range *d {
+		parts[i] = v.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+func (d *durationList) Set(v string) error {
+	ds, err := parseDurations(v)
+	if err != nil {
+		return err
+	}
+	*d = ds
+	return nil
+}
+
+// parseDurations reads "1s, 2s,1m" as Go durations. A zero or negative
+// delay is refused: a nak without a delay is redelivered at once, so an
+// event waiting for its site would burn its deliveries in milliseconds.
+func parseDurations(v string) ([]time.Duration, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, errors.New("no durations given: list at least one, e.g. 1s,5s,1m")
+	}
+	var ds []time.Duration
+	for part := range strings.SplitSeq(v, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil {
+			return nil, err
+		}
+		if d <= 0 {
+			return nil, fmt.Errorf("duration %s is not above zero", d)
+		}
+		ds = append(ds, d)
+	}
+	return ds, nil
+}
+
 // serviceFlags registers every service setting on fs.
 func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.String(&cfg.DatabaseURL, "database-url", "PostgreSQL URL; the database is created if missing and migrated at start")
@@ -101,6 +162,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Duration(&cfg.RetryTotal, "retry-total", "how long a failing event is retried in process before JetStream redelivers it")
 	s.Duration(&cfg.AckWait, "ack-wait", "JetStream AckWait of every consumer; must exceed handler-timeout + retry-total by over 1s")
 	s.Int(&cfg.MaxDeliver, "max-deliver", "failed deliveries of an event before it is dead-lettered; failures because Postgres or NATS is away do not count")
+	s.Durations(&cfg.NakDelays, "redelivery-delays", "comma-separated `delays` before JetStream redelivers an event after its 1st, 2nd, ... failed delivery; the last repeats")
 	s.Int(&cfg.DeliveryCeiling, "delivery-ceiling", "JetStream max_deliver, counting every delivery; an event reaching it is dead-lettered")
 	s.Int(&cfg.PullBuffer, "pull-buffer", "messages each handler fetches ahead (their AckWait runs while they wait)")
 	s.Int(&cfg.PullBytes, "pull-bytes", "bytes each handler fetches ahead; raised to the server's max payload")
@@ -112,6 +174,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Duration(&cfg.CountInterval, "count-interval", "how often cached inbound/outbound link counts are recounted")
 	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "how long in-flight work may take at shutdown")
 	s.String(logLevel, "log-level", "debug, info, warn or error")
+	s.logLevel = logLevel
 	s.after = append(s.after, func() { cfg.DBMaxConns = int32(dbConns) })
 }
 
@@ -127,6 +190,9 @@ func (s *settings) finish(args []string, cfg *service.Config, logLevel string) e
 		f()
 	}
 	if cfg != nil {
+		if s.logLevel != nil {
+			logLevel = *s.logLevel
+		}
 		// Watermill gives up on a message one second before JetStream redelivers it.
 		if cfg.AckWait-time.Second <= cfg.HandlerTimeout+cfg.RetryTotal {
 			return fmt.Errorf("ack-wait %s must exceed handler-timeout %s + retry-total %s by more than 1s", cfg.AckWait, cfg.HandlerTimeout, cfg.RetryTotal)

@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/service"
 	"github.com/interlinker/interlinker/store/storetest"
 )
 
@@ -20,7 +25,9 @@ func TestDemoLinksTheExampleSiteAndWritesItsSummary(t *testing.T) {
 		t.Skip("runs the whole example site")
 	}
 	out := t.TempDir()
-	err := run([]string{"demo", "--database-url", storetest.NewDatabase(t), "--out", out, "--log-level", "error"})
+	// A small pool: the default, one connection per handler (78), would
+	// crowd Postgres' 100 connections while other packages' tests run.
+	err := run([]string{"demo", "--database-url", storetest.NewDatabase(t), "--db-max-conns", "16", "--out", out, "--log-level", "error"})
 	if err != nil {
 		t.Fatalf("demo: %v", err)
 	}
@@ -155,5 +162,145 @@ func TestServeNeedsTheSharedNATSUnlessAPrivateOneIsAskedFor(t *testing.T) {
 	}
 	if err := natsChoice("nats://nats.internal:4222", false); err != nil {
 		t.Errorf("--nats-url alone refused: %v", err)
+	}
+}
+
+func TestPublishOffersValidateFalseOnlyWhereItCanSendTheEvent(t *testing.T) {
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	p, err := newProducer(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := bus.Provision(ctx, p.js, bus.StreamSettings{DuplicateWindow: time.Minute}, bus.ConsumerSettings{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) string {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const hint = "use --validate=false to send it anyway"
+	stored := func() uint64 {
+		s, err := p.js.Stream(ctx, "CONTENT")
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.State.Msgs
+	}
+
+	// JSON that parses but breaks the contract: the hint is offered, and
+	// taking it sends the event.
+	offContract := write("old-spec.json", `{"specversion":"0.3","id":"x","source":"s","type":"content.generated","siteid":"s","data":{}}`)
+	err = run([]string{"publish", "--nats-url", srv.ClientURL(), offContract})
+	if err == nil || !strings.Contains(err.Error(), `specversion is "0.3"`) || !strings.Contains(err.Error(), hint) {
+		t.Errorf("publishing an event off the contract: %v, want the reason and %q", err, hint)
+	}
+	if err := run([]string{"publish", "--nats-url", srv.ClientURL(), "--validate=false", offContract}); err != nil {
+		t.Errorf("publishing an event off the contract with --validate=false: %v", err)
+	}
+	if n := stored(); n != 1 {
+		t.Errorf("CONTENT holds %d events, want the one sent with --validate=false", n)
+	}
+
+	// JSON that does not parse: no flag sends it, so none is offered.
+	for _, tc := range []struct{ name, body string }{
+		{"truncated.json", `{"specversion":"1.0","id":"y","source":"s","type":"content.generated"`},
+		{"trailing-comma.json", `{"specversion":"1.0","id":"y","source":"s","type":"content.generated","siteid":"s","data":{},}`},
+	} {
+		path := write(tc.name, tc.body)
+		for _, args := range [][]string{
+			{"publish", "--nats-url", srv.ClientURL(), path},
+			{"publish", "--nats-url", srv.ClientURL(), "--validate=false", path},
+		} {
+			err := run(args)
+			if err == nil || !strings.Contains(err.Error(), "malformed JSON cannot be sent") || strings.Contains(err.Error(), hint) {
+				t.Errorf("%s %v: %v, want it called malformed, without the hint", tc.name, args[3:], err)
+			}
+		}
+	}
+	if n := stored(); n != 1 {
+		t.Errorf("CONTENT holds %d events after malformed files, want still 1", n)
+	}
+}
+
+// parseServiceFlags parses args as serve does.
+func parseServiceFlags(args ...string) (service.Config, error) {
+	defer slog.SetDefault(slog.Default()) // finish installs the service's logger
+	cfg := service.DefaultConfig()
+	logLevel := "info"
+	s := &settings{fs: flag.NewFlagSet("serve", flag.ContinueOnError)}
+	s.fs.SetOutput(io.Discard)
+	serviceFlags(s, &cfg, &logLevel)
+	return cfg, s.finish(args, &cfg, logLevel)
+}
+
+func TestLogLevelFlagSetsTheServiceLoggersLevel(t *testing.T) {
+	cfg, err := parseServiceFlags("--log-level", "error")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Logger.Enabled(context.Background(), slog.LevelWarn) {
+		t.Error("--log-level error left warnings on")
+	}
+	if _, err := parseServiceFlags("--log-level", "loud"); err == nil {
+		t.Error("--log-level loud accepted")
+	}
+}
+
+func TestRedeliveryDelaysComeFromTheFlagOrTheEnvironment(t *testing.T) {
+	parse := parseServiceFlags
+	cfg, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := service.DefaultConfig().NakDelays; !slices.Equal(cfg.NakDelays, want) {
+		t.Errorf("default delays %v, want %v", cfg.NakDelays, want)
+	}
+	cfg, err = parse("--redelivery-delays", "500ms, 2s,1m30s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{500 * time.Millisecond, 2 * time.Second, 90 * time.Second}; !slices.Equal(cfg.NakDelays, want) {
+		t.Errorf("--redelivery-delays gave %v, want %v", cfg.NakDelays, want)
+	}
+	for _, bad := range []string{"", " ", "1s,,2s", "1s,0s", "-1s", "soon", "5"} {
+		if _, err := parse("--redelivery-delays", bad); err == nil || !strings.Contains(err.Error(), "redelivery-delays") {
+			t.Errorf("--redelivery-delays %q: %v, want it refused", bad, err)
+		}
+	}
+
+	t.Setenv("INTERLINKER_REDELIVERY_DELAYS", "250ms,4s")
+	cfg, err = parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{250 * time.Millisecond, 4 * time.Second}; !slices.Equal(cfg.NakDelays, want) {
+		t.Errorf("INTERLINKER_REDELIVERY_DELAYS gave %v, want %v", cfg.NakDelays, want)
+	}
+	cfg, err = parse("--redelivery-delays", "3s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{3 * time.Second}; !slices.Equal(cfg.NakDelays, want) {
+		t.Errorf("flag over environment gave %v, want %v", cfg.NakDelays, want)
+	}
+	for _, bad := range []string{"", "1s,0", "2s,later"} {
+		t.Setenv("INTERLINKER_REDELIVERY_DELAYS", bad)
+		if _, err := parse(); err == nil || !strings.Contains(err.Error(), "INTERLINKER_REDELIVERY_DELAYS") {
+			t.Errorf("INTERLINKER_REDELIVERY_DELAYS=%q: %v, want it refused", bad, err)
+		}
 	}
 }

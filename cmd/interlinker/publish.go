@@ -53,13 +53,14 @@ func publish(ctx context.Context, args []string) error {
 		for _, raw := range evs {
 			ev, err := events.Decode(raw)
 			if err != nil {
-				if validate {
+				anyway, whyNot := envelope(raw)
+				switch {
+				case whyNot != nil:
+					return fmt.Errorf("%s: %w; %w", f, err, whyNot)
+				case validate:
 					return fmt.Errorf("%s: %w (use --validate=false to send it anyway)", f, err)
 				}
-				// Sent anyway: address it by what its envelope says.
-				if err := json.Unmarshal(raw, &ev); err != nil {
-					return fmt.Errorf("%s: %w", f, err)
-				}
+				ev = anyway
 			}
 			ack, err := p.publishRaw(ctx, ev.Type, msgID(ev), raw)
 			if err != nil {
@@ -113,6 +114,33 @@ func readEvents(path string) ([]json.RawMessage, error) {
 	return []json.RawMessage{trimmed}, nil
 }
 
+// envelope reads what sending an event that fails the contract needs: the
+// type, which is its subject, and the identity its Nats-Msg-Id is made of.
+// It says so when not even --validate=false can send the event, so that
+// publish offers that flag only where it helps.
+func envelope(raw []byte) (events.Event, error) {
+	if !json.Valid(raw) {
+		return events.Event{}, errors.New("malformed JSON cannot be sent, not even with --validate=false: fix the file")
+	}
+	var ev events.Event
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		return events.Event{}, fmt.Errorf("its envelope cannot be read, so not even --validate=false can send it: %w", err)
+	}
+	if err := checkSubject(ev.Type); err != nil {
+		return events.Event{}, fmt.Errorf("not even --validate=false can send it: %w", err)
+	}
+	return ev, nil
+}
+
+// checkSubject refuses an event type NATS cannot publish on: the subject
+// of an event is its type.
+func checkSubject(subject string) error {
+	if subject == "" || strings.ContainsAny(subject, " \t*>") {
+		return fmt.Errorf("event type %q is not a subject", subject)
+	}
+	return nil
+}
+
 // producer publishes events the way the contract asks a producer to.
 type producer struct {
 	nc *nats.Conn
@@ -146,8 +174,8 @@ func msgID(ev events.Event) string {
 // publishRaw sends one event with id as Nats-Msg-Id and waits for the
 // stream's acknowledgement.
 func (p *producer) publishRaw(ctx context.Context, subject, id string, raw []byte) (*jetstream.PubAck, error) {
-	if subject == "" || strings.ContainsAny(subject, " \t*>") {
-		return nil, fmt.Errorf("event type %q is not a subject", subject)
+	if err := checkSubject(subject); err != nil {
+		return nil, err
 	}
 	msg := &nats.Msg{Subject: subject, Data: raw, Header: nats.Header{}}
 	if id != "" {
