@@ -181,7 +181,11 @@ func anchorDiversity(in Input, found []markup.Link) RuleResult {
 			continue
 		}
 		onlyMandatory = onlyMandatory && l.Mandatory
-		r.LinkIDs = append(r.LinkIDs, l.ID)
+		if !l.Mandatory {
+			// The mandatory uplink is reported, never flagged, even when
+			// an optional link on the page fails the rule too.
+			r.LinkIDs = append(r.LinkIDs, l.ID)
+		}
 		if !reported[u] {
 			reported[u] = true
 			if elsewhere > limit {

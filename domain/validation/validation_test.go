@@ -409,6 +409,25 @@ func TestAnchorDiversityOnlyReportsAMandatoryUplinksFourthUse(t *testing.T) {
 	}
 }
 
+func TestAnchorDiversityNeverFlagsTheUplinkWhenAnOptionalLinkFailsToo(t *testing.T) {
+	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
+	up.Anchor, up.Mandatory = "hiking boots", true
+	sib.Anchor = "boot sizing"
+	html := "<p>" + anchorTag(up) + " " + filler(60) + " " + anchorTag(sib) + "</p>"
+	in := inputFor(t, policy.SAG, "care", html, up, sib)
+	in.AnchorUsage = map[string]map[string]int{"hub": {"hiking boots": 3}, "sizing": {"boot sizing": 3}}
+	r, links := validate(t, in)
+	if a := rule(r, RuleAnchorDiversity); a.Passed || a.Severity != SeverityError {
+		t.Errorf("rule %+v, want an error for the optional link's overuse", a)
+	}
+	if links["up"].Status != link.StatusVerified || failedRule(links["up"], RuleAnchorDiversity) {
+		t.Errorf("uplink %+v, want verified: its overuse is only reported", links["up"])
+	}
+	if links["sib"].Status != link.StatusFlagged {
+		t.Errorf("sibling %+v, want flagged", links["sib"])
+	}
+}
+
 func TestAnchorDiversityAllowsAThirdUse(t *testing.T) {
 	up := to("up", "hub", link.TypeVerticalUp)
 	up.Anchor = "hiking boots"
