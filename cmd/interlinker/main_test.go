@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/interlinker/interlinker/bus"
@@ -84,21 +85,7 @@ func TestDemoLinksTheExampleSiteAndWritesItsSummary(t *testing.T) {
 }
 
 func TestPublishSendsEventFilesWithTheirIDsAndRefusesInvalidOnes(t *testing.T) {
-	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	p, err := newProducer(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := bus.Provision(ctx, p.js, bus.StreamSettings{DuplicateWindow: time.Minute}, bus.ConsumerSettings{}, nil); err != nil {
-		t.Fatal(err)
-	}
+	srv, p, ctx := provisionedServer(t)
 
 	docs := filepath.Join("..", "..", "docs", "events")
 	for range 2 { // the second run's events are duplicates JetStream drops
@@ -127,7 +114,7 @@ func TestPublishSendsEventFilesWithTheirIDsAndRefusesInvalidOnes(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"specversion":"0.3","id":"x","source":"s","type":"content.generated","siteid":"s","data":{}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = run([]string{"publish", "--nats-url", srv.ClientURL(), bad})
+	err := run([]string{"publish", "--nats-url", srv.ClientURL(), bad})
 	if err == nil || !strings.Contains(err.Error(), `specversion is "0.3"`) {
 		t.Errorf("publishing an invalid event: %v", err)
 	}
@@ -166,21 +153,7 @@ func TestServeNeedsTheSharedNATSUnlessAPrivateOneIsAskedFor(t *testing.T) {
 }
 
 func TestPublishOffersValidateFalseOnlyWhereItCanSendTheEvent(t *testing.T) {
-	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	p, err := newProducer(srv.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := bus.Provision(ctx, p.js, bus.StreamSettings{DuplicateWindow: time.Minute}, bus.ConsumerSettings{}, nil); err != nil {
-		t.Fatal(err)
-	}
+	srv, p, ctx := provisionedServer(t)
 	write := func(name, body string) string {
 		path := filepath.Join(t.TempDir(), name)
 		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
@@ -204,7 +177,7 @@ func TestPublishOffersValidateFalseOnlyWhereItCanSendTheEvent(t *testing.T) {
 	// JSON that parses but breaks the contract: the hint is offered, and
 	// taking it sends the event.
 	offContract := write("old-spec.json", `{"specversion":"0.3","id":"x","source":"s","type":"content.generated","siteid":"s","data":{}}`)
-	err = run([]string{"publish", "--nats-url", srv.ClientURL(), offContract})
+	err := run([]string{"publish", "--nats-url", srv.ClientURL(), offContract})
 	if err == nil || !strings.Contains(err.Error(), `specversion is "0.3"`) || !strings.Contains(err.Error(), hint) {
 		t.Errorf("publishing an event off the contract: %v, want the reason and %q", err, hint)
 	}
@@ -303,4 +276,26 @@ func TestRedeliveryDelaysComeFromTheFlagOrTheEnvironment(t *testing.T) {
 			t.Errorf("INTERLINKER_REDELIVERY_DELAYS=%q: %v, want it refused", bad, err)
 		}
 	}
+}
+
+// provisionedServer starts an embedded server with interlinker's streams
+// and a producer connected to it, all closed with the test.
+func provisionedServer(t *testing.T) (*server.Server, *producer, context.Context) {
+	t.Helper()
+	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	p, err := newProducer(srv.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	if err := bus.Provision(ctx, p.js, bus.StreamSettings{DuplicateWindow: time.Minute}, bus.ConsumerSettings{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return srv, p, ctx
 }

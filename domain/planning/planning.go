@@ -349,13 +349,21 @@ func (pl *planner) relatedArticles() {
 			members = append(members, t)
 		}
 	}
-	for _, t := range pl.scoreAll(members) {
+	pl.list(members, link.TypeVerticalDown, func(t Target) string {
+		return fmt.Sprintf("vertical_down: the hub's Related Articles section lists every %s of cluster %s", t.Kind, pl.in.Page.ClusterID)
+	})
+}
+
+// list plans a generated section listing every one of targets, best score
+// first: no cap, no density, no anchor needed in the text. why says why
+// each entry is there.
+func (pl *planner) list(targets []Target, t link.Type, why func(Target) string) {
+	for _, s := range pl.scoreAll(targets) {
 		if pl.stopped() {
 			return
 		}
-		l := pl.newScoredLink(t, link.TypeVerticalDown, link.ZoneRelatedSection)
-		l.Explanation = fmt.Sprintf("vertical_down: the hub's Related Articles section lists every %s of cluster %s; %s",
-			t.Kind, pl.in.Page.ClusterID, l.Explanation)
+		l := pl.newScoredLink(s, t, link.ZoneRelatedSection)
+		l.Explanation = why(s.Target) + "; " + l.Explanation
 		pl.add(l)
 	}
 }
@@ -403,14 +411,9 @@ func (pl *planner) sectorHubs() {
 	if len(hubs) == 0 {
 		pl.note("sector page %s: no hub of its sector %s is known yet", pl.in.Page.ID, pl.in.Page.SectorID)
 	}
-	for _, t := range pl.scoreAll(hubs) {
-		if pl.stopped() {
-			return
-		}
-		l := pl.newScoredLink(t, link.TypeVerticalDown, link.ZoneRelatedSection)
-		l.Explanation = "vertical_down: a sector page lists the hub of every cluster in sector " + pl.in.Page.SectorID + "; " + l.Explanation
-		pl.add(l)
-	}
+	pl.list(hubs, link.TypeVerticalDown, func(Target) string {
+		return "vertical_down: a sector page lists the hub of every cluster in sector " + pl.in.Page.SectorID
+	})
 }
 
 // homeLinks links the home page from its text to the sectors and hubs it
@@ -512,15 +515,9 @@ func (pl *planner) taxonomy() {
 			hubs = append(hubs, t)
 		}
 	}
-	for _, t := range pl.scoreAll(hubs) {
-		if pl.stopped() {
-			return
-		}
-		l := pl.newScoredLink(t, link.TypeTaxonomy, link.ZoneRelatedSection)
-		l.Explanation = fmt.Sprintf("taxonomy: a term page lists every hub, product and service with its attribute value (this is a %s); %s",
-			t.Kind, l.Explanation)
-		pl.add(l)
-	}
+	pl.list(hubs, link.TypeTaxonomy, func(t Target) string {
+		return fmt.Sprintf("taxonomy: a term page lists every hub, product and service with its attribute value (this is a %s)", t.Kind)
+	})
 }
 
 // relatedInBody links a product, service or plain page to the hubs that
