@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,6 +125,14 @@ func logStatements(b *testing.B, dbURL string) {
 			b.Fatal(err)
 		}
 	}
+	if os.Getenv("INTERLINKER_BENCH_LOG_STATEMENTS") == "plans" {
+		// auto_explain logs every statement's plan as well.
+		for _, set := range []string{"session_preload_libraries = 'auto_explain'", "auto_explain.log_min_duration = 0"} {
+			if _, err := conn.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{name}.Sanitize()+" SET "+set); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 	fmt.Fprintf(os.Stderr, "logging every statement of database %s\n", name)
 }
 
@@ -145,6 +154,7 @@ func runPipelineBench(b *testing.B, h *harness, siteID string, payloads [][]byte
 		defer close(stop)
 		go printProgress(h, siteID, stop)
 	}
+	cpu := startCPUCount(b, h)
 	b.ResetTimer()
 	start := time.Now()
 	publishAll(b, h.js, events.ContentGenerated, payloads, ids)
@@ -156,6 +166,9 @@ func runPipelineBench(b *testing.B, h *harness, siteID string, payloads [][]byte
 	settleStart := time.Now()
 	h.waitIdle(10 * time.Minute)
 	b.ReportMetric(time.Since(settleStart).Seconds(), "settle_s")
+	goCPU, pgCPU := cpu.used()
+	b.ReportMetric(goCPU.Seconds()*1000/float64(len(payloads)), "go_cpu_ms/page")
+	b.ReportMetric(pgCPU.Seconds()*1000/float64(len(payloads)), "pg_cpu_ms/page")
 
 	if os.Getenv("INTERLINKER_BENCH_METRICS") != "" {
 		dumpMetrics(b, h.svc.HTTPAddr())
@@ -166,6 +179,64 @@ func runPipelineBench(b *testing.B, h *harness, siteID string, payloads [][]byte
 	b.ReportMetric(pipelineRate, "pages/s")
 	b.ReportMetric(rawRate, "raw_msgs/s")
 	b.ReportMetric(pipelineRate/rawRate, "ratio")
+}
+
+// cpuCount measures the CPU time this process (service, embedded NATS
+// and harness) and the service's Postgres sessions use, which the machine's
+// other load changes far less than it changes the rates.
+type cpuCount struct {
+	b       *testing.B
+	h       *harness
+	selfAt  time.Duration
+	backend map[int]time.Duration
+}
+
+func startCPUCount(b *testing.B, h *harness) *cpuCount {
+	c := &cpuCount{b: b, h: h, selfAt: selfCPU()}
+	c.backend = c.backends()
+	return c
+}
+
+// used reports the CPU time used since the count started; Postgres
+// sessions that ended meanwhile are not counted.
+func (c *cpuCount) used() (self, postgres time.Duration) {
+	for pid, t := range c.backends() {
+		postgres += t - c.backend[pid]
+	}
+	return selfCPU() - c.selfAt, postgres
+}
+
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// backends reads the CPU time of every session of the service's database
+// from /proc (the server runs on this machine).
+func (c *cpuCount) backends() map[int]time.Duration {
+	out := map[int]time.Duration{}
+	rows, err := c.h.svc.Store().BackendPIDs(context.Background())
+	if err != nil {
+		c.b.Logf("count Postgres CPU: %v", err)
+		return out
+	}
+	for _, pid := range rows {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		_, rest, _ := strings.Cut(string(raw), ") ")
+		f := strings.Fields(rest)
+		if len(f) < 13 {
+			continue
+		}
+		var utime, stime int64
+		fmt.Sscan(f[11], &utime)
+		fmt.Sscan(f[12], &stime)
+		out[pid] = time.Duration(utime+stime) * (time.Second / 100) // USER_HZ
+	}
+	return out
 }
 
 // printProgress prints each stage's progress every second until stop.
