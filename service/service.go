@@ -65,7 +65,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		}
 	}()
 
-	pipeline := &handlers.Pipeline{Metrics: s.metrics, Logger: s.log, FanoutPage: cfg.FanoutPage}
+	pipeline := &handlers.Pipeline{Metrics: s.metrics, Logger: s.log, FanoutPage: cfg.FanoutPage, ReplanDelay: cfg.ReplanDelay}
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
 	poolSize := cfg.PoolSize(len(routes))
