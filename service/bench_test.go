@@ -44,14 +44,18 @@ func BenchmarkPipelineVsRawJetStream(b *testing.B) {
 
 // BenchmarkPipelineBurstVsRawJetStream publishes whole clusters at once: b.N
 // pages rounded down to clusters of a hub and 19 supporting articles
-// (-benchtime 2000x is 100 clusters), all 100 declared by one site.updated
+// (-benchtime 2000x is 100 clusters), all declared by one site.updated
 // with shared attribute values, so articles also read related clusters.
-// The site is projected first; then every page is published at once, the
-// hubs first in stream order, so most articles find their hub planned, and
-// those that do not are re-planned when it arrives, as a real burst would
-// be. The rate counts every page until each has a links.inserted; settle_s
-// is how long the re-plans they cause take after that. The raw JetStream
-// loop of the same run moves the same payloads.
+// The site is projected first; then every page is published at once,
+// without waiting for any: the 100 hubs first, so that most articles find
+// their hub planned (those that do not are planned again when it arrives),
+// then the articles cluster by cluster, as a generator writing one cluster
+// at a time would send them. INTERLINKER_BENCH_BURST_ORDER=interleaved
+// sends the first article of every cluster, then the second, and so on:
+// the worst order for the hubs' re-plans, which then cannot coalesce. The
+// rate counts every page until each has a links.inserted; settle_s is how
+// long the re-plans they cause take after that. The raw JetStream loop of
+// the same run moves the same payloads.
 //
 //	go test -run '^$' -bench PipelineBurst -benchtime 2000x ./service/
 func BenchmarkPipelineBurstVsRawJetStream(b *testing.B) {
@@ -73,9 +77,17 @@ func BenchmarkPipelineBurstVsRawJetStream(b *testing.B) {
 	for c := range clusters {
 		add(burstPageEvent("burst", c, -1))
 	}
-	for a := range perCluster - 1 {
+	if os.Getenv("INTERLINKER_BENCH_BURST_ORDER") == "interleaved" {
+		for a := range perCluster - 1 {
+			for c := range clusters {
+				add(burstPageEvent("burst", c, a))
+			}
+		}
+	} else {
 		for c := range clusters {
-			add(burstPageEvent("burst", c, a))
+			for a := range perCluster - 1 {
+				add(burstPageEvent("burst", c, a))
+			}
 		}
 	}
 	runPipelineBench(b, h, "burst", payloads, ids, len(payloads))
@@ -93,6 +105,12 @@ func benchConfig(b *testing.B) Config {
 	}
 	if p := os.Getenv("INTERLINKER_BENCH_PULL"); p != "" {
 		fmt.Sscan(p, &cfg.PullBuffer)
+	}
+	if d := os.Getenv("INTERLINKER_BENCH_REPLAN_DELAY"); d != "" {
+		var err error
+		if cfg.ReplanDelay, err = time.ParseDuration(d); err != nil {
+			b.Fatal(err)
+		}
 	}
 	if os.Getenv("INTERLINKER_BENCH_LOG_STATEMENTS") != "" {
 		logStatements(b, cfg.DatabaseURL)
