@@ -97,6 +97,9 @@ func BenchmarkPipelineBurstVsRawJetStream(b *testing.B) {
 // INTERLINKER_BENCH_WORKERS, _CONNS and _PULL.
 func benchConfig(b *testing.B) Config {
 	cfg := testConfig(b)
+	// The tests recount link counts every 100ms to see them soon; the
+	// benchmark runs the service's default interval.
+	cfg.CountInterval = DefaultConfig().CountInterval
 	if w := os.Getenv("INTERLINKER_BENCH_WORKERS"); w != "" {
 		fmt.Sscan(w, &cfg.Workers)
 	}
