@@ -219,30 +219,34 @@ func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
 // with a live version counts the links of its link map (what is live); a
 // page never published counts the links we placed in it. Each
 // count is an index lookup by source or target, so refreshing a page costs
-// its own links, not the site's.
+// its own links, not the site's. A page whose counts did not move is not
+// written.
 func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []string) error {
 	_, err := t.exec(ctx, `
-		WITH live AS (
-			SELECT p.id, (SELECT count(*) FROM link_map lm
-				   JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id
-				    AND s.state <> 'deleted' AND (s.live_version IS NOT NULL OR s.state = 'published')
-				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active') AS n
-			FROM pages p WHERE p.site_id = $1 AND p.id = ANY($2))
-		UPDATE pages p SET
-			live_inbound_link_count = live.n,
-			inbound_link_count = live.n
-			  + (SELECT count(*) FROM links l
-				   JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
-				    AND s.live_version IS NULL
-				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb'),
-			outbound_link_count = CASE
+		WITH counts AS (
+			SELECT p.id, live.n AS live_inbound,
+				live.n + (SELECT count(*) FROM links l
+					   JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
+					    AND s.live_version IS NULL
+					  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb') AS inbound,
+				CASE
 				WHEN p.state = 'deleted' THEN 0
 				WHEN p.live_version IS NOT NULL OR p.state = 'published' THEN (SELECT count(*) FROM link_map lm
 					WHERE lm.site_id = p.site_id AND lm.source_page_id = p.id AND lm.internal AND lm.status = 'active' AND lm.target_page_id <> '')
 				ELSE (SELECT count(*) FROM links l
 					WHERE l.site_id = p.site_id AND l.source_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb')
-				END
-		FROM live WHERE p.site_id = $1 AND p.id = live.id`, siteID, dedupe(pageIDs), placedStatuses)
+				END AS outbound
+			FROM pages p, LATERAL (SELECT count(*) AS n FROM link_map lm
+				   JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id
+				    AND s.state <> 'deleted' AND (s.live_version IS NOT NULL OR s.state = 'published')
+				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active') live
+			WHERE p.site_id = $1 AND p.id = ANY($2))
+		UPDATE pages p SET live_inbound_link_count = c.live_inbound, inbound_link_count = c.inbound,
+			outbound_link_count = c.outbound
+		FROM counts c WHERE p.site_id = $1 AND p.id = c.id
+		  -- a count that has not moved writes no new version of a hot row
+		  AND (p.live_inbound_link_count, p.inbound_link_count, p.outbound_link_count)
+		      IS DISTINCT FROM (c.live_inbound, c.inbound, c.outbound)`, siteID, dedupe(pageIDs), placedStatuses)
 	if err != nil {
 		return fmt.Errorf("refresh link counts: %w", err)
 	}
