@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
@@ -44,6 +45,12 @@ type Pipeline struct {
 	// FanoutPage is how many dependants of a change one transaction asks
 	// to re-plan (0: defaultFanoutPage).
 	FanoutPage int
+	// ReplanDelay is how long a re-plan request waits in the outbox before
+	// it is published (0: not at all). A hub whose articles arrive over a
+	// few seconds is asked to re-plan once per article; waiting lets one
+	// re-plan answer every article that arrived meanwhile, and the rest
+	// are dropped as coalesced.
+	ReplanDelay time.Duration
 
 	replanning pageLocks // pages being re-planned by this process
 }

@@ -174,7 +174,14 @@ func (p *Pipeline) askToReplan(ctx context.Context, tx *store.Tx, ev events.Even
 	for _, id := range ids {
 		data := events.ReplanData{PageID: id, CauseEventID: f.Cause.ID, CausePageID: f.CausePageID,
 			CauseChange: f.CauseChange, Reason: f.Reason}
-		if err := emit(ctx, tx, ev, events.LinksReplan, events.DerivedID(cause, events.LinksReplan+":"+id), id, data); err != nil {
+		out, err := followOn(ev, events.LinksReplan, events.DerivedID(cause, events.LinksReplan+":"+id), data)
+		if err != nil {
+			return err
+		}
+		// The request waits ReplanDelay in the outbox: a hub asked again
+		// meanwhile by its other articles' arrivals re-plans once for all
+		// of them, and the later requests are dropped as coalesced.
+		if err := tx.EnqueueAfter(ctx, out, id, map[string]string{"correlation_id": ev.Correlation()}, p.ReplanDelay); err != nil {
 			return err
 		}
 	}

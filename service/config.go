@@ -55,6 +55,9 @@ type Config struct {
 	// FanoutPage is how many dependants of a change one transaction asks
 	// to re-plan (0: the pipeline's default).
 	FanoutPage int
+	// ReplanDelay is how long a re-plan request waits in the outbox before
+	// it is published, so that one re-plan answers the changes of a burst.
+	ReplanDelay time.Duration
 
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
@@ -89,6 +92,7 @@ func DefaultConfig() Config {
 		PruneInterval:   10 * time.Minute,
 		CountBatch:      1000,
 		CountInterval:   time.Second,
+		ReplanDelay:     time.Second,
 		ShutdownTimeout: 25 * time.Second,
 		Logger:          slog.Default(),
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -36,6 +37,7 @@ type Service struct {
 	relay    *drainer
 	counter  *drainer
 	pruner   *drainer
+	stats    *drainer
 	watch    *bus.DeliveryWatch
 	router   *message.Router
 	subs     []*bus.Subscriber
@@ -63,7 +65,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		}
 	}()
 
-	pipeline := &handlers.Pipeline{Metrics: s.metrics, Logger: s.log, FanoutPage: cfg.FanoutPage}
+	pipeline := &handlers.Pipeline{Metrics: s.metrics, Logger: s.log, FanoutPage: cfg.FanoutPage, ReplanDelay: cfg.ReplanDelay}
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
 	poolSize := cfg.PoolSize(len(routes))
@@ -121,10 +123,20 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	s.pruner = newDrainer("inbox", pruneBatch, cfg.PruneInterval, s.log, func(ctx context.Context) (int, error) {
 		return s.store.PruneInbox(ctx, cfg.InboxRetention, pruneBatch)
 	})
+	// Tables that grow fast are analyzed as they do, so that statements
+	// are planned for what they hold (store.KeepStatistics).
+	s.stats = newDrainer("statistics", math.MaxInt, statsInterval, s.log, func(ctx context.Context) (int, error) {
+		tables, err := s.store.KeepStatistics(ctx)
+		if len(tables) > 0 {
+			s.log.Debug("analyzed grown tables", "tables", tables)
+		}
+		return 0, err
+	})
 	pipeline.Notify = s.relay.Notify
 	s.relay.Start(context.WithoutCancel(ctx))
 	s.counter.Start(context.WithoutCancel(ctx))
 	s.pruner.Start(context.WithoutCancel(ctx))
+	s.stats.Start(context.WithoutCancel(ctx))
 	s.registerOutboxGauges()
 
 	subSettings := bus.SubscriberSettings{
@@ -180,6 +192,9 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 // relayAckWait is how long the outbox relay waits for JetStream to
 // acknowledge a batch.
 const relayAckWait = 10 * time.Second
+
+// statsInterval is how often table growth is checked for KeepStatistics.
+const statsInterval = time.Second
 
 // pruneBatch is how many inbox rows one prune statement deletes.
 const pruneBatch = 10_000
@@ -308,8 +323,10 @@ func (s *Service) teardown(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	if s.pruner != nil {
-		s.pruner.Halt()
+	for _, d := range []*drainer{s.pruner, s.stats} {
+		if d != nil {
+			d.Halt()
+		}
 	}
 	for _, d := range []*drainer{s.relay, s.counter} {
 		if d == nil {

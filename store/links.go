@@ -16,30 +16,58 @@ import (
 var placedStatuses = []string{string(link.StatusInserted), string(link.StatusVerified), string(link.StatusFlagged)}
 
 // ReplaceLinks makes links the whole plan of a page version: re-planning is
-// a clean slate.
+// a clean slate. The links go in one statement, however many there are: a
+// hub's plan holds a link per article of its cluster, and a statement per
+// link cost more than the rows themselves.
 func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version int64, links []link.Link) error {
 	t.queue(`DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID)
+	if len(links) == 0 {
+		return nil
+	}
+	n := len(links)
+	var (
+		ids, targets, urls, types, anchorTexts, anchorTypes = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		candidates, zones, factors, placements, statuses    = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		reasons, failed, explanations, keys                 = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		firstParagraphs                                     = make([]int32, n)
+		scores                                              = make([]float64, n)
+		mandatory                                           = make([]bool, n)
+	)
 	for i, l := range links {
 		cands := l.Candidates
 		if cands == nil {
 			cands = []link.Anchor{} // JSON null would come back as SQL NULL from a snapshot
 		}
-		candidates, err := json.Marshal(cands)
+		c, err := json.Marshal(cands)
 		if err != nil {
 			return fmt.Errorf("encode anchors of link %s: %w", l.ID, err)
 		}
-		factors, err := json.Marshal(nonNilFactors(l.Factors))
+		f, err := json.Marshal(nonNilFactors(l.Factors))
 		if err != nil {
 			return fmt.Errorf("encode factors of link %s: %w", l.ID, err)
 		}
-		t.queue(`INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url, type,
+		rules, err := json.Marshal(nonNil(l.FailedRules))
+		if err != nil {
+			return fmt.Errorf("encode failed rules of link %s: %w", l.ID, err)
+		}
+		ids[i], targets[i], urls[i], types[i], anchorTexts[i], anchorTypes[i] = l.ID, l.TargetPageID, l.TargetURL, string(l.Type), l.Anchor, string(l.AnchorType)
+		candidates[i], zones[i], factors[i], placements[i], statuses[i] = string(c), string(l.Zone), string(f), l.Placement, string(l.Status)
+		reasons[i], failed[i], explanations[i], keys[i] = l.Reason, string(rules), l.Explanation, anchors.Normalize(l.Anchor)
+		firstParagraphs[i], scores[i], mandatory[i] = int32(l.FirstParagraphs), l.Score, l.Mandatory
+	}
+	t.queue(`INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url, type,
 			anchor, anchor_type, candidates, zone, first_paragraphs, score, factors, mandatory, placement, status,
 			reason, failed_rules, position, explanation, anchor_key)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
-			siteID, l.ID, pageID, version, l.TargetPageID, l.TargetURL, string(l.Type), l.Anchor,
-			string(l.AnchorType), candidates, string(l.Zone), l.FirstParagraphs, l.Score, factors, l.Mandatory,
-			l.Placement, string(l.Status), l.Reason, nonNil(l.FailedRules), i, l.Explanation, anchors.Normalize(l.Anchor))
-	}
+		SELECT $1, u.id, $2, $3, u.target, u.url, u.type, u.anchor, u.anchor_type, u.candidates::jsonb, u.zone,
+			u.first_paragraphs, u.score, u.factors::jsonb, u.mandatory, u.placement, u.status, u.reason,
+			ARRAY(SELECT jsonb_array_elements_text(u.failed::jsonb)), u.ord - 1, u.explanation, u.anchor_key
+		FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+			$12::int[], $13::float8[], $14::text[], $15::boolean[], $16::text[], $17::text[], $18::text[], $19::text[],
+			$20::text[], $21::text[])
+			WITH ORDINALITY AS u(id, target, url, type, anchor, anchor_type, candidates, zone, first_paragraphs, score,
+				factors, mandatory, placement, status, reason, failed, explanation, anchor_key, ord)`,
+		siteID, pageID, version, ids, targets, urls, types, anchorTexts, anchorTypes, candidates, zones,
+		firstParagraphs, scores, factors, mandatory, placements, statuses, reasons, failed, explanations, keys)
 	return nil
 }
 
@@ -74,8 +102,45 @@ func scanLink(r pgx.CollectableRow) (link.Link, error) {
 	return l, err
 }
 
-// SaveLinkOutcomes records where each link went (or why not) and its status.
+// SaveLinkOutcomes records where each link went (or why not) and its
+// status, in one statement for all of them. The links are found through
+// their source pages, so the statement reads those pages' links and no
+// more whatever the table's statistics say; a link without its source page
+// is updated by its id alone, a statement each.
 func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.Link) error {
+	if len(links) == 0 {
+		return nil
+	}
+	n := len(links)
+	ids, anchorTexts, anchorTypes, placements, statuses := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	reasons, failed, keys := make([]string, n), make([]string, n), make([]string, n)
+	paragraphs := make([]int32, n)
+	var sources []string
+	for i, l := range links {
+		if l.SourcePageID == "" {
+			return t.saveLinkOutcomesOneByOne(siteID, links)
+		}
+		sources = append(sources, l.SourcePageID)
+		rules, err := json.Marshal(nonNil(l.FailedRules))
+		if err != nil {
+			return fmt.Errorf("encode failed rules of link %s: %w", l.ID, err)
+		}
+		ids[i], anchorTexts[i], anchorTypes[i], placements[i], statuses[i] = l.ID, l.Anchor, string(l.AnchorType), l.Placement, string(l.Status)
+		reasons[i], failed[i], keys[i], paragraphs[i] = l.Reason, string(rules), anchors.Normalize(l.Anchor), int32(l.Paragraph)
+	}
+	t.queue(`UPDATE links l SET anchor = u.anchor, anchor_type = u.anchor_type, paragraph = u.paragraph,
+			placement = u.placement, status = u.status, reason = u.reason,
+			failed_rules = ARRAY(SELECT jsonb_array_elements_text(u.failed::jsonb)), anchor_key = u.anchor_key,
+			updated_at = now(),
+			inserted_at = CASE WHEN u.status IN ('inserted', 'verified', 'flagged') THEN COALESCE(l.inserted_at, now()) END
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+			AS u(id, anchor, anchor_type, paragraph, placement, status, reason, failed, anchor_key)
+		WHERE l.site_id = $1 AND l.source_page_id = ANY($11) AND l.id = u.id`,
+		siteID, ids, anchorTexts, anchorTypes, paragraphs, placements, statuses, reasons, failed, keys, dedupe(sources))
+	return nil
+}
+
+func (t *Tx) saveLinkOutcomesOneByOne(siteID string, links []link.Link) error {
 	for _, l := range links {
 		t.queue(`UPDATE links SET anchor = $3, anchor_type = $4, paragraph = $5, placement = $6, status = $7,
 			reason = $8, failed_rules = $9, anchor_key = $10, updated_at = now(),
@@ -154,30 +219,34 @@ func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
 // with a live version counts the links of its link map (what is live); a
 // page never published counts the links we placed in it. Each
 // count is an index lookup by source or target, so refreshing a page costs
-// its own links, not the site's.
+// its own links, not the site's. A page whose counts did not move is not
+// written.
 func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []string) error {
 	_, err := t.exec(ctx, `
-		WITH live AS (
-			SELECT p.id, (SELECT count(*) FROM link_map lm
-				   JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id
-				    AND s.state <> 'deleted' AND (s.live_version IS NOT NULL OR s.state = 'published')
-				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active') AS n
-			FROM pages p WHERE p.site_id = $1 AND p.id = ANY($2))
-		UPDATE pages p SET
-			live_inbound_link_count = live.n,
-			inbound_link_count = live.n
-			  + (SELECT count(*) FROM links l
-				   JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
-				    AND s.live_version IS NULL
-				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb'),
-			outbound_link_count = CASE
+		WITH counts AS (
+			SELECT p.id, live.n AS live_inbound,
+				live.n + (SELECT count(*) FROM links l
+					   JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
+					    AND s.live_version IS NULL
+					  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb') AS inbound,
+				CASE
 				WHEN p.state = 'deleted' THEN 0
 				WHEN p.live_version IS NOT NULL OR p.state = 'published' THEN (SELECT count(*) FROM link_map lm
 					WHERE lm.site_id = p.site_id AND lm.source_page_id = p.id AND lm.internal AND lm.status = 'active' AND lm.target_page_id <> '')
 				ELSE (SELECT count(*) FROM links l
 					WHERE l.site_id = p.site_id AND l.source_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb')
-				END
-		FROM live WHERE p.site_id = $1 AND p.id = live.id`, siteID, dedupe(pageIDs), placedStatuses)
+				END AS outbound
+			FROM pages p, LATERAL (SELECT count(*) AS n FROM link_map lm
+				   JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id
+				    AND s.state <> 'deleted' AND (s.live_version IS NOT NULL OR s.state = 'published')
+				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active') live
+			WHERE p.site_id = $1 AND p.id = ANY($2))
+		UPDATE pages p SET live_inbound_link_count = c.live_inbound, inbound_link_count = c.inbound,
+			outbound_link_count = c.outbound
+		FROM counts c WHERE p.site_id = $1 AND p.id = c.id
+		  -- a count that has not moved writes no new version of a hot row
+		  AND (p.live_inbound_link_count, p.inbound_link_count, p.outbound_link_count)
+		      IS DISTINCT FROM (c.live_inbound, c.inbound, c.outbound)`, siteID, dedupe(pageIDs), placedStatuses)
 	if err != nil {
 		return fmt.Errorf("refresh link counts: %w", err)
 	}

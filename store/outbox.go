@@ -30,6 +30,12 @@ type OutboxMessage struct {
 // pageID names the page the event reports on, if any: a row NATS refuses
 // for good is parked, and the page says so.
 func (t *Tx) Enqueue(ctx context.Context, ev events.Event, pageID string, headers map[string]string) error {
+	return t.EnqueueAfter(ctx, ev, pageID, headers, 0)
+}
+
+// EnqueueAfter is Enqueue for an event the relay publishes no sooner than
+// delay after the transaction.
+func (t *Tx) EnqueueAfter(ctx context.Context, ev events.Event, pageID string, headers map[string]string, delay time.Duration) error {
 	payload, err := ev.Encode()
 	if err != nil {
 		return err
@@ -40,6 +46,12 @@ func (t *Tx) Enqueue(ctx context.Context, ev events.Event, pageID string, header
 	hdr, err := json.Marshal(headers)
 	if err != nil {
 		return fmt.Errorf("encode headers of event %s: %w", ev.ID, err)
+	}
+	if delay > 0 {
+		t.queue(`INSERT INTO outbox (msg_id, event_id, subject, site_id, page_id, headers, payload, size, not_before)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now() + $9 * interval '1 microsecond') ON CONFLICT (msg_id) DO NOTHING`,
+			ev.MsgID(), ev.ID, ev.Type, ev.SiteID, pageID, hdr, payload, len(payload), delay.Microseconds())
+		return nil
 	}
 	t.queue(`INSERT INTO outbox (msg_id, event_id, subject, site_id, page_id, headers, payload, size)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (msg_id) DO NOTHING`,

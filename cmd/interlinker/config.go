@@ -172,6 +172,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Duration(&cfg.InboxRetention, "inbox-retention", "how long consumers remember applied event ids; at least stream-max-age")
 	s.Int(&cfg.OutboxBatch, "outbox-batch", "events relayed from the outbox per batch")
 	s.Duration(&cfg.CountInterval, "count-interval", "how often cached inbound/outbound link counts are recounted")
+	s.Duration(&cfg.ReplanDelay, "replan-delay", "how long a request to re-plan a page waits before it is published, so one re-plan answers a burst of changes")
 	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "how long in-flight work may take at shutdown")
 	s.String(logLevel, "log-level", "debug, info, warn or error")
 	s.logLevel = logLevel
@@ -196,6 +197,9 @@ func (s *settings) finish(args []string, cfg *service.Config, logLevel string) e
 		// Watermill gives up on a message one second before JetStream redelivers it.
 		if cfg.AckWait-time.Second <= cfg.HandlerTimeout+cfg.RetryTotal {
 			return fmt.Errorf("ack-wait %s must exceed handler-timeout %s + retry-total %s by more than 1s", cfg.AckWait, cfg.HandlerTimeout, cfg.RetryTotal)
+		}
+		if cfg.ReplanDelay < 0 {
+			return fmt.Errorf("replan-delay %s must not be negative", cfg.ReplanDelay)
 		}
 		if cfg.InboxRetention < cfg.StreamMaxAge {
 			return fmt.Errorf("inbox-retention %s must be at least stream-max-age %s: a redelivered event older than the inbox would apply twice", cfg.InboxRetention, cfg.StreamMaxAge)

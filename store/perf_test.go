@@ -1,0 +1,166 @@
+package store
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/events"
+)
+
+func TestADelayedEventIsRelayedOnlyOnceItsDelayHasPassedWithoutHoldingUpTheRest(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	delayed, err := events.New(events.LinksReplan, "shop", "later", "", map[string]string{"page_id": "hub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		return tx.EnqueueAfter(ctx, delayed, "hub", nil, 700*time.Millisecond)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	obEnqueue(t, s, events.LinksPlanned, "shop", "now", "a", "<p>a</p>")
+
+	handed, _, err := obRelay(t, s, 10, 1<<20, publishAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obWantIDs(t, "relayed at once", handed, "now")
+	if _, waiting := obOutboxRow(t, s, "later"); !waiting {
+		t.Fatal("the delayed event left the outbox before its time")
+	}
+	time.Sleep(800 * time.Millisecond)
+	handed, _, err = obRelay(t, s, 10, 1<<20, publishAll)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obWantIDs(t, "relayed after the delay", handed, "later")
+}
+
+func TestLinksWrittenInOneStatementReadBackAsPlannedAndOutcomesUpdateOnlyThePagesLinks(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "hub")
+	obPage(t, s, "shop", "other")
+	plan := func(source string, n int) []link.Link {
+		var out []link.Link
+		for i := range n {
+			out = append(out, link.Link{ID: fmt.Sprintf("%s-%d", source, i), SourcePageID: source,
+				TargetPageID: fmt.Sprintf("t%d", i), TargetURL: fmt.Sprintf("/t%d/", i), Type: link.TypeVerticalDown,
+				Zone: link.ZoneRelatedSection, Status: link.StatusPlanned, Score: float64(i) / 2, FirstParagraphs: i % 3,
+				Candidates: []link.Anchor{{Text: fmt.Sprintf("anchor %d", i), Type: link.AnchorPrimaryKeyword}},
+				Factors:    map[string]float64{"recency": float64(i)}, Mandatory: i == 0, Explanation: "why " + source})
+		}
+		return out
+	}
+	hubLinks, otherLinks := plan("hub", 30), plan("other", 3)
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.ReplaceLinks(ctx, "shop", "hub", 1, hubLinks); err != nil {
+			return err
+		}
+		return tx.ReplaceLinks(ctx, "shop", "other", 1, otherLinks)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.LinksFrom(ctx, "shop", "hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(hubLinks) {
+		t.Fatalf("read %d links, want %d", len(got), len(hubLinks))
+	}
+	for i, l := range got {
+		want := hubLinks[i]
+		if l.ID != want.ID || l.TargetPageID != want.TargetPageID || l.Score != want.Score || l.Mandatory != want.Mandatory ||
+			l.FirstParagraphs != want.FirstParagraphs || l.Explanation != want.Explanation || l.Factors["recency"] != want.Factors["recency"] ||
+			len(l.Candidates) != 1 || l.Candidates[0] != want.Candidates[0] || len(l.FailedRules) != 0 {
+			t.Fatalf("link %d read back as %+v, want %+v", i, l, want)
+		}
+	}
+
+	// Outcomes change the hub's links and no other page's.
+	for i := range hubLinks {
+		hubLinks[i].Status, hubLinks[i].Anchor, hubLinks[i].Paragraph = link.StatusFlagged, fmt.Sprintf("Anchor %d", i), i+1
+		hubLinks[i].FailedRules = []string{"density_range", "anchor_diversity"}
+	}
+	if err := s.InTx(ctx, func(tx *Tx) error { return tx.SaveLinkOutcomes(ctx, "shop", hubLinks) }); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.LinksFrom(ctx, "shop", "hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range got {
+		if l.Status != link.StatusFlagged || l.Anchor != fmt.Sprintf("Anchor %d", i) || l.Paragraph != i+1 ||
+			!slices.Equal(l.FailedRules, []string{"density_range", "anchor_diversity"}) {
+			t.Fatalf("link %d after its outcome: %+v", i, l)
+		}
+	}
+	var key string
+	var insertedAt *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT anchor_key, inserted_at FROM links WHERE site_id = 'shop' AND id = 'hub-3'`).Scan(&key, &insertedAt); err != nil {
+		t.Fatal(err)
+	}
+	if key != "anchor 3" || insertedAt == nil {
+		t.Errorf("anchor_key %q, inserted_at %v: want the folded anchor and a time", key, insertedAt)
+	}
+	others, err := s.LinksFrom(ctx, "shop", "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range others {
+		if l.Status != link.StatusPlanned || l.Anchor != "" {
+			t.Errorf("another page's link changed: %+v", l)
+		}
+	}
+
+	// Links without their source page are updated by id alone.
+	otherLinks[1].SourcePageID, otherLinks[1].Status = "", link.StatusInserted
+	if err := s.InTx(ctx, func(tx *Tx) error { return tx.SaveLinkOutcomes(ctx, "shop", otherLinks[1:2]) }); err != nil {
+		t.Fatal(err)
+	}
+	if others, err = s.LinksFrom(ctx, "shop", "other"); err != nil || others[1].Status != link.StatusInserted {
+		t.Errorf("link without its source page: %+v, %v", others, err)
+	}
+}
+
+func TestTablesAreAnalyzedWhenTheyHaveMoreThanDoubledSinceTheLastAnalyze(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "seed")
+	if _, err := s.pool.Exec(ctx, `INSERT INTO pages (site_id, id, url, title, kind, version, html, state)
+		SELECT 'shop', 'p' || i, '/p' || i, 'P', 'page', 1, '', 'generated' FROM generate_series(1, 500) i`); err != nil {
+		t.Fatal(err)
+	}
+	analyzed := func() []string {
+		t.Helper()
+		// The counts behind pg_stat_user_tables reach it within a second.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			tables, err := s.KeepStatistics(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tables) > 0 || time.Now().After(deadline) {
+				return tables
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if got := analyzed(); !slices.Contains(got, "pages") {
+		t.Fatalf("analyzed %v after 500 new pages, want pages among them", got)
+	}
+	var tuples float64
+	if err := s.pool.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE oid = 'pages'::regclass`).Scan(&tuples); err != nil {
+		t.Fatal(err)
+	}
+	if tuples < 500 {
+		t.Errorf("pages has %v tuples in its statistics after the analyze, want 501", tuples)
+	}
+	if tables, err := s.KeepStatistics(ctx); err != nil || slices.Contains(tables, "pages") {
+		t.Errorf("analyzed %v (%v) again without growth", tables, err)
+	}
+}
