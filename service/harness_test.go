@@ -42,6 +42,10 @@ func testConfig(t testing.TB) Config {
 	// the default: they measure the service as it ships.
 	if _, bench := t.(*testing.B); !bench {
 		cfg.DBMaxConns = 16
+		// A re-plan request waiting a second in the outbox answers a burst
+		// in production; tests that let the pipeline settle after every
+		// page would wait it out page after page.
+		cfg.ReplanDelay = 50 * time.Millisecond
 	}
 	cfg.Logger = testLogger()
 	return cfg

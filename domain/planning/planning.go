@@ -118,6 +118,11 @@ type planner struct {
 	offered map[string]bool // targets planned or suggested in any zone
 	maxIn   int
 	targets []Target
+	// owners decides which target a natural phrase names best: the
+	// targets in order, then the page itself, whose own names link
+	// nowhere; ownerOf is each target's index in it.
+	owners  *anchors.Owners
+	ownerOf map[string]int
 
 	// ctx is the context of the one PlanPage call the planner lives for;
 	// err is its error once stopped saw it end, and the loops over
@@ -168,6 +173,13 @@ func newPlanner(in Input) *planner {
 		pl.targets[k] = in.Targets[i]
 	}
 	pl.budget = pl.densityMax() - in.ExistingLinks
+	named := make([]anchors.Target, 0, len(pl.targets)+1)
+	pl.ownerOf = make(map[string]int, len(pl.targets))
+	for i, t := range pl.targets {
+		named = append(named, pl.anchorTarget(t))
+		pl.ownerOf[t.ID] = i
+	}
+	pl.owners = anchors.NewOwners(append(named, pl.anchorTarget(Target{Page: in.Page})))
 	return pl
 }
 
@@ -678,8 +690,18 @@ func (pl *planner) add(l link.Link) {
 }
 
 // anchorCandidates draws a target's anchors from its keywords (a hub's
-// cluster keywords first), its title and the page's own text.
+// cluster keywords first), its title and the page's own text. A natural
+// phrase is offered only to the target it names best among the page's
+// targets (anchors.Owners), and never when it names the page itself.
 func (pl *planner) anchorCandidates(t Target) []link.Anchor {
+	if i, ok := pl.ownerOf[t.ID]; ok {
+		return pl.owners.Candidates(i, pl.words, pl.in.Policy)
+	}
+	return anchors.Candidates(pl.anchorTarget(t), pl.words, pl.in.Policy)
+}
+
+// anchorTarget is what a target's anchors are drawn from.
+func (pl *planner) anchorTarget(t Target) anchors.Target {
 	at := anchors.Target{PrimaryKeywords: []string{t.PrimaryKeyword}, Variations: t.Keywords, Title: t.Title}
 	if t.Kind == site.KindHub {
 		if c, ok := pl.in.Structure.Cluster(t.ClusterID); ok {
@@ -690,7 +712,7 @@ func (pl *planner) anchorCandidates(t Target) []link.Anchor {
 	if t.Kind == site.KindHome {
 		at.Brand = pl.in.Structure.Site.Name
 	}
-	return anchors.Candidates(at, pl.words, pl.in.Policy)
+	return at
 }
 
 // rankAnchors orders a link's anchor candidates and records why in its

@@ -912,3 +912,31 @@ func TestATermPageOffTheURLPathIsNoBreadcrumbStepAndTheLastCrumbIsShort(t *testi
 		t.Errorf("the current page's crumb is %q, want its short title", last.Name)
 	}
 }
+
+func TestANaturalPhraseIsOfferedOnlyToTheTargetItNamesBest(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "fit", "Fitting Hiking Boots")
+	comparison := articleIn(boots, "compare", "Leather vs Synthetic Trail Boots: Which Should You Buy?")
+	comparison.PrimaryKeyword = "leather vs synthetic boots"
+	cleaning := articleIn(boots, "clean", "How to Clean and Waterproof Trail Boots")
+	cleaning.PrimaryKeyword, cleaning.Keywords = "waterproof trail boots", []string{"clean leather boots"}
+	plan := planOf(t, Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, WordCount: 1500,
+		Targets: asTargets(0, hub, comparison, cleaning),
+		Texts:   []string{"Read our comparison of leather and synthetic trail boots before you buy."}})
+	phrase := "leather and synthetic trail boots"
+	offered := map[string]bool{}
+	for _, l := range plan.Links {
+		for _, c := range l.Candidates {
+			if c.Type == link.AnchorNatural && strings.EqualFold(c.Text, phrase) {
+				offered[l.TargetPageID] = true
+			}
+		}
+	}
+	if offered["clean"] {
+		t.Error("the cleaning article was offered a phrase that names the comparison better")
+	}
+	if !offered["compare"] {
+		t.Errorf("the comparison was not offered %q; offered to %v", phrase, offered)
+	}
+}
