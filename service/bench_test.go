@@ -237,7 +237,7 @@ func selfCPU() time.Duration {
 // from /proc (the server runs on this machine).
 func (c *cpuCount) backends() map[int]time.Duration {
 	out := map[int]time.Duration{}
-	rows, err := c.h.svc.Store().BackendPIDs(context.Background())
+	rows, err := backendPIDs(c.h.svc.cfg.DatabaseURL)
 	if err != nil {
 		c.b.Logf("count Postgres CPU: %v", err)
 		return out
@@ -280,8 +280,8 @@ func printProgress(h *harness, siteID string, stop <-chan struct{}) {
 			}
 			line += fmt.Sprintf(" %s acked=%d pending=%d ackpending=%d", c.durable, info.AckFloor.Consumer, info.NumPending, info.NumAckPending)
 		}
-		n, _, _ := h.svc.Store().OutboxLag(context.Background())
-		fmt.Fprintf(os.Stderr, "%s outbox=%d inserted=%d\n", line, n, h.inserted.pageCount(siteID))
+		st, _ := h.svc.Store().OutboxStatus(context.Background())
+		fmt.Fprintf(os.Stderr, "%s outbox=%d inserted=%d\n", line, st.Waiting, h.inserted.pageCount(siteID))
 	}
 }
 
@@ -442,4 +442,21 @@ func rawJetStreamLoop(b *testing.B, js jetstream.JetStream, payloads [][]byte) t
 		b.Fatal("raw loop did not finish")
 	}
 	return time.Since(start)
+}
+
+// backendPIDs lists the client sessions of the service's database, this
+// query's own included, which costs next to nothing.
+func backendPIDs(dbURL string) ([]int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("connect to count sessions: %w", err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int])
 }

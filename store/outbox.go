@@ -1,10 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/interlinker/interlinker/events"
@@ -219,6 +222,19 @@ func (t *Tx) readOutboxRows(ctx context.Context, seqs []int64) ([]OutboxMessage,
 // pageKey names a page within its site.
 type pageKey struct{ site, page string }
 
+// sortedPages lists a map's pages in one order, so that two relays
+// updating the same page rows lock them in the same order.
+func sortedPages[V any](m map[pageKey]V) []pageKey {
+	keys := make([]pageKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b pageKey) int {
+		return cmp.Or(strings.Compare(a.site, b.site), strings.Compare(a.page, b.page))
+	})
+	return keys
+}
+
 // recordOutcomes queues the bookkeeping of a published batch, to be sent
 // with COMMIT, fills res, and returns the first transient failure.
 func (t *Tx) recordOutcomes(batch []OutboxMessage, outcomes []Outcome, res *RelayResult) error {
@@ -284,8 +300,8 @@ func (t *Tx) recordOutcomes(batch []OutboxMessage, outcomes []Outcome, res *Rela
 	}
 	if len(pageErrors) > 0 {
 		var sites, pages, reasons []string
-		for k, reason := range pageErrors {
-			sites, pages, reasons = append(sites, k.site), append(pages, k.page), append(reasons, reason)
+		for _, k := range sortedPages(pageErrors) {
+			sites, pages, reasons = append(sites, k.site), append(pages, k.page), append(reasons, pageErrors[k])
 		}
 		// Only rows that change are written: a page row is hot.
 		t.queue(`UPDATE pages p SET delivery_error = u.reason
@@ -295,8 +311,8 @@ func (t *Tx) recordOutcomes(batch []OutboxMessage, outcomes []Outcome, res *Rela
 	if len(pageDelivers) > 0 {
 		var sites, pages []string
 		var seqs []int64
-		for k, seq := range pageDelivers {
-			sites, pages, seqs = append(sites, k.site), append(pages, k.page), append(seqs, seq)
+		for _, k := range sortedPages(pageDelivers) {
+			sites, pages, seqs = append(sites, k.site), append(pages, k.page), append(seqs, pageDelivers[k])
 		}
 		// A page's later result reaching NATS clears the error an earlier
 		// parked one left; one parked after it (in this batch or an
@@ -313,19 +329,6 @@ func (t *Tx) recordOutcomes(batch []OutboxMessage, outcomes []Outcome, res *Rela
 			failSeqs, failErrs, failWaits)
 	}
 	return firstFailure
-}
-
-// OutboxLag reports how many events wait and how long the oldest has waited.
-func (s *Store) OutboxLag(ctx context.Context) (waiting int, oldest time.Duration, err error) {
-	var age *float64
-	err = s.pool.QueryRow(ctx, `SELECT count(*), EXTRACT(EPOCH FROM now() - min(created_at)) FROM outbox`).Scan(&waiting, &age)
-	if err != nil {
-		return 0, 0, fmt.Errorf("measure outbox lag: %w", err)
-	}
-	if age != nil {
-		oldest = time.Duration(*age * float64(time.Second))
-	}
-	return waiting, oldest, nil
 }
 
 // OutboxStatus is the state of the outbox at one moment.

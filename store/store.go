@@ -315,16 +315,6 @@ func DropDatabase(ctx context.Context, url string) error {
 	return nil
 }
 
-// BackendPIDs lists the server processes of this database's sessions, for
-// benchmarks that measure the CPU time the server spends on the service.
-func (s *Store) BackendPIDs(ctx context.Context) ([]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'`)
-	if err != nil {
-		return nil, fmt.Errorf("list sessions: %w", err)
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[int])
-}
-
 // statsTables are the tables the pipeline's statements look pages and
 // links up in.
 var statsTables = []string{"pages", "links", "link_map", "link_snapshots"}
