@@ -200,8 +200,14 @@ func (l *pullLoop) run(ctx context.Context) {
 			return
 		}
 		if err != nil {
-			// The iterator reconnects by itself; these are its reports.
+			// The iterator reconnects by itself; these are its reports. A
+			// pause keeps one that repeats (the consumer deleted, say) from
+			// spinning.
 			log.Debug("pull interrupted", "err", err)
+			select {
+			case <-l.sub.closing:
+			case <-time.After(pullRetryPause):
+			}
 			continue
 		}
 		select {
@@ -217,6 +223,10 @@ func (l *pullLoop) run(ctx context.Context) {
 		l.deliver(ctx, msg, log)
 	}
 }
+
+// pullRetryPause is how long a pull loop waits after its iterator reports
+// an error before asking again.
+const pullRetryPause = 250 * time.Millisecond
 
 // deliver hands one message to the handler and answers JetStream when the
 // handler does, telling it the message is in progress meanwhile.
