@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -32,18 +33,13 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 				}
 			}
 		}
-		maxExact := st.site.policy.MaxExactAnchorPerTarget
-		usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, uses, maxExact)
+		usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, uses, st.site.policy.MaxExactAnchorPerTarget)
 		if err != nil {
 			return err
 		}
-		html, err := placeInBody([]byte(st.page.HTML), links, usage, maxExact, markupOptions(st.site))
+		html, err := linkHTML(st, links, usage)
 		if err != nil {
-			return fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
-		}
-		html, err = insertBlocks(html, links, st)
-		if err != nil {
-			return fmt.Errorf("%w: generated blocks of page %s: %v", ErrPermanent, st.page.ID, err)
+			return err
 		}
 		if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, links); err != nil {
 			return err
@@ -51,20 +47,66 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 		if err := tx.SetLinkedHTML(ctx, ev.SiteID, st.page.ID, string(html)); err != nil {
 			return err
 		}
+		p.markChanged(tx, ev.SiteID, st.page.ID)
 		return emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev, events.LinksInjected), st.page.ID, st.data)
 	})
 }
 
+// linkHTML places a page's planned links into the HTML it arrived with,
+// the in-body links under the anchor cap that usage (the other pages'
+// anchors per target) leaves, then writes its generated blocks.
+func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int) ([]byte, error) {
+	html, err := placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site))
+	if err != nil {
+		return nil, fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
+	}
+	html, err = insertBlocks(html, links, st)
+	if err != nil {
+		return nil, fmt.Errorf("%w: generated blocks of page %s: %v", ErrPermanent, st.page.ID, err)
+	}
+	return html, nil
+}
+
 // placeInBody places the planned in-body links, in plan order, and records
-// each outcome in links. An optional link never takes an anchor that other
-// pages already use max_exact_anchor_per_target times for its target, and
-// stays planned ("anchor cap") when every candidate it has is at the cap.
-// The mandatory uplink may still take one: holding it to the cap moves it
-// out of the first paragraphs or behind other links (first_link_rule),
-// and makes it depend on the order pages arrive in; validation reports it
-// (anchor_diversity). Candidates keep the planner's order (each source and
-// target's draw from the anchor mix).
+// each outcome in links. No link takes an anchor that other pages already
+// use max_exact_anchor_per_target times for its target (SAG §2.3), the
+// mandatory uplink included; a link whose every candidate is at the cap
+// stays planned with reason "anchor cap". Optional links keep the
+// planner's order of candidates (each source and target's draw from the
+// anchor mix); the uplink tries the candidates found in its first
+// paragraphs least used for its hub first, so a cluster's articles spread
+// over the hub's anchors instead of using up the first.
 func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int, maxExact int, opts markup.Options) ([]byte, error) {
+	// A candidate may be placed as a variation of itself ("hiking boot"
+	// found as "hiking boots"), whose text can be at the cap although the
+	// candidate is not: such a placement is undone by placing again
+	// without that candidate, until every anchor placed is under the cap.
+	refused := map[int]map[string]bool{}
+	for {
+		html, placed, err := placeUnderCap(src, links, usage, maxExact, refused, opts)
+		if err != nil {
+			return nil, err
+		}
+		if placed {
+			for i, l := range links {
+				if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned && l.Reason != "" {
+					links[i].Reason += "; " + awaitsFallback
+				}
+			}
+			return html, nil
+		}
+	}
+}
+
+// awaitsFallback ends the reason of an in-body link the rules could not
+// place: the LLM fallback is what places it.
+const awaitsFallback = "left for the LLM fallback"
+
+
+// placeUnderCap places the in-body links once, offering each only its
+// candidates under the cap and not refused. It reports false, after
+// adding the culprit to refused, when a variation it placed is at the cap.
+func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]int, maxExact int, refused map[int]map[string]bool, opts markup.Options) ([]byte, bool, error) {
 	var reqs []markup.LinkRequest
 	var placing []int
 	capped := map[int]bool{}
@@ -74,11 +116,15 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 		}
 		var texts []string
 		for _, c := range l.Candidates {
-			if l.Mandatory || usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact {
+			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact && !refused[i][c.Text] {
 				texts = append(texts, c.Text)
 			} else {
 				capped[i] = true
 			}
+		}
+		if l.Mandatory {
+			used := usage[l.TargetPageID]
+			sort.SliceStable(texts, func(a, b int) bool { return used[anchors.Normalize(texts[a])] < used[anchors.Normalize(texts[b])] })
 		}
 		if len(texts) == 0 {
 			links[i].Reason = fmt.Sprintf("anchor cap: every candidate anchor already links to page %s %d times on other pages (max_exact_anchor_per_target)",
@@ -90,11 +136,22 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 		placing = append(placing, i)
 	}
 	if len(reqs) == 0 {
-		return src, nil
+		return src, true, nil
 	}
 	html, placements, err := markup.Place(src, reqs, opts)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	for k, pl := range placements {
+		i := placing[k]
+		if pl.Placed && usage[links[i].TargetPageID][anchors.Normalize(pl.AnchorText)] >= maxExact &&
+			pl.CandidateIndex >= 0 && pl.CandidateIndex < len(reqs[k].Anchors) {
+			if refused[i] == nil {
+				refused[i] = map[string]bool{}
+			}
+			refused[i][reqs[k].Anchors[pl.CandidateIndex]] = true
+			return nil, false, nil
+		}
 	}
 	for k, pl := range placements {
 		i := placing[k]
@@ -104,7 +161,7 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 				"); the others already link to this page that often"
 		}
 	}
-	return html, nil
+	return html, true, nil
 }
 
 // applyPlacement records a placement; offered are the anchors the request

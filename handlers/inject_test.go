@@ -8,7 +8,7 @@ import (
 	"github.com/interlinker/interlinker/domain/markup"
 )
 
-func TestOptionalLinksNeverTakeAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
+func TestNoLinkTakesAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
 	src := []byte("<p>Our hiking boots guide covers fit.</p>\n<p>" + strings.Repeat("word ", 60) + "See the boot care guide for waxing.</p>\n")
 	usage := map[string]map[string]int{"boots": {"hiking boots": 3}}
 	links := []link.Link{
@@ -24,13 +24,31 @@ func TestOptionalLinksNeverTakeAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if links[0].Status != link.StatusInserted || links[0].Anchor != "hiking boots" {
-		t.Errorf("mandatory uplink %+v, want it placed on its only anchor (validation reports the cap)", links[0])
+	if links[0].Status != link.StatusPlanned || !strings.HasPrefix(links[0].Reason, "anchor cap") {
+		t.Errorf("mandatory uplink with only an anchor at the cap %+v, want it left planned for the anchor cap", links[0])
 	}
 	if links[1].Status != link.StatusInserted || links[1].Anchor != "boot care guide" || links[1].AnchorType != link.AnchorPageTitle {
 		t.Errorf("optional link %+v, want the next candidate, the title", links[1])
 	}
 	if links[2].Status != link.StatusPlanned || !strings.Contains(links[2].Reason, "max_exact_anchor_per_target") {
 		t.Errorf("optional link with only the over-used anchor %+v, want it left planned with the reason", links[2])
+	}
+}
+
+func TestAnUplinkTakesTheCandidateLeastUsedForItsHub(t *testing.T) {
+	src := []byte("<p>Our hiking boots guide covers trail boots and boot fit.</p>\n<p>" + strings.Repeat("word ", 60) + "</p>\n")
+	usage := map[string]map[string]int{"boots": {"hiking boots": 2, "trail boots": 1}}
+	links := []link.Link{
+		{ID: "up", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
+			Status: link.StatusPlanned, FirstParagraphs: 2, Candidates: []link.Anchor{
+				{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
+				{Text: "trail boots", Type: link.AnchorPrimaryKeyword},
+				{Text: "boot fit", Type: link.AnchorNatural}}},
+	}
+	if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if links[0].Status != link.StatusInserted || links[0].Anchor != "boot fit" {
+		t.Errorf("uplink %+v, want it on \"boot fit\", the candidate its hub has no link with yet", links[0])
 	}
 }

@@ -51,6 +51,10 @@ type Pipeline struct {
 	// re-plan answer every article that arrived meanwhile, and the rest
 	// are dropped as coalesced.
 	ReplanDelay time.Duration
+	// SettleDelay is how long a site must be quiet before a settle pass
+	// makes its links a function of its pages alone (settle.go); 0 turns
+	// settling off and the pipeline marks no page for it.
+	SettleDelay time.Duration
 
 	replanning pageLocks // pages being re-planned by this process
 }

@@ -111,6 +111,7 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, horizon, plan.Breadcrumbs); err != nil {
 		return err
 	}
+	p.markChanged(tx, page.SiteID, page.ID)
 	// Whatever replaced the previous plan kept it as a snapshot; only the
 	// newest snapshots_kept stay.
 	if err := tx.PruneSnapshots(ctx, page.SiteID, page.ID, sc.policy.SnapshotsKept); err != nil {
@@ -219,6 +220,9 @@ func dependantsOf(r events.DependantsRef) planning.Dependants {
 		LinkingTo: r.LinkingTo, ExcludedPageID: r.ExcludedPageID}
 }
 
+// restoredReason starts the reason of a restored plan's stages.
+const restoredReason = "restored snapshot"
+
 // restorePlan makes a kept plan of a page current again and sends it to
 // validation, which emits links.inserted with the restored HTML.
 func (p *Pipeline) restorePlan(ctx context.Context, ev events.Event) error {
@@ -250,6 +254,6 @@ func (p *Pipeline) restorePlan(ctx context.Context, ev events.Event) error {
 		}
 		return true, emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev, events.LinksInjected), data.PageID,
 			events.StageData{PageID: data.PageID, Version: snap.Page.Version, PlanID: planID,
-				Reason: fmt.Sprintf("restored snapshot %d", data.SnapshotID)})
+				Reason: fmt.Sprintf("%s %d", restoredReason, data.SnapshotID)})
 	})
 }

@@ -101,6 +101,8 @@ func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteConte
 	if err := tx.ReplaceLinkMap(ctx, ev.SiteID, page.ID, rows); err != nil {
 		return err
 	}
+	// Live inbound counts weigh in every score (authority, link-count gap).
+	p.markChanged(tx, ev.SiteID, page.ID)
 	return tx.QueueLinkCounts(ctx, ev.SiteID, touched)
 }
 
@@ -157,6 +159,7 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		if err := tx.QueueLinkCounts(ctx, ev.SiteID, append(targets, data.PageID)); err != nil {
 			return true, err
 		}
+		p.markChanged(tx, ev.SiteID, data.PageID)
 		return true, p.ripple(ctx, tx, sc, page, ev, "deleted")
 	})
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/url"
+	"strings"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
@@ -16,7 +17,7 @@ import (
 // each link's status and emits links.inserted with the final HTML.
 func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 	return p.onCurrentPlan(ctx, ConsumerValidator, ev, func(tx *store.Tx, st planStage) error {
-		page, sc, hub := st.page, st.site, st.hub
+		page, sc := st.page, st.site
 		var targetIDs []string
 		var uses []store.AnchorUse
 		for _, l := range st.links {
@@ -34,15 +35,7 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		if err != nil {
 			return err
 		}
-		targets := make(map[string]site.Page, len(live))
-		for id, t := range live {
-			targets[id] = t.Page
-		}
-		report, links, err := validation.Validate(validation.Input{
-			Structure: sc.structure, Policy: sc.policy, Page: page.Page, Hub: hub,
-			HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: st.links,
-			Targets: targets, AnchorUsage: usage, WordCount: page.WordCount,
-		})
+		report, links, err := validatePage(st, live, usage)
 		if err != nil {
 			return err
 		}
@@ -56,14 +49,13 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		if err := tx.QueueLinkCounts(ctx, ev.SiteID, touched); err != nil {
 			return err
 		}
-		seq := page.InsertedSeq // numbered when the linked HTML was stored
-		inserted := events.LinksInsertedData{
-			PageID: page.ID, Version: page.Version, Sequence: seq, URL: page.URL, HTML: page.LinkedHTML,
-			Links:       linkResults(links),
-			Breadcrumbs: breadcrumbs(page.Breadcrumbs),
-			Validation:  validationReport(report),
-			Reason:      st.data.Reason,
+		// A restored plan is someone's choice: it holds until the page is
+		// planned again, and does not itself call for a settle pass.
+		if !strings.HasPrefix(st.data.Reason, restoredReason) {
+			p.markChanged(tx, ev.SiteID, page.ID)
 		}
+		seq := page.InsertedSeq // numbered when the linked HTML was stored
+		inserted := insertedData(page, seq, links, report, st.data.Reason)
 		out, err := p.fitEvent(ev, inserted)
 		if err != nil {
 			return err
@@ -73,6 +65,34 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		}
 		return p.emitReview(ctx, tx, ev, page, seq, links)
 	})
+}
+
+// validatePage checks a linked page (st.page.LinkedHTML) against its
+// site's rules; live are its targets still on the site and usage the other
+// pages' in-body anchors per target. It returns the report and the links
+// with their final status.
+func validatePage(st planStage, live map[string]planning.Target, usage map[string]map[string]int) (validation.Report, []link.Link, error) {
+	page, sc := st.page, st.site
+	targets := make(map[string]site.Page, len(live))
+	for id, t := range live {
+		targets[id] = t.Page
+	}
+	return validation.Validate(validation.Input{
+		Structure: sc.structure, Policy: sc.policy, Page: page.Page, Hub: st.hub,
+		HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: st.links,
+		Targets: targets, AnchorUsage: usage, WordCount: page.WordCount,
+	})
+}
+
+// insertedData is the links.inserted of a validated page.
+func insertedData(page store.PageRecord, seq int64, links []link.Link, report validation.Report, reason string) events.LinksInsertedData {
+	return events.LinksInsertedData{
+		PageID: page.ID, Version: page.Version, Sequence: seq, URL: page.URL, HTML: page.LinkedHTML,
+		Links:       linkResults(links),
+		Breadcrumbs: breadcrumbs(page.Breadcrumbs),
+		Validation:  validationReport(report),
+		Reason:      reason,
+	}
 }
 
 func linkResults(links []link.Link) []events.LinkResult {

@@ -58,6 +58,11 @@ type Config struct {
 	// ReplanDelay is how long a re-plan request waits in the outbox before
 	// it is published, so that one re-plan answers the changes of a burst.
 	ReplanDelay time.Duration
+	// SettleDelay is how long a site must be quiet before a settle pass
+	// re-plans it in an order of its pages alone, so its final links do
+	// not depend on the order events came in or on Workers; 0 turns
+	// settling off.
+	SettleDelay time.Duration
 
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
@@ -93,6 +98,7 @@ func DefaultConfig() Config {
 		CountBatch:      1000,
 		CountInterval:   time.Second,
 		ReplanDelay:     time.Second,
+		SettleDelay:     2 * time.Second,
 		ShutdownTimeout: 25 * time.Second,
 		Logger:          slog.Default(),
 	}

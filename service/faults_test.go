@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,16 +32,22 @@ func assertEachLinkedOnce(t *testing.T, h *harness, siteID string, ids []string)
 	t.Helper()
 	counts := h.inserted.pagesInserted(siteID)
 	for _, id := range ids {
-		if counts[id] != 1 {
-			t.Errorf("page %s: %d links.inserted, want 1", id, counts[id])
+		// One from the stages, or none when a settle pass replaced the
+		// plan first and emitted the page's links.inserted itself.
+		if counts[id] > 1 || len(h.inserted.insertedFor(t, siteID, id)) == 0 {
+			t.Errorf("page %s: %d links.inserted from the stages, %d in all; want at most 1, and at least 1 in all",
+				id, counts[id], len(h.inserted.insertedFor(t, siteID, id)))
 			continue
 		}
 		links, err := h.svc.Store().LinksFrom(context.Background(), siteID, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if up := ofType(links, link.TypeVerticalUp); len(up) != 1 || !up[0].Placed() {
-			t.Errorf("page %s: links %+v, want one placed uplink", id, links)
+		// Past the fixture's exact-anchor cap (100 uses of "hiking boots")
+		// an uplink waits for the LLM fallback, which is as linked as the
+		// rules can make it.
+		if up := ofType(links, link.TypeVerticalUp); len(up) != 1 || !(up[0].Placed() || strings.HasPrefix(up[0].Reason, "anchor cap")) {
+			t.Errorf("page %s: links %+v, want one uplink, placed or at the anchor cap", id, links)
 		}
 	}
 }

@@ -175,8 +175,10 @@ func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
 	waitFor(t, waitLong, "every page linked after restart", func() bool { return h.inserted.pageCount("s1") == n+1 })
 	h.waitIdle(waitLong)
 	for id, count := range h.inserted.pagesInserted("s1") {
-		if count != 1 && id != "boots-hub" { // the hub is re-planned as articles arrive
-			t.Errorf("page %s: %d links.inserted, want 1", id, count)
+		// The hub is re-planned as articles arrive; an article's plan may
+		// be replaced by a settle pass before its stages emit.
+		if count > 1 && id != "boots-hub" {
+			t.Errorf("page %s: %d links.inserted from the stages, want at most 1", id, count)
 		}
 	}
 	t.Logf("%d of %d pages were linked before the shutdown", stoppedAt-1, n)

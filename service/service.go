@@ -38,6 +38,7 @@ type Service struct {
 	counter  *drainer
 	pruner   *drainer
 	stats    *drainer
+	settler  *drainer // nil when settling is off
 	watch    *bus.DeliveryWatch
 	router   *message.Router
 	subs     []*bus.Subscriber
@@ -65,7 +66,8 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		}
 	}()
 
-	pipeline := &handlers.Pipeline{Metrics: s.metrics, Logger: s.log, FanoutPage: cfg.FanoutPage, ReplanDelay: cfg.ReplanDelay}
+	pipeline := &handlers.Pipeline{Metrics: s.metrics, Logger: s.log, FanoutPage: cfg.FanoutPage, ReplanDelay: cfg.ReplanDelay,
+		SettleDelay: cfg.SettleDelay}
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
 	poolSize := cfg.PoolSize(len(routes))
@@ -132,11 +134,21 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		}
 		return 0, err
 	})
+	if cfg.SettleDelay > 0 {
+		// A pass runs once a site has been quiet for SettleDelay, so the
+		// loop looks a few times per delay.
+		s.settler = newDrainer("settle", settleBatch, max(cfg.SettleDelay/4, 50*time.Millisecond), s.log, func(ctx context.Context) (int, error) {
+			return pipeline.SettleQuietSites(ctx, cfg.SettleDelay, settleBatch)
+		})
+	}
 	pipeline.Notify = s.relay.Notify
 	s.relay.Start(context.WithoutCancel(ctx))
 	s.counter.Start(context.WithoutCancel(ctx))
 	s.pruner.Start(context.WithoutCancel(ctx))
 	s.stats.Start(context.WithoutCancel(ctx))
+	if s.settler != nil {
+		s.settler.Start(context.WithoutCancel(ctx))
+	}
 	s.registerOutboxGauges()
 
 	subSettings := bus.SubscriberSettings{
@@ -195,6 +207,9 @@ const relayAckWait = 10 * time.Second
 
 // statsInterval is how often table growth is checked for KeepStatistics.
 const statsInterval = time.Second
+
+// settleBatch is how many quiet sites one step of the settle loop settles.
+const settleBatch = 4
 
 // pruneBatch is how many inbox rows one prune statement deletes.
 const pruneBatch = 10_000
@@ -266,6 +281,10 @@ func (s *Service) Idle(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	n, err := s.store.LinkCountBacklog(ctx)
+	if err != nil || n > 0 || s.settler == nil {
+		return err == nil && n == 0, err
+	}
+	n, err = s.store.Unsettled(ctx)
 	return err == nil && n == 0, err
 }
 
@@ -323,7 +342,7 @@ func (s *Service) teardown(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	for _, d := range []*drainer{s.pruner, s.stats} {
+	for _, d := range []*drainer{s.pruner, s.stats, s.settler} {
 		if d != nil {
 			d.Halt()
 		}

@@ -242,7 +242,10 @@ func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []str
 				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active') live
 			WHERE p.site_id = $1 AND p.id = ANY($2))
 		UPDATE pages p SET live_inbound_link_count = c.live_inbound, inbound_link_count = c.inbound,
-			outbound_link_count = c.outbound
+			outbound_link_count = c.outbound,
+			-- live inbound links weigh in scores: a move is a change to settle
+			changed_xid = CASE WHEN p.live_inbound_link_count <> c.live_inbound THEN pg_current_xact_id() ELSE p.changed_xid END,
+			changed_at = CASE WHEN p.live_inbound_link_count <> c.live_inbound THEN clock_timestamp() ELSE p.changed_at END
 		FROM counts c WHERE p.site_id = $1 AND p.id = c.id
 		  -- a count that has not moved writes no new version of a hot row
 		  AND (p.live_inbound_link_count, p.inbound_link_count, p.outbound_link_count)

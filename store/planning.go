@@ -170,8 +170,9 @@ type AnchorUse struct {
 	Text         string
 }
 
-// AnchorUsage counts, for each use, the links placed on pages other than
-// the source with that anchor for that target, by target and folded text,
+// AnchorUsage counts, for each use, the in-body links placed on pages
+// other than the source with that anchor for that target (generated blocks
+// and breadcrumbs name a page by its title everywhere by design), by target and folded text,
 // but counts no further than atMost: the anchor limits only ask whether a
 // use reached them, and a hub with thousands of inbound links then costs
 // no more than one with ten. The counts are not a target's whole anchor
@@ -192,7 +193,7 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 	}
 	rows, err := t.query(ctx, `SELECT u.target, u.text, (SELECT count(*) FROM (SELECT 1 FROM links l
 			WHERE l.site_id = $1 AND l.target_page_id = u.target AND l.anchor_key = u.text
-			  AND l.source_page_id <> $2 AND l.status = ANY($3) LIMIT $4) found)
+			  AND l.source_page_id <> $2 AND l.status = ANY($3) AND l.zone = 'in_body' LIMIT $4) found)
 		FROM unnest($5::text[], $6::text[]) AS u(target, text)`,
 		siteID, sourcePageID, placedStatuses, atMost, targets, texts)
 	if err != nil {

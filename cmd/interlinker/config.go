@@ -173,6 +173,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Int(&cfg.OutboxBatch, "outbox-batch", "events relayed from the outbox per batch")
 	s.Duration(&cfg.CountInterval, "count-interval", "how often cached inbound/outbound link counts are recounted")
 	s.Duration(&cfg.ReplanDelay, "replan-delay", "how long a request to re-plan a page waits before it is published, so one re-plan answers a burst of changes")
+	s.Duration(&cfg.SettleDelay, "settle-delay", "how long a site must be quiet before a settle pass makes its links independent of event order and workers (0: off)")
 	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "how long in-flight work may take at shutdown")
 	s.String(logLevel, "log-level", "debug, info, warn or error")
 	s.logLevel = logLevel
@@ -200,6 +201,9 @@ func (s *settings) finish(args []string, cfg *service.Config, logLevel string) e
 		}
 		if cfg.ReplanDelay < 0 {
 			return fmt.Errorf("replan-delay %s must not be negative", cfg.ReplanDelay)
+		}
+		if cfg.SettleDelay < 0 {
+			return fmt.Errorf("settle-delay %s must not be negative", cfg.SettleDelay)
 		}
 		if cfg.InboxRetention < cfg.StreamMaxAge {
 			return fmt.Errorf("inbox-retention %s must be at least stream-max-age %s: a redelivered event older than the inbox would apply twice", cfg.InboxRetention, cfg.StreamMaxAge)

@@ -213,19 +213,24 @@ type reviewSuggestion struct {
 
 // demoSummary is what summary.json holds.
 type demoSummary struct {
-	Site           string                    `json:"site"`
-	Pages          int                       `json:"pages"`
-	PagesByKind    map[string]int            `json:"pages_by_kind"`
-	LinksByType    map[string]map[string]int `json:"links_by_type"`
-	NotPlaced      []string                  `json:"links_not_placed"`
-	FailedPages    map[string][]string       `json:"pages_failing_validation"`
+	Site        string                    `json:"site"`
+	Pages       int                       `json:"pages"`
+	PagesByKind map[string]int            `json:"pages_by_kind"`
+	LinksByType map[string]map[string]int `json:"links_by_type"`
+	NotPlaced   []string                  `json:"links_not_placed"`
+	FailedPages map[string][]string       `json:"pages_failing_validation"`
+	// AnchorMix counts the placed in-body links to each target by anchor
+	// type, against the policy's 60/30/10 keyword/title/natural aim.
+	AnchorMix      map[string]map[string]int `json:"anchor_mix_by_target"`
 	Review         []reviewSuggestion        `json:"review_suggestions"`
 	ElapsedSeconds float64                   `json:"elapsed_seconds"`
 }
 
 func report(site examples.Site, inserted map[string]events.LinksInsertedData, outDir string, elapsed time.Duration) error {
 	sum := demoSummary{Site: site.Structure.Site.Name, Pages: len(inserted), PagesByKind: map[string]int{},
-		LinksByType: map[string]map[string]int{}, FailedPages: map[string][]string{}, ElapsedSeconds: elapsed.Seconds()}
+		LinksByType: map[string]map[string]int{}, FailedPages: map[string][]string{}, AnchorMix: map[string]map[string]int{},
+		ElapsedSeconds: elapsed.Seconds()}
+	overallMix := map[string]int{}
 	kinds := map[string]string{}
 	for _, pg := range site.Pages {
 		kinds[pg.ID] = pg.Kind
@@ -248,6 +253,13 @@ func report(site examples.Site, inserted map[string]events.LinksInsertedData, ou
 			sum.LinksByType[l.Type][l.Status]++
 			if l.Status == "review" {
 				sum.Review = append(sum.Review, reviewSuggestion{id, l.TargetPageID, l.Type, l.Score, l.Explanation})
+			}
+			if l.Zone == "in_body" && (l.Status == "verified" || l.Status == "flagged" || l.Status == "inserted") {
+				if sum.AnchorMix[l.TargetPageID] == nil {
+					sum.AnchorMix[l.TargetPageID] = map[string]int{}
+				}
+				sum.AnchorMix[l.TargetPageID][l.AnchorType]++
+				overallMix[l.AnchorType]++
 			}
 			if l.Status == "planned" {
 				sum.NotPlaced = append(sum.NotPlaced, fmt.Sprintf("%s → %s (%s): %s", id, l.TargetPageID, l.Type, l.Reason))
@@ -283,6 +295,18 @@ func report(site examples.Site, inserted map[string]events.LinksInsertedData, ou
 			total += sum.LinksByType[typ][st]
 		}
 		fmt.Printf("  %-14s %3d  (%s)\n", typ, total, strings.Join(parts, ", "))
+	}
+	placed := 0
+	for _, n := range overallMix {
+		placed += n
+	}
+	if placed > 0 {
+		var parts []string
+		for _, typ := range sortedKeys(overallMix) {
+			parts = append(parts, fmt.Sprintf("%s %d (%.0f%%)", typ, overallMix[typ], 100*float64(overallMix[typ])/float64(placed)))
+		}
+		fmt.Printf("\nAnchor mix of %d placed in-body links (aim 60/30/10 keyword/title/natural; per target in summary.json):\n  %s\n",
+			placed, strings.Join(parts, ", "))
 	}
 	if len(sum.NotPlaced) > 0 {
 		fmt.Printf("\nLinks not placed (%d):\n", len(sum.NotPlaced))

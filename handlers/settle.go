@@ -1,0 +1,312 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/anchors"
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// A site settles once it has been quiet for the settle delay: one pass
+// plans, links and validates every planned page of the site again, in an
+// order that depends on the pages alone (store.SettleOrder), each page
+// seeing the whole site and the anchors of the pages before it. Handlers
+// running at the same time see each other's work in whatever order their
+// transactions commit, so two runs of the same events can differ before a
+// site settles; after it, the links and HTML are a function of the site's
+// pages and structure, whatever the order the events came in and however
+// many workers handled them. A page whose result differs from what it
+// has gets the new plan and a links.inserted with reason "settled"; the
+// others are left as they are.
+
+// SettledReason is the reason of the links.inserted a settle pass emits.
+const SettledReason = "settled"
+
+// settleSource is the source of the events a settle pass emits.
+const settleSource = "interlinker/settle"
+
+// SettleQuietSites settles up to limit sites that the pipeline changed and
+// that have been quiet for quiet. It returns how many it settled.
+func (p *Pipeline) SettleQuietSites(ctx context.Context, quiet time.Duration, limit int) (int, error) {
+	ids, err := p.Store.UnsettledSites(ctx, quiet, limit)
+	if err != nil {
+		return 0, err
+	}
+	settled := 0
+	for _, id := range ids {
+		err := p.SettleSite(ctx, id)
+		if errors.Is(err, store.ErrConcurrentChange) {
+			// The site is busy again; it settles once it is quiet.
+			p.Logger.Debug("settle pass gave way to a change", "site_id", id, "err", err)
+			continue
+		}
+		if err != nil {
+			return settled, fmt.Errorf("settle site %s: %w", id, err)
+		}
+		settled++
+	}
+	return settled, nil
+}
+
+// settledPage is one page's result in a settle pass.
+type settledPage struct {
+	stage   planStage
+	before  store.SettlePage
+	horizon planning.Horizon
+	html    string
+}
+
+// SettleSite runs one settle pass over the site in one snapshot
+// transaction. A page the pipeline changes meanwhile makes the pass fail
+// with store.ErrConcurrentChange, or stays marked if the pass did not
+// touch it, and the site settles again.
+func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
+	start := time.Now()
+	var pages, changed int
+	err := p.Store.InSnapshotTx(ctx, func(tx *store.Tx) error {
+		snapshot, err := tx.SettleSnapshot(ctx)
+		if err != nil {
+			return err
+		}
+		defer tx.ClearSettled(siteID, snapshot)
+		rec, found, err := tx.LoadCurrentSite(ctx, siteID)
+		if err != nil || !found {
+			return err
+		}
+		pol, err := policy.Resolve(rec.Structure.Site.Policy, rec.Overrides)
+		if err != nil {
+			return fmt.Errorf("%w: stored policy of site %s: %v", ErrPermanent, siteID, err)
+		}
+		sc := siteContext{structure: rec.Structure, policy: pol}
+		order, err := tx.SettleOrder(ctx, siteID)
+		if err != nil {
+			return err
+		}
+		tally := newAnchorTally()
+		results := make([]settledPage, 0, len(order))
+		for _, id := range order {
+			r, ok, err := p.settlePlan(ctx, tx, sc, id, tally)
+			if err != nil {
+				return err
+			}
+			if ok {
+				tally.add(r.stage.links)
+				results = append(results, r)
+			}
+		}
+		pages = len(results)
+		cause := events.Event{SiteID: siteID, Source: settleSource, Type: "site.settle", ID: snapshot}
+		for _, r := range results {
+			wrote, err := p.settleWrite(ctx, tx, cause, r, tally)
+			if err != nil {
+				return err
+			}
+			if wrote {
+				changed++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	p.Logger.Info("site settled", "site_id", siteID, "pages", pages, "changed", changed, "took", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// settlePlan plans and links one page as the pass sees the site, with the
+// anchors the pages before it in the pass placed. ok is false for a page
+// gone or one that cannot be planned, which keeps what it has.
+func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext, pageID string, tally anchorTally) (settledPage, bool, error) {
+	before, found, err := tx.ReadSettlePage(ctx, sc.structure.Site.ID, pageID)
+	if err != nil || !found {
+		return settledPage{}, false, err
+	}
+	page := before.Page
+	lookup := planning.LookupFor(sc.structure, sc.policy, page.Page)
+	targets, horizon, err := tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.Locks{})
+	if err != nil {
+		return settledPage{}, false, err
+	}
+	// A target's inbound links are its live ones and those the pages
+	// before it in the pass placed: the planned graph, counted in an order
+	// that does not depend on timing.
+	for i := range targets {
+		targets[i].Inbound += tally.inbound[targets[i].ID]
+	}
+	in, err := planning.NewInput(sc.structure, sc.policy, page.Page, targets)
+	if err != nil {
+		p.Logger.Warn("settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
+		return settledPage{}, false, nil
+	}
+	plan, err := planning.PlanPage(ctx, in)
+	if err != nil {
+		return settledPage{}, false, err
+	}
+	page.Breadcrumbs = plan.Breadcrumbs
+	st := planStage{page: page, site: sc, links: plan.Links, hub: hubFor(page.Page, before.Hub)}
+	html, err := linkHTML(st, st.links, tally.counts)
+	if err != nil {
+		p.Logger.Warn("settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
+		return settledPage{}, false, nil
+	}
+	st.page.LinkedHTML = string(html)
+	return settledPage{stage: st, before: before, horizon: horizon, html: string(html)}, true, nil
+}
+
+// settleWrite validates a page of the pass against the anchors of the
+// whole pass and, when its plan, HTML or verdicts differ from what it has,
+// stores the new ones and emits links.inserted. It reports whether it
+// wrote.
+func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.Event, r settledPage, tally anchorTally) (bool, error) {
+	st := r.stage
+	page := st.page
+	var targetIDs []string
+	for _, l := range st.links {
+		targetIDs = append(targetIDs, l.TargetPageID)
+	}
+	live, err := tx.LiveTargets(ctx, page.SiteID, targetIDs)
+	if err != nil {
+		return false, err
+	}
+	report, links, err := validatePage(st, live, tally.without(st.links))
+	if err != nil {
+		return false, err
+	}
+	same, err := sameResult(r.before, links, r.html, page.Breadcrumbs)
+	if err != nil || same {
+		return false, err
+	}
+	cause.ID += "/" + page.ID
+	planID := events.DerivedID(cause, events.LinksPlanned)
+	if _, err := tx.ReplacePlan(ctx, page.SiteID, page.ID, planID, SettledReason); err != nil {
+		return false, err
+	}
+	// A plan's links are stored as planned, then their outcomes, as the
+	// stages do.
+	if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, links); err != nil {
+		return false, err
+	}
+	if err := tx.SaveLinkOutcomes(ctx, page.SiteID, links); err != nil {
+		return false, err
+	}
+	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, r.horizon, page.Breadcrumbs); err != nil {
+		return false, err
+	}
+	if err := tx.PruneSnapshots(ctx, page.SiteID, page.ID, st.site.policy.SnapshotsKept); err != nil {
+		return false, err
+	}
+	if err := tx.SetLinkedHTML(ctx, page.SiteID, page.ID, r.html); err != nil {
+		return false, err
+	}
+	touched := []string{page.ID}
+	for _, l := range links {
+		touched = append(touched, l.TargetPageID)
+	}
+	if err := tx.QueueLinkCounts(ctx, page.SiteID, touched); err != nil {
+		return false, err
+	}
+	seq := r.before.Page.InsertedSeq + 1 // SetLinkedHTML numbers the new HTML
+	out, err := p.fitEvent(cause, insertedData(page, seq, links, report, SettledReason))
+	if err != nil {
+		return false, err
+	}
+	if err := enqueue(ctx, tx, cause, out, page.ID); err != nil {
+		return false, err
+	}
+	return true, p.emitReview(ctx, tx, cause, page, seq, links)
+}
+
+// sameResult reports whether a page already has the links, HTML and trail
+// a settle pass gave it.
+func sameResult(before store.SettlePage, links []link.Link, html string, trail []planning.Crumb) (bool, error) {
+	if before.Page.LinkedHTML != html || len(before.Links) != len(links) {
+		return false, nil
+	}
+	for _, pair := range [][2]any{
+		{linkResults(before.Links), linkResults(links)},
+		{breadcrumbs(before.Page.Breadcrumbs), breadcrumbs(trail)},
+	} {
+		a, err := json.Marshal(pair[0])
+		if err != nil {
+			return false, fmt.Errorf("compare settled page %s: %w", before.Page.ID, err)
+		}
+		b, err := json.Marshal(pair[1])
+		if err != nil {
+			return false, fmt.Errorf("compare settled page %s: %w", before.Page.ID, err)
+		}
+		if string(a) != string(b) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// anchorTally counts what the pages of a settle pass placed so far: the
+// in-body anchors by target and folded text, as store.Tx.AnchorUsage
+// counts them in the database, and each target's inbound links (every
+// zone but breadcrumbs, as the link counts count them).
+type anchorTally struct {
+	counts  map[string]map[string]int
+	inbound map[string]int
+}
+
+func newAnchorTally() anchorTally {
+	return anchorTally{counts: map[string]map[string]int{}, inbound: map[string]int{}}
+}
+
+func (a anchorTally) add(links []link.Link) {
+	for _, l := range links {
+		if l.Placed() && l.Zone != link.ZoneBreadcrumb {
+			a.inbound[l.TargetPageID]++
+		}
+		if l.Zone != link.ZoneInBody || !l.Placed() {
+			continue
+		}
+		if a.counts[l.TargetPageID] == nil {
+			a.counts[l.TargetPageID] = map[string]int{}
+		}
+		a.counts[l.TargetPageID][anchors.Normalize(l.Anchor)]++
+	}
+}
+
+// without is the tally less a page's own links: the other pages' anchors.
+func (a anchorTally) without(own []link.Link) map[string]map[string]int {
+	out := make(map[string]map[string]int, len(own))
+	for _, l := range own {
+		if l.Zone != link.ZoneInBody {
+			continue
+		}
+		counts, ok := a.counts[l.TargetPageID]
+		if !ok || out[l.TargetPageID] != nil {
+			continue
+		}
+		m := make(map[string]int, len(counts))
+		for text, n := range counts {
+			m[text] = n
+		}
+		out[l.TargetPageID] = m
+	}
+	for _, l := range own {
+		if l.Zone == link.ZoneInBody && l.Placed() && out[l.TargetPageID] != nil {
+			out[l.TargetPageID][anchors.Normalize(l.Anchor)]--
+		}
+	}
+	return out
+}
+
+// markChanged marks the page for its site's next settle pass, when the
+// pipeline settles sites.
+func (p *Pipeline) markChanged(tx *store.Tx, siteID, pageID string) {
+	if p.SettleDelay > 0 {
+		tx.MarkChanged(siteID, pageID)
+	}
+}

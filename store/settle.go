@@ -1,0 +1,171 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// MarkChanged records that the pipeline changed the page in this
+// transaction, so its site settles again once it is quiet: the mark holds
+// the transaction's id, which a settle pass compares with its snapshot
+// (ClearSettled), and the time, which tells when the site went quiet.
+func (t *Tx) MarkChanged(siteID, pageID string) {
+	t.queue(`UPDATE pages SET changed_xid = pg_current_xact_id(), changed_at = clock_timestamp()
+		WHERE site_id = $1 AND id = $2`, siteID, pageID)
+}
+
+// UnsettledSites lists sites with pages changed since their last settle
+// pass and none changed in the last quiet: a site still receiving events
+// waits, so one pass answers a whole burst.
+func (s *Store) UnsettledSites(ctx context.Context, quiet time.Duration, limit int) ([]string, error) {
+	rows, err := s.pool.Query(ctx, `SELECT site_id FROM pages WHERE changed_xid IS NOT NULL
+		GROUP BY site_id HAVING max(changed_at) < clock_timestamp() - make_interval(secs => $1)
+		ORDER BY min(changed_at) LIMIT $2`, quiet.Seconds(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("find unsettled sites: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("find unsettled sites: %w", err)
+	}
+	return ids, nil
+}
+
+// Unsettled counts the pages changed since their site last settled.
+func (s *Store) Unsettled(ctx context.Context) (int, error) {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM pages WHERE changed_xid IS NOT NULL`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count unsettled pages: %w", err)
+	}
+	return n, nil
+}
+
+// InSnapshotTx runs fn in one REPEATABLE READ transaction: every read sees
+// the database as of the first, and a write to a row another transaction
+// changed since fails with a serialization error (ErrConcurrentChange)
+// instead of overwriting it. A settle pass reads a whole site this way.
+func (s *Store) InSnapshotTx(ctx context.Context, fn func(*Tx) error) error {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("acquire connection: %w", err)
+	}
+	defer c.Release()
+	if _, err := c.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ"); err != nil {
+		return fmt.Errorf("begin snapshot transaction: %w", err)
+	}
+	t := &Tx{conn: c.Conn(), store: s, begun: true}
+	if err := fn(t); err != nil {
+		t.rollback(ctx)
+		return concurrentChange(err)
+	}
+	return concurrentChange(t.commit(ctx))
+}
+
+// ErrConcurrentChange is a snapshot transaction's write losing to another
+// transaction's; the work is done again later.
+var ErrConcurrentChange = errors.New("a page changed while the site was read")
+
+func concurrentChange(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && (pgErr.Code == "40001" || pgErr.Code == "40P01") {
+		return fmt.Errorf("%w: %v", ErrConcurrentChange, err)
+	}
+	return err
+}
+
+// SettleSnapshot is the transaction's snapshot, in pg_snapshot's text
+// form, for ClearSettled.
+func (t *Tx) SettleSnapshot(ctx context.Context) (string, error) {
+	var snap string
+	if err := t.queryRow(ctx, `SELECT pg_current_snapshot()::text`).Scan(&snap); err != nil {
+		return "", fmt.Errorf("read snapshot: %w", err)
+	}
+	return snap, nil
+}
+
+// ClearSettled clears the change marks of the site's pages that snapshot
+// saw; a page changed by a transaction it did not see keeps its mark, so
+// the site settles again.
+func (t *Tx) ClearSettled(siteID, snapshot string) {
+	t.queue(`UPDATE pages SET changed_xid = NULL, changed_at = NULL
+		WHERE site_id = $1 AND changed_xid IS NOT NULL AND pg_visible_in_snapshot(changed_xid, $2::text::pg_snapshot)`,
+		siteID, snapshot)
+}
+
+// LoadCurrentSite reads the site's structure at its current version.
+func (t *Tx) LoadCurrentSite(ctx context.Context, siteID string) (SiteRecord, bool, error) {
+	var version int64
+	err := t.queryRow(ctx, `SELECT structure_version FROM sites WHERE id = $1`, siteID).Scan(&version)
+	if err == pgx.ErrNoRows {
+		return SiteRecord{}, false, nil
+	}
+	if err != nil {
+		return SiteRecord{}, false, fmt.Errorf("read site %s: %w", siteID, err)
+	}
+	return t.LoadSiteAt(ctx, siteID, version)
+}
+
+// settleKindRank is the canonical order of page kinds in a settle pass:
+// supporting articles first, so their mandatory uplinks choose anchors
+// before anything else links their hub, then the other members, then the
+// pages whose lists grow with the site.
+const settleKindRank = `CASE kind WHEN 'supporting' THEN 0 WHEN 'product' THEN 1 WHEN 'service' THEN 1
+	WHEN 'page' THEN 1 WHEN 'hub' THEN 2 WHEN 'term' THEN 3 WHEN 'sector' THEN 4 WHEN 'home' THEN 5 ELSE 6 END`
+
+// SettleOrder lists the site's planned pages in the order a settle pass
+// plans them: by kind (settleKindRank), then publication date, then id.
+// The order depends on the pages alone, never on when they arrived.
+func (t *Tx) SettleOrder(ctx context.Context, siteID string) ([]string, error) {
+	ids, err := t.strings(ctx, `SELECT id FROM pages WHERE site_id = $1 AND state <> 'deleted' AND plan_id <> ''
+		ORDER BY `+settleKindRank+`, published_at NULLS LAST, id`, siteID)
+	if err != nil {
+		return nil, fmt.Errorf("order pages of site %s: %w", siteID, err)
+	}
+	return ids, nil
+}
+
+// SettlePage is a page as a settle pass reads it: the page, its current
+// links and its cluster's live hub.
+type SettlePage struct {
+	Page  PageRecord
+	Links []link.Link
+	Hub   *site.Page
+}
+
+// ReadSettlePage reads a page with its links and its cluster's hub in one
+// round trip; found is false when the page is gone.
+func (t *Tx) ReadSettlePage(ctx context.Context, siteID, pageID string) (sp SettlePage, found bool, err error) {
+	var b pgx.Batch
+	b.Queue(`SELECT `+pageColumns+` FROM pages WHERE site_id = $1 AND id = $2 AND state <> 'deleted'`, siteID, pageID).
+		QueryRow(func(row pgx.Row) error {
+			p, err := scanPage(row)
+			if err == pgx.ErrNoRows {
+				return nil
+			}
+			sp.Page, found = p, err == nil
+			return err
+		})
+	b.Queue(linksFromSQL, siteID, pageID).Query(func(rows pgx.Rows) error {
+		links, err := pgx.CollectRows(rows, scanLink)
+		sp.Links = links
+		return err
+	})
+	var hub site.Page
+	var hubFound bool
+	queueHub(&b, hubOfPageSQL, siteID, pageID, &hub, &hubFound)
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return SettlePage{}, false, fmt.Errorf("read page %s to settle: %w", pageID, err)
+	}
+	if hubFound {
+		sp.Hub = &hub
+	}
+	return sp, found, nil
+}

@@ -1,0 +1,120 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+func markChanged(t *testing.T, s *Store, pageIDs ...string) {
+	t.Helper()
+	err := s.InTx(context.Background(), func(tx *Tx) error {
+		for _, id := range pageIDs {
+			tx.MarkChanged(ptSite, id)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestASettlePassClearsOnlyTheChangesItsSnapshotSaw(t *testing.T) {
+	s, _ := ptOpen(t)
+	ctx := context.Background()
+	markChanged(t, s, "home")
+
+	seen := make(chan struct{})
+	later := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- s.InSnapshotTx(ctx, func(tx *Tx) error {
+			snap, err := tx.SettleSnapshot(ctx)
+			if err != nil {
+				close(seen)
+				return err
+			}
+			close(seen)
+			<-later // a page changes while the pass runs
+			tx.ClearSettled(ptSite, snap)
+			return nil
+		})
+	}()
+	<-seen
+	markChanged(t, s, "sec-outdoor")
+	close(later)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	var marked []string
+	rows, err := s.pool.Query(ctx, `SELECT id FROM pages WHERE site_id = $1 AND changed_xid IS NOT NULL ORDER BY id`, ptSite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		marked = append(marked, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(marked, []string{"sec-outdoor"}) {
+		t.Errorf("pages still marked %v, want only the one changed after the pass's snapshot", marked)
+	}
+}
+
+func TestASiteSettlesOnlyOnceItIsQuiet(t *testing.T) {
+	s, _ := ptOpen(t)
+	ctx := context.Background()
+	markChanged(t, s, "home")
+
+	busy, err := s.UnsettledSites(ctx, time.Hour, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(busy) != 0 {
+		t.Errorf("sites to settle %v while a page changed within the quiet time, want none", busy)
+	}
+	quiet, err := s.UnsettledSites(ctx, time.Millisecond, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(quiet, []string{ptSite}) {
+		t.Errorf("sites to settle %v, want %s, quiet for longer than the quiet time", quiet, ptSite)
+	}
+	if n, err := s.Unsettled(ctx); err != nil || n != 1 {
+		t.Errorf("unsettled pages %d (%v), want 1", n, err)
+	}
+}
+
+func TestASnapshotWriteLosingToAConcurrentChangeSaysSo(t *testing.T) {
+	s, _ := ptOpen(t)
+	ctx := context.Background()
+	read := make(chan struct{})
+	changed := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- s.InSnapshotTx(ctx, func(tx *Tx) error {
+			if _, err := tx.SettleSnapshot(ctx); err != nil {
+				close(read)
+				return err
+			}
+			close(read)
+			<-changed
+			_, err := tx.ReplacePlan(ctx, ptSite, "home", "settled-plan", "settled")
+			return err
+		})
+	}()
+	<-read
+	markChanged(t, s, "home")
+	close(changed)
+	if err := <-done; !errors.Is(err, ErrConcurrentChange) {
+		t.Errorf("pass writing a page changed after its snapshot: %v, want ErrConcurrentChange", err)
+	}
+}
