@@ -913,6 +913,51 @@ func TestATermPageOffTheURLPathIsNoBreadcrumbStepAndTheLastCrumbIsShort(t *testi
 	}
 }
 
+func TestTheAttributeStepIsTheNearestTermPageOnTheHubsPathWhicheverValueComesFirst(t *testing.T) {
+	// boots has season=winter and terrain=mountain; season=winter sorts
+	// first, and its term page is off the hub's path: the step is still
+	// the mountain term page, under which the site's URLs put the hub.
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	hub.URL = "/hiking/alpine/mountain/boots/"
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	page.URL = hub.URL + "care/"
+	winter := termPage("term-winter", "Winter Hiking", "season=winter") // at /winter-hiking/
+	mountain := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
+	mountain.URL = "/hiking/alpine/mountain/"
+	in := Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, WordCount: 1500,
+		Targets: asTargets(0, winter, mountain, hub)}
+	steps := func(p Plan) []string {
+		var out []string
+		for _, c := range p.Breadcrumbs {
+			out = append(out, c.URL)
+		}
+		return out
+	}
+	want := []string{"/", "/hiking/", "/hiking/alpine/mountain/", hub.URL, page.URL}
+	if got := steps(planOf(t, in)); !reflect.DeepEqual(got, want) {
+		t.Errorf("trail %v, want %v", got, want)
+	}
+
+	// Of two term pages on the path, the nearest ancestor is the step,
+	// though the other's value sorts first.
+	winter.URL = "/hiking/alpine/"
+	in.Targets = asTargets(0, winter, mountain, hub)
+	plan := planOf(t, in)
+	if got := steps(plan); !reflect.DeepEqual(got, want) {
+		t.Errorf("trail %v, want %v", got, want)
+	}
+	if got := targetIDs(linksOf(plan, link.TypeBreadcrumb, link.ZoneBreadcrumb)); !reflect.DeepEqual(got, []string{"term-mountain", "hub-boots"}) {
+		t.Errorf("breadcrumb links %v, want the mountain term page and the hub", got)
+	}
+
+	// The hub's own trail takes the same step.
+	in.Page, in.Targets = hub, asTargets(0, winter, mountain)
+	if got := steps(planOf(t, in)); !reflect.DeepEqual(got, want[:4]) {
+		t.Errorf("hub trail %v, want %v", got, want[:4])
+	}
+}
+
 func TestANaturalPhraseIsOfferedOnlyToTheTargetItNamesBest(t *testing.T) {
 	boots := bootsCluster()
 	hub := hubOf(boots)
