@@ -729,6 +729,31 @@ func TestDensityCapsOptionalLinksOnProductPagesByWordCount(t *testing.T) {
 	}
 }
 
+func TestANameIsMentionedAsWholeWordsWhateverPunctuationSurroundsIt(t *testing.T) {
+	for _, tc := range []struct {
+		text, phrase string
+		want         bool
+	}{
+		{"our advice on road bikes, written by staff", "road bikes", true},
+		{"start with road bikes.", "road bikes", true},
+		{"road bikes are fast", "road bikes", true},
+		{"(road bikes)", "road bikes", true},
+		{"the all-road bikes we sell", "all-road bikes", true},
+		{"the all-road bikes we sell", "road bikes", true}, // a hyphen ends a word, as in markup
+		{"railroad bikes", "road bikes", false},
+		{"road bikesheds", "road bikes", false},
+		{"road bike", "road bikes", false},
+		{"railroad bikes and road bikes", "road bikes", true},
+		{"我们的公路车指南", "公路车", true},
+		{"", "road bikes", false},
+		{"road bikes", "", false},
+	} {
+		if got := containsWords(tc.text, tc.phrase); got != tc.want {
+			t.Errorf("containsWords(%q, %q) = %v, want %v", tc.text, tc.phrase, got, tc.want)
+		}
+	}
+}
+
 func TestDensityLeavesTermPagesUnlimitedForTaxonomyLinks(t *testing.T) {
 	var clusters []site.Cluster
 	var targets []Target
