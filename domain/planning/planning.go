@@ -197,10 +197,14 @@ func (pl *planner) densityMax() int {
 	return r.Max
 }
 
-// DensityClass is the row of the density table a page kind falls in.
+// DensityClass is the row of the density table a page kind falls in. The
+// seed's table has no row for the home page; it takes the hub's: it is the
+// hub of the whole site, linking from its text to the sectors and hubs it
+// names (Home → Sector → Hub), and a blog article's 2–5 would leave all but
+// five of them unlinked.
 func DensityClass(k site.Kind) policy.DensityClass {
 	switch k {
-	case site.KindHub:
+	case site.KindHub, site.KindHome:
 		return policy.ClassHub
 	case site.KindProduct, site.KindService:
 		return policy.ClassProduct

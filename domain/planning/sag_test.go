@@ -729,6 +729,40 @@ func TestDensityCapsOptionalLinksOnProductPagesByWordCount(t *testing.T) {
 	}
 }
 
+func TestTheHomePageLinksTheSectorsAndHubsItNamesWithinTheHubRowOfTheDensityTable(t *testing.T) {
+	// A short home page (under 1000 words) naming 2 sectors and 8 hubs: the
+	// hub row's 5–10 links them all, where an article's 2–5 would leave
+	// five unlinked. Half the names stand before a comma or a full stop,
+	// as names in prose do: they are mentioned all the same.
+	var clusters []site.Cluster
+	var targets []Target
+	var texts []string
+	for i := 0; i < 8; i++ {
+		kw := fmt.Sprintf("trail gear %c", 'a'+i)
+		c := testCluster(fmt.Sprintf("c%d", i), fmt.Sprintf("Trail Gear %c", 'A'+i), kw, "terrain=mountain")
+		clusters = append(clusters, c)
+		targets = append(targets, Target{Page: hubOf(c)})
+		if i%2 == 0 {
+			texts = append(texts, "Our guide to "+kw+" is the place to start.")
+		} else {
+			texts = append(texts, "Just as popular is our guide to "+kw+", written by our staff.")
+		}
+	}
+	for _, s := range []string{"hiking", "camping"} {
+		targets = append(targets, Target{Page: site.Page{SiteID: "s", ID: "sector-" + s, URL: "/" + s + "/", Title: strings.ToUpper(s[:1]) + s[1:] + " Gear Guides",
+			Kind: site.KindSector, SectorID: "hiking", PrimaryKeyword: s + " gear guides", PublishedAt: testNow}})
+		texts = append(texts, "Browse our "+s+" gear guides.")
+	}
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow}
+	plan := planOf(t, Input{Structure: testSite(clusters...), Policy: sagPolicy(t), Page: home, Targets: targets, Texts: texts, WordCount: 600})
+	if got := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody); len(got) != 10 {
+		t.Errorf("the home page plans %d links from its text, want all 10 it names: %v; notes %v", len(got), targetIDs(got), plan.Notes)
+	}
+	if r := sagPolicy(t).Density(DensityClass(site.KindHome), 600); r.Min != 5 || r.Max != 10 {
+		t.Errorf("a short home page's density range is %+v, want the hub row's 5–10", r)
+	}
+}
+
 func TestANameIsMentionedAsWholeWordsWhateverPunctuationSurroundsIt(t *testing.T) {
 	for _, tc := range []struct {
 		text, phrase string
