@@ -955,6 +955,48 @@ func TestAHubLocksItsClusterExclusivelyAndArticlesShareIt(t *testing.T) {
 	}
 }
 
+func TestAProductOutsideClustersLocksOutTheTermPagesAndHubsOfItsValues(t *testing.T) {
+	// A product outside clusters re-plans the term pages and hubs of its
+	// values when it arrives (DependantsOf). Planned at the same time
+	// without a common key, a term page would not see the product (its
+	// list misses it) and the product would not see the uncommitted term
+	// page (no re-plan): the product is left off the list, perhaps an
+	// orphan. Each pair must share a key, one side holding it exclusively.
+	st := testSite(bootsCluster(), sandalsCluster())
+	conflict := func(a, b Locks) bool {
+		for _, x := range a.Exclusive {
+			if slices.Contains(b.Exclusive, x) || slices.Contains(b.Shared, x) {
+				return true
+			}
+		}
+		for _, x := range b.Exclusive {
+			if slices.Contains(a.Shared, x) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, kind := range []site.Kind{site.KindProduct, site.KindService} {
+		p := site.Page{ID: "p", Kind: kind, Attributes: attrs("terrain=mountain")}
+		for _, change := range []Change{Arriving, Deleting} {
+			locks := LocksFor(st, p, change)
+			term := LocksFor(st, termPage("t", "Mountain", "terrain=mountain"), Arriving)
+			hub := LocksFor(st, hubOf(bootsCluster()), Arriving)
+			if !conflict(locks, term) || !conflict(locks, hub) {
+				t.Errorf("%s (change %d) holds %+v: no key in common with its term page %+v or hub %+v", kind, change, locks, term, hub)
+			}
+			if other := LocksFor(st, hubOf(sandalsCluster()), Arriving); conflict(locks, other) {
+				t.Errorf("%s holds %+v, which waits for the hub of a cluster without its value %+v", kind, locks, other)
+			}
+		}
+	}
+	// In a cluster it shares its cluster's key with the hub, as before.
+	inCluster := LocksFor(st, site.Page{ID: "p", Kind: site.KindProduct, ClusterID: "boots", Attributes: attrs("terrain=mountain")}, Arriving)
+	if !reflect.DeepEqual(inCluster, Locks{Shared: []string{"cluster:boots", "facet:season=winter", "facet:terrain=mountain"}}) {
+		t.Errorf("product in a cluster locks %+v", inCluster)
+	}
+}
+
 func TestATermPageOffTheURLPathIsNoBreadcrumbStepAndTheLastCrumbIsShort(t *testing.T) {
 	boots := bootsCluster()
 	hub := hubOf(boots)
