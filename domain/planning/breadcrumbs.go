@@ -121,28 +121,37 @@ func (pl *planner) breadcrumbs() {
 	}
 }
 
-// attributeTerm is the term page of the cluster's first attribute value
-// that has one.
+// attributeTerm is the term page of the breadcrumb's attribute step: of
+// the term pages carrying one of the cluster's attribute values, the one
+// whose path is the nearest ancestor of the hub's (of the page's when it
+// has no hub), nil when none is. Which of the cluster's values has a term
+// page first does not matter: a cluster with values material=steel and
+// terrain=gravel, a term page for each and its hub under the gravel one's
+// path takes the gravel step, whatever the steel page's URL.
 func (pl *planner) attributeTerm() *site.Page {
 	if pl.in.Page.ClusterID == "" || pl.in.Page.Kind == site.KindTerm {
 		return nil
 	}
-	terms := map[string]*site.Page{}
-	for i := range pl.targets {
+	under := pl.in.Page.URL
+	if pl.in.Hub != nil {
+		under = pl.in.Hub.URL
+	}
+	mine := map[string]bool{}
+	for _, f := range pl.in.Structure.Facets(pl.cluster.Attributes) {
+		mine[f] = true
+	}
+	var best *site.Page
+	for i := range pl.targets { // in id order: the first of equals wins
 		t := &pl.targets[i]
-		if t.Kind != site.KindTerm {
+		if t.Kind != site.KindTerm || !onPath(t.URL, under) || (best != nil && len(t.URL) <= len(best.URL)) {
 			continue
 		}
 		for _, f := range pl.in.Structure.Facets(t.Attributes) {
-			if _, ok := terms[f]; !ok {
-				terms[f] = &t.Page
+			if mine[f] {
+				best = &t.Page
+				break
 			}
 		}
 	}
-	for _, f := range pl.in.Structure.Facets(pl.cluster.Attributes) {
-		if t, ok := terms[f]; ok {
-			return t
-		}
-	}
-	return nil
+	return best
 }

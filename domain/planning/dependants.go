@@ -10,7 +10,9 @@ import (
 // Locks are the keys a page's planning holds for its transaction, so that a
 // page and the pages depending on it never plan at the same time unseen by
 // each other: a supporting article and its hub, a hub and the term pages
-// of its values, a term page and the pages whose breadcrumbs name it. A page
+// of its values, a term page and the pages whose breadcrumbs name it, a
+// product or service outside clusters and the term pages and hubs of its
+// values. A page
 // whose arrival re-plans others holds its key exclusively; pages that only
 // read it share the key, so siblings still plan in parallel.
 type Locks struct {
@@ -70,6 +72,15 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 		}
 	}
 	if p.Kind == site.KindTerm {
+		for _, f := range st.Facets(p.Attributes) {
+			l.Exclusive = append(l.Exclusive, "facet:"+f)
+		}
+	}
+	if p.ClusterID == "" && (p.Kind == site.KindProduct || p.Kind == site.KindService) {
+		// Its arrival re-plans the term pages and hubs of its values
+		// (DependantsOf), which take those keys: it holds them
+		// exclusively, or a term page planned at the same time would list
+		// neither it nor be re-planned for it.
 		for _, f := range st.Facets(p.Attributes) {
 			l.Exclusive = append(l.Exclusive, "facet:"+f)
 		}

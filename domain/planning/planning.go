@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
@@ -109,7 +111,7 @@ type planner struct {
 	plan    Plan
 	cluster site.Cluster
 	facets  []string // the page's facets: its cluster's and its own
-	text    string   // the paragraphs' text, normalised, for mention checks
+	text    string   // the paragraphs' text, normalised, for mention checks (containsWords)
 	words   *anchors.Text
 	now     time.Time
 	// budget is how many more optional links density allows.
@@ -149,7 +151,7 @@ func newPlanner(in Input) *planner {
 	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}}
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
 	pl.facets = unionSorted(in.Structure.Facets(pl.cluster.Attributes), in.Structure.Facets(in.Page.Attributes))
-	pl.text = " " + anchors.Normalize(strings.Join(in.Texts, " ")) + " "
+	pl.text = anchors.Normalize(strings.Join(in.Texts, " "))
 	pl.words = anchors.NewText(in.Texts)
 	pl.now = in.Page.PublishedAt
 	// Targets are put in id order, so the plan does not depend on the order
@@ -195,10 +197,14 @@ func (pl *planner) densityMax() int {
 	return r.Max
 }
 
-// DensityClass is the row of the density table a page kind falls in.
+// DensityClass is the row of the density table a page kind falls in. The
+// seed's table has no row for the home page; it takes the hub's: it is the
+// hub of the whole site, linking from its text to the sectors and hubs it
+// names (Home → Sector → Hub), and a blog article's 2–5 would leave all but
+// five of them unlinked.
 func DensityClass(k site.Kind) policy.DensityClass {
 	switch k {
-	case site.KindHub:
+	case site.KindHub, site.KindHome:
 		return policy.ClassHub
 	case site.KindProduct, site.KindService:
 		return policy.ClassProduct
@@ -642,14 +648,52 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 	return planned
 }
 
-// mentions reports whether the page's text holds one of the link's anchors.
+// mentions reports whether the page's text holds one of the link's anchors
+// as whole words, as the placer will look for it: a name before a comma or
+// at the end of a sentence ("our advice on road bikes, written by...") is
+// mentioned; "road bikes" inside "railroad bikes" is not.
 func (pl *planner) mentions(l link.Link) bool {
 	for _, a := range l.Candidates {
-		if strings.Contains(pl.text, " "+anchors.Normalize(a.Text)+" ") {
+		if containsWords(pl.text, anchors.Normalize(a.Text)) {
 			return true
 		}
 	}
 	return false
+}
+
+// containsWords reports whether phrase occurs in text with no letter or
+// digit joined to either end (markup's whole-word rule; scripts written
+// without spaces need no boundary). Both are normalised (anchors.Normalize).
+func containsWords(text, phrase string) bool {
+	if phrase == "" {
+		return false
+	}
+	for from := 0; from <= len(text)-len(phrase); {
+		i := strings.Index(text[from:], phrase)
+		if i < 0 {
+			return false
+		}
+		start, end := from+i, from+i+len(phrase)
+		first, _ := utf8.DecodeRuneInString(phrase)
+		last, _ := utf8.DecodeLastRuneInString(phrase)
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		if (start == 0 || !joinedRunes(before, first)) && (end == len(text) || !joinedRunes(last, after)) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(text[start:])
+		from = start + size
+	}
+	return false
+}
+
+// joinedRunes reports whether a and b side by side are one word.
+func joinedRunes(a, b rune) bool {
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) }
+	noSpace := func(r rune) bool {
+		return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
+	}
+	return word(a) && word(b) && !noSpace(a) && !noSpace(b)
 }
 
 func (pl *planner) newScoredLink(s scored, t link.Type, z link.Zone) link.Link {

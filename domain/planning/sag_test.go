@@ -729,6 +729,65 @@ func TestDensityCapsOptionalLinksOnProductPagesByWordCount(t *testing.T) {
 	}
 }
 
+func TestTheHomePageLinksTheSectorsAndHubsItNamesWithinTheHubRowOfTheDensityTable(t *testing.T) {
+	// A short home page (under 1000 words) naming 2 sectors and 8 hubs: the
+	// hub row's 5–10 links them all, where an article's 2–5 would leave
+	// five unlinked. Half the names stand before a comma or a full stop,
+	// as names in prose do: they are mentioned all the same.
+	var clusters []site.Cluster
+	var targets []Target
+	var texts []string
+	for i := 0; i < 8; i++ {
+		kw := fmt.Sprintf("trail gear %c", 'a'+i)
+		c := testCluster(fmt.Sprintf("c%d", i), fmt.Sprintf("Trail Gear %c", 'A'+i), kw, "terrain=mountain")
+		clusters = append(clusters, c)
+		targets = append(targets, Target{Page: hubOf(c)})
+		if i%2 == 0 {
+			texts = append(texts, "Our guide to "+kw+" is the place to start.")
+		} else {
+			texts = append(texts, "Just as popular is our guide to "+kw+", written by our staff.")
+		}
+	}
+	for _, s := range []string{"hiking", "camping"} {
+		targets = append(targets, Target{Page: site.Page{SiteID: "s", ID: "sector-" + s, URL: "/" + s + "/", Title: strings.ToUpper(s[:1]) + s[1:] + " Gear Guides",
+			Kind: site.KindSector, SectorID: "hiking", PrimaryKeyword: s + " gear guides", PublishedAt: testNow}})
+		texts = append(texts, "Browse our "+s+" gear guides.")
+	}
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow}
+	plan := planOf(t, Input{Structure: testSite(clusters...), Policy: sagPolicy(t), Page: home, Targets: targets, Texts: texts, WordCount: 600})
+	if got := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody); len(got) != 10 {
+		t.Errorf("the home page plans %d links from its text, want all 10 it names: %v; notes %v", len(got), targetIDs(got), plan.Notes)
+	}
+	if r := sagPolicy(t).Density(DensityClass(site.KindHome), 600); r.Min != 5 || r.Max != 10 {
+		t.Errorf("a short home page's density range is %+v, want the hub row's 5–10", r)
+	}
+}
+
+func TestANameIsMentionedAsWholeWordsWhateverPunctuationSurroundsIt(t *testing.T) {
+	for _, tc := range []struct {
+		text, phrase string
+		want         bool
+	}{
+		{"our advice on road bikes, written by staff", "road bikes", true},
+		{"start with road bikes.", "road bikes", true},
+		{"road bikes are fast", "road bikes", true},
+		{"(road bikes)", "road bikes", true},
+		{"the all-road bikes we sell", "all-road bikes", true},
+		{"the all-road bikes we sell", "road bikes", true}, // a hyphen ends a word, as in markup
+		{"railroad bikes", "road bikes", false},
+		{"road bikesheds", "road bikes", false},
+		{"road bike", "road bikes", false},
+		{"railroad bikes and road bikes", "road bikes", true},
+		{"我们的公路车指南", "公路车", true},
+		{"", "road bikes", false},
+		{"road bikes", "", false},
+	} {
+		if got := containsWords(tc.text, tc.phrase); got != tc.want {
+			t.Errorf("containsWords(%q, %q) = %v, want %v", tc.text, tc.phrase, got, tc.want)
+		}
+	}
+}
+
 func TestDensityLeavesTermPagesUnlimitedForTaxonomyLinks(t *testing.T) {
 	var clusters []site.Cluster
 	var targets []Target
@@ -896,6 +955,48 @@ func TestAHubLocksItsClusterExclusivelyAndArticlesShareIt(t *testing.T) {
 	}
 }
 
+func TestAProductOutsideClustersLocksOutTheTermPagesAndHubsOfItsValues(t *testing.T) {
+	// A product outside clusters re-plans the term pages and hubs of its
+	// values when it arrives (DependantsOf). Planned at the same time
+	// without a common key, a term page would not see the product (its
+	// list misses it) and the product would not see the uncommitted term
+	// page (no re-plan): the product is left off the list, perhaps an
+	// orphan. Each pair must share a key, one side holding it exclusively.
+	st := testSite(bootsCluster(), sandalsCluster())
+	conflict := func(a, b Locks) bool {
+		for _, x := range a.Exclusive {
+			if slices.Contains(b.Exclusive, x) || slices.Contains(b.Shared, x) {
+				return true
+			}
+		}
+		for _, x := range b.Exclusive {
+			if slices.Contains(a.Shared, x) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, kind := range []site.Kind{site.KindProduct, site.KindService} {
+		p := site.Page{ID: "p", Kind: kind, Attributes: attrs("terrain=mountain")}
+		for _, change := range []Change{Arriving, Deleting} {
+			locks := LocksFor(st, p, change)
+			term := LocksFor(st, termPage("t", "Mountain", "terrain=mountain"), Arriving)
+			hub := LocksFor(st, hubOf(bootsCluster()), Arriving)
+			if !conflict(locks, term) || !conflict(locks, hub) {
+				t.Errorf("%s (change %d) holds %+v: no key in common with its term page %+v or hub %+v", kind, change, locks, term, hub)
+			}
+			if other := LocksFor(st, hubOf(sandalsCluster()), Arriving); conflict(locks, other) {
+				t.Errorf("%s holds %+v, which waits for the hub of a cluster without its value %+v", kind, locks, other)
+			}
+		}
+	}
+	// In a cluster it shares its cluster's key with the hub, as before.
+	inCluster := LocksFor(st, site.Page{ID: "p", Kind: site.KindProduct, ClusterID: "boots", Attributes: attrs("terrain=mountain")}, Arriving)
+	if !reflect.DeepEqual(inCluster, Locks{Shared: []string{"cluster:boots", "facet:season=winter", "facet:terrain=mountain"}}) {
+		t.Errorf("product in a cluster locks %+v", inCluster)
+	}
+}
+
 func TestATermPageOffTheURLPathIsNoBreadcrumbStepAndTheLastCrumbIsShort(t *testing.T) {
 	boots := bootsCluster()
 	hub := hubOf(boots)
@@ -910,6 +1011,51 @@ func TestATermPageOffTheURLPathIsNoBreadcrumbStepAndTheLastCrumbIsShort(t *testi
 	}
 	if last := plan.Breadcrumbs[len(plan.Breadcrumbs)-1]; last.Name != "Boot Care" {
 		t.Errorf("the current page's crumb is %q, want its short title", last.Name)
+	}
+}
+
+func TestTheAttributeStepIsTheNearestTermPageOnTheHubsPathWhicheverValueComesFirst(t *testing.T) {
+	// boots has season=winter and terrain=mountain; season=winter sorts
+	// first, and its term page is off the hub's path: the step is still
+	// the mountain term page, under which the site's URLs put the hub.
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	hub.URL = "/hiking/alpine/mountain/boots/"
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	page.URL = hub.URL + "care/"
+	winter := termPage("term-winter", "Winter Hiking", "season=winter") // at /winter-hiking/
+	mountain := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
+	mountain.URL = "/hiking/alpine/mountain/"
+	in := Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, WordCount: 1500,
+		Targets: asTargets(0, winter, mountain, hub)}
+	steps := func(p Plan) []string {
+		var out []string
+		for _, c := range p.Breadcrumbs {
+			out = append(out, c.URL)
+		}
+		return out
+	}
+	want := []string{"/", "/hiking/", "/hiking/alpine/mountain/", hub.URL, page.URL}
+	if got := steps(planOf(t, in)); !reflect.DeepEqual(got, want) {
+		t.Errorf("trail %v, want %v", got, want)
+	}
+
+	// Of two term pages on the path, the nearest ancestor is the step,
+	// though the other's value sorts first.
+	winter.URL = "/hiking/alpine/"
+	in.Targets = asTargets(0, winter, mountain, hub)
+	plan := planOf(t, in)
+	if got := steps(plan); !reflect.DeepEqual(got, want) {
+		t.Errorf("trail %v, want %v", got, want)
+	}
+	if got := targetIDs(linksOf(plan, link.TypeBreadcrumb, link.ZoneBreadcrumb)); !reflect.DeepEqual(got, []string{"term-mountain", "hub-boots"}) {
+		t.Errorf("breadcrumb links %v, want the mountain term page and the hub", got)
+	}
+
+	// The hub's own trail takes the same step.
+	in.Page, in.Targets = hub, asTargets(0, winter, mountain)
+	if got := steps(planOf(t, in)); !reflect.DeepEqual(got, want[:4]) {
+		t.Errorf("hub trail %v, want %v", got, want[:4])
 	}
 }
 

@@ -38,10 +38,13 @@ func mandatoryUplink(in Input) RuleResult {
 
 // densityRange: the page's outbound links fall in the density table's range
 // for its type and length. Counted are the content links outside generated
-// blocks, ours and pre-existing, plus the Related Reading entries; the
+// blocks, ours and pre-existing. The generated sections are not: the
 // Related Articles list, taxonomy lists and breadcrumbs are uncapped link
-// types. Too many is an error that flags our optional in-body links; too
-// few is a warning, since a page may lack good targets.
+// types, and the Related Reading section (2–3 entries, its own cap in
+// linkTypeCaps) is listed by the seed apart from the density table, so the
+// planner does not count it either and a short article keeps it. Too many
+// is an error that flags our optional in-body links; too few is a warning,
+// since a page may lack good targets.
 func densityRange(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleDensityRange, Severity: SeverityError, Passed: true}
 	words := in.WordCount
@@ -51,16 +54,15 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 	class := planning.DensityClass(in.Page.Kind)
 	want := in.Policy.Density(class, words)
 
-	inContent := len(contentLinks(found))
+	n := len(contentLinks(found))
 	inReading := 0
 	for _, f := range found {
 		if f.InBlock == markup.BlockRelatedReading && f.Href != "" && f.Internal {
 			inReading++
 		}
 	}
-	n := inContent + inReading
-	counted := fmt.Sprintf("%d outbound link(s) (%d in the content, %d in Related Reading) on a %s page of %d words",
-		n, inContent, inReading, in.Page.Kind, words)
+	counted := fmt.Sprintf("%d outbound link(s) in the content (Related Reading's %d not counted) on a %s page of %d words",
+		n, inReading, in.Page.Kind, words)
 	switch {
 	case want.Max > 0 && n > want.Max:
 		r.Passed = false
