@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -39,9 +41,14 @@ type customOutcome struct {
 //
 // With settle, each page is published alone and the pipeline left to
 // settle before the next, so no two pages are planned at the same time.
-func runCustomSite(t *testing.T, siteID string, structure events.Event, order []events.Event, settle bool) customOutcome {
+// workers, when not 0, is how many handlers each consumer runs.
+func runCustomSite(t *testing.T, siteID string, structure events.Event, order []events.Event, settle bool, workers int) customOutcome {
 	t.Helper()
-	h := startHarness(t, testConfig(t))
+	cfg := testConfig(t)
+	if workers > 0 {
+		cfg.Workers = workers
+	}
+	h := startHarness(t, cfg)
 	h.publish(structure)
 	h.waitIdle(waitLong)
 	for _, ev := range order {
@@ -110,7 +117,7 @@ func TestACustomSAGSiteGetsEveryLinkTheSeedAsksFor(t *testing.T) {
 		t.Run(map[bool]string{true: "one page at a time", false: "all at once"}[settle], func(t *testing.T) {
 			siteID := map[bool]string{true: "cadence-settled", false: "cadence-burst"}[settle]
 			structure, pages := customSite(siteID)
-			checkCustomSite(t, runCustomSite(t, siteID, structure, pages, settle))
+			checkCustomSite(t, runCustomSite(t, siteID, structure, pages, settle, 0))
 		})
 	}
 }
@@ -125,7 +132,44 @@ func TestACustomSAGSiteWithHomeAndSectorsPublishedLastGetsEveryLinkTheSeedAsksFo
 		t.Run(map[bool]string{true: "one page at a time", false: "all at once"}[settle], func(t *testing.T) {
 			siteID := map[bool]string{true: "cadence-late-home-settled", false: "cadence-late-home-burst"}[settle]
 			structure, pages := customSite(siteID)
-			checkCustomSite(t, runCustomSite(t, siteID, structure, customPagesHomeAndSectorsLast(pages), settle))
+			checkCustomSite(t, runCustomSite(t, siteID, structure, customPagesHomeAndSectorsLast(pages), settle, 0))
+		})
+	}
+}
+
+// The same event file published into fresh databases gives identical
+// links and HTML on every page: at once to 16 workers per consumer, twice,
+// and in a shuffled order, as one page at a time does (README:
+// Determinism).
+func TestTheCustomSiteLinksTheSameWhateverTheOrderAndWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("publishes a 50-page site four times")
+	}
+	const siteID = "cadence"
+	structure, pages := customSite(siteID)
+	want := runCustomSite(t, siteID, structure, pages, true, 0)
+	shuffled := append([]events.Event(nil), pages...)
+	rng := rand.New(rand.NewPCG(23, 11))
+	rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	for _, run := range []struct {
+		name    string
+		order   []events.Event
+		workers int
+	}{
+		{"at once to 16 workers", pages, 16},
+		{"at once to 16 workers, again", pages, 16},
+		{"shuffled, at once", shuffled, 0},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			got := runCustomSite(t, siteID, structure, run.order, false, run.workers)
+			for _, p := range want.pages {
+				if a, b := rowsOf(want.links[p.ID]), rowsOf(got.links[p.ID]); !reflect.DeepEqual(a, b) {
+					t.Errorf("page %s: links differ from one page at a time%s", p.ID, rowDiff(a, b))
+				}
+				if want.rec[p.ID].LinkedHTML != got.rec[p.ID].LinkedHTML {
+					t.Errorf("page %s: linked HTML differs from one page at a time", p.ID)
+				}
+			}
 		})
 	}
 }

@@ -32,6 +32,16 @@ type linkRow struct {
 	FailedRules                                                   string
 }
 
+// rowsOf are the link rows of links, explanations left out.
+func rowsOf(links []link.Link) []linkRow {
+	var out []linkRow
+	for _, l := range links {
+		out = append(out, linkRow{l.ID, string(l.Type), string(l.Zone), l.TargetPageID,
+			string(l.Status), l.Anchor, string(l.AnchorType), l.Placement, l.Paragraph, l.Score, strings.Join(l.FailedRules, ",")})
+	}
+	return out
+}
+
 // runExampleSite publishes the example site in the given page order. With
 // oneAtATime, each page is published alone and the pipeline left to settle
 // before the next; without, all pages go out at once. With duplicate,
@@ -74,10 +84,7 @@ func runExampleSite(t *testing.T, site examples.Site, order []events.PageInfo, o
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, l := range rows {
-			out.links[pg.ID] = append(out.links[pg.ID], linkRow{l.ID, string(l.Type), string(l.Zone), l.TargetPageID,
-				string(l.Status), l.Anchor, string(l.AnchorType), l.Placement, l.Paragraph, l.Score, strings.Join(l.FailedRules, ",")})
-		}
+		out.links[pg.ID] = rowsOf(rows)
 		rec, _, err := h.svc.Store().Page(ctx, siteID, pg.ID)
 		if err != nil {
 			t.Fatal(err)

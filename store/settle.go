@@ -113,12 +113,15 @@ func (t *Tx) LoadCurrentSite(ctx context.Context, siteID string) (SiteRecord, bo
 	return t.LoadSiteAt(ctx, siteID, version)
 }
 
-// settleKindRank is the canonical order of page kinds in a settle pass:
-// supporting articles first, so their mandatory uplinks choose anchors
-// before anything else links their hub, then the other members, then the
-// pages whose lists grow with the site.
-const settleKindRank = `CASE kind WHEN 'supporting' THEN 0 WHEN 'product' THEN 1 WHEN 'service' THEN 1
-	WHEN 'page' THEN 1 WHEN 'hub' THEN 2 WHEN 'term' THEN 3 WHEN 'sector' THEN 4 WHEN 'home' THEN 5 ELSE 6 END`
+// settleKindRank is the canonical order of page kinds in a settle pass,
+// which decides who gets an anchor first when a target's exact anchors
+// reach the cap: the home page and sector pages first (a handful of pages,
+// whose links to the hubs they name the site's hierarchy needs), then
+// supporting articles, so their mandatory uplinks choose before anything
+// else links their hub, then the other members, then hubs and term pages,
+// whose lists grow with the site.
+const settleKindRank = `CASE kind WHEN 'home' THEN 0 WHEN 'sector' THEN 1 WHEN 'supporting' THEN 2 WHEN 'product' THEN 3
+	WHEN 'service' THEN 3 WHEN 'page' THEN 3 WHEN 'hub' THEN 4 WHEN 'term' THEN 5 ELSE 6 END`
 
 // SettleOrder lists the site's planned pages in the order a settle pass
 // plans them: by kind (settleKindRank), then publication date, then id.
