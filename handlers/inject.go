@@ -102,7 +102,6 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 // place: the LLM fallback is what places it.
 const awaitsFallback = "left for the LLM fallback"
 
-
 // placeUnderCap places the in-body links once, offering each only its
 // candidates under the cap and not refused. It reports false, after
 // adding the culprit to refused, when a variation it placed is at the cap.
