@@ -172,9 +172,42 @@ type Owners struct {
 func NewOwners(targets []Target) *Owners {
 	o := &Owners{targets: targets, profiles: make([]profile, len(targets)), cache: map[string]int{}}
 	for i, t := range targets {
-		o.profiles[i] = newProfile(t.names())
+		o.profiles[i] = profiles.of(t.names())
 	}
 	return o
+}
+
+// profiles keeps the profiles of the names seen lately: a site's pages are
+// each other's targets, so every plan would otherwise read the same few
+// hundred names again (a quarter of a burst's CPU). A profile is never
+// changed once made, so plans share them.
+var profiles = profileCache{byNames: map[string]profile{}}
+
+// maxCachedProfiles bounds the cache; when full it starts again, which
+// costs one plan's worth of profiles per site being planned.
+const maxCachedProfiles = 50_000
+
+type profileCache struct {
+	mu      sync.Mutex
+	byNames map[string]profile
+}
+
+func (c *profileCache) of(names []string) profile {
+	key := strings.Join(names, "\x00")
+	c.mu.Lock()
+	pr, ok := c.byNames[key]
+	c.mu.Unlock()
+	if ok {
+		return pr
+	}
+	pr = newProfile(names)
+	c.mu.Lock()
+	if len(c.byNames) >= maxCachedProfiles {
+		clear(c.byNames)
+	}
+	c.byNames[key] = pr
+	c.mu.Unlock()
+	return pr
 }
 
 // BestTarget returns the index of the target a phrase names best, or -1

@@ -125,6 +125,7 @@ type planner struct {
 	// nowhere; ownerOf is each target's index in it.
 	owners  *anchors.Owners
 	ownerOf map[string]int
+	scores  map[string]scoring.Score // by target id, as scoreAll scored them
 
 	// ctx is the context of the one PlanPage call the planner lives for;
 	// err is its error once stopped saw it end, and the loops over
@@ -148,7 +149,7 @@ func (pl *planner) stopped() bool {
 }
 
 func newPlanner(in Input) *planner {
-	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}}
+	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, scores: map[string]scoring.Score{}}
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
 	pl.facets = unionSorted(in.Structure.Facets(pl.cluster.Attributes), in.Structure.Facets(in.Page.Attributes))
 	pl.text = anchors.Normalize(strings.Join(in.Texts, " "))
@@ -576,14 +577,21 @@ func (pl *planner) scoreAll(targets []Target) []scored {
 		if pl.stopped() {
 			break
 		}
-		c, _ := pl.in.Structure.Cluster(t.ClusterID)
-		target := scoring.Candidate{
-			AttributeValues: unionSorted(pl.in.Structure.Facets(c.Attributes), pl.in.Structure.Facets(t.Attributes)),
-			Keywords:        append(append([]string{t.PrimaryKeyword, t.Title}, t.Keywords...), c.PrimaryKeyword),
-			Inbound:         t.Inbound,
-			PublishedAt:     t.PublishedAt,
+		// Sibling links, Related Reading and cross-cluster links score
+		// some targets alike: each is scored once per plan.
+		sc, ok := pl.scores[t.ID]
+		if !ok {
+			c, _ := pl.in.Structure.Cluster(t.ClusterID)
+			target := scoring.Candidate{
+				AttributeValues: unionSorted(pl.in.Structure.Facets(c.Attributes), pl.in.Structure.Facets(t.Attributes)),
+				Keywords:        append(append([]string{t.PrimaryKeyword, t.Title}, t.Keywords...), c.PrimaryKeyword),
+				Inbound:         t.Inbound,
+				PublishedAt:     t.PublishedAt,
+			}
+			sc = scoring.SAG(pl.in.Policy, source, target, ctx)
+			pl.scores[t.ID] = sc
 		}
-		out = append(out, scored{t, scoring.SAG(pl.in.Policy, source, target, ctx)})
+		out = append(out, scored{t, sc})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].score.Total != out[j].score.Total {

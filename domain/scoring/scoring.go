@@ -162,28 +162,48 @@ func gap(inbound, maxInbound int) float64 {
 }
 
 func wordOverlap(source, target []string) float64 {
-	sw := words(source)
+	// Called for every candidate of every page: words are compared in
+	// place, case-insensitively, rather than gathered into sets.
+	var seen [32]string
+	sw := seen[:0]
+	for _, p := range source {
+		for w := range strings.FieldsSeq(p) {
+			if !containsFold(sw, w) {
+				sw = append(sw, w)
+			}
+		}
+	}
 	if len(sw) == 0 {
 		return 0
 	}
-	tw := words(target)
 	shared := 0
-	for w := range sw {
-		if tw[w] {
+	for _, w := range sw {
+		if inPhrases(target, w) {
 			shared++
 		}
 	}
 	return float64(shared) / float64(len(sw))
 }
 
-func words(phrases []string) map[string]bool {
-	out := map[string]bool{}
-	for _, p := range phrases {
-		for _, w := range strings.Fields(strings.ToLower(p)) {
-			out[w] = true
+func containsFold(list []string, w string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, w) {
+			return true
 		}
 	}
-	return out
+	return false
+}
+
+// inPhrases reports whether w is one of the phrases' words, in any case.
+func inPhrases(phrases []string, w string) bool {
+	for _, p := range phrases {
+		for v := range strings.FieldsSeq(p) {
+			if strings.EqualFold(v, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func recency(published, now time.Time, decayDays float64) float64 {
