@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -29,13 +30,54 @@ func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	var t planning.Target
 	var kind string
 	var publishedAt *time.Time
+	var attrs []byte
 	err := row.Scan(&t.ID, &t.URL, &t.Title, &kind, &t.ClusterID, &t.SectorID, &t.PrimaryKeyword, &t.Keywords,
-		&t.Labels, &t.Attributes, &t.Priority, &publishedAt, &t.Version, &t.Inbound)
+		&t.Labels, &attrs, &t.Priority, &publishedAt, &t.Version, &t.Inbound)
+	if err != nil {
+		return t, err
+	}
 	t.Kind = site.Kind(kind)
 	if publishedAt != nil {
 		t.PublishedAt = *publishedAt
 	}
+	t.Attributes, err = attributeSets.decode(attrs)
 	return t, err
+}
+
+// attributeSets keeps the attribute sets decoded lately: a plan reads up
+// to hundreds of targets, most of a cluster with the same few sets, and
+// decoding their JSON anew was a tenth of a burst's CPU. The maps are
+// shared, so nothing may change a target's Attributes.
+var attributeSets = attributeCache{byJSON: map[string]map[string][]string{}}
+
+// maxCachedAttributeSets bounds the cache; when full it starts again.
+const maxCachedAttributeSets = 10_000
+
+type attributeCache struct {
+	mu     sync.Mutex
+	byJSON map[string]map[string][]string
+}
+
+func (c *attributeCache) decode(raw []byte) (map[string][]string, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	c.mu.Lock()
+	m, ok := c.byJSON[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return m, nil
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("decode attributes %q: %w", raw, err)
+	}
+	c.mu.Lock()
+	if len(c.byJSON) >= maxCachedAttributeSets {
+		clear(c.byJSON)
+	}
+	c.byJSON[string(raw)] = m
+	c.mu.Unlock()
+	return m, nil
 }
 
 // PlanningTargets takes the planning locks, notes what the plan sees of
