@@ -201,6 +201,42 @@ func TestTheExampleSiteLinksTheSameInOrderDuplicatedAndShuffled(t *testing.T) {
 		}
 	})
 
+	// No product is an orphan, and the home page links the hubs it names
+	// from its text, as far as the paragraph rules (2 links a paragraph,
+	// 50 words apart) leave room; the others say why.
+	kinds := map[string]string{}
+	for _, pg := range site.Pages {
+		kinds[pg.ID] = pg.Kind
+	}
+	inbound := map[string]int{}
+	homeHubs := 0
+	for _, pg := range site.Pages {
+		for _, r := range inOrder.links[pg.ID] {
+			placed := r.Status == string(link.StatusVerified) || r.Status == string(link.StatusFlagged)
+			if placed && r.Type != string(link.TypeBreadcrumb) {
+				inbound[r.Target]++
+			}
+			if pg.Kind == "home" && kinds[r.Target] == "hub" && r.Zone == string(link.ZoneInBody) {
+				if placed {
+					homeHubs++
+				}
+			}
+		}
+	}
+	for _, pg := range site.Pages {
+		if pg.Kind == "product" && inbound[pg.ID] == 0 {
+			t.Errorf("product %s has no inbound link", pg.ID)
+		}
+	}
+	if homeHubs == 0 {
+		t.Errorf("the home page links no hub from its text: %+v", inOrder.links["home"])
+	}
+	for _, l := range inOrder.last["home"].Links {
+		if kinds[l.TargetPageID] == "hub" && l.Status == string(link.StatusPlanned) && l.Reason == "" {
+			t.Errorf("the home page's link to hub %s is not placed and says not why", l.TargetPageID)
+		}
+	}
+
 	// Every page passes, except articles whose uplink the rules could not
 	// place (no anchor in their first two paragraphs, or every one there at
 	// the anchor cap): it waits for the LLM fallback.

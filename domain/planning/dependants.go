@@ -103,10 +103,11 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 //     attribute step of their breadcrumbs);
 //   - a page that leaves: also every page that links to it.
 //
-// The home page and a sector page do not yet re-plan the pages under them
-// when they arrive after those (for their breadcrumbs): re-planning a
-// whole site at once let the pages take each other's anchors in whatever
-// order the re-plans ran, and planning is not yet ordered enough for that.
+// The home page and a sector page do not re-plan the pages under them
+// when they arrive after those: re-planning a whole site at once let the
+// pages take each other's anchors in whatever order the re-plans ran. The
+// site's settle pass (handlers/settle.go), which plans every page in an
+// order of the pages alone, gives those pages their full trail.
 type Dependants struct {
 	HubOf          string   // the hub of this cluster
 	MembersOf      string   // every page of this cluster
