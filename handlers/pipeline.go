@@ -56,7 +56,8 @@ type Pipeline struct {
 	// settling off and the pipeline marks no page for it.
 	SettleDelay time.Duration
 
-	replanning pageLocks // pages being re-planned by this process
+	replanning     pageLocks     // pages being re-planned by this process
+	settleFailures settleBackoff // sites whose settle pass failed lately
 }
 
 // Route binds a handler to its subject through a durable consumer.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -34,7 +35,10 @@ const SettledReason = "settled"
 const settleSource = "interlinker/settle"
 
 // SettleQuietSites settles up to limit sites that the pipeline changed and
-// that have been quiet for quiet. It returns how many it settled.
+// that have been quiet for quiet. It returns how many it settled. A site
+// whose pass fails is logged and left for a while (settleBackoff), so one
+// site's trouble neither stops the others settling nor costs a pass on
+// every look.
 func (p *Pipeline) SettleQuietSites(ctx context.Context, quiet time.Duration, limit int) (int, error) {
 	ids, err := p.Store.UnsettledSites(ctx, quiet, limit)
 	if err != nil {
@@ -42,18 +46,64 @@ func (p *Pipeline) SettleQuietSites(ctx context.Context, quiet time.Duration, li
 	}
 	settled := 0
 	for _, id := range ids {
-		err := p.SettleSite(ctx, id)
-		if errors.Is(err, store.ErrConcurrentChange) {
-			// The site is busy again; it settles once it is quiet.
-			p.Logger.Debug("settle pass gave way to a change", "site_id", id, "err", err)
+		if !p.settleFailures.due(id, time.Now()) {
 			continue
 		}
-		if err != nil {
-			return settled, fmt.Errorf("settle site %s: %w", id, err)
+		err := p.SettleSite(ctx, id)
+		switch {
+		case err == nil:
+			p.settleFailures.clear(id)
+			settled++
+		case ctx.Err() != nil:
+			return settled, ctx.Err()
+		case errors.Is(err, store.ErrConcurrentChange):
+			// The site is busy again; it settles once it is quiet.
+			p.Logger.Debug("settle pass gave way to a change", "site_id", id, "err", err)
+		default:
+			wait := p.settleFailures.failed(id, time.Now())
+			p.Logger.Error("settle pass failed", "site_id", id, "err", err, "retry_in", wait)
 		}
-		settled++
 	}
 	return settled, nil
+}
+
+// settleBackoff spaces out the passes of a site whose pass failed: the
+// wait doubles from a second to a minute, and a pass that succeeds resets
+// it.
+type settleBackoff struct {
+	mu    sync.Mutex
+	sites map[string]settleRetry
+}
+
+type settleRetry struct {
+	failures int
+	next     time.Time
+}
+
+func (b *settleBackoff) due(siteID string, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !now.Before(b.sites[siteID].next)
+}
+
+func (b *settleBackoff) failed(siteID string, now time.Time) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.sites == nil {
+		b.sites = map[string]settleRetry{}
+	}
+	r := b.sites[siteID]
+	r.failures++
+	wait := min(time.Second<<min(r.failures-1, 6), time.Minute)
+	r.next = now.Add(wait)
+	b.sites[siteID] = r
+	return wait
+}
+
+func (b *settleBackoff) clear(siteID string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.sites, siteID)
 }
 
 // settledPage is one page's result in a settle pass.

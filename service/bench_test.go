@@ -115,6 +115,12 @@ func benchConfig(b *testing.B) Config {
 			b.Fatal(err)
 		}
 	}
+	if d := os.Getenv("INTERLINKER_BENCH_SETTLE_DELAY"); d != "" {
+		var err error
+		if cfg.SettleDelay, err = time.ParseDuration(d); err != nil {
+			b.Fatal(err)
+		}
+	}
 	if os.Getenv("INTERLINKER_BENCH_LOG_STATEMENTS") != "" {
 		logStatements(b, cfg.DatabaseURL)
 	}

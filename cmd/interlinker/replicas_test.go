@@ -17,6 +17,7 @@ import (
 
 	"github.com/interlinker/interlinker/bus"
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/handlers"
 	"github.com/interlinker/interlinker/store"
 	"github.com/interlinker/interlinker/store/storetest"
 )
@@ -98,13 +99,18 @@ func (b *syncBuffer) String() string {
 type publisher struct {
 	mu      sync.Mutex
 	applied map[string]events.LinksInsertedData
-	count   map[string]int // links.inserted received per page
+	count   map[string]int // links.inserted the stages emitted per page
+	settled map[string]int // links.inserted of settle passes per page
 }
 
 func (p *publisher) receive(d events.LinksInsertedData) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.count[d.PageID]++
+	if d.Reason == handlers.SettledReason {
+		p.settled[d.PageID]++
+	} else {
+		p.count[d.PageID]++
+	}
 	if d.Sequence > p.applied[d.PageID].Sequence {
 		p.applied[d.PageID] = d
 	}
@@ -113,7 +119,7 @@ func (p *publisher) receive(d events.LinksInsertedData) {
 func (p *publisher) pages() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.count)
+	return len(p.applied)
 }
 
 func TestTwoReplicasOneKilledMidStreamLinkEveryPageExactlyOnce(t *testing.T) {
@@ -151,7 +157,7 @@ func TestTwoReplicasOneKilledMidStreamLinkEveryPageExactlyOnce(t *testing.T) {
 		}
 	}()
 	waitForStream(t, ctx, js, "LINKS")
-	pub := &publisher{applied: map[string]events.LinksInsertedData{}, count: map[string]int{}}
+	pub := &publisher{applied: map[string]events.LinksInsertedData{}, count: map[string]int{}, settled: map[string]int{}}
 	cons, err := js.OrderedConsumer(ctx, "LINKS", jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.LinksInserted}})
 	if err != nil {
 		t.Fatal(err)
@@ -225,9 +231,12 @@ func TestTwoReplicasOneKilledMidStreamLinkEveryPageExactlyOnce(t *testing.T) {
 		}
 		return true
 	})
+	// Once from the stages; a settle pass may add one, or replace the
+	// plan before the stages emit and be the page's only one.
+	settled := pub.settledCounts()
 	for id, c := range pub.counts() {
-		if id != "boots-hub" && c != 1 {
-			t.Errorf("page %s: %d links.inserted, want exactly 1", id, c)
+		if id != "boots-hub" && (c > 1 || c+settled[id] == 0) {
+			t.Errorf("page %s: %d links.inserted from the stages and %d from settle passes, want at most 1 and at least 1 in all", id, c, settled[id])
 		}
 	}
 	if b.exited() {
@@ -240,6 +249,16 @@ func (p *publisher) snapshot() map[string]events.LinksInsertedData {
 	defer p.mu.Unlock()
 	out := make(map[string]events.LinksInsertedData, len(p.applied))
 	for k, v := range p.applied {
+		out[k] = v
+	}
+	return out
+}
+
+func (p *publisher) settledCounts() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]int, len(p.settled))
+	for k, v := range p.settled {
 		out[k] = v
 	}
 	return out

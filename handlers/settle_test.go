@@ -1,0 +1,60 @@
+package handlers
+
+import (
+	"testing"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/link"
+)
+
+func TestASiteWhosePassFailsWaitsLongerEachTimeUntilOneSucceeds(t *testing.T) {
+	var b settleBackoff
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	if !b.due("s", now) {
+		t.Fatal("a site that never failed is not due")
+	}
+	for i, want := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+		if got := b.failed("s", now); got != want {
+			t.Errorf("failure %d: wait %s, want %s", i+1, got, want)
+		}
+	}
+	if b.due("s", now.Add(3*time.Second)) || !b.due("s", now.Add(4*time.Second)) {
+		t.Error("the site is due before its wait ends, or not after")
+	}
+	if !b.due("other", now) {
+		t.Error("another site waits for this one's failures")
+	}
+	for range 10 {
+		b.failed("s", now)
+	}
+	if got := b.failed("s", now); got != time.Minute {
+		t.Errorf("wait after many failures %s, want at most a minute", got)
+	}
+	b.clear("s")
+	if !b.due("s", now) {
+		t.Error("a site whose pass succeeded still waits")
+	}
+}
+
+func TestAPassCountsTheOtherPagesAnchorsWithoutThePagesOwn(t *testing.T) {
+	tally := newAnchorTally()
+	placed := func(source, target, anchor string) link.Link {
+		return link.Link{SourcePageID: source, TargetPageID: target, Anchor: anchor, Zone: link.ZoneInBody, Status: link.StatusInserted}
+	}
+	tally.add([]link.Link{placed("a", "hub", "Hiking Boots")})
+	own := []link.Link{placed("b", "hub", "hiking boots"),
+		{SourcePageID: "b", TargetPageID: "hub", Anchor: "Hub", Zone: link.ZoneRelatedSection, Status: link.StatusInserted}}
+	tally.add(own)
+	if got := tally.counts["hub"]["hiking boots"]; got != 2 {
+		t.Errorf("the pass counts %d uses of the anchor, want 2 (the list's title is not an in-body anchor)", got)
+	}
+	if got := tally.inbound["hub"]; got != 3 {
+		t.Errorf("inbound links %d, want 3: every zone but breadcrumbs", got)
+	}
+	if got := tally.without(own)["hub"]["hiking boots"]; got != 1 {
+		t.Errorf("other pages' uses %d, want 1", got)
+	}
+	if got := tally.counts["hub"]["hiking boots"]; got != 2 {
+		t.Errorf("without changed the tally to %d", got)
+	}
+}
