@@ -231,9 +231,24 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err != nil {
 		return false, err
 	}
-	same, err := sameResult(r.before, links, r.html, page.Breadcrumbs)
+	same, err := sameResult(r.before, links, r.html, page.Breadcrumbs, linkResults)
 	if err != nil || same {
 		return false, err
+	}
+	// A page whose HTML, trail and link outcomes stay as they are, and
+	// whose scores alone moved (the site's inbound links grew), keeps its
+	// plan and emits nothing: its link records take the new scores, so
+	// they are the same whatever path led here, and the publisher is not
+	// sent a page that did not change.
+	material, err := sameResult(r.before, links, r.html, page.Breadcrumbs, outcomes)
+	if err != nil {
+		return false, err
+	}
+	if material {
+		if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, links); err != nil {
+			return false, err
+		}
+		return false, tx.SaveLinkOutcomes(ctx, page.SiteID, links)
 	}
 	cause.ID += "/" + page.ID
 	planID := events.DerivedID(cause, events.LinksPlanned)
@@ -275,14 +290,14 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	return true, p.emitReview(ctx, tx, cause, page, seq, links)
 }
 
-// sameResult reports whether a page already has the links, HTML and trail
-// a settle pass gave it.
-func sameResult(before store.SettlePage, links []link.Link, html string, trail []planning.Crumb) (bool, error) {
+// sameResult reports whether a page already has the HTML and trail a
+// settle pass gave it, and links equal as view shows them.
+func sameResult[V any](before store.SettlePage, links []link.Link, html string, trail []planning.Crumb, view func([]link.Link) V) (bool, error) {
 	if before.Page.LinkedHTML != html || len(before.Links) != len(links) {
 		return false, nil
 	}
 	for _, pair := range [][2]any{
-		{linkResults(before.Links), linkResults(links)},
+		{view(before.Links), view(links)},
 		{breadcrumbs(before.Page.Breadcrumbs), breadcrumbs(trail)},
 	} {
 		a, err := json.Marshal(pair[0])
@@ -298,6 +313,23 @@ func sameResult(before store.SettlePage, links []link.Link, html string, trail [
 		}
 	}
 	return true, nil
+}
+
+// linkOutcome is what a link does to its page and what a reader or
+// publisher sees of it, its score and explanation left out.
+type linkOutcome struct {
+	ID, Target, Type, Zone, Status, Anchor, AnchorType, Placement, Reason string
+	Paragraph                                                             int
+	FailedRules                                                           []string
+}
+
+func outcomes(links []link.Link) []linkOutcome {
+	out := make([]linkOutcome, len(links))
+	for i, l := range links {
+		out[i] = linkOutcome{l.ID, l.TargetPageID, string(l.Type), string(l.Zone), string(l.Status), l.Anchor,
+			string(l.AnchorType), l.Placement, l.Reason, l.Paragraph, l.FailedRules}
+	}
+	return out
 }
 
 // anchorTally counts what the pages of a settle pass placed so far: the

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/store"
 )
 
 func TestASiteWhosePassFailsWaitsLongerEachTimeUntilOneSucceeds(t *testing.T) {
@@ -56,5 +57,29 @@ func TestAPassCountsTheOtherPagesAnchorsWithoutThePagesOwn(t *testing.T) {
 	}
 	if got := tally.counts["hub"]["hiking boots"]; got != 2 {
 		t.Errorf("without changed the tally to %d", got)
+	}
+}
+
+func TestAPageWhoseScoresAloneMovedIsTheSamePageToItsPublisher(t *testing.T) {
+	before := link.Link{ID: "l1", TargetPageID: "t", Type: link.TypeHorizontal, Zone: link.ZoneInBody, Status: link.StatusVerified,
+		Anchor: "trail boots", Paragraph: 2, Score: 63.1, Explanation: "score 63.10"}
+	after := before
+	after.Score, after.Explanation = 64.7, "score 64.70"
+	page := store.SettlePage{Page: store.PageRecord{LinkedHTML: "<p>x</p>"}, Links: []link.Link{before}}
+	material, err := sameResult(page, []link.Link{after}, "<p>x</p>", nil, outcomes)
+	if err != nil || !material {
+		t.Errorf("same outcomes: %v (%v), want true", material, err)
+	}
+	whole, err := sameResult(page, []link.Link{after}, "<p>x</p>", nil, linkResults)
+	if err != nil || whole {
+		t.Errorf("same records: %v (%v), want false: the score moved", whole, err)
+	}
+	moved := after
+	moved.Paragraph = 3
+	if material, _ := sameResult(page, []link.Link{moved}, "<p>x</p>", nil, outcomes); material {
+		t.Error("a link placed in another paragraph counts as the same outcome")
+	}
+	if material, _ := sameResult(page, []link.Link{after}, "<p>y</p>", nil, outcomes); material {
+		t.Error("other HTML counts as the same outcome")
 	}
 }
