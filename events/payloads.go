@@ -72,9 +72,101 @@ type ContentDeletedData struct {
 }
 
 // AuditRequestedData asks for a site audit, optionally of one cluster.
+// AuditID defaults to the event's id.
 type AuditRequestedData struct {
+	AuditID        string `json:"audit_id,omitempty"`
 	ClusterID      string `json:"cluster_id,omitempty"`
+	Verify         bool   `json:"verify,omitempty"`
 	VerifyExternal bool   `json:"verify_external,omitempty"`
+}
+
+// Audit stages, as audit.progress names them.
+const (
+	AuditStageLinkMap         = "link_map"
+	AuditStageFigures         = "figures"
+	AuditStageLinkScores      = "link_scores"
+	AuditStageRecommendations = "recommendations"
+)
+
+// AuditProgressData says how far an audit's current stage has come.
+type AuditProgressData struct {
+	AuditID string `json:"audit_id"`
+	Stage   string `json:"stage"`
+	Done    int    `json:"done"`
+	Total   int    `json:"total"`
+}
+
+// AuditCompletedData is an audit's report, under the SAG seed's
+// SAGLinkAudit names, with the 100 highest recommendations and link scores.
+type AuditCompletedData struct {
+	AuditID               string                  `json:"audit_id"`
+	ClusterID             string                  `json:"cluster_id,omitempty"`
+	Status                string                  `json:"status"` // complete | inconclusive
+	Reasons               []string                `json:"reasons,omitempty"`
+	Pages                 int                     `json:"pages"`
+	TotalLinks            int                     `json:"total_links"`
+	OrphanPages           int                     `json:"orphan_pages"`
+	NavigationOnlyPages   int                     `json:"navigation_only_pages,omitempty"`
+	MissingMandatory      int                     `json:"missing_mandatory"`
+	UplinksOutsideOpening int                     `json:"uplinks_outside_first_paragraphs,omitempty"`
+	BrokenLinks           int                     `json:"broken_links"`
+	UnverifiedLinks       int                     `json:"unverified_links,omitempty"`
+	OverLinkedPages       int                     `json:"over_linked_pages"`
+	UnderLinkedPages      int                     `json:"under_linked_pages"`
+	DominantAnchors       int                     `json:"dominant_anchors,omitempty"`
+	ClusterScores         map[string]ClusterScore `json:"cluster_scores"`
+	OverallHealthScore    float64                 `json:"overall_health_score"`
+	Recommendations       []Recommendation        `json:"recommendations"`
+	RecommendationsTotal  int                     `json:"recommendations_total"`
+	LinkScores            []LinkScore             `json:"link_scores"`
+}
+
+// ClusterScore is a cluster's link health (0–100), how many mandatory
+// links it misses and what lowered it.
+type ClusterScore struct {
+	Score   float64  `json:"score"`
+	Missing int      `json:"missing"`
+	Issues  []string `json:"issues"`
+}
+
+// Recommendation is one fix an audit proposes for a page (content_id).
+type Recommendation struct {
+	ID               string  `json:"id"`
+	ContentID        string  `json:"content_id"`
+	Action           string  `json:"action"` // add | remove | retarget | vary_anchor
+	LinkType         string  `json:"link_type"`
+	TargetID         string  `json:"target_id,omitempty"`
+	AnchorSuggestion string  `json:"anchor_suggestion,omitempty"`
+	Priority         float64 `json:"priority"`
+	Reason           string  `json:"reason"`
+}
+
+// LinkScore is a page's internal PageRank, raw (the ranks of a site sum
+// to 1) and on a 0–100 log scale against the best page.
+type LinkScore struct {
+	PageID string  `json:"page_id"`
+	Score  float64 `json:"score"`
+	Rank   float64 `json:"rank"`
+}
+
+// AuditApplyData applies an audit's recommendations: those named, or all.
+type AuditApplyData struct {
+	AuditID           string   `json:"audit_id"`
+	RecommendationIDs []string `json:"recommendation_ids,omitempty"`
+	All               bool     `json:"all,omitempty"`
+}
+
+// AuditAppliedData says what an audit.apply did.
+type AuditAppliedData struct {
+	AuditID string         `json:"audit_id"`
+	Applied int            `json:"applied"`
+	Failed  []ApplyFailure `json:"failed"`
+}
+
+// ApplyFailure is a recommendation that could not be applied, and why.
+type ApplyFailure struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
 }
 
 // StageData moves a page between the plan, inject and validate stages.

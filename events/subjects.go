@@ -9,6 +9,8 @@ const (
 	AuditRequested   = "audit.requested"
 	AuditProgress    = "audit.progress"
 	AuditCompleted   = "audit.completed"
+	AuditApply       = "audit.apply"
+	AuditApplied     = "audit.applied"
 	LinksPlanned     = "links.planned"
 	LinksInjected    = "links.injected"
 	LinksInserted    = "links.inserted"

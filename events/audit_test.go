@@ -1,0 +1,40 @@
+package events
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAnAuditApplyNamesRecommendationsOrAllButNotBoth(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		ok   bool
+	}{
+		{`{"audit_id": "a1", "all": true}`, true},
+		{`{"audit_id": "a1", "recommendation_ids": ["r1", "r2"]}`, true},
+		{`{"audit_id": "a1"}`, false},
+		{`{"audit_id": "a1", "all": false}`, false},
+		{`{"audit_id": "a1", "all": true, "recommendation_ids": ["r1"]}`, false},
+		{`{"all": true}`, false},
+	} {
+		raw := `{"specversion": "1.0", "id": "e1", "source": "ops", "type": "audit.apply", "siteid": "s1", "data": ` + tc.data + `}`
+		_, err := Decode([]byte(raw))
+		if (err == nil) != tc.ok {
+			t.Errorf("audit.apply %s: error %v, want accepted %v", tc.data, err, tc.ok)
+		}
+	}
+}
+
+func TestAnAuditReportHoldsAtMostAHundredRecommendations(t *testing.T) {
+	recs := make([]string, 101)
+	for i := range recs {
+		recs[i] = `{"id": "r", "content_id": "p", "action": "add", "link_type": "vertical_up", "priority": 90, "reason": "missing uplink"}`
+	}
+	data := `{"audit_id": "a1", "status": "complete", "pages": 1, "total_links": 0, "orphan_pages": 0, "missing_mandatory": 0,
+		"broken_links": 0, "over_linked_pages": 0, "under_linked_pages": 0, "cluster_scores": {}, "overall_health_score": 100,
+		"recommendations": [` + strings.Join(recs, ",") + `], "recommendations_total": 101, "link_scores": []}`
+	raw := `{"specversion": "1.0", "id": "e1", "source": "interlinker", "type": "audit.completed", "siteid": "s1", "data": ` + data + `}`
+	if _, err := Decode([]byte(raw)); err == nil {
+		t.Error("a report with 101 recommendations was accepted, want at most 100 in the event")
+	}
+}
