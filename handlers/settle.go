@@ -140,28 +140,31 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 		if err != nil {
 			return err
 		}
+		// Each page is planned, linked, validated and written before the
+		// next is read, so a pass holds one page at a time whatever the
+		// site's size. A page is validated against the anchors of the pages
+		// before it: placement kept every anchor under the cap given those,
+		// and the pages after it keep it there, so the whole site's counts
+		// give the same verdict.
 		tally := newAnchorTally()
-		results := make([]settledPage, 0, len(order))
+		cause := events.Event{SiteID: siteID, Source: settleSource, Type: "site.settle", ID: snapshot}
 		for _, id := range order {
 			r, ok, err := p.settlePlan(ctx, tx, sc, id, tally)
 			if err != nil {
 				return err
 			}
-			if ok {
-				tally.add(r.stage.links)
-				results = append(results, r)
+			if !ok {
+				continue
 			}
-		}
-		pages = len(results)
-		cause := events.Event{SiteID: siteID, Source: settleSource, Type: "site.settle", ID: snapshot}
-		for _, r := range results {
-			wrote, err := p.settleWrite(ctx, tx, cause, r, tally)
+			pages++
+			wrote, err := p.settleWrite(ctx, tx, cause, r, tally.counts)
 			if err != nil {
 				return err
 			}
 			if wrote {
 				changed++
 			}
+			tally.add(r.stage.links)
 		}
 		return nil
 	})
@@ -212,11 +215,11 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	return settledPage{stage: st, before: before, horizon: horizon, html: string(html)}, true, nil
 }
 
-// settleWrite validates a page of the pass against the anchors of the
-// whole pass and, when its plan, HTML or verdicts differ from what it has,
+// settleWrite validates a page of the pass against others, the anchors the
+// pages before it placed, and, when its plan, HTML or verdicts differ from what it has,
 // stores the new ones and emits links.inserted. It reports whether it
 // wrote.
-func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.Event, r settledPage, tally anchorTally) (bool, error) {
+func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.Event, r settledPage, others map[string]map[string]int) (bool, error) {
 	st := r.stage
 	page := st.page
 	var targetIDs []string
@@ -227,7 +230,7 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err != nil {
 		return false, err
 	}
-	report, links, err := validatePage(st, live, tally.without(st.links))
+	report, links, err := validatePage(st, live, others)
 	if err != nil {
 		return false, err
 	}
@@ -358,31 +361,6 @@ func (a anchorTally) add(links []link.Link) {
 		}
 		a.counts[l.TargetPageID][anchors.Normalize(l.Anchor)]++
 	}
-}
-
-// without is the tally less a page's own links: the other pages' anchors.
-func (a anchorTally) without(own []link.Link) map[string]map[string]int {
-	out := make(map[string]map[string]int, len(own))
-	for _, l := range own {
-		if l.Zone != link.ZoneInBody {
-			continue
-		}
-		counts, ok := a.counts[l.TargetPageID]
-		if !ok || out[l.TargetPageID] != nil {
-			continue
-		}
-		m := make(map[string]int, len(counts))
-		for text, n := range counts {
-			m[text] = n
-		}
-		out[l.TargetPageID] = m
-	}
-	for _, l := range own {
-		if l.Zone == link.ZoneInBody && l.Placed() && out[l.TargetPageID] != nil {
-			out[l.TargetPageID][anchors.Normalize(l.Anchor)]--
-		}
-	}
-	return out
 }
 
 // markChanged marks the page for its site's next settle pass, when the
