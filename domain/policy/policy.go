@@ -76,6 +76,9 @@ type Policy struct {
 	AnchorShareTitle         float64 `json:"anchor_share_title"`          // 0–1
 	AnchorShareNatural       float64 `json:"anchor_share_natural"`        // 0–1
 	AnchorDominanceFlagShare float64 `json:"anchor_dominance_flag_share"` // 0–1
+	// AnchorDominanceMinInbound is how many inbound links a target needs
+	// before one exact anchor's share of them can flag it (the audit).
+	AnchorDominanceMinInbound int `json:"anchor_dominance_min_inbound"` // 1–1000
 
 	// Density table (SAG §2.1), by page type: each min and max is 0–1000,
 	// and a max of 0 means unlimited, else it is at least the min.
@@ -152,6 +155,7 @@ func Default(name string) (Policy, error) {
 		AnchorShareTitle:          0.30,
 		AnchorShareNatural:        0.10,
 		AnchorDominanceFlagShare:  0.40,
+		AnchorDominanceMinInbound: 5,
 		DensityHub:                DensityBands{Short: DensityRange{5, 10}, Medium: DensityRange{10, 15}, Long: DensityRange{15, 20}},
 		DensityArticle:            DensityBands{Short: DensityRange{2, 5}, Medium: DensityRange{3, 8}, Long: DensityRange{4, 12}},
 		DensityProduct:            DensityBands{Short: DensityRange{2, 3}, Medium: DensityRange{3, 5}, Long: DensityRange{3, 5}},

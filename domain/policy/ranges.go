@@ -67,6 +67,7 @@ func (p Policy) ranges() []valueRange {
 		{"anchor_share_title", 0, 1, p.AnchorShareTitle},
 		{"anchor_share_natural", 0, 1, p.AnchorShareNatural},
 		{"anchor_dominance_flag_share", 0, 1, p.AnchorDominanceFlagShare},
+		{"anchor_dominance_min_inbound", 1, 1000, float64(p.AnchorDominanceMinInbound)},
 	}
 	for _, b := range p.densityBands() {
 		r = append(r,

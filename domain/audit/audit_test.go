@@ -1,0 +1,203 @@
+package audit
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// A small outdoor site with planted defects, its pages' HTML and the
+// figures worked out by hand from it.
+var (
+	testStructure = site.Structure{
+		Site: site.Site{ID: "s", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
+		Clusters: []site.Cluster{
+			{ID: "boots", Name: "Hiking Boots", PrimaryKeyword: "hiking boots", Attributes: map[string][]string{"terrain": {"mountain"}}},
+			{ID: "tents", Name: "Tents", PrimaryKeyword: "tents", Attributes: map[string][]string{"terrain": {"mountain"}}},
+		},
+	}
+	testPages = []struct {
+		Page
+		html string
+	}{
+		{Page{ID: "home", URL: "/", Kind: site.KindHome, WordCount: 40, Live: true},
+			`<nav><a href="/boots/">Boots</a> <a href="/tents">Tents</a> <a href="/about/">About</a></nav>
+			<p>Shop our <a href="/boots/?ref=home">hiking boots</a>.</p>`},
+		{Page{ID: "boots", URL: "/boots/", Kind: site.KindHub, ClusterID: "boots", WordCount: 300, Live: true},
+			`<p>Start with <a href="/boots/fit/">boot fit</a>.</p>
+			<p>Sleep well in one of our <a href="https://shop.example/tents/">tents</a>.</p>
+			<p>Our old <a href="/boots/gone/">resoling guide</a> is gone.</p>`},
+		{Page{ID: "fit", URL: "/boots/fit/", Kind: site.KindSupporting, ClusterID: "boots", WordCount: 300, Live: true},
+			`<p>Fit matters for <a href="/boots/">hiking boots</a>.</p><p>See <a href="https://other.example/">a maker</a>.</p>`},
+		{Page{ID: "care", URL: "/boots/care/", Kind: site.KindSupporting, ClusterID: "boots", WordCount: 300, Live: true},
+			`<p>Care one.</p><p>Care two.</p><p>Back to <a href="/boots/#top">hiking boots</a>.</p>`},
+		{Page{ID: "dry", URL: "/boots/dry/", Kind: site.KindSupporting, ClusterID: "boots", WordCount: 300, Live: true},
+			`<p>Dry them slowly; see <a href="/nowhere/">this</a>.</p>`},
+		{Page{ID: "gone", URL: "/boots/gone/", Kind: site.KindSupporting, ClusterID: "boots", WordCount: 300, Live: false}, ``},
+		{Page{ID: "tents", URL: "/tents/", Kind: site.KindHub, ClusterID: "tents", WordCount: 300, Live: true},
+			`<p>Tents for every trip.</p>`},
+		{Page{ID: "pitch", URL: "/tents/pitch/", Kind: site.KindSupporting, ClusterID: "tents", WordCount: 300, Live: true},
+			`<p>Pitch one of our <a href="/tents/">tents</a> in wind.</p>`},
+		{Page{ID: "mountain", URL: "/terrain/mountain/", Kind: site.KindTerm, WordCount: 100, Live: true},
+			`<p>For mountains, <a href="/boots/">hiking boots</a>.</p>`},
+		{Page{ID: "about", URL: "/about/", Kind: site.KindPage, WordCount: 100, Live: true}, `<p>About us.</p>`},
+	}
+)
+
+func auditTestSite(t *testing.T) Report {
+	t.Helper()
+	pages := make([]Page, len(testPages))
+	for i, tp := range testPages {
+		pages[i] = tp.Page
+	}
+	pages[8].Values = testStructure.Facets(map[string][]string{"terrain": {"mountain"}})
+	a := New(testStructure, sagPolicy(t), pages)
+	for _, tp := range testPages {
+		if !tp.Live {
+			continue
+		}
+		found, err := markup.Links([]byte(tp.html), "https://shop.example"+tp.URL, "shop.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := make([]Link, len(found))
+		for i, f := range found {
+			links[i] = Link{URL: f.URL, Internal: f.Internal, Follow: !f.Nofollow(), Position: f.Position,
+				InBlock: f.InBlock, Paragraph: f.Paragraph, Text: f.Text}
+		}
+		if err := a.AddPage(tp.ID, links); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a.Report()
+}
+
+func sagPolicy(t *testing.T) policy.Policy {
+	t.Helper()
+	p, err := policy.Default(policy.SAG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func ids(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.PageID)
+	}
+	return out
+}
+
+func TestTheAuditFindsEveryPlantedDefect(t *testing.T) {
+	r := auditTestSite(t)
+	for _, c := range []struct {
+		what      string
+		got, want any
+	}{
+		{"live pages", r.Pages, 9},
+		{"internal links", r.TotalLinks, 12},
+		// No other live page links to them; the home page is never one.
+		{"orphans", r.Orphans, []string{"care", "dry", "pitch", "mountain"}},
+		// Linked from the home page's navigation alone.
+		{"navigation only", r.NavigationOnly, []string{"about"}},
+		// dry has no link to its hub; care's is in paragraph 3.
+		{"missing mandatory", r.MissingMandatory, []string{"dry"}},
+		{"uplink past paragraph 2", r.UplinkOutsideFirst, []string{"care"}},
+		{"broken", ids(r.Broken), []string{"boots"}},
+		{"unverified", ids(r.Unverified), []string{"dry"}},
+		// Under 1000 words: 2–5 for articles and plain pages, 5–10 for
+		// hubs, at least 3 for term pages.
+		{"under-linked", ids(r.UnderLinked), []string{"boots", "fit", "care", "dry", "tents", "pitch", "mountain", "about"}},
+		{"over-linked", ids(r.OverLinked), []string(nil)},
+		// 4 of the hub's 5 inbound links say "hiking boots".
+		{"dominant anchors", ids(r.DominantAnchors), []string{"boots"}},
+	} {
+		if !equal(c.got, c.want) {
+			t.Errorf("%s: %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}
+
+func TestClusterHealthScoresTheSeedsSixFactors(t *testing.T) {
+	r := auditTestSite(t)
+	// boots: hub linked 25, an article without uplink 0, a link to the
+	// tents hub 15, its term page links the hub 15, a broken link 0, pages
+	// under their density 0.
+	// tents: the hub links nowhere 0, its article's uplink 25, no other
+	// hub 0, its term page does not link it 0, nothing broken 10, density 0.
+	if got := r.Clusters["boots"]; got.Score != 55 || got.Missing != 1 {
+		t.Errorf("boots: %+v, want score 55 with 1 missing uplink", got)
+	}
+	if got := r.Clusters["tents"]; got.Score != 35 || got.Missing != 0 {
+		t.Errorf("tents: %+v, want score 35", got)
+	}
+	if math.Abs(r.Health-45) > 1e-9 {
+		t.Errorf("site health %.2f, want 45, the mean of the clusters", r.Health)
+	}
+}
+
+func TestAClusterWithoutTermPagesKeepsTheTermPoints(t *testing.T) {
+	st := site.Structure{Clusters: []site.Cluster{{ID: "c", Attributes: map[string][]string{"terrain": {"desert"}}}}}
+	a := New(st, sagPolicy(t), []Page{
+		{ID: "hub", URL: "/c/", Kind: site.KindHub, ClusterID: "c", WordCount: 100, Live: true},
+	})
+	if err := a.AddPage("hub", nil); err != nil {
+		t.Fatal(err)
+	}
+	h := a.Report().Clusters["c"]
+	// No link either way 0, no articles 25, no other hub 0, no term page
+	// 15, nothing broken 10, under its density 0.
+	if h.Score != 50 || !slices.Contains(h.Issues, "no term page carries the cluster's values (nothing to link the hub)") {
+		t.Errorf("%+v, want 50 with the term factor met and noted", h)
+	}
+}
+
+func TestPagesAreMatchedByPathWhateverTheirQueryFragmentOrTrailingSlash(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a/b/":                      "/a/b",
+		"/a/b":                       "/a/b",
+		"/a/b/?x=1#top":              "/a/b",
+		"https://shop.example/a/b/":  "/a/b",
+		"https://shop.example":       "/",
+		"/":                          "/",
+		"https://shop.example/?q=1":  "/",
+		"https://shop.example/a//":   "/a",
+		"https://shop.example/a%20b": "/a b",
+	} {
+		if got := Path(in); got != want {
+			t.Errorf("Path(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAPageIsReadOnceAndOnlyIfLive(t *testing.T) {
+	a := New(testStructure, sagPolicy(t), []Page{
+		{ID: "x", URL: "/x/", Kind: site.KindPage, Live: true}, {ID: "y", URL: "/y/", Kind: site.KindPage}})
+	if err := a.AddPage("x", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AddPage("x", nil); err == nil {
+		t.Error("a page read twice was taken")
+	}
+	if err := a.AddPage("y", nil); err == nil {
+		t.Error("a deleted page's links were taken")
+	}
+	if err := a.AddPage("z", nil); err == nil {
+		t.Error("an unknown page's links were taken")
+	}
+}
+
+func equal(a, b any) bool {
+	switch x := a.(type) {
+	case []string:
+		y, _ := b.([]string)
+		return slices.Equal(x, y)
+	default:
+		return a == b
+	}
+}
