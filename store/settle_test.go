@@ -81,12 +81,13 @@ func TestASiteSettlesOnlyOnceItIsQuiet(t *testing.T) {
 	if len(busy) != 0 {
 		t.Errorf("sites to settle %v while a page changed within the quiet time, want none", busy)
 	}
+	time.Sleep(20 * time.Millisecond)
 	quiet, err := s.UnsettledSites(ctx, time.Millisecond, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(quiet, []string{ptSite}) {
-		t.Errorf("sites to settle %v, want %s, quiet for longer than the quiet time", quiet, ptSite)
+		t.Errorf("sites to settle %v, want %s, quiet for 20ms, longer than the quiet time", quiet, ptSite)
 	}
 	if n, err := s.Unsettled(ctx); err != nil || n != 1 {
 		t.Errorf("unsettled pages %d (%v), want 1", n, err)
