@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/interlinker/interlinker/domain/linkscore"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
@@ -73,7 +74,11 @@ func auditTestSite(t *testing.T) Report {
 			t.Fatal(err)
 		}
 	}
-	return a.Report()
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func sagPolicy(t *testing.T) policy.Policy {
@@ -149,7 +154,11 @@ func TestAClusterWithoutTermPagesKeepsTheTermPoints(t *testing.T) {
 	if err := a.AddPage("hub", nil); err != nil {
 		t.Fatal(err)
 	}
-	h := a.Report().Clusters["c"]
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Clusters["c"]
 	// No link either way 0, no articles 25, no other hub 0, no term page
 	// 15, nothing broken 10, under its density 0.
 	if h.Score != 50 || !slices.Contains(h.Issues, "no term page carries the cluster's values (nothing to link the hub)") {
@@ -199,5 +208,40 @@ func equal(a, b any) bool {
 		return slices.Equal(x, y)
 	default:
 		return a == b
+	}
+}
+
+func TestLinkScoresRankTheLivePagesOverTheirFollowLinks(t *testing.T) {
+	r := auditTestSite(t)
+	// The follow links between different live pages of the test site, a
+	// source's to one target once: what linkscore ranks.
+	live := []string{"home", "boots", "fit", "care", "dry", "tents", "pitch", "mountain", "about"}
+	at := map[string]int32{}
+	for i, id := range live {
+		at[id] = int32(i)
+	}
+	var edges []linkscore.Edge
+	for _, e := range [][2]string{{"home", "boots"}, {"home", "tents"}, {"home", "about"}, {"boots", "fit"}, {"boots", "tents"},
+		{"fit", "boots"}, {"care", "boots"}, {"pitch", "tents"}, {"mountain", "boots"}} {
+		edges = append(edges, linkscore.Edge{From: at[e[0]], To: at[e[1]]})
+	}
+	g, err := linkscore.NewGraph(len(live), edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := linkscore.PageRank(g).Ranks
+	if len(r.LinkScores) != len(live) {
+		t.Fatalf("%d link scores, want one per live page (%d)", len(r.LinkScores), len(live))
+	}
+	for i, s := range r.LinkScores {
+		if math.Abs(s.Rank-want[at[s.PageID]]) > 1e-12 {
+			t.Errorf("%s: rank %.6f, want %.6f", s.PageID, s.Rank, want[at[s.PageID]])
+		}
+		if i > 0 && s.Rank > r.LinkScores[i-1].Rank {
+			t.Errorf("link scores not highest first at %s", s.PageID)
+		}
+	}
+	if best := r.LinkScores[0]; best.PageID != "boots" || best.Score != 100 {
+		t.Errorf("best page %+v, want the boots hub at 100", best)
 	}
 }
