@@ -26,15 +26,20 @@ func TestAnAuditApplyNamesRecommendationsOrAllButNotBoth(t *testing.T) {
 }
 
 func TestAnAuditReportHoldsAtMostAHundredRecommendations(t *testing.T) {
-	recs := make([]string, 101)
-	for i := range recs {
-		recs[i] = `{"id": "r", "content_id": "p", "action": "add", "link_type": "vertical_up", "priority": 90, "reason": "missing uplink"}`
+	report := func(n int) []byte {
+		recs := make([]string, n)
+		for i := range recs {
+			recs[i] = `{"id": "r", "content_id": "p", "action": "add", "link_type": "vertical_up", "priority": 90, "reason": "missing uplink"}`
+		}
+		data := `{"audit_id": "a1", "status": "complete", "pages": 1, "total_links": 0, "orphan_pages": 0, "missing_mandatory": 0,
+			"broken_links": 0, "over_linked_pages": 0, "under_linked_pages": 0, "cluster_scores": {}, "overall_health_score": 100,
+			"recommendations": [` + strings.Join(recs, ",") + `], "recommendations_total": 101, "link_scores": []}`
+		return []byte(`{"specversion": "1.0", "id": "e1", "source": "interlinker", "type": "audit.completed", "siteid": "s1", "data": ` + data + `}`)
 	}
-	data := `{"audit_id": "a1", "status": "complete", "pages": 1, "total_links": 0, "orphan_pages": 0, "missing_mandatory": 0,
-		"broken_links": 0, "over_linked_pages": 0, "under_linked_pages": 0, "cluster_scores": {}, "overall_health_score": 100,
-		"recommendations": [` + strings.Join(recs, ",") + `], "recommendations_total": 101, "link_scores": []}`
-	raw := `{"specversion": "1.0", "id": "e1", "source": "interlinker", "type": "audit.completed", "siteid": "s1", "data": ` + data + `}`
-	if _, err := Decode([]byte(raw)); err == nil {
+	if _, err := Decode(report(100)); err != nil {
+		t.Errorf("a report with 100 recommendations was refused: %v", err)
+	}
+	if _, err := Decode(report(101)); err == nil {
 		t.Error("a report with 101 recommendations was accepted, want at most 100 in the event")
 	}
 }

@@ -111,7 +111,6 @@ type settledPage struct {
 	stage   planStage
 	before  store.SettlePage
 	horizon planning.Horizon
-	html    string
 }
 
 // SettleSite runs one settle pass over the site in one snapshot
@@ -212,7 +211,7 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 		return settledPage{}, false, nil
 	}
 	st.page.LinkedHTML = string(html)
-	return settledPage{stage: st, before: before, horizon: horizon, html: string(html)}, true, nil
+	return settledPage{stage: st, before: before, horizon: horizon}, true, nil
 }
 
 // settleWrite validates a page of the pass against others, the anchors the
@@ -234,7 +233,7 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err != nil {
 		return false, err
 	}
-	same, err := sameResult(r.before, links, r.html, page.Breadcrumbs, linkResults)
+	same, err := sameResult(r.before, links, page.LinkedHTML, page.Breadcrumbs, linkResults)
 	if err != nil || same {
 		return false, err
 	}
@@ -243,7 +242,7 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	// plan and emits nothing: its link records take the new scores, so
 	// they are the same whatever path led here, and the publisher is not
 	// sent a page that did not change.
-	material, err := sameResult(r.before, links, r.html, page.Breadcrumbs, outcomes)
+	material, err := sameResult(r.before, links, page.LinkedHTML, page.Breadcrumbs, outcomes)
 	if err != nil {
 		return false, err
 	}
@@ -272,7 +271,7 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err := tx.PruneSnapshots(ctx, page.SiteID, page.ID, st.site.policy.SnapshotsKept); err != nil {
 		return false, err
 	}
-	if err := tx.SetLinkedHTML(ctx, page.SiteID, page.ID, r.html); err != nil {
+	if err := tx.SetLinkedHTML(ctx, page.SiteID, page.ID, page.LinkedHTML); err != nil {
 		return false, err
 	}
 	touched := []string{page.ID}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"sync"
@@ -257,21 +258,13 @@ func (p *publisher) snapshot() map[string]events.LinksInsertedData {
 func (p *publisher) settledCounts() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]int, len(p.settled))
-	for k, v := range p.settled {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.settled)
 }
 
 func (p *publisher) counts() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make(map[string]int, len(p.count))
-	for k, v := range p.count {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(p.count)
 }
 
 func replicaEvent(t *testing.T, typ, id string, data any) events.Event {
