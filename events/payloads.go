@@ -101,7 +101,7 @@ type AuditProgressData struct {
 type AuditCompletedData struct {
 	AuditID               string                  `json:"audit_id"`
 	ClusterID             string                  `json:"cluster_id,omitempty"`
-	Status                string                  `json:"status"` // complete | inconclusive
+	Status                string                  `json:"status"` // complete | inconclusive | failed
 	Reasons               []string                `json:"reasons,omitempty"`
 	Pages                 int                     `json:"pages"`
 	TotalLinks            int                     `json:"total_links"`
@@ -119,6 +119,33 @@ type AuditCompletedData struct {
 	Recommendations       []Recommendation        `json:"recommendations"`
 	RecommendationsTotal  int                     `json:"recommendations_total"`
 	LinkScores            []LinkScore             `json:"link_scores"`
+	// Findings are the pages and links behind the figures. The stored
+	// report has them; audit.completed leaves them out, as they grow with
+	// the site.
+	Findings *AuditFindings `json:"findings,omitempty"`
+}
+
+// AuditFindings lists what an audit found, page by page.
+type AuditFindings struct {
+	Orphans               []string       `json:"orphans"`
+	NavigationOnly        []string       `json:"navigation_only"`
+	MissingMandatory      []string       `json:"missing_mandatory"`
+	UplinksOutsideOpening []string       `json:"uplinks_outside_first_paragraphs"`
+	OverLinked            []AuditFinding `json:"over_linked"`
+	UnderLinked           []AuditFinding `json:"under_linked"`
+	Broken                []AuditFinding `json:"broken"`
+	Unverified            []AuditFinding `json:"unverified"`
+	DominantAnchors       []AuditFinding `json:"dominant_anchors"`
+}
+
+// AuditFinding is one finding: a page, and for a link its target, URL and
+// text.
+type AuditFinding struct {
+	PageID   string `json:"page_id"`
+	TargetID string `json:"target_id,omitempty"`
+	URL      string `json:"url,omitempty"`
+	Anchor   string `json:"anchor,omitempty"`
+	Detail   string `json:"detail"`
 }
 
 // ClusterScore is a cluster's link health (0–100), how many mandatory

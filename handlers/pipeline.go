@@ -56,6 +56,10 @@ type Pipeline struct {
 	// settling off and the pipeline marks no page for it.
 	SettleDelay time.Duration
 
+	// WakeJobs wakes the runner of audits and applies (RunJobs) after an
+	// audit.requested or audit.apply is taken.
+	WakeJobs func()
+
 	replanning     pageLocks     // pages being re-planned by this process
 	settleFailures settleBackoff // sites whose settle pass failed lately
 }
@@ -78,6 +82,8 @@ func (p *Pipeline) Routes() []Route {
 		{bus.ConsumerSpec{Durable: ConsumerReplanner, Subject: events.LinksReplan}, p.replanPage},
 		{bus.ConsumerSpec{Durable: ConsumerRestorer, Subject: events.LinksRestore}, p.restorePlan},
 		{bus.ConsumerSpec{Durable: ConsumerFanout, Subject: events.LinksFanout}, p.fanOut},
+		{bus.ConsumerSpec{Durable: ConsumerAuditor, Subject: events.AuditRequested}, p.takeAudit},
+		{bus.ConsumerSpec{Durable: ConsumerApplier, Subject: events.AuditApply}, p.takeApply},
 	}
 }
 
@@ -176,6 +182,20 @@ func loadSite(ctx context.Context, tx *store.Tx, siteID string, version int64, f
 		return siteContext{}, fmt.Errorf("%w: stored policy of site %s: %v", ErrPermanent, siteID, err)
 	}
 	return siteContext{structure: rec.Structure, policy: pol}, nil
+}
+
+// currentSite returns the site's structure and policy as they are now;
+// found is false for a site never described by site.updated.
+func currentSite(ctx context.Context, tx *store.Tx, siteID string) (sc siteContext, found bool, err error) {
+	rec, found, err := tx.LoadCurrentSite(ctx, siteID)
+	if err != nil || !found {
+		return siteContext{}, found, err
+	}
+	pol, err := policy.Resolve(rec.Structure.Site.Policy, rec.Overrides)
+	if err != nil {
+		return siteContext{}, true, fmt.Errorf("%w: stored policy of site %s: %v", ErrPermanent, siteID, err)
+	}
+	return siteContext{structure: rec.Structure, policy: pol}, true, nil
 }
 
 // claimAndLoadSite claims the event and loads its site in as few round

@@ -87,7 +87,8 @@ func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteConte
 	touched := append([]string{page.ID}, previous...)
 	for _, l := range found {
 		row := store.LinkMapRow{TargetURL: l.URL, Anchor: l.Text, Internal: l.Internal,
-			Follow: !l.Nofollow(), Position: l.Position, Paragraph: l.Paragraph}
+			Follow: !l.Nofollow(), Position: l.Position, Paragraph: l.Paragraph,
+			ContentParagraph: l.ContentParagraph, InBlock: l.InBlock}
 		if row.TargetURL == "" {
 			row.TargetURL = l.Href
 		}

@@ -11,7 +11,6 @@ import (
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
-	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -126,15 +125,10 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 			return err
 		}
 		defer tx.ClearSettled(siteID, snapshot)
-		rec, found, err := tx.LoadCurrentSite(ctx, siteID)
+		sc, found, err := currentSite(ctx, tx, siteID)
 		if err != nil || !found {
 			return err
 		}
-		pol, err := policy.Resolve(rec.Structure.Site.Policy, rec.Overrides)
-		if err != nil {
-			return fmt.Errorf("%w: stored policy of site %s: %v", ErrPermanent, siteID, err)
-		}
-		sc := siteContext{structure: rec.Structure, policy: pol}
 		order, err := tx.SettleOrder(ctx, siteID)
 		if err != nil {
 			return err

@@ -163,7 +163,12 @@ func HTMLPath(siteID, pageID string) string {
 // large even so is left to the outbox relay, which parks it with the
 // reason.
 func (p *Pipeline) fitEvent(cause events.Event, d events.LinksInsertedData) (events.Event, error) {
-	id := events.DerivedID(cause, events.LinksInserted)
+	return p.fitEventID(cause, events.DerivedID(cause, events.LinksInserted), d)
+}
+
+// fitEventID is fitEvent for an event of the given id: one cause (an
+// audit.apply) may send links.inserted for many pages.
+func (p *Pipeline) fitEventID(cause events.Event, id string, d events.LinksInsertedData) (events.Event, error) {
 	out, err := followOn(cause, events.LinksInserted, id, d)
 	if err != nil || p.MaxEventBytes <= 0 || len(out.Data)+envelopeRoom <= p.MaxEventBytes {
 		return out, err

@@ -105,8 +105,10 @@ func DefaultConfig() Config {
 }
 
 // poolReserve is the connections kept for what is not a handler: the
-// outbox relay, the link recounter, the pruner, readiness checks.
-const poolReserve = 6
+// outbox relay, the link recounter, the pruner, the settle pass,
+// readiness checks, and the audit runner's three (its job lock, its
+// snapshot, its progress).
+const poolReserve = 9
 
 // PoolSize is the connection pool size: DBMaxConns when set, else one
 // connection per handler (workers × stages) plus a reserve, so no handler

@@ -39,6 +39,7 @@ type Service struct {
 	pruner   *drainer
 	stats    *drainer
 	settler  *drainer // nil when settling is off
+	jobs     *drainer // audits and applies
 	watch    *bus.DeliveryWatch
 	router   *message.Router
 	subs     []*bus.Subscriber
@@ -141,6 +142,12 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 			return pipeline.SettleQuietSites(ctx, cfg.SettleDelay, settleBatch)
 		})
 	}
+	// Audits and applies run in the background, one at a time per
+	// process: an audit of a large site outlasts any handler's time.
+	s.jobs = newDrainer("audit jobs", 1, jobsPoll, s.log, func(ctx context.Context) (int, error) {
+		return pipeline.RunJobs(ctx, 1)
+	})
+	pipeline.WakeJobs = s.jobs.Notify
 	pipeline.Notify = s.relay.Notify
 	s.relay.Start(context.WithoutCancel(ctx))
 	s.counter.Start(context.WithoutCancel(ctx))
@@ -149,6 +156,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	if s.settler != nil {
 		s.settler.Start(context.WithoutCancel(ctx))
 	}
+	s.jobs.Start(context.WithoutCancel(ctx))
 	s.registerOutboxGauges()
 
 	subSettings := bus.SubscriberSettings{
@@ -207,6 +215,11 @@ const relayAckWait = 10 * time.Second
 
 // statsInterval is how often table growth is checked for KeepStatistics.
 const statsInterval = time.Second
+
+// jobsPoll is how often the audit runner looks for audits and applies
+// it was not woken for (taken by another replica, or left by a stopped
+// process).
+const jobsPoll = time.Second
 
 // settleBatch is how many quiet sites one step of the settle loop settles.
 const settleBatch = 4
@@ -281,8 +294,14 @@ func (s *Service) Idle(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	n, err := s.store.LinkCountBacklog(ctx)
-	if err != nil || n > 0 || s.settler == nil {
-		return err == nil && n == 0, err
+	if err != nil || n > 0 {
+		return false, err
+	}
+	if n, err = s.store.PendingJobs(ctx); err != nil || n > 0 {
+		return false, err
+	}
+	if s.settler == nil {
+		return true, nil
 	}
 	n, err = s.store.Unsettled(ctx)
 	return err == nil && n == 0, err
@@ -342,7 +361,7 @@ func (s *Service) teardown(ctx context.Context) error {
 			errs = append(errs, err)
 		}
 	}
-	for _, d := range []*drainer{s.pruner, s.stats, s.settler} {
+	for _, d := range []*drainer{s.pruner, s.stats, s.settler, s.jobs} {
 		if d != nil {
 			d.Halt()
 		}

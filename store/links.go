@@ -280,16 +280,35 @@ type LinkMapRow struct {
 	Follow       bool
 	Position     string
 	Paragraph    int
+	// ContentParagraph counts the content's paragraphs only; InBlock names
+	// the generated block the link is in, if any.
+	ContentParagraph int
+	InBlock          string
 }
 
-// ReplaceLinkMap makes rows the link map of a page.
+// ReplaceLinkMap makes rows the link map of a page, in one statement
+// however many links the page has.
 func (t *Tx) ReplaceLinkMap(ctx context.Context, siteID, pageID string, rows []LinkMapRow) error {
 	t.queue(`DELETE FROM link_map WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID)
-	for i, r := range rows {
-		t.queue(`INSERT INTO link_map (site_id, source_page_id, ordinal, target_url, target_page_id, anchor, internal,
-			follow, position, paragraph, status) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'active')`,
-			siteID, pageID, i, r.TargetURL, r.TargetPageID, r.Anchor, r.Internal, r.Follow, r.Position, r.Paragraph)
+	if len(rows) == 0 {
+		return nil
 	}
+	n := len(rows)
+	urls, targets, anchorTexts, positions, blocks := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	internal, follow := make([]bool, n), make([]bool, n)
+	paragraphs, contentParagraphs := make([]int32, n), make([]int32, n)
+	for i, r := range rows {
+		urls[i], targets[i], anchorTexts[i], positions[i], blocks[i] = r.TargetURL, r.TargetPageID, r.Anchor, r.Position, r.InBlock
+		internal[i], follow[i] = r.Internal, r.Follow
+		paragraphs[i], contentParagraphs[i] = int32(r.Paragraph), int32(r.ContentParagraph)
+	}
+	t.queue(`INSERT INTO link_map (site_id, source_page_id, ordinal, target_url, target_page_id, anchor, internal,
+			follow, position, paragraph, content_paragraph, in_block, status)
+		SELECT $1, $2, u.ord - 1, u.url, u.target, u.anchor, u.internal, u.follow, u.position, u.paragraph,
+			u.content_paragraph, u.in_block, 'active'
+		FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::boolean[], $8::text[], $9::int[], $10::int[], $11::text[])
+			WITH ORDINALITY AS u(url, target, anchor, internal, follow, position, paragraph, content_paragraph, in_block, ord)`,
+		siteID, pageID, urls, targets, anchorTexts, internal, follow, positions, paragraphs, contentParagraphs, blocks)
 	return nil
 }
 

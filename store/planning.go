@@ -24,7 +24,7 @@ import (
 // as plans commit, it made scores, and so links, depend on the moment
 // each plan ran, even with pages arriving one at a time.
 const targetColumns = `id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels, attributes,
-	priority, published_at, version, live_inbound_link_count`
+	priority, published_at, version, live_inbound_link_count, COALESCE(link_score, 0)`
 
 func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	var t planning.Target
@@ -32,7 +32,7 @@ func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	var publishedAt *time.Time
 	var attrs []byte
 	err := row.Scan(&t.ID, &t.URL, &t.Title, &kind, &t.ClusterID, &t.SectorID, &t.PrimaryKeyword, &t.Keywords,
-		&t.Labels, &attrs, &t.Priority, &publishedAt, &t.Version, &t.Inbound)
+		&t.Labels, &attrs, &t.Priority, &publishedAt, &t.Version, &t.Inbound, &t.LinkScore)
 	if err != nil {
 		return t, err
 	}

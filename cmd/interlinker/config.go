@@ -152,7 +152,7 @@ func parseDurations(v string) ([]time.Duration, error) {
 func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.String(&cfg.DatabaseURL, "database-url", "PostgreSQL URL; the database is created if missing and migrated at start")
 	dbConns := int(cfg.DBMaxConns)
-	s.Int(&dbConns, "db-max-conns", "largest number of open Postgres connections; 0 sizes the pool to the handlers (workers × stages + 6)")
+	s.Int(&dbConns, "db-max-conns", "largest number of open Postgres connections; 0 sizes the pool to the handlers (workers × stages + 9)")
 	s.String(&cfg.NATSURL, "nats-url", "NATS server to use (NATS 2.10+ with JetStream)")
 	s.String(&cfg.NATSListen, "nats-listen", "where the embedded NATS server listens (host:port)")
 	s.String(&cfg.HTTPAddr, "http-addr", "address of /healthz, /readyz and /metrics")

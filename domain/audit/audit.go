@@ -93,6 +93,7 @@ type Auditor struct {
 	uplink      []int                  // for a supporting article: paragraph of its first in-body link to its hub, -1 none
 	crossHub    []bool                 // for a hub: an in-body link to another cluster's hub
 	brokenFrom  []int                  // broken links on the page
+	links       []int                  // the page's internal links
 	termLinks   map[int]map[int]bool   // term page → hubs it links to
 	anchorsTo   map[int]map[string]int // target → folded anchor → links
 
@@ -101,7 +102,6 @@ type Auditor struct {
 	// that holds every link (as two int32s).
 	edges []linkscore.Edge
 
-	totalLinks int
 	broken     []Finding
 	unverified []Finding
 }
@@ -111,7 +111,12 @@ type Finding struct {
 	PageID   string
 	TargetID string
 	URL      string
-	Detail   string
+	Anchor   string // the link's text; for a dominant anchor, the anchor (normalised)
+	// Count and Limit are the figures a density or dominance finding
+	// compares: in-body links against the range's bound, or the anchor's
+	// links against all the target's.
+	Count, Limit int
+	Detail       string
 }
 
 // New starts an audit of the site's pages: every page it knows of, live
@@ -120,7 +125,7 @@ func New(st site.Structure, pol policy.Policy, pages []Page) *Auditor {
 	n := len(pages)
 	a := &Auditor{st: st, pol: pol, pages: pages, index: make(map[string]int, n), path: make(map[string]int, n), hubs: map[string]int{},
 		inbound: make([]int, n), outbound: make([]int, n), bodyInbound: make([]int, n), inBody: make([]int, n), read: make([]bool, n),
-		uplink: make([]int, n), crossHub: make([]bool, n), brokenFrom: make([]int, n),
+		uplink: make([]int, n), crossHub: make([]bool, n), brokenFrom: make([]int, n), links: make([]int, n),
 		termLinks: map[int]map[int]bool{}, anchorsTo: map[int]map[string]int{}}
 	for i, p := range pages {
 		a.index[p.ID] = i
@@ -166,19 +171,19 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		if !l.Internal || l.URL == "" {
 			continue
 		}
-		a.totalLinks++
+		a.links[src]++
 		if l.InBody() {
 			a.inBody[src]++
 		}
 		t, known := a.path[Path(l.URL)]
 		switch {
 		case !known:
-			a.unverified = append(a.unverified, Finding{PageID: pageID, URL: l.URL,
+			a.unverified = append(a.unverified, Finding{PageID: pageID, URL: l.URL, Anchor: l.Text,
 				Detail: "links to a path that is no known page"})
 			continue
 		case !a.pages[t].Live:
 			a.brokenFrom[src]++
-			a.broken = append(a.broken, Finding{PageID: pageID, TargetID: a.pages[t].ID, URL: l.URL,
+			a.broken = append(a.broken, Finding{PageID: pageID, TargetID: a.pages[t].ID, URL: l.URL, Anchor: l.Text,
 				Detail: "links to a deleted page"})
 			continue
 		case t == src:
@@ -291,14 +296,36 @@ type ClusterHealth struct {
 	Issues  []string
 }
 
-// Report works out the figures from the pages read.
-func (a *Auditor) Report() (Report, error) {
-	r := Report{TotalLinks: a.totalLinks, Broken: a.broken, Unverified: a.unverified, Clusters: map[string]ClusterHealth{}}
+// Report works out the site's figures from the pages read.
+func (a *Auditor) Report() (Report, error) { return a.ReportFor("") }
+
+// ReportFor works out the figures of one cluster's pages ("" for the whole
+// site). Links from anywhere on the site count towards them: a cluster's
+// page linked only from another cluster is not an orphan.
+func (a *Auditor) ReportFor(clusterID string) (Report, error) {
+	if clusterID != "" {
+		if _, ok := a.st.Cluster(clusterID); !ok {
+			return Report{}, fmt.Errorf("audit: unknown cluster %q", clusterID)
+		}
+	}
+	inScope := func(i int) bool { return clusterID == "" || a.pages[i].ClusterID == clusterID }
+	r := Report{Clusters: map[string]ClusterHealth{}}
+	for _, f := range a.broken {
+		if inScope(a.index[f.PageID]) {
+			r.Broken = append(r.Broken, f)
+		}
+	}
+	for _, f := range a.unverified {
+		if inScope(a.index[f.PageID]) {
+			r.Unverified = append(r.Unverified, f)
+		}
+	}
 	for i, p := range a.pages {
-		if !p.Live {
+		if !p.Live || !inScope(i) {
 			continue
 		}
 		r.Pages++
+		r.TotalLinks += a.links[i]
 		if p.Kind != site.KindHome {
 			switch {
 			case a.inbound[i] == 0:
@@ -318,10 +345,10 @@ func (a *Auditor) Report() (Report, error) {
 		if rng, ok := a.densityRange(p); ok {
 			switch {
 			case rng.Max > 0 && a.inBody[i] > rng.Max:
-				r.OverLinked = append(r.OverLinked, Finding{PageID: p.ID,
+				r.OverLinked = append(r.OverLinked, Finding{PageID: p.ID, Count: a.inBody[i], Limit: rng.Max,
 					Detail: fmt.Sprintf("%d in-body links, over the maximum of %d for a %s page of %d words", a.inBody[i], rng.Max, p.Kind, p.WordCount)})
 			case a.inBody[i] < rng.Min:
-				r.UnderLinked = append(r.UnderLinked, Finding{PageID: p.ID,
+				r.UnderLinked = append(r.UnderLinked, Finding{PageID: p.ID, Count: a.inBody[i], Limit: rng.Min,
 					Detail: fmt.Sprintf("%d in-body links, under the minimum of %d for a %s page of %d words", a.inBody[i], rng.Min, p.Kind, p.WordCount)})
 			}
 		}
@@ -347,15 +374,22 @@ func (a *Auditor) Report() (Report, error) {
 	}
 	total := 0.0
 	for _, c := range a.st.Clusters {
+		if clusterID != "" && c.ID != clusterID {
+			continue
+		}
 		h := a.clusterHealth(c, members[c.ID], termsOf)
 		r.Clusters[c.ID] = h
 		total += h.Score
 	}
-	if len(a.st.Clusters) > 0 {
-		r.Health = total / float64(len(a.st.Clusters))
+	if len(r.Clusters) > 0 {
+		r.Health = total / float64(len(r.Clusters))
 	}
-	var err error
-	r.LinkScores, err = a.linkScores()
+	scores, err := a.linkScores()
+	for _, s := range scores {
+		if inScope(a.index[s.PageID]) {
+			r.LinkScores = append(r.LinkScores, s)
+		}
+	}
 	return r, err
 }
 
@@ -389,7 +423,7 @@ func (a *Auditor) dominant(t int) (Finding, bool) {
 	sort.Strings(texts)
 	for _, text := range texts {
 		if share := float64(counts[text]) / float64(links); share > a.pol.AnchorDominanceFlagShare {
-			return Finding{PageID: a.pages[t].ID, Detail: fmt.Sprintf("%q carries %d of its %d inbound links (%.0f%%, over %.0f%%)",
+			return Finding{PageID: a.pages[t].ID, Anchor: text, Count: counts[text], Limit: links, Detail: fmt.Sprintf("%q carries %d of its %d inbound links (%.0f%%, over %.0f%%)",
 				text, counts[text], links, 100*share, 100*a.pol.AnchorDominanceFlagShare)}, true
 		}
 	}
@@ -495,4 +529,22 @@ func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[strin
 		h.Issues = append(h.Issues, fmt.Sprintf("%d page(s) outside their link density range", outOfRange))
 	}
 	return h
+}
+
+// Resolve names the page a link's URL points to, and whether that page is
+// live; ok is false for a path that is no known page.
+func (a *Auditor) Resolve(u string) (pageID string, live, ok bool) {
+	i, ok := a.path[Path(u)]
+	if !ok {
+		return "", false, false
+	}
+	return a.pages[i].ID, a.pages[i].Live, true
+}
+
+// Hub is the live hub of a cluster, "" when it has none.
+func (a *Auditor) Hub(clusterID string) string {
+	if i := a.hubOf(clusterID); i >= 0 {
+		return a.pages[i].ID
+	}
+	return ""
 }

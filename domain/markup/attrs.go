@@ -25,75 +25,16 @@ func rawAttrs(raw []byte) (t tagAttrs, ok bool) {
 // and one buffer for all their hrefs saves as many allocations. Strings
 // taken from a strings.Builder stay valid as it grows: it only appends.
 func rawAttrsInto(raw []byte, strs *strings.Builder) (t tagAttrs, ok bool) {
-	i := 1
-	for i < len(raw) && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
-		i++
-	}
-	i = skipTagSpace(raw, i)
 	var seen uint16 // bits of knownAttrs: the tokenizer keeps the first of repeated names
-	for i < len(raw) {
-		if raw[i] == '>' {
-			break
-		}
-		ks := i
-		for i < len(raw) {
-			c := raw[i]
-			if c == '=' && i > ks || isTagSpace(c) || c == '/' || c == '>' {
-				break
-			}
-			i++
-		}
-		ke := i
-		vs, ve := i, i
-		i = skipTagSpace(raw, i)
-		if i < len(raw) {
-			switch c := raw[i]; {
-			case c == '/':
-				i++
-			case c == '=':
-				i = skipTagSpace(raw, i+1)
-				if i < len(raw) {
-					switch q := raw[i]; q {
-					case '>':
-					case '\'', '"':
-						i++
-						vs, ve = i, len(raw)
-						for i < len(raw) {
-							if raw[i] == q {
-								ve = i
-								i++
-								break
-							}
-							i++
-						}
-					default:
-						vs, ve = i, len(raw)
-						for i++; i < len(raw); i++ {
-							if isTagSpace(raw[i]) {
-								ve = i
-								i++
-								break
-							}
-							if raw[i] == '>' {
-								ve = i
-								break
-							}
-						}
-					}
-				}
-			}
-		}
-		if ks == ke {
-			i = skipTagSpace(raw, i)
-			continue
-		}
-		k, known := attrIndex(raw[ks:ke])
+	var a attrSpan
+	for i := nextAttr(raw, attrsStart(raw), &a); a.keyEnd > 0; i = nextAttr(raw, i, &a) {
+		k, known := attrIndex(raw[a.keyStart:a.keyEnd])
 		if !known {
 			return tagAttrs{}, false
 		}
 		if k >= 0 && seen&(1<<k) == 0 {
 			seen |= 1 << k
-			val := raw[vs:ve]
+			val := raw[a.valStart:a.valEnd]
 			if needsDecoding(val) {
 				return tagAttrs{}, false
 			}
@@ -105,9 +46,99 @@ func rawAttrsInto(raw []byte, strs *strings.Builder) (t tagAttrs, ok bool) {
 				t.set(knownAttrs[k], strs.String()[n:])
 			}
 		}
-		i = skipTagSpace(raw, i)
 	}
 	return t, true
+}
+
+// attrSpan locates one attribute in its start tag's bytes, for readers
+// that want the value as written (rawAttrsInto) and for the editor that
+// rewrites it in place (EditLinks). The name is raw[keyStart:keyEnd],
+// never empty; the value raw[valStart:valEnd], without its quotes.
+type attrSpan struct {
+	keyStart, keyEnd, valStart, valEnd int
+	// hasEq is set when an "=" follows the name, even with nothing after
+	// it; a value then goes at valStart. Without one it goes at keyEnd.
+	hasEq bool
+	// quote is the quote character around the value, 0 for none.
+	quote byte
+}
+
+// attrsStart is where the attributes of the start tag raw ("<name ...>")
+// begin, for the first call of nextAttr.
+func attrsStart(raw []byte) int {
+	i := 1
+	for i < len(raw) && !isTagSpace(raw[i]) && raw[i] != '/' && raw[i] != '>' {
+		i++
+	}
+	return skipTagSpace(raw, i)
+}
+
+// nextAttr reads the attribute of raw at or after i into a, as the
+// tokenizer's readTag does (FuzzRawAttrs holds the two together), and says
+// where the next one begins. At the end of the tag a is zeroed: no
+// attribute has a keyEnd of 0. Nameless attributes ("<a / >") are skipped,
+// as the tokenizer drops them. a is filled in place rather than returned
+// because a returned struct costs rawAttrsInto, the scanner's hot path,
+// several percent.
+func nextAttr(raw []byte, i int, a *attrSpan) (next int) {
+	for i < len(raw) && raw[i] != '>' {
+		ks := i
+		for i < len(raw) {
+			c := raw[i]
+			if c == '=' && i > ks || isTagSpace(c) || c == '/' || c == '>' {
+				break
+			}
+			i++
+		}
+		*a = attrSpan{keyStart: ks, keyEnd: i, valStart: i, valEnd: i}
+		i = skipTagSpace(raw, i)
+		if i < len(raw) {
+			switch c := raw[i]; {
+			case c == '/':
+				i++
+			case c == '=':
+				a.hasEq = true
+				i = skipTagSpace(raw, i+1)
+				a.valStart, a.valEnd = i, i
+				if i < len(raw) {
+					switch q := raw[i]; q {
+					case '>':
+					case '\'', '"':
+						a.quote = q
+						i++
+						a.valStart, a.valEnd = i, len(raw)
+						for i < len(raw) {
+							if raw[i] == q {
+								a.valEnd = i
+								i++
+								break
+							}
+							i++
+						}
+					default:
+						a.valStart, a.valEnd = i, len(raw)
+						for i++; i < len(raw); i++ {
+							if isTagSpace(raw[i]) {
+								a.valEnd = i
+								i++
+								break
+							}
+							if raw[i] == '>' {
+								a.valEnd = i
+								break
+							}
+						}
+					}
+				}
+			}
+		}
+		i = skipTagSpace(raw, i)
+		if a.keyStart != a.keyEnd {
+			return i
+		}
+	}
+	*a = attrSpan{}
+	return i
 }
 
 func skipTagSpace(raw []byte, i int) int {

@@ -14,11 +14,14 @@ type Link struct {
 	Internal  bool     // relative, or on the site's host
 	Position  string   // content, navigation, header, footer or aside
 	Paragraph int      // 1-based index of the <p> it is in, 0 outside any
-	MarkerID  string   // the MarkerAttr value when interlinker inserted it
-	Inserted  bool     // carries MarkerAttr
-	InBlock   string   // the generated block it belongs to, if any
-	Start     int      // byte offset of "<a"
-	End       int      // byte offset just past the element
+	// ContentParagraph is the same paragraph counted among the content's
+	// paragraphs only (Position.FirstParagraphs' numbering), 0 outside them.
+	ContentParagraph int
+	MarkerID         string // the MarkerAttr value when interlinker inserted it
+	Inserted         bool   // carries MarkerAttr
+	InBlock          string // the generated block it belongs to, if any
+	Start            int    // byte offset of "<a"
+	End              int    // byte offset just past the element
 }
 
 // Nofollow, Sponsored and UGC report the rel values search engines act on.
@@ -73,6 +76,7 @@ func Links(src []byte, pageURL string, siteHost string) ([]Link, error) {
 		}
 		if a.para >= 0 {
 			l.Paragraph = doc.paras[a.para].index
+			l.ContentParagraph = doc.paras[a.para].content
 		}
 		for _, b := range doc.blocks {
 			if b.start <= a.start && a.start < b.end {

@@ -1,6 +1,9 @@
 package markup
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+)
 
 // StripInserted removes exactly what Place (and the block generators) inserted: StripInserted(Place(x)) == x.
 //
@@ -28,10 +31,9 @@ func strip(src []byte, unwrap func(*anchor) bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	type cut struct{ start, end int }
-	var cuts []cut
+	var rs []replacement
 	for _, b := range doc.blocks {
-		cuts = append(cuts, cut{b.start, b.end})
+		rs = append(rs, replacement{start: b.start, end: b.end})
 	}
 	inBlock := func(off int) bool {
 		for _, b := range doc.blocks {
@@ -46,20 +48,47 @@ func strip(src []byte, unwrap func(*anchor) bool) ([]byte, error) {
 		if !unwrap(l) || inBlock(l.start) {
 			continue
 		}
-		cuts = append(cuts, cut{l.start, l.tagEnd})
-		if l.closeStart >= 0 {
-			cuts = append(cuts, cut{l.closeStart, l.closeEnd})
-		}
+		rs = l.unwrapCuts(rs)
 	}
-	sort.Slice(cuts, func(i, j int) bool { return cuts[i].start < cuts[j].start })
-	out := make([]byte, 0, len(src))
+	return replaceRanges(src, rs), nil
+}
+
+// unwrapCuts appends what unwrapping l removes: its start tag and the
+// "</a>" paired with it, when there is one. The text between stays.
+func (l *anchor) unwrapCuts(rs []replacement) []replacement {
+	rs = append(rs, replacement{start: l.start, end: l.tagEnd})
+	if l.closeStart >= 0 {
+		rs = append(rs, replacement{start: l.closeStart, end: l.closeEnd})
+	}
+	return rs
+}
+
+// replacement is one change to a page: src[start:end] becomes text.
+type replacement struct {
+	start, end int
+	text       string
+}
+
+// replaceRanges writes src with every replacement made, in one pass. A
+// replacement that begins inside an earlier one is dropped: it edits bytes
+// that one already replaced, as a link inside a stripped block.
+func replaceRanges(src []byte, rs []replacement) []byte {
+	slices.SortFunc(rs, func(a, b replacement) int {
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end))
+	})
+	n := len(src)
+	for _, r := range rs {
+		n += len(r.text)
+	}
+	out := make([]byte, 0, n)
 	last := 0
-	for _, c := range cuts {
-		if c.start < last {
-			continue // inside a block already cut
+	for _, r := range rs {
+		if r.start < last {
+			continue
 		}
-		out = append(out, src[last:c.start]...)
-		last = c.end
+		out = append(out, src[last:r.start]...)
+		out = append(out, r.text...)
+		last = r.end
 	}
-	return append(out, src[last:]...), nil
+	return append(out, src[last:]...)
 }

@@ -25,6 +25,9 @@ type Target struct {
 	site.Page
 	// Inbound is the target's inbound links on the live site.
 	Inbound int
+	// LinkScore is its link score (0–100) from the site's last whole-site
+	// audit; 0 when it has none.
+	LinkScore float64
 }
 
 // Input is everything planning one page needs; the caller loads it.
@@ -586,6 +589,7 @@ func (pl *planner) scoreAll(targets []Target) []scored {
 				AttributeValues: unionSorted(pl.in.Structure.Facets(c.Attributes), pl.in.Structure.Facets(t.Attributes)),
 				Keywords:        append(append([]string{t.PrimaryKeyword, t.Title}, t.Keywords...), c.PrimaryKeyword),
 				Inbound:         t.Inbound,
+				LinkScore:       t.LinkScore,
 				PublishedAt:     t.PublishedAt,
 			}
 			sc = scoring.SAG(pl.in.Policy, source, target, ctx)

@@ -55,10 +55,15 @@ type Policy struct {
 	// score is 0–100, so the thresholds are too.
 	WeightSharedAttributes float64 `json:"weight_shared_attributes"` // 0–100
 	WeightTargetAuthority  float64 `json:"weight_target_authority"`  // 0–100
-	WeightKeywordOverlap   float64 `json:"weight_keyword_overlap"`   // 0–100
-	WeightRecency          float64 `json:"weight_recency"`           // 0–100
-	WeightLinkCountGap     float64 `json:"weight_link_count_gap"`    // 0–100
-	RecencyDecayDays       float64 `json:"recency_decay_days"`       // 1–3650
+	// Authority is what the target-authority factor measures: the target's
+	// inbound links ("inbound") or its link score, the internal PageRank
+	// of the site's last whole-site audit ("link_score"), which weighs a
+	// link by how much the page giving it is itself linked.
+	Authority            string  `json:"authority"`
+	WeightKeywordOverlap float64 `json:"weight_keyword_overlap"` // 0–100
+	WeightRecency        float64 `json:"weight_recency"`         // 0–100
+	WeightLinkCountGap   float64 `json:"weight_link_count_gap"`  // 0–100
+	RecencyDecayDays     float64 `json:"recency_decay_days"`     // 1–3650
 	// SharedAttributeSaturation is how many shared attribute values give
 	// the shared-attributes factor its full weight: sharing a value of
 	// the same attribute is strong evidence, so two are enough by default.
@@ -125,6 +130,12 @@ type Policy struct {
 	SnapshotsKept int `json:"snapshots_kept"` // 1–100
 }
 
+// What the target-authority factor measures (Policy.Authority).
+const (
+	AuthorityInbound   = "inbound"
+	AuthorityLinkScore = "link_score"
+)
+
 // Default returns the seeds' values for the named policy.
 func Default(name string) (Policy, error) {
 	if name != SAG && name != Silo {
@@ -141,6 +152,7 @@ func Default(name string) (Policy, error) {
 		RelatedReadingMax:         3,
 		WeightSharedAttributes:    40,
 		WeightTargetAuthority:     25,
+		Authority:                 AuthorityInbound,
 		WeightKeywordOverlap:      20,
 		WeightRecency:             10,
 		WeightLinkCountGap:        5,
@@ -219,6 +231,9 @@ func (p Policy) validate() error {
 		if pair.lowV > pair.highV {
 			return fmt.Errorf("%s %s exceeds %s %s", pair.low, number(pair.lowV), pair.high, number(pair.highV))
 		}
+	}
+	if p.Authority != AuthorityInbound && p.Authority != AuthorityLinkScore {
+		return fmt.Errorf("authority = %q: want %q or %q", p.Authority, AuthorityInbound, AuthorityLinkScore)
 	}
 	for _, b := range p.densityBands() {
 		// A max of 0 means unlimited, so any min fits under it.

@@ -26,7 +26,11 @@ type Candidate struct {
 	// Keywords are the primary keyword and keyword variations.
 	Keywords []string
 	// Inbound is the page's inbound links in the site's link graph.
-	Inbound     int
+	Inbound int
+	// LinkScore is the page's link score (0–100) from the site's last
+	// audit, 0 when it has none; the authority factor under the
+	// link_score policy.
+	LinkScore   float64
 	PublishedAt time.Time
 }
 
@@ -49,7 +53,8 @@ type Score struct {
 //     source and target share, saturating: shared_attribute_saturation of
 //     them (2) give the whole weight, one gives half;
 //   - target authority: the target's inbound links on a log scale against
-//     the best-linked candidate;
+//     the best-linked candidate, or under the policy authority=link_score
+//     its link score (0–100) as a fraction;
 //   - keyword overlap: the share of the source's keyword words found in the
 //     target's keywords;
 //   - recency: exp(-age / recency_decay_days): 1 for a page published now,
@@ -58,7 +63,7 @@ type Score struct {
 func SAG(p policy.Policy, source, target Candidate, ctx Context) Score {
 	f := map[string]float64{
 		FactorSharedAttributes: sharedSaturating(source.AttributeValues, target.AttributeValues, p.SharedAttributeSaturation),
-		FactorTargetAuthority:  authority(target.Inbound, ctx.MaxInbound),
+		FactorTargetAuthority:  targetAuthority(p, target, ctx),
 		FactorKeywordOverlap:   wordOverlap(source.Keywords, target.Keywords),
 		FactorRecency:          recency(target.PublishedAt, ctx.Now, p.RecencyDecayDays),
 		FactorLinkCountGap:     gap(target.Inbound, ctx.MaxInbound),
@@ -145,6 +150,16 @@ func distinct(values []string) map[string]bool {
 		out[strings.ToLower(v)] = true
 	}
 	return out
+}
+
+// targetAuthority is the authority factor under the site's policy: the
+// target's inbound links against the best-linked candidate's, or its link
+// score.
+func targetAuthority(p policy.Policy, target Candidate, ctx Context) float64 {
+	if p.Authority == policy.AuthorityLinkScore {
+		return math.Max(0, math.Min(1, target.LinkScore/100))
+	}
+	return authority(target.Inbound, ctx.MaxInbound)
 }
 
 func authority(inbound, maxInbound int) float64 {

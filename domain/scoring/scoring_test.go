@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,5 +76,32 @@ func TestSiloScoreIsOverlapPlusPriorityMinusDiversityPenalty(t *testing.T) {
 	busy, _ := Silo(p, []string{"running", "trail"}, []string{"trail", "running"}, false, 8)
 	if plain <= busy {
 		t.Errorf("a target with more inbound links should score lower: %v vs %v", plain, busy)
+	}
+}
+
+func TestAuthorityIsTheLinkScoreWhenThePolicySaysSo(t *testing.T) {
+	inbound, err := policy.Default(policy.SAG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byScore, err := policy.Resolve(policy.SAG, []byte(`{"authority": "link_score"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := Context{MaxInbound: 10}
+	// Many inbound links from pages nobody links to, against few from the
+	// site's strongest pages.
+	crowded := Candidate{Inbound: 10, LinkScore: 20}
+	endorsed := Candidate{Inbound: 1, LinkScore: 80}
+	if a, b := SAG(inbound, Candidate{}, crowded, ctx), SAG(inbound, Candidate{}, endorsed, ctx); a.Factors[FactorTargetAuthority] <= b.Factors[FactorTargetAuthority] {
+		t.Errorf("authority=inbound: %v for 10 links, %v for 1", a.Factors[FactorTargetAuthority], b.Factors[FactorTargetAuthority])
+	}
+	a, b := SAG(byScore, Candidate{}, crowded, ctx), SAG(byScore, Candidate{}, endorsed, ctx)
+	if a.Factors[FactorTargetAuthority] != 5 || b.Factors[FactorTargetAuthority] != 20 {
+		t.Errorf("authority=link_score: %v and %v points, want 25×0.2 = 5 and 25×0.8 = 20",
+			a.Factors[FactorTargetAuthority], b.Factors[FactorTargetAuthority])
+	}
+	if _, err := policy.Resolve(policy.SAG, []byte(`{"authority": "pagerank"}`)); err == nil || !strings.Contains(err.Error(), "authority") {
+		t.Errorf("an unknown authority was accepted: %v", err)
 	}
 }

@@ -1,0 +1,184 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+
+	"github.com/interlinker/interlinker/domain/link"
+)
+
+// Action is what a recommendation does to its page.
+type Action string
+
+// The actions, as audit.completed names them.
+const (
+	ActionAdd        Action = "add"         // splice a new link in
+	ActionRemove     Action = "remove"      // unwrap a link, keeping its text
+	ActionRetarget   Action = "retarget"    // point a link elsewhere
+	ActionVaryAnchor Action = "vary_anchor" // move a link to another anchor in the page
+)
+
+// Problem is what a recommendation fixes. The order is the order of
+// severity: it decides a recommendation's priority band.
+type Problem int
+
+// The problems, most severe first.
+const (
+	ProblemMissingUplink Problem = iota
+	ProblemOrphan
+	ProblemUnderLinked
+	ProblemOverLinked
+	ProblemBroken
+	ProblemDominantAnchor
+	problems
+)
+
+var problemNames = [...]string{"missing_uplink", "orphan", "under_linked", "over_linked", "broken_link", "dominant_anchor"}
+
+func (p Problem) String() string {
+	if p < 0 || p >= problems {
+		return "problem(" + strconv.Itoa(int(p)) + ")"
+	}
+	return problemNames[p]
+}
+
+// Recommendation is one fix of a page: what the planner would do for it
+// today, set against what it has.
+type Recommendation struct {
+	ID          string
+	Problem     Problem
+	PageID      string // the page that changes (content_id)
+	PageVersion int64  // its live version the recommendation was made from
+	Action      Action
+	LinkType    link.Type
+	TargetID    string // the page linked to (for a retarget, the new target)
+	TargetURL   string
+	// Anchor is the suggested anchor: text found in the page when there is
+	// such text, else the planner's first candidate for a writer to work in.
+	Anchor string
+	// Anchors are the candidates an add or an anchor variation tries, in
+	// order; FirstParagraphs bounds where (the uplink's paragraphs 1–2).
+	Anchors         []string
+	FirstParagraphs int
+	// Found reports whether Anchor was found in the page's text.
+	Found  bool
+	Reason string
+	// The existing link a removal, retarget or variation changes: the path
+	// it points to, its text, and which such link of the page it is (0 for
+	// the first).
+	LinkPath   string
+	LinkText   string
+	Occurrence int
+	// Weight (0–1) orders recommendations of one problem: the better the
+	// link or the more the page matters, the higher.
+	Weight   float64
+	Priority float64
+}
+
+// bandWidth is the priority range of one problem: 100 split evenly.
+const bandWidth = 100.0 / float64(problems)
+
+// Priority is a recommendation's place on 0–100: the band of its problem
+// (a missing uplink 83.3–100, an orphan 66.7–83.3, ..., a dominant anchor
+// 0–16.7), then its weight within the band, to two decimals.
+func Priority(p Problem, weight float64) float64 {
+	weight = math.Max(0, math.Min(1, weight))
+	top := 100 - float64(p)*bandWidth
+	return math.Round((top-bandWidth+weight*bandWidth)*100) / 100
+}
+
+// Prioritise sets each recommendation's priority and id and orders them,
+// highest priority first; ties go by page, then target, for the same
+// order every run. Ids derive from what a recommendation changes, so one
+// defect keeps its id from one audit to the next.
+func Prioritise(recs []Recommendation) []Recommendation {
+	for i := range recs {
+		r := &recs[i]
+		r.Priority = Priority(r.Problem, r.Weight)
+		r.ID = recommendationID(*r)
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		a, b := recs[i], recs[j]
+		switch {
+		case a.Priority != b.Priority:
+			return a.Priority > b.Priority
+		case a.PageID != b.PageID:
+			return a.PageID < b.PageID
+		case a.TargetID != b.TargetID:
+			return a.TargetID < b.TargetID
+		}
+		return a.ID < b.ID
+	})
+	// Two recommendations of one change (an orphan's source that also
+	// lacks links) would be applied twice: the first kept is the more
+	// severe.
+	seen := map[string]bool{}
+	out := recs[:0]
+	for _, r := range recs {
+		if seen[r.ID] {
+			continue
+		}
+		seen[r.ID] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+func recommendationID(r Recommendation) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%s\x00%d", r.PageID, r.Action, r.TargetID, r.LinkPath, r.LinkText, r.Occurrence)
+	return "rec-" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// ExcessAnchorLinks is how many of a dominant anchor's links must take
+// another anchor for its share of the target's links to be at most
+// flagShare.
+func ExcessAnchorLinks(f Finding, flagShare float64) int {
+	keep := int(math.Floor(flagShare * float64(f.Limit)))
+	return max(f.Count-keep, 0)
+}
+
+// ScoredLink is an existing in-body link of a page with the planner's
+// score of its target from the page.
+type ScoredLink struct {
+	Path       string
+	Text       string
+	Occurrence int
+	TargetID   string
+	Score      float64
+	Mandatory  bool // the supporting article's uplink: never the weakest
+}
+
+// Weakest picks the n links to remove from an over-linked page: the
+// lowest scores, the later link first among equals (the first mention
+// of a page is the one readers meet), never a mandatory one.
+func Weakest(links []ScoredLink, n int) []ScoredLink {
+	type indexed struct {
+		ScoredLink
+		at int
+	}
+	var cands []indexed
+	for i, l := range links {
+		if !l.Mandatory {
+			cands = append(cands, indexed{l, i})
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].Score != cands[j].Score {
+			return cands[i].Score < cands[j].Score
+		}
+		return cands[i].at > cands[j].at
+	})
+	out := make([]ScoredLink, 0, n)
+	for _, c := range cands {
+		if len(out) == n {
+			break
+		}
+		out = append(out, c.ScoredLink)
+	}
+	return out
+}

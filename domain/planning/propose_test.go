@@ -1,0 +1,71 @@
+package planning
+
+import (
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+func TestProposeLinkTypesTheLinkByThePagesPlaces(t *testing.T) {
+	pol := sagPolicy(t)
+	boots, jackets := bootsCluster(), jacketsCluster()
+	st := testSite(boots, jackets)
+	bootsHub, jacketsHub := hubOf(boots), hubOf(jackets)
+	article := articleIn(boots, "boot-fit", "How Hiking Boots Should Fit")
+	sibling := articleIn(boots, "boot-care", "Caring for Hiking Boots")
+	cases := []struct {
+		from, to site.Page
+		want     link.Type
+	}{
+		{article, bootsHub, link.TypeVerticalUp},
+		{bootsHub, article, link.TypeVerticalDown},
+		{article, sibling, link.TypeHorizontal},
+		{bootsHub, jacketsHub, link.TypeCrossCluster},
+		{article, jacketsHub, link.TypeRelated},
+	}
+	for _, c := range cases {
+		c.from.HTML = "<p>Hiking boots and rain jackets: how hiking boots should fit, and caring for hiking boots.</p>"
+		in, err := NewInput(st, pol, c.from, asTargets(0, c.to))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, ok := ProposeLink(in, c.to.ID)
+		if !ok {
+			t.Fatalf("%s → %s: no proposal", c.from.ID, c.to.ID)
+		}
+		if l.Type != c.want || l.Zone != link.ZoneInBody || l.TargetPageID != c.to.ID || l.TargetURL != c.to.URL {
+			t.Errorf("%s → %s: %s %s to %s, want %s in body", c.from.ID, c.to.ID, l.Type, l.Zone, l.TargetPageID, c.want)
+		}
+		if len(l.Candidates) == 0 || l.Score <= 0 {
+			t.Errorf("%s → %s: %d anchors, score %.1f", c.from.ID, c.to.ID, len(l.Candidates), l.Score)
+		}
+		if l.Mandatory != (c.want == link.TypeVerticalUp) || (l.Mandatory && l.FirstParagraphs != pol.UplinkParagraphs) {
+			t.Errorf("%s → %s: mandatory %v, first paragraphs %d", c.from.ID, c.to.ID, l.Mandatory, l.FirstParagraphs)
+		}
+	}
+	in, err := NewInput(st, pol, article, asTargets(0, bootsHub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ProposeLink(in, "not-a-target"); ok {
+		t.Error("a link proposed to a page that is not among the targets")
+	}
+}
+
+func TestTargetScoresAreThePlannersScores(t *testing.T) {
+	in := articleScene(t, 3, 2, 600, 0)
+	scores := TargetScores(in)
+	plan, err := PlanPage(t.Context(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scores) != len(in.Targets) {
+		t.Errorf("%d scores for %d targets", len(scores), len(in.Targets))
+	}
+	for _, l := range plan.Links {
+		if l.Score > 0 && scores[l.TargetPageID] != l.Score {
+			t.Errorf("target %s: score %.2f, the plan's %.2f", l.TargetPageID, scores[l.TargetPageID], l.Score)
+		}
+	}
+}

@@ -1,0 +1,450 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/domain/validation"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// AuditReason is the reason links.inserted gives for a page an audit's
+// fixes changed: "audit <id>".
+func AuditReason(auditID string) string { return "audit " + auditID }
+
+// runApply applies an audit's recommendations, a page per transaction:
+// each page's fixes are spliced into its current live HTML (or what
+// earlier fixes made of that version), the page is validated and goes out
+// as links.inserted. audit.applied then says what was applied and what
+// could not be. An apply whose audit is still running waits for it.
+func (p *Pipeline) runApply(ctx context.Context, job store.Job, req events.Event) (bool, error) {
+	data, err := events.DecodeData[events.AuditApplyData](req)
+	if err != nil {
+		return false, err
+	}
+	result := events.AuditAppliedData{AuditID: data.AuditID, Failed: []events.ApplyFailure{}}
+	a, found, err := p.Store.Audit(ctx, job.SiteID, data.AuditID)
+	switch {
+	case err != nil:
+		return false, err
+	case !found:
+		result.Failed = append(result.Failed, events.ApplyFailure{ID: data.AuditID,
+			Reason: fmt.Sprintf("unknown audit %q of site %s", data.AuditID, job.SiteID)})
+		return p.finishApply(ctx, job, req, result)
+	case a.Status == store.AuditRunning:
+		return false, nil // the audit is not done: the next round tries again
+	case a.Status == store.AuditFailed:
+		result.Failed = append(result.Failed, events.ApplyFailure{ID: data.AuditID,
+			Reason: fmt.Sprintf("audit %q failed and has no recommendations", data.AuditID)})
+		return p.finishApply(ctx, job, req, result)
+	}
+	var ids []string
+	if !data.All {
+		ids = data.RecommendationIDs
+	}
+	recs, err := p.Store.Recommendations(ctx, job.SiteID, data.AuditID, ids)
+	if err != nil {
+		return false, err
+	}
+	known := make(map[string]bool, len(recs))
+	byPage := map[string][]store.StoredRecommendation{}
+	var pages []string
+	for _, r := range recs {
+		known[r.ID] = true
+		if byPage[r.PageID] == nil {
+			pages = append(pages, r.PageID)
+		}
+		byPage[r.PageID] = append(byPage[r.PageID], r)
+	}
+	for _, id := range ids {
+		if !known[id] {
+			result.Failed = append(result.Failed, events.ApplyFailure{ID: id,
+				Reason: fmt.Sprintf("unknown recommendation of audit %q", data.AuditID)})
+		}
+	}
+	for _, pageID := range pages {
+		applied, failed, err := p.applyPage(ctx, job, req, data.AuditID, pageID, byPage[pageID])
+		if err != nil {
+			return false, err
+		}
+		result.Applied += applied
+		result.Failed = append(result.Failed, failed...)
+	}
+	return p.finishApply(ctx, job, req, result)
+}
+
+func (p *Pipeline) finishApply(ctx context.Context, job store.Job, req events.Event, result events.AuditAppliedData) (bool, error) {
+	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
+		if err := tx.FinishApply(ctx, job.SiteID, job.ID, result); err != nil {
+			return err
+		}
+		return emit(ctx, tx, req, events.AuditApplied, events.DerivedID(req, events.AuditApplied), "", result)
+	})
+	if err != nil {
+		return false, err
+	}
+	if p.Notify != nil {
+		p.Notify()
+	}
+	p.Logger.Info("audit fixes applied", "site_id", job.SiteID, "audit_id", result.AuditID, "applied", result.Applied,
+		"failed", len(result.Failed))
+	return true, nil
+}
+
+// applyPage applies one page's recommendations in one transaction. A
+// recommendation this apply already applied (its request delivered again)
+// counts as applied; one applied by another apply, or made from another
+// version of the page, is refused with the reason.
+func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Event, auditID, pageID string,
+	recs []store.StoredRecommendation) (applied int, failed []events.ApplyFailure, err error) {
+	err = p.Store.InTx(ctx, func(tx *store.Tx) error {
+		applied, failed = 0, nil
+		fail := func(id, format string, args ...any) {
+			failed = append(failed, events.ApplyFailure{ID: id, Reason: fmt.Sprintf(format, args...)})
+		}
+		page, found, err := tx.LivePage(ctx, job.SiteID, pageID, true)
+		if err != nil {
+			return err
+		}
+		if !found {
+			for _, r := range recs {
+				fail(r.ID, "page %s is no longer live", pageID)
+			}
+			return nil
+		}
+		page.SiteID = job.SiteID
+		sc, found, err := currentSite(ctx, tx, job.SiteID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			for _, r := range recs {
+				fail(r.ID, "site %s is no longer known", job.SiteID)
+			}
+			return nil
+		}
+		var pending []store.StoredRecommendation
+		for _, r := range recs {
+			switch {
+			case r.AppliedBy == job.ID:
+				applied++ // this apply, delivered again
+			case r.AppliedBy != "":
+				fail(r.ID, "already applied")
+			case r.PageVersion != page.Version:
+				fail(r.ID, "stale: made from version %d of page %s, which is now at version %d", r.PageVersion, pageID, page.Version)
+			default:
+				pending = append(pending, r)
+			}
+		}
+		// A rule the live page already failed is not the fixes' doing (a
+		// page over its density before any fix): only a rule the fixes make
+		// fail refuses them.
+		before, _, err := validateFixed(ctx, tx, sc, page, []byte(page.HTML), nil)
+		if err != nil {
+			return err
+		}
+		// A fix validation refuses is dropped and the page's others are
+		// applied again without it, until none is refused.
+		var html []byte
+		var done []string
+		var report validation.Report
+		var links []link.Link
+		for {
+			html, done = []byte(page.HTML), nil
+			var added []link.Link
+			var failedNow []events.ApplyFailure
+			for _, r := range pending {
+				next, l, err := applyRecommendation(html, sc, page, r.Recommendation)
+				if err != nil {
+					failedNow = append(failedNow, events.ApplyFailure{ID: r.ID, Reason: err.Error()})
+					continue
+				}
+				html = next
+				if l != nil {
+					added = append(added, *l)
+				}
+				done = append(done, r.ID)
+			}
+			if len(done) == 0 {
+				failed = append(failed, failedNow...)
+				return nil
+			}
+			report, links, err = validateFixed(ctx, tx, sc, page, html, added)
+			if err != nil {
+				return err
+			}
+			refused := flaggedIDs(links, added, newlyFailed(before, report))
+			if len(refused) == 0 {
+				failed = append(failed, failedNow...)
+				break
+			}
+			drop := map[string]bool{}
+			for _, id := range refused {
+				drop[id] = true
+				fail(id, "refused by validation: %s", failedRules(report))
+			}
+			kept := pending[:0:0]
+			for _, r := range pending {
+				if !drop[r.ID] {
+					kept = append(kept, r)
+				}
+			}
+			pending = kept
+		}
+		seq, err := tx.SaveFixedPage(ctx, job.SiteID, pageID, page.Version, string(html))
+		if err != nil {
+			return err
+		}
+		if err := tx.MarkApplied(ctx, job.SiteID, auditID, job.ID, done); err != nil {
+			return err
+		}
+		applied += len(done)
+		fixed := store.PageRecord{Page: page, LinkedHTML: string(html)}
+		data := insertedData(fixed, seq, links, report, AuditReason(auditID))
+		out, err := p.fitEventID(req, events.DerivedID(req, events.LinksInserted+"/"+pageID), data)
+		if err != nil {
+			return err
+		}
+		return enqueue(ctx, tx, req, out, pageID)
+	})
+	return applied, failed, err
+}
+
+// applyRecommendation makes one recommendation's change to a page's HTML.
+// It returns the link it added, if any.
+func applyRecommendation(html []byte, sc siteContext, page site.Page, r audit.Recommendation) ([]byte, *link.Link, error) {
+	switch r.Action {
+	case audit.ActionAdd:
+		return placeFix(html, sc, page, r)
+	case audit.ActionRemove:
+		out, ok, err := unwrapLink(html, sc, page, r.LinkPath, r.LinkText, r.Occurrence)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("the link to %s (%q) is no longer in the page", r.LinkPath, r.LinkText)
+		}
+		return out, nil, nil
+	case audit.ActionRetarget:
+		l, ok, err := findLink(html, sc, page, r.LinkPath, r.LinkText, r.Occurrence)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("the link to %s (%q) is no longer in the page", r.LinkPath, r.LinkText)
+		}
+		out, err := markup.EditLinks(html, []markup.LinkEdit{{Start: l.Start, Href: r.TargetURL}})
+		if err != nil {
+			return nil, nil, fmt.Errorf("point the link at %s: %w", r.TargetURL, err)
+		}
+		return out, nil, nil
+	case audit.ActionVaryAnchor:
+		out, ok, err := unwrapLink(html, sc, page, r.LinkPath, r.LinkText, r.Occurrence)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("the link to %s (%q) is no longer in the page", r.LinkPath, r.LinkText)
+		}
+		return placeFix(out, sc, page, r)
+	}
+	return nil, nil, fmt.Errorf("unknown action %q", r.Action)
+}
+
+// placeFix places a recommended link under its candidate anchors, as the
+// pipeline places planned links.
+func placeFix(html []byte, sc siteContext, page site.Page, r audit.Recommendation) ([]byte, *link.Link, error) {
+	if len(r.Anchors) == 0 {
+		return nil, nil, fmt.Errorf("no anchor text for %s: write one into the page", r.TargetID)
+	}
+	out, placements, err := markup.Place(html, []markup.LinkRequest{{ID: r.ID, Href: r.TargetURL, Anchors: r.Anchors,
+		Position: markup.Position{FirstParagraphs: r.FirstParagraphs}}}, markupOptions(sc))
+	if err != nil {
+		return nil, nil, fmt.Errorf("place the link to %s: %w", r.TargetID, err)
+	}
+	pl := placements[0]
+	if !pl.Placed {
+		return nil, nil, fmt.Errorf("the link to %s could not be placed: %s", r.TargetID, pl.Reason)
+	}
+	l := link.Link{ID: r.ID, SourcePageID: page.ID, TargetPageID: r.TargetID, TargetURL: r.TargetURL, Type: r.LinkType,
+		Anchor: pl.AnchorText, Zone: link.ZoneInBody, Paragraph: pl.ContentParagraph, FirstParagraphs: r.FirstParagraphs,
+		Mandatory: r.LinkType == link.TypeVerticalUp, Placement: "audit_fix", Status: link.StatusInserted,
+		Factors: map[string]float64{}}
+	return out, &l, nil
+}
+
+// findLink finds a page's link by the path it points to, its text and
+// which such link of the page it is, as the recommender numbered them.
+func findLink(html []byte, sc siteContext, page site.Page, path, text string, occurrence int) (markup.Link, bool, error) {
+	links, err := markup.Links(html, strings.TrimRight(sc.structure.Site.BaseURL, "/")+page.URL, sc.structure.Site.Host())
+	if err != nil {
+		return markup.Link{}, false, fmt.Errorf("read links of page %s: %w", page.ID, err)
+	}
+	n := 0
+	for _, l := range links {
+		if !l.Internal || l.URL == "" || audit.Path(l.URL) != path || l.Text != text {
+			continue
+		}
+		if n == occurrence {
+			return l, true, nil
+		}
+		n++
+	}
+	return markup.Link{}, false, nil
+}
+
+// unwrapLink removes a link found by findLink, keeping its text.
+func unwrapLink(html []byte, sc siteContext, page site.Page, path, text string, occurrence int) ([]byte, bool, error) {
+	l, ok, err := findLink(html, sc, page, path, text, occurrence)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	out, err := markup.EditLinks(html, []markup.LinkEdit{{Start: l.Start}})
+	if err != nil {
+		return nil, false, fmt.Errorf("unwrap the link to %s: %w", path, err)
+	}
+	return out, true, nil
+}
+
+// validateFixed validates a fixed page: its in-body links, those it had
+// and those added, under the site's rules.
+func validateFixed(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, html []byte, added []link.Link) (validation.Report, []link.Link, error) {
+	found, err := markup.Links(html, strings.TrimRight(sc.structure.Site.BaseURL, "/")+page.URL, sc.structure.Site.Host())
+	if err != nil {
+		return validation.Report{}, nil, fmt.Errorf("read links of page %s: %w", page.ID, err)
+	}
+	byMarker := map[string]link.Link{}
+	for _, l := range added {
+		byMarker[l.ID] = l
+	}
+	paths := map[string]bool{}
+	var ids []string
+	var links []link.Link
+	for i, f := range found {
+		if !f.Internal || f.URL == "" || f.Position != "content" || f.InBlock != "" {
+			continue
+		}
+		if l, ok := byMarker[f.MarkerID]; ok && f.Inserted {
+			links = append(links, l)
+			ids = append(ids, l.TargetPageID)
+			continue
+		}
+		path := audit.Path(f.URL)
+		paths[path] = true
+		links = append(links, link.Link{ID: fmt.Sprintf("%s-existing-%d", page.ID, i), SourcePageID: page.ID, TargetURL: path,
+			Anchor: f.Text, Zone: link.ZoneInBody, Paragraph: f.ContentParagraph, Placement: "existing",
+			Status: link.StatusInserted, Factors: map[string]float64{}})
+	}
+	// Existing links are matched to the pages they point to by path.
+	byPath, err := tx.PageIDsByURL(ctx, page.SiteID, pathVariants(paths))
+	if err != nil {
+		return validation.Report{}, nil, err
+	}
+	for i := range links {
+		if links[i].TargetPageID == "" {
+			links[i].TargetPageID = byPath[links[i].TargetURL]
+			if links[i].TargetPageID == "" {
+				links[i].TargetPageID = byPath[links[i].TargetURL+"/"]
+			}
+			ids = append(ids, links[i].TargetPageID)
+		}
+	}
+	live, err := tx.LiveTargets(ctx, page.SiteID, ids)
+	if err != nil {
+		return validation.Report{}, nil, err
+	}
+	targets := make(map[string]site.Page, len(live))
+	for id, t := range live {
+		targets[id] = t.Page
+	}
+	var hub *site.Page
+	for i := range links {
+		t, ok := targets[links[i].TargetPageID]
+		if !ok {
+			continue
+		}
+		if links[i].Type == "" {
+			links[i].Type = planning.Relation(page, t)
+		}
+		if t.Kind == site.KindHub && t.ClusterID == page.ClusterID && page.ClusterID != "" {
+			h := t
+			hub = &h
+		}
+	}
+	report, settled, err := validation.Validate(validation.Input{Structure: sc.structure, Policy: sc.policy, Page: page, Hub: hub,
+		HTML: html, SiteHost: sc.structure.Site.Host(), Links: links, Targets: targets})
+	if err != nil {
+		return validation.Report{}, nil, err
+	}
+	return report, settled, nil
+}
+
+// pathVariants are the page URLs a set of link paths may be stored as:
+// with and without a trailing slash.
+func pathVariants(paths map[string]bool) []string {
+	out := make([]string, 0, 2*len(paths))
+	for p := range paths {
+		out = append(out, p)
+		if p != "/" {
+			out = append(out, p+"/")
+		}
+	}
+	return out
+}
+
+// flaggedIDs are the added links validation flagged for one of the rules
+// in failing.
+func flaggedIDs(settled, added []link.Link, failing map[string]bool) []string {
+	ours := map[string]bool{}
+	for _, l := range added {
+		ours[l.ID] = true
+	}
+	var out []string
+	for _, l := range settled {
+		if !ours[l.ID] || l.Status != link.StatusFlagged {
+			continue
+		}
+		for _, rule := range l.FailedRules {
+			if failing[rule] {
+				out = append(out, l.ID)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// newlyFailed are the error rules the fixed page fails that the page
+// passed before.
+func newlyFailed(before, after validation.Report) map[string]bool {
+	failedBefore := map[string]bool{}
+	for _, r := range before.Rules {
+		if !r.Passed && r.Severity == validation.SeverityError {
+			failedBefore[r.Name] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, r := range after.Rules {
+		if !r.Passed && r.Severity == validation.SeverityError && !failedBefore[r.Name] {
+			out[r.Name] = true
+		}
+	}
+	return out
+}
+
+func failedRules(r validation.Report) string {
+	var out []string
+	for _, rule := range r.Rules {
+		if !rule.Passed && rule.Severity == validation.SeverityError {
+			out = append(out, rule.Name+": "+rule.Detail)
+		}
+	}
+	return strings.Join(out, "; ")
+}

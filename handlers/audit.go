@@ -1,0 +1,393 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// Existing-content mode. An audit.requested is taken in its handler's
+// transaction and run in the background (RunAudits) from one snapshot of
+// the site: an audit of a large site outlasts any handler timeout, and a
+// process that stops mid-audit leaves it taken, for the next runner to
+// run again from the start. Its report is written whole, with its status,
+// in one transaction, so a half-written report is never read as complete.
+
+// Consumers of existing-content mode.
+const (
+	ConsumerAuditor = "auditor"
+	ConsumerApplier = "audit-applier"
+)
+
+// reportLimit is how many recommendations and link scores audit.completed
+// carries; the stored report has them all.
+const reportLimit = 100
+
+// Progress is sent at least every progressShare of a stage and every
+// progressEvery.
+const (
+	progressShare = 0.05
+	progressEvery = 2 * time.Second
+)
+
+// takeAudit takes an audit request: the audit runs in the background.
+func (p *Pipeline) takeAudit(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.AuditRequestedData](ev)
+	if err != nil {
+		return err
+	}
+	auditID := data.AuditID
+	if auditID == "" {
+		auditID = ev.ID
+	}
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("%w: encode audit request %s: %v", ErrPermanent, ev.ID, err)
+	}
+	err = p.apply(ctx, ConsumerAuditor, ev, func(tx *store.Tx) (bool, error) {
+		claimed, err := tx.ClaimEvent(ctx, ConsumerAuditor, ev.Identity())
+		if err != nil || !claimed {
+			return claimed, err
+		}
+		created, err := tx.CreateAudit(ctx, ev.SiteID, auditID, data.ClusterID, raw)
+		if err == nil && !created {
+			p.Logger.Warn("audit id already used; request ignored", "site_id", ev.SiteID, "audit_id", auditID, "event_id", ev.ID)
+		}
+		return true, err
+	})
+	if err == nil && p.WakeJobs != nil {
+		p.WakeJobs()
+	}
+	return err
+}
+
+// takeApply takes an audit.apply: it runs in the background once its
+// audit is done.
+func (p *Pipeline) takeApply(ctx context.Context, ev events.Event) error {
+	data, err := events.DecodeData[events.AuditApplyData](ev)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("%w: encode audit.apply %s: %v", ErrPermanent, ev.ID, err)
+	}
+	err = p.apply(ctx, ConsumerApplier, ev, func(tx *store.Tx) (bool, error) {
+		claimed, err := tx.ClaimEvent(ctx, ConsumerApplier, ev.Identity())
+		if err != nil || !claimed {
+			return claimed, err
+		}
+		return true, tx.CreateApply(ctx, ev.SiteID, ev.Identity().MsgID(), data.AuditID, raw)
+	})
+	if err == nil && p.WakeJobs != nil {
+		p.WakeJobs()
+	}
+	return err
+}
+
+// RunJobs runs the audits and applies waiting, oldest first, up to limit
+// of each, and reports how many it finished. A job another runner holds is
+// left to it.
+func (p *Pipeline) RunJobs(ctx context.Context, limit int) (int, error) {
+	audits, err := p.Store.RunningAudits(ctx, limit)
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	for _, job := range audits {
+		ok, err := p.runLocked(ctx, "audit", job, p.runAudit)
+		if err != nil {
+			return done, err
+		}
+		if ok {
+			done++
+		}
+	}
+	applies, err := p.Store.RunningApplies(ctx, limit)
+	if err != nil {
+		return done, err
+	}
+	for _, job := range applies {
+		ok, err := p.runLocked(ctx, "apply", job, p.runApply)
+		if err != nil {
+			return done, err
+		}
+		if ok {
+			done++
+		}
+	}
+	return done, nil
+}
+
+func (p *Pipeline) runLocked(ctx context.Context, kind string, job store.Job, run func(context.Context, store.Job, events.Event) (bool, error)) (bool, error) {
+	release, ok, err := p.Store.LockJob(ctx, kind, job)
+	if err != nil || !ok {
+		return false, err
+	}
+	defer release()
+	req, err := events.Decode(job.Request)
+	if err != nil {
+		return false, fmt.Errorf("%s %s: stored request: %w", kind, job.ID, err)
+	}
+	finished, err := run(ctx, job, req)
+	if err != nil {
+		return false, fmt.Errorf("%s %s of site %s: %w", kind, job.ID, job.SiteID, err)
+	}
+	return finished, nil
+}
+
+// runAudit runs one audit from one snapshot of its site and stores its
+// report; audit.completed goes out with it.
+func (p *Pipeline) runAudit(ctx context.Context, job store.Job, req events.Event) (bool, error) {
+	started, err := p.Store.StartAudit(ctx, job.SiteID, job.ID)
+	if err != nil || !started {
+		return false, err
+	}
+	data, err := events.DecodeData[events.AuditRequestedData](req)
+	if err != nil {
+		return false, err
+	}
+	began := time.Now()
+	progress := &auditProgress{p: p, req: req, auditID: job.ID}
+	var result auditResult
+	err = p.Store.InSnapshotTx(ctx, func(tx *store.Tx) error {
+		var err error
+		result, err = p.audit(ctx, tx, job, data, progress)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	finished := false
+	err = p.Store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		finished, err = tx.FinishAudit(ctx, job.SiteID, job.ID, result.full.Status, result.full, result.recs, result.scores,
+			result.full.ClusterID == "" && result.full.Status != store.AuditFailed)
+		if err != nil || !finished {
+			return err
+		}
+		return emit(ctx, tx, req, events.AuditCompleted, events.DerivedID(req, events.AuditCompleted), "", result.event())
+	})
+	if err != nil {
+		return false, err
+	}
+	if finished {
+		if p.Notify != nil {
+			p.Notify()
+		}
+		p.Logger.Info("audit completed", "site_id", job.SiteID, "audit_id", job.ID, "status", result.full.Status,
+			"pages", result.full.Pages, "links", result.full.TotalLinks, "recommendations", len(result.recs),
+			"seconds", time.Since(began).Seconds())
+	}
+	return finished, nil
+}
+
+// auditResult is an audit's whole report, its recommendations and link
+// scores as stored.
+type auditResult struct {
+	full   events.AuditCompletedData // every list whole
+	recs   []audit.Recommendation
+	scores []audit.PageScore
+}
+
+// event is the report as audit.completed carries it: the first
+// reportLimit recommendations and link scores.
+func (r auditResult) event() events.AuditCompletedData {
+	d := r.full
+	d.Findings = nil
+	if len(d.Recommendations) > reportLimit {
+		d.Recommendations = d.Recommendations[:reportLimit]
+	}
+	if len(d.LinkScores) > reportLimit {
+		d.LinkScores = d.LinkScores[:reportLimit]
+	}
+	return d
+}
+
+// failedAudit is the report of an audit that could not be made.
+func failedAudit(auditID, clusterID, reason string) auditResult {
+	return auditResult{full: events.AuditCompletedData{AuditID: auditID, ClusterID: clusterID, Status: store.AuditFailed,
+		Reasons: []string{reason}, ClusterScores: map[string]events.ClusterScore{}, Recommendations: []events.Recommendation{},
+		LinkScores: []events.LinkScore{}}}
+}
+
+// audit reads the site in the transaction's snapshot: its pages, then its
+// link map a page at a time, then works out the figures, the link scores
+// and the recommendations.
+func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data events.AuditRequestedData, progress *auditProgress) (auditResult, error) {
+	sc, found, err := currentSite(ctx, tx, job.SiteID)
+	switch {
+	case errors.Is(err, ErrPermanent):
+		return failedAudit(job.ID, data.ClusterID, err.Error()), nil
+	case err != nil:
+		return auditResult{}, err
+	case !found:
+		return failedAudit(job.ID, data.ClusterID, fmt.Sprintf("unknown site %q (no site.updated received for it)", job.SiteID)), nil
+	}
+	if _, ok := sc.structure.Cluster(data.ClusterID); data.ClusterID != "" && !ok {
+		return failedAudit(job.ID, data.ClusterID, fmt.Sprintf("unknown cluster %q of site %s", data.ClusterID, job.SiteID)), nil
+	}
+	stored, err := tx.AuditPages(ctx, job.SiteID)
+	if err != nil {
+		return auditResult{}, err
+	}
+	pages := make([]audit.Page, len(stored))
+	live := 0
+	for i, sp := range stored {
+		pages[i] = audit.Page{ID: sp.ID, URL: sp.URL, Kind: sp.Kind, ClusterID: sp.ClusterID,
+			Values: sc.structure.Facets(sp.Attributes), WordCount: sp.WordCount, Live: sp.Live}
+		if sp.Live {
+			live++
+		}
+	}
+	auditor := audit.New(sc.structure, sc.policy, pages)
+	progress.stage(ctx, events.AuditStageLinkMap, live)
+	read := 0
+	err = tx.EachLinkMap(ctx, job.SiteID, func(pageID string, links []audit.Link) error {
+		if err := auditor.AddPage(pageID, links); err != nil {
+			return err
+		}
+		read++
+		progress.step(ctx, read)
+		return ctx.Err()
+	})
+	if err != nil {
+		return auditResult{}, err
+	}
+	progress.done(ctx, read)
+	progress.stage(ctx, events.AuditStageFigures, 1)
+	report, err := auditor.ReportFor(data.ClusterID)
+	if err != nil {
+		return auditResult{}, err
+	}
+	progress.done(ctx, 1)
+	versions := make(map[string]int64, len(stored))
+	clusters := make(map[string]string, len(stored))
+	for _, sp := range stored {
+		clusters[sp.ID] = sp.ClusterID
+		if sp.Live {
+			versions[sp.ID] = sp.LiveVersion
+		}
+	}
+	r := &recommender{p: p, tx: tx, sc: sc, siteID: job.SiteID, auditor: auditor, report: report, versions: versions,
+		clusters: clusters, progress: progress}
+	recs, err := r.recommend(ctx)
+	if err != nil {
+		return auditResult{}, err
+	}
+	return completed(job.ID, data, report, recs), nil
+}
+
+// completed is an audit's report under the SAG seed's SAGLinkAudit names.
+func completed(auditID string, req events.AuditRequestedData, r audit.Report, recs []audit.Recommendation) auditResult {
+	d := events.AuditCompletedData{
+		AuditID: auditID, ClusterID: req.ClusterID, Status: store.AuditComplete,
+		Pages: r.Pages, TotalLinks: r.TotalLinks, OrphanPages: len(r.Orphans), NavigationOnlyPages: len(r.NavigationOnly),
+		MissingMandatory: len(r.MissingMandatory), UplinksOutsideOpening: len(r.UplinkOutsideFirst),
+		BrokenLinks: len(r.Broken), UnverifiedLinks: len(r.Unverified), OverLinkedPages: len(r.OverLinked),
+		UnderLinkedPages: len(r.UnderLinked), DominantAnchors: len(r.DominantAnchors),
+		ClusterScores: map[string]events.ClusterScore{}, OverallHealthScore: round2(r.Health),
+		Recommendations: make([]events.Recommendation, len(recs)), RecommendationsTotal: len(recs),
+		LinkScores: make([]events.LinkScore, len(r.LinkScores)),
+		Findings:   findings(r),
+	}
+	// Internal links are checked against the pages the site has; over
+	// HTTP, only once link verification exists.
+	if req.Verify || req.VerifyExternal {
+		d.Status = store.AuditInconclusive
+		d.Reasons = append(d.Reasons, "link targets were not verified over HTTP: verification is not available yet, so broken_links counts links to deleted pages only")
+	}
+	if r.Pages == 0 {
+		d.Status = store.AuditInconclusive
+		d.Reasons = append(d.Reasons, "the site has no live pages (nothing published, or everything deleted)")
+	}
+	for id, c := range r.Clusters {
+		d.ClusterScores[id] = events.ClusterScore{Score: round2(c.Score), Missing: c.Missing, Issues: c.Issues}
+	}
+	for i, rec := range recs {
+		d.Recommendations[i] = events.Recommendation{ID: rec.ID, ContentID: rec.PageID, Action: string(rec.Action),
+			LinkType: string(rec.LinkType), TargetID: rec.TargetID, AnchorSuggestion: rec.Anchor, Priority: rec.Priority, Reason: rec.Reason}
+	}
+	for i, s := range r.LinkScores {
+		d.LinkScores[i] = events.LinkScore{PageID: s.PageID, Score: round2(s.Score), Rank: s.Rank}
+	}
+	return auditResult{full: d, recs: recs, scores: r.LinkScores}
+}
+
+// findings are the pages and links behind the figures, for the stored
+// report and its exports.
+func findings(r audit.Report) *events.AuditFindings {
+	list := func(fs []audit.Finding) []events.AuditFinding {
+		out := make([]events.AuditFinding, len(fs))
+		for i, f := range fs {
+			out[i] = events.AuditFinding{PageID: f.PageID, TargetID: f.TargetID, URL: f.URL, Anchor: f.Anchor, Detail: f.Detail}
+		}
+		return out
+	}
+	nonNil := func(s []string) []string {
+		if s == nil {
+			return []string{}
+		}
+		return s
+	}
+	return &events.AuditFindings{
+		Orphans: nonNil(r.Orphans), NavigationOnly: nonNil(r.NavigationOnly), MissingMandatory: nonNil(r.MissingMandatory),
+		UplinksOutsideOpening: nonNil(r.UplinkOutsideFirst), OverLinked: list(r.OverLinked), UnderLinked: list(r.UnderLinked),
+		Broken: list(r.Broken), Unverified: list(r.Unverified), DominantAnchors: list(r.DominantAnchors),
+	}
+}
+
+func round2(v float64) float64 { return float64(int64(v*100+0.5)) / 100 }
+
+// auditProgress sends audit.progress: at each stage's start and end, and
+// in between every progressShare of the stage or progressEvery, whichever
+// comes first. A progress event that cannot be sent is logged and skipped:
+// progress is a courtesy, the report is what counts.
+type auditProgress struct {
+	p       *Pipeline
+	req     events.Event
+	auditID string
+	name    string
+	total   int
+	last    int
+	at      time.Time
+}
+
+func (a *auditProgress) stage(ctx context.Context, name string, total int) {
+	a.name, a.total, a.last = name, total, -1
+	a.send(ctx, 0)
+}
+
+func (a *auditProgress) step(ctx context.Context, done int) {
+	if float64(done-a.last) >= progressShare*float64(a.total) || time.Since(a.at) >= progressEvery {
+		a.send(ctx, done)
+	}
+}
+
+func (a *auditProgress) done(ctx context.Context, done int) {
+	if done != a.last {
+		a.send(ctx, done)
+	}
+}
+
+func (a *auditProgress) send(ctx context.Context, done int) {
+	a.last, a.at = done, time.Now()
+	data := events.AuditProgressData{AuditID: a.auditID, Stage: a.name, Done: done, Total: a.total}
+	id := events.DerivedID(a.req, fmt.Sprintf("%s/%s/%d", events.AuditProgress, a.name, done))
+	err := a.p.Store.InTx(ctx, func(tx *store.Tx) error {
+		return emit(ctx, tx, a.req, events.AuditProgress, id, "", data)
+	})
+	if err != nil {
+		a.p.Logger.Warn("audit progress not sent", "site_id", a.req.SiteID, "audit_id", a.auditID, "stage", a.name, "err", err)
+		return
+	}
+	if a.p.Notify != nil {
+		a.p.Notify()
+	}
+}

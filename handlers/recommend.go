@@ -1,0 +1,614 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/interlinker/interlinker/domain/anchors"
+	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// orphanSources is how many pages an orphan is recommended inbound links
+// from; orphanCandidates how many of its best-scoring related pages are
+// tried for them.
+const (
+	orphanSources    = 2
+	orphanCandidates = 8
+)
+
+// recommender turns an audit's findings into recommendations: what the
+// planner would do for each page today, set against what the page has.
+// Additions are placed on the page's live HTML as apply will place them,
+// so the suggested anchor is text found in the page wherever there is one.
+type recommender struct {
+	p        *Pipeline
+	tx       *store.Tx
+	sc       siteContext
+	siteID   string
+	auditor  *audit.Auditor
+	report   audit.Report
+	versions map[string]int64  // live version by page id
+	clusters map[string]string // cluster by page id, deleted pages too
+	progress *auditProgress
+
+	linkScore map[string]float64 // page id → link score 0–1
+	recs      []audit.Recommendation
+}
+
+func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, error) {
+	r.linkScore = make(map[string]float64, len(r.report.LinkScores))
+	for _, s := range r.report.LinkScores {
+		r.linkScore[s.PageID] = s.Score / 100
+	}
+	rep := r.report
+	total := len(rep.MissingMandatory) + len(rep.Orphans) + len(rep.UnderLinked) + len(rep.OverLinked) + len(rep.Broken) + len(rep.DominantAnchors)
+	r.progress.stage(ctx, events.AuditStageRecommendations, total)
+	done := 0
+	step := func(err error) error {
+		done++
+		r.progress.step(ctx, done)
+		if err != nil {
+			return err
+		}
+		return ctx.Err()
+	}
+	for _, id := range rep.MissingMandatory {
+		if err := step(r.uplink(ctx, id)); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range rep.Orphans {
+		if err := step(r.orphan(ctx, id)); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range rep.UnderLinked {
+		if err := step(r.underLinked(ctx, f)); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range rep.OverLinked {
+		if err := step(r.overLinked(ctx, f)); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.broken(ctx); err != nil {
+		return nil, err
+	}
+	done += len(rep.Broken)
+	for _, f := range rep.DominantAnchors {
+		if err := step(r.dominant(ctx, f)); err != nil {
+			return nil, err
+		}
+	}
+	r.progress.done(ctx, done)
+	return audit.Prioritise(r.recs), nil
+}
+
+// livePage reads a page as it is live, its HTML included.
+func (r *recommender) livePage(ctx context.Context, id string) (site.Page, bool, error) {
+	page, found, err := r.tx.LivePage(ctx, r.siteID, id, false)
+	if err != nil || !found {
+		return page, found, err
+	}
+	page.SiteID = r.siteID
+	return page, true, nil
+}
+
+// input is what planning the page needs, over the given targets.
+func (r *recommender) input(page site.Page, targets []planning.Target) (planning.Input, error) {
+	in, err := planning.NewInput(r.sc.structure, r.sc.policy, page, targets)
+	if err != nil {
+		return planning.Input{}, fmt.Errorf("page %s: %w", page.ID, err)
+	}
+	return in, nil
+}
+
+func (r *recommender) targets(ctx context.Context, ids ...string) ([]planning.Target, error) {
+	live, err := r.tx.LiveTargets(ctx, r.siteID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]planning.Target, 0, len(live))
+	for _, id := range ids {
+		if t, ok := live[id]; ok {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// proposal is a link the planner proposes for a page, with where it
+// would go in the page's live HTML.
+type proposal struct {
+	link      link.Link
+	placement markup.Placement
+}
+
+// place tries the links on the page's HTML as apply would, all at once
+// (each respects the ones before), and reports where each went.
+func (r *recommender) place(page site.Page, links []link.Link) ([]proposal, error) {
+	reqs := make([]markup.LinkRequest, len(links))
+	for i, l := range links {
+		reqs[i] = markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: candidateTexts(l.Candidates),
+			Position: markup.Position{FirstParagraphs: l.FirstParagraphs}}
+	}
+	_, placements, err := markup.Place([]byte(page.HTML), reqs, markupOptions(r.sc))
+	if err != nil {
+		return nil, fmt.Errorf("place links in page %s: %w", page.ID, err)
+	}
+	out := make([]proposal, len(links))
+	for i := range links {
+		out[i] = proposal{links[i], placements[i]}
+	}
+	return out, nil
+}
+
+func candidateTexts(cands []link.Anchor) []string {
+	out := make([]string, 0, len(cands))
+	for _, c := range cands {
+		out = append(out, c.Text)
+	}
+	return out
+}
+
+// add records an addition the planner proposes for a page.
+func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, weight float64, reason string) {
+	l, pl := pr.link, pr.placement
+	anchors := candidateTexts(l.Candidates)
+	rec := audit.Recommendation{Problem: problem, PageID: page.ID, PageVersion: r.versions[page.ID], Action: audit.ActionAdd,
+		LinkType: l.Type, TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: anchors,
+		FirstParagraphs: l.FirstParagraphs, Weight: weight}
+	switch {
+	case pl.Placed:
+		rec.Anchor, rec.Found = pl.AnchorText, true
+		// The anchor found goes first, so apply places what was suggested.
+		rec.Anchors = append([]string{anchors[pl.CandidateIndex]}, without(anchors, pl.CandidateIndex)...)
+		reason += fmt.Sprintf("; anchor %q found in paragraph %d", pl.AnchorText, pl.ContentParagraph)
+	case len(anchors) > 0:
+		rec.Anchor = anchors[0]
+		reason += fmt.Sprintf("; no anchor for it found in the page (%s): work %q into the text", pl.Reason, anchors[0])
+	default:
+		reason += "; the planner has no anchor for it: write one"
+	}
+	rec.Reason = reason
+	r.recs = append(r.recs, rec)
+}
+
+func without(s []string, i int) []string {
+	out := make([]string, 0, len(s))
+	out = append(out, s[:i]...)
+	return append(out, s[i+1:]...)
+}
+
+// uplink recommends a supporting article's missing link to its hub.
+func (r *recommender) uplink(ctx context.Context, pageID string) error {
+	page, found, err := r.livePage(ctx, pageID)
+	if err != nil || !found {
+		return err
+	}
+	hubID := r.auditor.Hub(page.ClusterID)
+	targets, err := r.targets(ctx, hubID)
+	if err != nil || len(targets) == 0 {
+		return err
+	}
+	in, err := r.input(page, targets)
+	if err != nil {
+		return err
+	}
+	l, ok := planning.ProposeLink(in, hubID)
+	if !ok {
+		return nil
+	}
+	prs, err := r.place(page, []link.Link{l})
+	if err != nil {
+		return err
+	}
+	r.add(audit.ProblemMissingUplink, page, prs[0], l.Score/100,
+		fmt.Sprintf("supporting article has no in-body link to its hub %s (mandatory, in paragraphs 1–%d)", hubID, l.FirstParagraphs))
+	return nil
+}
+
+// orphan recommends inbound links to an orphan from the related pages the
+// planner scores best for it, up to orphanSources that have an anchor for
+// it in their text; when none has, the best one, for a writer.
+func (r *recommender) orphan(ctx context.Context, pageID string) error {
+	page, found, err := r.livePage(ctx, pageID)
+	if err != nil || !found {
+		return err
+	}
+	lookup := planning.LookupFor(r.sc.structure, r.sc.policy, page)
+	related, _, err := r.tx.PlanningTargets(ctx, r.siteID, page.ID, lookup, planning.Locks{})
+	if err != nil {
+		return err
+	}
+	in, err := r.input(page, related)
+	if err != nil {
+		return err
+	}
+	scores := planning.TargetScores(in)
+	var sources []planning.Target
+	for _, t := range related {
+		if _, live := r.versions[t.ID]; live {
+			sources = append(sources, t)
+		}
+	}
+	sort.SliceStable(sources, func(i, j int) bool {
+		if scores[sources[i].ID] != scores[sources[j].ID] {
+			return scores[sources[i].ID] > scores[sources[j].ID]
+		}
+		return sources[i].ID < sources[j].ID
+	})
+	var fallback *struct {
+		page site.Page
+		pr   proposal
+	}
+	added := 0
+	for i, s := range sources {
+		if i == orphanCandidates || added == orphanSources {
+			break
+		}
+		src, found, err := r.livePage(ctx, s.ID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		targets, err := r.targets(ctx, page.ID)
+		if err != nil {
+			return err
+		}
+		sin, err := r.input(src, targets)
+		if err != nil {
+			return err
+		}
+		l, ok := planning.ProposeLink(sin, page.ID)
+		if !ok {
+			continue
+		}
+		prs, err := r.place(src, []link.Link{l})
+		if err != nil {
+			return err
+		}
+		if !prs[0].placement.Placed {
+			if fallback == nil {
+				fallback = &struct {
+					page site.Page
+					pr   proposal
+				}{src, prs[0]}
+			}
+			continue
+		}
+		r.add(audit.ProblemOrphan, src, prs[0], l.Score/100, fmt.Sprintf("%s is an orphan: no live page links to it", page.ID))
+		added++
+	}
+	if added == 0 && fallback != nil {
+		r.add(audit.ProblemOrphan, fallback.page, fallback.pr, fallback.pr.link.Score/100,
+			fmt.Sprintf("%s is an orphan: no live page links to it", page.ID))
+	}
+	return nil
+}
+
+// underLinked recommends the links the planner would give an under-linked
+// page that it lacks, as many as bring it to its minimum.
+func (r *recommender) underLinked(ctx context.Context, f audit.Finding) error {
+	page, found, err := r.livePage(ctx, f.PageID)
+	if err != nil || !found {
+		return err
+	}
+	has, err := r.linkedTargets(ctx, page.ID)
+	if err != nil {
+		return err
+	}
+	lookup := planning.LookupFor(r.sc.structure, r.sc.policy, page)
+	targets, _, err := r.tx.PlanningTargets(ctx, r.siteID, page.ID, lookup, planning.Locks{})
+	if err != nil {
+		return err
+	}
+	in, err := r.input(page, targets)
+	if err != nil {
+		return err
+	}
+	// The page's own links count towards its density already; planning
+	// for what it lacks sees the range's whole room.
+	in.ExistingLinks = 0
+	plan, err := planning.PlanPage(ctx, in)
+	if err != nil {
+		return err
+	}
+	var lacking []link.Link
+	for _, l := range plan.Links {
+		if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned && !has[l.TargetPageID] {
+			lacking = append(lacking, l)
+		}
+	}
+	prs, err := r.place(page, lacking)
+	if err != nil {
+		return err
+	}
+	need := f.Limit - f.Count
+	for _, pr := range prs {
+		if need == 0 {
+			break
+		}
+		if !pr.placement.Placed {
+			continue
+		}
+		r.add(audit.ProblemUnderLinked, page, pr, pr.link.Score/100,
+			fmt.Sprintf("page has %d in-body links, under its minimum of %d", f.Count, f.Limit))
+		need--
+	}
+	return nil
+}
+
+// pageLink is a link of a page as apply finds it again: the path it
+// points to, its text and which such link of the page it is.
+type pageLink struct {
+	audit.Link
+	path       string
+	occurrence int
+	targetID   string
+	live       bool
+}
+
+// pageLinks reads a page's links from its link map, each with its target
+// and occurrence.
+func (r *recommender) pageLinks(ctx context.Context, pageID string) ([]pageLink, error) {
+	links, err := r.tx.PageLinkMap(ctx, r.siteID, pageID)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[[2]string]int{}
+	out := make([]pageLink, 0, len(links))
+	for _, l := range links {
+		if !l.Internal || l.URL == "" {
+			continue
+		}
+		path := audit.Path(l.URL)
+		key := [2]string{path, l.Text}
+		pl := pageLink{Link: l, path: path, occurrence: seen[key]}
+		seen[key]++
+		pl.targetID, pl.live, _ = r.auditor.Resolve(l.URL)
+		out = append(out, pl)
+	}
+	return out, nil
+}
+
+// linkedTargets are the live pages a page links to from anywhere.
+func (r *recommender) linkedTargets(ctx context.Context, pageID string) (map[string]bool, error) {
+	links, err := r.pageLinks(ctx, pageID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, l := range links {
+		if l.targetID != "" {
+			out[l.targetID] = true
+		}
+	}
+	return out, nil
+}
+
+// overLinked recommends removing the weakest in-body links of a page over
+// its maximum: those whose targets the planner scores lowest from it.
+func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
+	page, found, err := r.livePage(ctx, f.PageID)
+	if err != nil || !found {
+		return err
+	}
+	links, err := r.pageLinks(ctx, page.ID)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, l := range links {
+		if l.InBody() && l.live && l.targetID != page.ID {
+			ids = append(ids, l.targetID)
+		}
+	}
+	targets, err := r.targets(ctx, ids...)
+	if err != nil {
+		return err
+	}
+	in, err := r.input(page, targets)
+	if err != nil {
+		return err
+	}
+	scores := planning.TargetScores(in)
+	hub := ""
+	if planning.NeedsUplink(page) {
+		hub = r.auditor.Hub(page.ClusterID)
+	}
+	var scored []audit.ScoredLink
+	for _, l := range links {
+		if !l.InBody() || !l.live || l.targetID == page.ID {
+			continue
+		}
+		scored = append(scored, audit.ScoredLink{Path: l.path, Text: l.Text, Occurrence: l.occurrence, TargetID: l.targetID,
+			Score: scores[l.targetID], Mandatory: l.targetID == hub})
+	}
+	for _, w := range audit.Weakest(scored, f.Count-f.Limit) {
+		typ := link.TypeRelated
+		if t, ok := find(targets, w.TargetID); ok {
+			typ = planning.Relation(page, t.Page)
+		}
+		r.recs = append(r.recs, audit.Recommendation{Problem: audit.ProblemOverLinked, PageID: page.ID,
+			PageVersion: r.versions[page.ID], Action: audit.ActionRemove, LinkType: typ, TargetID: w.TargetID,
+			Anchor: w.Text, LinkPath: w.Path, LinkText: w.Text, Occurrence: w.Occurrence, Weight: 1 - w.Score/100,
+			Reason: fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) scores %.1f, among its weakest",
+				f.Count, f.Limit, w.TargetID, w.Text, w.Score)})
+	}
+	return nil
+}
+
+func find(targets []planning.Target, id string) (planning.Target, bool) {
+	for _, t := range targets {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return planning.Target{}, false
+}
+
+// broken recommends, for each link to a deleted page, pointing it at the
+// deleted page's cluster hub when that hub is live and the page does not
+// link to it yet, else removing it.
+func (r *recommender) broken(ctx context.Context) error {
+	bySource := map[string][]audit.Finding{}
+	var order []string
+	for _, f := range r.report.Broken {
+		if bySource[f.PageID] == nil {
+			order = append(order, f.PageID)
+		}
+		bySource[f.PageID] = append(bySource[f.PageID], f)
+	}
+	for _, src := range order {
+		page, found, err := r.livePage(ctx, src)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		has, err := r.linkedTargets(ctx, src)
+		if err != nil {
+			return err
+		}
+		seen := map[[2]string]int{}
+		for _, f := range bySource[src] {
+			path := audit.Path(f.URL)
+			key := [2]string{path, f.Anchor}
+			occurrence := seen[key]
+			seen[key]++
+			rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src, PageVersion: r.versions[src],
+				Action: audit.ActionRemove, LinkType: link.TypeRelated, Anchor: f.Anchor, LinkPath: path, LinkText: f.Anchor,
+				Occurrence: occurrence, Weight: r.linkScore[src],
+				Reason: fmt.Sprintf("links to %s, a deleted page (%q)", f.TargetID, f.Anchor)}
+			if hub := r.auditor.Hub(r.clusters[f.TargetID]); hub != "" && hub != src && !has[hub] {
+				targets, err := r.targets(ctx, hub)
+				if err != nil {
+					return err
+				}
+				if len(targets) == 1 {
+					rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRetarget, hub, targets[0].URL
+					rec.LinkType = planning.Relation(page, targets[0].Page)
+					rec.Reason += fmt.Sprintf("; point it at %s, the hub of the deleted page's cluster", hub)
+				}
+			} else {
+				rec.Reason += "; remove the link, keeping its text"
+			}
+			r.recs = append(r.recs, rec)
+		}
+	}
+	return nil
+}
+
+// dominant recommends moving enough of a target's links off its dominant
+// anchor to bring the anchor's share within the policy: the links from the
+// pages with the lowest link scores first, each to another anchor the
+// planner has for the target, found in the source's text.
+func (r *recommender) dominant(ctx context.Context, f audit.Finding) error {
+	type use struct {
+		source     string
+		path, text string
+		occurrence int
+	}
+	var uses []use
+	err := r.tx.EachLinkMap(ctx, r.siteID, func(pageID string, links []audit.Link) error {
+		seen := map[[2]string]int{}
+		for _, l := range links {
+			if !l.Internal || l.URL == "" {
+				continue
+			}
+			path := audit.Path(l.URL)
+			key := [2]string{path, l.Text}
+			occurrence := seen[key]
+			seen[key]++
+			if id, _, _ := r.auditor.Resolve(l.URL); id == f.PageID && pageID != f.PageID && anchors.Normalize(l.Text) == f.Anchor {
+				uses = append(uses, use{pageID, path, l.Text, occurrence})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.SliceStable(uses, func(i, j int) bool {
+		if r.linkScore[uses[i].source] != r.linkScore[uses[j].source] {
+			return r.linkScore[uses[i].source] < r.linkScore[uses[j].source]
+		}
+		return uses[i].source < uses[j].source
+	})
+	n := audit.ExcessAnchorLinks(f, r.sc.policy.AnchorDominanceFlagShare)
+	for _, u := range uses {
+		if n == 0 {
+			break
+		}
+		page, found, err := r.livePage(ctx, u.source)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		targets, err := r.targets(ctx, f.PageID)
+		if err != nil || len(targets) == 0 {
+			return err
+		}
+		in, err := r.input(page, targets)
+		if err != nil {
+			return err
+		}
+		l, ok := planning.ProposeLink(in, f.PageID)
+		if !ok {
+			continue
+		}
+		var others []link.Anchor
+		for _, c := range l.Candidates {
+			if anchors.Normalize(c.Text) != f.Anchor {
+				others = append(others, c)
+			}
+		}
+		l.Candidates = others
+		// The variation is placed as apply places it: on the page with the
+		// dominant link unwrapped.
+		unwrapped := page
+		if html, ok, err := unwrapLink([]byte(page.HTML), r.sc, page, u.path, u.text, u.occurrence); err != nil {
+			return err
+		} else if ok {
+			unwrapped.HTML = string(html)
+		}
+		prs, err := r.place(unwrapped, []link.Link{l})
+		if err != nil {
+			return err
+		}
+		rec := audit.Recommendation{Problem: audit.ProblemDominantAnchor, PageID: page.ID, PageVersion: r.versions[page.ID],
+			Action: audit.ActionVaryAnchor, LinkType: l.Type, TargetID: f.PageID, TargetURL: l.TargetURL,
+			Anchors: candidateTexts(others), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
+			Weight: 1 - r.linkScore[page.ID],
+			Reason: fmt.Sprintf("anchor %q carries %d of the %d links to %s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID,
+				100*r.sc.policy.AnchorDominanceFlagShare)}
+		if pl := prs[0].placement; pl.Placed {
+			rec.Anchor = pl.AnchorText
+			rec.Anchors = append([]string{rec.Anchors[pl.CandidateIndex]}, without(rec.Anchors, pl.CandidateIndex)...)
+			rec.Reason += fmt.Sprintf("; move this link to %q, found in paragraph %d", pl.AnchorText, pl.ContentParagraph)
+		} else {
+			rec.Reason += "; no other anchor for the target found in the page"
+			if len(others) > 0 {
+				rec.Anchor = others[0].Text
+				rec.Reason += fmt.Sprintf(": work %q into the text", others[0].Text)
+			}
+		}
+		r.recs = append(r.recs, rec)
+		n--
+	}
+	return nil
+}

@@ -1,0 +1,413 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// Audit and apply states.
+const (
+	AuditRunning      = "running"
+	AuditComplete     = "complete"
+	AuditInconclusive = "inconclusive"
+	AuditFailed       = "failed"
+	ApplyDone         = "done"
+)
+
+// Job is an audit or an apply waiting to be run: its site, its id and the
+// event that asked for it.
+type Job struct {
+	SiteID  string
+	ID      string
+	AuditID string // for an apply, the audit it applies
+	Request []byte
+}
+
+// CreateAudit takes an audit request. It reports false, changing nothing,
+// when the site already has an audit of that id.
+func (t *Tx) CreateAudit(ctx context.Context, siteID, auditID, clusterID string, request []byte) (bool, error) {
+	tag, err := t.exec(ctx, `INSERT INTO audits (site_id, id, cluster_id, request, status) VALUES ($1, $2, $3, $4, 'running')
+		ON CONFLICT DO NOTHING`, siteID, auditID, clusterID, request)
+	if err != nil {
+		return false, fmt.Errorf("take audit %s: %w", auditID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// CreateApply takes an audit.apply, under its event's identity.
+func (t *Tx) CreateApply(ctx context.Context, siteID, id, auditID string, request []byte) error {
+	t.queue(`INSERT INTO audit_applies (site_id, id, audit_id, request, status) VALUES ($1, $2, $3, $4, 'running')
+		ON CONFLICT DO NOTHING`, siteID, id, auditID, request)
+	return nil
+}
+
+// RunningAudits lists audits taken and not finished, oldest first.
+func (s *Store) RunningAudits(ctx context.Context, limit int) ([]Job, error) {
+	return s.jobs(ctx, `SELECT site_id, id, id, request FROM audits WHERE status = 'running' ORDER BY requested_at, site_id, id LIMIT $1`, limit)
+}
+
+// RunningApplies lists applies taken and not finished, oldest first.
+func (s *Store) RunningApplies(ctx context.Context, limit int) ([]Job, error) {
+	return s.jobs(ctx, `SELECT site_id, id, audit_id, request FROM audit_applies WHERE status = 'running' ORDER BY requested_at, site_id, id LIMIT $1`, limit)
+}
+
+func (s *Store) jobs(ctx context.Context, sql string, limit int) ([]Job, error) {
+	rows, err := s.pool.Query(ctx, sql, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
+		var j Job
+		return j, r.Scan(&j.SiteID, &j.ID, &j.AuditID, &j.Request)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	return jobs, nil
+}
+
+// PendingJobs counts audits and applies not finished, for Idle.
+func (s *Store) PendingJobs(ctx context.Context) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM audits WHERE status = 'running')
+		+ (SELECT count(*) FROM audit_applies WHERE status = 'running')`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count audit jobs: %w", err)
+	}
+	return n, nil
+}
+
+// LockJob takes the job's lock for as long as the returned release is not
+// called, on a connection of its own: a process that stops mid-job loses
+// its connection, and with it the lock, so another runner takes the job
+// over at once. ok is false when another runner holds it.
+func (s *Store) LockJob(ctx context.Context, kind string, j Job) (release func(), ok bool, err error) {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("acquire connection: %w", err)
+	}
+	// Length-prefixed, so no two jobs share a key's text.
+	key := fmt.Sprintf("%d:%s/%d:%s/%s", len(kind), kind, len(j.SiteID), j.SiteID, j.ID)
+	if err := c.QueryRow(ctx, `SELECT pg_try_advisory_lock(hashtextextended($1, 0))`, key).Scan(&ok); err != nil {
+		c.Release()
+		return nil, false, fmt.Errorf("lock %s %s: %w", kind, j.ID, err)
+	}
+	if !ok {
+		c.Release()
+		return nil, false, nil
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+		defer cancel()
+		if _, err := c.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, key); err != nil {
+			// A connection whose lock cannot be let go must not serve again.
+			_ = c.Conn().Close(ctx)
+		}
+		c.Release()
+	}, true, nil
+}
+
+// StartAudit counts an attempt at the audit. It reports false when the
+// audit is no longer running (another runner finished it).
+func (s *Store) StartAudit(ctx context.Context, siteID, auditID string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE audits SET attempts = attempts + 1, started_at = now()
+		WHERE site_id = $1 AND id = $2 AND status = 'running'`, siteID, auditID)
+	if err != nil {
+		return false, fmt.Errorf("start audit %s: %w", auditID, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// FinishAudit stores an audit's whole report, its recommendations and
+// link scores, in the caller's transaction: a report is either all there
+// with its status or not there at all.
+// The link scores of a whole-site audit become the pages' link scores,
+// the authority factor under the policy authority=link_score.
+func (t *Tx) FinishAudit(ctx context.Context, siteID, auditID, status string, report any,
+	recs []audit.Recommendation, scores []audit.PageScore, wholeSite bool) (bool, error) {
+	raw, err := json.Marshal(report)
+	if err != nil {
+		return false, fmt.Errorf("encode report of audit %s: %w", auditID, err)
+	}
+	tag, err := t.exec(ctx, `UPDATE audits SET status = $3, report = $4, completed_at = now()
+		WHERE site_id = $1 AND id = $2 AND status = 'running'`, siteID, auditID, status, raw)
+	if err != nil {
+		return false, fmt.Errorf("finish audit %s: %w", auditID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return false, nil
+	}
+	_, err = t.copyFrom(ctx, pgx.Identifier{"audit_recommendations"},
+		[]string{"site_id", "audit_id", "id", "ordinal", "content_id", "page_version", "action", "link_type", "target_id",
+			"target_url", "anchor", "anchors", "first_paragraphs", "priority", "reason", "link_path", "link_text", "occurrence"},
+		pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
+			r := recs[i]
+			return []any{siteID, auditID, r.ID, i, r.PageID, r.PageVersion, string(r.Action), string(r.LinkType), r.TargetID,
+				r.TargetURL, r.Anchor, nonNil(r.Anchors), r.FirstParagraphs, r.Priority, r.Reason, r.LinkPath, r.LinkText, r.Occurrence}, nil
+		}))
+	if err != nil {
+		return false, fmt.Errorf("store recommendations of audit %s: %w", auditID, err)
+	}
+	_, err = t.copyFrom(ctx, pgx.Identifier{"audit_link_scores"}, []string{"site_id", "audit_id", "page_id", "ordinal", "rank", "score"},
+		pgx.CopyFromSlice(len(scores), func(i int) ([]any, error) {
+			s := scores[i]
+			return []any{siteID, auditID, s.PageID, i, s.Rank, s.Score}, nil
+		}))
+	if err != nil {
+		return false, fmt.Errorf("store link scores of audit %s: %w", auditID, err)
+	}
+	if wholeSite {
+		t.queue(`UPDATE pages p SET link_score = s.score FROM audit_link_scores s
+			WHERE s.site_id = $1 AND s.audit_id = $2 AND p.site_id = $1 AND p.id = s.page_id
+			  AND p.link_score IS DISTINCT FROM s.score`, siteID, auditID)
+	}
+	return true, nil
+}
+
+// FinishApply records an apply's result.
+func (t *Tx) FinishApply(ctx context.Context, siteID, id string, result any) error {
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return fmt.Errorf("encode result of apply %s: %w", id, err)
+	}
+	t.queue(`UPDATE audit_applies SET status = 'done', result = $3, completed_at = now()
+		WHERE site_id = $1 AND id = $2`, siteID, id, raw)
+	return nil
+}
+
+// AuditRecord is a stored audit.
+type AuditRecord struct {
+	SiteID      string
+	ID          string
+	ClusterID   string
+	Status      string
+	Report      json.RawMessage // the audit.completed data with every list whole; nil while running
+	RequestedAt time.Time
+	CompletedAt *time.Time
+}
+
+// Audit reads an audit.
+func (s *Store) Audit(ctx context.Context, siteID, auditID string) (AuditRecord, bool, error) {
+	var a AuditRecord
+	err := s.pool.QueryRow(ctx, `SELECT site_id, id, cluster_id, status, report, requested_at, completed_at
+		FROM audits WHERE site_id = $1 AND id = $2`, siteID, auditID).
+		Scan(&a.SiteID, &a.ID, &a.ClusterID, &a.Status, &a.Report, &a.RequestedAt, &a.CompletedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return AuditRecord{}, false, nil
+	}
+	if err != nil {
+		return AuditRecord{}, false, fmt.Errorf("read audit %s: %w", auditID, err)
+	}
+	return a, true, nil
+}
+
+// StoredRecommendation is a recommendation as stored, with who applied it.
+type StoredRecommendation struct {
+	audit.Recommendation
+	AppliedBy string
+}
+
+// Recommendations reads an audit's recommendations in report order: ids
+// names them, or every one when ids is nil.
+func (s *Store) Recommendations(ctx context.Context, siteID, auditID string, ids []string) ([]StoredRecommendation, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, content_id, page_version, action, link_type, target_id, target_url, anchor,
+			anchors, first_paragraphs, priority, reason, link_path, link_text, occurrence, applied_by
+		FROM audit_recommendations WHERE site_id = $1 AND audit_id = $2 AND ($3::text[] IS NULL OR id = ANY($3))
+		ORDER BY ordinal`, siteID, auditID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read recommendations of audit %s: %w", auditID, err)
+	}
+	recs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (StoredRecommendation, error) {
+		var s StoredRecommendation
+		var action, typ string
+		err := r.Scan(&s.ID, &s.PageID, &s.PageVersion, &action, &typ, &s.TargetID, &s.TargetURL, &s.Anchor, &s.Anchors,
+			&s.FirstParagraphs, &s.Priority, &s.Reason, &s.LinkPath, &s.LinkText, &s.Occurrence, &s.AppliedBy)
+		s.Action, s.LinkType = audit.Action(action), link.Type(typ)
+		return s, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read recommendations of audit %s: %w", auditID, err)
+	}
+	return recs, nil
+}
+
+// LinkScores reads an audit's link scores, highest first.
+func (s *Store) LinkScores(ctx context.Context, siteID, auditID string) ([]audit.PageScore, error) {
+	rows, err := s.pool.Query(ctx, `SELECT page_id, rank, score FROM audit_link_scores
+		WHERE site_id = $1 AND audit_id = $2 ORDER BY ordinal`, siteID, auditID)
+	if err != nil {
+		return nil, fmt.Errorf("read link scores of audit %s: %w", auditID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.PageScore, error) {
+		var p audit.PageScore
+		return p, r.Scan(&p.PageID, &p.Rank, &p.Score)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read link scores of audit %s: %w", auditID, err)
+	}
+	return out, nil
+}
+
+// MarkApplied records that an apply changed the pages of these
+// recommendations.
+func (t *Tx) MarkApplied(ctx context.Context, siteID, auditID, by string, ids []string) error {
+	t.queue(`UPDATE audit_recommendations SET applied_by = $3, applied_at = now()
+		WHERE site_id = $1 AND audit_id = $2 AND id = ANY($4) AND applied_by = ''`, siteID, auditID, by, ids)
+	return nil
+}
+
+// AuditPage is a page as the audit reads it: every page the site has or
+// had, so links to deleted ones are known to be broken.
+type AuditPage struct {
+	ID          string
+	URL         string
+	Kind        site.Kind
+	ClusterID   string
+	Attributes  map[string][]string
+	WordCount   int
+	Live        bool
+	LiveVersion int64
+}
+
+// AuditPages reads the site's pages, in id order.
+func (t *Tx) AuditPages(ctx context.Context, siteID string) ([]AuditPage, error) {
+	rows, err := t.query(ctx, `SELECT id, url, kind, cluster_id, attributes, word_count,
+			state <> 'deleted' AND `+liveVersionSQL+` IS NOT NULL, COALESCE(`+liveVersionSQL+`, 0)
+		FROM pages WHERE site_id = $1 ORDER BY id`, siteID)
+	if err != nil {
+		return nil, fmt.Errorf("read pages of site %s: %w", siteID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditPage, error) {
+		var p AuditPage
+		var kind string
+		var raw []byte
+		if err := r.Scan(&p.ID, &p.URL, &kind, &p.ClusterID, &raw, &p.WordCount, &p.Live, &p.LiveVersion); err != nil {
+			return p, err
+		}
+		p.Kind = site.Kind(kind)
+		var err error
+		p.Attributes, err = attributeSets.decode(raw)
+		return p, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read pages of site %s: %w", siteID, err)
+	}
+	return out, nil
+}
+
+// EachLinkMap streams the link map of the site's live pages, a page at a
+// time in page id order, with the links in page order. Only one page's
+// links are held at once.
+func (t *Tx) EachLinkMap(ctx context.Context, siteID string, fn func(pageID string, links []audit.Link) error) error {
+	rows, err := t.query(ctx, `SELECT lm.source_page_id, lm.target_url, lm.internal, lm.follow, lm.position, lm.in_block,
+			lm.content_paragraph, lm.anchor
+		FROM link_map lm JOIN pages p ON p.site_id = lm.site_id AND p.id = lm.source_page_id
+		WHERE lm.site_id = $1 AND p.state <> 'deleted' AND `+liveVersionSQLOf("p")+` IS NOT NULL
+		ORDER BY lm.source_page_id, lm.ordinal`, siteID)
+	if err != nil {
+		return fmt.Errorf("read link map of site %s: %w", siteID, err)
+	}
+	defer rows.Close()
+	var current string
+	var links []audit.Link
+	for rows.Next() {
+		var source string
+		var l audit.Link
+		if err := rows.Scan(&source, &l.URL, &l.Internal, &l.Follow, &l.Position, &l.InBlock, &l.Paragraph, &l.Text); err != nil {
+			return fmt.Errorf("read link map of site %s: %w", siteID, err)
+		}
+		if source != current && current != "" {
+			if err := fn(current, links); err != nil {
+				return err
+			}
+			links = links[:0]
+		}
+		current = source
+		links = append(links, l)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read link map of site %s: %w", siteID, err)
+	}
+	if current != "" {
+		return fn(current, links)
+	}
+	return nil
+}
+
+// PageLinkMap reads one page's link map, in page order.
+func (t *Tx) PageLinkMap(ctx context.Context, siteID, pageID string) ([]audit.Link, error) {
+	rows, err := t.query(ctx, `SELECT target_url, internal, follow, position, in_block, content_paragraph, anchor
+		FROM link_map WHERE site_id = $1 AND source_page_id = $2 ORDER BY ordinal`, siteID, pageID)
+	if err != nil {
+		return nil, fmt.Errorf("read link map of page %s: %w", pageID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (audit.Link, error) {
+		var l audit.Link
+		return l, r.Scan(&l.URL, &l.Internal, &l.Follow, &l.Position, &l.InBlock, &l.Paragraph, &l.Text)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read link map of page %s: %w", pageID, err)
+	}
+	return out, nil
+}
+
+// LivePage reads a page as it is live: its metadata with its live HTML
+// and version. With forFix, the HTML is what fixes made of that version,
+// if any, and the row is locked until the transaction ends.
+func (t *Tx) LivePage(ctx context.Context, siteID, pageID string, forFix bool) (site.Page, bool, error) {
+	html := `COALESCE(published_html, html)`
+	lock := ``
+	if forFix {
+		html = `CASE WHEN fixed_version = ` + liveVersionSQL + ` THEN fixed_html ELSE COALESCE(published_html, html) END`
+		lock = ` FOR UPDATE`
+	}
+	var p site.Page
+	var kind string
+	var publishedAt *time.Time
+	var attrs []byte
+	err := t.queryRow(ctx, `SELECT id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels, attributes,
+			priority, published_at, `+liveVersionSQL+`, `+html+`
+		FROM pages WHERE site_id = $1 AND id = $2 AND state <> 'deleted' AND `+liveVersionSQL+` IS NOT NULL`+lock, siteID, pageID).
+		Scan(&p.ID, &p.URL, &p.Title, &kind, &p.ClusterID, &p.SectorID, &p.PrimaryKeyword, &p.Keywords, &p.Labels, &attrs,
+			&p.Priority, &publishedAt, &p.Version, &p.HTML)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return site.Page{}, false, nil
+	}
+	if err != nil {
+		return site.Page{}, false, fmt.Errorf("read live page %s: %w", pageID, err)
+	}
+	p.SiteID, p.Kind = siteID, site.Kind(kind)
+	if publishedAt != nil {
+		p.PublishedAt = *publishedAt
+	}
+	if err := json.Unmarshal(attrs, &p.Attributes); err != nil {
+		return site.Page{}, false, fmt.Errorf("read live page %s: attributes: %w", pageID, err)
+	}
+	return p, true, nil
+}
+
+// SaveFixedPage stores what fixes made of a page's live version and
+// numbers the links.inserted it goes out in, which it returns.
+func (t *Tx) SaveFixedPage(ctx context.Context, siteID, pageID string, version int64, html string) (int64, error) {
+	var seq int64
+	err := t.queryRow(ctx, `UPDATE pages SET fixed_html = $4, fixed_version = $3, inserted_seq = inserted_seq + 1, updated_at = now()
+		WHERE site_id = $1 AND id = $2 RETURNING inserted_seq`, siteID, pageID, version, html).Scan(&seq)
+	if err != nil {
+		return 0, fmt.Errorf("store fixed page %s: %w", pageID, err)
+	}
+	return seq, nil
+}
+
+// liveVersionSQLOf is liveVersionSQL of the pages row named alias.
+func liveVersionSQLOf(alias string) string {
+	return `COALESCE(` + alias + `.live_version, CASE WHEN ` + alias + `.state = 'published' THEN ` + alias + `.version END)`
+}
