@@ -300,6 +300,9 @@ func markupOptions(sc siteContext) markup.Options {
 		SiteHost:             sc.structure.Site.Host(),
 		MaxLinksPerParagraph: sc.policy.MaxLinksPerParagraph,
 		MinWordsBetweenLinks: minWords,
+		// A menu or footer link to a hub is no uplink: the rules count
+		// in-body links, so only those stop another to the same target.
+		DuplicateTargetsInBodyOnly: true,
 	}
 }
 

@@ -201,7 +201,9 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		if l.Position != "navigation" && l.Position != "header" && l.Position != "footer" {
 			a.bodyInbound[t]++
 		}
-		if text := anchors.Normalize(l.Text); text != "" {
+		// Dominance counts in-body anchors: a menu or footer repeats its
+		// one anchor on every page, which is no over-optimised anchor text.
+		if text := anchors.Normalize(l.Text); text != "" && l.InBody() {
 			if a.anchorsTo[t] == nil {
 				a.anchorsTo[t] = map[string]int{}
 			}
@@ -404,8 +406,8 @@ func (a *Auditor) densityRange(p Page) (policy.DensityRange, bool) {
 	return r, r.Min > 0 || r.Max > 0
 }
 
-// dominant reports a target at least anchor_dominance_min_inbound links
-// point to, one exact anchor of which carries more than
+// dominant reports a target at least anchor_dominance_min_inbound in-body
+// links point to, one exact anchor of which carries more than
 // anchor_dominance_flag_share of them.
 func (a *Auditor) dominant(t int) (Finding, bool) {
 	counts := a.anchorsTo[t]

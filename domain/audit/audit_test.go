@@ -45,7 +45,7 @@ var (
 			`<p>Pitch one of our <a href="/tents/">tents</a> in wind.</p>`},
 		{Page{ID: "mountain", URL: "/terrain/mountain/", Kind: site.KindTerm, WordCount: 100, Live: true},
 			`<p>For mountains, <a href="/boots/">hiking boots</a>.</p>`},
-		{Page{ID: "about", URL: "/about/", Kind: site.KindPage, WordCount: 100, Live: true}, `<p>About us.</p>`},
+		{Page{ID: "about", URL: "/about/", Kind: site.KindPage, WordCount: 100, Live: true}, `<p>About us and our <a href="/boots/">boot range</a>.</p>`},
 	}
 )
 
@@ -105,7 +105,7 @@ func TestTheAuditFindsEveryPlantedDefect(t *testing.T) {
 		got, want any
 	}{
 		{"live pages", r.Pages, 9},
-		{"internal links", r.TotalLinks, 12},
+		{"internal links", r.TotalLinks, 13},
 		// No other live page links to them; the home page is never one.
 		{"orphans", r.Orphans, []string{"care", "dry", "pitch", "mountain"}},
 		// Linked from the home page's navigation alone.
@@ -119,7 +119,8 @@ func TestTheAuditFindsEveryPlantedDefect(t *testing.T) {
 		// hubs, at least 3 for term pages.
 		{"under-linked", ids(r.UnderLinked), []string{"boots", "fit", "care", "dry", "tents", "pitch", "mountain", "about"}},
 		{"over-linked", ids(r.OverLinked), []string(nil)},
-		// 4 of the hub's 5 inbound links say "hiking boots".
+		// 4 of the hub's 5 in-body links say "hiking boots"; the home
+		// page's menu link is no in-body link.
 		{"dominant anchors", ids(r.DominantAnchors), []string{"boots"}},
 	} {
 		if !equal(c.got, c.want) {
@@ -222,7 +223,7 @@ func TestLinkScoresRankTheLivePagesOverTheirFollowLinks(t *testing.T) {
 	}
 	var edges []linkscore.Edge
 	for _, e := range [][2]string{{"home", "boots"}, {"home", "tents"}, {"home", "about"}, {"boots", "fit"}, {"boots", "tents"},
-		{"fit", "boots"}, {"care", "boots"}, {"pitch", "tents"}, {"mountain", "boots"}} {
+		{"fit", "boots"}, {"care", "boots"}, {"pitch", "tents"}, {"mountain", "boots"}, {"about", "boots"}} {
 		edges = append(edges, linkscore.Edge{From: at[e[0]], To: at[e[1]]})
 	}
 	g, err := linkscore.NewGraph(len(live), edges)

@@ -57,6 +57,13 @@ type Options struct {
 	// AllowDuplicateTargets places a link even when the page already links
 	// to its href; by default that is refused, as the validator would fail it.
 	AllowDuplicateTargets bool
+	// DuplicateTargetsInBodyOnly counts only the page's links in the
+	// content zone as already linking to a target: a link in the
+	// navigation, header, footer or an aside does not stop an in-body one,
+	// as the validator's no_duplicate_links rule judges in-body links only.
+	// A site menu links to its hubs from every page, and the audit's
+	// missing-uplink fix must still place the in-body uplink.
+	DuplicateTargetsInBodyOnly bool
 }
 
 // Placement reports what happened to one LinkRequest, in request order.
@@ -512,9 +519,10 @@ func (p *placer) linksTo(path string) bool {
 	if p.anchorPaths == nil {
 		p.anchorPaths = make([]string, len(p.doc.anchors))
 		host := p.cfg.opts.SiteHost
+		inBodyOnly := p.cfg.opts.DuplicateTargetsInBodyOnly
 		for i := range p.doc.anchors {
 			switch l := &p.doc.anchors[i]; {
-			case !l.hasHref:
+			case !l.hasHref, inBodyOnly && l.zone != zoneContent:
 			case isPlainPath(l.href):
 				// The common case, which both functions below take first.
 				p.anchorPaths[i] = l.href

@@ -259,6 +259,28 @@ func TestPlaceDuplicateTargets(t *testing.T) {
 	}
 }
 
+func TestPlaceDuplicateTargetsInBodyOnlyIgnoresMenuLinks(t *testing.T) {
+	body := `<p>Boots and more boots ` + filler(60) + ` boots.</p>`
+	opts := Options{SiteHost: "www.shop.example", DuplicateTargetsInBodyOnly: true}
+	for _, around := range []string{
+		`<nav><a href="/boots/">Boots</a></nav>`,
+		`<header><a href="https://www.shop.example/boots/">Boots</a></header>`,
+		`<footer><a href="/boots/">Boots</a></footer>`,
+		`<div role="navigation"><a href="/boots/">Boots</a></div>`,
+	} {
+		_, pl := placeOne(t, around+body, LinkRequest{ID: "1", Href: "/boots/", Anchors: []string{"boots"}}, opts)
+		if !pl.Placed {
+			t.Errorf("with %s the in-body link was refused: %+v", around, pl)
+		}
+	}
+	// An in-body link to the target still counts.
+	src := `<p>See <a href="/boots/">our range</a>.</p>` + body
+	_, pl := placeOne(t, src, LinkRequest{ID: "1", Href: "/boots/", Anchors: []string{"boots"}}, opts)
+	if pl.Placed || !strings.Contains(pl.Reason, "already links") {
+		t.Fatalf("a second in-body link was placed: %+v", pl)
+	}
+}
+
 func TestPlaceMalformedPageIsCheckedByParser(t *testing.T) {
 	// Misnested formatting makes the scanner unsure; the parser has the
 	// last word and the link still lands in the paragraph.

@@ -94,7 +94,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	var at tagAttrs
 	if hasAttr && (a == atom.A || a == atom.Font || string(name) == "annotation-xml" ||
 		a == atom.Base && s.mode&wantLinks != 0 ||
-		s.mode&wantLinks != 0 && containsFold(s.src[start:end], "role") ||
+		containsFold(s.src[start:end], "role") ||
 		s.mode&wantBlocks != 0 && containsFold(s.src[start:end], BlockMarkerAttr)) {
 		at = s.readAttrs(z, s.src[start:end])
 	}
