@@ -207,7 +207,7 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 		}
 		applied += len(done)
 		fixed := store.PageRecord{Page: page, LinkedHTML: string(html)}
-		data := insertedData(fixed, seq, links, report, AuditReason(auditID))
+		data := insertedData(fixed, seq, linksToLivePages(links), report, AuditReason(auditID))
 		out, err := p.fitEventID(req, events.DerivedID(req, events.LinksInserted+"/"+pageID), data)
 		if err != nil {
 			return err
@@ -384,6 +384,19 @@ func validateFixed(ctx context.Context, tx *store.Tx, sc siteContext, page site.
 		return validation.Report{}, nil, err
 	}
 	return report, settled, nil
+}
+
+// linksToLivePages leaves out of a fixed page's links those to no live
+// page: an unverified or broken link the fixes left alone has no target
+// and no type for links.inserted to report (the audit reports it).
+func linksToLivePages(links []link.Link) []link.Link {
+	out := make([]link.Link, 0, len(links))
+	for _, l := range links {
+		if l.Type != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // pathVariants are the page URLs a set of link paths may be stored as:

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -159,6 +160,30 @@ func candidateTexts(cands []link.Anchor) []string {
 	return out
 }
 
+// refusedByValidation places a proposed link in the page as apply would
+// and says which validation rule it makes the page fail ("" when none):
+// apply refuses such a link, so a recommendation should not offer it.
+func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, pr proposal) (string, error) {
+	l := pr.link
+	html, added, err := placeFix([]byte(page.HTML), r.sc, page, audit.Recommendation{ID: l.ID, LinkType: l.Type,
+		TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: candidateTexts(l.Candidates), FirstParagraphs: l.FirstParagraphs})
+	if err != nil {
+		return err.Error(), nil
+	}
+	before, _, err := validateFixed(ctx, r.tx, r.sc, page, []byte(page.HTML), nil)
+	if err != nil {
+		return "", err
+	}
+	after, settled, err := validateFixed(ctx, r.tx, r.sc, page, html, []link.Link{*added})
+	if err != nil {
+		return "", err
+	}
+	if len(flaggedIDs(settled, []link.Link{*added}, newlyFailed(before, after))) > 0 {
+		return "validation would refuse it: " + failedRules(after), nil
+	}
+	return "", nil
+}
+
 // add records an addition the planner proposes for a page.
 func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, weight float64, reason string) {
 	l, pl := pr.link, pr.placement
@@ -278,6 +303,17 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 		if err != nil {
 			return err
 		}
+		if prs[0].placement.Placed {
+			// A link apply would have to refuse is no recommendation: the
+			// next source is tried instead.
+			why, err := r.refusedByValidation(ctx, src, prs[0])
+			if err != nil {
+				return err
+			}
+			if why != "" {
+				prs[0].placement = markup.Placement{ID: l.ID, CandidateIndex: -1, Reason: why}
+			}
+		}
 		if !prs[0].placement.Placed {
 			if fallback == nil {
 				fallback = &struct {
@@ -324,27 +360,52 @@ func (r *recommender) underLinked(ctx context.Context, f audit.Finding) error {
 	if err != nil {
 		return err
 	}
-	var lacking []link.Link
+	// What the planner would place comes first, then what it would leave
+	// for review: an audit's recommendations are reviewed by a person anyway.
+	var lacking, review []link.Link
 	for _, l := range plan.Links {
-		if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned && !has[l.TargetPageID] {
+		if l.Zone != link.ZoneInBody || has[l.TargetPageID] {
+			continue
+		}
+		switch l.Status {
+		case link.StatusPlanned:
 			lacking = append(lacking, l)
+		case link.StatusReview:
+			review = append(review, l)
 		}
 	}
+	lacking = append(lacking, review...)
 	prs, err := r.place(page, lacking)
 	if err != nil {
 		return err
 	}
 	need := f.Limit - f.Count
+	reason := fmt.Sprintf("page has %d in-body links, under its minimum of %d", f.Count, f.Limit)
+	var unplaced []proposal
 	for _, pr := range prs {
 		if need == 0 {
 			break
 		}
+		if pr.placement.Placed {
+			why, err := r.refusedByValidation(ctx, page, pr)
+			if err != nil {
+				return err
+			}
+			if why != "" {
+				pr.placement = markup.Placement{ID: pr.link.ID, CandidateIndex: -1, Reason: why}
+			}
+		}
 		if !pr.placement.Placed {
+			unplaced = append(unplaced, pr)
 			continue
 		}
-		r.add(audit.ProblemUnderLinked, page, pr, pr.link.Score/100,
-			fmt.Sprintf("page has %d in-body links, under its minimum of %d", f.Count, f.Limit))
+		r.add(audit.ProblemUnderLinked, page, pr, pr.link.Score/100, reason)
 		need--
+	}
+	// What the page cannot take as it is written is still what it lacks:
+	// the best of it is recommended for a writer to work in.
+	for _, pr := range unplaced[:min(need, len(unplaced))] {
+		r.add(audit.ProblemUnderLinked, page, pr, pr.link.Score/100, reason)
 	}
 	return nil
 }
@@ -522,6 +583,9 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding) error {
 		occurrence int
 	}
 	var uses []use
+	// The in-body anchors of the target's links, as dominance counts them:
+	// a variation must not make another anchor dominant.
+	counts := map[string]int{}
 	err := r.tx.EachLinkMap(ctx, r.siteID, func(pageID string, links []audit.Link) error {
 		seen := map[[2]string]int{}
 		for _, l := range links {
@@ -532,7 +596,12 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding) error {
 			key := [2]string{path, l.Text}
 			occurrence := seen[key]
 			seen[key]++
-			if id, _, _ := r.auditor.Resolve(l.URL); id == f.PageID && pageID != f.PageID && anchors.Normalize(l.Text) == f.Anchor {
+			if id, _, _ := r.auditor.Resolve(l.URL); id != f.PageID || pageID == f.PageID || !l.InBody() {
+				continue
+			}
+			text := anchors.Normalize(l.Text)
+			counts[text]++
+			if text == f.Anchor {
 				uses = append(uses, use{pageID, path, l.Text, occurrence})
 			}
 		}
@@ -548,8 +617,11 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding) error {
 		return uses[i].source < uses[j].source
 	})
 	n := audit.ExcessAnchorLinks(f, r.sc.policy.AnchorDominanceFlagShare)
+	// Links whose page has another anchor for the target are moved first;
+	// those that need a writer only when there are too few of them.
+	var placed, unplaced []audit.Recommendation
 	for _, u := range uses {
-		if n == 0 {
+		if len(placed) == n {
 			break
 		}
 		page, found, err := r.livePage(ctx, u.source)
@@ -571,9 +643,10 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding) error {
 		if !ok {
 			continue
 		}
+		keep := int(math.Floor(r.sc.policy.AnchorDominanceFlagShare * float64(f.Limit)))
 		var others []link.Anchor
 		for _, c := range l.Candidates {
-			if anchors.Normalize(c.Text) != f.Anchor {
+			if text := anchors.Normalize(c.Text); text != f.Anchor && counts[text] < keep {
 				others = append(others, c)
 			}
 		}
@@ -597,18 +670,21 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding) error {
 			Reason: fmt.Sprintf("anchor %q carries %d of the %d links to %s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID,
 				100*r.sc.policy.AnchorDominanceFlagShare)}
 		if pl := prs[0].placement; pl.Placed {
-			rec.Anchor = pl.AnchorText
+			counts[anchors.Normalize(pl.AnchorText)]++
+			rec.Anchor, rec.Found = pl.AnchorText, true
 			rec.Anchors = append([]string{rec.Anchors[pl.CandidateIndex]}, without(rec.Anchors, pl.CandidateIndex)...)
 			rec.Reason += fmt.Sprintf("; move this link to %q, found in paragraph %d", pl.AnchorText, pl.ContentParagraph)
-		} else {
-			rec.Reason += "; no other anchor for the target found in the page"
-			if len(others) > 0 {
-				rec.Anchor = others[0].Text
-				rec.Reason += fmt.Sprintf(": work %q into the text", others[0].Text)
-			}
+			placed = append(placed, rec)
+			continue
 		}
-		r.recs = append(r.recs, rec)
-		n--
+		rec.Reason += "; no other anchor for the target found in the page"
+		if len(others) > 0 {
+			rec.Anchor = others[0].Text
+			rec.Reason += fmt.Sprintf(": work %q into the text", others[0].Text)
+		}
+		unplaced = append(unplaced, rec)
 	}
+	r.recs = append(r.recs, placed...)
+	r.recs = append(r.recs, unplaced[:min(n-len(placed), len(unplaced))]...)
 	return nil
 }
