@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,18 +28,21 @@ func demo(ctx context.Context, args []string) error {
 	cfg.HTTPAddr = "127.0.0.1:0"
 	cfg.DataDir = ""
 	logLevel := "warn"
-	outDir, example, reset := "demo-output", "outdoor-gear", true
+	outDir, example, reset := "demo-output", "", true
 	s := &settings{fs: flag.NewFlagSet("demo", flag.ContinueOnError)}
 	serviceFlags(s, &cfg, &logLevel)
-	s.fs.StringVar(&outDir, "out", outDir, "folder the linked HTML and summary.json are written to")
-	s.fs.StringVar(&example, "example", example, "bundled example site to publish ("+strings.Join(examples.Names(), ", ")+")")
+	s.fs.StringVar(&outDir, "out", outDir, "folder each example site's results are written to, a subfolder a site")
+	s.fs.StringVar(&example, "example", example, "run only this bundled example site ("+strings.Join(examples.Names(), ", ")+"); default: all of them")
 	s.fs.BoolVar(&reset, "reset", reset, "drop the demo database first, so every run starts clean")
 	if err := s.finish(args, &cfg, logLevel); err != nil {
 		return err
 	}
-	site, err := examples.Load(example)
-	if err != nil {
-		return err
+	names := examples.Names()
+	if example != "" {
+		if !slices.Contains(names, example) {
+			return fmt.Errorf("no example site %q: the bundled ones are %s", example, strings.Join(names, ", "))
+		}
+		names = []string{example}
 	}
 	if cfg.DataDir == "" {
 		dir, err := os.MkdirTemp("", "interlinker-demo-")
@@ -54,7 +58,6 @@ func demo(ctx context.Context, args []string) error {
 		}
 	}
 
-	started := time.Now()
 	svc, err := service.Start(ctx, cfg)
 	if err != nil {
 		return err
@@ -71,24 +74,36 @@ func demo(ctx context.Context, args []string) error {
 		return err
 	}
 	defer p.close()
-	results, err := watchInserted(ctx, p.js)
-	if err != nil {
-		return err
+	for _, name := range names {
+		site, err := examples.Load(name)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(outDir, name)
+		if site.Existing {
+			err = demoExisting(ctx, svc, p, site, dir)
+		} else {
+			err = demoGenerated(ctx, svc, p, site, dir)
+		}
+		if err != nil {
+			return fmt.Errorf("example %s: %w", name, err)
+		}
 	}
+	return nil
+}
 
+// demoGenerated is new-content mode: it publishes a site's pages as
+// content.generated, hubs first, and reports the links that come back.
+func demoGenerated(ctx context.Context, svc *service.Service, p *producer, site examples.Site, outDir string) error {
+	started := time.Now()
 	siteID := site.Structure.Site.ID
-	siteEv, err := demoEvent(events.SiteUpdated, siteID, "demo-site-"+siteID, site.Structure)
+	fmt.Printf("\n== New content: %s (%s), %d pages published as content.generated ==\n", site.Structure.Site.Name, siteID, len(site.Pages))
+	results, err := watchInserted(ctx, p.js, siteID, nil)
 	if err != nil {
 		return err
 	}
-	if err := p.publish(ctx, siteEv); err != nil {
+	if err := demoSite(ctx, svc, p, site); err != nil {
 		return err
-	}
-	if err := waitUntil(ctx, time.Minute, func() bool {
-		_, found, err := svc.Store().LoadSite(ctx, siteID)
-		return err == nil && found
-	}); err != nil {
-		return fmt.Errorf("site %s was not projected: %w", siteID, err)
 	}
 	// Hubs go first so their supporting articles find them when planned.
 	var hubs, rest []events.PageInfo
@@ -119,19 +134,45 @@ func demo(ctx context.Context, args []string) error {
 	}
 	// Pages planned before a page they depend on are planned again when it
 	// arrives; the summary waits for those re-plans to settle.
+	if err := waitCalm(ctx, svc); err != nil {
+		return fmt.Errorf("waiting for re-plans to settle: %w", err)
+	}
+	elapsed := time.Since(started)
+	return report(site, results.all(), outDir, elapsed)
+}
+
+// demoSite publishes a site's structure and waits until it is projected.
+func demoSite(ctx context.Context, svc *service.Service, p *producer, site examples.Site) error {
+	siteID := site.Structure.Site.ID
+	siteEv, err := demoEvent(events.SiteUpdated, siteID, "demo-site-"+siteID, site.Structure)
+	if err != nil {
+		return err
+	}
+	if err := p.publish(ctx, siteEv); err != nil {
+		return err
+	}
+	if err := waitUntil(ctx, time.Minute, func() bool {
+		_, found, err := svc.Store().LoadSite(ctx, siteID)
+		return err == nil && found
+	}); err != nil {
+		return fmt.Errorf("site %s was not projected: %w", siteID, err)
+	}
+	return nil
+}
+
+// waitCalm waits until the service has had nothing to do three times in a
+// row, 50 ms apart: the events published so far and what they caused are
+// all handled.
+func waitCalm(ctx context.Context, svc *service.Service) error {
 	calm := 0
-	if err := waitUntil(ctx, 5*time.Minute, func() bool {
+	return waitUntil(ctx, 5*time.Minute, func() bool {
 		if idle, err := svc.Idle(ctx); err == nil && idle {
 			calm++
 		} else {
 			calm = 0
 		}
 		return calm >= 3
-	}); err != nil {
-		return fmt.Errorf("waiting for re-plans to settle: %w", err)
-	}
-	elapsed := time.Since(started)
-	return report(site, results.all(), outDir, elapsed)
+	})
 }
 
 func demoEvent(typ, siteID, id string, data any) (events.Event, error) {
@@ -161,7 +202,9 @@ type insertedWatch struct {
 	byPage map[string]events.LinksInsertedData
 }
 
-func watchInserted(ctx context.Context, js jetstream.JetStream) (*insertedWatch, error) {
+// watchInserted collects the site's links.inserted that keep accepts (nil:
+// every one), the last of each page.
+func watchInserted(ctx context.Context, js jetstream.JetStream, siteID string, keep func(events.LinksInsertedData) bool) (*insertedWatch, error) {
 	cons, err := js.OrderedConsumer(ctx, "LINKS", jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.LinksInserted}})
 	if err != nil {
 		return nil, fmt.Errorf("watch links.inserted: %w", err)
@@ -169,11 +212,11 @@ func watchInserted(ctx context.Context, js jetstream.JetStream) (*insertedWatch,
 	w := &insertedWatch{byPage: map[string]events.LinksInsertedData{}}
 	if _, err := cons.Consume(func(m jetstream.Msg) {
 		ev, err := events.Decode(m.Data())
-		if err != nil {
+		if err != nil || ev.SiteID != siteID {
 			return
 		}
 		d, err := events.DecodeData[events.LinksInsertedData](ev)
-		if err != nil {
+		if err != nil || keep != nil && !keep(d) {
 			return
 		}
 		w.mu.Lock()

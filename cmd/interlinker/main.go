@@ -4,6 +4,7 @@
 //	interlinker migrate   create and migrate the database, then exit
 //	interlinker demo      link the bundled example site end to end and print a summary
 //	interlinker publish   send CloudEvents from JSON files to NATS
+//	interlinker audit     audit a site: request it, show progress, print the report, write CSV files
 //
 // Every flag has an INTERLINKER_* environment variable of the same meaning;
 // `interlinker VERB -h` lists them.
@@ -26,6 +27,8 @@ Usage:
   interlinker migrate [flags]          create and migrate the database, then exit
   interlinker demo    [flags]          link the bundled example site end to end and print a summary
   interlinker publish [flags] PATH...  publish CloudEvents from JSON files or directories to NATS
+  interlinker audit   --site ID [--wait] [flags]
+                                       audit a site; with --wait show progress, print the report and write CSV files
 
 Run "interlinker VERB -h" for the flags of a verb; each flag also reads an
 INTERLINKER_* environment variable (for example --database-url and
@@ -59,6 +62,8 @@ func run(args []string) error {
 		return demo(ctx, rest)
 	case "publish":
 		return publish(ctx, rest)
+	case "audit":
+		return auditCommand(ctx, rest)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

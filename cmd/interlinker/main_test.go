@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/examples"
 	"github.com/interlinker/interlinker/service"
 	"github.com/interlinker/interlinker/store/storetest"
 )
@@ -28,10 +30,12 @@ func TestDemoLinksTheExampleSiteAndWritesItsSummary(t *testing.T) {
 	out := t.TempDir()
 	// A small pool: the default, one connection per handler (78), would
 	// crowd Postgres' 100 connections while other packages' tests run.
-	err := run([]string{"demo", "--database-url", storetest.NewDatabase(t), "--db-max-conns", "16", "--out", out, "--log-level", "error"})
+	err := run([]string{"demo", "--example", "outdoor-gear", "--database-url", storetest.NewDatabase(t), "--db-max-conns", "16",
+		"--out", out, "--log-level", "error"})
 	if err != nil {
 		t.Fatalf("demo: %v", err)
 	}
+	out = filepath.Join(out, "outdoor-gear")
 	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -81,6 +85,92 @@ func TestDemoLinksTheExampleSiteAndWritesItsSummary(t *testing.T) {
 	}
 	if !strings.Contains(string(html), `<a href="/hiking/hiking-boots/" data-interlinker=`) {
 		t.Errorf("linked page lacks its uplink:\n%.400s", html)
+	}
+}
+
+// linkTag is an <a> start or end tag; a page's fixes change nothing else.
+var linkTag = regexp.MustCompile(`(?i)<a\b[^>]*>|</a>`)
+
+func TestDemoAuditsTheExistingSiteAppliesItsFixesAndAuditsAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole example site")
+	}
+	out := t.TempDir()
+	err := run([]string{"demo", "--example", "home-coffee", "--database-url", storetest.NewDatabase(t), "--db-max-conns", "16",
+		"--out", out, "--log-level", "error"})
+	if err != nil {
+		t.Fatalf("demo: %v", err)
+	}
+	out = filepath.Join(out, "home-coffee")
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum existingSummary
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatal(err)
+	}
+	// The first audit finds what examples/home-coffee/README.md says was
+	// planted, and nothing else.
+	b := sum.Before
+	for _, f := range []struct {
+		name      string
+		got, want int
+	}{
+		{"pages", b.Pages, 31}, {"orphan_pages", b.OrphanPages, 3}, {"navigation_only_pages", b.NavigationOnlyPages, 2},
+		{"missing_mandatory", b.MissingMandatory, 3}, {"uplinks_outside_first_paragraphs", b.UplinksOutsideOpening, 1},
+		{"broken_links", b.BrokenLinks, 2}, {"unverified_links", b.UnverifiedLinks, 1}, {"over_linked_pages", b.OverLinkedPages, 1},
+		{"under_linked_pages", b.UnderLinkedPages, 2}, {"dominant_anchors", b.DominantAnchors, 1},
+	} {
+		if f.got != f.want {
+			t.Errorf("before the fixes %s = %d, planted %d", f.name, f.got, f.want)
+		}
+	}
+	a := sum.After
+	if a.MissingMandatory != 0 || a.BrokenLinks != 0 || a.OverLinkedPages != 0 {
+		t.Errorf("after the fixes: missing_mandatory %d, broken_links %d, over_linked_pages %d; want 0, 0, 0",
+			a.MissingMandatory, a.BrokenLinks, a.OverLinkedPages)
+	}
+	if a.OrphanPages >= b.OrphanPages || a.OverallHealthScore <= b.OverallHealthScore {
+		t.Errorf("orphans %d → %d, health %.1f → %.1f: want fewer orphans and better health",
+			b.OrphanPages, a.OrphanPages, b.OverallHealthScore, a.OverallHealthScore)
+	}
+	if sum.Applied.Applied == 0 || len(sum.PagesChanged) == 0 {
+		t.Fatalf("nothing applied: %+v", sum.Applied)
+	}
+	for _, f := range sum.Applied.Failed {
+		if f.Reason == "" {
+			t.Errorf("recommendation %s refused without a reason", f.ID)
+		}
+	}
+	// Each page the fixes changed differs from the site's own HTML in
+	// links alone, and both audits wrote their files.
+	site, err := examples.Load("home-coffee")
+	if err != nil {
+		t.Fatal(err)
+	}
+	original := map[string]string{}
+	for _, pg := range site.Pages {
+		original[pg.ID] = pg.HTML
+	}
+	for _, id := range sum.PagesChanged {
+		fixed, err := os.ReadFile(filepath.Join(out, "fixed", id+".html"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(fixed) == original[id] {
+			t.Errorf("page %s is listed as changed but is not", id)
+		}
+		if linkTag.ReplaceAllString(string(fixed), "") != linkTag.ReplaceAllString(original[id], "") {
+			t.Errorf("fixed page %s differs from the original in more than links", id)
+		}
+	}
+	for _, name := range []string{"before", "after"} {
+		for _, file := range []string{auditJSONFile, orphansCSVFile, recommendationsFile, linkMapCSVFile, linkScoresCSVFile} {
+			if _, err := os.Stat(filepath.Join(out, name, file)); err != nil {
+				t.Errorf("%s/%s: %v", name, file, err)
+			}
+		}
 	}
 }
 

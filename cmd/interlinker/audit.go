@@ -1,0 +1,284 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/service"
+	"github.com/interlinker/interlinker/store"
+)
+
+// auditSettings are the audit verb's flags.
+type auditSettings struct {
+	natsURL, databaseURL string
+	siteID, clusterID    string
+	auditID, reportID    string
+	verify, verifyExt    bool
+	wait                 bool
+	outDir               string
+	timeout              time.Duration
+	top                  int
+}
+
+func auditCommand(ctx context.Context, args []string) error {
+	a := auditSettings{natsURL: "nats://127.0.0.1:4250", databaseURL: service.DefaultConfig().DatabaseURL,
+		timeout: 30 * time.Minute, top: 15}
+	s := &settings{fs: flag.NewFlagSet("audit", flag.ContinueOnError)}
+	s.String(&a.natsURL, "nats-url", "NATS server the service reads (serve's embedded server listens on 127.0.0.1:4250)")
+	s.String(&a.databaseURL, "database-url", "the service's PostgreSQL database, where the whole report is read from")
+	s.fs.StringVar(&a.siteID, "site", "", "id of the site to audit (required)")
+	s.fs.StringVar(&a.clusterID, "cluster", "", "audit one cluster of the site instead of all of it")
+	s.fs.StringVar(&a.auditID, "audit-id", "", "id of the new audit (default: audit-<UTC time>-<random>)")
+	s.fs.BoolVar(&a.verify, "verify", false, "ask for HTTP checks of link targets (not yet available: the report says the links are unverified)")
+	s.fs.BoolVar(&a.verifyExt, "verify-external", false, "with --verify, check external link targets too")
+	s.fs.BoolVar(&a.wait, "wait", false, "wait for the report, showing progress, then print it and write its files")
+	s.fs.StringVar(&a.reportID, "report", "", "print and write the files of this finished audit instead of requesting one")
+	s.fs.StringVar(&a.outDir, "out", "", "folder for audit.json and the CSV files (default: audit-<audit id>)")
+	s.fs.DurationVar(&a.timeout, "timeout", a.timeout, "how long --wait waits for the report")
+	s.fs.IntVar(&a.top, "top", a.top, "rows of recommendations and link scores the tables show (the files have every row)")
+	s.fs.Usage = func() {
+		fmt.Fprintln(s.fs.Output(), "usage: interlinker audit --site ID [--wait] [--cluster ID] [--audit-id ID] [--verify] [--out DIR]\n"+
+			"       interlinker audit --site ID --report AUDIT_ID [--out DIR]\n\n"+
+			"Publishes audit.requested for a site. With --wait it shows the audit's progress, prints the report as\n"+
+			"tables and writes audit.json, orphans.csv, recommendations.csv, link_map.csv and link_scores.csv.")
+		s.fs.PrintDefaults()
+	}
+	if err := s.finish(args, nil, ""); err != nil {
+		return err
+	}
+	if a.siteID == "" {
+		s.fs.Usage()
+		return errors.New("--site is required")
+	}
+	if a.reportID != "" && (a.auditID != "" || a.clusterID != "" || a.verify || a.wait) {
+		return errors.New("--report reads a finished audit: --audit-id, --cluster, --verify and --wait request a new one")
+	}
+	if a.top < 0 {
+		return fmt.Errorf("--top %d must not be negative", a.top)
+	}
+
+	if a.reportID != "" {
+		st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 4})
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		rec, found, err := st.Audit(ctx, a.siteID, a.reportID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("site %s has no audit %s", a.siteID, a.reportID)
+		}
+		return showAudit(ctx, os.Stdout, st, rec, a.outDirFor(rec.ID), a.top)
+	}
+
+	if a.auditID == "" {
+		a.auditID = fmt.Sprintf("audit-%s-%04x", time.Now().UTC().Format("20060102T150405Z"), rand.Uint32()&0xffff)
+	}
+	p, err := newProducer(a.natsURL)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	req := events.AuditRequestedData{AuditID: a.auditID, ClusterID: a.clusterID, Verify: a.verify, VerifyExternal: a.verifyExt}
+	if !a.wait {
+		if err := publishAuditRequest(ctx, p, a.siteID, req); err != nil {
+			return err
+		}
+		fmt.Printf("audit %s of site %s requested; its report follows as audit.completed.\n"+
+			"Read it with: interlinker audit --site %s --report %s\n", a.auditID, a.siteID, a.siteID, a.auditID)
+		return nil
+	}
+
+	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 4})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ctx, cancel := context.WithTimeout(ctx, a.timeout)
+	defer cancel()
+	rec, err := requestAudit(ctx, p, st, a.siteID, req, newProgressView(os.Stderr))
+	if err != nil {
+		return err
+	}
+	return showAudit(ctx, os.Stdout, st, rec, a.outDirFor(rec.ID), a.top)
+}
+
+func (a auditSettings) outDirFor(auditID string) string {
+	if a.outDir != "" {
+		return a.outDir
+	}
+	return "audit-" + auditID
+}
+
+// publishAuditRequest sends audit.requested; its event id is the audit id,
+// so asking twice for one audit id asks once.
+func publishAuditRequest(ctx context.Context, p *producer, siteID string, req events.AuditRequestedData) error {
+	ev, err := events.New(events.AuditRequested, siteID, req.AuditID, "", req)
+	if err != nil {
+		return err
+	}
+	ev.Source = "interlinker-cli"
+	if err := p.publish(ctx, ev); err != nil {
+		return fmt.Errorf("request audit %s of site %s: %w", req.AuditID, siteID, err)
+	}
+	return nil
+}
+
+// requestAudit publishes audit.requested and waits until the audit is
+// finished, showing its audit.progress on view. It returns the stored
+// audit, whose report has every list whole. It watches the database as
+// well as audit.completed: an audit id asked for before is deduplicated by
+// the stream and answered by no new event.
+func requestAudit(ctx context.Context, p *producer, st *store.Store, siteID string, req events.AuditRequestedData, view progressView) (store.AuditRecord, error) {
+	defer view.finish()
+	done := make(chan struct{}, 1)
+	cons, err := p.js.OrderedConsumer(ctx, "AUDIT", jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{events.AuditProgress, events.AuditCompleted}, DeliverPolicy: jetstream.DeliverNewPolicy})
+	if err != nil {
+		return store.AuditRecord{}, fmt.Errorf("watch audit %s: %w", req.AuditID, err)
+	}
+	watch, err := cons.Consume(func(m jetstream.Msg) {
+		ev, err := events.Decode(m.Data())
+		if err != nil || ev.SiteID != siteID {
+			return
+		}
+		switch ev.Type {
+		case events.AuditProgress:
+			if d, err := events.DecodeData[events.AuditProgressData](ev); err == nil && d.AuditID == req.AuditID {
+				view.update(d)
+			}
+		case events.AuditCompleted:
+			if d, err := events.DecodeData[events.AuditCompletedData](ev); err == nil && d.AuditID == req.AuditID {
+				select {
+				case done <- struct{}{}:
+				default:
+				}
+			}
+		}
+	})
+	if err != nil {
+		return store.AuditRecord{}, fmt.Errorf("watch audit %s: %w", req.AuditID, err)
+	}
+	defer watch.Stop()
+	if err := publishAuditRequest(ctx, p, siteID, req); err != nil {
+		return store.AuditRecord{}, err
+	}
+	poll := time.NewTicker(2 * time.Second)
+	defer poll.Stop()
+	for {
+		rec, found, err := st.Audit(ctx, siteID, req.AuditID)
+		if err != nil {
+			return store.AuditRecord{}, err
+		}
+		if found && rec.Status != store.AuditRunning {
+			return rec, nil
+		}
+		select {
+		case <-ctx.Done():
+			return store.AuditRecord{}, fmt.Errorf("waiting for audit %s of site %s: %w", req.AuditID, siteID, ctx.Err())
+		case <-done:
+		case <-poll.C:
+		}
+	}
+}
+
+// progressView shows audit.progress as it arrives.
+type progressView interface {
+	update(events.AuditProgressData)
+	finish()
+}
+
+// newProgressView draws bars on a terminal and writes a line an update
+// anywhere else, where redrawn bars would be noise.
+func newProgressView(w *os.File) progressView {
+	if info, err := w.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+		return &barView{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(60)), bars: map[string]*mpb.Bar{}}
+	}
+	return &lineView{w: w}
+}
+
+// barView is a progress bar a stage, drawn by mpb.
+type barView struct {
+	mu    sync.Mutex
+	p     *mpb.Progress
+	bars  map[string]*mpb.Bar
+	order []string
+}
+
+func (v *barView) update(d events.AuditProgressData) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	bar, ok := v.bars[d.Stage]
+	if !ok {
+		bar = v.p.AddBar(int64(d.Total),
+			mpb.PrependDecorators(decor.Name(d.Stage, decor.WC{C: decor.DindentRight | decor.DextraSpace, W: 16})),
+			mpb.AppendDecorators(decor.CountersNoUnit("%d / %d", decor.WCSyncWidth)))
+		v.bars[d.Stage] = bar
+		v.order = append(v.order, d.Stage)
+	}
+	bar.SetTotal(int64(d.Total), false)
+	bar.SetCurrent(int64(d.Done))
+	if d.Done >= d.Total {
+		bar.SetTotal(int64(d.Total), true)
+	}
+}
+
+func (v *barView) finish() {
+	v.mu.Lock()
+	for _, stage := range v.order {
+		if b := v.bars[stage]; !b.AbortedOrCompleted() {
+			b.Abort(false)
+		}
+	}
+	v.mu.Unlock()
+	v.p.Wait()
+}
+
+// lineView writes a line when a stage ends, and in between at most every
+// lineEvery: a log, not an animation.
+type lineView struct {
+	mu   sync.Mutex
+	w    io.Writer
+	last time.Time
+}
+
+const lineEvery = 5 * time.Second
+
+func (v *lineView) update(d events.AuditProgressData) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if d.Done < d.Total && time.Since(v.last) < lineEvery {
+		return
+	}
+	v.last = time.Now()
+	fmt.Fprintf(v.w, "audit %s: %s %d/%d\n", d.AuditID, d.Stage, d.Done, d.Total)
+}
+
+func (v *lineView) finish() {}
+
+// auditReport decodes a stored audit's report.
+func auditReport(rec store.AuditRecord) (events.AuditCompletedData, error) {
+	var d events.AuditCompletedData
+	if len(rec.Report) == 0 {
+		return d, fmt.Errorf("audit %s of site %s is still %s: it has no report yet", rec.ID, rec.SiteID, rec.Status)
+	}
+	if err := json.Unmarshal(rec.Report, &d); err != nil {
+		return d, fmt.Errorf("read the report of audit %s: %w", rec.ID, err)
+	}
+	return d, nil
+}
