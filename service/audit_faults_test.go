@@ -1,0 +1,174 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlinker/interlinker/events"
+)
+
+// figuresOf are a report's figures, in the contract's order.
+func figuresOf(d events.AuditCompletedData) []int {
+	return []int{d.Pages, d.TotalLinks, d.OrphanPages, d.NavigationOnlyPages, d.MissingMandatory, d.UplinksOutsideOpening,
+		d.BrokenLinks, d.UnverifiedLinks, d.OverLinkedPages, d.UnderLinkedPages, d.DominantAnchors, d.RecommendationsTotal}
+}
+
+func sameFigures(a, b events.AuditCompletedData) bool {
+	fa, fb := figuresOf(a), figuresOf(b)
+	for i := range fa {
+		if fa[i] != fb[i] {
+			return false
+		}
+	}
+	return a.OverallHealthScore == b.OverallHealthScore
+}
+
+// completedAudits are the audit.completed a collector holds for a site,
+// by audit id.
+func completedAudits(c *collector, siteID string) map[string]events.AuditCompletedData {
+	out := map[string]events.AuditCompletedData{}
+	for _, r := range c.all() {
+		var d events.AuditCompletedData
+		if r.Event.SiteID == siteID && json.Unmarshal(r.Event.Data, &d) == nil {
+			out[d.AuditID] = d
+		}
+	}
+	return out
+}
+
+func TestAnAuditCutOffMidwayIsRunAgainAndNeverServedHalfDone(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.ShutdownTimeout = 3 * time.Second
+	h := startHarness(t, cfg)
+	const siteID = "cadence-cut"
+	structure, pages := existingSite(siteID)
+	ah := &auditHarness{harness: h, completed: collect(t, h.js, "AUDIT", events.AuditCompleted)}
+	ah.publishExisting(structure, pages, existingDeleted)
+
+	// The audit is held where it stores its result: its figures and
+	// recommendations are computed, its transaction is open.
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	lock, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(ctx, "LOCK TABLE audit_link_scores IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	h.publish(mustEvent(events.AuditRequested, siteID, "req-cut", events.AuditRequestedData{AuditID: "cut"}))
+	waitFor(t, waitLong, "the audit blocked on storing its result", func() bool {
+		// The runner's writes travel with its COMMIT, so the statement
+		// waiting is the COMMIT; the lock it waits for names the table.
+		var n int
+		err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_locks
+			WHERE NOT granted AND relation = 'audit_link_scores'::regclass AND pid <> pg_backend_pid()`).Scan(&n)
+		return err == nil && n > 0
+	})
+	served := func(when string) {
+		t.Helper()
+		var status string
+		var noReport bool
+		err := conn.QueryRow(ctx, `SELECT status, report IS NULL FROM audits WHERE site_id = $1 AND id = 'cut'`, siteID).Scan(&status, &noReport)
+		if err != nil || status != "running" || !noReport {
+			t.Errorf("%s: audit status %q, without a report %v, err %v; want it running without a report", when, status, noReport, err)
+		}
+		var recs int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM audit_recommendations WHERE site_id = $1 AND audit_id = 'cut'`, siteID).Scan(&recs); err != nil || recs != 0 {
+			t.Errorf("%s: %d recommendations stored (%v), want none", when, recs, err)
+		}
+		if _, ok := completedAudits(ah.completed, siteID)["cut"]; ok {
+			t.Errorf("%s: audit.completed was sent", when)
+		}
+	}
+	served("mid-audit")
+
+	// The process stops mid-audit; the lock goes after it has.
+	h.shutDownByTest = true
+	stopCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_ = h.svc.Shutdown(stopCtx)
+	if err := lock.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	served("after the stop")
+
+	// The next process finishes the audit, whole.
+	h2 := startHarness(t, cfg)
+	completed := collect(t, h2.js, "AUDIT", events.AuditCompleted)
+	var cut events.AuditCompletedData
+	waitFor(t, 2*time.Minute, "audit cut completed by the next process", func() bool {
+		d, ok := completedAudits(completed, siteID)["cut"]
+		cut = d
+		return ok
+	})
+	if cut.Status != "complete" {
+		t.Fatalf("audit cut: status %q (%v)", cut.Status, cut.Reasons)
+	}
+	h2.publish(mustEvent(events.AuditRequested, siteID, "req-ref", events.AuditRequestedData{AuditID: "ref"}))
+	var ref events.AuditCompletedData
+	waitFor(t, 2*time.Minute, "reference audit completed", func() bool {
+		d, ok := completedAudits(completed, siteID)["ref"]
+		ref = d
+		return ok
+	})
+	if !sameFigures(cut, ref) {
+		t.Errorf("the audit run again reports %v (health %.2f); an uninterrupted one %v (health %.2f)",
+			figuresOf(cut), cut.OverallHealthScore, figuresOf(ref), ref.OverallHealthScore)
+	}
+	stored, err := h2.svc.Store().Recommendations(ctx, siteID, "cut", nil)
+	if err != nil || len(stored) != cut.RecommendationsTotal {
+		t.Errorf("%d recommendations stored for the audit run again (%v), its report says %d", len(stored), err, cut.RecommendationsTotal)
+	}
+	if n := len(completedAudits(completed, siteID)); n != 2 {
+		t.Errorf("%d audits completed, want cut and ref", n)
+	}
+	var attempts int
+	if err := conn.QueryRow(ctx, `SELECT attempts FROM audits WHERE site_id = $1 AND id = 'cut'`, siteID).Scan(&attempts); err != nil || attempts != 2 {
+		t.Errorf("audit cut was started %d times (%v), want 2: cut off once, then run whole", attempts, err)
+	}
+}
+
+func TestTwoAuditsOfOneSiteAtOnceBothCompleteWithTheSameFigures(t *testing.T) {
+	cfg := testConfig(t)
+	h := &auditHarness{harness: startHarness(t, cfg)}
+	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
+	const siteID = "cadence-twice"
+	structure, pages := existingSite(siteID)
+	h.publishExisting(structure, pages, existingDeleted)
+	for _, id := range []string{"first", "second"} {
+		h.publish(mustEvent(events.AuditRequested, siteID, "req-"+id, events.AuditRequestedData{AuditID: id}))
+	}
+	var got map[string]events.AuditCompletedData
+	waitFor(t, 2*time.Minute, "both audits completed", func() bool {
+		got = completedAudits(h.completed, siteID)
+		return len(got) == 2
+	})
+	a, b := got["first"], got["second"]
+	if a.Status != "complete" || b.Status != "complete" {
+		t.Fatalf("statuses %q and %q", a.Status, b.Status)
+	}
+	if !sameFigures(a, b) {
+		t.Errorf("two audits of one unchanged site disagree: %v and %v", figuresOf(a), figuresOf(b))
+	}
+	// A process runs one audit at a time: the second waited for the first.
+	conn, err := pgx.Connect(t.Context(), cfg.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var overlap bool
+	err = conn.QueryRow(t.Context(), `SELECT a.started_at < b.completed_at AND b.started_at < a.completed_at
+		FROM audits a, audits b WHERE a.site_id = $1 AND b.site_id = $1 AND a.id = 'first' AND b.id = 'second'`, siteID).Scan(&overlap)
+	if err != nil || overlap {
+		t.Errorf("the two audits ran at the same time (%v): one process runs one at a time", err)
+	}
+}
