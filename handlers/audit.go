@@ -91,64 +91,101 @@ func (p *Pipeline) takeApply(ctx context.Context, ev events.Event) error {
 	return err
 }
 
+// maxJobFailures is how many runs of an audit or apply may fail, for a
+// reason other than an outage, before it is given up with its last error
+// as the reason. An outage (isTransient) never counts: the job waits it
+// out, backing off.
+const maxJobFailures = 3
+
+// jobLookahead is how many jobs past limit a runner looks at: one another
+// runner holds is skipped, and the next is taken.
+const jobLookahead = 8
+
 // RunJobs runs the audits and applies waiting, oldest first, up to limit
 // of each, and reports how many it finished. A job another runner holds is
-// left to it.
+// left to it; one that failed waits out its backoff (store.RunningAudits).
 func (p *Pipeline) RunJobs(ctx context.Context, limit int) (int, error) {
-	audits, err := p.Store.RunningAudits(ctx, limit)
-	if err != nil {
-		return 0, err
-	}
 	done := 0
-	for _, job := range audits {
-		ok, err := p.runLocked(ctx, "audit", job, p.runAudit)
+	for _, kind := range []store.JobKind{store.JobAudit, store.JobApply} {
+		list, run := p.Store.RunningAudits, p.runAudit
+		if kind == store.JobApply {
+			list, run = p.Store.RunningApplies, p.runApply
+		}
+		jobs, err := list(ctx, limit+jobLookahead)
 		if err != nil {
 			return done, err
 		}
-		if ok {
-			done++
-		}
-	}
-	applies, err := p.Store.RunningApplies(ctx, limit)
-	if err != nil {
-		return done, err
-	}
-	for _, job := range applies {
-		ok, err := p.runLocked(ctx, "apply", job, p.runApply)
-		if err != nil {
-			return done, err
-		}
-		if ok {
-			done++
+		ran := 0
+		for _, job := range jobs {
+			if ran == limit {
+				break
+			}
+			locked, finished, err := p.runLocked(ctx, kind, job, run)
+			if err != nil {
+				return done, err
+			}
+			if locked {
+				ran++
+			}
+			if finished {
+				done++
+			}
 		}
 	}
 	return done, nil
 }
 
-func (p *Pipeline) runLocked(ctx context.Context, kind string, job store.Job, run func(context.Context, store.Job, events.Event) (bool, error)) (bool, error) {
-	release, ok, err := p.Store.LockJob(ctx, kind, job)
+// runLocked runs a job under its lock, counting the attempt. A run that
+// fails for a reason other than an outage is recorded, and the
+// maxJobFailures-th such failure finishes the job as failed, with the
+// error as its reason, instead of retrying it for ever.
+func (p *Pipeline) runLocked(ctx context.Context, kind store.JobKind, job store.Job,
+	run func(context.Context, store.Job, events.Event) (bool, error)) (locked, finished bool, err error) {
+	release, ok, err := p.Store.LockJob(ctx, string(kind), job)
 	if err != nil || !ok {
-		return false, err
+		return false, false, err
 	}
 	defer release()
+	started, err := p.Store.StartJob(ctx, kind, job.SiteID, job.ID)
+	if err != nil || !started {
+		return true, false, err
+	}
 	req, err := events.Decode(job.Request)
 	if err != nil {
-		return false, fmt.Errorf("%s %s: stored request: %w", kind, job.ID, err)
+		return true, false, fmt.Errorf("%s %s: stored request: %w", kind, job.ID, err)
 	}
-	finished, err := run(ctx, job, req)
-	if err != nil {
-		return false, fmt.Errorf("%s %s of site %s: %w", kind, job.ID, job.SiteID, err)
+	finished, err = run(ctx, job, req)
+	if err == nil {
+		return true, finished, nil
 	}
-	return finished, nil
+	err = fmt.Errorf("%s %s of site %s: %w", kind, job.ID, job.SiteID, err)
+	if isTransient(err) || ctx.Err() != nil {
+		return true, false, err
+	}
+	if rerr := p.Store.JobFailed(ctx, kind, job.SiteID, job.ID, err.Error()); rerr != nil {
+		return true, false, errors.Join(err, rerr)
+	}
+	if job.Failures+1 < maxJobFailures {
+		return true, false, err
+	}
+	reason := fmt.Sprintf("gave up after %d failed runs; the last: %v", maxJobFailures, err)
+	p.Logger.Error("audit job given up", "kind", string(kind), "site_id", job.SiteID, "id", job.ID, "err", err)
+	if kind == store.JobApply {
+		// Pages fixed before the failure stay fixed; their recommendations
+		// say so (applied_by).
+		finished, err = p.finishApply(ctx, job, req, events.AuditAppliedData{AuditID: job.AuditID,
+			Failed: []events.ApplyFailure{{ID: job.AuditID, Reason: reason}}})
+		return true, finished, err
+	}
+	data, derr := events.DecodeData[events.AuditRequestedData](req)
+	if derr != nil {
+		return true, false, errors.Join(err, derr)
+	}
+	finished, err = p.finishAudit(ctx, job, req, failedAudit(job.ID, data.ClusterID, reason), time.Now())
+	return true, finished, err
 }
 
-// runAudit runs one audit from one snapshot of its site and stores its
-// report; audit.completed goes out with it.
 func (p *Pipeline) runAudit(ctx context.Context, job store.Job, req events.Event) (bool, error) {
-	started, err := p.Store.StartAudit(ctx, job.SiteID, job.ID)
-	if err != nil || !started {
-		return false, err
-	}
 	data, err := events.DecodeData[events.AuditRequestedData](req)
 	if err != nil {
 		return false, err
@@ -164,8 +201,14 @@ func (p *Pipeline) runAudit(ctx context.Context, job store.Job, req events.Event
 	if err != nil {
 		return false, err
 	}
+	return p.finishAudit(ctx, job, req, result, began)
+}
+
+// finishAudit stores an audit's result and sends audit.completed, in one
+// transaction. It reports false when another runner finished it first.
+func (p *Pipeline) finishAudit(ctx context.Context, job store.Job, req events.Event, result auditResult, began time.Time) (bool, error) {
 	finished := false
-	err = p.Store.InTx(ctx, func(tx *store.Tx) error {
+	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
 		var err error
 		finished, err = tx.FinishAudit(ctx, job.SiteID, job.ID, result.full.Status, result.full, result.recs, result.scores,
 			result.full.ClusterID == "" && result.full.Status != store.AuditFailed)

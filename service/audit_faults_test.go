@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,5 +171,43 @@ func TestTwoAuditsOfOneSiteAtOnceBothCompleteWithTheSameFigures(t *testing.T) {
 		FROM audits a, audits b WHERE a.site_id = $1 AND b.site_id = $1 AND a.id = 'first' AND b.id = 'second'`, siteID).Scan(&overlap)
 	if err != nil || overlap {
 		t.Errorf("the two audits ran at the same time (%v): one process runs one at a time", err)
+	}
+}
+
+func TestAnAuditThatKeepsFailingIsGivenUpWithItsReason(t *testing.T) {
+	cfg := testConfig(t)
+	h := &auditHarness{harness: startHarness(t, cfg)}
+	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
+	const siteID = "cadence-unreadable"
+	structure, pages := existingSite(siteID)
+	h.publishExisting(structure, pages, existingDeleted)
+	// A page row the audit cannot read: its attributes are no map.
+	conn, err := pgx.Connect(t.Context(), cfg.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(t.Context(), `UPDATE pages SET attributes = '"unreadable"' WHERE site_id = $1 AND id = $2`,
+		siteID, pages[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	got := h.audit(siteID, "doomed", events.AuditRequestedData{})
+	if got.Status != "failed" || len(got.Reasons) != 1 || !strings.HasPrefix(got.Reasons[0], "gave up after 3 failed runs; the last: audit doomed of site "+siteID) {
+		t.Errorf("an audit that cannot read its pages: status %q, reasons %q", got.Status, got.Reasons)
+	}
+	var attempts, failures int
+	var lastError string
+	if err := conn.QueryRow(t.Context(), `SELECT attempts, failures, last_error FROM audits WHERE site_id = $1 AND id = 'doomed'`,
+		siteID).Scan(&attempts, &failures, &lastError); err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 3 || failures != 3 || lastError == "" {
+		t.Errorf("attempts %d, failures %d, last error %q; want 3 runs, each failed and recorded", attempts, failures, lastError)
+	}
+	// The queue moves on: the next audit of a readable site completes.
+	other, otherPages := existingSite("cadence-readable")
+	h.publishExisting(other, otherPages, existingDeleted)
+	if d := h.audit("cadence-readable", "fine", events.AuditRequestedData{}); d.Status != "complete" {
+		t.Errorf("the next audit: status %q (%v)", d.Status, d.Reasons)
 	}
 }

@@ -30,7 +30,31 @@ type Job struct {
 	ID      string
 	AuditID string // for an apply, the audit it applies
 	Request []byte
+	// Failures counts the runs that failed for a reason other than an
+	// outage (JobFailed).
+	Failures int
 }
+
+// JobKind names the table of a job: an audit or an apply.
+type JobKind string
+
+const (
+	JobAudit JobKind = "audit"
+	JobApply JobKind = "apply"
+)
+
+func (k JobKind) table() string {
+	if k == JobApply {
+		return "audit_applies"
+	}
+	return "audits"
+}
+
+// jobReady is the condition of a job a runner may take: running, and past
+// its backoff, 2^attempts seconds after its last start and at most five
+// minutes. A process that stopped mid-job is taken over after that too.
+const jobReady = `status = 'running' AND (started_at IS NULL
+	OR started_at <= now() - least(power(2, attempts), 300) * interval '1 second')`
 
 // CreateAudit takes an audit request. It reports false, changing nothing,
 // when the site already has an audit of that id.
@@ -51,13 +75,39 @@ func (t *Tx) CreateApply(ctx context.Context, siteID, id, auditID string, reques
 }
 
 // RunningAudits lists audits taken and not finished, oldest first.
+// Those waiting out their backoff are left out.
 func (s *Store) RunningAudits(ctx context.Context, limit int) ([]Job, error) {
-	return s.jobs(ctx, `SELECT site_id, id, id, request FROM audits WHERE status = 'running' ORDER BY requested_at, site_id, id LIMIT $1`, limit)
+	return s.jobs(ctx, `SELECT site_id, id, id, request, failures FROM audits WHERE `+jobReady+`
+		ORDER BY requested_at, site_id, id LIMIT $1`, limit)
 }
 
-// RunningApplies lists applies taken and not finished, oldest first.
+// RunningApplies lists applies taken and not finished, oldest first; those
+// waiting out their backoff, or for their audit to finish, are left out.
 func (s *Store) RunningApplies(ctx context.Context, limit int) ([]Job, error) {
-	return s.jobs(ctx, `SELECT site_id, id, audit_id, request FROM audit_applies WHERE status = 'running' ORDER BY requested_at, site_id, id LIMIT $1`, limit)
+	return s.jobs(ctx, `SELECT site_id, id, audit_id, request, failures FROM audit_applies ap WHERE `+jobReady+`
+		AND NOT EXISTS (SELECT 1 FROM audits a WHERE a.site_id = ap.site_id AND a.id = ap.audit_id AND a.status = 'running')
+		ORDER BY requested_at, site_id, id LIMIT $1`, limit)
+}
+
+// StartJob counts an attempt at a job. It reports false when the job is
+// no longer running (another runner finished it).
+func (s *Store) StartJob(ctx context.Context, kind JobKind, siteID, id string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE `+kind.table()+` SET attempts = attempts + 1, started_at = now()
+		WHERE site_id = $1 AND id = $2 AND status = 'running'`, siteID, id)
+	if err != nil {
+		return false, fmt.Errorf("start %s %s: %w", kind, id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// JobFailed records why a run of a job failed; failures counts it.
+func (s *Store) JobFailed(ctx context.Context, kind JobKind, siteID, id, reason string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE `+kind.table()+` SET failures = failures + 1, last_error = $3
+		WHERE site_id = $1 AND id = $2 AND status = 'running'`, siteID, id, reason)
+	if err != nil {
+		return fmt.Errorf("record the failure of %s %s: %w", kind, id, err)
+	}
+	return nil
 }
 
 func (s *Store) jobs(ctx context.Context, sql string, limit int) ([]Job, error) {
@@ -67,7 +117,7 @@ func (s *Store) jobs(ctx context.Context, sql string, limit int) ([]Job, error) 
 	}
 	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
 		var j Job
-		return j, r.Scan(&j.SiteID, &j.ID, &j.AuditID, &j.Request)
+		return j, r.Scan(&j.SiteID, &j.ID, &j.AuditID, &j.Request, &j.Failures)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
@@ -114,17 +164,6 @@ func (s *Store) LockJob(ctx context.Context, kind string, j Job) (release func()
 		}
 		c.Release()
 	}, true, nil
-}
-
-// StartAudit counts an attempt at the audit. It reports false when the
-// audit is no longer running (another runner finished it).
-func (s *Store) StartAudit(ctx context.Context, siteID, auditID string) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE audits SET attempts = attempts + 1, started_at = now()
-		WHERE site_id = $1 AND id = $2 AND status = 'running'`, siteID, auditID)
-	if err != nil {
-		return false, fmt.Errorf("start audit %s: %w", auditID, err)
-	}
-	return tag.RowsAffected() == 1, nil
 }
 
 // FinishAudit stores an audit's whole report, its recommendations and
