@@ -13,9 +13,13 @@ import (
 type Readiness func(ctx context.Context) error
 
 // NewHTTPHandler serves /healthz (the process runs), /readyz (Postgres and
-// NATS reachable, consumers bound) and /metrics (Prometheus).
-func NewHTTPHandler(m *Metrics, ready Readiness) http.Handler {
+// NATS reachable, consumers bound), /metrics (Prometheus) and the HTTP API
+// under /api/v1 (api; nil leaves it out).
+func NewHTTPHandler(m *Metrics, ready Readiness, api *API) http.Handler {
 	mux := http.NewServeMux()
+	if api != nil {
+		api.Register(mux)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})

@@ -17,6 +17,8 @@ type Metrics struct {
 	Replans        prometheus.Counter
 	OutboxParked   *prometheus.CounterVec
 	Redelivered    *prometheus.CounterVec
+	APIRequests    *prometheus.CounterVec
+	APILatency     *prometheus.HistogramVec
 }
 
 // NewMetrics registers every collector on a fresh registry, with the Go and
@@ -52,8 +54,16 @@ func NewMetrics() *Metrics {
 		OutboxParked: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "interlinker_outbox_parked_total", Help: "Outbox events NATS refused for good and the relay parked, by subject.",
 		}, []string{"subject"}),
+		APIRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_api_requests_total", Help: "HTTP API requests, by route (its OpenAPI path) and status.",
+		}, []string{"route", "status"}),
+		APILatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "interlinker_api_request_seconds", Help: "Time to answer an HTTP API request, by route.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}, []string{"route"}),
 	}
 	m.Registry.MustRegister(m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered, m.Replans, m.OutboxParked, m.Redelivered,
+		m.APIRequests, m.APILatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -18,6 +18,9 @@ type Config struct {
 	NATSListen  string // where the embedded server listens
 	HTTPAddr    string
 	DataDir     string // the embedded server's store lives in DataDir/nats
+	// AdminToken is the operator's HTTP API token, which may act on any
+	// site; empty: none.
+	AdminToken string
 
 	Workers        int // concurrent handlers per consumer
 	HandlerTimeout time.Duration

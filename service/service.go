@@ -199,7 +199,11 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		return nil, fmt.Errorf("listen for http on %s: %w", cfg.HTTPAddr, err)
 	}
 	s.httpAddr = ln.Addr().String()
-	s.http = &http.Server{Handler: handlers.NewHTTPHandler(s.metrics, s.Ready), ReadHeaderTimeout: 5 * time.Second}
+	api := &handlers.API{Store: s.store, Logger: s.log, Metrics: s.metrics}
+	if cfg.AdminToken != "" {
+		api.AdminTokenHash = store.HashToken(cfg.AdminToken)
+	}
+	s.http = &http.Server{Handler: handlers.NewHTTPHandler(s.metrics, s.Ready, api), ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("http server stopped", "err", err)

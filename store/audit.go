@@ -253,30 +253,35 @@ func (s *Store) Audit(ctx context.Context, siteID, auditID string) (AuditRecord,
 type StoredRecommendation struct {
 	audit.Recommendation
 	AppliedBy string
+	Ordinal   int // its place in the report, from 0
 }
 
 // Recommendations reads an audit's recommendations in report order: ids
 // names them, or every one when ids is nil.
 func (s *Store) Recommendations(ctx context.Context, siteID, auditID string, ids []string) ([]StoredRecommendation, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, content_id, page_version, action, link_type, target_id, target_url, anchor,
+	rows, err := s.pool.Query(ctx, `SELECT ordinal, id, content_id, page_version, action, link_type, target_id, target_url, anchor,
 			anchor_found, anchors, first_paragraphs, priority, reason, link_path, link_text, occurrence, applied_by
 		FROM audit_recommendations WHERE site_id = $1 AND audit_id = $2 AND ($3::text[] IS NULL OR id = ANY($3))
 		ORDER BY ordinal`, siteID, auditID, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read recommendations of audit %s: %w", auditID, err)
 	}
-	recs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (StoredRecommendation, error) {
-		var s StoredRecommendation
-		var action, typ string
-		err := r.Scan(&s.ID, &s.PageID, &s.PageVersion, &action, &typ, &s.TargetID, &s.TargetURL, &s.Anchor, &s.Found, &s.Anchors,
-			&s.FirstParagraphs, &s.Priority, &s.Reason, &s.LinkPath, &s.LinkText, &s.Occurrence, &s.AppliedBy)
-		s.Action, s.LinkType = audit.Action(action), link.Type(typ)
-		return s, err
-	})
+	recs, err := pgx.CollectRows(rows, scanRecommendation)
 	if err != nil {
 		return nil, fmt.Errorf("read recommendations of audit %s: %w", auditID, err)
 	}
 	return recs, nil
+}
+
+// scanRecommendation reads a row of audit_recommendations, selected with
+// every column Recommendations selects, in its order.
+func scanRecommendation(r pgx.CollectableRow) (StoredRecommendation, error) {
+	var s StoredRecommendation
+	var action, typ string
+	err := r.Scan(&s.Ordinal, &s.ID, &s.PageID, &s.PageVersion, &action, &typ, &s.TargetID, &s.TargetURL, &s.Anchor, &s.Found,
+		&s.Anchors, &s.FirstParagraphs, &s.Priority, &s.Reason, &s.LinkPath, &s.LinkText, &s.Occurrence, &s.AppliedBy)
+	s.Action, s.LinkType = audit.Action(action), link.Type(typ)
+	return s, err
 }
 
 // LinkScores reads an audit's link scores, highest first.

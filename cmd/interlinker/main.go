@@ -5,6 +5,7 @@
 //	interlinker demo      link the bundled example site end to end and print a summary
 //	interlinker publish   send CloudEvents from JSON files to NATS
 //	interlinker audit     audit a site: request it, show progress, print the report, write CSV files
+//	interlinker token     create, list and revoke the HTTP API's per-site tokens
 //
 // Every flag has an INTERLINKER_* environment variable of the same meaning;
 // `interlinker VERB -h` lists them.
@@ -29,6 +30,7 @@ Usage:
   interlinker publish [flags] PATH...  publish CloudEvents from JSON files or directories to NATS
   interlinker audit   --site ID [--wait] [flags]
                                        audit a site; with --wait show progress, print the report and write CSV files
+  interlinker token   create|list|revoke  manage the HTTP API's per-site tokens
 
 Run "interlinker VERB -h" for the flags of a verb; each flag also reads an
 INTERLINKER_* environment variable (for example --database-url and
@@ -64,6 +66,8 @@ func run(args []string) error {
 		return publish(ctx, rest)
 	case "audit":
 		return auditCommand(ctx, rest)
+	case "token":
+		return tokenCommand(ctx, rest)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/store"
+	"github.com/interlinker/interlinker/store/storetest"
+)
+
+func TestTokenVerbCreatesListsAndRevokesASitesTokens(t *testing.T) {
+	db := storetest.NewDatabase(t)
+	printed, err := runCapturing(t, "token", "create", "--site", "crema-and-grind", "--name", "ci bot", "--database-url", db)
+	if err != nil {
+		t.Fatalf("token create: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(printed), "\n")
+	secret := lines[len(lines)-1]
+	if !strings.HasPrefix(secret, store.TokenPrefix) || len(secret) < 40 {
+		t.Fatalf("the last line is no token: %q", printed)
+	}
+	st, err := store.Open(t.Context(), db, store.Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tok, found, err := st.TokenBySecret(t.Context(), secret)
+	if err != nil || !found || tok.SiteID != "crema-and-grind" || tok.Name != "ci bot" {
+		t.Fatalf("the printed token is not stored as made: %+v %v %v", tok, found, err)
+	}
+	// Only its hash is kept.
+	all, err := st.Tokens(t.Context(), "")
+	if err != nil || len(all) != 1 {
+		t.Fatalf("tokens: %v %v", all, err)
+	}
+
+	printed, err = runCapturing(t, "token", "list", "--site", "crema-and-grind", "--database-url", db)
+	if err != nil || !strings.Contains(printed, tok.ID) || strings.Contains(printed, secret) {
+		t.Errorf("token list: %v\n%s", err, printed)
+	}
+	if _, err := runCapturing(t, "token", "revoke", tok.ID, "--database-url", db); err == nil {
+		t.Error("flags after the id were taken as more ids")
+	}
+	if _, err := runCapturing(t, "token", "revoke", "--database-url", db, tok.ID); err != nil {
+		t.Fatalf("token revoke: %v", err)
+	}
+	if _, found, _ := st.TokenBySecret(t.Context(), secret); found {
+		t.Error("a revoked token still opens the API")
+	}
+	if _, err := runCapturing(t, "token", "revoke", "--database-url", db, tok.ID); err == nil || !strings.Contains(err.Error(), "no live token") {
+		t.Errorf("revoking twice: %v", err)
+	}
+	if err := run([]string{"token", "create", "--database-url", db}); err == nil || !strings.Contains(err.Error(), "--site is required") {
+		t.Errorf("create without a site: %v", err)
+	}
+	if err := run([]string{"token", "mint"}); err == nil {
+		t.Error("an unknown action was accepted")
+	}
+}

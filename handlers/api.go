@@ -1,0 +1,462 @@
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// APIPrefix is where the HTTP API is served; its OpenAPI 3.1 document is
+// APIPrefix + "/openapi.json".
+const APIPrefix = "/api/v1"
+
+// API is the HTTP API under /api/v1/linker/. Reads come from the
+// projections in Postgres. Every request carries a bearer token of one
+// site (store.CreateToken) or the operator's token, which may act on any
+// site; a token asking for another site's data gets 404, as for a site
+// that does not exist.
+type API struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	// AdminTokenHash is the SHA-256 of INTERLINKER_ADMIN_TOKEN; nil when
+	// no operator token is set.
+	AdminTokenHash []byte
+	Metrics        *Metrics
+}
+
+// Page sizes of the API's lists.
+const (
+	defaultPageSize = 100
+	maxPageSize     = 500
+)
+
+// caller is who a request comes from.
+type caller struct {
+	siteID string // "" for the operator
+	name   string
+	admin  bool
+}
+
+func (c caller) may(siteID string) bool { return c.admin || c.siteID == siteID }
+
+type callerKey struct{}
+
+func callerOf(ctx context.Context) caller {
+	c, _ := ctx.Value(callerKey{}).(caller)
+	return c
+}
+
+// Register adds the API's routes to mux and returns the huma API, whose
+// OpenAPI document describes them.
+func (a *API) Register(mux *http.ServeMux) huma.API {
+	cfg := huma.DefaultConfig("interlinker", "1.0.0")
+	cfg.Info.Description = "Internal links for content sites: links, audits and their recommendations, per site."
+	cfg.OpenAPIPath = "/openapi"
+	cfg.DocsPath = ""
+	// No $schema links in bodies: responses are the documented objects.
+	cfg.CreateHooks = nil
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", Description: "a site's token (interlinker token create) or the operator's"},
+	}
+	cfg.Security = []map[string][]string{{"bearer": {}}}
+	api := humago.NewWithPrefix(mux, APIPrefix, cfg)
+	api.UseMiddleware(a.authenticate(api))
+
+	huma.Register(api, huma.Operation{OperationID: "get-page-html", Method: http.MethodGet,
+		Path: "/linker/content/{page_id}/html/", Summary: "A page's linked HTML, as links.inserted carries it",
+		Errors: []int{401, 404}}, a.pageHTML)
+	huma.Register(api, huma.Operation{OperationID: "get-page-links", Method: http.MethodGet,
+		Path: "/linker/content/{page_id}/links/", Summary: "A page's outbound and inbound links, with anchors, zones, scores, factors and explanations",
+		Errors: []int{401, 404}}, a.pageLinks)
+	huma.Register(api, huma.Operation{OperationID: "get-audit", Method: http.MethodGet,
+		Path: "/linker/audit/", Summary: "The site's latest finished audit: every figure, list and finding",
+		Errors: []int{401, 404}}, a.latestAudit)
+	huma.Register(api, huma.Operation{OperationID: "list-recommendations", Method: http.MethodGet,
+		Path: "/linker/audit/recommendations/", Summary: "The latest audit's recommendations, highest priority first",
+		Errors: []int{400, 401, 404}}, a.recommendations)
+	huma.Register(api, huma.Operation{OperationID: "list-orphans", Method: http.MethodGet,
+		Path: "/linker/orphans/", Summary: "Orphan and navigation-only pages, as the latest audit found them",
+		Errors: []int{401, 404}}, a.orphans)
+	huma.Register(api, huma.Operation{OperationID: "get-health", Method: http.MethodGet,
+		Path: "/linker/health/", Summary: "Cluster and site link health, from the latest audit",
+		Errors: []int{401, 404}}, a.health)
+	return api
+}
+
+// authenticate lets a request in with a live token, or answers 401.
+func (a *API) authenticate(api huma.API) func(huma.Context, func(huma.Context)) {
+	return func(ctx huma.Context, next func(huma.Context)) {
+		began := time.Now()
+		route := ctx.Operation().Path
+		defer func() {
+			if a.Metrics != nil {
+				status := fmt.Sprint(ctx.Status())
+				a.Metrics.APIRequests.WithLabelValues(route, status).Inc()
+				a.Metrics.APILatency.WithLabelValues(route).Observe(time.Since(began).Seconds())
+			}
+		}()
+		secret, ok := strings.CutPrefix(ctx.Header("Authorization"), "Bearer ")
+		secret = strings.TrimSpace(secret)
+		if !ok || secret == "" {
+			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "a bearer token is required: Authorization: Bearer <token>")
+			return
+		}
+		var who caller
+		if sum := sha256.Sum256([]byte(secret)); a.AdminTokenHash != nil && subtle.ConstantTimeCompare(sum[:], a.AdminTokenHash) == 1 {
+			who = caller{admin: true, name: "operator"}
+		} else {
+			t, found, err := a.Store.TokenBySecret(ctx.Context(), secret)
+			if err != nil {
+				a.Logger.Error("api: token lookup failed", "route", route, "err", err)
+				_ = huma.WriteErr(api, ctx, http.StatusServiceUnavailable, "the token could not be checked; try again")
+				return
+			}
+			if !found {
+				_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "the token is unknown or revoked")
+				return
+			}
+			who = caller{siteID: t.SiteID, name: t.Name}
+		}
+		next(huma.WithValue(ctx, callerKey{}, who))
+		a.Logger.Debug("api request", "route", route, "status", ctx.Status(), "token_site", who.siteID, "token_name", who.name,
+			"admin", who.admin)
+	}
+}
+
+// SiteParam is the site a request is about.
+type SiteParam struct {
+	SiteID string `query:"site_id" required:"true" minLength:"1" maxLength:"200" doc:"the site's id"`
+}
+
+// PageParams name a page of a site.
+type PageParams struct {
+	SiteParam
+	PageID string `path:"page_id" minLength:"1" maxLength:"300" doc:"the page's id (content_id)"`
+}
+
+// notFound is the answer for anything the caller may not see or that does
+// not exist, alike, so that no answer reveals another site.
+func notFound(what string) error { return huma.Error404NotFound(what + " not found") }
+
+// site checks the caller may see the site and that it exists.
+func (a *API) site(ctx context.Context, siteID string) error {
+	if !callerOf(ctx).may(siteID) {
+		return notFound("site " + siteID)
+	}
+	_, found, err := a.Store.LoadSite(ctx, siteID)
+	if err != nil {
+		return a.internal(ctx, err)
+	}
+	if !found {
+		return notFound("site " + siteID)
+	}
+	return nil
+}
+
+func (a *API) internal(ctx context.Context, err error) error {
+	a.Logger.ErrorContext(ctx, "api: request failed", "err", err)
+	return huma.Error500InternalServerError("the request could not be answered; it has been logged")
+}
+
+// HTMLOutput is a page's linked HTML.
+type HTMLOutput struct {
+	ContentType string `header:"Content-Type"`
+	ETag        string `header:"ETag"`
+	Body        []byte
+}
+
+func (a *API) pageHTML(ctx context.Context, in *PageParams) (*HTMLOutput, error) {
+	if err := a.site(ctx, in.SiteID); err != nil {
+		return nil, err
+	}
+	p, found, err := a.Store.Page(ctx, in.SiteID, in.PageID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if !found || p.LinkedHTML == "" {
+		return nil, notFound("linked HTML of page " + in.PageID)
+	}
+	return &HTMLOutput{ContentType: "text/html; charset=utf-8", ETag: etag(p.LinkedHTML), Body: []byte(p.LinkedHTML)}, nil
+}
+
+func etag(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+}
+
+// PageLinks are a page's links both ways.
+type PageLinks struct {
+	PageID   string              `json:"page_id"`
+	Version  int64               `json:"version"`
+	URL      string              `json:"url"`
+	Outbound []events.LinkResult `json:"outbound" doc:"the links the page has or is planned to have, in page order"`
+	Inbound  []events.LinkResult `json:"inbound" doc:"other pages' links to it, by source page"`
+}
+
+// PageLinksOutput is the answer of content/{page_id}/links/.
+type PageLinksOutput struct {
+	ETag string `header:"ETag"`
+	Body PageLinks
+}
+
+func (a *API) pageLinks(ctx context.Context, in *PageParams) (*PageLinksOutput, error) {
+	if err := a.site(ctx, in.SiteID); err != nil {
+		return nil, err
+	}
+	p, found, err := a.Store.Page(ctx, in.SiteID, in.PageID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if !found {
+		return nil, notFound("page " + in.PageID)
+	}
+	out, err := a.Store.LinksFrom(ctx, in.SiteID, in.PageID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	in2, err := a.Store.LinksTo(ctx, in.SiteID, in.PageID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	body := PageLinks{PageID: p.ID, Version: p.Version, URL: p.URL, Outbound: linkResults(out), Inbound: linkResults(in2)}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	return &PageLinksOutput{ETag: etag(string(raw)), Body: body}, nil
+}
+
+// latest reads the site's latest finished audit and its report.
+func (a *API) latest(ctx context.Context, siteID string) (store.AuditRecord, events.AuditCompletedData, error) {
+	var rep events.AuditCompletedData
+	if err := a.site(ctx, siteID); err != nil {
+		return store.AuditRecord{}, rep, err
+	}
+	rec, found, err := a.Store.LatestAudit(ctx, siteID)
+	if err != nil {
+		return rec, rep, a.internal(ctx, err)
+	}
+	if !found {
+		return rec, rep, notFound("a finished audit of site " + siteID)
+	}
+	if err := json.Unmarshal(rec.Report, &rep); err != nil {
+		return rec, rep, a.internal(ctx, fmt.Errorf("read the report of audit %s: %w", rec.ID, err))
+	}
+	return rec, rep, nil
+}
+
+// AuditOutput is a whole stored audit report.
+type AuditOutput struct {
+	ETag string `header:"ETag"`
+	Body events.AuditCompletedData
+}
+
+func (a *API) latestAudit(ctx context.Context, in *SiteParam) (*AuditOutput, error) {
+	rec, rep, err := a.latest(ctx, in.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	return &AuditOutput{ETag: `"` + rec.ID + `"`, Body: rep}, nil
+}
+
+// ListParams page through a list.
+type ListParams struct {
+	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"items per page"`
+	Cursor string `query:"cursor" maxLength:"512" doc:"next_cursor of the previous page"`
+}
+
+// RecommendationParams filter the latest audit's recommendations.
+type RecommendationParams struct {
+	SiteParam
+	ListParams
+	Action      string  `query:"action" enum:"add,remove,retarget,vary_anchor," doc:"only recommendations of this action"`
+	MinPriority float64 `query:"min_priority" minimum:"0" maximum:"100" doc:"only recommendations of at least this priority"`
+}
+
+// APIRecommendation is a stored recommendation as the API shows it.
+type APIRecommendation struct {
+	events.Recommendation
+	TargetURL      string `json:"target_url,omitempty"`
+	AnchorFound    bool   `json:"anchor_found" doc:"the suggested anchor is text of the page (else a writer must work it in)"`
+	ExistingLink   string `json:"existing_link,omitempty" doc:"for a removal, retarget or variation: the path the page's link points to"`
+	ExistingAnchor string `json:"existing_anchor,omitempty"`
+	AppliedBy      string `json:"applied_by,omitempty" doc:"the audit.apply that applied it"`
+}
+
+// RecommendationList is a page of recommendations.
+type RecommendationList struct {
+	AuditID    string              `json:"audit_id"`
+	Items      []APIRecommendation `json:"items"`
+	NextCursor string              `json:"next_cursor,omitempty" doc:"pass as cursor for the next page; absent on the last"`
+}
+
+// RecommendationListOutput is the answer of audit/recommendations/.
+type RecommendationListOutput struct {
+	Body RecommendationList
+}
+
+func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*RecommendationListOutput, error) {
+	rec, _, err := a.latest(ctx, in.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	after := -1
+	if in.Cursor != "" {
+		var c listCursor
+		if err := c.decode(in.Cursor, in.SiteID, rec.ID); err != nil {
+			return nil, huma.Error400BadRequest("cursor: " + err.Error())
+		}
+		after = c.After
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultPageSize
+	}
+	recs, err := a.Store.RecommendationPage(ctx, in.SiteID, rec.ID, store.RecommendationFilter{
+		Action: in.Action, MinPriority: in.MinPriority, After: after, Limit: limit + 1})
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	out := RecommendationList{AuditID: rec.ID, Items: make([]APIRecommendation, 0, min(len(recs), limit))}
+	for i, r := range recs {
+		if i == limit {
+			break
+		}
+		out.Items = append(out.Items, APIRecommendation{Recommendation: events.Recommendation{ID: r.ID, ContentID: r.PageID,
+			Action: string(r.Action), LinkType: string(r.LinkType), TargetID: r.TargetID, AnchorSuggestion: r.Anchor,
+			Priority: r.Priority, Reason: r.Reason}, TargetURL: r.TargetURL, AnchorFound: r.Found,
+			ExistingLink: r.LinkPath, ExistingAnchor: r.LinkText, AppliedBy: r.AppliedBy})
+	}
+	if len(recs) > limit {
+		out.NextCursor = listCursor{Site: in.SiteID, Scope: rec.ID, After: recs[limit-1].Ordinal}.encode()
+	}
+	return &RecommendationListOutput{Body: out}, nil
+}
+
+// listCursor is where a list's next page starts: opaque to clients,
+// checked against the request it is used with.
+type listCursor struct {
+	Site  string `json:"s"`
+	Scope string `json:"a"` // the audit (or other list owner) it pages through
+	After int    `json:"k"`
+}
+
+func (c listCursor) encode() string {
+	raw, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+func (c *listCursor) decode(s, siteID, scope string) error {
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return errors.New("not a cursor this API gave out")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(c); err != nil || c.After < 0 {
+		return errors.New("not a cursor this API gave out")
+	}
+	if c.Site != siteID || c.Scope != scope {
+		return errors.New("the cursor belongs to another list")
+	}
+	return nil
+}
+
+// OrphanPage is a page the latest audit found no other page linking to
+// (finding orphan), or linking to from navigation, header or footer only
+// (navigation_only).
+type OrphanPage struct {
+	PageID    string  `json:"page_id"`
+	URL       string  `json:"url"`
+	Kind      string  `json:"kind"`
+	ClusterID string  `json:"cluster_id,omitempty"`
+	Finding   string  `json:"finding" enum:"orphan,navigation_only"`
+	LinkScore float64 `json:"link_score" doc:"0–100, from the audit"`
+}
+
+// OrphanList is the answer of orphans/.
+type OrphanList struct {
+	AuditID string       `json:"audit_id"`
+	Items   []OrphanPage `json:"items"`
+}
+
+// OrphansOutput is the answer of orphans/.
+type OrphansOutput struct {
+	Body OrphanList
+}
+
+func (a *API) orphans(ctx context.Context, in *SiteParam) (*OrphansOutput, error) {
+	rec, rep, err := a.latest(ctx, in.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	out := OrphanList{AuditID: rec.ID, Items: []OrphanPage{}}
+	if rep.Findings == nil {
+		return &OrphansOutput{Body: out}, nil
+	}
+	scores, err := a.Store.LinkScores(ctx, in.SiteID, rec.ID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	scoreOf := make(map[string]float64, len(scores))
+	for _, s := range scores {
+		scoreOf[s.PageID] = s.Score
+	}
+	for _, list := range []struct {
+		finding string
+		ids     []string
+	}{{"orphan", rep.Findings.Orphans}, {"navigation_only", rep.Findings.NavigationOnly}} {
+		for _, id := range list.ids {
+			p, found, err := a.Store.Page(ctx, in.SiteID, id)
+			if err != nil {
+				return nil, a.internal(ctx, err)
+			}
+			if !found {
+				continue
+			}
+			out.Items = append(out.Items, OrphanPage{PageID: id, URL: p.URL, Kind: string(p.Kind), ClusterID: p.ClusterID,
+				Finding: list.finding, LinkScore: scoreOf[id]})
+		}
+	}
+	return &OrphansOutput{Body: out}, nil
+}
+
+// Health is the site's link health as the latest audit scored it.
+type Health struct {
+	AuditID            string                         `json:"audit_id"`
+	ClusterID          string                         `json:"cluster_id,omitempty" doc:"set when the audit covered one cluster"`
+	OverallHealthScore float64                        `json:"overall_health_score" doc:"the mean of the cluster scores, 0–100"`
+	ClusterScores      map[string]events.ClusterScore `json:"cluster_scores"`
+}
+
+// HealthOutput is the answer of health/.
+type HealthOutput struct {
+	Body Health
+}
+
+func (a *API) health(ctx context.Context, in *SiteParam) (*HealthOutput, error) {
+	rec, rep, err := a.latest(ctx, in.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	scores := rep.ClusterScores
+	if scores == nil {
+		scores = map[string]events.ClusterScore{}
+	}
+	return &HealthOutput{Body: Health{AuditID: rec.ID, ClusterID: rep.ClusterID, OverallHealthScore: rep.OverallHealthScore,
+		ClusterScores: scores}}, nil
+}

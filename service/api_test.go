@@ -1,0 +1,249 @@
+package service
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/handlers"
+)
+
+// apiClient calls the HTTP API as a client would.
+type apiClient struct {
+	t    *testing.T
+	base string
+}
+
+func (c apiClient) get(path, token string) (int, http.Header, []byte) {
+	c.t.Helper()
+	req, err := http.NewRequestWithContext(c.t.Context(), http.MethodGet, c.base+path, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, body
+}
+
+func (c apiClient) getJSON(path, token string, v any) {
+	c.t.Helper()
+	status, _, body := c.get(path, token)
+	if status != http.StatusOK {
+		c.t.Fatalf("GET %s: %d %s", path, status, body)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		c.t.Fatalf("GET %s: %v", path, err)
+	}
+}
+
+func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.AdminToken = "operator-secret-for-tests"
+	h := &auditHarness{harness: startHarness(t, cfg)}
+	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
+	const siteA, siteB = "cadence-api", "cadence-api-other"
+	for _, id := range []string{siteA, siteB} {
+		structure, pages := existingSite(id)
+		h.publishExisting(structure, pages, existingDeleted)
+	}
+	report := h.audit(siteA, "api-audit", events.AuditRequestedData{})
+	h.audit(siteB, "other-audit", events.AuditRequestedData{})
+	h.siteWithLinkedHub("gen-api")
+
+	st := h.svc.Store()
+	_, tokenA, err := st.CreateToken(t.Context(), siteA, "tests")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tokenB, err := st.CreateToken(t.Context(), siteB, "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, tokenRevoked, err := st.CreateToken(t.Context(), siteA, "gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := st.RevokeToken(t.Context(), revoked.ID); err != nil || !ok {
+		t.Fatalf("revoke: %v %v", ok, err)
+	}
+	_, tokenGen, err := st.CreateToken(t.Context(), "gen-api", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := apiClient{t: t, base: "http://" + h.svc.HTTPAddr() + handlers.APIPrefix}
+
+	// Every route: no token and a revoked one are 401, another site's
+	// token 404 (as for a site that does not exist), the site's own 200.
+	aPage := "how-to-size-a-road-bike" // any page of the site; content routes need one that exists
+	if _, pages := existingSite(siteA); len(pages) > 0 {
+		aPage = pages[0].ID
+	}
+	routes := []string{
+		"/linker/audit/?site_id=" + siteA,
+		"/linker/audit/recommendations/?site_id=" + siteA,
+		"/linker/orphans/?site_id=" + siteA,
+		"/linker/health/?site_id=" + siteA,
+		"/linker/content/" + aPage + "/links/?site_id=" + siteA,
+	}
+	for _, route := range routes {
+		for _, tc := range []struct {
+			who, token string
+			want       int
+		}{{"no token", "", 401}, {"a revoked token", tokenRevoked, 401}, {"a made-up token", "ilk_nope", 401},
+			{"another site's token", tokenB, 404}, {"the site's token", tokenA, 200}, {"the operator", cfg.AdminToken, 200}} {
+			status, hdr, body := c.get(route, tc.token)
+			if status != tc.want {
+				t.Errorf("GET %s with %s: %d, want %d: %s", route, tc.who, status, tc.want, body)
+			}
+			if status >= 400 && !strings.HasPrefix(hdr.Get("Content-Type"), "application/problem+json") {
+				t.Errorf("GET %s with %s: error as %q, want application/problem+json", route, tc.who, hdr.Get("Content-Type"))
+			}
+		}
+	}
+	// A site that does not exist answers as one the token may not see.
+	status, _, unknownBody := c.get("/linker/audit/?site_id=no-such-site", cfg.AdminToken)
+	_, _, otherBody := c.get("/linker/audit/?site_id="+siteB, tokenA)
+	if status != 404 || !strings.Contains(string(unknownBody), "not found") || !strings.Contains(string(otherBody), "not found") {
+		t.Errorf("unknown site: %d %s; another's: %s", status, unknownBody, otherBody)
+	}
+
+	// The audit as stored, with every finding.
+	var got events.AuditCompletedData
+	c.getJSON("/linker/audit/?site_id="+siteA, tokenA, &got)
+	if !sameFigures(got, report) || got.AuditID != "api-audit" || got.Findings == nil || len(got.Findings.Orphans) != report.OrphanPages {
+		t.Errorf("audit over HTTP: %v, audit.completed %v", figuresOf(got), figuresOf(report))
+	}
+
+	// Recommendations page through every one, in report order.
+	var ids []string
+	next := "/linker/audit/recommendations/?limit=5&site_id=" + siteA
+	pages := 0
+	for next != "" {
+		var list handlers.RecommendationList
+		c.getJSON(next, tokenA, &list)
+		pages++
+		if len(list.Items) > 5 {
+			t.Fatalf("a page of %d items, limit 5", len(list.Items))
+		}
+		for _, r := range list.Items {
+			ids = append(ids, r.ID)
+		}
+		next = ""
+		if list.NextCursor != "" {
+			next = "/linker/audit/recommendations/?limit=5&site_id=" + siteA + "&cursor=" + url.QueryEscape(list.NextCursor)
+		}
+	}
+	stored, err := st.Recommendations(t.Context(), siteA, "api-audit", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) != report.RecommendationsTotal || len(ids) != len(stored) {
+		t.Fatalf("paged through %d recommendations in %d pages; the report has %d", len(ids), pages, report.RecommendationsTotal)
+	}
+	for i := range ids {
+		if ids[i] != stored[i].ID {
+			t.Fatalf("recommendation %d is %s, stored %s", i, ids[i], stored[i].ID)
+		}
+	}
+	var adds handlers.RecommendationList
+	c.getJSON("/linker/audit/recommendations/?action=add&min_priority=50&limit=500&site_id="+siteA, tokenA, &adds)
+	for _, r := range adds.Items {
+		if r.Action != "add" || r.Priority < 50 {
+			t.Errorf("filtered list holds %+v", r)
+		}
+	}
+
+	// Bad input is a 4xx that names the problem.
+	for _, bad := range []string{
+		"/linker/audit/recommendations/?limit=100000&site_id=" + siteA,
+		"/linker/audit/recommendations/?limit=0&site_id=" + siteA,
+		"/linker/audit/recommendations/?cursor=not-a-cursor&site_id=" + siteA,
+		"/linker/audit/recommendations/?action=drop&site_id=" + siteA,
+		"/linker/audit/recommendations/?site_id=" + siteA + "&cursor=" + url.QueryEscape(tamperedCursor(siteB)),
+		"/linker/audit/?site_id=",
+		"/linker/audit/",
+		"/linker/health/?site_id=" + url.QueryEscape("x' OR '1'='1"),
+	} {
+		status, hdr, body := c.get(bad, cfg.AdminToken)
+		if status < 400 || status >= 500 || !strings.HasPrefix(hdr.Get("Content-Type"), "application/problem+json") {
+			t.Errorf("GET %s: %d %s %s, want a 4xx problem", bad, status, hdr.Get("Content-Type"), body)
+		}
+	}
+
+	// Orphans and health come from the same audit.
+	var orphans handlers.OrphanList
+	c.getJSON("/linker/orphans/?site_id="+siteA, tokenA, &orphans)
+	n := map[string]int{}
+	for _, o := range orphans.Items {
+		n[o.Finding]++
+		if o.URL == "" || o.Kind == "" {
+			t.Errorf("orphan without its page: %+v", o)
+		}
+	}
+	if n["orphan"] != report.OrphanPages || n["navigation_only"] != report.NavigationOnlyPages {
+		t.Errorf("orphans over HTTP %v; the report has %d and %d", n, report.OrphanPages, report.NavigationOnlyPages)
+	}
+	var health handlers.Health
+	c.getJSON("/linker/health/?site_id="+siteA, tokenA, &health)
+	if health.OverallHealthScore != report.OverallHealthScore || len(health.ClusterScores) != len(report.ClusterScores) {
+		t.Errorf("health over HTTP %+v; the report %.2f over %d clusters", health, report.OverallHealthScore, len(report.ClusterScores))
+	}
+
+	// A linked page's HTML and links, as links.inserted gave them.
+	inserted := h.inserted.insertedFor(t, "gen-api", "boots-hub")
+	status, hdr, html := c.get("/linker/content/boots-hub/html/?site_id=gen-api", tokenGen)
+	if status != 200 || string(html) != inserted[len(inserted)-1].HTML || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") || hdr.Get("ETag") == "" {
+		t.Errorf("linked HTML over HTTP: %d %q, ETag %q", status, hdr.Get("Content-Type"), hdr.Get("ETag"))
+	}
+	if status, _, _ := c.get("/linker/content/boots-hub/html/?site_id=gen-api", tokenA); status != 404 {
+		t.Errorf("another site's page HTML: %d, want 404", status)
+	}
+	if status, _, _ := c.get("/linker/content/..%2F..%2Fetc%2Fpasswd/links/?site_id=gen-api", tokenGen); status != 404 {
+		t.Errorf("a traversal page id: %d, want 404", status)
+	}
+	var links handlers.PageLinks
+	c.getJSON("/linker/content/boots-hub/links/?site_id=gen-api", tokenGen, &links)
+	if links.PageID != "boots-hub" || len(links.Outbound) != len(inserted[len(inserted)-1].Links) {
+		t.Errorf("page links over HTTP: %d outbound, links.inserted has %d", len(links.Outbound), len(inserted[len(inserted)-1].Links))
+	}
+
+	// The OpenAPI document describes every route.
+	var doc struct {
+		OpenAPI string                    `json:"openapi"`
+		Paths   map[string]map[string]any `json:"paths"`
+	}
+	status, _, raw := c.get("/openapi.json", "")
+	if status != 200 || json.Unmarshal(raw, &doc) != nil || !strings.HasPrefix(doc.OpenAPI, "3.1") {
+		t.Fatalf("openapi.json: %d %.200s", status, raw)
+	}
+	for _, p := range []string{"/linker/audit/", "/linker/audit/recommendations/", "/linker/orphans/", "/linker/health/",
+		"/linker/content/{page_id}/links/", "/linker/content/{page_id}/html/"} {
+		if doc.Paths[p]["get"] == nil {
+			t.Errorf("openapi.json has no GET %s", p)
+		}
+	}
+	if got := h.metricTotal("interlinker_api_requests_total", `status="401"`); got == 0 {
+		t.Errorf("no 401 counted in interlinker_api_requests_total")
+	}
+}
+
+// tamperedCursor is a well-formed cursor of another site's list.
+func tamperedCursor(siteID string) string {
+	raw, _ := json.Marshal(map[string]any{"s": siteID, "a": "other-audit", "k": 3})
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
