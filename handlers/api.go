@@ -16,6 +16,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -38,11 +39,9 @@ type API struct {
 	Metrics        *Metrics
 }
 
-// Page sizes of the API's lists.
-const (
-	defaultPageSize = 100
-	maxPageSize     = 500
-)
+// defaultPageSize is a list's page size when the request sets none; at
+// most 500 (ListParams).
+const defaultPageSize = 100
 
 // caller is who a request comes from.
 type caller struct {
@@ -82,6 +81,12 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 	huma.Register(api, huma.Operation{OperationID: "get-page-links", Method: http.MethodGet,
 		Path: "/linker/content/{page_id}/links/", Summary: "A page's outbound and inbound links, with anchors, zones, scores, factors and explanations",
 		Errors: []int{401, 404}}, a.pageLinks)
+	huma.Register(api, huma.Operation{OperationID: "list-links", Method: http.MethodGet,
+		Path: "/linker/links/", Summary: "The site's links (SAGLink records), by source page, filterable",
+		Errors: []int{400, 401, 404}}, a.links)
+	huma.Register(api, huma.Operation{OperationID: "get-link-map", Method: http.MethodGet,
+		Path: "/linker/link-map/", Summary: "Every <a> in the site's live HTML, by source page",
+		Errors: []int{400, 401, 404}}, a.linkMap)
 	huma.Register(api, huma.Operation{OperationID: "get-audit", Method: http.MethodGet,
 		Path: "/linker/audit/", Summary: "The site's latest finished audit: every figure, list and finding",
 		Errors: []int{401, 404}}, a.latestAudit)
@@ -322,10 +327,7 @@ func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*R
 		}
 		after = c.After
 	}
-	limit := in.Limit
-	if limit == 0 {
-		limit = defaultPageSize
-	}
+	limit := pageSize(in.Limit)
 	recs, err := a.Store.RecommendationPage(ctx, in.SiteID, rec.ID, store.RecommendationFilter{
 		Action: in.Action, MinPriority: in.MinPriority, After: after, Limit: limit + 1})
 	if err != nil {
@@ -351,7 +353,8 @@ func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*R
 // checked against the request it is used with.
 type listCursor struct {
 	Site  string `json:"s"`
-	Scope string `json:"a"` // the audit (or other list owner) it pages through
+	Scope string `json:"a"` // the list it pages through: an audit, "links" or "link-map"
+	Page  string `json:"p,omitempty"`
 	After int    `json:"k"`
 }
 
@@ -459,4 +462,133 @@ func (a *API) health(ctx context.Context, in *SiteParam) (*HealthOutput, error) 
 	}
 	return &HealthOutput{Body: Health{AuditID: rec.ID, ClusterID: rep.ClusterID, OverallHealthScore: rep.OverallHealthScore,
 		ClusterScores: scores}}, nil
+}
+
+// pageSize is a list's limit, its default when unset.
+func pageSize(limit int) int {
+	if limit == 0 {
+		return defaultPageSize
+	}
+	return limit
+}
+
+// LinkParams filter the site's links.
+type LinkParams struct {
+	SiteParam
+	ListParams
+	LinkType        string `query:"link_type" enum:"vertical_up,vertical_down,horizontal,cross_cluster,taxonomy,breadcrumb,related," doc:"only links of this type"`
+	Status          string `query:"status" enum:"planned,review,inserted,verified,flagged,broken,removed," doc:"only links of this status"`
+	ClusterID       string `query:"cluster_id" maxLength:"200" doc:"only links from pages of this cluster"`
+	SourceContentID string `query:"source_content_id" maxLength:"300" doc:"only links from this page"`
+	TargetContentID string `query:"target_content_id" maxLength:"300" doc:"only links to this page"`
+}
+
+// SiteLink is a SAGLink record: a link the planner planned or placed.
+type SiteLink struct {
+	SourceContentID string `json:"source_content_id"`
+	events.LinkResult
+}
+
+// LinkList is a page of links.
+type LinkList struct {
+	Items      []SiteLink `json:"items"`
+	NextCursor string     `json:"next_cursor,omitempty" doc:"pass as cursor for the next page; absent on the last"`
+}
+
+// LinkListOutput is the answer of links/.
+type LinkListOutput struct {
+	Body LinkList
+}
+
+func (a *API) links(ctx context.Context, in *LinkParams) (*LinkListOutput, error) {
+	if err := a.site(ctx, in.SiteID); err != nil {
+		return nil, err
+	}
+	f := store.LinkFilter{Type: in.LinkType, Status: in.Status, ClusterID: in.ClusterID, Source: in.SourceContentID,
+		Target: in.TargetContentID, AfterPosition: -1}
+	if in.Cursor != "" {
+		var c listCursor
+		if err := c.decode(in.Cursor, in.SiteID, "links"); err != nil {
+			return nil, huma.Error400BadRequest("cursor: " + err.Error())
+		}
+		f.AfterPage, f.AfterPosition = c.Page, c.After
+	}
+	limit := pageSize(in.Limit)
+	f.Limit = limit + 1
+	rows, err := a.Store.LinkPage(ctx, in.SiteID, f)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	out := LinkList{Items: make([]SiteLink, 0, min(len(rows), limit))}
+	for i, r := range rows {
+		if i == limit {
+			last := rows[limit-1]
+			out.NextCursor = listCursor{Site: in.SiteID, Scope: "links", Page: last.SourcePageID, After: last.Position}.encode()
+			break
+		}
+		out.Items = append(out.Items, SiteLink{SourceContentID: r.SourcePageID, LinkResult: linkResults([]link.Link{r.Link})[0]})
+	}
+	return &LinkListOutput{Body: out}, nil
+}
+
+// LinkMapParams page through the link map.
+type LinkMapParams struct {
+	SiteParam
+	ListParams
+}
+
+// LinkMapItem is one <a> of a live page.
+type LinkMapItem struct {
+	SourceContentID  string `json:"source_content_id"`
+	Ordinal          int    `json:"ordinal" doc:"its place among the page's links, from 0"`
+	TargetURL        string `json:"target_url"`
+	TargetContentID  string `json:"target_content_id,omitempty" doc:"the page it points to, when it is a known page"`
+	Anchor           string `json:"anchor"`
+	Internal         bool   `json:"internal"`
+	Follow           bool   `json:"follow"`
+	Position         string `json:"position" doc:"content, navigation, header, footer or aside"`
+	InBlock          string `json:"in_block,omitempty" doc:"the generated block it is in"`
+	ContentParagraph int    `json:"content_paragraph,omitempty" doc:"1-based among the content's paragraphs"`
+}
+
+// LinkMap is a page of the link map.
+type LinkMap struct {
+	Items      []LinkMapItem `json:"items"`
+	NextCursor string        `json:"next_cursor,omitempty" doc:"pass as cursor for the next page; absent on the last"`
+}
+
+// LinkMapOutput is the answer of link-map/.
+type LinkMapOutput struct {
+	Body LinkMap
+}
+
+func (a *API) linkMap(ctx context.Context, in *LinkMapParams) (*LinkMapOutput, error) {
+	if err := a.site(ctx, in.SiteID); err != nil {
+		return nil, err
+	}
+	afterPage, afterOrdinal := "", -1
+	if in.Cursor != "" {
+		var c listCursor
+		if err := c.decode(in.Cursor, in.SiteID, "link-map"); err != nil {
+			return nil, huma.Error400BadRequest("cursor: " + err.Error())
+		}
+		afterPage, afterOrdinal = c.Page, c.After
+	}
+	limit := pageSize(in.Limit)
+	rows, err := a.Store.LinkMapPage(ctx, in.SiteID, afterPage, afterOrdinal, limit+1)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	out := LinkMap{Items: make([]LinkMapItem, 0, min(len(rows), limit))}
+	for i, r := range rows {
+		if i == limit {
+			last := rows[limit-1]
+			out.NextCursor = listCursor{Site: in.SiteID, Scope: "link-map", Page: last.SourcePageID, After: last.Ordinal}.encode()
+			break
+		}
+		out.Items = append(out.Items, LinkMapItem{SourceContentID: r.SourcePageID, Ordinal: r.Ordinal, TargetURL: r.TargetURL,
+			TargetContentID: r.TargetPageID, Anchor: r.Anchor, Internal: r.Internal, Follow: r.Follow, Position: r.Position,
+			InBlock: r.InBlock, ContentParagraph: r.ContentParagraph})
+	}
+	return &LinkMapOutput{Body: out}, nil
 }

@@ -99,6 +99,8 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 		"/linker/orphans/?site_id=" + siteA,
 		"/linker/health/?site_id=" + siteA,
 		"/linker/content/" + aPage + "/links/?site_id=" + siteA,
+		"/linker/links/?site_id=" + siteA,
+		"/linker/link-map/?site_id=" + siteA,
 	}
 	for _, route := range routes {
 		for _, tc := range []struct {
@@ -185,6 +187,32 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 		}
 	}
 
+	// The link map pages through every link of every live page: its
+	// internal links are the audit's total.
+	var mapItems []handlers.LinkMapItem
+	next = "/linker/link-map/?limit=50&site_id=" + siteA
+	for next != "" {
+		var page handlers.LinkMap
+		c.getJSON(next, tokenA, &page)
+		mapItems = append(mapItems, page.Items...)
+		next = ""
+		if page.NextCursor != "" {
+			next = "/linker/link-map/?limit=50&site_id=" + siteA + "&cursor=" + url.QueryEscape(page.NextCursor)
+		}
+	}
+	internal := 0
+	for _, m := range mapItems {
+		if m.Internal {
+			internal++
+		}
+	}
+	if internal != report.TotalLinks {
+		t.Errorf("link map over HTTP: %d internal links of %d, the audit counted %d", internal, len(mapItems), report.TotalLinks)
+	}
+	if status, _, _ := c.get("/linker/link-map/?site_id="+siteA+"&cursor="+url.QueryEscape(tamperedCursor(siteA)), tokenA); status != 400 {
+		t.Errorf("a recommendations cursor used on the link map: %d, want 400", status)
+	}
+
 	// Orphans and health come from the same audit.
 	var orphans handlers.OrphanList
 	c.getJSON("/linker/orphans/?site_id="+siteA, tokenA, &orphans)
@@ -216,6 +244,32 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 	if status, _, _ := c.get("/linker/content/..%2F..%2Fetc%2Fpasswd/links/?site_id=gen-api", tokenGen); status != 404 {
 		t.Errorf("a traversal page id: %d, want 404", status)
 	}
+	var all []handlers.SiteLink
+	next = "/linker/links/?limit=3&site_id=gen-api"
+	for next != "" {
+		var page handlers.LinkList
+		c.getJSON(next, tokenGen, &page)
+		all = append(all, page.Items...)
+		next = ""
+		if page.NextCursor != "" {
+			next = "/linker/links/?limit=3&site_id=gen-api&cursor=" + url.QueryEscape(page.NextCursor)
+		}
+	}
+	fromHub, err := st.LinksFrom(t.Context(), "gen-api", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verified handlers.LinkList
+	c.getJSON("/linker/links/?site_id=gen-api&source_content_id=boots-hub&status=verified", tokenGen, &verified)
+	nVerified := 0
+	for _, l := range fromHub {
+		if l.Status == "verified" {
+			nVerified++
+		}
+	}
+	if len(all) != len(fromHub) || len(verified.Items) != nVerified {
+		t.Errorf("links over HTTP: %d (%d verified), the store has %d (%d verified)", len(all), len(verified.Items), len(fromHub), nVerified)
+	}
 	var links handlers.PageLinks
 	c.getJSON("/linker/content/boots-hub/links/?site_id=gen-api", tokenGen, &links)
 	if links.PageID != "boots-hub" || len(links.Outbound) != len(inserted[len(inserted)-1].Links) {
@@ -232,6 +286,7 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 		t.Fatalf("openapi.json: %d %.200s", status, raw)
 	}
 	for _, p := range []string{"/linker/audit/", "/linker/audit/recommendations/", "/linker/orphans/", "/linker/health/",
+		"/linker/links/", "/linker/link-map/",
 		"/linker/content/{page_id}/links/", "/linker/content/{page_id}/html/"} {
 		if doc.Paths[p]["get"] == nil {
 			t.Errorf("openapi.json has no GET %s", p)

@@ -69,3 +69,87 @@ func (s *Store) RecommendationPage(ctx context.Context, siteID, auditID string, 
 	}
 	return recs, nil
 }
+
+// LinkFilter narrows a page of a site's links; the zero value is all of
+// them from the start.
+type LinkFilter struct {
+	Type, Status, ClusterID string // "" for any; ClusterID is the source page's cluster
+	Source, Target          string // page ids, "" for any
+	// AfterPage and AfterPosition are where the previous page ended.
+	AfterPage     string
+	AfterPosition int
+	Limit         int
+}
+
+// LinkRow is a link with its place in the list.
+type LinkRow struct {
+	link.Link
+	Position int
+}
+
+// LinkPage reads a page of a site's links, by source page and then in each
+// page's order.
+func (s *Store) LinkPage(ctx context.Context, siteID string, f LinkFilter) ([]LinkRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT l.position, l.id, l.source_page_id, l.target_page_id, l.target_url, l.type, l.anchor,
+			l.anchor_type, l.candidates, l.zone, l.first_paragraphs, COALESCE(l.paragraph, 0), l.score, l.factors, l.mandatory,
+			l.placement, l.status, l.reason, l.failed_rules, l.explanation
+		FROM links l
+		WHERE l.site_id = $1 AND (l.source_page_id, l.position) > ($2, $3)
+		  AND ($4 = '' OR l.type = $4) AND ($5 = '' OR l.status = $5)
+		  AND ($6 = '' OR l.source_page_id = $6) AND ($7 = '' OR l.target_page_id = $7)
+		  AND ($8 = '' OR EXISTS (SELECT 1 FROM pages p WHERE p.site_id = l.site_id AND p.id = l.source_page_id AND p.cluster_id = $8))
+		ORDER BY l.source_page_id, l.position LIMIT $9`,
+		siteID, f.AfterPage, f.AfterPosition, f.Type, f.Status, f.Source, f.Target, f.ClusterID, f.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("list links of site %s: %w", siteID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (LinkRow, error) {
+		var l LinkRow
+		var typ, anchorType, zone, status string
+		err := r.Scan(&l.Position, &l.ID, &l.SourcePageID, &l.TargetPageID, &l.TargetURL, &typ, &l.Anchor, &anchorType,
+			&l.Candidates, &zone, &l.FirstParagraphs, &l.Paragraph, &l.Score, &l.Factors, &l.Mandatory, &l.Placement,
+			&status, &l.Reason, &l.FailedRules, &l.Explanation)
+		l.Type, l.AnchorType, l.Zone, l.Status = link.Type(typ), link.AnchorType(anchorType), link.Zone(zone), link.Status(status)
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list links of site %s: %w", siteID, err)
+	}
+	return out, nil
+}
+
+// LinkMapEntry is an <a> found in a live page's HTML.
+type LinkMapEntry struct {
+	SourcePageID     string
+	Ordinal          int // its place among the page's links, from 0
+	TargetURL        string
+	TargetPageID     string
+	Anchor           string
+	Internal, Follow bool
+	Position         string
+	InBlock          string
+	ContentParagraph int
+}
+
+// LinkMapPage reads a page of the link map of the site's live pages, by
+// source page and then in page order, after the given entry.
+func (s *Store) LinkMapPage(ctx context.Context, siteID, afterPage string, afterOrdinal, limit int) ([]LinkMapEntry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT lm.source_page_id, lm.ordinal, lm.target_url, lm.target_page_id, lm.anchor, lm.internal,
+			lm.follow, lm.position, lm.in_block, lm.content_paragraph
+		FROM link_map lm JOIN pages p ON p.site_id = lm.site_id AND p.id = lm.source_page_id
+		WHERE lm.site_id = $1 AND (lm.source_page_id, lm.ordinal) > ($2, $3)
+		  AND p.state <> 'deleted' AND `+liveVersionSQLOf("p")+` IS NOT NULL
+		ORDER BY lm.source_page_id, lm.ordinal LIMIT $4`, siteID, afterPage, afterOrdinal, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read link map of site %s: %w", siteID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (LinkMapEntry, error) {
+		var e LinkMapEntry
+		return e, r.Scan(&e.SourcePageID, &e.Ordinal, &e.TargetURL, &e.TargetPageID, &e.Anchor, &e.Internal, &e.Follow,
+			&e.Position, &e.InBlock, &e.ContentParagraph)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read link map of site %s: %w", siteID, err)
+	}
+	return out, nil
+}
