@@ -2,15 +2,19 @@ package handlers
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -37,6 +41,8 @@ type API struct {
 	// no operator token is set.
 	AdminTokenHash []byte
 	Metrics        *Metrics
+	// Notify wakes the outbox relay once a command is enqueued.
+	Notify func()
 }
 
 // defaultPageSize is a list's page size when the request sets none; at
@@ -72,6 +78,7 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 		"bearer": {Type: "http", Scheme: "bearer", Description: "a site's token (interlinker token create) or the operator's"},
 	}
 	cfg.Security = []map[string][]string{{"bearer": {}}}
+	invalidInputOnce.Do(answerInvalidInputWith400)
 	api := humago.NewWithPrefix(mux, APIPrefix, cfg)
 	api.UseMiddleware(a.authenticate(api))
 
@@ -99,7 +106,24 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 	huma.Register(api, huma.Operation{OperationID: "get-health", Method: http.MethodGet,
 		Path: "/linker/health/", Summary: "Cluster and site link health, from the latest audit",
 		Errors: []int{401, 404}}, a.health)
+	a.registerJobs(api)
 	return api
+}
+
+var invalidInputOnce sync.Once
+
+// answerInvalidInputWith400 makes huma answer a request that fails
+// validation (an unknown field, a value out of bounds) with 400, naming
+// the field, instead of its default 422: the request is malformed, and
+// clients treat the two alike only if told.
+func answerInvalidInputWith400() {
+	next := huma.NewErrorWithContext
+	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		if status == http.StatusUnprocessableEntity {
+			status = http.StatusBadRequest
+		}
+		return next(ctx, status, msg, errs...)
+	}
 }
 
 // authenticate lets a request in with a live token, or answers 401.
@@ -591,4 +615,175 @@ func (a *API) linkMap(ctx context.Context, in *LinkMapParams) (*LinkMapOutput, e
 			InBlock: r.InBlock, ContentParagraph: r.ContentParagraph})
 	}
 	return &LinkMapOutput{Body: out}, nil
+}
+
+// Job is work a POST started, for polling at jobs/{job_id}/.
+type Job struct {
+	ID        string    `json:"id"`
+	Kind      string    `json:"kind" enum:"audit,apply"`
+	Status    string    `json:"status" doc:"queued, running, then complete, inconclusive or failed (an audit) or done (an apply)"`
+	Stage     string    `json:"stage,omitempty" doc:"an audit's current stage: link_map, figures, link_scores or recommendations"`
+	Done      int       `json:"done" doc:"how much of the stage is done"`
+	Total     int       `json:"total" doc:"how much the stage has to do"`
+	AuditID   string    `json:"audit_id" doc:"the audit the job runs or applies"`
+	Result    any       `json:"result,omitempty" doc:"an apply's audit.applied data once done"`
+	CreatedAt time.Time `json:"created_at"`
+	Location  string    `json:"location" doc:"where to poll it"`
+}
+
+// JobOutput answers a POST that started a job, and a poll of it.
+type JobOutput struct {
+	Location string `header:"Location"`
+	Body     Job
+}
+
+// IdempotencyParam makes a retried POST return the first answer.
+type IdempotencyParam struct {
+	IdempotencyKey string `header:"Idempotency-Key" maxLength:"200" doc:"a retried POST with the same key and body returns the first job and starts nothing"`
+}
+
+// AuditRunInput starts an audit.
+type AuditRunInput struct {
+	IdempotencyParam
+	Body struct {
+		SiteID         string `json:"site_id" minLength:"1" maxLength:"200"`
+		ClusterID      string `json:"cluster_id,omitempty" maxLength:"200" doc:"audit this cluster only"`
+		Verify         bool   `json:"verify,omitempty" doc:"check link targets over HTTP (not yet available: the report says so)"`
+		VerifyExternal bool   `json:"verify_external,omitempty"`
+	}
+}
+
+// AuditApplyInput applies the latest audit's recommendations.
+type AuditApplyInput struct {
+	IdempotencyParam
+	Body struct {
+		SiteID            string   `json:"site_id" minLength:"1" maxLength:"200"`
+		RecommendationIDs []string `json:"recommendation_ids,omitempty" maxItems:"10000" doc:"the recommendations to apply"`
+		All               bool     `json:"all,omitempty" doc:"apply every recommendation"`
+	}
+}
+
+// JobParams name a job.
+type JobParams struct {
+	SiteParam
+	JobID string `path:"job_id" minLength:"1" maxLength:"100"`
+}
+
+func (a *API) registerJobs(api huma.API) {
+	huma.Register(api, huma.Operation{OperationID: "run-audit", Method: http.MethodPost, Path: "/linker/audit/run/",
+		Summary: "Start an audit of the site (audit.requested); poll the job", DefaultStatus: http.StatusAccepted,
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.runAudit)
+	huma.Register(api, huma.Operation{OperationID: "apply-audit", Method: http.MethodPost, Path: "/linker/audit/apply/",
+		Summary: "Apply the latest audit's recommendations (audit.apply); poll the job", DefaultStatus: http.StatusAccepted,
+		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.applyAudit)
+	huma.Register(api, huma.Operation{OperationID: "get-job", Method: http.MethodGet, Path: "/linker/jobs/{job_id}/",
+		Summary: "How far a job has come", Errors: []int{401, 404}}, a.job)
+}
+
+func (a *API) runAudit(ctx context.Context, in *AuditRunInput) (*JobOutput, error) {
+	if err := a.site(ctx, in.Body.SiteID); err != nil {
+		return nil, err
+	}
+	id := newJobID()
+	data := events.AuditRequestedData{AuditID: id, ClusterID: in.Body.ClusterID, Verify: in.Body.Verify, VerifyExternal: in.Body.VerifyExternal}
+	ev, err := events.New(events.AuditRequested, in.Body.SiteID, id, "", data)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, store.APIJob{ID: id, Kind: store.JobAudit, Ref: id}, ev)
+}
+
+func (a *API) applyAudit(ctx context.Context, in *AuditApplyInput) (*JobOutput, error) {
+	if in.Body.All == (len(in.Body.RecommendationIDs) > 0) {
+		return nil, huma.Error400BadRequest("name the recommendations to apply (recommendation_ids) or ask for all of them (all: true), not both")
+	}
+	rec, _, err := a.latest(ctx, in.Body.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	id := newJobID()
+	ev, err := events.New(events.AuditApply, in.Body.SiteID, id, "", events.AuditApplyData{AuditID: rec.ID,
+		RecommendationIDs: in.Body.RecommendationIDs, All: in.Body.All})
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, store.APIJob{ID: id, Kind: store.JobApply}, ev)
+}
+
+// startJob records the job and enqueues its command in one transaction:
+// the pipeline's consumers do the work, exactly once, as for any producer.
+func (a *API) startJob(ctx context.Context, siteID, key string, body any, j store.APIJob, ev events.Event) (*JobOutput, error) {
+	ev.Source = apiEventSource
+	if j.Kind == store.JobApply {
+		j.Ref = ev.Identity().MsgID()
+	}
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	sum := sha256.Sum256(raw)
+	j.SiteID, j.IdempotencyKey, j.RequestHash = siteID, key, sum[:]
+	var created bool
+	err = a.Store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		j, created, err = tx.CreateAPIJob(ctx, j)
+		if err != nil || !created {
+			return err
+		}
+		return tx.Enqueue(ctx, ev, "", map[string]string{"correlation_id": ev.ID})
+	})
+	if errors.Is(err, store.ErrIdempotencyConflict) {
+		return nil, huma.Error409Conflict("Idempotency-Key " + key + " was used for another request")
+	}
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if created && a.Notify != nil {
+		a.Notify()
+	}
+	state, found, err := a.Store.APIJobState(ctx, siteID, j.ID)
+	if err != nil || !found {
+		return nil, a.internal(ctx, fmt.Errorf("read job %s just made: found %v, %w", j.ID, found, err))
+	}
+	out := jobView(state)
+	return &JobOutput{Location: out.Location, Body: out}, nil
+}
+
+// apiEventSource is the source of the events the API publishes.
+const apiEventSource = "interlinker-api"
+
+func newJobID() string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b)
+	return "job_" + hex.EncodeToString(b)
+}
+
+func jobView(s store.JobState) Job {
+	j := Job{ID: s.ID, Kind: string(s.Kind), Status: s.Status, Stage: s.Stage, Done: s.Done, Total: s.Total, CreatedAt: s.CreatedAt,
+		Location: APIPrefix + "/linker/jobs/" + s.ID + "/?site_id=" + url.QueryEscape(s.SiteID)}
+	if s.Kind == store.JobAudit {
+		j.AuditID = s.Ref
+	}
+	if len(s.Result) > 0 {
+		var applied events.AuditAppliedData
+		if json.Unmarshal(s.Result, &applied) == nil {
+			j.Result, j.AuditID = applied, applied.AuditID
+		}
+	}
+	return j
+}
+
+func (a *API) job(ctx context.Context, in *JobParams) (*JobOutput, error) {
+	if err := a.site(ctx, in.SiteID); err != nil {
+		return nil, err
+	}
+	state, found, err := a.Store.APIJobState(ctx, in.SiteID, in.JobID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if !found {
+		return nil, notFound("job " + in.JobID)
+	}
+	out := jobView(state)
+	return &JobOutput{Location: out.Location, Body: out}, nil
 }

@@ -424,6 +424,7 @@ func (a *auditProgress) send(ctx context.Context, done int) {
 	data := events.AuditProgressData{AuditID: a.auditID, Stage: a.name, Done: done, Total: a.total}
 	id := events.DerivedID(a.req, fmt.Sprintf("%s/%s/%d", events.AuditProgress, a.name, done))
 	err := a.p.Store.InTx(ctx, func(tx *store.Tx) error {
+		tx.SetAuditProgress(ctx, a.req.SiteID, a.auditID, a.name, done, a.total)
 		return emit(ctx, tx, a.req, events.AuditProgress, id, "", data)
 	})
 	if err != nil {

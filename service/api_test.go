@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -8,6 +9,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/handlers"
@@ -276,6 +280,69 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 		t.Errorf("page links over HTTP: %d outbound, links.inserted has %d", len(links.Outbound), len(inserted[len(inserted)-1].Links))
 	}
 
+	// An audit run over HTTP is a job to poll; a retried POST with the
+	// same Idempotency-Key starts nothing new.
+	runBody := `{"site_id":"` + siteA + `"}`
+	first := c.post("/linker/audit/run/", tokenA, "key-1", runBody)
+	again := c.post("/linker/audit/run/", tokenA, "key-1", runBody)
+	if first.status != 202 || again.status != 202 || first.job.ID != again.job.ID || first.job.Kind != "audit" {
+		t.Fatalf("POST audit/run twice with one key: %d %+v, %d %+v", first.status, first.job, again.status, again.job)
+	}
+	if other := c.post("/linker/audit/run/", tokenA, "key-1", `{"site_id":"`+siteA+`","cluster_id":"x"}`); other.status != 409 {
+		t.Errorf("the key reused for another request: %d, want 409", other.status)
+	}
+	job := c.poll(first.job.Location[len(handlers.APIPrefix):], tokenA, "complete")
+	if job.AuditID != first.job.ID || job.Stage == "" || job.Done != job.Total {
+		t.Errorf("finished audit job %+v", job)
+	}
+	var latest events.AuditCompletedData
+	c.getJSON("/linker/audit/?site_id="+siteA, tokenA, &latest)
+	if latest.AuditID != first.job.ID || !sameFigures(latest, report) {
+		t.Errorf("the latest audit is %s %v, want the job's %s with the figures of the first", latest.AuditID, figuresOf(latest), first.job.ID)
+	}
+	conn, err := pgx.Connect(t.Context(), cfg.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var audits int
+	if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM audits WHERE site_id = $1`, siteA).Scan(&audits); err != nil || audits != 2 {
+		t.Errorf("%d audits of the site (%v): the first and one from the API", audits, err)
+	}
+	if other := c.post("/linker/audit/run/", tokenB, "", `{"site_id":"`+siteA+`"}`); other.status != 404 {
+		t.Errorf("another site's token starting an audit: %d, want 404", other.status)
+	}
+	if status, _, _ := c.get(first.job.Location[len(handlers.APIPrefix):], tokenB); status != 404 {
+		t.Errorf("another site's token polling the job: %d, want 404", status)
+	}
+
+	// Applying every recommendation of the latest audit is a job too.
+	apply := c.post("/linker/audit/apply/", tokenA, "", `{"site_id":"`+siteA+`","all":true}`)
+	if apply.status != 202 || apply.job.Kind != "apply" {
+		t.Fatalf("POST audit/apply: %d %+v", apply.status, apply.job)
+	}
+	applied := c.poll(apply.job.Location[len(handlers.APIPrefix):], tokenA, "done")
+	if applied.AuditID != first.job.ID || applied.Result == nil {
+		t.Errorf("finished apply job %+v", applied)
+	}
+
+	// Bodies a POST refuses, and change nothing.
+	for _, bad := range []struct{ body, why string }{
+		{`{"site_id":`, "malformed JSON"},
+		{`{"site_id":"` + siteA + `","site":"x"}`, "an unknown field"},
+		{`{"site_id":"` + siteA + `","all":true,"recommendation_ids":["rec-1"]}`, "both all and ids"},
+		{`{"site_id":"` + siteA + `"}`, "neither all nor ids"},
+		{`{"site_id":"` + siteA + `","all":true,"pad":"` + strings.Repeat("x", 10<<20) + `"}`, "a 10 MB body"},
+	} {
+		r := c.post("/linker/audit/apply/", tokenA, "", bad.body)
+		if r.status != 400 && r.status != 413 {
+			t.Errorf("POST audit/apply with %s: %d %s", bad.why, r.status, r.raw)
+		}
+	}
+	if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM audit_applies WHERE site_id = $1`, siteA).Scan(&audits); err != nil || audits != 1 {
+		t.Errorf("%d applies of the site (%v), want the one", audits, err)
+	}
+
 	// The OpenAPI document describes every route.
 	var doc struct {
 		OpenAPI string                    `json:"openapi"`
@@ -286,15 +353,59 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 		t.Fatalf("openapi.json: %d %.200s", status, raw)
 	}
 	for _, p := range []string{"/linker/audit/", "/linker/audit/recommendations/", "/linker/orphans/", "/linker/health/",
-		"/linker/links/", "/linker/link-map/",
+		"/linker/links/", "/linker/link-map/", "/linker/jobs/{job_id}/",
 		"/linker/content/{page_id}/links/", "/linker/content/{page_id}/html/"} {
 		if doc.Paths[p]["get"] == nil {
 			t.Errorf("openapi.json has no GET %s", p)
 		}
 	}
+	for _, p := range []string{"/linker/audit/run/", "/linker/audit/apply/"} {
+		if doc.Paths[p]["post"] == nil {
+			t.Errorf("openapi.json has no POST %s", p)
+		}
+	}
 	if got := h.metricTotal("interlinker_api_requests_total", `status="401"`); got == 0 {
 		t.Errorf("no 401 counted in interlinker_api_requests_total")
 	}
+}
+
+type posted struct {
+	status int
+	job    handlers.Job
+	raw    []byte
+}
+
+func (c apiClient) post(path, token, key, body string) posted {
+	c.t.Helper()
+	req, err := http.NewRequestWithContext(c.t.Context(), http.MethodPost, c.base+path, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := posted{status: resp.StatusCode, raw: raw}
+	_ = json.Unmarshal(raw, &out.job)
+	return out
+}
+
+// poll reads a job until it has the status wanted.
+func (c apiClient) poll(path, token, want string) handlers.Job {
+	c.t.Helper()
+	var job handlers.Job
+	waitFor(c.t, 2*time.Minute, "job "+path+" "+want, func() bool {
+		c.getJSON(path, token, &job)
+		return job.Status == want
+	})
+	return job
 }
 
 // tamperedCursor is a well-formed cursor of another site's list.

@@ -199,7 +199,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		return nil, fmt.Errorf("listen for http on %s: %w", cfg.HTTPAddr, err)
 	}
 	s.httpAddr = ln.Addr().String()
-	api := &handlers.API{Store: s.store, Logger: s.log, Metrics: s.metrics}
+	api := &handlers.API{Store: s.store, Logger: s.log, Metrics: s.metrics, Notify: s.relay.Notify}
 	if cfg.AdminToken != "" {
 		api.AdminTokenHash = store.HashToken(cfg.AdminToken)
 	}
