@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -174,7 +175,7 @@ type SiteParam struct {
 // PageParams name a page of a site.
 type PageParams struct {
 	SiteParam
-	PageID string `path:"page_id" minLength:"1" maxLength:"300" doc:"the page's id (content_id)"`
+	PageID string `path:"page_id" minLength:"1" maxLength:"256" doc:"the page's id (content_id)"`
 }
 
 // notFound is the answer for anything the caller may not see or that does
@@ -503,8 +504,8 @@ type LinkParams struct {
 	LinkType        string `query:"link_type" enum:"vertical_up,vertical_down,horizontal,cross_cluster,taxonomy,breadcrumb,related," doc:"only links of this type"`
 	Status          string `query:"status" enum:"planned,review,inserted,verified,flagged,broken,removed," doc:"only links of this status"`
 	ClusterID       string `query:"cluster_id" maxLength:"200" doc:"only links from pages of this cluster"`
-	SourceContentID string `query:"source_content_id" maxLength:"300" doc:"only links from this page"`
-	TargetContentID string `query:"target_content_id" maxLength:"300" doc:"only links to this page"`
+	SourceContentID string `query:"source_content_id" maxLength:"256" doc:"only links from this page"`
+	TargetContentID string `query:"target_content_id" maxLength:"256" doc:"only links to this page"`
 }
 
 // SiteLink is a SAGLink record: a link the planner planned or placed.
@@ -620,12 +621,12 @@ func (a *API) linkMap(ctx context.Context, in *LinkMapParams) (*LinkMapOutput, e
 // Job is work a POST started, for polling at jobs/{job_id}/.
 type Job struct {
 	ID        string    `json:"id"`
-	Kind      string    `json:"kind" enum:"audit,apply"`
-	Status    string    `json:"status" doc:"queued, running, then complete, inconclusive or failed (an audit) or done (an apply)"`
+	Kind      string    `json:"kind" enum:"audit,apply,plan,restore"`
+	Status    string    `json:"status" doc:"queued, running, then complete, inconclusive or failed (an audit) or done (an apply, or the pipeline has taken every command of a plan or restore job: links.inserted follows)"`
 	Stage     string    `json:"stage,omitempty" doc:"an audit's current stage: link_map, figures, link_scores or recommendations"`
-	Done      int       `json:"done" doc:"how much of the stage is done"`
-	Total     int       `json:"total" doc:"how much the stage has to do"`
-	AuditID   string    `json:"audit_id" doc:"the audit the job runs or applies"`
+	Done      int       `json:"done" doc:"how much of the stage is done; of a plan or restore job, the commands taken"`
+	Total     int       `json:"total" doc:"how much the stage has to do; of a plan or restore job, its commands"`
+	AuditID   string    `json:"audit_id,omitempty" doc:"the audit the job runs or applies"`
 	Result    any       `json:"result,omitempty" doc:"an apply's audit.applied data once done"`
 	CreatedAt time.Time `json:"created_at"`
 	Location  string    `json:"location" doc:"where to poll it"`
@@ -678,6 +679,162 @@ func (a *API) registerJobs(api huma.API) {
 		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.applyAudit)
 	huma.Register(api, huma.Operation{OperationID: "get-job", Method: http.MethodGet, Path: "/linker/jobs/{job_id}/",
 		Summary: "How far a job has come", Errors: []int{401, 404}}, a.job)
+	huma.Register(api, huma.Operation{OperationID: "plan-page", Method: http.MethodPost, Path: "/linker/links/plan/",
+		Summary: "Plan a page again (links.replan); its links.inserted follows", DefaultStatus: http.StatusAccepted,
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.planPage)
+	huma.Register(api, huma.Operation{OperationID: "insert-page", Method: http.MethodPost, Path: "/linker/links/insert/",
+		Summary: "Place and validate a page's links: a re-plan, which places and validates in the same pass", DefaultStatus: http.StatusAccepted,
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.planPage)
+	huma.Register(api, huma.Operation{OperationID: "batch-insert", Method: http.MethodPost, Path: "/linker/links/batch-insert/",
+		Summary: "Re-plan, place and validate many pages: one job", DefaultStatus: http.StatusAccepted,
+		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.batchInsert)
+	huma.Register(api, huma.Operation{OperationID: "list-snapshots", Method: http.MethodGet, Path: "/linker/content/{page_id}/snapshots/",
+		Summary: "A page's kept plans, newest first", Errors: []int{401, 404}}, a.snapshots)
+	huma.Register(api, huma.Operation{OperationID: "restore-snapshot", Method: http.MethodPost,
+		Path: "/linker/content/{page_id}/snapshots/{snapshot_id}/restore/", Summary: "Make a kept plan current again (links.restore)",
+		DefaultStatus: http.StatusAccepted, MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.restoreSnapshot)
+}
+
+// PlanInput names a page to plan again.
+type PlanInput struct {
+	IdempotencyParam
+	Body struct {
+		SiteID    string `json:"site_id" minLength:"1" maxLength:"200"`
+		ContentID string `json:"content_id" minLength:"1" maxLength:"256"`
+	}
+}
+
+func (a *API) planPage(ctx context.Context, in *PlanInput) (*JobOutput, error) {
+	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, []string{in.Body.ContentID})
+}
+
+// BatchInput names pages to plan again.
+type BatchInput struct {
+	IdempotencyParam
+	Body struct {
+		SiteID     string   `json:"site_id" minLength:"1" maxLength:"200"`
+		ContentIDs []string `json:"content_ids" minItems:"1" maxItems:"1000" uniqueItems:"true"`
+	}
+}
+
+func (a *API) batchInsert(ctx context.Context, in *BatchInput) (*JobOutput, error) {
+	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, in.Body.ContentIDs)
+}
+
+// replan starts a job of links.replan commands, one a page; every page
+// must exist.
+func (a *API) replan(ctx context.Context, siteID, key string, body any, pageIDs []string) (*JobOutput, error) {
+	if err := a.site(ctx, siteID); err != nil {
+		return nil, err
+	}
+	id := newJobID()
+	evs := make([]events.Event, 0, len(pageIDs))
+	for _, pageID := range pageIDs {
+		if len(pageID) == 0 || len(pageID) > 256 {
+			return nil, huma.Error400BadRequest(fmt.Sprintf("content id %q: 1 to 256 characters", pageID))
+		}
+		_, found, err := a.Store.Page(ctx, siteID, pageID)
+		if err != nil {
+			return nil, a.internal(ctx, err)
+		}
+		if !found {
+			return nil, notFound("page " + pageID)
+		}
+		sum := sha256.Sum256([]byte(pageID))
+		ev, err := events.New(events.LinksReplan, siteID, id+"-"+hex.EncodeToString(sum[:8]), "", events.ReplanData{PageID: pageID,
+			CauseEventID: id, CausePageID: pageID, Reason: "asked for over the HTTP API (job " + id + ")"})
+		if err != nil {
+			return nil, a.internal(ctx, err)
+		}
+		evs = append(evs, ev)
+	}
+	return a.startJob(ctx, siteID, key, body, store.APIJob{ID: id, Kind: store.JobPlan, Consumer: ConsumerReplanner}, evs...)
+}
+
+// SnapshotItem is a kept plan of a page.
+type SnapshotItem struct {
+	ID      int64     `json:"id"`
+	Version int64     `json:"version" doc:"the page version it was planned for; only a snapshot of the current version can be restored"`
+	PlanID  string    `json:"plan_id"`
+	Reason  string    `json:"reason" doc:"why it was kept"`
+	Links   int       `json:"links"`
+	TakenAt time.Time `json:"taken_at"`
+}
+
+// SnapshotList is a page's kept plans.
+type SnapshotList struct {
+	PageID string         `json:"page_id"`
+	Items  []SnapshotItem `json:"items"`
+}
+
+// SnapshotsOutput is the answer of content/{page_id}/snapshots/.
+type SnapshotsOutput struct {
+	Body SnapshotList
+}
+
+func (a *API) snapshots(ctx context.Context, in *PageParams) (*SnapshotsOutput, error) {
+	if err := a.site(ctx, in.SiteID); err != nil {
+		return nil, err
+	}
+	if _, found, err := a.Store.Page(ctx, in.SiteID, in.PageID); err != nil {
+		return nil, a.internal(ctx, err)
+	} else if !found {
+		return nil, notFound("page " + in.PageID)
+	}
+	snaps, err := a.Store.Snapshots(ctx, in.SiteID, in.PageID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	out := SnapshotList{PageID: in.PageID, Items: make([]SnapshotItem, len(snaps))}
+	for i, sn := range snaps {
+		out.Items[i] = SnapshotItem{ID: sn.ID, Version: sn.Version, PlanID: sn.PlanID, Reason: sn.Reason, Links: sn.Links, TakenAt: sn.TakenAt}
+	}
+	return &SnapshotsOutput{Body: out}, nil
+}
+
+// RestoreInput names a kept plan to restore.
+type RestoreInput struct {
+	IdempotencyParam
+	PageID     string `path:"page_id" minLength:"1" maxLength:"256"`
+	SnapshotID int64  `path:"snapshot_id" minimum:"1"`
+	Body       struct {
+		SiteID string `json:"site_id" minLength:"1" maxLength:"200"`
+	}
+}
+
+func (a *API) restoreSnapshot(ctx context.Context, in *RestoreInput) (*JobOutput, error) {
+	if err := a.site(ctx, in.Body.SiteID); err != nil {
+		return nil, err
+	}
+	page, found, err := a.Store.Page(ctx, in.Body.SiteID, in.PageID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if !found {
+		return nil, notFound("page " + in.PageID)
+	}
+	snaps, err := a.Store.Snapshots(ctx, in.Body.SiteID, in.PageID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	i := slices.IndexFunc(snaps, func(sn store.Snapshot) bool { return sn.ID == in.SnapshotID })
+	if i < 0 {
+		return nil, notFound(fmt.Sprintf("snapshot %d of page %s", in.SnapshotID, in.PageID))
+	}
+	if v := snaps[i].Version; v != page.Version {
+		return nil, huma.Error409Conflict(fmt.Sprintf("snapshot %d was planned for version %d of page %s, which is now at version %d: its HTML was made from other content",
+			in.SnapshotID, v, in.PageID, page.Version))
+	}
+	id := newJobID()
+	ev, err := events.New(events.LinksRestore, in.Body.SiteID, id, "", events.RestoreData{PageID: in.PageID, SnapshotID: in.SnapshotID})
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	body := struct {
+		SiteID, PageID string
+		SnapshotID     int64
+	}{in.Body.SiteID, in.PageID, in.SnapshotID}
+	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, body, store.APIJob{ID: id, Kind: store.JobRestore, Consumer: ConsumerRestorer}, ev)
 }
 
 func (a *API) runAudit(ctx context.Context, in *AuditRunInput) (*JobOutput, error) {
@@ -710,12 +867,22 @@ func (a *API) applyAudit(ctx context.Context, in *AuditApplyInput) (*JobOutput, 
 	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, store.APIJob{ID: id, Kind: store.JobApply}, ev)
 }
 
-// startJob records the job and enqueues its command in one transaction:
-// the pipeline's consumers do the work, exactly once, as for any producer.
-func (a *API) startJob(ctx context.Context, siteID, key string, body any, j store.APIJob, ev events.Event) (*JobOutput, error) {
-	ev.Source = apiEventSource
-	if j.Kind == store.JobApply {
-		j.Ref = ev.Identity().MsgID()
+// startJob records the job and enqueues its command events in one
+// transaction: the pipeline's consumers do the work, exactly once, as for
+// any producer.
+func (a *API) startJob(ctx context.Context, siteID, key string, body any, j store.APIJob, evs ...events.Event) (*JobOutput, error) {
+	for i := range evs {
+		evs[i].Source = apiEventSource
+	}
+	switch j.Kind {
+	case store.JobApply:
+		j.Ref = evs[0].Identity().MsgID()
+	case store.JobAudit:
+	default:
+		j.EventSource = apiEventSource
+		for _, ev := range evs {
+			j.EventIDs = append(j.EventIDs, ev.ID)
+		}
 	}
 	raw, err := json.Marshal(body)
 	if err != nil {
@@ -730,7 +897,12 @@ func (a *API) startJob(ctx context.Context, siteID, key string, body any, j stor
 		if err != nil || !created {
 			return err
 		}
-		return tx.Enqueue(ctx, ev, "", map[string]string{"correlation_id": ev.ID})
+		for _, ev := range evs {
+			if err := tx.Enqueue(ctx, ev, "", map[string]string{"correlation_id": j.ID}); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if errors.Is(err, store.ErrIdempotencyConflict) {
 		return nil, huma.Error409Conflict("Idempotency-Key " + key + " was used for another request")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -343,6 +344,42 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 		t.Errorf("%d applies of the site (%v), want the one", audits, err)
 	}
 
+	// A page planned again over HTTP: the job is done once the pipeline
+	// has taken the command, and the page's links.inserted follows.
+	before := len(h.inserted.insertedFor(t, "gen-api", "boots-hub"))
+	plan := c.post("/linker/links/plan/", tokenGen, "", `{"site_id":"gen-api","content_id":"boots-hub"}`)
+	if plan.status != 202 || plan.job.Kind != "plan" || plan.job.Total != 1 {
+		t.Fatalf("POST links/plan: %d %s", plan.status, plan.raw)
+	}
+	c.poll(plan.job.Location[len(handlers.APIPrefix):], tokenGen, "done")
+	waitFor(t, waitLong, "boots-hub linked again", func() bool { return len(h.inserted.insertedFor(t, "gen-api", "boots-hub")) > before })
+	if r := c.post("/linker/links/plan/", tokenGen, "", `{"site_id":"gen-api","content_id":"no-such-page"}`); r.status != 404 {
+		t.Errorf("planning a page that does not exist: %d", r.status)
+	}
+	if r := c.post("/linker/links/batch-insert/", tokenGen, "", `{"site_id":"gen-api","content_ids":[]}`); r.status != 400 {
+		t.Errorf("a batch of no pages: %d %s", r.status, r.raw)
+	}
+	batch := c.post("/linker/links/batch-insert/", tokenGen, "", `{"site_id":"gen-api","content_ids":["boots-hub"]}`)
+	if batch.status != 202 || batch.job.Total != 1 {
+		t.Fatalf("POST links/batch-insert: %d %s", batch.status, batch.raw)
+	}
+	c.poll(batch.job.Location[len(handlers.APIPrefix):], tokenGen, "done")
+
+	// Its kept plans, and one made current again.
+	var snaps handlers.SnapshotList
+	c.getJSON("/linker/content/boots-hub/snapshots/?site_id=gen-api", tokenGen, &snaps)
+	if len(snaps.Items) == 0 {
+		t.Fatalf("no snapshot of boots-hub after two re-plans")
+	}
+	restore := c.post(fmt.Sprintf("/linker/content/boots-hub/snapshots/%d/restore/", snaps.Items[0].ID), tokenGen, "", `{"site_id":"gen-api"}`)
+	if restore.status != 202 || restore.job.Kind != "restore" {
+		t.Fatalf("POST restore: %d %s", restore.status, restore.raw)
+	}
+	c.poll(restore.job.Location[len(handlers.APIPrefix):], tokenGen, "done")
+	if r := c.post("/linker/content/boots-hub/snapshots/999999/restore/", tokenGen, "", `{"site_id":"gen-api"}`); r.status != 404 {
+		t.Errorf("restoring a snapshot that does not exist: %d", r.status)
+	}
+
 	// The OpenAPI document describes every route.
 	var doc struct {
 		OpenAPI string                    `json:"openapi"`
@@ -359,7 +396,8 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 			t.Errorf("openapi.json has no GET %s", p)
 		}
 	}
-	for _, p := range []string{"/linker/audit/run/", "/linker/audit/apply/"} {
+	for _, p := range []string{"/linker/audit/run/", "/linker/audit/apply/", "/linker/links/plan/", "/linker/links/insert/",
+		"/linker/links/batch-insert/", "/linker/content/{page_id}/snapshots/{snapshot_id}/restore/"} {
 		if doc.Paths[p]["post"] == nil {
 			t.Errorf("openapi.json has no POST %s", p)
 		}
