@@ -22,6 +22,7 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -108,6 +109,7 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 		Path: "/linker/health/", Summary: "Cluster and site link health, from the latest audit",
 		Errors: []int{401, 404}}, a.health)
 	a.registerJobs(api)
+	a.registerDecisions(api)
 	return api
 }
 
@@ -705,7 +707,7 @@ type PlanInput struct {
 }
 
 func (a *API) planPage(ctx context.Context, in *PlanInput) (*JobOutput, error) {
-	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, []string{in.Body.ContentID})
+	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, nil, in.Body.ContentID)
 }
 
 // BatchInput names pages to plan again.
@@ -718,12 +720,12 @@ type BatchInput struct {
 }
 
 func (a *API) batchInsert(ctx context.Context, in *BatchInput) (*JobOutput, error) {
-	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, in.Body.ContentIDs)
+	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, nil, in.Body.ContentIDs...)
 }
 
-// replan starts a job of links.replan commands, one a page; every page
-// must exist.
-func (a *API) replan(ctx context.Context, siteID, key string, body any, pageIDs []string) (*JobOutput, error) {
+// replan starts a job of links.replan commands, one a page, after write;
+// every page must exist.
+func (a *API) replan(ctx context.Context, siteID, key string, body any, write func(*store.Tx) error, pageIDs ...string) (*JobOutput, error) {
 	if err := a.site(ctx, siteID); err != nil {
 		return nil, err
 	}
@@ -748,7 +750,7 @@ func (a *API) replan(ctx context.Context, siteID, key string, body any, pageIDs 
 		}
 		evs = append(evs, ev)
 	}
-	return a.startJob(ctx, siteID, key, body, store.APIJob{ID: id, Kind: store.JobPlan, Consumer: ConsumerReplanner}, evs...)
+	return a.startJob(ctx, siteID, key, body, store.APIJob{ID: id, Kind: store.JobPlan, Consumer: ConsumerReplanner}, write, evs...)
 }
 
 // SnapshotItem is a kept plan of a page.
@@ -834,7 +836,7 @@ func (a *API) restoreSnapshot(ctx context.Context, in *RestoreInput) (*JobOutput
 		SiteID, PageID string
 		SnapshotID     int64
 	}{in.Body.SiteID, in.PageID, in.SnapshotID}
-	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, body, store.APIJob{ID: id, Kind: store.JobRestore, Consumer: ConsumerRestorer}, ev)
+	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, body, store.APIJob{ID: id, Kind: store.JobRestore, Consumer: ConsumerRestorer}, nil, ev)
 }
 
 func (a *API) runAudit(ctx context.Context, in *AuditRunInput) (*JobOutput, error) {
@@ -847,7 +849,7 @@ func (a *API) runAudit(ctx context.Context, in *AuditRunInput) (*JobOutput, erro
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, store.APIJob{ID: id, Kind: store.JobAudit, Ref: id}, ev)
+	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, store.APIJob{ID: id, Kind: store.JobAudit, Ref: id}, nil, ev)
 }
 
 func (a *API) applyAudit(ctx context.Context, in *AuditApplyInput) (*JobOutput, error) {
@@ -864,13 +866,16 @@ func (a *API) applyAudit(ctx context.Context, in *AuditApplyInput) (*JobOutput, 
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, store.APIJob{ID: id, Kind: store.JobApply}, ev)
+	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, store.APIJob{ID: id, Kind: store.JobApply}, nil, ev)
 }
 
 // startJob records the job and enqueues its command events in one
 // transaction: the pipeline's consumers do the work, exactly once, as for
 // any producer.
-func (a *API) startJob(ctx context.Context, siteID, key string, body any, j store.APIJob, evs ...events.Event) (*JobOutput, error) {
+//
+// write, when set, makes the job's own change in the same transaction (a
+// decision the command's re-plan is to keep).
+func (a *API) startJob(ctx context.Context, siteID, key string, body any, j store.APIJob, write func(*store.Tx) error, evs ...events.Event) (*JobOutput, error) {
 	for i := range evs {
 		evs[i].Source = apiEventSource
 	}
@@ -896,6 +901,11 @@ func (a *API) startJob(ctx context.Context, siteID, key string, body any, j stor
 		j, created, err = tx.CreateAPIJob(ctx, j)
 		if err != nil || !created {
 			return err
+		}
+		if write != nil {
+			if err := write(tx); err != nil {
+				return err
+			}
 		}
 		for _, ev := range evs {
 			if err := tx.Enqueue(ctx, ev, "", map[string]string{"correlation_id": j.ID}); err != nil {
@@ -958,4 +968,180 @@ func (a *API) job(ctx context.Context, in *JobParams) (*JobOutput, error) {
 	}
 	out := jobView(state)
 	return &JobOutput{Location: out.Location, Body: out}, nil
+}
+
+func (a *API) registerDecisions(api huma.API) {
+	huma.Register(api, huma.Operation{OperationID: "list-review", Method: http.MethodGet, Path: "/linker/review/",
+		Summary: "Links scored for review (40–59), for a person to accept or reject", Errors: []int{400, 401, 404}}, a.reviewQueue)
+	huma.Register(api, huma.Operation{OperationID: "accept-review", Method: http.MethodPost, Path: "/linker/review/{link_id}/accept/",
+		Summary: "Accept a suggestion: every plan of the page places it; a job re-plans the page now", DefaultStatus: http.StatusAccepted,
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.acceptReview)
+	huma.Register(api, huma.Operation{OperationID: "reject-review", Method: http.MethodPost, Path: "/linker/review/{link_id}/reject/",
+		Summary: "Reject a suggestion: no plan of the page offers it again", DefaultStatus: http.StatusAccepted,
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.rejectReview)
+	huma.Register(api, huma.Operation{OperationID: "add-link", Method: http.MethodPost, Path: "/linker/content/{page_id}/links/",
+		Summary: "Add a link by hand, with its target and anchor: every plan of the page keeps it", DefaultStatus: http.StatusAccepted,
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.addLink)
+	huma.Register(api, huma.Operation{OperationID: "remove-link", Method: http.MethodDelete, Path: "/linker/content/{page_id}/links/{link_id}/",
+		Summary: "Remove a link by hand: no plan of the page has it again", DefaultStatus: http.StatusAccepted,
+		Errors: []int{400, 401, 404, 409}}, a.removeLink)
+	huma.Register(api, huma.Operation{OperationID: "revert-decision", Method: http.MethodDelete,
+		Path: "/linker/content/{page_id}/decisions/{target_id}/", Summary: "Forget what was decided by hand about the page's link to a target",
+		DefaultStatus: http.StatusAccepted, Errors: []int{400, 401, 404}}, a.revertDecision)
+}
+
+// ReviewParams page through the review queue.
+type ReviewParams struct {
+	SiteParam
+	ListParams
+}
+
+func (a *API) reviewQueue(ctx context.Context, in *ReviewParams) (*LinkListOutput, error) {
+	return a.links(ctx, &LinkParams{SiteParam: in.SiteParam, ListParams: in.ListParams, Status: string(link.StatusReview)})
+}
+
+// ReviewInput names a review suggestion.
+type ReviewInput struct {
+	IdempotencyParam
+	LinkID string `path:"link_id" minLength:"1" maxLength:"300"`
+	Body   struct {
+		SiteID string `json:"site_id" minLength:"1" maxLength:"200"`
+	}
+}
+
+func (a *API) acceptReview(ctx context.Context, in *ReviewInput) (*JobOutput, error) {
+	return a.decideReview(ctx, in, planning.DecisionAccept)
+}
+
+func (a *API) rejectReview(ctx context.Context, in *ReviewInput) (*JobOutput, error) {
+	return a.decideReview(ctx, in, planning.DecisionReject)
+}
+
+func (a *API) decideReview(ctx context.Context, in *ReviewInput, action planning.DecisionAction) (*JobOutput, error) {
+	if err := a.site(ctx, in.Body.SiteID); err != nil {
+		return nil, err
+	}
+	l, found, err := a.Store.Link(ctx, in.Body.SiteID, in.LinkID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if !found {
+		return nil, notFound("link " + in.LinkID)
+	}
+	if l.Status != link.StatusReview {
+		return nil, huma.Error409Conflict(fmt.Sprintf("link %s is %s, not a suggestion for review", l.ID, l.Status))
+	}
+	anchor := l.Anchor
+	if anchor == "" && len(l.Candidates) > 0 {
+		anchor = l.Candidates[0].Text
+	}
+	d := store.LinkDecision{SiteID: in.Body.SiteID, SourcePageID: l.SourcePageID, TargetPageID: l.TargetPageID,
+		Action: action, Anchor: anchor, DecidedBy: callerOf(ctx).label()}
+	body := struct{ SiteID, LinkID, Action string }{in.Body.SiteID, in.LinkID, string(action)}
+	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, body, func(tx *store.Tx) error {
+		tx.SetDecision(ctx, d)
+		return nil
+	}, l.SourcePageID)
+}
+
+// label names a caller in what it decides, never by its token.
+func (c caller) label() string {
+	if c.admin {
+		return "operator"
+	}
+	if c.name == "" {
+		return "token of site " + c.siteID
+	}
+	return c.name
+}
+
+// AddLinkInput adds a link by hand.
+type AddLinkInput struct {
+	IdempotencyParam
+	PageID string `path:"page_id" minLength:"1" maxLength:"256"`
+	Body   struct {
+		SiteID          string `json:"site_id" minLength:"1" maxLength:"200"`
+		TargetContentID string `json:"target_content_id" minLength:"1" maxLength:"256"`
+		Anchor          string `json:"anchor" minLength:"1" maxLength:"200" doc:"text of the page to link; it must be in the page's text to be placed"`
+	}
+}
+
+func (a *API) addLink(ctx context.Context, in *AddLinkInput) (*JobOutput, error) {
+	if err := a.site(ctx, in.Body.SiteID); err != nil {
+		return nil, err
+	}
+	if in.Body.TargetContentID == in.PageID {
+		return nil, huma.Error400BadRequest("a page does not link to itself")
+	}
+	target, found, err := a.Store.Page(ctx, in.Body.SiteID, in.Body.TargetContentID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if !found || target.State == "deleted" {
+		return nil, notFound("page " + in.Body.TargetContentID)
+	}
+	d := store.LinkDecision{SiteID: in.Body.SiteID, SourcePageID: in.PageID, TargetPageID: target.ID,
+		Action: planning.DecisionAdd, Anchor: strings.TrimSpace(in.Body.Anchor), DecidedBy: callerOf(ctx).label()}
+	body := struct{ PageID, SiteID, Target, Anchor string }{in.PageID, in.Body.SiteID, in.Body.TargetContentID, in.Body.Anchor}
+	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, body, func(tx *store.Tx) error {
+		tx.SetDecision(ctx, d)
+		return nil
+	}, in.PageID)
+}
+
+// RemoveLinkInput removes a link by hand.
+type RemoveLinkInput struct {
+	SiteParam
+	IdempotencyParam
+	PageID string `path:"page_id" minLength:"1" maxLength:"256"`
+	LinkID string `path:"link_id" minLength:"1" maxLength:"300"`
+}
+
+func (a *API) removeLink(ctx context.Context, in *RemoveLinkInput) (*JobOutput, error) {
+	if err := a.site(ctx, in.SiteID); err != nil {
+		return nil, err
+	}
+	l, found, err := a.Store.Link(ctx, in.SiteID, in.LinkID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if !found || l.SourcePageID != in.PageID {
+		return nil, notFound("link " + in.LinkID + " of page " + in.PageID)
+	}
+	if l.Type == link.TypeBreadcrumb {
+		return nil, huma.Error409Conflict("a breadcrumb is the site's structure, not a link to remove by hand")
+	}
+	d := store.LinkDecision{SiteID: in.SiteID, SourcePageID: in.PageID, TargetPageID: l.TargetPageID,
+		Action: planning.DecisionRemove, DecidedBy: callerOf(ctx).label()}
+	body := struct{ PageID, SiteID, LinkID string }{in.PageID, in.SiteID, in.LinkID}
+	return a.replan(ctx, in.SiteID, in.IdempotencyKey, body, func(tx *store.Tx) error {
+		tx.SetDecision(ctx, d)
+		return nil
+	}, in.PageID)
+}
+
+// RevertInput names a decision to forget.
+type RevertInput struct {
+	SiteParam
+	IdempotencyParam
+	PageID   string `path:"page_id" minLength:"1" maxLength:"256"`
+	TargetID string `path:"target_id" minLength:"1" maxLength:"256"`
+}
+
+func (a *API) revertDecision(ctx context.Context, in *RevertInput) (*JobOutput, error) {
+	if err := a.site(ctx, in.SiteID); err != nil {
+		return nil, err
+	}
+	decisions, err := a.Store.Decisions(ctx, in.SiteID, in.PageID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if !slices.ContainsFunc(decisions, func(d store.LinkDecision) bool { return d.TargetPageID == in.TargetID }) {
+		return nil, notFound("decision on page " + in.PageID + "'s link to " + in.TargetID)
+	}
+	body := struct{ PageID, SiteID, TargetID, Action string }{in.PageID, in.SiteID, in.TargetID, "revert"}
+	return a.replan(ctx, in.SiteID, in.IdempotencyKey, body, func(tx *store.Tx) error {
+		_, err := tx.RevertDecision(ctx, in.SiteID, in.PageID, in.TargetID)
+		return err
+	}, in.PageID)
 }

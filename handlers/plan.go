@@ -98,6 +98,9 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	if err != nil {
 		return badInput("%v", err)
 	}
+	if in.Decisions, err = tx.PlanDecisions(ctx, page.SiteID, page.ID); err != nil {
+		return err
+	}
 	plan, err := planning.PlanPage(ctx, in)
 	if err != nil {
 		return err

@@ -104,10 +104,14 @@ func (r *recommender) livePage(ctx context.Context, id string) (site.Page, bool,
 }
 
 // input is what planning the page needs, over the given targets.
-func (r *recommender) input(page site.Page, targets []planning.Target) (planning.Input, error) {
+func (r *recommender) input(ctx context.Context, page site.Page, targets []planning.Target) (planning.Input, error) {
 	in, err := planning.NewInput(r.sc.structure, r.sc.policy, page, targets)
 	if err != nil {
 		return planning.Input{}, fmt.Errorf("page %s: %w", page.ID, err)
+	}
+	// What a person decided for the page holds for its recommendations too.
+	if in.Decisions, err = r.tx.PlanDecisions(ctx, r.siteID, page.ID); err != nil {
+		return planning.Input{}, err
 	}
 	return in, nil
 }
@@ -224,7 +228,7 @@ func (r *recommender) uplink(ctx context.Context, pageID string) error {
 	if err != nil || len(targets) == 0 {
 		return err
 	}
-	in, err := r.input(page, targets)
+	in, err := r.input(ctx, page, targets)
 	if err != nil {
 		return err
 	}
@@ -254,7 +258,7 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 	if err != nil {
 		return err
 	}
-	in, err := r.input(page, related)
+	in, err := r.input(ctx, page, related)
 	if err != nil {
 		return err
 	}
@@ -291,7 +295,7 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 		if err != nil {
 			return err
 		}
-		sin, err := r.input(src, targets)
+		sin, err := r.input(ctx, src, targets)
 		if err != nil {
 			return err
 		}
@@ -349,7 +353,7 @@ func (r *recommender) underLinked(ctx context.Context, f audit.Finding) error {
 	if err != nil {
 		return err
 	}
-	in, err := r.input(page, targets)
+	in, err := r.input(ctx, page, targets)
 	if err != nil {
 		return err
 	}
@@ -479,7 +483,7 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 	if err != nil {
 		return err
 	}
-	in, err := r.input(page, targets)
+	in, err := r.input(ctx, page, targets)
 	if err != nil {
 		return err
 	}
@@ -635,7 +639,7 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding) error {
 		if err != nil || len(targets) == 0 {
 			return err
 		}
-		in, err := r.input(page, targets)
+		in, err := r.input(ctx, page, targets)
 		if err != nil {
 			return err
 		}

@@ -193,6 +193,9 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 		p.Logger.Warn("settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
 		return settledPage{}, false, nil
 	}
+	if in.Decisions, err = tx.PlanDecisions(ctx, page.SiteID, page.ID); err != nil {
+		return settledPage{}, false, err
+	}
 	plan, err := planning.PlanPage(ctx, in)
 	if err != nil {
 		return settledPage{}, false, err

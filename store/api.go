@@ -153,3 +153,21 @@ func (s *Store) LinkMapPage(ctx context.Context, siteID, afterPage string, after
 	}
 	return out, nil
 }
+
+// Link reads one link of a site by its id.
+func (s *Store) Link(ctx context.Context, siteID, id string) (link.Link, bool, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, source_page_id, target_page_id, target_url, type, anchor, anchor_type,
+		candidates, zone, first_paragraphs, COALESCE(paragraph, 0), score, factors, mandatory, placement, status, reason,
+		failed_rules, explanation FROM links WHERE site_id = $1 AND id = $2`, siteID, id)
+	if err != nil {
+		return link.Link{}, false, fmt.Errorf("read link %s: %w", id, err)
+	}
+	links, err := pgx.CollectRows(rows, scanLink)
+	if err != nil {
+		return link.Link{}, false, fmt.Errorf("read link %s: %w", id, err)
+	}
+	if len(links) == 0 {
+		return link.Link{}, false, nil
+	}
+	return links[0], true, nil
+}

@@ -48,6 +48,8 @@ type Input struct {
 	// links its own HTML already has in the content. Both bound density.
 	WordCount     int
 	ExistingLinks int
+	// Decisions are the page's links decided by hand, kept by every plan.
+	Decisions []Decision
 }
 
 // Plan is the links chosen for a page, in placement order, its breadcrumb
@@ -91,6 +93,7 @@ func PlanPage(ctx context.Context, in Input) (Plan, error) {
 	if pl.err != nil {
 		return Plan{}, fmt.Errorf("plan page %s: %w", in.Page.ID, pl.err)
 	}
+	pl.applyDecisions()
 	return pl.plan, nil
 }
 

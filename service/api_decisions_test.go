@@ -1,0 +1,185 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/examples"
+	"github.com/interlinker/interlinker/handlers"
+)
+
+func (c apiClient) delete(path, token string) posted {
+	c.t.Helper()
+	req, err := http.NewRequestWithContext(c.t.Context(), http.MethodDelete, c.base+path, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out posted
+	out.status = resp.StatusCode
+	_ = jsonDecode(resp, &out.job)
+	return out
+}
+
+func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
+	cfg := testConfig(t)
+	h := startHarness(t, cfg)
+	site, err := examples.Load("outdoor-gear")
+	if err != nil {
+		t.Fatal(err)
+	}
+	siteID := site.Structure.Site.ID
+	h.publish(mustEvent(events.SiteUpdated, siteID, "example-site", site.Structure))
+	h.waitIdle(waitLong)
+	for _, pg := range site.Pages {
+		h.publish(mustEvent(events.ContentGenerated, siteID, "example-"+pg.ID, events.ContentData{Page: pg}))
+	}
+	waitFor(t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
+	h.waitIdle(2 * time.Minute)
+
+	st := h.svc.Store()
+	_, token, err := st.CreateToken(t.Context(), siteID, "editor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, otherToken, err := st.CreateToken(t.Context(), "another-site", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := apiClient{t: t, base: "http://" + h.svc.HTTPAddr() + handlers.APIPrefix}
+	done := func(r posted, what string) {
+		t.Helper()
+		if r.status != 202 {
+			t.Fatalf("%s: %d %s", what, r.status, r.raw)
+		}
+		c.poll(r.job.Location[len(handlers.APIPrefix):], token, "done")
+		h.waitIdle(waitLong)
+	}
+	linkTo := func(source, target string) (link.Link, bool) {
+		t.Helper()
+		links, err := st.LinksFrom(t.Context(), siteID, source)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range links {
+			if l.TargetPageID == target && l.Type != link.TypeBreadcrumb {
+				return l, true
+			}
+		}
+		return link.Link{}, false
+	}
+
+	// The review queue holds the suggestions scored 40–59.
+	var queue handlers.LinkList
+	c.getJSON("/linker/review/?limit=500&site_id="+siteID, token, &queue)
+	if len(queue.Items) < 2 {
+		t.Fatalf("%d review suggestions on the example site, want at least 2", len(queue.Items))
+	}
+	for _, l := range queue.Items {
+		if l.Status != "review" {
+			t.Errorf("review queue holds a %s link", l.Status)
+		}
+	}
+	accepted := queue.Items[0]
+	var rejected handlers.SiteLink
+	for _, l := range queue.Items[1:] {
+		if l.SourceContentID != accepted.SourceContentID || l.TargetPageID != accepted.TargetPageID {
+			rejected = l
+			break
+		}
+	}
+	if r := c.post("/linker/review/"+accepted.ID+"/accept/", otherToken, "", `{"site_id":"`+siteID+`"}`); r.status != 404 {
+		t.Errorf("another site's token accepting: %d", r.status)
+	}
+
+	// Accepted: planned from now on, and placed where the page has its anchor.
+	done(c.post("/linker/review/"+accepted.ID+"/accept/", token, "", `{"site_id":"`+siteID+`"}`), "accept")
+	if l, ok := linkTo(accepted.SourceContentID, accepted.TargetPageID); !ok || l.Status == link.StatusReview || !strings.Contains(l.Reason+l.Explanation, "accepted by hand") {
+		t.Errorf("accepted suggestion %s → %s is now %+v (found %v)", accepted.SourceContentID, accepted.TargetPageID, l, ok)
+	}
+	if r := c.post("/linker/review/"+accepted.ID+"/accept/", token, "", `{"site_id":"`+siteID+`"}`); r.status != 409 && r.status != 404 {
+		t.Errorf("accepting a link no longer for review: %d", r.status)
+	}
+
+	// Rejected: gone from the page's plan.
+	done(c.post("/linker/review/"+rejected.ID+"/reject/", token, "", `{"site_id":"`+siteID+`"}`), "reject")
+	if l, ok := linkTo(rejected.SourceContentID, rejected.TargetPageID); ok {
+		t.Errorf("rejected suggestion %s → %s is still planned: %+v", rejected.SourceContentID, rejected.TargetPageID, l)
+	}
+
+	// Removed by hand: gone, and a re-plan does not bring it back.
+	var removed link.Link
+	var from string
+	for _, pg := range site.Pages {
+		links, err := st.LinksFrom(t.Context(), siteID, pg.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range links {
+			if l.Status == link.StatusVerified && l.Zone == link.ZoneInBody && !l.Mandatory && l.Type == link.TypeHorizontal {
+				removed, from = l, pg.ID
+				break
+			}
+		}
+		if from != "" {
+			break
+		}
+	}
+	if from == "" {
+		t.Fatal("no verified horizontal link on the example site")
+	}
+	done(c.delete(fmt.Sprintf("/linker/content/%s/links/%s/?site_id=%s", from, removed.ID, siteID), token), "remove")
+	if _, ok := linkTo(from, removed.TargetPageID); ok {
+		t.Errorf("removed link %s → %s is still planned", from, removed.TargetPageID)
+	}
+	done(c.post("/linker/links/plan/", token, "", `{"site_id":"`+siteID+`","content_id":"`+from+`"}`), "re-plan")
+	if _, ok := linkTo(from, removed.TargetPageID); ok {
+		t.Errorf("a re-plan brought back the link %s → %s removed by hand", from, removed.TargetPageID)
+	}
+	last := h.inserted.insertedFor(t, siteID, from)
+	for _, l := range last[len(last)-1].Links {
+		if l.TargetPageID == removed.TargetPageID && l.Type != "breadcrumb" {
+			t.Errorf("the page's last links.inserted still carries the removed link: %+v", l)
+		}
+	}
+
+	// Added by hand, under its anchor: planned whatever the scores say.
+	target := site.Pages[0].ID
+	for _, pg := range site.Pages {
+		if _, linked := linkTo(from, pg.ID); !linked && pg.ID != from && pg.ID != removed.TargetPageID {
+			target = pg.ID
+			break
+		}
+	}
+	done(c.post("/linker/content/"+from+"/links/", token, "", `{"site_id":"`+siteID+`","target_content_id":"`+target+`","anchor":"see also"}`), "add")
+	if l, ok := linkTo(from, target); !ok || !strings.Contains(l.Reason+l.Explanation, "added by hand") || l.Candidates[0].Text != "see also" {
+		t.Errorf("link added by hand %s → %s: %+v (found %v)", from, target, l, ok)
+	}
+	if r := c.post("/linker/content/"+from+"/links/", token, "", `{"site_id":"`+siteID+`","target_content_id":"no-such-page","anchor":"x"}`); r.status != 404 {
+		t.Errorf("adding a link to a page that does not exist: %d", r.status)
+	}
+
+	// Reverted: the planner decides again, and plans the removed link as before.
+	done(c.delete(fmt.Sprintf("/linker/content/%s/decisions/%s/?site_id=%s", from, removed.TargetPageID, siteID), token), "revert")
+	if l, ok := linkTo(from, removed.TargetPageID); !ok || l.Status != link.StatusVerified {
+		t.Errorf("after the revert, the link %s → %s is %+v (found %v), want it verified as before", from, removed.TargetPageID, l, ok)
+	}
+	if r := c.delete(fmt.Sprintf("/linker/content/%s/decisions/%s/?site_id=%s", from, removed.TargetPageID, siteID), token); r.status != 404 {
+		t.Errorf("reverting a decision twice: %d", r.status)
+	}
+}
+
+func jsonDecode(resp *http.Response, v any) error {
+	return json.NewDecoder(resp.Body).Decode(v)
+}
