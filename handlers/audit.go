@@ -208,6 +208,10 @@ func (p *Pipeline) runAudit(ctx context.Context, job store.Job, req events.Event
 // transaction. It reports false when another runner finished it first.
 func (p *Pipeline) finishAudit(ctx context.Context, job store.Job, req events.Event, result auditResult, began time.Time) (bool, error) {
 	finished := false
+	storing := time.Now()
+	defer func() {
+		p.Logger.Debug("audit stored", "site_id", job.SiteID, "audit_id", job.ID, "store_seconds", time.Since(storing).Seconds())
+	}()
 	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
 		var err error
 		finished, err = tx.FinishAudit(ctx, job.SiteID, job.ID, result.full.Status, result.full, result.recs, result.scores,
@@ -276,10 +280,12 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	if _, ok := sc.structure.Cluster(data.ClusterID); data.ClusterID != "" && !ok {
 		return failedAudit(job.ID, data.ClusterID, fmt.Sprintf("unknown cluster %q of site %s", data.ClusterID, job.SiteID)), nil
 	}
+	began := time.Now()
 	stored, err := tx.AuditPages(ctx, job.SiteID)
 	if err != nil {
 		return auditResult{}, err
 	}
+	pagesRead := time.Now()
 	pages := make([]audit.Page, len(stored))
 	live := 0
 	for i, sp := range stored {
@@ -304,12 +310,14 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 		return auditResult{}, err
 	}
 	progress.done(ctx, read)
+	linkMapRead := time.Now()
 	progress.stage(ctx, events.AuditStageFigures, 1)
 	report, err := auditor.ReportFor(data.ClusterID)
 	if err != nil {
 		return auditResult{}, err
 	}
 	progress.done(ctx, 1)
+	figured := time.Now()
 	versions := make(map[string]int64, len(stored))
 	clusters := make(map[string]string, len(stored))
 	for _, sp := range stored {
@@ -324,6 +332,9 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	if err != nil {
 		return auditResult{}, err
 	}
+	p.Logger.Debug("audit read and worked out", "site_id", job.SiteID, "audit_id", job.ID,
+		"pages_seconds", pagesRead.Sub(began).Seconds(), "link_map_seconds", linkMapRead.Sub(pagesRead).Seconds(),
+		"figures_seconds", figured.Sub(linkMapRead).Seconds(), "recommendations_seconds", time.Since(figured).Seconds())
 	return completed(job.ID, data, report, recs), nil
 }
 

@@ -84,8 +84,12 @@ func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, er
 		return nil, err
 	}
 	done += len(rep.Broken)
+	uses, err := r.anchorUses(ctx, rep.DominantAnchors)
+	if err != nil {
+		return nil, err
+	}
 	for _, f := range rep.DominantAnchors {
-		if err := step(r.dominant(ctx, f)); err != nil {
+		if err := step(r.dominant(ctx, f, uses[f.PageID])); err != nil {
 			return nil, err
 		}
 	}
@@ -576,20 +580,34 @@ func (r *recommender) broken(ctx context.Context) error {
 	return nil
 }
 
-// dominant recommends moving enough of a target's links off its dominant
-// anchor to bring the anchor's share within the policy: the links from the
-// pages with the lowest link scores first, each to another anchor the
-// planner has for the target, found in the source's text.
-func (r *recommender) dominant(ctx context.Context, f audit.Finding) error {
-	type use struct {
-		source     string
-		path, text string
-		occurrence int
+// anchorUse is an in-body link to a target with a dominant anchor: its
+// source, and how apply finds it there.
+type anchorUse struct {
+	source     string
+	path, text string
+	occurrence int
+}
+
+// targetAnchors are a dominant target's in-body anchors, as dominance
+// counts them, and the links that carry its dominant one.
+type targetAnchors struct {
+	counts map[string]int
+	uses   []anchorUse
+}
+
+// anchorUses reads, in one pass over the link map, the in-body anchors of
+// every target with a dominant anchor: a pass a target would make the
+// recommendations quadratic in the site's size.
+func (r *recommender) anchorUses(ctx context.Context, findings []audit.Finding) (map[string]*targetAnchors, error) {
+	out := make(map[string]*targetAnchors, len(findings))
+	dominant := make(map[string]string, len(findings))
+	for _, f := range findings {
+		out[f.PageID] = &targetAnchors{counts: map[string]int{}}
+		dominant[f.PageID] = f.Anchor
 	}
-	var uses []use
-	// The in-body anchors of the target's links, as dominance counts them:
-	// a variation must not make another anchor dominant.
-	counts := map[string]int{}
+	if len(findings) == 0 {
+		return out, nil
+	}
 	err := r.tx.EachLinkMap(ctx, r.siteID, func(pageID string, links []audit.Link) error {
 		seen := map[[2]string]int{}
 		for _, l := range links {
@@ -600,20 +618,26 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding) error {
 			key := [2]string{path, l.Text}
 			occurrence := seen[key]
 			seen[key]++
-			if id, _, _ := r.auditor.Resolve(l.URL); id != f.PageID || pageID == f.PageID || !l.InBody() {
+			id, _, _ := r.auditor.Resolve(l.URL)
+			t, ok := out[id]
+			if !ok || id == pageID || !l.InBody() {
 				continue
 			}
 			text := anchors.Normalize(l.Text)
-			counts[text]++
-			if text == f.Anchor {
-				uses = append(uses, use{pageID, path, l.Text, occurrence})
+			t.counts[text]++
+			if text == dominant[id] {
+				t.uses = append(t.uses, anchorUse{pageID, path, l.Text, occurrence})
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
+	return out, err
+}
+
+// dominant recommends moving enough of a target's links off its dominant
+// anchor, the links from the pages with the lowest link score first.
+func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAnchors) error {
+	uses, counts := t.uses, t.counts
 	sort.SliceStable(uses, func(i, j int) bool {
 		if r.linkScore[uses[i].source] != r.linkScore[uses[j].source] {
 			return r.linkScore[uses[i].source] < r.linkScore[uses[j].source]

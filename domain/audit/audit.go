@@ -104,7 +104,17 @@ type Auditor struct {
 
 	broken     []Finding
 	unverified []Finding
+
+	// resolved caches the page a link URL points to (-1: no known page):
+	// a menu and footer repeat the same URLs on every page, and parsing a
+	// URL costs more than the rest of reading its link. It is emptied
+	// when it reaches maxResolved, so it stays small whatever the site.
+	resolved map[string]int
+	// counted and followed are AddPage's per-page sets, kept for reuse.
+	counted, followed map[int]bool
 }
+
+const maxResolved = 1 << 16
 
 // Finding is one thing the audit found, on a page (and towards a target).
 type Finding struct {
@@ -126,7 +136,8 @@ func New(st site.Structure, pol policy.Policy, pages []Page) *Auditor {
 	a := &Auditor{st: st, pol: pol, pages: pages, index: make(map[string]int, n), path: make(map[string]int, n), hubs: map[string]int{},
 		inbound: make([]int, n), outbound: make([]int, n), bodyInbound: make([]int, n), inBody: make([]int, n), read: make([]bool, n),
 		uplink: make([]int, n), crossHub: make([]bool, n), brokenFrom: make([]int, n), links: make([]int, n),
-		termLinks: map[int]map[int]bool{}, anchorsTo: map[int]map[string]int{}}
+		termLinks: map[int]map[int]bool{}, anchorsTo: map[int]map[string]int{},
+		resolved: map[string]int{}, counted: map[int]bool{}, followed: map[int]bool{}}
 	for i, p := range pages {
 		a.index[p.ID] = i
 		a.uplink[i] = -1
@@ -165,8 +176,9 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 	if page.Kind == site.KindSupporting {
 		hub = a.hubOf(page.ClusterID)
 	}
-	counted := map[int]bool{}  // a target counts one inbound link per source
-	followed := map[int]bool{} // and one edge of the link graph
+	counted, followed := a.counted, a.followed // a target counts one inbound link per source, and one edge of the link graph
+	clear(counted)
+	clear(followed)
 	for _, l := range links {
 		if !l.Internal || l.URL == "" {
 			continue
@@ -175,7 +187,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		if l.InBody() {
 			a.inBody[src]++
 		}
-		t, known := a.path[Path(l.URL)]
+		t, known := a.resolve(l.URL)
 		switch {
 		case !known:
 			a.unverified = append(a.unverified, Finding{PageID: pageID, URL: l.URL, Anchor: l.Text,
@@ -224,6 +236,22 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		}
 	}
 	return nil
+}
+
+// resolve finds the page a link URL points to by its path.
+func (a *Auditor) resolve(u string) (int, bool) {
+	if i, ok := a.resolved[u]; ok {
+		return i, i >= 0
+	}
+	i, ok := a.path[Path(u)]
+	if !ok {
+		i = -1
+	}
+	if len(a.resolved) >= maxResolved {
+		clear(a.resolved)
+	}
+	a.resolved[u] = i
+	return i, ok
 }
 
 // Report is the audit's figures and findings.

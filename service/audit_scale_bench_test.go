@@ -1,0 +1,272 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlinker/interlinker/events"
+)
+
+// scaleClusters is how many clusters (a hub each) a synthetic site has.
+const scaleClusters = 100
+
+// scaleSiteEvent declares a synthetic site of scaleClusters clusters.
+func scaleSiteEvent(siteID string) events.Event {
+	d := events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: siteID, BaseURL: "https://" + siteID + ".example", Name: "Scale", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "all", Name: "All", URL: "/all/"}},
+	}
+	for c := range scaleClusters {
+		d.Clusters = append(d.Clusters, events.ClusterInfo{ID: fmt.Sprintf("c%03d", c), SectorID: "all",
+			Name: fmt.Sprintf("Topic %d", c), PrimaryKeyword: fmt.Sprintf("topic %d", c)})
+	}
+	return mustEvent(events.SiteUpdated, siteID, "site-"+siteID, d)
+}
+
+// scalePage is page i of a synthetic site: 0 the home page, 1–100 the
+// hubs, the rest supporting articles dealt to the clusters in turn.
+type scalePage struct {
+	id, url, kind, cluster string
+}
+
+func scalePageAt(i int) scalePage {
+	switch {
+	case i == 0:
+		return scalePage{"home", "/", "home", ""}
+	case i <= scaleClusters:
+		c := fmt.Sprintf("c%03d", i-1)
+		return scalePage{"hub-" + c, "/all/" + c + "/", "hub", c}
+	}
+	c := fmt.Sprintf("c%03d", (i-1)%scaleClusters)
+	id := fmt.Sprintf("a%07d", i)
+	return scalePage{id, "/all/" + c + "/" + id + "/", "supporting", c}
+}
+
+// seedScaleSite writes n live pages and 30 links each straight into the
+// projections content.published keeps (pages, link_map), by COPY: what a
+// site of that size looks like to the audit, without publishing it event
+// by event. Like a CMS site, each page has 25 links in its header, menu
+// and footer (the same on every page) and 5 in its body: an article to its
+// hub in paragraph 1 and to the next four articles of its cluster, a hub
+// to five of its articles, the home page to five hubs. Every page is
+// linked and within its density, so the audit finds little to recommend
+// and what is measured is reading and scoring the site.
+func seedScaleSite(b *testing.B, conn *pgx.Conn, siteID string, n int) int {
+	ctx := context.Background()
+	base := "https://" + siteID + ".example"
+	pages := pgx.CopyFromFunc(func() func() ([]any, error) {
+		i := 0
+		return func() ([]any, error) {
+			if i == n {
+				return nil, nil
+			}
+			p := scalePageAt(i)
+			i++
+			return []any{siteID, p.id, p.url, "Page " + p.id, p.kind, p.cluster, "all", "page " + p.id, int64(1),
+				"<p>synthetic</p>", "published", 800, int64(1)}, nil
+		}
+	}())
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"pages"}, []string{"site_id", "id", "url", "title", "kind", "cluster_id",
+		"sector_id", "primary_keyword", "version", "html", "state", "word_count", "live_version"}, pages); err != nil {
+		b.Fatal(err)
+	}
+	// The articles of cluster c are pages c+1+100k, k ≥ 1.
+	articleOf := func(cluster, k int) int { return cluster + 1 + scaleClusters*k }
+	rows := 0
+	links := pgx.CopyFromFunc(func() func() ([]any, error) {
+		src, ord := 0, 0
+		var targets []struct {
+			page     int
+			position string
+			para     int
+		}
+		return func() ([]any, error) {
+			for ord == len(targets) {
+				if src == n {
+					return nil, nil
+				}
+				targets = targets[:0]
+				add := func(page int, position string, para int) {
+					if page < n {
+						targets = append(targets, struct {
+							page     int
+							position string
+							para     int
+						}{page, position, para})
+					}
+				}
+				add(0, "header", 0)
+				for h := 1; h <= 20; h++ {
+					add(h, "navigation", 0)
+				}
+				for h := 21; h <= 24; h++ {
+					add(h, "footer", 0)
+				}
+				switch p := scalePageAt(src); p.kind {
+				case "home":
+					for h := 1; h <= 5; h++ {
+						add(h, "content", h)
+					}
+				case "hub":
+					c := src - 1
+					for k := 1; k <= 5; k++ {
+						add(articleOf(c, k), "content", k)
+					}
+				default:
+					c, k := (src-1)%scaleClusters, (src-1)/scaleClusters
+					add(c+1, "content", 1)
+					for j := 1; j <= 4; j++ {
+						add(articleOf(c, k+j), "content", 1+j)
+					}
+				}
+				src, ord = src+1, 0
+			}
+			t := targets[ord]
+			target := scalePageAt(t.page)
+			ord++
+			rows++
+			// Three anchors for a target, by source, so that no anchor of a
+			// target carries over 40% of its in-body links.
+			anchor := fmt.Sprintf([]string{"page %s", "read about %s", "our %s guide"}[(src-1)%3], target.id)
+			return []any{siteID, scalePageAt(src - 1).id, ord - 1, base + target.url, target.id, anchor, true, true,
+				t.position, t.para, "active", t.para}, nil
+		}
+	}())
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"link_map"}, []string{"site_id", "source_page_id", "ordinal", "target_url",
+		"target_page_id", "anchor", "internal", "follow", "position", "paragraph", "status", "content_paragraph"}, links); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, "ANALYZE pages; ANALYZE link_map"); err != nil {
+		b.Fatal(err)
+	}
+	return rows
+}
+
+// heapPeak samples the heap in use until stopped and returns the peak
+// above the heap in use when it started.
+func heapPeak() (stop func() uint64) {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	start := m.HeapInuse
+	var peak atomic.Uint64
+	peak.Store(start)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				if m.HeapInuse > peak.Load() {
+					peak.Store(m.HeapInuse)
+				}
+			}
+		}
+	})
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return peak.Load() - start
+	}
+}
+
+// BenchmarkAuditVsRawCopy audits synthetic sites of 10k and 100k pages
+// with 30 links each (INTERLINKER_BENCH_1M=1 adds a million pages), seeded
+// straight into the projections. Each round publishes audit.requested and
+// waits for audit.completed; in the same run the same link-map rows are
+// read raw with COPY ... TO STDOUT, the floor of any audit that reads
+// them. It reports the audit's pages/s, the raw pages/s, their ratio and
+// the audit's peak heap above the service's heap before it.
+//
+//	go test -run '^$' -bench AuditVsRawCopy -benchtime 1x -timeout 60m ./service/
+func BenchmarkAuditVsRawCopy(b *testing.B) {
+	sizes := []int{10_000, 100_000}
+	if os.Getenv("INTERLINKER_BENCH_1M") != "" {
+		sizes = append(sizes, 1_000_000)
+	}
+	cfg := benchConfig(b)
+	h := &auditHarness{harness: startHarness(b, cfg)}
+	h.completed = collect(b, h.js, "AUDIT", events.AuditCompleted)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, cfg.DatabaseURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// testing runs a sub-benchmark's function again for each b.N it tries:
+	// a site is seeded once.
+	seeded := map[int]int{}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("pages=%d", n), func(b *testing.B) {
+			siteID := fmt.Sprintf("scale-%d", n)
+			rows, ok := seeded[n]
+			if !ok {
+				h.publish(scaleSiteEvent(siteID))
+				waitFor(b, time.Minute, "site "+siteID+" projected", func() bool {
+					_, found, err := h.svc.Store().LoadSite(ctx, siteID)
+					return err == nil && found
+				})
+				rows = seedScaleSite(b, conn, siteID, n)
+				seeded[n] = rows
+			}
+			raw := fmt.Sprintf(`COPY (SELECT lm.source_page_id, lm.target_url, lm.internal, lm.follow, lm.position, lm.in_block,
+				lm.content_paragraph, lm.anchor FROM link_map lm JOIN pages p ON p.site_id = lm.site_id AND p.id = lm.source_page_id
+				WHERE lm.site_id = '%s' AND p.state <> 'deleted' ORDER BY lm.source_page_id, lm.ordinal) TO STDOUT`, siteID)
+			var auditTime, rawTime time.Duration
+			var peak uint64
+			var last events.AuditCompletedData
+			b.ResetTimer()
+			for i := range b.N {
+				auditID := fmt.Sprintf("bench-%d-%d", b.N, i)
+				stop := heapPeak()
+				start := time.Now()
+				h.publish(mustEvent(events.AuditRequested, siteID, "req-"+auditID, events.AuditRequestedData{AuditID: auditID}))
+				waitFor(b, 30*time.Minute, "audit "+auditID, func() bool {
+					for _, r := range h.completed.all() {
+						var d events.AuditCompletedData
+						if r.Event.SiteID == siteID && json.Unmarshal(r.Event.Data, &d) == nil && d.AuditID == auditID {
+							last = d
+							return true
+						}
+					}
+					return false
+				})
+				auditTime += time.Since(start)
+				peak = max(peak, stop())
+
+				start = time.Now()
+				if _, err := conn.PgConn().CopyTo(ctx, io.Discard, raw); err != nil {
+					b.Fatal(err)
+				}
+				rawTime += time.Since(start)
+			}
+			b.StopTimer()
+			if last.Status != "complete" || last.Pages != n || last.TotalLinks != rows {
+				b.Fatalf("audit of %d pages and %d links: status %q, pages %d, links %d", n, rows, last.Status, last.Pages, last.TotalLinks)
+			}
+			auditRate := float64(n*b.N) / auditTime.Seconds()
+			rawRate := float64(n*b.N) / rawTime.Seconds()
+			b.ReportMetric(auditRate, "pages/s")
+			b.ReportMetric(rawRate, "raw_pages/s")
+			b.ReportMetric(auditRate/rawRate, "ratio")
+			b.ReportMetric(float64(peak)/(1<<20), "peak_heap_MB")
+			b.ReportMetric(float64(last.RecommendationsTotal), "recommendations")
+		})
+	}
+}
