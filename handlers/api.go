@@ -86,10 +86,13 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 
 	huma.Register(api, huma.Operation{OperationID: "get-page-html", Method: http.MethodGet,
 		Path: "/linker/content/{page_id}/html/", Summary: "A page's linked HTML, as links.inserted carries it",
-		Errors: []int{401, 404}}, a.pageHTML)
+		Responses: map[string]*huma.Response{"200": {Description: "the page's linked HTML",
+			Headers: map[string]*huma.Param{"ETag": {Schema: &huma.Schema{Type: huma.TypeString}}},
+			Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: huma.TypeString}}}}},
+		Errors: []int{400, 401, 404}}, a.pageHTML)
 	huma.Register(api, huma.Operation{OperationID: "get-page-links", Method: http.MethodGet,
 		Path: "/linker/content/{page_id}/links/", Summary: "A page's outbound and inbound links, with anchors, zones, scores, factors and explanations",
-		Errors: []int{401, 404}}, a.pageLinks)
+		Errors: []int{400, 401, 404}}, a.pageLinks)
 	huma.Register(api, huma.Operation{OperationID: "list-links", Method: http.MethodGet,
 		Path: "/linker/links/", Summary: "The site's links (SAGLink records), by source page, filterable",
 		Errors: []int{400, 401, 404}}, a.links)
@@ -98,16 +101,16 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 		Errors: []int{400, 401, 404}}, a.linkMap)
 	huma.Register(api, huma.Operation{OperationID: "get-audit", Method: http.MethodGet,
 		Path: "/linker/audit/", Summary: "The site's latest finished audit: every figure, list and finding",
-		Errors: []int{401, 404}}, a.latestAudit)
+		Errors: []int{400, 401, 404}}, a.latestAudit)
 	huma.Register(api, huma.Operation{OperationID: "list-recommendations", Method: http.MethodGet,
 		Path: "/linker/audit/recommendations/", Summary: "The latest audit's recommendations, highest priority first",
 		Errors: []int{400, 401, 404}}, a.recommendations)
 	huma.Register(api, huma.Operation{OperationID: "list-orphans", Method: http.MethodGet,
 		Path: "/linker/orphans/", Summary: "Orphan and navigation-only pages, as the latest audit found them",
-		Errors: []int{401, 404}}, a.orphans)
+		Errors: []int{400, 401, 404}}, a.orphans)
 	huma.Register(api, huma.Operation{OperationID: "get-health", Method: http.MethodGet,
 		Path: "/linker/health/", Summary: "Cluster and site link health, from the latest audit",
-		Errors: []int{401, 404}}, a.health)
+		Errors: []int{400, 401, 404}}, a.health)
 	a.registerJobs(api)
 	a.registerDecisions(api)
 	return api
@@ -189,7 +192,7 @@ func (a *API) site(ctx context.Context, siteID string) error {
 	if !callerOf(ctx).may(siteID) {
 		return notFound("site " + siteID)
 	}
-	_, found, err := a.Store.LoadSite(ctx, siteID)
+	found, err := a.Store.SiteExists(ctx, siteID)
 	if err != nil {
 		return a.internal(ctx, err)
 	}
@@ -249,7 +252,7 @@ func (a *API) pageLinks(ctx context.Context, in *PageParams) (*PageLinksOutput, 
 	if err := a.site(ctx, in.SiteID); err != nil {
 		return nil, err
 	}
-	p, found, err := a.Store.Page(ctx, in.SiteID, in.PageID)
+	p, found, err := a.Store.PageHead(ctx, in.SiteID, in.PageID)
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
@@ -680,7 +683,7 @@ func (a *API) registerJobs(api huma.API) {
 		Summary: "Apply the latest audit's recommendations (audit.apply); poll the job", DefaultStatus: http.StatusAccepted,
 		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.applyAudit)
 	huma.Register(api, huma.Operation{OperationID: "get-job", Method: http.MethodGet, Path: "/linker/jobs/{job_id}/",
-		Summary: "How far a job has come", Errors: []int{401, 404}}, a.job)
+		Summary: "How far a job has come", Errors: []int{400, 401, 404}}, a.job)
 	huma.Register(api, huma.Operation{OperationID: "plan-page", Method: http.MethodPost, Path: "/linker/links/plan/",
 		Summary: "Plan a page again (links.replan); its links.inserted follows", DefaultStatus: http.StatusAccepted,
 		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.planPage)
@@ -691,7 +694,7 @@ func (a *API) registerJobs(api huma.API) {
 		Summary: "Re-plan, place and validate many pages: one job", DefaultStatus: http.StatusAccepted,
 		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.batchInsert)
 	huma.Register(api, huma.Operation{OperationID: "list-snapshots", Method: http.MethodGet, Path: "/linker/content/{page_id}/snapshots/",
-		Summary: "A page's kept plans, newest first", Errors: []int{401, 404}}, a.snapshots)
+		Summary: "A page's kept plans, newest first", Errors: []int{400, 401, 404}}, a.snapshots)
 	huma.Register(api, huma.Operation{OperationID: "restore-snapshot", Method: http.MethodPost,
 		Path: "/linker/content/{page_id}/snapshots/{snapshot_id}/restore/", Summary: "Make a kept plan current again (links.restore)",
 		DefaultStatus: http.StatusAccepted, MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.restoreSnapshot)
@@ -735,7 +738,7 @@ func (a *API) replan(ctx context.Context, siteID, key string, body any, write fu
 		if len(pageID) == 0 || len(pageID) > 256 {
 			return nil, huma.Error400BadRequest(fmt.Sprintf("content id %q: 1 to 256 characters", pageID))
 		}
-		_, found, err := a.Store.Page(ctx, siteID, pageID)
+		_, found, err := a.Store.PageHead(ctx, siteID, pageID)
 		if err != nil {
 			return nil, a.internal(ctx, err)
 		}
@@ -778,7 +781,7 @@ func (a *API) snapshots(ctx context.Context, in *PageParams) (*SnapshotsOutput, 
 	if err := a.site(ctx, in.SiteID); err != nil {
 		return nil, err
 	}
-	if _, found, err := a.Store.Page(ctx, in.SiteID, in.PageID); err != nil {
+	if _, found, err := a.Store.PageHead(ctx, in.SiteID, in.PageID); err != nil {
 		return nil, a.internal(ctx, err)
 	} else if !found {
 		return nil, notFound("page " + in.PageID)

@@ -16,19 +16,9 @@ import (
 
 func (c apiClient) delete(path, token string) posted {
 	c.t.Helper()
-	req, err := http.NewRequestWithContext(c.t.Context(), http.MethodDelete, c.base+path, nil)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out posted
-	out.status = resp.StatusCode
-	_ = jsonDecode(resp, &out.job)
+	status, _, raw := c.do(http.MethodDelete, path, token, "", "", nil)
+	out := posted{status: status, raw: raw}
+	_ = json.Unmarshal(raw, &out.job)
 	return out
 }
 
@@ -57,7 +47,7 @@ func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := apiClient{t: t, base: "http://" + h.svc.HTTPAddr() + handlers.APIPrefix}
+	c := newAPIClient(t, h)
 	done := func(r posted, what string) {
 		t.Helper()
 		if r.status != 202 {

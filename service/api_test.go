@@ -18,31 +18,69 @@ import (
 	"github.com/interlinker/interlinker/handlers"
 )
 
-// apiClient calls the HTTP API as a client would.
+// apiClient calls the HTTP API as a client would, and holds every answer
+// to the OpenAPI document the service serves.
 type apiClient struct {
-	t    *testing.T
-	base string
+	t        *testing.T
+	base     string
+	contract *openAPIContract
 }
 
-func (c apiClient) get(path, token string) (int, http.Header, []byte) {
+func newAPIClient(t *testing.T, h *harness) apiClient {
+	t.Helper()
+	c := apiClient{t: t, base: "http://" + h.svc.HTTPAddr() + handlers.APIPrefix}
+	status, _, raw := c.do(http.MethodGet, "/openapi.json", "", "", "", nil)
+	if status != http.StatusOK {
+		t.Fatalf("openapi.json: %d %.200s", status, raw)
+	}
+	c.contract = newOpenAPIContract(t, raw)
+	return c
+}
+
+// do sends a request and returns its answer, once the answer is checked
+// against the OpenAPI document.
+func (c apiClient) do(method, path, token, key, body string, header http.Header) (int, http.Header, []byte) {
 	c.t.Helper()
-	req, err := http.NewRequestWithContext(c.t.Context(), http.MethodGet, c.base+path, nil)
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(c.t.Context(), method, c.base+path, rd)
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	return resp.StatusCode, resp.Header, body
+	if c.contract != nil {
+		if err := c.contract.check(method, handlers.APIPrefix+path, resp.StatusCode, resp.Header.Get("Content-Type"), raw); err != nil {
+			c.t.Errorf("contract: %v", err)
+		}
+	}
+	return resp.StatusCode, resp.Header, raw
+}
+
+func (c apiClient) get(path, token string) (int, http.Header, []byte) {
+	c.t.Helper()
+	return c.do(http.MethodGet, path, token, "", "", nil)
 }
 
 func (c apiClient) getJSON(path, token string, v any) {
@@ -90,7 +128,7 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := apiClient{t: t, base: "http://" + h.svc.HTTPAddr() + handlers.APIPrefix}
+	c := newAPIClient(t, h.harness)
 
 	// Every route: no token and a revoked one are 401, another site's
 	// token 404 (as for a site that does not exist), the site's own 200.
@@ -415,22 +453,8 @@ type posted struct {
 
 func (c apiClient) post(path, token, key, body string) posted {
 	c.t.Helper()
-	req, err := http.NewRequestWithContext(c.t.Context(), http.MethodPost, c.base+path, strings.NewReader(body))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	out := posted{status: resp.StatusCode, raw: raw}
+	status, _, raw := c.do(http.MethodPost, path, token, key, body, nil)
+	out := posted{status: status, raw: raw}
 	_ = json.Unmarshal(raw, &out.job)
 	return out
 }

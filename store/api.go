@@ -171,3 +171,32 @@ func (s *Store) Link(ctx context.Context, siteID, id string) (link.Link, bool, e
 	}
 	return links[0], true, nil
 }
+
+// SiteExists reports whether a site has been declared (site.updated).
+func (s *Store) SiteExists(ctx context.Context, siteID string) (bool, error) {
+	var found bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sites WHERE id = $1)`, siteID).Scan(&found); err != nil {
+		return false, fmt.Errorf("look up site %s: %w", siteID, err)
+	}
+	return found, nil
+}
+
+// PageHead is what identifies a page, without its content.
+type PageHead struct {
+	ID, URL, Kind, ClusterID, State string
+	Version                         int64
+}
+
+// PageHead reads a page's identity.
+func (s *Store) PageHead(ctx context.Context, siteID, pageID string) (PageHead, bool, error) {
+	var p PageHead
+	err := s.pool.QueryRow(ctx, `SELECT id, url, kind, cluster_id, state, version FROM pages WHERE site_id = $1 AND id = $2`,
+		siteID, pageID).Scan(&p.ID, &p.URL, &p.Kind, &p.ClusterID, &p.State, &p.Version)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return PageHead{}, false, nil
+	}
+	if err != nil {
+		return PageHead{}, false, fmt.Errorf("read page %s: %w", pageID, err)
+	}
+	return p, true, nil
+}

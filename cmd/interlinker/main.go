@@ -6,6 +6,7 @@
 //	interlinker publish   send CloudEvents from JSON files to NATS
 //	interlinker audit     audit a site: request it, show progress, print the report, write CSV files
 //	interlinker token     create, list and revoke the HTTP API's per-site tokens
+//	interlinker openapi   print the HTTP API's OpenAPI 3.1 document
 //
 // Every flag has an INTERLINKER_* environment variable of the same meaning;
 // `interlinker VERB -h` lists them.
@@ -31,6 +32,7 @@ Usage:
   interlinker audit   --site ID [--wait] [flags]
                                        audit a site; with --wait show progress, print the report and write CSV files
   interlinker token   create|list|revoke  manage the HTTP API's per-site tokens
+  interlinker openapi                  print the HTTP API's OpenAPI 3.1 document (docs/openapi.json)
 
 Run "interlinker VERB -h" for the flags of a verb; each flag also reads an
 INTERLINKER_* environment variable (for example --database-url and
@@ -68,6 +70,8 @@ func run(args []string) error {
 		return auditCommand(ctx, rest)
 	case "token":
 		return tokenCommand(ctx, rest)
+	case "openapi":
+		return printOpenAPI(rest)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil
