@@ -98,6 +98,16 @@ func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
 	if l, ok := linkTo(accepted.SourceContentID, accepted.TargetPageID); !ok || l.Status == link.StatusReview || !strings.Contains(l.Reason+l.Explanation, "accepted by hand") {
 		t.Errorf("accepted suggestion %s → %s is now %+v (found %v)", accepted.SourceContentID, accepted.TargetPageID, l, ok)
 	}
+	// The page's links.inserted carries it with its new status.
+	waitFor(t, waitLong, "the accepted link in the page's links.inserted", func() bool {
+		sent := h.inserted.insertedFor(t, siteID, accepted.SourceContentID)
+		for _, l := range sent[len(sent)-1].Links {
+			if l.TargetPageID == accepted.TargetPageID && l.Type == accepted.Type && l.Status != string(link.StatusReview) {
+				return true
+			}
+		}
+		return false
+	})
 	if r := c.post("/linker/review/"+accepted.ID+"/accept/", token, "", `{"site_id":"`+siteID+`"}`); r.status != 409 && r.status != 404 {
 		t.Errorf("accepting a link no longer for review: %d", r.status)
 	}
