@@ -23,6 +23,12 @@ func TestDecodeAcceptsAValidEvent(t *testing.T) {
 	}
 }
 
+func TestAnEscapedBackslashBeforeU0000IsNoNUL(t *testing.T) {
+	if _, err := Decode([]byte(strings.Replace(goodPage, "<p>x</p>", `<p>C:\\u0000</p>`, 1))); err != nil {
+		t.Fatalf("a literal backslash and u0000 refused: %v", err)
+	}
+}
+
 func TestDecodeRefusesBadInputNamingTheProblem(t *testing.T) {
 	cases := []struct {
 		name, raw, reason string
@@ -35,6 +41,8 @@ func TestDecodeRefusesBadInputNamingTheProblem(t *testing.T) {
 		{"unknown type", strings.Replace(goodPage, `"content.generated"`, `"content.mangled"`, 1), `unknown event type "content.mangled"`},
 		{"missing data", `{"specversion":"1.0","id":"e","source":"s","type":"content.generated","siteid":"s"}`, "missing required attribute data"},
 		{"invalid UTF-8", strings.Replace(goodPage, "<p>x</p>", "<p>\xff\xfe</p>", 1), "not valid UTF-8"},
+		{"a NUL in the HTML", strings.Replace(goodPage, "<p>x</p>", `<p>x\u0000</p>`, 1), "at /page/html: holds U+0000"},
+		{"a NUL in a keyword", strings.Replace(goodPage, `"version":3`, `"version":3,"keywords":["a","b\u0000"]`, 1), "at /page/keywords/1: holds U+0000"},
 		{"negative version", strings.Replace(goodPage, `"version":3`, `"version":-1`, 1), "/page/version"},
 	}
 	for _, tc := range cases {

@@ -103,7 +103,43 @@ func validateData(typ string, data []byte) error {
 	if err := schema.Validate(inst); err != nil {
 		return invalid("%s data fails its schema: %s", typ, schemaReason(err))
 	}
+	if at, found := nulAt(inst, ""); found {
+		return invalid("%s data at %s: holds U+0000 (NUL), which no text may carry: HTML treats it as a parse error and Postgres text cannot store it", typ, at)
+	}
 	return nil
+}
+
+// nulAt finds the first string or key holding U+0000 in a decoded JSON
+// value, and returns its JSON pointer. A NUL would otherwise pass the
+// schema and fail every write of the event, so it would be retried until
+// its deliveries ran out instead of refused at once with its reason.
+func nulAt(v any, at string) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return at, strings.ContainsRune(v, 0)
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ptr := at + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+			if strings.ContainsRune(k, 0) {
+				return ptr, true
+			}
+			if where, found := nulAt(v[k], ptr); found {
+				return where, true
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if where, found := nulAt(e, fmt.Sprintf("%s/%d", at, i)); found {
+				return where, true
+			}
+		}
+	}
+	return "", false
 }
 
 // schemaReason flattens a validation error into one line naming each failing

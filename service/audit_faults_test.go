@@ -211,3 +211,61 @@ func TestAnAuditThatKeepsFailingIsGivenUpWithItsReason(t *testing.T) {
 		t.Errorf("the next audit: status %q (%v)", d.Status, d.Reasons)
 	}
 }
+
+// TestPagesWhoseHTMLIsBrokenAreAuditedAsTheyStand publishes an existing
+// site some of whose pages are not HTML a browser would be proud of:
+// control characters and bytes that are no UTF-8, unclosed tags and
+// attributes, thousands of nested elements, an empty body. The audit
+// completes, counts every page and reads the links a browser would find in
+// them; nothing crashes. A page holding U+0000 is the one event refused,
+// at once and with its reason.
+func TestPagesWhoseHTMLIsBrokenAreAuditedAsTheyStand(t *testing.T) {
+	cfg := testConfig(t)
+	h := &auditHarness{harness: startHarness(t, cfg)}
+	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
+	const siteID = "cadence-broken-html"
+	structure, pages := existingSite(siteID)
+	broken := map[string]string{}
+	for i, html := range []string{
+		"\x01\x02\xff\xfe<p>junk \x80\x81\x7f <a href=\"/\">home</a> and <a href=\"" + pages[1].URL + "\"",
+		"<p><a href='" + pages[2].URL + "'>unclosed <b><i><p>" + strings.Repeat("<div>", 5000) + "deep",
+		"",
+	} {
+		pg := &pages[len(pages)-1-i]
+		broken[pg.ID] = html
+		pg.HTML = html
+	}
+	// A page holding U+0000, which no text may carry, is refused at once
+	// with its reason; the site's other pages are audited all the same.
+	nul := pages[0]
+	nul.ID, nul.URL, nul.HTML = "nul-page", "/nul-page/", "<p>before\x00after</p>"
+	h.publish(mustEvent(events.ContentPublished, siteID, "pub-nul", events.ContentData{Page: nul}))
+	h.publishExisting(structure, pages, existingDeleted)
+	got := h.audit(siteID, "broken-html", events.AuditRequestedData{})
+	if got.Status != "complete" {
+		t.Fatalf("an audit of pages with broken HTML: status %q, reasons %q", got.Status, got.Reasons)
+	}
+	if live := len(pages) - 1; got.Pages != live {
+		t.Errorf("pages %d, want every live page (%d), the broken ones included", got.Pages, live)
+	}
+	if n := h.metricTotal("interlinker_dead_lettered_total"); n != 1 {
+		t.Errorf("%v events dead-lettered, want the one holding a NUL", n)
+	}
+	// The link map holds what a browser finds in the junk: the links that
+	// were closed before the junk ran out.
+	conn, err := pgx.Connect(t.Context(), cfg.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for id, html := range broken {
+		var n int
+		if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM link_map WHERE site_id = $1 AND source_page_id = $2`,
+			siteID, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.Count(html, "<a href"); n > want {
+			t.Errorf("page %s: %d link map rows from HTML with %d <a href", id, n, want)
+		}
+	}
+}
