@@ -1,0 +1,569 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
+)
+
+// This file holds the tests of what applying an audit's fixes does to a
+// site, on the existing site of existing_test.go, and the helpers the
+// audit tests share. existingSiteWithBrokenLinks plants more broken links
+// on it: one to the deleted old-fit-guide from a page that does not link
+// to its (live) hub, and one to a deleted article of a cluster whose hub
+// is deleted too.
+
+// cadenceHost is the existing site's host.
+const cadenceHost = "www.cadence-cycles.example"
+
+// fixRun is an audit, its fixes applied and republished, and a second
+// audit of the fixed site.
+type fixRun struct {
+	before, after     events.AuditCompletedData
+	beforeF, afterF   events.AuditFindings
+	recs              []store.StoredRecommendation // the first audit's, as applied
+	applied           events.AuditAppliedData
+	input             map[string]events.PageInfo // live pages as first published
+	fixed             map[string]events.LinksInsertedData
+	republishedByPage map[string]events.PageInfo // the fixed pages as published again
+}
+
+// fixAllAndAuditAgain publishes an existing site, audits it, applies all
+// of its recommendations, publishes every page that came back and audits
+// the site again.
+func fixAllAndAuditAgain(t *testing.T, h *auditHarness, structure events.Event, pages []events.PageInfo, deleted ...string) fixRun {
+	t.Helper()
+	siteID := structure.SiteID
+	h.publishExisting(structure, pages, deleted...)
+	run := fixRun{input: livePages(pages, deleted...)}
+	run.before = h.audit(siteID, "before", events.AuditRequestedData{})
+	run.beforeF = storedFindings(t, h, siteID, "before")
+	run.applied = h.applyFixes(siteID, "apply-all", events.AuditApplyData{AuditID: "before", All: true})
+	var err error
+	if run.recs, err = h.svc.Store().Recommendations(t.Context(), siteID, "before", nil); err != nil {
+		t.Fatal(err)
+	}
+	run.fixed = h.fixedPages(siteID, "before")
+	run.republishedByPage = h.republishFixed(siteID, run.input, run.fixed)
+	run.after = h.audit(siteID, "after", events.AuditRequestedData{})
+	run.afterF = storedFindings(t, h, siteID, "after")
+	return run
+}
+
+// republishFixed publishes the fixed pages as their publisher would put
+// them live: the next version of each, with the HTML that came back.
+func (h *auditHarness) republishFixed(siteID string, input map[string]events.PageInfo, fixed map[string]events.LinksInsertedData) map[string]events.PageInfo {
+	h.t.Helper()
+	out := map[string]events.PageInfo{}
+	for _, id := range sortedKeysOf(fixed) {
+		p, ok := input[id]
+		if !ok {
+			h.t.Fatalf("page %s came back fixed but was never published", id)
+		}
+		p.Version++
+		p.HTML = fixed[id].HTML
+		out[id] = p
+		h.publish(mustEvent(events.ContentPublished, siteID, fmt.Sprintf("pub-%s-v%d", p.ID, p.Version), events.ContentData{Page: p}))
+	}
+	h.waitIdle(waitLong)
+	return out
+}
+
+// livePages are the pages not deleted, by id.
+func livePages(pages []events.PageInfo, deleted ...string) map[string]events.PageInfo {
+	gone := map[string]bool{}
+	for _, id := range deleted {
+		gone[id] = true
+	}
+	out := map[string]events.PageInfo{}
+	for _, p := range pages {
+		if !gone[p.ID] {
+			out[p.ID] = p
+		}
+	}
+	return out
+}
+
+// storedFindings are the pages and links behind a stored audit's figures.
+func storedFindings(t *testing.T, h *auditHarness, siteID, auditID string) events.AuditFindings {
+	t.Helper()
+	rec, found, err := h.svc.Store().Audit(t.Context(), siteID, auditID)
+	if err != nil || !found {
+		t.Fatalf("stored audit %s: found %v, err %v", auditID, found, err)
+	}
+	var report events.AuditCompletedData
+	if err := json.Unmarshal(rec.Report, &report); err != nil {
+		t.Fatal(err)
+	}
+	if report.Findings == nil {
+		t.Fatalf("stored audit %s has no findings", auditID)
+	}
+	return *report.Findings
+}
+
+func findingPages(fs []events.AuditFinding) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range fs {
+		out[f.PageID] = true
+	}
+	return out
+}
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// visibleText is the text a reader sees in a page, read with the standard
+// parser: character references decoded, whitespace runs as one space.
+func visibleText(t *testing.T, src string) string {
+	t.Helper()
+	doc, err := html.Parse(strings.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && (n.Data == "script" || n.Data == "style") {
+			return
+		}
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(doc)
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// containsWords reports whether text holds phrase literally (case and
+// all), as whole words: "track pump" is not in "track pumps".
+func containsWords(text, phrase string) bool {
+	for from := 0; phrase != ""; {
+		k := strings.Index(text[from:], phrase)
+		if k < 0 {
+			return false
+		}
+		at, end := from+k, from+k+len(phrase)
+		if (at == 0 || !isWordByte(text[at-1]) || !isWordByte(phrase[0])) &&
+			(end == len(text) || !isWordByte(text[end]) || !isWordByte(phrase[len(phrase)-1])) {
+			return true
+		}
+		from = at + 1
+	}
+	return false
+}
+
+// appendToArticle adds a paragraph at the end of a framed page's article.
+func appendToArticle(page, paragraph string) string {
+	return strings.Replace(page, "</article>", paragraph+"\n</article>", 1)
+}
+
+// linksOf are a page's internal links as the standard parser reads them.
+func linksOf(t *testing.T, p events.PageInfo, src string) []oracleLink {
+	t.Helper()
+	links, _ := parseLinks(t, cadenceHost, "https://"+cadenceHost+p.URL, src)
+	return links
+}
+
+// isUnderLinkedFix reports a recommendation that adds a link to a page
+// under its density minimum.
+func isUnderLinkedFix(r store.StoredRecommendation) bool {
+	return r.Action == "add" && strings.Contains(r.Reason, "under its minimum")
+}
+
+func TestApplyingFixesToUnderLinkedPagesAddsLinksWhoseAnchorsAreTheirText(t *testing.T) {
+	h := startAuditHarness(t)
+	structure, pages := existingSite("cadence-under")
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+
+	underBefore, underAfter := findingPages(run.beforeF.UnderLinked), findingPages(run.afterF.UnderLinked)
+	if run.before.UnderLinkedPages == 0 || run.before.UnderLinkedPages != len(underBefore) {
+		t.Fatalf("the site should start with under-linked pages: figure %d, findings %v", run.before.UnderLinkedPages, sortedKeys(underBefore))
+	}
+	if run.after.UnderLinkedPages >= run.before.UnderLinkedPages {
+		t.Errorf("under_linked_pages %d after the fixes, %d before", run.after.UnderLinkedPages, run.before.UnderLinkedPages)
+	}
+
+	// Every under-linked page's fix that was applied added a link, under an
+	// anchor that is text the page already had.
+	underFixes := 0
+	added, removed := map[string]int{}, map[string]int{} // applied fixes by page
+	for _, r := range run.recs {
+		switch {
+		case r.AppliedBy == "":
+			continue
+		case r.Action == "add":
+			added[r.PageID]++
+		case r.Action == "remove":
+			removed[r.PageID]++
+		}
+		if !isUnderLinkedFix(r) {
+			continue
+		}
+		if !underBefore[r.PageID] {
+			t.Errorf("recommendation %s adds a link to %s for being under-linked, which the audit did not find it", r.ID, r.PageID)
+		}
+		underFixes++
+		in, fixed := run.input[r.PageID], run.fixed[r.PageID]
+		if !r.Found || r.Anchor == "" {
+			t.Errorf("recommendation %s (%s → %s) was applied without an anchor found in the page: %q", r.ID, r.PageID, r.TargetID, r.Anchor)
+			continue
+		}
+		if !containsWords(visibleText(t, in.HTML), r.Anchor) {
+			t.Errorf("page %s: the anchor %q added towards %s is not text of the page", r.PageID, r.Anchor, r.TargetID)
+		}
+		var added bool
+		for _, l := range fixed.Links {
+			if l.TargetPageID == r.TargetID && l.Placement == "audit_fix" && l.Anchor == r.Anchor {
+				added = true
+			}
+		}
+		target := run.input[r.TargetID]
+		var inHTML bool
+		for _, l := range linksOf(t, in, fixed.HTML) {
+			inHTML = inHTML || l.position == "content" && l.path == strings.TrimRight(target.URL, "/") && l.text == r.Anchor
+		}
+		if !added || !inHTML {
+			t.Errorf("page %s: the link to %s under %q is in links.inserted: %v, in its HTML: %v", r.PageID, r.TargetID, r.Anchor, added, inHTML)
+		}
+		if withoutLinks(fixed.HTML) != withoutLinks(in.HTML) {
+			t.Errorf("fixed page %s differs from its input in more than links", r.PageID)
+		}
+	}
+	if underFixes == 0 {
+		t.Fatalf("no under-linked page's fix was applied; failed: %+v", run.applied.Failed)
+	}
+
+	// The pages that are no longer under-linked are pages the fixes gave
+	// links, each with as many more in-body links as were added.
+	var nowWithin []string
+	for _, id := range sortedKeys(underBefore) {
+		if underAfter[id] {
+			continue
+		}
+		nowWithin = append(nowWithin, id)
+		if added[id] == 0 {
+			t.Errorf("page %s is no longer under-linked though no link was added to it", id)
+			continue
+		}
+		count := func(src string) (n int) {
+			for _, l := range linksOf(t, run.input[id], src) {
+				if l.position == "content" {
+					n++
+				}
+			}
+			return n
+		}
+		if before, after := count(run.input[id].HTML), count(run.republishedByPage[id].HTML); after != before+added[id]-removed[id] {
+			t.Errorf("page %s has %d in-body links after %d additions and %d removals, %d before", id, after, added[id], removed[id], before)
+		}
+	}
+	if len(nowWithin) == 0 {
+		t.Errorf("no under-linked page reached its minimum: before %v, after %v", sortedKeys(underBefore), sortedKeys(underAfter))
+	}
+	t.Logf("under-linked: %d before, %d after; fixed %v", run.before.UnderLinkedPages, run.after.UnderLinkedPages, nowWithin)
+}
+
+func TestApplyingFixesBringsOverLinkedPagesWithinTheirMaximum(t *testing.T) {
+	h := startAuditHarness(t)
+	structure, pages := existingSite("cadence-over")
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+
+	over := findingPages(run.beforeF.OverLinked)
+	if run.before.OverLinkedPages == 0 || !over[tsClusters[4].articles[0].id] {
+		t.Fatalf("the planted over-linked page %s is not reported: %v", tsClusters[4].articles[0].id, sortedKeys(over))
+	}
+	if run.after.OverLinkedPages != 0 {
+		t.Errorf("over_linked_pages %d after the fixes (%v), want 0", run.after.OverLinkedPages, sortedKeys(findingPages(run.afterF.OverLinked)))
+	}
+	for id := range over {
+		fixed, ok := run.fixed[id]
+		if !ok {
+			t.Errorf("over-linked page %s did not come back fixed", id)
+			continue
+		}
+		// A removal unwraps the link: its text stays.
+		if withoutLinks(fixed.HTML) != withoutLinks(run.input[id].HTML) {
+			t.Errorf("fixed page %s differs from its input in more than links", id)
+		}
+	}
+}
+
+// existingSiteWithBrokenLinks is the existing site with two more broken
+// links: one to the deleted old-fit-guide, whose hub is live, from a page
+// that does not link to that hub; one to a deleted article of a cluster,
+// tandem-bikes, whose hub is deleted too. It returns the pages to delete.
+func existingSiteWithBrokenLinks(siteID string) (events.Event, []events.PageInfo, []string, brokenPlants) {
+	structure, pages := existingSite(siteID)
+	var data events.SiteUpdatedData
+	if err := json.Unmarshal(structure.Data, &data); err != nil {
+		panic(err)
+	}
+	data.Clusters = append(data.Clusters, events.ClusterInfo{ID: "tandem-bikes", SectorID: "bikes", Name: "Tandem Bikes",
+		PrimaryKeyword: "tandem bikes", Keywords: []string{"tandem bike", "bicycles built for two"}})
+	structure = mustEvent(structure.Type, siteID, structure.ID, data)
+
+	plants := brokenPlants{
+		retargetFrom: tsClusters[5].articles[0].id, // rim-depth: in bike-wheels, no link to gravel-bikes
+		retargetText: "how to fit a bike",
+		removeFrom:   tsClusters[5].articles[1].id, // wheel-truing
+		removeText:   "riding a tandem",
+		hub:          tsClusters[0].id,
+	}
+	var oldURL string
+	for _, p := range pages {
+		if p.ID == existingDeleted {
+			oldURL = p.URL
+		}
+	}
+	tandemHub := events.PageInfo{ID: "tandem-bikes", URL: "/bikes/tandem-bikes/", Title: "Tandem Bikes", Kind: "hub",
+		ClusterID: "tandem-bikes", SectorID: "bikes", PrimaryKeyword: "tandem bikes", PublishedAt: tsDate(time.January, 20), Version: 1,
+		HTML: existingFrame("<h1>Tandem Bikes</h1>\n<p>Tandem bikes carry two riders on one frame, and we no longer sell them.</p>\n")}
+	tandemArticle := events.PageInfo{ID: "tandem-touring", URL: "/bikes/tandem-bikes/tandem-touring/", Title: "Touring on a Tandem",
+		Kind: "supporting", ClusterID: "tandem-bikes", SectorID: "bikes", PrimaryKeyword: "tandem touring", PublishedAt: tsDate(time.February, 27),
+		Version: 1, HTML: existingFrame("<h1>Touring on a Tandem</h1>\n<p>Touring on a tandem bike halves the wind and doubles the conversation.</p>\n")}
+	plants.removeURL = tandemArticle.URL
+	plants.oldURL = oldURL
+	for i, p := range pages {
+		switch p.ID {
+		case plants.retargetFrom:
+			pages[i].HTML = appendToArticle(p.HTML, fmt.Sprintf("<p>Wheels are only half the story: we once wrote about <a href=\"%s\">%s</a> properly, and the advice still holds.</p>", oldURL, plants.retargetText))
+		case plants.removeFrom:
+			pages[i].HTML = appendToArticle(p.HTML, fmt.Sprintf("<p>Strong wheels matter even more when <a href=\"%s\">%s</a>, with twice the weight on every spoke.</p>", tandemArticle.URL, plants.removeText))
+		}
+	}
+	pages = append(pages, tandemHub, tandemArticle)
+	return structure, pages, []string{existingDeleted, tandemHub.ID, tandemArticle.ID}, plants
+}
+
+// brokenPlants are the broken links existingSiteWithBrokenLinks planted.
+type brokenPlants struct {
+	retargetFrom, retargetText, oldURL, hub string
+	removeFrom, removeText, removeURL       string
+}
+
+func TestABrokenLinkIsPointedAtItsLiveHubOrRemovedKeepingItsText(t *testing.T) {
+	h := startAuditHarness(t)
+	structure, pages, deleted, plants := existingSiteWithBrokenLinks("cadence-broken")
+	run := fixAllAndAuditAgain(t, h, structure, pages, deleted...)
+
+	broken := map[string]bool{}
+	for _, f := range run.beforeF.Broken {
+		broken[f.PageID+" "+f.Anchor] = true
+	}
+	if !broken[plants.retargetFrom+" "+plants.retargetText] || !broken[plants.removeFrom+" "+plants.removeText] {
+		t.Fatalf("the planted broken links are not reported: %+v", run.beforeF.Broken)
+	}
+	if run.after.BrokenLinks != 0 {
+		t.Errorf("broken_links %d after the fixes: %+v", run.after.BrokenLinks, run.afterF.Broken)
+	}
+	actions := map[string]store.StoredRecommendation{}
+	for _, r := range run.recs {
+		if r.LinkText == plants.retargetText || r.LinkText == plants.removeText {
+			actions[r.PageID] = r
+		}
+	}
+	hubURL := run.input[plants.hub].URL
+	if r := actions[plants.retargetFrom]; r.Action != "retarget" || r.TargetID != plants.hub || r.AppliedBy == "" {
+		t.Errorf("the link to the deleted %s from %s: %s to %q, applied by %q; want retarget to its hub %s, applied",
+			existingDeleted, plants.retargetFrom, r.Action, r.TargetID, r.AppliedBy, plants.hub)
+	}
+	if r := actions[plants.removeFrom]; r.Action != "remove" || r.AppliedBy == "" {
+		t.Errorf("the link to the deleted tandem-touring (hub deleted) from %s: %s, applied by %q; want remove, applied",
+			plants.removeFrom, r.Action, r.AppliedBy)
+	}
+
+	// Retargeted: the same text now links to the hub, the old URL is gone.
+	in := run.input[plants.retargetFrom]
+	fixed, ok := run.fixed[plants.retargetFrom]
+	if !ok {
+		t.Fatalf("page %s did not come back fixed", plants.retargetFrom)
+	}
+	var retargeted int
+	for _, l := range linksOf(t, in, fixed.HTML) {
+		if l.text == plants.retargetText {
+			retargeted++
+			if l.path != strings.TrimRight(hubURL, "/") {
+				t.Errorf("page %s: the link %q points at %s, want the hub's %s", plants.retargetFrom, l.text, l.path, hubURL)
+			}
+		}
+		if l.path == strings.TrimRight(plants.oldURL, "/") {
+			t.Errorf("page %s still links to the deleted %s", plants.retargetFrom, plants.oldURL)
+		}
+	}
+	if retargeted != 1 {
+		t.Errorf("page %s has %d links with the text %q, want 1", plants.retargetFrom, retargeted, plants.retargetText)
+	}
+	if !strings.Contains(fixed.HTML, fmt.Sprintf("<a href=\"%s\">%s</a>", hubURL, plants.retargetText)) {
+		t.Errorf("page %s: only the href of the broken link should change", plants.retargetFrom)
+	}
+	if withoutLinks(fixed.HTML) != withoutLinks(in.HTML) {
+		t.Errorf("fixed page %s differs from its input in more than links", plants.retargetFrom)
+	}
+
+	// Removed: the link is unwrapped, its text stays where it was.
+	in = run.input[plants.removeFrom]
+	if fixed, ok = run.fixed[plants.removeFrom]; !ok {
+		t.Fatalf("page %s did not come back fixed", plants.removeFrom)
+	}
+	for _, l := range linksOf(t, in, fixed.HTML) {
+		if l.path == strings.TrimRight(plants.removeURL, "/") || l.text == plants.removeText {
+			t.Errorf("page %s still has the link %q to %s", plants.removeFrom, l.text, l.path)
+		}
+	}
+	if !strings.Contains(fixed.HTML, "Strong wheels matter even more when "+plants.removeText+", with twice") {
+		t.Errorf("page %s: the removed link's text is not kept in place", plants.removeFrom)
+	}
+	if withoutLinks(fixed.HTML) != withoutLinks(in.HTML) {
+		t.Errorf("fixed page %s differs from its input in more than links", plants.removeFrom)
+	}
+}
+
+// sortedPages are pages by id.
+func sortedPages(m map[string]events.PageInfo) []events.PageInfo {
+	out := make([]events.PageInfo, 0, len(m))
+	for _, id := range sortedKeysOf(m) {
+		out = append(out, m[id])
+	}
+	return out
+}
+
+// deletedPages are the existing site's pages it deletes.
+func deletedPages(pages []events.PageInfo) []events.PageInfo {
+	var out []events.PageInfo
+	for _, p := range pages {
+		if p.ID == existingDeleted {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func TestAFixValidationRefusesIsRefusedWithItsRulesAndThePagesOtherFixesApply(t *testing.T) {
+	h := startAuditHarness(t)
+	const siteID = "cadence-refused"
+	structure, pages := existingSite(siteID)
+	h.publishExisting(structure, pages, existingDeleted)
+	input := livePages(pages, existingDeleted)
+	h.audit(siteID, "before", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// A page with a cross-cluster link to add and other fixes that apply
+	// as they stand: additions whose anchor is in the page, or removals.
+	byPage := map[string][]store.StoredRecommendation{}
+	for _, r := range recs {
+		byPage[r.PageID] = append(byPage[r.PageID], r)
+	}
+	var pageID string
+	var refused, others []store.StoredRecommendation
+	for _, id := range sortedKeysOf(byPage) {
+		refused, others = nil, nil
+		usable := true
+		for _, r := range byPage[id] {
+			switch {
+			case r.Action == "add" && r.LinkType == "cross_cluster" && r.Found:
+				refused = append(refused, r)
+			case r.Action != "add" || r.Found:
+				others = append(others, r)
+			default:
+				usable = false // an addition with no anchor in the page fails anyway
+			}
+		}
+		if usable && len(refused) > 0 && len(others) > 0 {
+			pageID = id
+			break
+		}
+	}
+	if pageID == "" {
+		t.Fatal("no page with a cross-cluster link to add and other fixes")
+	}
+	t.Logf("page %s: %d cross-cluster additions, %d other fixes", pageID, len(refused), len(others))
+
+	// The site then allows no cross-cluster link: validation refuses the
+	// addition the audit recommended under the old rules.
+	var data events.SiteUpdatedData
+	if err := json.Unmarshal(structure.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	data.Site.Overrides = json.RawMessage(`{"max_cross_cluster_per_hub": 0}`)
+	h.publish(mustEvent(events.SiteUpdated, siteID, structure.ID+"-no-cross-cluster", data))
+	h.waitIdle(waitLong)
+
+	var ids []string
+	for _, r := range append(append([]store.StoredRecommendation{}, refused...), others...) {
+		ids = append(ids, r.ID)
+	}
+	res := h.applyFixes(siteID, "apply-page", events.AuditApplyData{AuditID: "before", RecommendationIDs: ids})
+	reasons := map[string]string{}
+	for _, f := range res.Failed {
+		reasons[f.ID] = f.Reason
+	}
+	for _, r := range refused {
+		reason, ok := reasons[r.ID]
+		if !ok || !strings.HasPrefix(reason, "refused by validation: ") || !strings.Contains(reason, "link_type_caps: ") ||
+			!strings.Contains(reason, "cross-cluster links, max 0") {
+			t.Errorf("the cross-cluster link to %s: refused %v with %q; want it refused by validation, the rule link_type_caps and its detail", r.TargetID, ok, reason)
+		}
+	}
+	for _, r := range others {
+		if reason, ok := reasons[r.ID]; ok {
+			t.Errorf("fix %s (%s %s) was refused with the one validation refused: %q", r.ID, r.Action, r.TargetID, reason)
+		}
+	}
+	if res.Applied != len(others) || len(res.Failed) != len(refused) {
+		t.Errorf("applied %d, refused %d; want %d applied and %d refused", res.Applied, len(res.Failed), len(others), len(refused))
+	}
+
+	fixed, ok := h.fixedPages(siteID, "before")[pageID]
+	if !ok {
+		t.Fatalf("page %s did not come back with its other fixes", pageID)
+	}
+	in := input[pageID]
+	if withoutLinks(fixed.HTML) != withoutLinks(in.HTML) {
+		t.Errorf("fixed page %s differs from its input in more than links", pageID)
+	}
+	targets := map[string]int{}
+	for _, l := range linksOf(t, in, fixed.HTML) {
+		if l.position == "content" {
+			targets[l.path]++
+		}
+	}
+	for _, r := range refused {
+		if n := targets[strings.TrimRight(input[r.TargetID].URL, "/")]; n != 0 {
+			t.Errorf("page %s links to %s, whose link validation refused", pageID, r.TargetID)
+		}
+	}
+	for _, r := range others {
+		if r.Action == "add" && targets[strings.TrimRight(input[r.TargetID].URL, "/")] == 0 {
+			t.Errorf("page %s does not link to %s: the addition that validation accepted is missing", pageID, r.TargetID)
+		}
+	}
+	stored, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range stored {
+		if wantApplied := reasons[r.ID] == ""; (r.AppliedBy != "") != wantApplied {
+			t.Errorf("fix %s recorded as applied by %q; applied: %v", r.ID, r.AppliedBy, wantApplied)
+		}
+	}
+}
