@@ -3,8 +3,10 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/audit"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
@@ -253,7 +255,22 @@ func applyRecommendation(html []byte, sc siteContext, page site.Page, r audit.Re
 		if !ok {
 			return nil, nil, fmt.Errorf("the link to %s (%q) is no longer in the page", r.LinkPath, r.LinkText)
 		}
-		return placeFix(out, sc, page, r)
+		// A candidate can land on the very anchor being varied through a
+		// close variation ("bike light" on the text "bike lights" just
+		// unwrapped): that is no variation, and the next candidate is tried.
+		r.Anchors = slices.Clone(r.Anchors)
+		for {
+			fixed, l, i, err := placeFixAt(out, sc, page, r)
+			if err != nil {
+				return nil, nil, err
+			}
+			if anchors.Normalize(l.Anchor) != anchors.Normalize(r.LinkText) {
+				return fixed, l, nil
+			}
+			if r.Anchors = slices.Delete(r.Anchors, i, i+1); len(r.Anchors) == 0 {
+				return nil, nil, fmt.Errorf("the link to %s could not be placed under another anchor than %q", r.TargetID, r.LinkText)
+			}
+		}
 	}
 	return nil, nil, fmt.Errorf("unknown action %q", r.Action)
 }
@@ -261,23 +278,29 @@ func applyRecommendation(html []byte, sc siteContext, page site.Page, r audit.Re
 // placeFix places a recommended link under its candidate anchors, as the
 // pipeline places planned links.
 func placeFix(html []byte, sc siteContext, page site.Page, r audit.Recommendation) ([]byte, *link.Link, error) {
+	out, l, _, err := placeFixAt(html, sc, page, r)
+	return out, l, err
+}
+
+// placeFixAt is placeFix, also saying which of r.Anchors was placed.
+func placeFixAt(html []byte, sc siteContext, page site.Page, r audit.Recommendation) ([]byte, *link.Link, int, error) {
 	if len(r.Anchors) == 0 {
-		return nil, nil, fmt.Errorf("no anchor text for %s: write one into the page", r.TargetID)
+		return nil, nil, -1, fmt.Errorf("no anchor text for %s: write one into the page", r.TargetID)
 	}
 	out, placements, err := markup.Place(html, []markup.LinkRequest{{ID: r.ID, Href: r.TargetURL, Anchors: r.Anchors,
 		Position: markup.Position{FirstParagraphs: r.FirstParagraphs}}}, markupOptions(sc))
 	if err != nil {
-		return nil, nil, fmt.Errorf("place the link to %s: %w", r.TargetID, err)
+		return nil, nil, -1, fmt.Errorf("place the link to %s: %w", r.TargetID, err)
 	}
 	pl := placements[0]
 	if !pl.Placed {
-		return nil, nil, fmt.Errorf("the link to %s could not be placed: %s", r.TargetID, pl.Reason)
+		return nil, nil, -1, fmt.Errorf("the link to %s could not be placed: %s", r.TargetID, pl.Reason)
 	}
 	l := link.Link{ID: r.ID, SourcePageID: page.ID, TargetPageID: r.TargetID, TargetURL: r.TargetURL, Type: r.LinkType,
 		Anchor: pl.AnchorText, Zone: link.ZoneInBody, Paragraph: pl.ContentParagraph, FirstParagraphs: r.FirstParagraphs,
 		Mandatory: r.LinkType == link.TypeVerticalUp, Placement: "audit_fix", Status: link.StatusInserted,
 		Factors: map[string]float64{}}
-	return out, &l, nil
+	return out, &l, pl.CandidateIndex, nil
 }
 
 // findLink finds a page's link by the path it points to, its text and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -687,10 +688,26 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 		} else if ok {
 			unwrapped.HTML = string(html)
 		}
-		prs, err := r.place(unwrapped, []link.Link{l})
-		if err != nil {
-			return err
+		// A candidate can land on the dominant anchor itself, or on one at
+		// the share limit, through a close variation: "track pump" on the
+		// text "track pumps" of the link just unwrapped. That varies
+		// nothing: the candidate is dropped and the others are tried.
+		var prs []proposal
+		for {
+			var err error
+			if prs, err = r.place(unwrapped, []link.Link{l}); err != nil {
+				return err
+			}
+			pl := prs[0].placement
+			if !pl.Placed {
+				break
+			}
+			if text := anchors.Normalize(pl.AnchorText); text != f.Anchor && counts[text] < keep {
+				break
+			}
+			l.Candidates = slices.Delete(slices.Clone(l.Candidates), pl.CandidateIndex, pl.CandidateIndex+1)
 		}
+		others = l.Candidates
 		rec := audit.Recommendation{Problem: audit.ProblemDominantAnchor, PageID: page.ID, PageVersion: r.versions[page.ID],
 			Action: audit.ActionVaryAnchor, LinkType: l.Type, TargetID: f.PageID, TargetURL: l.TargetURL,
 			Anchors: candidateTexts(others), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,

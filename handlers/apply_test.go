@@ -1,0 +1,57 @@
+package handlers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// An anchor variation unwraps a link and places it again under another of
+// the target's anchors. A candidate that is a close variation of the
+// anchor being varied ("track pump" for the text "track pumps") finds the
+// text just unwrapped through the stemmer, and must not put the same
+// anchor back.
+func TestAnAnchorVariationNeverPutsBackTheAnchorItVaries(t *testing.T) {
+	pol, err := policy.Resolve("sag", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := siteContext{structure: site.Structure{Site: site.Site{ID: "s", BaseURL: "https://shop.example", Policy: "sag"}}, policy: pol}
+	page := site.Page{SiteID: "s", ID: "page", URL: "/guides/pressure/", Kind: site.KindSupporting, Version: 1}
+	const old = `<a href="/shop/track-pump/">track pumps</a>`
+	src := "<h1>Pressure</h1>\n<p>Every workshop keeps one of our " + old + " by the door, and a floor pump with a gauge makes it easy at home.</p>\n"
+	unwrapped := strings.Replace(src, old, "track pumps", 1)
+	vary := audit.Recommendation{ID: "rec-vary", PageID: "page", PageVersion: 1, Action: audit.ActionVaryAnchor, TargetID: "track-pump",
+		TargetURL: "/shop/track-pump/", LinkPath: "/shop/track-pump", LinkText: "track pumps"}
+
+	// The only candidate lands on the old anchor: refused, with the reason.
+	vary.Anchors = []string{"track pump"}
+	if out, l, err := applyRecommendation([]byte(src), sc, page, vary); err == nil || !strings.Contains(err.Error(), `another anchor than "track pumps"`) {
+		t.Errorf("a variation with no other anchor: placed %+v (%s), err %v; want it refused", l, out, err)
+	}
+
+	// With another candidate, that one is placed: the stemmer finds
+	// "floor pump" for "floor pumps" once "track pump" is set aside.
+	vary.Anchors = []string{"track pump", "floor pumps"}
+	out, l, err := applyRecommendation([]byte(src), sc, page, vary)
+	if err != nil {
+		t.Fatalf("a variation with another anchor in the page: %v", err)
+	}
+	if l.Anchor != "floor pump" {
+		t.Errorf("the link was placed under %q, want %q", l.Anchor, "floor pump")
+	}
+	stripped, err := markup.StripInserted(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(stripped) != unwrapped {
+		t.Errorf("without the inserted link the page is not its input with the old link unwrapped:\n%s", stripped)
+	}
+	if len(vary.Anchors) != 2 || vary.Anchors[0] != "track pump" {
+		t.Errorf("applying changed the recommendation's anchors: %q", vary.Anchors)
+	}
+}
