@@ -200,3 +200,35 @@ func (s *Store) PageHead(ctx context.Context, siteID, pageID string) (PageHead, 
 	}
 	return p, true, nil
 }
+
+// ScoredPage is a page with the link score an audit gave it.
+type ScoredPage struct {
+	PageHead
+	LinkScore float64 // 0 when the audit scored it not
+}
+
+// PagesWithLinkScores reads the pages of ids that exist, with the link
+// scores audit auditID gave them, by id.
+func (s *Store) PagesWithLinkScores(ctx context.Context, siteID, auditID string, ids []string) (map[string]ScoredPage, error) {
+	out := make(map[string]ScoredPage, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT p.id, p.url, p.kind, p.cluster_id, p.state, p.version, COALESCE(ls.score, 0)
+		FROM pages p LEFT JOIN audit_link_scores ls ON ls.site_id = p.site_id AND ls.audit_id = $2 AND ls.page_id = p.id
+		WHERE p.site_id = $1 AND p.id = ANY($3)`, siteID, auditID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read %d pages of site %s with their link scores: %w", len(ids), siteID, err)
+	}
+	pages, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ScoredPage, error) {
+		var p ScoredPage
+		return p, r.Scan(&p.ID, &p.URL, &p.Kind, &p.ClusterID, &p.State, &p.Version, &p.LinkScore)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %d pages of site %s with their link scores: %w", len(ids), siteID, err)
+	}
+	for _, p := range pages {
+		out[p.ID] = p
+	}
+	return out, nil
+}

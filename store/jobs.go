@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/interlinker/interlinker/domain/link"
 )
 
 // APIJob is work an HTTP API request started.
@@ -16,7 +18,10 @@ type APIJob struct {
 	SiteID string
 	ID     string
 	Kind   JobKind
-	Ref    string // the audit's id, or the apply's event identity
+	Ref    string // the audit's id, or the apply's event identity; a plan or restore job's PageIDs as a JSON array
+	// PageIDs are the pages of a plan or restore job, in the order of
+	// EventIDs: its command for PageIDs[i] is EventIDs[i].
+	PageIDs []string
 	// Consumer, EventSource and EventIDs are the command events of a job
 	// of another kind, done once Consumer has taken them.
 	Consumer       string
@@ -44,6 +49,13 @@ func (t *Tx) CreateAPIJob(ctx context.Context, j APIJob) (APIJob, bool, error) {
 	var key any
 	if j.IdempotencyKey != "" {
 		key = j.IdempotencyKey
+	}
+	if len(j.PageIDs) > 0 {
+		raw, err := json.Marshal(j.PageIDs)
+		if err != nil {
+			return APIJob{}, false, fmt.Errorf("record the pages of job %s: %w", j.ID, err)
+		}
+		j.Ref = string(raw)
 	}
 	err := t.queryRow(ctx, `INSERT INTO api_jobs (site_id, id, kind, ref, consumer, event_source, event_ids, idempotency_key, request_hash)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -113,6 +125,11 @@ func (s *Store) APIJobState(ctx context.Context, siteID, id string) (JobState, b
 		return JobState{}, false, fmt.Errorf("read job %s: %w", id, err)
 	}
 	j.Kind = JobKind(kind)
+	if (j.Kind == JobPlan || j.Kind == JobRestore) && j.Ref != "" {
+		if err := json.Unmarshal([]byte(j.Ref), &j.PageIDs); err != nil {
+			return JobState{}, false, fmt.Errorf("read the pages of job %s: %w", id, err)
+		}
+	}
 	j.Status = "queued"
 	switch {
 	case status != nil:
@@ -144,4 +161,86 @@ func (s *Store) APIJobState(ctx context.Context, siteID, id string) (JobState, b
 func (t *Tx) SetAuditProgress(ctx context.Context, siteID, auditID, stage string, done, total int) {
 	t.queue(`UPDATE audits SET progress_stage = $3, progress_done = $4, progress_total = $5
 		WHERE site_id = $1 AND id = $2 AND status = 'running'`, siteID, auditID, stage, done, total)
+}
+
+// PagePlan names the plan a command was to make for a page: a plan id
+// derives from its command's identity.
+type PagePlan struct {
+	PageID, PlanID string
+}
+
+// Where a plan a command made is kept.
+const (
+	PlanCurrent  = "current"  // it is the page's plan: its links are the page's
+	PlanReplaced = "replaced" // planned again since: its links are as its snapshot kept them
+)
+
+// PlanMade is a plan a command made, as it stands.
+type PlanMade struct {
+	PagePlan
+	Kept  string // PlanCurrent, PlanReplaced, or "" when nothing holds the plan
+	Links []link.Link
+}
+
+// jobPlansSQL finds the plans asked for ($2 pages, $3 plan ids) of site
+// $1: those still current, and the newest snapshot of each replaced one.
+const jobPlansSQL = `WITH asked AS (SELECT * FROM unnest($2::text[], $3::text[]) AS a(page_id, plan_id)),
+	cur AS (SELECT a.page_id FROM asked a JOIN pages p ON p.site_id = $1 AND p.id = a.page_id AND p.plan_id = a.plan_id),
+	snap AS (SELECT DISTINCT ON (a.page_id) a.page_id, s.links FROM asked a
+		JOIN link_snapshots s ON s.site_id = $1 AND s.page_id = a.page_id AND s.plan_id = a.plan_id
+		WHERE a.page_id NOT IN (SELECT page_id FROM cur) ORDER BY a.page_id, s.id DESC)
+`
+
+// PlansMade reads the plans commands made: a page's links while the plan
+// is still its own, else the links the plan's newest snapshot kept. It
+// reads both in one snapshot of the database, so a plan replaced meanwhile
+// is read whole from one place or the other.
+func (s *Store) PlansMade(ctx context.Context, siteID string, plans []PagePlan) ([]PlanMade, error) {
+	out := make([]PlanMade, len(plans))
+	pages, planIDs := make([]string, len(plans)), make([]string, len(plans))
+	at := make(map[string]int, len(plans))
+	for i, p := range plans {
+		out[i].PagePlan = p
+		pages[i], planIDs[i] = p.PageID, p.PlanID
+		at[p.PageID] = i
+	}
+	if len(plans) == 0 {
+		return out, nil
+	}
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, fmt.Errorf("read %d plans of site %s: %w", len(plans), siteID, err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	rows, err := tx.Query(ctx, jobPlansSQL+`SELECT page_id, '`+PlanCurrent+`' FROM cur
+		UNION ALL SELECT page_id, '`+PlanReplaced+`' FROM snap`, siteID, pages, planIDs)
+	if err != nil {
+		return nil, fmt.Errorf("find %d plans of site %s: %w", len(plans), siteID, err)
+	}
+	kept, err := pgx.CollectRows(rows, pgx.RowToStructByPos[struct{ PageID, Kept string }])
+	if err != nil {
+		return nil, fmt.Errorf("find %d plans of site %s: %w", len(plans), siteID, err)
+	}
+	for _, k := range kept {
+		out[at[k.PageID]].Kept = k.Kept
+	}
+	rows, err = tx.Query(ctx, jobPlansSQL+`SELECT id, source_page_id, target_page_id, target_url, type, anchor, anchor_type,
+			candidates, zone, first_paragraphs, COALESCE(paragraph, 0), score, factors, mandatory, placement, status, reason,
+			failed_rules, explanation
+		FROM (SELECT l.* FROM cur JOIN links l ON l.site_id = $1 AND l.source_page_id = cur.page_id
+			UNION ALL SELECT l.* FROM snap, jsonb_populate_recordset(NULL::links, snap.links) l) AS l
+		ORDER BY source_page_id, position`, siteID, pages, planIDs)
+	if err != nil {
+		return nil, fmt.Errorf("read the links of %d plans of site %s: %w", len(plans), siteID, err)
+	}
+	links, err := pgx.CollectRows(rows, scanLink)
+	if err != nil {
+		return nil, fmt.Errorf("read the links of %d plans of site %s: %w", len(plans), siteID, err)
+	}
+	for _, l := range links {
+		if i, ok := at[l.SourcePageID]; ok {
+			out[i].Links = append(out[i].Links, l)
+		}
+	}
+	return out, nil
 }
