@@ -13,7 +13,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -80,77 +82,167 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 		"bearer": {Type: "http", Scheme: "bearer", Description: "a site's token (interlinker token create) or the operator's"},
 	}
 	cfg.Security = []map[string][]string{{"bearer": {}}}
-	invalidInputOnce.Do(answerInvalidInputWith400)
+	problemsOnce.Do(answerWithProblems)
 	api := humago.NewWithPrefix(mux, APIPrefix, cfg)
 	api.UseMiddleware(a.authenticate(api))
 
-	huma.Register(api, huma.Operation{OperationID: "get-page-html", Method: http.MethodGet,
+	huma.Register(api, withETag(huma.Operation{OperationID: "get-page-html", Method: http.MethodGet,
 		Path: "/linker/content/{page_id}/html/", Summary: "A page's linked HTML, as links.inserted carries it",
 		Responses: map[string]*huma.Response{"200": {Description: "the page's linked HTML",
 			Headers: map[string]*huma.Param{"ETag": {Schema: &huma.Schema{Type: huma.TypeString}}},
 			Content: map[string]*huma.MediaType{"text/html": {Schema: &huma.Schema{Type: huma.TypeString}}}}},
-		Errors: []int{400, 401, 404}}, a.pageHTML)
-	huma.Register(api, huma.Operation{OperationID: "get-page-links", Method: http.MethodGet,
+		Errors: []int{400, 401, 404}}), a.pageHTML)
+	huma.Register(api, withETag(huma.Operation{OperationID: "get-page-links", Method: http.MethodGet,
 		Path: "/linker/content/{page_id}/links/", Summary: "A page's outbound and inbound links, with anchors, zones, scores, factors and explanations",
-		Errors: []int{400, 401, 404}}, a.pageLinks)
+		Errors: []int{400, 401, 404}}), a.pageLinks)
 	huma.Register(api, huma.Operation{OperationID: "list-links", Method: http.MethodGet,
 		Path: "/linker/links/", Summary: "The site's links (SAGLink records), by source page, filterable",
 		Errors: []int{400, 401, 404}}, a.links)
 	huma.Register(api, huma.Operation{OperationID: "get-link-map", Method: http.MethodGet,
 		Path: "/linker/link-map/", Summary: "Every <a> in the site's live HTML, by source page",
 		Errors: []int{400, 401, 404}}, a.linkMap)
-	huma.Register(api, huma.Operation{OperationID: "get-audit", Method: http.MethodGet,
+	huma.Register(api, withETag(huma.Operation{OperationID: "get-audit", Method: http.MethodGet,
 		Path: "/linker/audit/", Summary: "The site's latest finished audit: every figure, list and finding",
-		Errors: []int{400, 401, 404}}, a.latestAudit)
+		Errors: []int{400, 401, 404}}), a.latestAudit)
 	huma.Register(api, huma.Operation{OperationID: "list-recommendations", Method: http.MethodGet,
 		Path: "/linker/audit/recommendations/", Summary: "The latest audit's recommendations, highest priority first",
 		Errors: []int{400, 401, 404}}, a.recommendations)
 	huma.Register(api, huma.Operation{OperationID: "list-orphans", Method: http.MethodGet,
 		Path: "/linker/orphans/", Summary: "Orphan and navigation-only pages, as the latest audit found them",
 		Errors: []int{400, 401, 404}}, a.orphans)
-	huma.Register(api, huma.Operation{OperationID: "get-health", Method: http.MethodGet,
+	huma.Register(api, withETag(huma.Operation{OperationID: "get-health", Method: http.MethodGet,
 		Path: "/linker/health/", Summary: "Cluster and site link health, from the latest audit",
-		Errors: []int{400, 401, 404}}, a.health)
+		Errors: []int{400, 401, 404}}), a.health)
+	// A job's result is one of these, by its kind: named in the document
+	// for clients to read it by.
+	api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[PlanResult](), true, "PlanResult")
+	api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[events.AuditAppliedData](), true, "AuditAppliedData")
 	a.registerJobs(api)
 	a.registerDecisions(api)
 	return api
 }
 
-var invalidInputOnce sync.Once
+var problemsOnce sync.Once
 
-// answerInvalidInputWith400 makes huma answer a request that fails
-// validation (an unknown field, a value out of bounds) with 400, naming
-// the field, instead of its default 422: the request is malformed, and
-// clients treat the two alike only if told.
-func answerInvalidInputWith400() {
-	next := huma.NewErrorWithContext
-	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+// answerWithProblems makes every error huma answers a Problem, and a
+// request that fails validation (an unknown field, a value out of bounds)
+// a 400 naming the field instead of huma's default 422: the request is
+// malformed, and clients treat the two alike only if told. huma keeps
+// these hooks in package variables; the API is their only user.
+func answerWithProblems() {
+	huma.NewError = newProblem
+	huma.NewErrorWithContext = func(_ huma.Context, status int, msg string, errs ...error) huma.StatusError {
 		if status == http.StatusUnprocessableEntity {
 			status = http.StatusBadRequest
 		}
-		return next(ctx, status, msg, errs...)
+		if status == http.StatusRequestEntityTooLarge && len(errs) == 0 {
+			errs = []error{&huma.ErrorDetail{Location: "body", Message: msg}}
+		}
+		return newProblem(status, msg, errs...)
 	}
 }
 
-// authenticate lets a request in with a live token, or answers 401.
+// ProblemTypeBase is where the API's problem types live: a problem's type
+// is this and the name of its kind (problemKinds).
+const ProblemTypeBase = "https://interlinker.dev/problems/"
+
+// problemKinds name the kinds of problem the API answers with, by status.
+// Any other status is named by its reason phrase, lower case with hyphens
+// (406: not-acceptable).
+var problemKinds = map[int]string{
+	http.StatusBadRequest:            "invalid-input",
+	http.StatusUnauthorized:          "unauthorized",
+	http.StatusNotFound:              "not-found",
+	http.StatusConflict:              "conflict",
+	http.StatusRequestEntityTooLarge: "body-too-large",
+	http.StatusInternalServerError:   "internal-error",
+	http.StatusServiceUnavailable:    "unavailable",
+}
+
+// ProblemType is the RFC 9457 type of the API's problems of a status.
+func ProblemType(status int) string {
+	if kind, ok := problemKinds[status]; ok {
+		return ProblemTypeBase + kind
+	}
+	if text := http.StatusText(status); text != "" {
+		return ProblemTypeBase + strings.ReplaceAll(strings.ToLower(text), " ", "-")
+	}
+	return "about:blank"
+}
+
+// Problem is an RFC 9457 problem, the body of every error the API answers
+// (application/problem+json).
+type Problem struct {
+	Type   string              `json:"type" format:"uri" doc:"the kind of problem: https://interlinker.dev/problems/ and its name, invalid-input (400), unauthorized (401), not-found (404), conflict (409), body-too-large (413), internal-error (500) or unavailable (503)"`
+	Title  string              `json:"title" doc:"the status' reason phrase"`
+	Status int                 `json:"status"`
+	Detail string              `json:"detail" doc:"what is wrong with this request"`
+	Errors []*huma.ErrorDetail `json:"errors" nullable:"false" doc:"the invalid parameters and fields, each with its location (query.limit, body.content_ids, headers.Authorization); empty when no one of them is at fault"`
+}
+
+func newProblem(status int, msg string, errs ...error) huma.StatusError {
+	p := &Problem{Type: ProblemType(status), Title: http.StatusText(status), Status: status, Detail: msg, Errors: []*huma.ErrorDetail{}}
+	if p.Detail == "" {
+		p.Detail = p.Title
+	}
+	for _, err := range errs {
+		var d huma.ErrorDetailer
+		switch {
+		case err == nil:
+		case errors.As(err, &d):
+			p.Errors = append(p.Errors, d.ErrorDetail())
+		default:
+			p.Errors = append(p.Errors, &huma.ErrorDetail{Message: err.Error()})
+		}
+	}
+	return p
+}
+
+// invalid is a 400 naming the parameter or field at fault.
+func invalid(location string, value any, msg string) error {
+	return huma.Error400BadRequest(msg, &huma.ErrorDetail{Location: location, Value: value, Message: msg})
+}
+
+func (p *Problem) Error() string  { return p.Detail }
+func (p *Problem) GetStatus() int { return p.Status }
+
+// ContentType answers a problem as application/problem+json (or +cbor).
+func (p *Problem) ContentType(ct string) string {
+	switch ct {
+	case "application/json":
+		return "application/problem+json"
+	case "application/cbor":
+		return "application/problem+cbor"
+	}
+	return ct
+}
+
+// authenticate lets a request in with a live token, or answers 401. Every
+// request is counted by route and status, timed, and logged at INFO with
+// the token's site and name (never its secret).
 func (a *API) authenticate(api huma.API) func(huma.Context, func(huma.Context)) {
 	return func(ctx huma.Context, next func(huma.Context)) {
 		began := time.Now()
 		route := ctx.Operation().Path
+		var who caller
 		defer func() {
+			took := time.Since(began)
+			status := ctx.Status()
 			if a.Metrics != nil {
-				status := fmt.Sprint(ctx.Status())
-				a.Metrics.APIRequests.WithLabelValues(route, status).Inc()
-				a.Metrics.APILatency.WithLabelValues(route).Observe(time.Since(began).Seconds())
+				a.Metrics.APIRequests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+				a.Metrics.APILatency.WithLabelValues(route).Observe(took.Seconds())
 			}
+			a.Logger.LogAttrs(ctx.Context(), slog.LevelInfo, "api request", slog.String("method", ctx.Method()),
+				slog.String("route", route), slog.Int("status", status), slog.Duration("latency", took),
+				slog.String("token_site", who.siteID), slog.String("token_name", who.name), slog.Bool("admin", who.admin))
 		}()
 		secret, ok := strings.CutPrefix(ctx.Header("Authorization"), "Bearer ")
 		secret = strings.TrimSpace(secret)
+		authorization := &huma.ErrorDetail{Location: "headers.Authorization", Message: "Bearer <token>: a site's token or the operator's"}
 		if !ok || secret == "" {
-			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "a bearer token is required: Authorization: Bearer <token>")
+			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "a bearer token is required: Authorization: Bearer <token>", authorization)
 			return
 		}
-		var who caller
 		if sum := sha256.Sum256([]byte(secret)); a.AdminTokenHash != nil && subtle.ConstantTimeCompare(sum[:], a.AdminTokenHash) == 1 {
 			who = caller{admin: true, name: "operator"}
 		} else {
@@ -161,14 +253,12 @@ func (a *API) authenticate(api huma.API) func(huma.Context, func(huma.Context)) 
 				return
 			}
 			if !found {
-				_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "the token is unknown or revoked")
+				_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "the token is unknown or revoked", authorization)
 				return
 			}
 			who = caller{siteID: t.SiteID, name: t.Name}
 		}
 		next(huma.WithValue(ctx, callerKey{}, who))
-		a.Logger.Debug("api request", "route", route, "status", ctx.Status(), "token_site", who.siteID, "token_name", who.name,
-			"admin", who.admin)
 	}
 }
 
@@ -177,10 +267,59 @@ type SiteParam struct {
 	SiteID string `query:"site_id" required:"true" minLength:"1" maxLength:"200" doc:"the site's id"`
 }
 
-// PageParams name a page of a site.
+// PageParams name a page of a site, for a read that sends an ETag.
 type PageParams struct {
 	SiteParam
+	ConditionalParam
 	PageID string `path:"page_id" minLength:"1" maxLength:"256" doc:"the page's id (content_id)"`
+}
+
+// ConditionalParam makes a read of a resource with an ETag conditional.
+type ConditionalParam struct {
+	IfNoneMatch string `header:"If-None-Match" maxLength:"4096" doc:"ETags this route gave, or *: while one of them is current the answer is 304 Not Modified, without a body"`
+}
+
+// unchanged is the 304 answer, with its ETag, when the request's
+// If-None-Match holds the resource's current ETag (compared weakly, as
+// RFC 9110 has it for If-None-Match); nil otherwise.
+func (c ConditionalParam) unchanged(etag string) error {
+	if c.IfNoneMatch == "" {
+		return nil
+	}
+	for tag := range strings.SplitSeq(c.IfNoneMatch, ",") {
+		tag = strings.TrimSpace(tag)
+		if tag == "*" || strings.TrimPrefix(tag, "W/") == strings.TrimPrefix(etag, "W/") {
+			return huma.ErrorWithHeaders(huma.Status304NotModified(), http.Header{"ETag": {etag}})
+		}
+	}
+	return nil
+}
+
+// withETag documents a read's ETag and its 304 answer.
+func withETag(op huma.Operation) huma.Operation {
+	if op.Responses == nil {
+		op.Responses = map[string]*huma.Response{}
+	}
+	op.Responses["304"] = &huma.Response{Description: "Not Modified: the If-None-Match ETag is current; no body",
+		Headers: map[string]*huma.Param{"ETag": {Schema: &huma.Schema{Type: huma.TypeString}}}}
+	return op
+}
+
+// etagged answers a read: 304 when the client holds the current ETag.
+func etagged[O any](in ConditionalParam, etag string, out *O) (*O, error) {
+	if err := in.unchanged(etag); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// bodyETag is the ETag of a JSON answer: a hash of its body.
+func bodyETag(body any) (string, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return "", fmt.Errorf("hash the answer for its ETag: %w", err)
+	}
+	return etag(string(raw)), nil
 }
 
 // notFound is the answer for anything the caller may not see or that does
@@ -225,7 +364,8 @@ func (a *API) pageHTML(ctx context.Context, in *PageParams) (*HTMLOutput, error)
 	if !found || p.LinkedHTML == "" {
 		return nil, notFound("linked HTML of page " + in.PageID)
 	}
-	return &HTMLOutput{ContentType: "text/html; charset=utf-8", ETag: etag(p.LinkedHTML), Body: []byte(p.LinkedHTML)}, nil
+	tag := etag(p.LinkedHTML)
+	return etagged(in.ConditionalParam, tag, &HTMLOutput{ContentType: "text/html; charset=utf-8", ETag: tag, Body: []byte(p.LinkedHTML)})
 }
 
 func etag(s string) string {
@@ -268,11 +408,11 @@ func (a *API) pageLinks(ctx context.Context, in *PageParams) (*PageLinksOutput, 
 		return nil, a.internal(ctx, err)
 	}
 	body := PageLinks{PageID: p.ID, Version: p.Version, URL: p.URL, Outbound: linkResults(out), Inbound: linkResults(in2)}
-	raw, err := json.Marshal(body)
+	tag, err := bodyETag(body)
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	return &PageLinksOutput{ETag: etag(string(raw)), Body: body}, nil
+	return etagged(in.ConditionalParam, tag, &PageLinksOutput{ETag: tag, Body: body})
 }
 
 // latest reads the site's latest finished audit and its report.
@@ -300,12 +440,19 @@ type AuditOutput struct {
 	Body events.AuditCompletedData
 }
 
-func (a *API) latestAudit(ctx context.Context, in *SiteParam) (*AuditOutput, error) {
+// SiteReadParams name a site, for a read that sends an ETag.
+type SiteReadParams struct {
+	SiteParam
+	ConditionalParam
+}
+
+func (a *API) latestAudit(ctx context.Context, in *SiteReadParams) (*AuditOutput, error) {
 	rec, rep, err := a.latest(ctx, in.SiteID)
 	if err != nil {
 		return nil, err
 	}
-	return &AuditOutput{ETag: `"` + rec.ID + `"`, Body: rep}, nil
+	tag := `"` + rec.ID + `"`
+	return etagged(in.ConditionalParam, tag, &AuditOutput{ETag: tag, Body: rep})
 }
 
 // ListParams page through a list.
@@ -353,7 +500,7 @@ func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*R
 	if in.Cursor != "" {
 		var c listCursor
 		if err := c.decode(in.Cursor, in.SiteID, rec.ID); err != nil {
-			return nil, huma.Error400BadRequest("cursor: " + err.Error())
+			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
 		}
 		after = c.After
 	}
@@ -383,7 +530,7 @@ func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*R
 // checked against the request it is used with.
 type listCursor struct {
 	Site  string `json:"s"`
-	Scope string `json:"a"` // the list it pages through: an audit, "links" or "link-map"
+	Scope string `json:"a"` // the list it pages through: an audit's recommendations (its id), "orphans <audit id>", "links" or "link-map"
 	Page  string `json:"p,omitempty"`
 	After int    `json:"k"`
 }
@@ -421,10 +568,12 @@ type OrphanPage struct {
 	LinkScore float64 `json:"link_score" doc:"0–100, from the audit"`
 }
 
-// OrphanList is the answer of orphans/.
+// OrphanList is a page of orphans/: the orphans first, then the
+// navigation-only pages, each in the audit's order.
 type OrphanList struct {
-	AuditID string       `json:"audit_id"`
-	Items   []OrphanPage `json:"items"`
+	AuditID    string       `json:"audit_id"`
+	Items      []OrphanPage `json:"items"`
+	NextCursor string       `json:"next_cursor,omitempty" doc:"pass as cursor for the next page; absent on the last"`
 }
 
 // OrphansOutput is the answer of orphans/.
@@ -432,7 +581,13 @@ type OrphansOutput struct {
 	Body OrphanList
 }
 
-func (a *API) orphans(ctx context.Context, in *SiteParam) (*OrphansOutput, error) {
+// OrphanParams page through the latest audit's orphans.
+type OrphanParams struct {
+	SiteParam
+	ListParams
+}
+
+func (a *API) orphans(ctx context.Context, in *OrphanParams) (*OrphansOutput, error) {
 	rec, rep, err := a.latest(ctx, in.SiteID)
 	if err != nil {
 		return nil, err
@@ -441,29 +596,45 @@ func (a *API) orphans(ctx context.Context, in *SiteParam) (*OrphansOutput, error
 	if rep.Findings == nil {
 		return &OrphansOutput{Body: out}, nil
 	}
-	scores, err := a.Store.LinkScores(ctx, in.SiteID, rec.ID)
+	// The list is the audit's, which never changes: a cursor is a place
+	// in it, good for that audit only.
+	scope := "orphans " + rec.ID
+	start := 0
+	if in.Cursor != "" {
+		var c listCursor
+		if err := c.decode(in.Cursor, in.SiteID, scope); err != nil {
+			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
+		}
+		start = c.After + 1
+	}
+	type listed struct{ id, finding string }
+	var all []listed
+	for _, id := range rep.Findings.Orphans {
+		all = append(all, listed{id, "orphan"})
+	}
+	for _, id := range rep.Findings.NavigationOnly {
+		all = append(all, listed{id, "navigation_only"})
+	}
+	end := min(start+pageSize(in.Limit), len(all))
+	if start >= end {
+		return &OrphansOutput{Body: out}, nil
+	}
+	ids := make([]string, 0, end-start)
+	for _, l := range all[start:end] {
+		ids = append(ids, l.id)
+	}
+	pages, err := a.Store.PagesWithLinkScores(ctx, in.SiteID, rec.ID, ids)
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	scoreOf := make(map[string]float64, len(scores))
-	for _, s := range scores {
-		scoreOf[s.PageID] = s.Score
-	}
-	for _, list := range []struct {
-		finding string
-		ids     []string
-	}{{"orphan", rep.Findings.Orphans}, {"navigation_only", rep.Findings.NavigationOnly}} {
-		for _, id := range list.ids {
-			p, found, err := a.Store.Page(ctx, in.SiteID, id)
-			if err != nil {
-				return nil, a.internal(ctx, err)
-			}
-			if !found {
-				continue
-			}
-			out.Items = append(out.Items, OrphanPage{PageID: id, URL: p.URL, Kind: string(p.Kind), ClusterID: p.ClusterID,
-				Finding: list.finding, LinkScore: scoreOf[id]})
+	for _, l := range all[start:end] {
+		if p, found := pages[l.id]; found {
+			out.Items = append(out.Items, OrphanPage{PageID: l.id, URL: p.URL, Kind: p.Kind, ClusterID: p.ClusterID,
+				Finding: l.finding, LinkScore: p.LinkScore})
 		}
+	}
+	if end < len(all) {
+		out.NextCursor = listCursor{Site: in.SiteID, Scope: scope, After: end - 1}.encode()
 	}
 	return &OrphansOutput{Body: out}, nil
 }
@@ -478,10 +649,11 @@ type Health struct {
 
 // HealthOutput is the answer of health/.
 type HealthOutput struct {
+	ETag string `header:"ETag"`
 	Body Health
 }
 
-func (a *API) health(ctx context.Context, in *SiteParam) (*HealthOutput, error) {
+func (a *API) health(ctx context.Context, in *SiteReadParams) (*HealthOutput, error) {
 	rec, rep, err := a.latest(ctx, in.SiteID)
 	if err != nil {
 		return nil, err
@@ -490,8 +662,12 @@ func (a *API) health(ctx context.Context, in *SiteParam) (*HealthOutput, error) 
 	if scores == nil {
 		scores = map[string]events.ClusterScore{}
 	}
-	return &HealthOutput{Body: Health{AuditID: rec.ID, ClusterID: rep.ClusterID, OverallHealthScore: rep.OverallHealthScore,
-		ClusterScores: scores}}, nil
+	body := Health{AuditID: rec.ID, ClusterID: rep.ClusterID, OverallHealthScore: rep.OverallHealthScore, ClusterScores: scores}
+	tag, err := bodyETag(body)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	return etagged(in.ConditionalParam, tag, &HealthOutput{ETag: tag, Body: body})
 }
 
 // pageSize is a list's limit, its default when unset.
@@ -539,7 +715,7 @@ func (a *API) links(ctx context.Context, in *LinkParams) (*LinkListOutput, error
 	if in.Cursor != "" {
 		var c listCursor
 		if err := c.decode(in.Cursor, in.SiteID, "links"); err != nil {
-			return nil, huma.Error400BadRequest("cursor: " + err.Error())
+			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
 		}
 		f.AfterPage, f.AfterPosition = c.Page, c.After
 	}
@@ -600,7 +776,7 @@ func (a *API) linkMap(ctx context.Context, in *LinkMapParams) (*LinkMapOutput, e
 	if in.Cursor != "" {
 		var c listCursor
 		if err := c.decode(in.Cursor, in.SiteID, "link-map"); err != nil {
-			return nil, huma.Error400BadRequest("cursor: " + err.Error())
+			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
 		}
 		afterPage, afterOrdinal = c.Page, c.After
 	}
@@ -632,7 +808,7 @@ type Job struct {
 	Done      int       `json:"done" doc:"how much of the stage is done; of a plan or restore job, the commands taken"`
 	Total     int       `json:"total" doc:"how much the stage has to do; of a plan or restore job, its commands"`
 	AuditID   string    `json:"audit_id,omitempty" doc:"the audit the job runs or applies"`
-	Result    any       `json:"result,omitempty" doc:"an apply's audit.applied data once done"`
+	Result    any       `json:"result,omitempty" doc:"once done: an apply's audit.applied data (AuditAppliedData); a plan or restore job's plans (PlanResult): the links each of its pages was planned"`
 	CreatedAt time.Time `json:"created_at"`
 	Location  string    `json:"location" doc:"where to poll it"`
 }
@@ -640,7 +816,23 @@ type Job struct {
 // JobOutput answers a POST that started a job, and a poll of it.
 type JobOutput struct {
 	Location string `header:"Location"`
+	ETag     string `header:"ETag" doc:"of a poll: the job as it stands"`
 	Body     Job
+}
+
+// PlanResult is what a plan or restore job planned: the result of such a
+// job once done.
+type PlanResult struct {
+	Pages []PagePlan `json:"pages" doc:"the job's pages, in the order asked"`
+}
+
+// PagePlan is the plan a job's command made for one of its pages.
+type PagePlan struct {
+	PageID string `json:"page_id"`
+	PlanID string `json:"plan_id" doc:"the plan the command made (links.planned's plan_id)"`
+	Kept   string `json:"kept" enum:"current,replaced,none" doc:"current: still the page's plan, its links with their status now; replaced: the page was planned again since, its links as the plan's snapshot kept them; none: nothing holds the plan (the page was gone when its command was taken, or the plan's snapshot was pruned)"`
+	// Links are the plan's links in page order.
+	Links []events.LinkResult `json:"links" doc:"the plan's links, in page order"`
 }
 
 // IdempotencyParam makes a retried POST return the first answer.
@@ -672,6 +864,7 @@ type AuditApplyInput struct {
 // JobParams name a job.
 type JobParams struct {
 	SiteParam
+	ConditionalParam
 	JobID string `path:"job_id" minLength:"1" maxLength:"100"`
 }
 
@@ -682,8 +875,8 @@ func (a *API) registerJobs(api huma.API) {
 	huma.Register(api, huma.Operation{OperationID: "apply-audit", Method: http.MethodPost, Path: "/linker/audit/apply/",
 		Summary: "Apply the latest audit's recommendations (audit.apply); poll the job", DefaultStatus: http.StatusAccepted,
 		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.applyAudit)
-	huma.Register(api, huma.Operation{OperationID: "get-job", Method: http.MethodGet, Path: "/linker/jobs/{job_id}/",
-		Summary: "How far a job has come", Errors: []int{400, 401, 404}}, a.job)
+	huma.Register(api, withETag(huma.Operation{OperationID: "get-job", Method: http.MethodGet, Path: "/linker/jobs/{job_id}/",
+		Summary: "How far a job has come", Errors: []int{400, 401, 404}}), a.job)
 	huma.Register(api, huma.Operation{OperationID: "plan-page", Method: http.MethodPost, Path: "/linker/links/plan/",
 		Summary: "Plan a page again (links.replan); its links.inserted follows", DefaultStatus: http.StatusAccepted,
 		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.planPage)
@@ -693,8 +886,8 @@ func (a *API) registerJobs(api huma.API) {
 	huma.Register(api, huma.Operation{OperationID: "batch-insert", Method: http.MethodPost, Path: "/linker/links/batch-insert/",
 		Summary: "Re-plan, place and validate many pages: one job", DefaultStatus: http.StatusAccepted,
 		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.batchInsert)
-	huma.Register(api, huma.Operation{OperationID: "list-snapshots", Method: http.MethodGet, Path: "/linker/content/{page_id}/snapshots/",
-		Summary: "A page's kept plans, newest first", Errors: []int{400, 401, 404}}, a.snapshots)
+	huma.Register(api, withETag(huma.Operation{OperationID: "list-snapshots", Method: http.MethodGet, Path: "/linker/content/{page_id}/snapshots/",
+		Summary: "A page's kept plans, newest first", Errors: []int{400, 401, 404}}), a.snapshots)
 	huma.Register(api, huma.Operation{OperationID: "restore-snapshot", Method: http.MethodPost,
 		Path: "/linker/content/{page_id}/snapshots/{snapshot_id}/restore/", Summary: "Make a kept plan current again (links.restore)",
 		DefaultStatus: http.StatusAccepted, MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.restoreSnapshot)
@@ -736,7 +929,7 @@ func (a *API) replan(ctx context.Context, siteID, key string, body any, write fu
 	evs := make([]events.Event, 0, len(pageIDs))
 	for _, pageID := range pageIDs {
 		if len(pageID) == 0 || len(pageID) > 256 {
-			return nil, huma.Error400BadRequest(fmt.Sprintf("content id %q: 1 to 256 characters", pageID))
+			return nil, invalid("body.content_ids", pageID, fmt.Sprintf("content id %q: 1 to 256 characters", pageID))
 		}
 		_, found, err := a.Store.PageHead(ctx, siteID, pageID)
 		if err != nil {
@@ -753,7 +946,8 @@ func (a *API) replan(ctx context.Context, siteID, key string, body any, write fu
 		}
 		evs = append(evs, ev)
 	}
-	return a.startJob(ctx, siteID, key, body, store.APIJob{ID: id, Kind: store.JobPlan, Consumer: ConsumerReplanner}, write, evs...)
+	return a.startJob(ctx, siteID, key, body, store.APIJob{ID: id, Kind: store.JobPlan, Consumer: ConsumerReplanner, PageIDs: pageIDs},
+		write, evs...)
 }
 
 // SnapshotItem is a kept plan of a page.
@@ -774,6 +968,7 @@ type SnapshotList struct {
 
 // SnapshotsOutput is the answer of content/{page_id}/snapshots/.
 type SnapshotsOutput struct {
+	ETag string `header:"ETag"`
 	Body SnapshotList
 }
 
@@ -794,7 +989,11 @@ func (a *API) snapshots(ctx context.Context, in *PageParams) (*SnapshotsOutput, 
 	for i, sn := range snaps {
 		out.Items[i] = SnapshotItem{ID: sn.ID, Version: sn.Version, PlanID: sn.PlanID, Reason: sn.Reason, Links: sn.Links, TakenAt: sn.TakenAt}
 	}
-	return &SnapshotsOutput{Body: out}, nil
+	tag, err := bodyETag(out)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	return etagged(in.ConditionalParam, tag, &SnapshotsOutput{ETag: tag, Body: out})
 }
 
 // RestoreInput names a kept plan to restore.
@@ -839,7 +1038,8 @@ func (a *API) restoreSnapshot(ctx context.Context, in *RestoreInput) (*JobOutput
 		SiteID, PageID string
 		SnapshotID     int64
 	}{in.Body.SiteID, in.PageID, in.SnapshotID}
-	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, body, store.APIJob{ID: id, Kind: store.JobRestore, Consumer: ConsumerRestorer}, nil, ev)
+	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, body, store.APIJob{ID: id, Kind: store.JobRestore, Consumer: ConsumerRestorer,
+		PageIDs: []string{in.PageID}}, nil, ev)
 }
 
 func (a *API) runAudit(ctx context.Context, in *AuditRunInput) (*JobOutput, error) {
@@ -857,7 +1057,7 @@ func (a *API) runAudit(ctx context.Context, in *AuditRunInput) (*JobOutput, erro
 
 func (a *API) applyAudit(ctx context.Context, in *AuditApplyInput) (*JobOutput, error) {
 	if in.Body.All == (len(in.Body.RecommendationIDs) > 0) {
-		return nil, huma.Error400BadRequest("name the recommendations to apply (recommendation_ids) or ask for all of them (all: true), not both")
+		return nil, invalid("body.all", in.Body.All, "name the recommendations to apply (recommendation_ids) or ask for all of them (all: true), not both")
 	}
 	rec, _, err := a.latest(ctx, in.Body.SiteID)
 	if err != nil {
@@ -918,7 +1118,8 @@ func (a *API) startJob(ctx context.Context, siteID, key string, body any, j stor
 		return nil
 	})
 	if errors.Is(err, store.ErrIdempotencyConflict) {
-		return nil, huma.Error409Conflict("Idempotency-Key " + key + " was used for another request")
+		return nil, huma.Error409Conflict("Idempotency-Key "+key+" was used for another request",
+			&huma.ErrorDetail{Location: "headers.Idempotency-Key", Value: key, Message: "used for another request"})
 	}
 	if err != nil {
 		return nil, a.internal(ctx, err)
@@ -930,7 +1131,37 @@ func (a *API) startJob(ctx context.Context, siteID, key string, body any, j stor
 	if err != nil || !found {
 		return nil, a.internal(ctx, fmt.Errorf("read job %s just made: found %v, %w", j.ID, found, err))
 	}
+	return a.jobOutput(ctx, state)
+}
+
+// jobOutput answers with a job as it stands: a plan or restore job done
+// carries the plans its commands made.
+func (a *API) jobOutput(ctx context.Context, state store.JobState) (*JobOutput, error) {
 	out := jobView(state)
+	if out.Status == "done" && len(state.PageIDs) > 0 && len(state.PageIDs) == len(state.EventIDs) {
+		command := events.LinksReplan
+		if state.Kind == store.JobRestore {
+			command = events.LinksRestore
+		}
+		asked := make([]store.PagePlan, len(state.PageIDs))
+		for i, pageID := range state.PageIDs {
+			ev := events.Event{SiteID: state.SiteID, Source: state.EventSource, Type: command, ID: state.EventIDs[i]}
+			asked[i] = store.PagePlan{PageID: pageID, PlanID: events.DerivedID(ev, events.LinksPlanned)}
+		}
+		made, err := a.Store.PlansMade(ctx, state.SiteID, asked)
+		if err != nil {
+			return nil, a.internal(ctx, err)
+		}
+		result := PlanResult{Pages: make([]PagePlan, len(made))}
+		for i, m := range made {
+			kept := m.Kept
+			if kept == "" {
+				kept = "none"
+			}
+			result.Pages[i] = PagePlan{PageID: m.PageID, PlanID: m.PlanID, Kept: kept, Links: linkResults(m.Links)}
+		}
+		out.Result = result
+	}
 	return &JobOutput{Location: out.Location, Body: out}, nil
 }
 
@@ -969,8 +1200,14 @@ func (a *API) job(ctx context.Context, in *JobParams) (*JobOutput, error) {
 	if !found {
 		return nil, notFound("job " + in.JobID)
 	}
-	out := jobView(state)
-	return &JobOutput{Location: out.Location, Body: out}, nil
+	out, err := a.jobOutput(ctx, state)
+	if err != nil {
+		return nil, err
+	}
+	if out.ETag, err = bodyETag(out.Body); err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	return etagged(in.ConditionalParam, out.ETag, out)
 }
 
 func (a *API) registerDecisions(api huma.API) {
@@ -1074,7 +1311,7 @@ func (a *API) addLink(ctx context.Context, in *AddLinkInput) (*JobOutput, error)
 		return nil, err
 	}
 	if in.Body.TargetContentID == in.PageID {
-		return nil, huma.Error400BadRequest("a page does not link to itself")
+		return nil, invalid("body.target_content_id", in.Body.TargetContentID, "a page does not link to itself")
 	}
 	target, found, err := a.Store.Page(ctx, in.Body.SiteID, in.Body.TargetContentID)
 	if err != nil {
