@@ -75,7 +75,73 @@ func (c apiClient) do(method, path, token, key, body string, header http.Header)
 			c.t.Errorf("contract: %v", err)
 		}
 	}
+	if resp.StatusCode >= 400 {
+		if _, err := readProblem(resp.StatusCode, resp.Header, raw); err != nil {
+			c.t.Errorf("%s %s: %v", method, path, err)
+		}
+	}
 	return resp.StatusCode, resp.Header, raw
+}
+
+// problem is an RFC 9457 problem as a client reads it.
+type problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	Errors []struct {
+		Location string `json:"location"`
+		Message  string `json:"message"`
+	} `json:"errors"`
+}
+
+// readProblem reads an error answer and reports how it falls short of the
+// API's problems: application/problem+json with a type (README's URI for
+// its status), title, status, detail and errors[], which names where each
+// fault is on a 400 (query.limit, body.sneaky, headers.Authorization).
+func readProblem(status int, hdr http.Header, raw []byte) (problem, error) {
+	var p problem
+	var fields map[string]json.RawMessage
+	if ct := hdr.Get("Content-Type"); !strings.HasPrefix(ct, "application/problem+json") {
+		return p, fmt.Errorf("error %d as %q, want application/problem+json: %.200s", status, ct, raw)
+	}
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return p, fmt.Errorf("error %d: %v: %.200s", status, err, raw)
+	}
+	for _, f := range []string{"type", "title", "status", "detail", "errors"} {
+		if _, ok := fields[f]; !ok {
+			return p, fmt.Errorf("error %d has no %s: %.300s", status, f, raw)
+		}
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, fmt.Errorf("error %d: %v: %.200s", status, err, raw)
+	}
+	if p.Type != handlers.ProblemType(status) || !strings.HasPrefix(p.Type, "https://interlinker.dev/problems/") {
+		return p, fmt.Errorf("error %d has type %q, want %q", status, p.Type, handlers.ProblemType(status))
+	}
+	if p.Status != status || p.Title != http.StatusText(status) || p.Detail == "" {
+		return p, fmt.Errorf("error %d: status %d, title %q, detail %q", status, p.Status, p.Title, p.Detail)
+	}
+	if status == http.StatusBadRequest || status == http.StatusUnauthorized || status == http.StatusRequestEntityTooLarge {
+		if len(p.Errors) == 0 {
+			return p, fmt.Errorf("error %d names no parameter or field in errors[]: %.300s", status, raw)
+		}
+		for _, e := range p.Errors {
+			if e.Location == "" {
+				return p, fmt.Errorf("error %d has an error without its location: %.300s", status, raw)
+			}
+		}
+	}
+	return p, nil
+}
+
+// locations lists where a problem's errors are.
+func (p problem) locations() []string {
+	out := make([]string, len(p.Errors))
+	for i, e := range p.Errors {
+		out[i] = e.Location
+	}
+	return out
 }
 
 func (c apiClient) get(path, token string) (int, http.Header, []byte) {
