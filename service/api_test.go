@@ -322,17 +322,43 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 		t.Errorf("a recommendations cursor used on the link map: %d, want 400", status)
 	}
 
-	// Orphans and health come from the same audit.
-	var orphans handlers.OrphanList
-	c.getJSON("/linker/orphans/?site_id="+siteA, tokenA, &orphans)
+	// Orphans and health come from the same audit. Orphans page like the
+	// other lists: two at a time, they are the whole list, in its order.
+	var whole handlers.OrphanList
+	c.getJSON("/linker/orphans/?limit=500&site_id="+siteA, tokenA, &whole)
+	var orphans []handlers.OrphanPage
+	next = "/linker/orphans/?limit=2&site_id=" + siteA
+	pages = 0
+	for next != "" {
+		var page handlers.OrphanList
+		c.getJSON(next, tokenA, &page)
+		pages++
+		if len(page.Items) > 2 || page.AuditID != "api-audit" {
+			t.Fatalf("orphans page %d: %d items of audit %s, limit 2 of api-audit", pages, len(page.Items), page.AuditID)
+		}
+		orphans = append(orphans, page.Items...)
+		next = ""
+		if page.NextCursor != "" {
+			next = "/linker/orphans/?limit=2&site_id=" + siteA + "&cursor=" + url.QueryEscape(page.NextCursor)
+			if status, _, _ := c.get("/linker/audit/recommendations/?site_id="+siteA+"&cursor="+url.QueryEscape(page.NextCursor), tokenA); status != 400 {
+				t.Errorf("an orphans cursor used on the recommendations: %d, want 400", status)
+			}
+		}
+	}
+	if whole.NextCursor != "" || len(orphans) != len(whole.Items) || pages != (len(whole.Items)+1)/2 {
+		t.Errorf("paged through %d orphans in %d pages; the whole list has %d (next cursor %q)", len(orphans), pages, len(whole.Items), whole.NextCursor)
+	}
 	n := map[string]int{}
-	for _, o := range orphans.Items {
+	for i, o := range orphans {
 		n[o.Finding]++
 		if o.URL == "" || o.Kind == "" {
 			t.Errorf("orphan without its page: %+v", o)
 		}
+		if i < len(whole.Items) && o != whole.Items[i] {
+			t.Errorf("orphan %d paged is %+v, in the whole list %+v", i, o, whole.Items[i])
+		}
 	}
-	if n["orphan"] != report.OrphanPages || n["navigation_only"] != report.NavigationOnlyPages {
+	if n["orphan"] != report.OrphanPages || n["navigation_only"] != report.NavigationOnlyPages || len(orphans) < 3 {
 		t.Errorf("orphans over HTTP %v; the report has %d and %d", n, report.OrphanPages, report.NavigationOnlyPages)
 	}
 	var health handlers.Health

@@ -1,0 +1,212 @@
+package service
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/examples"
+	"github.com/interlinker/interlinker/handlers"
+)
+
+// TestEveryRouteThatSendsAnETagAnswers304WhileItIsCurrent reads each
+// single resource with an ETag (a page's HTML and links, the latest audit,
+// health, a job, a page's snapshots), then again with If-None-Match: the
+// current ETag (alone, in a list, or weak) is 304 without a body, with
+// the ETag again; another one is 200. A resource that changed has a new
+// ETag, and its old one is 200 with the new representation.
+func TestEveryRouteThatSendsAnETagAnswers304WhileItIsCurrent(t *testing.T) {
+	cfg := testConfig(t)
+	h := startHarness(t, cfg)
+	const site = "etags"
+	token, articles := jobSite(t, h, site, 1)
+	c := newAPIClient(t, h)
+	page := articles[0]
+	q := "?site_id=" + url.QueryEscape(site)
+
+	audit := c.post("/linker/audit/run/", token, "", `{"site_id":"`+site+`"}`)
+	if audit.status != 202 {
+		t.Fatalf("POST audit/run: %d %s", audit.status, audit.raw)
+	}
+	// The site's pages are generated, none live: its audit finishes
+	// inconclusive, and is the site's latest audit all the same.
+	var auditJob handlers.Job
+	waitFor(t, waitLong, "the audit finished", func() bool {
+		c.getJSON(audit.job.Location[len(handlers.APIPrefix):], token, &auditJob)
+		return auditJob.Status != "queued" && auditJob.Status != "running"
+	})
+	plan := c.post("/linker/links/plan/", token, "", `{"site_id":"`+site+`","content_id":"`+page+`"}`)
+	if plan.status != 202 {
+		t.Fatalf("POST links/plan: %d %s", plan.status, plan.raw)
+	}
+	c.poll(plan.job.Location[len(handlers.APIPrefix):], token, "done")
+	h.waitIdle(waitLong)
+
+	conditional := func(path, ifNoneMatch string) (int, http.Header, []byte) {
+		t.Helper()
+		return c.do(http.MethodGet, path, token, "", "", http.Header{"If-None-Match": {ifNoneMatch}})
+	}
+	etagOf := func(path string) (string, []byte) {
+		t.Helper()
+		status, hdr, body := c.get(path, token)
+		if status != 200 || hdr.Get("ETag") == "" {
+			t.Fatalf("GET %s: %d, ETag %q: %.200s", path, status, hdr.Get("ETag"), body)
+		}
+		return hdr.Get("ETag"), body
+	}
+	for _, path := range []string{
+		"/linker/content/" + page + "/html/" + q,
+		"/linker/content/" + page + "/links/" + q,
+		"/linker/audit/" + q,
+		"/linker/health/" + q,
+		"/linker/jobs/" + plan.job.ID + "/" + q,
+		"/linker/jobs/" + audit.job.ID + "/" + q,
+		"/linker/content/" + page + "/snapshots/" + q,
+	} {
+		tag, body := etagOf(path)
+		for _, current := range []string{tag, `"other", ` + tag, "W/" + tag, "*"} {
+			status, hdr, got := conditional(path, current)
+			if status != http.StatusNotModified || len(got) != 0 || hdr.Get("ETag") != tag {
+				t.Errorf("GET %s with If-None-Match %s: %d, ETag %q, %d bytes; want 304, ETag %s, no body",
+					path, current, status, hdr.Get("ETag"), len(got), tag)
+			}
+		}
+		status, hdr, got := conditional(path, `"not-the-current-one"`)
+		if status != 200 || hdr.Get("ETag") != tag || string(got) != string(body) {
+			t.Errorf("GET %s with another ETag: %d, ETag %q, want 200 with the resource and ETag %s", path, status, hdr.Get("ETag"), tag)
+		}
+	}
+
+	// A change gives the resource a new ETag, and the old one its new
+	// representation: a re-plan adds a snapshot; a job goes from queued
+	// to done.
+	snapshots := "/linker/content/" + page + "/snapshots/" + q
+	before, _ := etagOf(snapshots)
+	again := c.post("/linker/links/plan/", token, "", `{"site_id":"`+site+`","content_id":"`+page+`"}`)
+	if again.status != 202 {
+		t.Fatalf("POST links/plan: %d %s", again.status, again.raw)
+	}
+	jobPath := again.job.Location[len(handlers.APIPrefix):]
+	queuedTag, _ := etagOf(jobPath)
+	c.poll(jobPath, token, "done")
+	h.waitIdle(waitLong)
+	for path, old := range map[string]string{snapshots: before, jobPath: queuedTag} {
+		status, hdr, _ := conditional(path, old)
+		if status != 200 || hdr.Get("ETag") == old || hdr.Get("ETag") == "" {
+			t.Errorf("GET %s after a change, with its old ETag %s: %d, ETag %q; want 200 with a new ETag", path, old, status, hdr.Get("ETag"))
+		}
+	}
+}
+
+// TestLinkFiltersListExactlyTheLinksTheStoreHoldsForThem publishes the
+// outdoor-gear example (nine clusters, every link type) and filters
+// links/ by every link type, every cluster and a target page of each
+// cluster: every item listed matches its filter, and the items are as
+// many as Postgres holds for it, paged through with small pages. Filters
+// that leave some links out prove they filter.
+func TestLinkFiltersListExactlyTheLinksTheStoreHoldsForThem(t *testing.T) {
+	cfg := testConfig(t)
+	h := startHarness(t, cfg)
+	site, err := examples.Load("outdoor-gear")
+	if err != nil {
+		t.Fatal(err)
+	}
+	siteID := site.Structure.Site.ID
+	h.publish(mustEvent(events.SiteUpdated, siteID, "example-site", site.Structure))
+	h.waitIdle(waitLong)
+	for _, pg := range site.Pages {
+		h.publish(mustEvent(events.ContentGenerated, siteID, "example-"+pg.ID, events.ContentData{Page: pg}))
+	}
+	waitFor(t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
+	h.waitIdle(2 * time.Minute)
+	_, token, err := h.svc.Store().CreateToken(t.Context(), siteID, "filters")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newAPIClient(t, h)
+	conn, err := pgx.Connect(t.Context(), cfg.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	count := func(q string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := conn.QueryRow(t.Context(), q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	clusterOf := map[string]string{}
+	for _, pg := range site.Pages {
+		clusterOf[pg.ID] = pg.ClusterID
+	}
+	total := count(`SELECT count(*) FROM links WHERE site_id = $1`, siteID)
+
+	// list pages through links/ with a filter, 7 at a time.
+	list := func(filter, value string) []handlers.SiteLink {
+		t.Helper()
+		var all []handlers.SiteLink
+		query := "/linker/links/?limit=7&site_id=" + url.QueryEscape(siteID) + "&" + filter + "=" + url.QueryEscape(value)
+		next := query
+		for next != "" {
+			var page handlers.LinkList
+			c.getJSON(next, token, &page)
+			all = append(all, page.Items...)
+			next = ""
+			if page.NextCursor != "" {
+				next = query + "&cursor=" + url.QueryEscape(page.NextCursor)
+			}
+		}
+		return all
+	}
+	type check struct {
+		filter, value string
+		matches       func(handlers.SiteLink) bool
+		stored        int
+	}
+	var checks []check
+	for _, typ := range []string{"vertical_up", "vertical_down", "horizontal", "cross_cluster", "taxonomy", "breadcrumb", "related"} {
+		checks = append(checks, check{"link_type", typ, func(l handlers.SiteLink) bool { return l.Type == typ },
+			count(`SELECT count(*) FROM links WHERE site_id = $1 AND type = $2`, siteID, typ)})
+	}
+	targets := map[string]string{} // a page of each cluster
+	for _, cl := range site.Structure.Clusters {
+		checks = append(checks, check{"cluster_id", cl.ID, func(l handlers.SiteLink) bool { return clusterOf[l.SourceContentID] == cl.ID },
+			count(`SELECT count(*) FROM links l JOIN pages p ON p.site_id = l.site_id AND p.id = l.source_page_id
+				WHERE l.site_id = $1 AND p.cluster_id = $2`, siteID, cl.ID)})
+		for _, pg := range site.Pages {
+			if pg.ClusterID == cl.ID && targets[cl.ID] == "" {
+				targets[cl.ID] = pg.ID
+			}
+		}
+	}
+	for _, target := range targets {
+		checks = append(checks, check{"target_content_id", target, func(l handlers.SiteLink) bool { return l.TargetPageID == target },
+			count(`SELECT count(*) FROM links WHERE site_id = $1 AND target_page_id = $2`, siteID, target)})
+	}
+	filtered := map[string]int{}
+	for _, ch := range checks {
+		got := list(ch.filter, ch.value)
+		for _, l := range got {
+			if !ch.matches(l) {
+				t.Errorf("links/?%s=%s lists %s → %s (%s), which does not match", ch.filter, ch.value, l.SourceContentID, l.TargetPageID, l.Type)
+			}
+		}
+		if len(got) != ch.stored {
+			t.Errorf("links/?%s=%s lists %d links; Postgres holds %d", ch.filter, ch.value, len(got), ch.stored)
+		}
+		if ch.stored > 0 && ch.stored < total {
+			filtered[ch.filter]++
+		}
+	}
+	for _, f := range []string{"link_type", "cluster_id", "target_content_id"} {
+		if filtered[f] < 2 {
+			t.Errorf("only %d values of %s leave some of the site's %d links out and keep some: the test proves too little", filtered[f], f, total)
+		}
+	}
+}
