@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/graph/network"
@@ -106,5 +107,76 @@ func TestALinkToAPageOutsideTheGraphIsRefused(t *testing.T) {
 	}
 	if _, err := NewGraph(2, []Edge{{-1, 0}}); !errors.Is(err, ErrBadEdge) {
 		t.Errorf("edge from page -1: %v, want ErrBadEdge", err)
+	}
+}
+
+// TestABuilderFedAPageAtATimeBuildsTheGraphOfItsLinks: pages given in any
+// order, with repeated links and links to themselves, give the graph whose
+// inbound lists are each target's distinct other sources, ascending, and
+// the ranks of the same links given as edges.
+func TestABuilderFedAPageAtATimeBuildsTheGraphOfItsLinks(t *testing.T) {
+	const n = 300
+	rng := rand.New(rand.NewPCG(7, 11))
+	links := make([][]int32, n)
+	var edges []Edge
+	for u := range n {
+		for range rng.IntN(40) {
+			v := int32(rng.IntN(n))
+			links[u] = append(links[u], v, v) // each link twice
+			edges = append(edges, Edge{int32(u), v})
+		}
+		links[u] = append(links[u], int32(u))
+	}
+	b := NewBuilder(n)
+	for _, u := range rng.Perm(n) {
+		if err := b.Links(int32(u), links[u]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := b.Graph()
+	want, err := NewGraph(n, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range n {
+		sources := got.inFrom[got.inStart[v]:got.inStart[v+1]]
+		distinct := map[int32]bool{}
+		for i, u := range sources {
+			if u == int32(v) || distinct[u] || (i > 0 && sources[i-1] >= u) {
+				t.Fatalf("page %d's sources %v: want distinct other pages, ascending", v, sources)
+			}
+			distinct[u] = true
+		}
+		var expected []int32
+		for u := range n {
+			if u != v && slices.Contains(links[u], int32(v)) {
+				expected = append(expected, int32(u))
+			}
+		}
+		if !slices.Equal(sources, expected) {
+			t.Fatalf("page %d's sources %v, want %v", v, sources, expected)
+		}
+	}
+	if !slices.Equal(got.outCount, want.outCount) || got.Links() != want.Links() {
+		t.Errorf("%d links, want %d; out counts differ: %v", got.Links(), want.Links(), !slices.Equal(got.outCount, want.outCount))
+	}
+	if !slices.Equal(PageRank(got).Ranks, PageRank(want).Ranks) {
+		t.Error("ranks differ between the builder's graph and the edges'")
+	}
+}
+
+func TestABuilderRefusesAPageTwiceAndLinksOutsideTheGraph(t *testing.T) {
+	b := NewBuilder(3)
+	if err := b.Links(0, []int32{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Links(0, []int32{2}); !errors.Is(err, ErrPageTwice) {
+		t.Errorf("page 0's links again: %v, want ErrPageTwice", err)
+	}
+	if err := b.Links(1, []int32{3}); !errors.Is(err, ErrBadEdge) {
+		t.Errorf("a link to page 3 of 3: %v, want ErrBadEdge", err)
+	}
+	if err := b.Links(3, nil); !errors.Is(err, ErrBadEdge) {
+		t.Errorf("links of page 3 of 3: %v, want ErrBadEdge", err)
 	}
 }
