@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -215,7 +216,7 @@ func (p *Pipeline) finishAudit(ctx context.Context, job store.Job, req events.Ev
 	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
 		var err error
 		finished, err = tx.FinishAudit(ctx, job.SiteID, job.ID, result.full.Status, result.full, result.recs, result.scores,
-			result.full.ClusterID == "" && result.full.Status != store.AuditFailed)
+			result.planWithScores && result.full.ClusterID == "" && result.full.Status != store.AuditFailed)
 		if err != nil || !finished {
 			return err
 		}
@@ -241,6 +242,10 @@ type auditResult struct {
 	full   events.AuditCompletedData // every list whole
 	recs   []audit.Recommendation
 	scores []audit.PageScore
+	// planWithScores: the site's planner takes its authority factor from
+	// the link scores (authority: link_score), so a whole-site audit's
+	// scores become the pages'.
+	planWithScores bool
 }
 
 // event is the report as audit.completed carries it: the first
@@ -290,11 +295,12 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	live := 0
 	for i, sp := range stored {
 		pages[i] = audit.Page{ID: sp.ID, URL: sp.URL, Kind: sp.Kind, ClusterID: sp.ClusterID,
-			Values: sc.structure.Facets(sp.Attributes), WordCount: sp.WordCount, Live: sp.Live}
+			Values: sc.structure.Facets(sp.Attributes), WordCount: sp.WordCount, Live: sp.Live, Version: sp.LiveVersion}
 		if sp.Live {
 			live++
 		}
 	}
+	stored = nil // the auditor's pages hold what is needed, on a site of a million pages
 	auditor := audit.New(sc.structure, sc.policy, pages)
 	progress.stage(ctx, events.AuditStageLinkMap, live)
 	read := 0
@@ -318,16 +324,7 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	}
 	progress.done(ctx, 1)
 	figured := time.Now()
-	versions := make(map[string]int64, len(stored))
-	clusters := make(map[string]string, len(stored))
-	for _, sp := range stored {
-		clusters[sp.ID] = sp.ClusterID
-		if sp.Live {
-			versions[sp.ID] = sp.LiveVersion
-		}
-	}
-	r := &recommender{p: p, tx: tx, sc: sc, siteID: job.SiteID, auditor: auditor, report: report, versions: versions,
-		clusters: clusters, progress: progress}
+	r := &recommender{p: p, tx: tx, sc: sc, siteID: job.SiteID, auditor: auditor, report: report, progress: progress}
 	recs, err := r.recommend(ctx)
 	if err != nil {
 		return auditResult{}, err
@@ -335,7 +332,9 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	p.Logger.Debug("audit read and worked out", "site_id", job.SiteID, "audit_id", job.ID,
 		"pages_seconds", pagesRead.Sub(began).Seconds(), "link_map_seconds", linkMapRead.Sub(pagesRead).Seconds(),
 		"figures_seconds", figured.Sub(linkMapRead).Seconds(), "recommendations_seconds", time.Since(figured).Seconds())
-	return completed(job.ID, data, report, recs), nil
+	result := completed(job.ID, data, report, recs)
+	result.planWithScores = sc.policy.Authority == policy.AuthorityLinkScore
+	return result, nil
 }
 
 // completed is an audit's report under the SAG seed's SAGLinkAudit names.

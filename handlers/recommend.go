@@ -36,19 +36,29 @@ type recommender struct {
 	siteID   string
 	auditor  *audit.Auditor
 	report   audit.Report
-	versions map[string]int64  // live version by page id
-	clusters map[string]string // cluster by page id, deleted pages too
 	progress *auditProgress
 
-	linkScore map[string]float64 // page id → link score 0–1
-	recs      []audit.Recommendation
+	recs []audit.Recommendation
 }
 
-func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, error) {
-	r.linkScore = make(map[string]float64, len(r.report.LinkScores))
-	for _, s := range r.report.LinkScores {
-		r.linkScore[s.PageID] = s.Score / 100
+// version is the live version of a page, 0 for one not live.
+func (r *recommender) version(id string) int64 {
+	if p, ok := r.auditor.Page(id); ok && p.Live {
+		return p.Version
 	}
+	return 0
+}
+
+// cluster is a page's cluster, deleted pages' too.
+func (r *recommender) cluster(id string) string {
+	p, _ := r.auditor.Page(id)
+	return p.ClusterID
+}
+
+// linkScore is a page's link score on 0–1.
+func (r *recommender) linkScore(id string) float64 { return r.auditor.LinkScore(id) / 100 }
+
+func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, error) {
 	rep := r.report
 	total := len(rep.MissingMandatory) + len(rep.Orphans) + len(rep.UnderLinked) + len(rep.OverLinked) + len(rep.Broken) + len(rep.DominantAnchors)
 	r.progress.stage(ctx, events.AuditStageRecommendations, total)
@@ -197,7 +207,7 @@ func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, p
 func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, weight float64, reason string) {
 	l, pl := pr.link, pr.placement
 	anchors := candidateTexts(l.Candidates)
-	rec := audit.Recommendation{Problem: problem, PageID: page.ID, PageVersion: r.versions[page.ID], Action: audit.ActionAdd,
+	rec := audit.Recommendation{Problem: problem, PageID: page.ID, PageVersion: r.version(page.ID), Action: audit.ActionAdd,
 		LinkType: l.Type, TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: anchors,
 		FirstParagraphs: l.FirstParagraphs, Weight: weight}
 	switch {
@@ -270,7 +280,7 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 	scores := planning.TargetScores(in)
 	var sources []planning.Target
 	for _, t := range related {
-		if _, live := r.versions[t.ID]; live {
+		if p, known := r.auditor.Page(t.ID); known && p.Live {
 			sources = append(sources, t)
 		}
 	}
@@ -511,7 +521,7 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 			typ = planning.Relation(page, t.Page)
 		}
 		r.recs = append(r.recs, audit.Recommendation{Problem: audit.ProblemOverLinked, PageID: page.ID,
-			PageVersion: r.versions[page.ID], Action: audit.ActionRemove, LinkType: typ, TargetID: w.TargetID,
+			PageVersion: r.version(page.ID), Action: audit.ActionRemove, LinkType: typ, TargetID: w.TargetID,
 			Anchor: w.Text, LinkPath: w.Path, LinkText: w.Text, Occurrence: w.Occurrence, Weight: 1 - w.Score/100,
 			Reason: fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) scores %.1f, among its weakest",
 				f.Count, f.Limit, w.TargetID, w.Text, w.Score)})
@@ -558,11 +568,11 @@ func (r *recommender) broken(ctx context.Context) error {
 			key := [2]string{path, f.Anchor}
 			occurrence := seen[key]
 			seen[key]++
-			rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src, PageVersion: r.versions[src],
+			rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src, PageVersion: r.version(src),
 				Action: audit.ActionRemove, LinkType: link.TypeRelated, Anchor: f.Anchor, LinkPath: path, LinkText: f.Anchor,
-				Occurrence: occurrence, Weight: r.linkScore[src],
+				Occurrence: occurrence, Weight: r.linkScore(src),
 				Reason: fmt.Sprintf("links to %s, a deleted page (%q)", f.TargetID, f.Anchor)}
-			if hub := r.auditor.Hub(r.clusters[f.TargetID]); hub != "" && hub != src && !has[hub] {
+			if hub := r.auditor.Hub(r.cluster(f.TargetID)); hub != "" && hub != src && !has[hub] {
 				targets, err := r.targets(ctx, hub)
 				if err != nil {
 					return err
@@ -640,8 +650,8 @@ func (r *recommender) anchorUses(ctx context.Context, findings []audit.Finding) 
 func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAnchors) error {
 	uses, counts := t.uses, t.counts
 	sort.SliceStable(uses, func(i, j int) bool {
-		if r.linkScore[uses[i].source] != r.linkScore[uses[j].source] {
-			return r.linkScore[uses[i].source] < r.linkScore[uses[j].source]
+		if r.linkScore(uses[i].source) != r.linkScore(uses[j].source) {
+			return r.linkScore(uses[i].source) < r.linkScore(uses[j].source)
 		}
 		return uses[i].source < uses[j].source
 	})
@@ -708,10 +718,10 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 			l.Candidates = slices.Delete(slices.Clone(l.Candidates), pl.CandidateIndex, pl.CandidateIndex+1)
 		}
 		others = l.Candidates
-		rec := audit.Recommendation{Problem: audit.ProblemDominantAnchor, PageID: page.ID, PageVersion: r.versions[page.ID],
+		rec := audit.Recommendation{Problem: audit.ProblemDominantAnchor, PageID: page.ID, PageVersion: r.version(page.ID),
 			Action: audit.ActionVaryAnchor, LinkType: l.Type, TargetID: f.PageID, TargetURL: l.TargetURL,
 			Anchors: candidateTexts(others), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
-			Weight: 1 - r.linkScore[page.ID],
+			Weight: 1 - r.linkScore(page.ID),
 			Reason: fmt.Sprintf("anchor %q carries %d of the %d links to %s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID,
 				100*r.sc.policy.AnchorDominanceFlagShare)}
 		if pl := prs[0].placement; pl.Placed {

@@ -2,12 +2,15 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/interlinker/interlinker/domain/audit"
 	"github.com/interlinker/interlinker/domain/link"
@@ -169,10 +172,13 @@ func (s *Store) LockJob(ctx context.Context, kind string, j Job) (release func()
 // FinishAudit stores an audit's whole report, its recommendations and
 // link scores, in the caller's transaction: a report is either all there
 // with its status or not there at all.
-// The link scores of a whole-site audit become the pages' link scores,
-// the authority factor under the policy authority=link_score.
+// With scoresToPages (a whole-site audit of a site whose planner takes
+// the authority factor from link scores), the scores become the pages'
+// link scores. Other sites' pages take them only if their policy comes to
+// ask for them (PagesTakeLinkScores): writing a score into every page row
+// was most of the time an audit of a large site took.
 func (t *Tx) FinishAudit(ctx context.Context, siteID, auditID, status string, report any,
-	recs []audit.Recommendation, scores []audit.PageScore, wholeSite bool) (bool, error) {
+	recs []audit.Recommendation, scores []audit.PageScore, scoresToPages bool) (bool, error) {
 	raw, err := json.Marshal(report)
 	if err != nil {
 		return false, fmt.Errorf("encode report of audit %s: %w", auditID, err)
@@ -204,12 +210,26 @@ func (t *Tx) FinishAudit(ctx context.Context, siteID, auditID, status string, re
 	if err != nil {
 		return false, fmt.Errorf("store link scores of audit %s: %w", auditID, err)
 	}
-	if wholeSite {
+	if scoresToPages {
 		t.queue(`UPDATE pages p SET link_score = s.score FROM audit_link_scores s
 			WHERE s.site_id = $1 AND s.audit_id = $2 AND p.site_id = $1 AND p.id = s.page_id
 			  AND p.link_score IS DISTINCT FROM s.score`, siteID, auditID)
 	}
 	return true, nil
+}
+
+// PagesTakeLinkScores gives the site's pages the link scores of its latest
+// finished whole-site audit, for a policy that has come to plan with them
+// (authority: link_score). Pages whose score is already that are left alone.
+func (t *Tx) PagesTakeLinkScores(ctx context.Context, siteID string) error {
+	_, err := t.exec(ctx, `UPDATE pages p SET link_score = s.score FROM audit_link_scores s
+		WHERE s.site_id = $1 AND p.site_id = $1 AND p.id = s.page_id AND p.link_score IS DISTINCT FROM s.score
+		  AND s.audit_id = (SELECT id FROM audits WHERE site_id = $1 AND cluster_id = '' AND status IN ('complete', 'inconclusive')
+			ORDER BY completed_at DESC, id DESC LIMIT 1)`, siteID)
+	if err != nil {
+		return fmt.Errorf("give the pages of site %s their link scores: %w", siteID, err)
+	}
+	return nil
 }
 
 // FinishApply records an apply's result.
@@ -351,6 +371,12 @@ func (t *Tx) AuditPages(ctx context.Context, siteID string) ([]AuditPage, error)
 // EachLinkMap streams the link map of the site's live pages, a page at a
 // time in page id order, with the links in page order. Only one page's
 // links are held at once.
+//
+// It is the audit's hot loop: three rows in four are a menu, header or
+// footer link that every page repeats. Rows are read raw and their texts
+// interned (linkMapTexts), so a repeated URL, anchor or position costs a
+// map look-up rather than an allocation; the links' strings are shared
+// and must not be changed.
 func (t *Tx) EachLinkMap(ctx context.Context, siteID string, fn func(pageID string, links []audit.Link) error) error {
 	rows, err := t.query(ctx, `SELECT lm.source_page_id, lm.target_url, lm.internal, lm.follow, lm.position, lm.in_block,
 			lm.content_paragraph, lm.anchor
@@ -361,21 +387,44 @@ func (t *Tx) EachLinkMap(ctx context.Context, siteID string, fn func(pageID stri
 		return fmt.Errorf("read link map of site %s: %w", siteID, err)
 	}
 	defer rows.Close()
+	texts := newLinkMapTexts()
 	var current string
 	var links []audit.Link
+	// prev holds the links of the page before, by position in the page:
+	// a menu's link at the same position on every page is mostly the same
+	// row, and comparing bytes costs less than hashing them.
+	var prev []audit.Link
 	for rows.Next() {
-		var source string
+		raw := rows.RawValues()
+		fields := rows.FieldDescriptions()
+		if len(raw) != 8 {
+			return fmt.Errorf("read link map of site %s: %d columns, want 8", siteID, len(raw))
+		}
 		var l audit.Link
-		if err := rows.Scan(&source, &l.URL, &l.Internal, &l.Follow, &l.Position, &l.InBlock, &l.Paragraph, &l.Text); err != nil {
+		var err error
+		if l.Internal, err = rawBool(fields[2], raw[2]); err == nil {
+			if l.Follow, err = rawBool(fields[3], raw[3]); err == nil {
+				l.Paragraph, err = rawInt4(fields[6], raw[6])
+			}
+		}
+		if err != nil {
 			return fmt.Errorf("read link map of site %s: %w", siteID, err)
 		}
-		if source != current && current != "" {
-			if err := fn(current, links); err != nil {
-				return err
+		if string(raw[0]) != current {
+			if current != "" {
+				if err := fn(current, links); err != nil {
+					return err
+				}
+				prev, links = links, prev[:0]
 			}
-			links = links[:0]
+			current = string(raw[0])
 		}
-		current = source
+		var same audit.Link
+		if k := len(links); k < len(prev) {
+			same = prev[k]
+		}
+		l.URL, l.Position = texts.like(same.URL, raw[1]), texts.like(same.Position, raw[4])
+		l.InBlock, l.Text = texts.like(same.InBlock, raw[5]), texts.like(same.Text, raw[7])
 		links = append(links, l)
 	}
 	if err := rows.Err(); err != nil {
@@ -385,6 +434,61 @@ func (t *Tx) EachLinkMap(ctx context.Context, siteID string, fn func(pageID stri
 		return fn(current, links)
 	}
 	return nil
+}
+
+// linkMapTexts interns the texts of link-map rows. It forgets everything
+// once it holds maxLinkMapTexts, so it stays small whatever the site;
+// what a site repeats (its menus) is soon learnt again.
+type linkMapTexts map[string]string
+
+const maxLinkMapTexts = 1 << 16
+
+func newLinkMapTexts() linkMapTexts { return make(linkMapTexts, 1024) }
+
+// like is s when b holds its bytes, else b interned.
+func (m linkMapTexts) like(s string, b []byte) string {
+	if s == string(b) {
+		return s
+	}
+	return m.of(b)
+}
+
+func (m linkMapTexts) of(b []byte) string {
+	if s, ok := m[string(b)]; ok {
+		return s
+	}
+	if len(m) >= maxLinkMapTexts {
+		clear(m)
+	}
+	s := string(b)
+	m[s] = s
+	return s
+}
+
+// rawBool decodes a boolean column read raw, in either wire format.
+func rawBool(f pgconn.FieldDescription, b []byte) (bool, error) {
+	switch {
+	case f.Format == pgx.BinaryFormatCode && len(b) == 1:
+		return b[0] != 0, nil
+	case f.Format == pgx.TextFormatCode && len(b) == 1:
+		return b[0] == 't', nil
+	}
+	return false, fmt.Errorf("column %s: %q is no boolean", f.Name, b)
+}
+
+// rawInt4 decodes an int column read raw, in either wire format.
+func rawInt4(f pgconn.FieldDescription, b []byte) (int, error) {
+	if f.Format == pgx.BinaryFormatCode {
+		if len(b) != 4 {
+			return 0, fmt.Errorf("column %s: %d bytes for an int4", f.Name, len(b))
+		}
+		return int(int32(binary.BigEndian.Uint32(b))), nil
+	}
+	n, err := strconv.Atoi(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("column %s: %w", f.Name, err)
+	}
+	return n, nil
 }
 
 // PageLinkMap reads one page's link map, in page order.

@@ -10,14 +10,16 @@
 //	for each live page: a.AddPage(pageID, itsLinks)
 //	report, err := a.Report()
 //
-// Memory follows the number of pages and of distinct (target, anchor)
-// pairs, and the link graph the link score needs: 8 bytes a link between
-// two live pages (240 MB for a million pages of 30 links), never the
-// links' text.
+// Memory follows the number of pages and of distinct (target, in-body
+// anchor) pairs, and the link graph the link score needs: 4 bytes a link
+// between two live pages (120 MB for a million pages of 30 links), never
+// the links' text.
 package audit
 
 import (
 	"fmt"
+	"hash/maphash"
+	"math"
 	"net/url"
 	"sort"
 	"strings"
@@ -40,6 +42,9 @@ type Page struct {
 	// Live: published and not deleted. A deleted page is kept so links
 	// to it are known to be broken.
 	Live bool
+	// Version is the live version a recommendation for the page is made
+	// from.
+	Version int64
 }
 
 // Link is an <a href> found in a live page's HTML (markup.Links).
@@ -80,27 +85,44 @@ type Auditor struct {
 	st    site.Structure
 	pol   policy.Policy
 	pages []Page
-	index map[string]int // page id → position in pages
-	path  map[string]int // Path → position in pages
-	hubs  map[string]int // cluster id → its live hub's position
+	index map[string]int32 // page id → position in pages
+	path  map[string]int32 // Path → position in pages
+	hubs  map[string]int   // cluster id → its live hub's position
 
-	// By page position:
-	inbound     []int                  // other live pages linking to it, any position
-	outbound    []int                  // other live pages it links to, any position
-	bodyInbound []int                  // of which outside navigation, header and footer
-	inBody      []int                  // the page's own in-body internal links
-	read        []bool                 // AddPage was called for it
-	uplink      []int                  // for a supporting article: paragraph of its first in-body link to its hub, -1 none
-	crossHub    []bool                 // for a hub: an in-body link to another cluster's hub
-	brokenFrom  []int                  // broken links on the page
-	links       []int                  // the page's internal links
-	termLinks   map[int]map[int]bool   // term page → hubs it links to
-	anchorsTo   map[int]map[string]int // target → folded anchor → links
+	stats []pageStats // by page position
+	// counted[t] == src+1 while AddPage reads src and has counted its
+	// link to t: a target counts one inbound link per source.
+	counted []int32
+	tos     []int32 // AddPage's follow-link targets, kept for reuse
+	// prev is what AddPage made of the links of the page before, by
+	// position in the page: a menu repeats its links at the same places on
+	// every page, and a string compare costs less than a look-up.
+	prev []seenLink
 
-	// edges are the follow links between different live pages, a source's
-	// to one target once, for the link score: the one part of the audit
-	// that holds every link (as two int32s).
-	edges []linkscore.Edge
+	termLinks map[int]map[int]bool // term page → hubs it links to
+	// anchorsTo counts in-body links by target and folded anchor, the
+	// anchor held as a hash; anchorText keeps the text of those counted
+	// often enough that they may come to dominate (dominanceFloor times),
+	// so a site's many anchors used once or twice cost no text.
+	anchorsTo      map[targetAnchor]int32
+	anchorText     map[targetAnchor]string
+	dominanceFloor int32
+	seed           maphash.Seed
+	// folded caches the folded anchor (and its hash) of link texts: a
+	// menu's texts recur on every page. It is emptied when it reaches
+	// maxResolved.
+	folded map[string]foldedAnchor
+
+	// graph gathers the follow links between different live pages, a
+	// source's to one target once, for the link score: the one part of
+	// the audit that holds every link (an int32 each).
+	graph   *linkscore.Builder
+	livePos []int32 // page position → position among the live pages, the graph's, -1 not live
+	// scores are the live pages' link scores, highest first, once worked
+	// out (nil before); scoreOf is each page's scaled score by page
+	// position.
+	scores  []PageScore
+	scoreOf []float64
 
 	broken     []Finding
 	unverified []Finding
@@ -109,9 +131,40 @@ type Auditor struct {
 	// a menu and footer repeat the same URLs on every page, and parsing a
 	// URL costs more than the rest of reading its link. It is emptied
 	// when it reaches maxResolved, so it stays small whatever the site.
-	resolved map[string]int
-	// counted and followed are AddPage's per-page sets, kept for reuse.
-	counted, followed map[int]bool
+	resolved map[string]int32
+}
+
+// pageStats are what AddPage gathers about a page, as int32s: a site of a
+// million pages holds a million of them.
+type pageStats struct {
+	inbound     int32 // other live pages linking to it, any position
+	outbound    int32 // other live pages it links to, any position
+	bodyInbound int32 // of which outside navigation, header and footer
+	inBody      int32 // the page's own in-body internal links
+	links       int32 // the page's internal links
+	brokenFrom  int32 // broken links on the page
+	anchored    int32 // in-body links to it with an anchor text
+	uplink      int32 // for a supporting article: paragraph of its first in-body link to its hub, -1 none
+	read        bool  // AddPage was called for it
+	crossHub    bool  // for a hub: an in-body link to another cluster's hub
+}
+
+type targetAnchor struct {
+	target int32
+	anchor uint64 // maphash of the folded anchor
+}
+
+type seenLink struct {
+	url    string
+	target int32
+	known  bool
+	text   string
+	folded foldedAnchor
+}
+
+type foldedAnchor struct {
+	text string
+	hash uint64
 }
 
 const maxResolved = 1 << 16
@@ -133,23 +186,30 @@ type Finding struct {
 // or deleted, so links can be resolved.
 func New(st site.Structure, pol policy.Policy, pages []Page) *Auditor {
 	n := len(pages)
-	a := &Auditor{st: st, pol: pol, pages: pages, index: make(map[string]int, n), path: make(map[string]int, n), hubs: map[string]int{},
-		inbound: make([]int, n), outbound: make([]int, n), bodyInbound: make([]int, n), inBody: make([]int, n), read: make([]bool, n),
-		uplink: make([]int, n), crossHub: make([]bool, n), brokenFrom: make([]int, n), links: make([]int, n),
-		termLinks: map[int]map[int]bool{}, anchorsTo: map[int]map[string]int{},
-		resolved: map[string]int{}, counted: map[int]bool{}, followed: map[int]bool{}}
+	a := &Auditor{st: st, pol: pol, pages: pages, index: make(map[string]int32, n), path: make(map[string]int32, n), hubs: map[string]int{},
+		stats: make([]pageStats, n), counted: make([]int32, n), termLinks: map[int]map[int]bool{},
+		anchorsTo: map[targetAnchor]int32{}, anchorText: map[targetAnchor]string{}, seed: maphash.MakeSeed(),
+		dominanceFloor: dominanceFloor(pol), folded: map[string]foldedAnchor{}, livePos: make([]int32, n),
+		resolved: map[string]int32{}}
+	live := int32(0)
 	for i, p := range pages {
-		a.index[p.ID] = i
-		a.uplink[i] = -1
+		a.livePos[i] = -1
+		if p.Live {
+			a.livePos[i] = live
+			live++
+		}
+		a.index[p.ID] = int32(i)
+		a.stats[i].uplink = -1
 		if _, seen := a.hubs[p.ClusterID]; p.Live && p.Kind == site.KindHub && p.ClusterID != "" && !seen {
 			a.hubs[p.ClusterID] = i
 		}
 		key := Path(p.URL)
 		// A live page wins its path over a deleted one.
 		if j, ok := a.path[key]; !ok || (!pages[j].Live && p.Live) {
-			a.path[key] = i
+			a.path[key] = int32(i)
 		}
 	}
+	a.graph = linkscore.NewBuilder(int(live))
 	return a
 }
 
@@ -163,70 +223,89 @@ func (a *Auditor) hubOf(clusterID string) int {
 
 // AddPage reads the links of a live page. Each page is read once.
 func (a *Auditor) AddPage(pageID string, links []Link) error {
-	src, ok := a.index[pageID]
+	i, ok := a.index[pageID]
+	src := int(i)
 	if !ok || !a.pages[src].Live {
 		return fmt.Errorf("audit: page %q is not a live page of the site", pageID)
 	}
-	if a.read[src] {
+	if a.stats[src].read {
 		return fmt.Errorf("audit: page %q read twice", pageID)
 	}
-	a.read[src] = true
+	if a.scores != nil {
+		return fmt.Errorf("audit: page %q read after the report", pageID)
+	}
+	a.stats[src].read = true
 	page := a.pages[src]
 	hub := -1
 	if page.Kind == site.KindSupporting {
 		hub = a.hubOf(page.ClusterID)
 	}
-	counted, followed := a.counted, a.followed // a target counts one inbound link per source, and one edge of the link graph
-	clear(counted)
-	clear(followed)
-	for _, l := range links {
+	stamp := int32(src) + 1
+	a.tos = a.tos[:0]
+	st := &a.stats[src]
+	if len(a.prev) < len(links) {
+		a.prev = append(a.prev, make([]seenLink, len(links)-len(a.prev))...)
+	}
+	for k, l := range links {
 		if !l.Internal || l.URL == "" {
 			continue
 		}
-		a.links[src]++
+		seen := &a.prev[k]
+		st.links++
 		if l.InBody() {
-			a.inBody[src]++
+			st.inBody++
 		}
-		t, known := a.resolve(l.URL)
+		if seen.url != l.URL {
+			t, known := a.resolve(l.URL)
+			seen.url, seen.target, seen.known = l.URL, int32(t), known
+		}
+		t, known := int(seen.target), seen.known
 		switch {
 		case !known:
 			a.unverified = append(a.unverified, Finding{PageID: pageID, URL: l.URL, Anchor: l.Text,
 				Detail: "links to a path that is no known page"})
 			continue
 		case !a.pages[t].Live:
-			a.brokenFrom[src]++
+			st.brokenFrom++
 			a.broken = append(a.broken, Finding{PageID: pageID, TargetID: a.pages[t].ID, URL: l.URL, Anchor: l.Text,
 				Detail: "links to a deleted page"})
 			continue
 		case t == src:
 			continue // a link to the page itself is not inbound
 		}
-		if !counted[t] {
-			counted[t] = true
-			a.inbound[t]++
-			a.outbound[src]++
+		ts := &a.stats[t]
+		if a.counted[t] != stamp {
+			a.counted[t] = stamp
+			ts.inbound++
+			st.outbound++
 		}
-		if l.Follow && !followed[t] {
-			followed[t] = true
-			a.edges = append(a.edges, linkscore.Edge{From: int32(src), To: int32(t)})
+		if l.Follow {
+			a.tos = append(a.tos, a.livePos[t]) // the graph keeps one link per target
 		}
 		if l.Position != "navigation" && l.Position != "header" && l.Position != "footer" {
-			a.bodyInbound[t]++
+			ts.bodyInbound++
 		}
 		// Dominance counts in-body anchors: a menu or footer repeats its
 		// one anchor on every page, which is no over-optimised anchor text.
-		if text := anchors.Normalize(l.Text); text != "" && l.InBody() {
-			if a.anchorsTo[t] == nil {
-				a.anchorsTo[t] = map[string]int{}
+		if l.InBody() {
+			if seen.text != l.Text { // a zero seenLink holds "" folded, as it should
+				seen.text, seen.folded = l.Text, a.fold(l.Text)
 			}
-			a.anchorsTo[t][text]++
+			if f := seen.folded; f.text != "" {
+				ts.anchored++
+				key := targetAnchor{int32(t), f.hash}
+				a.anchorsTo[key]++
+				if a.anchorsTo[key] == a.dominanceFloor {
+					a.anchorText[key] = f.text
+				}
+			}
 		}
 		target := a.pages[t]
-		if t == hub && l.InBody() && (a.uplink[src] < 0 || (l.Paragraph > 0 && l.Paragraph < a.uplink[src])) {
-			a.uplink[src] = l.Paragraph
+		if t == hub && l.InBody() && (st.uplink < 0 || (l.Paragraph > 0 && int32(l.Paragraph) < st.uplink)) {
+			st.uplink = int32(l.Paragraph)
 		}
 		if page.Kind == site.KindHub && target.Kind == site.KindHub && target.ClusterID != page.ClusterID && l.InBody() {
-			a.crossHub[src] = true
+			st.crossHub = true
 		}
 		if page.Kind == site.KindTerm && target.Kind == site.KindHub {
 			if a.termLinks[src] == nil {
@@ -235,13 +314,38 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			a.termLinks[src][t] = true
 		}
 	}
+	if err := a.graph.Links(a.livePos[src], a.tos); err != nil {
+		return fmt.Errorf("audit: links of page %q: %w", pageID, err)
+	}
 	return nil
+}
+
+// fold is anchors.Normalize of a link's text and its hash, cached.
+func (a *Auditor) fold(text string) foldedAnchor {
+	if f, ok := a.folded[text]; ok {
+		return f
+	}
+	f := foldedAnchor{text: anchors.Normalize(text)}
+	f.hash = maphash.String(a.seed, f.text)
+	if len(a.folded) >= maxResolved {
+		clear(a.folded)
+	}
+	a.folded[text] = f
+	return f
+}
+
+// dominanceFloor is the fewest links one anchor of a target can have and
+// dominate it: more than anchor_dominance_flag_share of at least
+// anchor_dominance_min_inbound links.
+func dominanceFloor(pol policy.Policy) int32 {
+	floor := int32(math.Floor(float64(pol.AnchorDominanceMinInbound)*pol.AnchorDominanceFlagShare)) + 1
+	return max(floor, 1)
 }
 
 // resolve finds the page a link URL points to by its path.
 func (a *Auditor) resolve(u string) (int, bool) {
 	if i, ok := a.resolved[u]; ok {
-		return i, i >= 0
+		return int(i), i >= 0
 	}
 	i, ok := a.path[Path(u)]
 	if !ok {
@@ -251,7 +355,7 @@ func (a *Auditor) resolve(u string) (int, bool) {
 		clear(a.resolved)
 	}
 	a.resolved[u] = i
-	return i, ok
+	return int(i), ok
 }
 
 // Report is the audit's figures and findings.
@@ -284,38 +388,30 @@ type PageScore struct {
 	Score  float64
 }
 
-// linkScores ranks the live pages over the follow links between them.
-func (a *Auditor) linkScores() ([]PageScore, error) {
-	live := make([]int32, len(a.pages)) // page position → position among live pages
-	var ids []string
-	for i, p := range a.pages {
-		live[i] = -1
-		if p.Live {
-			live[i] = int32(len(ids))
-			ids = append(ids, p.ID)
-		}
+// linkScores ranks the live pages over the follow links between them,
+// once: the graph's links are let go after.
+func (a *Auditor) linkScores() []PageScore {
+	if a.scores != nil {
+		return a.scores
 	}
-	edges := make([]linkscore.Edge, len(a.edges))
-	for i, e := range a.edges {
-		edges[i] = linkscore.Edge{From: live[e.From], To: live[e.To]}
-	}
-	g, err := linkscore.NewGraph(len(ids), edges)
-	if err != nil {
-		return nil, fmt.Errorf("audit: link graph: %w", err)
-	}
-	ranks := linkscore.PageRank(g).Ranks
+	ranks := linkscore.PageRank(a.graph.Graph()).Ranks
+	a.graph = nil
 	scaled := linkscore.Scaled(ranks)
-	out := make([]PageScore, len(ids))
-	for i, id := range ids {
-		out[i] = PageScore{PageID: id, Rank: ranks[i], Score: scaled[i]}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Rank != out[j].Rank {
-			return out[i].Rank > out[j].Rank
+	a.scores = make([]PageScore, 0, len(ranks))
+	a.scoreOf = make([]float64, len(a.pages))
+	for i, p := range a.pages {
+		if l := a.livePos[i]; l >= 0 {
+			a.scores = append(a.scores, PageScore{PageID: p.ID, Rank: ranks[l], Score: scaled[l]})
+			a.scoreOf[i] = scaled[l]
 		}
-		return out[i].PageID < out[j].PageID
+	}
+	sort.SliceStable(a.scores, func(i, j int) bool {
+		if a.scores[i].Rank != a.scores[j].Rank {
+			return a.scores[i].Rank > a.scores[j].Rank
+		}
+		return a.scores[i].PageID < a.scores[j].PageID
 	})
-	return out, nil
+	return a.scores
 }
 
 // ClusterHealth is a cluster's link health (SAG §2.5): points per factor
@@ -338,7 +434,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 			return Report{}, fmt.Errorf("audit: unknown cluster %q", clusterID)
 		}
 	}
-	inScope := func(i int) bool { return clusterID == "" || a.pages[i].ClusterID == clusterID }
+	inScope := func(i int32) bool { return clusterID == "" || a.pages[i].ClusterID == clusterID }
 	r := Report{Clusters: map[string]ClusterHealth{}}
 	for _, f := range a.broken {
 		if inScope(a.index[f.PageID]) {
@@ -350,39 +446,42 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 			r.Unverified = append(r.Unverified, f)
 		}
 	}
+	dominant := a.dominantAnchors()
 	for i, p := range a.pages {
-		if !p.Live || !inScope(i) {
+		if !p.Live || !inScope(int32(i)) {
 			continue
 		}
+		st := a.stats[i]
 		r.Pages++
-		r.TotalLinks += a.links[i]
+		r.TotalLinks += int(st.links)
 		if p.Kind != site.KindHome {
 			switch {
-			case a.inbound[i] == 0:
+			case st.inbound == 0:
 				r.Orphans = append(r.Orphans, p.ID)
-			case a.bodyInbound[i] == 0:
+			case st.bodyInbound == 0:
 				r.NavigationOnly = append(r.NavigationOnly, p.ID)
 			}
 		}
 		if p.Kind == site.KindSupporting && a.hubOf(p.ClusterID) >= 0 {
 			switch {
-			case a.uplink[i] < 0:
+			case st.uplink < 0:
 				r.MissingMandatory = append(r.MissingMandatory, p.ID)
-			case a.uplink[i] == 0 || a.uplink[i] > 2:
+			case st.uplink == 0 || st.uplink > 2:
 				r.UplinkOutsideFirst = append(r.UplinkOutsideFirst, p.ID)
 			}
 		}
 		if rng, ok := a.densityRange(p); ok {
+			inBody := int(st.inBody)
 			switch {
-			case rng.Max > 0 && a.inBody[i] > rng.Max:
-				r.OverLinked = append(r.OverLinked, Finding{PageID: p.ID, Count: a.inBody[i], Limit: rng.Max,
-					Detail: fmt.Sprintf("%d in-body links, over the maximum of %d for a %s page of %d words", a.inBody[i], rng.Max, p.Kind, p.WordCount)})
-			case a.inBody[i] < rng.Min:
-				r.UnderLinked = append(r.UnderLinked, Finding{PageID: p.ID, Count: a.inBody[i], Limit: rng.Min,
-					Detail: fmt.Sprintf("%d in-body links, under the minimum of %d for a %s page of %d words", a.inBody[i], rng.Min, p.Kind, p.WordCount)})
+			case rng.Max > 0 && inBody > rng.Max:
+				r.OverLinked = append(r.OverLinked, Finding{PageID: p.ID, Count: inBody, Limit: rng.Max,
+					Detail: fmt.Sprintf("%d in-body links, over the maximum of %d for a %s page of %d words", inBody, rng.Max, p.Kind, p.WordCount)})
+			case inBody < rng.Min:
+				r.UnderLinked = append(r.UnderLinked, Finding{PageID: p.ID, Count: inBody, Limit: rng.Min,
+					Detail: fmt.Sprintf("%d in-body links, under the minimum of %d for a %s page of %d words", inBody, rng.Min, p.Kind, p.WordCount)})
 			}
 		}
-		if f, ok := a.dominant(i); ok {
+		if f, ok := dominant[int32(i)]; ok {
 			r.DominantAnchors = append(r.DominantAnchors, f)
 		}
 	}
@@ -414,13 +513,17 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 	if len(r.Clusters) > 0 {
 		r.Health = total / float64(len(r.Clusters))
 	}
-	scores, err := a.linkScores()
+	scores := a.linkScores()
+	if clusterID == "" {
+		r.LinkScores = scores
+		return r, nil
+	}
 	for _, s := range scores {
 		if inScope(a.index[s.PageID]) {
 			r.LinkScores = append(r.LinkScores, s)
 		}
 	}
-	return r, err
+	return r, nil
 }
 
 // densityRange is the density table's range for a page; false for kinds
@@ -434,30 +537,33 @@ func (a *Auditor) densityRange(p Page) (policy.DensityRange, bool) {
 	return r, r.Min > 0 || r.Max > 0
 }
 
-// dominant reports a target at least anchor_dominance_min_inbound in-body
-// links point to, one exact anchor of which carries more than
-// anchor_dominance_flag_share of them.
-func (a *Auditor) dominant(t int) (Finding, bool) {
-	counts := a.anchorsTo[t]
-	links := 0
-	for _, n := range counts {
-		links += n
-	}
-	if links < a.pol.AnchorDominanceMinInbound {
-		return Finding{}, false
-	}
-	texts := make([]string, 0, len(counts))
-	for text := range counts {
-		texts = append(texts, text)
-	}
-	sort.Strings(texts)
-	for _, text := range texts {
-		if share := float64(counts[text]) / float64(links); share > a.pol.AnchorDominanceFlagShare {
-			return Finding{PageID: a.pages[t].ID, Anchor: text, Count: counts[text], Limit: links, Detail: fmt.Sprintf("%q carries %d of its %d inbound links (%.0f%%, over %.0f%%)",
-				text, counts[text], links, 100*share, 100*a.pol.AnchorDominanceFlagShare)}, true
+// dominantAnchors are the targets at least anchor_dominance_min_inbound
+// in-body links point to, one exact anchor of which carries more than
+// anchor_dominance_flag_share of them; where two anchors do, the one that
+// sorts first.
+func (a *Auditor) dominantAnchors() map[int32]Finding {
+	out := map[int32]Finding{}
+	for key, n := range a.anchorsTo {
+		if n < a.dominanceFloor {
+			continue
 		}
+		links := a.stats[key.target].anchored
+		if int(links) < a.pol.AnchorDominanceMinInbound {
+			continue
+		}
+		share := float64(n) / float64(links)
+		if share <= a.pol.AnchorDominanceFlagShare {
+			continue
+		}
+		text := a.anchorText[key]
+		if f, ok := out[key.target]; ok && f.Anchor < text {
+			continue
+		}
+		out[key.target] = Finding{PageID: a.pages[key.target].ID, Anchor: text, Count: int(n), Limit: int(links),
+			Detail: fmt.Sprintf("%q carries %d of its %d inbound links (%.0f%%, over %.0f%%)",
+				text, n, links, 100*share, 100*a.pol.AnchorDominanceFlagShare)}
 	}
-	return Finding{}, false
+	return out
 }
 
 // Cluster health factors and their points (SAG §2.5).
@@ -483,7 +589,7 @@ const (
 func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[string][]int) ClusterHealth {
 	h := ClusterHealth{Issues: []string{}}
 	hub := a.hubOf(c.ID)
-	if hub >= 0 && a.inbound[hub] > 0 && a.outbound[hub] > 0 {
+	if hub >= 0 && a.stats[hub].inbound > 0 && a.stats[hub].outbound > 0 {
 		h.Score += pointsHubLinked
 	} else if hub < 0 {
 		h.Issues = append(h.Issues, "the cluster has no live hub")
@@ -495,7 +601,7 @@ func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[strin
 	for _, i := range members {
 		if a.pages[i].Kind == site.KindSupporting {
 			articles++
-			if hub < 0 || a.uplink[i] < 0 {
+			if hub < 0 || a.stats[i].uplink < 0 {
 				without++
 			}
 		}
@@ -507,7 +613,7 @@ func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[strin
 		h.Issues = append(h.Issues, fmt.Sprintf("%d of %d supporting articles have no in-body link to the hub", without, articles))
 	}
 
-	if hub >= 0 && a.crossHub[hub] {
+	if hub >= 0 && a.stats[hub].crossHub {
 		h.Score += pointsCrossCluster
 	} else {
 		h.Issues = append(h.Issues, "the hub links to no other cluster's hub")
@@ -539,7 +645,7 @@ func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[strin
 
 	broken := 0
 	for _, i := range members {
-		broken += a.brokenFrom[i]
+		broken += int(a.stats[i].brokenFrom)
 	}
 	if broken == 0 {
 		h.Score += pointsNoBroken
@@ -549,7 +655,8 @@ func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[strin
 
 	outOfRange := 0
 	for _, i := range members {
-		if rng, ok := a.densityRange(a.pages[i]); ok && ((rng.Max > 0 && a.inBody[i] > rng.Max) || a.inBody[i] < rng.Min) {
+		inBody := int(a.stats[i].inBody)
+		if rng, ok := a.densityRange(a.pages[i]); ok && ((rng.Max > 0 && inBody > rng.Max) || inBody < rng.Min) {
 			outOfRange++
 		}
 	}
@@ -569,6 +676,25 @@ func (a *Auditor) Resolve(u string) (pageID string, live, ok bool) {
 		return "", false, false
 	}
 	return a.pages[i].ID, a.pages[i].Live, true
+}
+
+// Page is a page of the site by id; false for one the audit does not know.
+func (a *Auditor) Page(id string) (Page, bool) {
+	i, ok := a.index[id]
+	if !ok {
+		return Page{}, false
+	}
+	return a.pages[i], true
+}
+
+// LinkScore is a live page's link score (0–100) once the report is made;
+// 0 before, and for a page that is not live.
+func (a *Auditor) LinkScore(id string) float64 {
+	i, ok := a.index[id]
+	if !ok || a.scoreOf == nil {
+		return 0
+	}
+	return a.scoreOf[i]
 }
 
 // Hub is the live hub of a cluster, "" when it has none.
