@@ -21,7 +21,8 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 	if data.Site.ID != ev.SiteID {
 		return badInput("data.site.id %q differs from siteid %q", data.Site.ID, ev.SiteID)
 	}
-	if _, err := policy.Resolve(data.Site.Policy, data.Site.Overrides); err != nil {
+	pol, err := policy.Resolve(data.Site.Policy, data.Site.Overrides)
+	if err != nil {
 		return badInput("site %s: %v", ev.SiteID, err)
 	}
 	st := structureFromEvent(data)
@@ -44,6 +45,10 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 		}
 		if !applied {
 			p.skipped(ConsumerSiteProjector, "stale", ev)
+			return true, nil
+		}
+		if pol.Authority == policy.AuthorityLinkScore {
+			return true, tx.PagesTakeLinkScores(ctx, ev.SiteID)
 		}
 		return true, nil
 	})
