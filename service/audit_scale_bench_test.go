@@ -80,65 +80,69 @@ func seedScaleSite(b *testing.B, conn *pgx.Conn, siteID string, n int) int {
 		"sector_id", "primary_keyword", "version", "html", "state", "word_count", "live_version"}, pages); err != nil {
 		b.Fatal(err)
 	}
-	// The articles of cluster c are pages c+1+100k, k ≥ 1.
+	// The articles of cluster c are pages c+1+100k, 1 ≤ k ≤ articlesIn(c);
+	// an article's next ones wrap round to the cluster's first, so the
+	// last articles are within their density too.
 	articleOf := func(cluster, k int) int { return cluster + 1 + scaleClusters*k }
+	articlesIn := func(cluster int) int { return max(n-2-cluster, 0) / scaleClusters }
 	rows := 0
 	links := pgx.CopyFromFunc(func() func() ([]any, error) {
 		src, ord := 0, 0
-		var targets []struct {
+		type target struct {
 			page     int
 			position string
 			para     int
+			anchor   int // which of the target's three anchors
 		}
+		var targets []target
 		return func() ([]any, error) {
 			for ord == len(targets) {
 				if src == n {
 					return nil, nil
 				}
 				targets = targets[:0]
-				add := func(page int, position string, para int) {
+				// Three anchors a target, dealt so that none carries over
+				// 40% of a target's in-body links: an article's four links
+				// to the next ones take anchors 0, 1, 2, 0, its hub's link
+				// 1 or 2, and a hub's many uplinks come from every source.
+				add := func(page int, position string, para, anchor int) {
 					if page < n {
-						targets = append(targets, struct {
-							page     int
-							position string
-							para     int
-						}{page, position, para})
+						targets = append(targets, target{page, position, para, anchor})
 					}
 				}
-				add(0, "header", 0)
+				bySource := (src + 2) % 3
+				add(0, "header", 0, bySource)
 				for h := 1; h <= 20; h++ {
-					add(h, "navigation", 0)
+					add(h, "navigation", 0, bySource)
 				}
 				for h := 21; h <= 24; h++ {
-					add(h, "footer", 0)
+					add(h, "footer", 0, bySource)
 				}
 				switch p := scalePageAt(src); p.kind {
 				case "home":
 					for h := 1; h <= 5; h++ {
-						add(h, "content", h)
+						add(h, "content", h, bySource)
 					}
 				case "hub":
 					c := src - 1
 					for k := 1; k <= 5; k++ {
-						add(articleOf(c, k), "content", k)
+						add(articleOf(c, k), "content", k, 1+k%2)
 					}
 				default:
 					c, k := (src-1)%scaleClusters, (src-1)/scaleClusters
-					add(c+1, "content", 1)
+					add(c+1, "content", 1, bySource)
 					for j := 1; j <= 4; j++ {
-						add(articleOf(c, k+j), "content", 1+j)
+						add(articleOf(c, (k-1+j)%max(articlesIn(c), 1)+1), "content", 1+j, (j-1)%3)
 					}
 				}
 				src, ord = src+1, 0
 			}
 			t := targets[ord]
-			target := scalePageAt(t.page)
+			to := scalePageAt(t.page)
 			ord++
 			rows++
-			// Three anchors for a target, by source, so that no anchor of a
-			// target carries over 40% of its in-body links.
-			anchor := fmt.Sprintf([]string{"page %s", "read about %s", "our %s guide"}[(src-1)%3], target.id)
-			return []any{siteID, scalePageAt(src - 1).id, ord - 1, base + target.url, target.id, anchor, true, true,
+			anchor := fmt.Sprintf([]string{"page %s", "read about %s", "our %s guide"}[t.anchor], to.id)
+			return []any{siteID, scalePageAt(src - 1).id, ord - 1, base + to.url, to.id, anchor, true, true,
 				t.position, t.para, "active", t.para}, nil
 		}
 	}())
