@@ -142,7 +142,18 @@ func (r *recommender) targets(ctx context.Context, ids ...string) ([]planning.Ta
 			out = append(out, t)
 		}
 	}
+	r.asAudited(out)
 	return out, nil
+}
+
+// asAudited gives targets the inbound links the audit counted in its
+// snapshot. The projected counts catch up with the link map a moment after
+// pages are published, so scores from them made two audits of the same
+// site recommend different links.
+func (r *recommender) asAudited(targets []planning.Target) {
+	for i := range targets {
+		targets[i].Inbound = r.auditor.LinksIn(targets[i].ID)
+	}
 }
 
 // proposal is a link the planner proposes for a page, with where it
@@ -273,6 +284,7 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 	if err != nil {
 		return err
 	}
+	r.asAudited(related)
 	in, err := r.input(ctx, page, related)
 	if err != nil {
 		return err
@@ -368,6 +380,7 @@ func (r *recommender) underLinked(ctx context.Context, f audit.Finding) error {
 	if err != nil {
 		return err
 	}
+	r.asAudited(targets)
 	in, err := r.input(ctx, page, targets)
 	if err != nil {
 		return err

@@ -144,6 +144,7 @@ type pageStats struct {
 	links       int32 // the page's internal links
 	brokenFrom  int32 // broken links on the page
 	anchored    int32 // in-body links to it with an anchor text
+	linksIn     int32 // internal links to it from live pages, every one, as the link counts projection counts them
 	uplink      int32 // for a supporting article: paragraph of its first in-body link to its hub, -1 none
 	read        bool  // AddPage was called for it
 	crossHub    bool  // for a hub: an in-body link to another cluster's hub
@@ -270,10 +271,12 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			a.broken = append(a.broken, Finding{PageID: pageID, TargetID: a.pages[t].ID, URL: l.URL, Anchor: l.Text,
 				Detail: "links to a deleted page"})
 			continue
-		case t == src:
-			continue // a link to the page itself is not inbound
 		}
 		ts := &a.stats[t]
+		ts.linksIn++
+		if t == src {
+			continue // a link to the page itself is not inbound
+		}
 		if a.counted[t] != stamp {
 			a.counted[t] = stamp
 			ts.inbound++
@@ -695,6 +698,17 @@ func (a *Auditor) LinkScore(id string) float64 {
 		return 0
 	}
 	return a.scoreOf[i]
+}
+
+// LinksIn is how many internal links of the live pages read point to a
+// page, every one counted: the planner's inbound figure for the page as of
+// the audit's snapshot (the live link counts it projects otherwise catch
+// up a moment after a page is published).
+func (a *Auditor) LinksIn(id string) int {
+	if i, ok := a.index[id]; ok {
+		return int(a.stats[i].linksIn)
+	}
+	return 0
 }
 
 // Hub is the live hub of a cluster, "" when it has none.
