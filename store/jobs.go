@@ -18,7 +18,7 @@ type APIJob struct {
 	SiteID string
 	ID     string
 	Kind   JobKind
-	Ref    string // the audit's id, or the apply's event identity; a plan or restore job's PageIDs as a JSON array
+	Ref    string // the audit's id, or the apply's event identity
 	// PageIDs are the pages of a plan or restore job, in the order of
 	// EventIDs: its command for PageIDs[i] is EventIDs[i].
 	PageIDs []string
@@ -50,18 +50,12 @@ func (t *Tx) CreateAPIJob(ctx context.Context, j APIJob) (APIJob, bool, error) {
 	if j.IdempotencyKey != "" {
 		key = j.IdempotencyKey
 	}
-	if len(j.PageIDs) > 0 {
-		raw, err := json.Marshal(j.PageIDs)
-		if err != nil {
-			return APIJob{}, false, fmt.Errorf("record the pages of job %s: %w", j.ID, err)
-		}
-		j.Ref = string(raw)
-	}
-	err := t.queryRow(ctx, `INSERT INTO api_jobs (site_id, id, kind, ref, consumer, event_source, event_ids, idempotency_key, request_hash)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	err := t.queryRow(ctx, `INSERT INTO api_jobs (site_id, id, kind, ref, consumer, event_source, event_ids, page_ids,
+			idempotency_key, request_hash)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		ON CONFLICT (site_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-		RETURNING created_at`, j.SiteID, j.ID, string(j.Kind), j.Ref, j.Consumer, j.EventSource, nonNil(j.EventIDs), key,
-		j.RequestHash).Scan(&j.CreatedAt)
+		RETURNING created_at`, j.SiteID, j.ID, string(j.Kind), j.Ref, j.Consumer, j.EventSource, nonNil(j.EventIDs),
+		nonNil(j.PageIDs), key, j.RequestHash).Scan(&j.CreatedAt)
 	if err == nil {
 		return j, true, nil
 	}
@@ -105,7 +99,7 @@ func (s *Store) APIJobState(ctx context.Context, siteID, id string) (JobState, b
 	var status, stage *string
 	var done, total *int
 	var taken int
-	err := s.pool.QueryRow(ctx, `SELECT j.site_id, j.id, j.kind, j.ref, j.consumer, j.event_source, j.event_ids,
+	err := s.pool.QueryRow(ctx, `SELECT j.site_id, j.id, j.kind, j.ref, j.consumer, j.event_source, j.event_ids, j.page_ids,
 			COALESCE(j.idempotency_key, ''), j.created_at,
 			COALESCE(a.status, ap.status), a.progress_stage, a.progress_done, a.progress_total, ap.result,
 			COALESCE(a.completed_at, ap.completed_at, j.finished_at),
@@ -116,7 +110,7 @@ func (s *Store) APIJobState(ctx context.Context, siteID, id string) (JobState, b
 		LEFT JOIN audits a ON j.kind = 'audit' AND a.site_id = j.site_id AND a.id = j.ref
 		LEFT JOIN audit_applies ap ON j.kind = 'apply' AND ap.site_id = j.site_id AND ap.id = j.ref
 		WHERE j.site_id = $1 AND j.id = $2`, siteID, id).
-		Scan(&j.SiteID, &j.ID, &kind, &j.Ref, &j.Consumer, &j.EventSource, &j.EventIDs, &j.IdempotencyKey, &j.CreatedAt,
+		Scan(&j.SiteID, &j.ID, &kind, &j.Ref, &j.Consumer, &j.EventSource, &j.EventIDs, &j.PageIDs, &j.IdempotencyKey, &j.CreatedAt,
 			&status, &stage, &done, &total, &j.Result, &j.CompletedAt, &taken)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return JobState{}, false, nil
@@ -125,11 +119,6 @@ func (s *Store) APIJobState(ctx context.Context, siteID, id string) (JobState, b
 		return JobState{}, false, fmt.Errorf("read job %s: %w", id, err)
 	}
 	j.Kind = JobKind(kind)
-	if (j.Kind == JobPlan || j.Kind == JobRestore) && j.Ref != "" {
-		if err := json.Unmarshal([]byte(j.Ref), &j.PageIDs); err != nil {
-			return JobState{}, false, fmt.Errorf("read the pages of job %s: %w", id, err)
-		}
-	}
 	j.Status = "queued"
 	switch {
 	case status != nil:
