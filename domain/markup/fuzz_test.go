@@ -238,7 +238,7 @@ func FuzzReplaceParagraph(f *testing.F) {
 	src := []byte(fallbackPage)
 	p, _ := FallbackParagraph(src, "lightweight trail shoes", 0)
 	f.Fuzz(func(t *testing.T, rewrite string) {
-		out, anchor, err := ReplaceParagraph(src, p, rewrite, "F1", "/t/", Options{})
+		out, anchor, err := ReplaceParagraph(src, p, rewrite, "lightweight trail shoes", "F1", "/t/", Options{})
 		if err != nil {
 			if !errors.Is(err, ErrBadRewrite) {
 				t.Fatalf("unexpected error %v", err)
