@@ -45,7 +45,11 @@ var ErrBadRewrite = errors.New("markup: rewritten paragraph refused")
 // firstParagraphs when that is > 0 (the mandatory uplink), with the most
 // words in common with keyword, the earliest on a tie. ok is false when no
 // paragraph qualifies.
-func FallbackParagraph(src []byte, keyword string, firstParagraphs int) (p Paragraph, ok bool) {
+//
+// after keeps the choice to paragraphs that start at or after that byte
+// offset of src: a supporting article's other links come after its
+// uplink, which the first link rule wants first.
+func FallbackParagraph(src []byte, keyword string, firstParagraphs, after int) (p Paragraph, ok bool) {
 	doc, err := scanDocument(src, wantFold)
 	if err != nil {
 		return Paragraph{}, false
@@ -59,7 +63,7 @@ func FallbackParagraph(src []byte, keyword string, firstParagraphs int) (p Parag
 	want := strings.Fields(foldAnchor(keyword))
 	best, bestScore := -1, -1
 	for i, para := range doc.paras {
-		if !eligible[i] || para.linkCount > 0 || para.content == 0 ||
+		if !eligible[i] || para.linkCount > 0 || para.content == 0 || para.start < after ||
 			firstParagraphs > 0 && para.content > firstParagraphs {
 			continue
 		}

@@ -18,24 +18,38 @@ const fallbackPage = `<h2>Shoes</h2>` +
 // Seed scenario: rule-based injection fails for "lightweight trail shoes";
 // the best paragraph is chosen, rewritten and replaced.
 func TestFallbackParagraphChoice(t *testing.T) {
-	p, ok := FallbackParagraph([]byte(fallbackPage), "lightweight trail shoes", 0)
+	p, ok := FallbackParagraph([]byte(fallbackPage), "lightweight trail shoes", 0, 0)
 	if !ok || p.Index != 2 {
 		t.Fatalf("paragraph %+v, %v", p, ok)
 	}
 	// The mandatory uplink's fallback targets paragraph 1 or 2 only.
-	p, ok = FallbackParagraph([]byte(fallbackPage), "socks", 1)
+	p, ok = FallbackParagraph([]byte(fallbackPage), "socks", 1, 0)
 	if !ok || p.Index != 1 {
 		t.Fatalf("paragraph %+v, %v", p, ok)
 	}
+	// Paragraphs starting before after are passed over: paragraph 1 wins
+	// on words, and paragraph 2 is the one eligible after it; after
+	// paragraph 2 none is (paragraph 3 has a link).
+	first, ok := FallbackParagraph([]byte(fallbackPage), "our range", 0, 0)
+	if !ok || first.Index != 1 {
+		t.Fatalf("paragraph %+v, %v; want 1", first, ok)
+	}
+	p, ok = FallbackParagraph([]byte(fallbackPage), "our range", 0, first.Start+1)
+	if !ok || p.Index != 2 {
+		t.Fatalf("after paragraph 1: paragraph %+v, %v; want 2", p, ok)
+	}
+	if p, ok = FallbackParagraph([]byte(fallbackPage), "our range", 0, p.Start+1); ok {
+		t.Fatalf("after paragraph 2: paragraph %+v, want none", p)
+	}
 	// Paragraphs with links, in list items or outside the content are never chosen.
-	if _, ok := FallbackParagraph([]byte(`<p>a <a href="/x">b</a></p><li><p>c</p></li><nav><p>d</p></nav>`), "c", 0); ok {
+	if _, ok := FallbackParagraph([]byte(`<p>a <a href="/x">b</a></p><li><p>c</p></li><nav><p>d</p></nav>`), "c", 0, 0); ok {
 		t.Fatal("chose an unsuitable paragraph")
 	}
 }
 
 func TestReplaceParagraph(t *testing.T) {
 	src := []byte(fallbackPage)
-	p, _ := FallbackParagraph(src, "lightweight trail shoes", 0)
+	p, _ := FallbackParagraph(src, "lightweight trail shoes", 0, 0)
 	rewrite := `<p>Our <a href="/collections/lightweight-trail">lightweight trail shoes</a> suit dry summer paths &amp; fast hikes.</p>`
 	out, anchor, err := ReplaceParagraph(src, p, rewrite, "lightweight trail shoes", "L1", "/collections/lightweight-trail", Options{Attributes: map[string]string{"class": "il"}})
 	if err != nil {
@@ -59,7 +73,7 @@ func TestReplaceParagraph(t *testing.T) {
 // link stays planned with the reason.
 func TestReplaceParagraphRefusesBadRewrites(t *testing.T) {
 	src := []byte(fallbackPage)
-	p, _ := FallbackParagraph(src, "lightweight trail shoes", 0)
+	p, _ := FallbackParagraph(src, "lightweight trail shoes", 0, 0)
 	const href = "/collections/lightweight-trail"
 	for name, rewrite := range map[string]string{
 		"no link":         `Lightweight trail shoes suit dry summer paths and fast hikes.`,

@@ -236,7 +236,7 @@ func FuzzReplaceParagraph(f *testing.F) {
 	f.Add(`<p><b>Lightweight</b> <a href="/t/">trail shoes</a> suit dry summer paths &amp; fast hikes.</p>`)
 	f.Add(`<a href="/t/" onclick=x>Lightweight</a><script>alert(1)</script>`)
 	src := []byte(fallbackPage)
-	p, _ := FallbackParagraph(src, "lightweight trail shoes", 0)
+	p, _ := FallbackParagraph(src, "lightweight trail shoes", 0, 0)
 	f.Fuzz(func(t *testing.T, rewrite string) {
 		out, anchor, err := ReplaceParagraph(src, p, rewrite, "lightweight trail shoes", "F1", "/t/", Options{})
 		if err != nil {
