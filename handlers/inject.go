@@ -23,48 +23,75 @@ const placementGenerated = "generated_block"
 // It always starts from the HTML the page arrived with, so injecting the
 // same plan twice gives the same bytes.
 func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
-	return p.onCurrentPlan(ctx, ConsumerInjector, ev, func(tx *store.Tx, st planStage) error {
-		links := st.links
-		var uses []store.AnchorUse
-		for _, l := range links {
-			if l.Zone == link.ZoneInBody {
-				for _, c := range l.Candidates {
-					uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: c.Text})
+	rw := &rewrites{model: p.modelName(), ask: true, callsLeft: p.llmCallsPerPage()}
+	for {
+		var ask *fallbackAsk
+		err := p.onCurrentPlan(ctx, ConsumerInjector, ev, func(tx *store.Tx, st planStage) error {
+			links := st.links
+			var uses []store.AnchorUse
+			for _, l := range links {
+				if l.Zone == link.ZoneInBody {
+					for _, c := range l.Candidates {
+						uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: c.Text})
+					}
 				}
 			}
-		}
-		usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, uses, st.site.policy.MaxExactAnchorPerTarget)
-		if err != nil {
+			usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, uses, st.site.policy.MaxExactAnchorPerTarget)
+			if err != nil {
+				return err
+			}
+			rw.lookup = func(key []byte) (store.Rewrite, bool, error) { return tx.CachedRewrite(ctx, key) }
+			var html []byte
+			html, ask, err = linkHTML(st, links, usage, rw)
+			if err != nil {
+				return err
+			}
+			if ask != nil {
+				return errNeedsAnswer // rolled back: the model is asked outside any transaction
+			}
+			if rw.unavailable != "" {
+				if err := p.retryFallbackLater(ctx, tx, ev, st.page.ID, rw.unavailable); err != nil {
+					return err
+				}
+			}
+			if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, links); err != nil {
+				return err
+			}
+			if err := tx.SetLinkedHTML(ctx, ev.SiteID, st.page.ID, string(html)); err != nil {
+				return err
+			}
+			p.markChanged(tx, ev.SiteID, st.page.ID)
+			return emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev, events.LinksInjected), st.page.ID, st.data)
+		})
+		if !errors.Is(err, errNeedsAnswer) {
 			return err
 		}
-		html, err := linkHTML(st, links, usage)
-		if err != nil {
+		rw.callsLeft--
+		if rw.unavailable, err = p.askModel(ctx, ev.SiteID, ask.pageID, ask); err != nil {
 			return err
 		}
-		if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, links); err != nil {
-			return err
-		}
-		if err := tx.SetLinkedHTML(ctx, ev.SiteID, st.page.ID, string(html)); err != nil {
-			return err
-		}
-		p.markChanged(tx, ev.SiteID, st.page.ID)
-		return emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev, events.LinksInjected), st.page.ID, st.data)
-	})
+	}
 }
 
 // linkHTML places a page's planned links into the HTML it arrived with,
 // the in-body links under the anchor cap that usage (the other pages'
-// anchors per target) leaves, then writes its generated blocks.
-func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int) ([]byte, error) {
-	html, err := placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site))
+// anchors per target) leaves, those no text carries by the LLM fallback's
+// kept answers (rw; nil with the LLM off), then writes its generated
+// blocks. ask is an answer the fallback needs first, when rw may ask.
+func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) (html []byte, ask *fallbackAsk, err error) {
+	html, err = placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site))
 	if err != nil {
-		return nil, fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
+		return nil, nil, fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
+	}
+	html, ask, err = placeByFallback(html, st, links, usage, rw)
+	if err != nil || ask != nil {
+		return html, ask, err
 	}
 	html, err = insertBlocks(html, links, st)
 	if err != nil {
-		return nil, fmt.Errorf("%w: generated blocks of page %s: %v", ErrPermanent, st.page.ID, err)
+		return nil, nil, fmt.Errorf("%w: generated blocks of page %s: %v", ErrPermanent, st.page.ID, err)
 	}
-	return html, nil
+	return html, nil, nil
 }
 
 // placeInBody places the planned in-body links, in plan order, and records

@@ -18,6 +18,7 @@ type Metrics struct {
 	OutboxParked   *prometheus.CounterVec
 	Redelivered    *prometheus.CounterVec
 	APIRequests    *prometheus.CounterVec
+	LLMRejections  *prometheus.CounterVec
 	APILatency     *prometheus.HistogramVec
 }
 
@@ -54,6 +55,9 @@ func NewMetrics() *Metrics {
 		OutboxParked: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "interlinker_outbox_parked_total", Help: "Outbox events NATS refused for good and the relay parked, by subject.",
 		}, []string{"subject"}),
+		LLMRejections: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_llm_rejections_total", Help: "Answers of the LLM fallback refused, by reason (markup.RewriteRefusal's, or bad_answer for one that was no JSON to the schema).",
+		}, []string{"reason"}),
 		APIRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "interlinker_api_requests_total", Help: "HTTP API requests, by route (its OpenAPI path) and status.",
 		}, []string{"route", "status"}),
@@ -63,7 +67,7 @@ func NewMetrics() *Metrics {
 		}, []string{"route"}),
 	}
 	m.Registry.MustRegister(m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered, m.Replans, m.OutboxParked, m.Redelivered,
-		m.APIRequests, m.APILatency,
+		m.APIRequests, m.APILatency, m.LLMRejections,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

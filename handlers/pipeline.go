@@ -9,6 +9,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/interlinker/interlinker/bus"
 	"github.com/interlinker/interlinker/domain/link"
@@ -56,12 +57,23 @@ type Pipeline struct {
 	// settling off and the pipeline marks no page for it.
 	SettleDelay time.Duration
 
+	// Rewriter is the LLM the fallback asks to rewrite a paragraph for a
+	// link no text carries; nil when the LLM is off.
+	Rewriter Rewriter
+	// LLMCallsPerPage caps the model calls one delivery of a page makes
+	// (0: defaultLLMCallsPerPage); LLMRetryAfter is how long a page whose
+	// fallback could not reach the model waits to be planned again (0:
+	// defaultLLMRetryAfter).
+	LLMCallsPerPage int
+	LLMRetryAfter   time.Duration
+
 	// WakeJobs wakes the runner of audits and applies (RunJobs) after an
 	// audit.requested or audit.apply is taken.
 	WakeJobs func()
 
-	replanning     pageLocks     // pages being re-planned by this process
-	settleFailures settleBackoff // sites whose settle pass failed lately
+	replanning     pageLocks          // pages being re-planned by this process
+	asking         singleflight.Group // model calls of the LLM fallback in flight, by answer key
+	settleFailures settleBackoff      // sites whose settle pass failed lately
 }
 
 // Route binds a handler to its subject through a durable consumer.

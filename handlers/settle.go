@@ -119,6 +119,7 @@ type settledPage struct {
 func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 	start := time.Now()
 	var pages, changed int
+	var missing []*fallbackAsk // answers of the LLM fallback the pass lacked
 	err := p.Store.InSnapshotTx(ctx, func(tx *store.Tx) error {
 		snapshot, err := tx.SettleSnapshot(ctx)
 		if err != nil {
@@ -142,7 +143,7 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 		tally := newAnchorTally()
 		cause := events.Event{SiteID: siteID, Source: settleSource, Type: "site.settle", ID: snapshot}
 		for _, id := range order {
-			r, ok, err := p.settlePlan(ctx, tx, sc, id, tally)
+			r, ok, err := p.settlePlan(ctx, tx, sc, id, tally, &missing)
 			if err != nil {
 				return err
 			}
@@ -165,13 +166,18 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 		return err
 	}
 	p.Logger.Info("site settled", "site_id", siteID, "pages", pages, "changed", changed, "took", time.Since(start).Round(time.Millisecond))
+	// The pass asked no model: it asks now, outside its transaction, for
+	// what it lacked, and the site settles again with the answers.
+	if len(missing) > 0 && p.Rewriter != nil {
+		return p.askMissing(ctx, siteID, missing)
+	}
 	return nil
 }
 
 // settlePlan plans and links one page as the pass sees the site, with the
 // anchors the pages before it in the pass placed. ok is false for a page
 // gone or one that cannot be planned, which keeps what it has.
-func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext, pageID string, tally anchorTally) (settledPage, bool, error) {
+func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext, pageID string, tally anchorTally, missing *[]*fallbackAsk) (settledPage, bool, error) {
 	before, found, err := tx.ReadSettlePage(ctx, sc.structure.Site.ID, pageID)
 	if err != nil || !found {
 		return settledPage{}, false, err
@@ -202,7 +208,11 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	}
 	page.Breadcrumbs = plan.Breadcrumbs
 	st := planStage{page: page, site: sc, links: plan.Links, hub: hubFor(page.Page, before.Hub)}
-	html, err := linkHTML(st, st.links, tally.counts)
+	// A settle pass builds the page from the fallback's kept answers only:
+	// it asks no model, inside its transaction or out.
+	rw := &rewrites{model: p.modelName(), lookup: func(key []byte) (store.Rewrite, bool, error) { return tx.CachedRewrite(ctx, key) }}
+	html, _, err := linkHTML(st, st.links, tally.counts, rw)
+	*missing = append(*missing, rw.missing...)
 	if err != nil {
 		p.Logger.Warn("settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
 		return settledPage{}, false, nil

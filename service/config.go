@@ -7,6 +7,8 @@ package service
 import (
 	"log/slog"
 	"time"
+
+	"github.com/interlinker/interlinker/llm"
 )
 
 // Config is everything Start needs. DefaultConfig gives working values; the
@@ -67,6 +69,14 @@ type Config struct {
 	// settling off.
 	SettleDelay time.Duration
 
+	// LLM is the model the fallback asks to rewrite a paragraph for a link
+	// no text carries (LLM.BaseURL "": off). LLMCallsPerPage caps the calls
+	// one delivery of a page makes; LLMRetryAfter is how long a page whose
+	// fallback could not reach the model waits to be planned again.
+	LLM             llm.Config
+	LLMCallsPerPage int
+	LLMRetryAfter   time.Duration
+
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
 }
@@ -102,6 +112,11 @@ func DefaultConfig() Config {
 		CountInterval:   time.Second,
 		ReplanDelay:     time.Second,
 		SettleDelay:     2 * time.Second,
+		LLM: llm.Config{Timeout: llm.DefaultTimeout, MaxConcurrent: llm.DefaultMaxConcurrent,
+			RequestsPerMinute: llm.DefaultRequestsPerMinute, RetryBudget: llm.DefaultRetryBudget,
+			BreakerFailures: llm.DefaultBreakerFailures, BreakerOpenFor: llm.DefaultBreakerOpenFor},
+		LLMCallsPerPage: 4,
+		LLMRetryAfter:   time.Minute,
 		ShutdownTimeout: 25 * time.Second,
 		Logger:          slog.Default(),
 	}

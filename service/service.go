@@ -22,6 +22,7 @@ import (
 	"github.com/interlinker/interlinker/bus"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/handlers"
+	"github.com/interlinker/interlinker/llm"
 	"github.com/interlinker/interlinker/store"
 )
 
@@ -68,7 +69,19 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	}()
 
 	pipeline := &handlers.Pipeline{Metrics: s.metrics, Logger: s.log, FanoutPage: cfg.FanoutPage, ReplanDelay: cfg.ReplanDelay,
-		SettleDelay: cfg.SettleDelay}
+		SettleDelay: cfg.SettleDelay, LLMCallsPerPage: cfg.LLMCallsPerPage, LLMRetryAfter: cfg.LLMRetryAfter}
+	if cfg.LLM.BaseURL != "" {
+		client, err := llm.New(cfg.LLM, s.metrics.Registry, s.log)
+		if err != nil {
+			return nil, fmt.Errorf("LLM fallback: %w", err)
+		}
+		pipeline.Rewriter = client
+		if cfg.HandlerTimeout < cfg.LLM.Timeout {
+			s.log.Warn("the handler timeout is shorter than the LLM's: a model call is cut short to fit the inject stage's attempt",
+				"handler_timeout", cfg.HandlerTimeout, "llm_timeout", cfg.LLM.Timeout)
+		}
+		s.log.Info("LLM fallback on", "model", cfg.LLM.Model, "base_url", cfg.LLM.BaseURL)
+	}
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
 	poolSize := cfg.PoolSize(len(routes))

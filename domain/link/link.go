@@ -57,6 +57,9 @@ const (
 const (
 	PlacementRuleBased = "rule_based"
 	PlacementVariation = "rule_based_variation"
+	// PlacementLLMFallback: a model rewrote a paragraph to carry the link
+	// (the silo seed's name for it).
+	PlacementLLMFallback = "llm_fallback"
 )
 
 // Anchor is one candidate anchor text with its origin.

@@ -1,0 +1,378 @@
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/interlinker/interlinker/domain/anchors"
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/llm"
+	"github.com/interlinker/interlinker/store"
+)
+
+// Rewriter is the LLM as the fallback uses it: it rewrites one paragraph
+// to carry one link (llm.Client).
+type Rewriter interface {
+	Model() string
+	Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.Rewrite, error)
+}
+
+// The LLM fallback places, after the rules, the in-body links whose
+// anchors no text of the page carries: a model rewrites one paragraph to
+// carry the link, markup.ReplaceParagraph checks the rewrite and rebuilds
+// it, and the rest of the page stays byte for byte as it was.
+//
+// A model is never called inside a transaction. Linking a page is
+// deterministic given its plan and the answers kept in llm_rewrites, so
+// the inject stage links the page in its transaction with the answers it
+// has; when one is missing it rolls back, asks the model outside any
+// transaction, keeps the answer, and links the page again. A redelivered
+// event, a re-plan and a settle pass read the same kept answers and build
+// the same HTML without paying twice.
+
+// Reasons an in-body link the rules could not place stays planned.
+const (
+	reasonLLMOff         = "LLM fallback not configured"
+	reasonLLMNoParagraph = "LLM fallback: no paragraph without links to rewrite"
+	reasonLLMCallCap     = "LLM fallback: the page's calls are used up (llm_max_calls_per_page)"
+	reasonLLMNotAsked    = "LLM fallback: waiting for the model's answer"
+)
+
+// defaultLLMCallsPerPage caps the model calls one delivery of a page makes.
+const defaultLLMCallsPerPage = 4
+
+// rewrites is what linking a page knows of the fallback's answers.
+type rewrites struct {
+	model string // "" when the LLM is off
+	// lookup reads a kept answer.
+	lookup func(key []byte) (store.Rewrite, bool, error)
+	// ask is true in the inject stage, which may ask the model for an
+	// answer it lacks (placeByFallback then returns it); a settle pass
+	// uses kept answers only.
+	ask bool
+	// unavailable is why the model could not answer this delivery: links
+	// that need it stay planned, and the page is planned again later.
+	unavailable string
+	callsLeft   int
+	// missing are the answers a pass that may not ask lacked: a settle
+	// pass asks for them after its transaction (askMissing).
+	missing []*fallbackAsk
+}
+
+// fallbackAsk is an answer the fallback needs and has not kept: what to
+// ask, and what the answer will be checked against.
+type fallbackAsk struct {
+	pageID string
+	key    []byte
+	req    llm.RewriteRequest
+	src    []byte
+	para   markup.Paragraph
+	linkID string
+	opts   markup.Options
+}
+
+// rewriteKey is the hash an answer is kept under: everything the answer
+// depends on, each field length-prefixed.
+func rewriteKey(model string, req llm.RewriteRequest) []byte {
+	h := sha256.New()
+	for _, s := range []string{llm.PromptVersion, model, req.ParagraphHTML, req.Anchor, req.TargetURL, req.PageTitle, req.TargetTitle} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		h.Write([]byte(s))
+	}
+	return h.Sum(nil)
+}
+
+// placeByFallback places the in-body links the rules left planned for the
+// fallback, in plan order, each in a paragraph of its own. It returns the
+// first answer it needs and lacks when rw may ask; html is then not final.
+func placeByFallback(html []byte, st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) ([]byte, *fallbackAsk, error) {
+	opts := markupOptions(st.site)
+	for i := range links {
+		l := &links[i]
+		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned || !awaitingFallback(*l) {
+			continue
+		}
+		anchor, ok := fallbackAnchor(*l, usage, st.site.policy.MaxExactAnchorPerTarget)
+		if !ok {
+			continue
+		}
+		if rw == nil || rw.model == "" {
+			l.Reason += "; " + reasonLLMOff
+			continue
+		}
+		// The uplink comes first in the content (first_link_rule): other
+		// links go in paragraphs after it, and wait for it while it is
+		// not in the page.
+		after := 0
+		if !l.Mandatory && st.hub != nil && st.hub.ID != st.page.ID {
+			if after = endOfUplink(html, links, opts.SiteHost); after < 0 {
+				l.Reason += "; LLM fallback: waits for the page's uplink"
+				continue
+			}
+		}
+		para, ok := markup.FallbackParagraph(html, anchor, l.FirstParagraphs, after)
+		if !ok {
+			l.Reason += "; " + reasonLLMNoParagraph
+			continue
+		}
+		req := llm.RewriteRequest{ParagraphHTML: string(html[para.Start:para.End]), Anchor: anchor, TargetURL: l.TargetURL,
+			PageTitle: st.page.Title, TargetTitle: targetTitle(*l)}
+		key := rewriteKey(rw.model, req)
+		kept, found, err := rw.lookup(key)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case !found && rw.unavailable != "":
+			l.Reason += "; LLM fallback unavailable: " + rw.unavailable
+			continue
+		case !found && rw.ask && rw.callsLeft <= 0:
+			l.Reason += "; " + reasonLLMCallCap
+			continue
+		case !found && rw.ask:
+			return html, &fallbackAsk{pageID: st.page.ID, key: key, req: req, src: html, para: para, linkID: l.ID, opts: opts}, nil
+		case !found:
+			l.Reason += "; " + reasonLLMNotAsked
+			rw.missing = append(rw.missing, &fallbackAsk{pageID: st.page.ID, key: key, req: req, src: html, para: para, linkID: l.ID, opts: opts})
+			continue
+		case kept.Refusal != "":
+			l.Reason += "; LLM rewrite refused: " + kept.Refusal
+			continue
+		}
+		out, text, err := markup.ReplaceParagraph(html, para, kept.Answer, anchor, l.ID, l.TargetURL, opts)
+		if err != nil {
+			l.Reason += "; LLM rewrite refused: " + err.Error()
+			continue
+		}
+		html = out
+		l.Status, l.Reason, l.Anchor, l.Placement = link.StatusInserted, "", text, link.PlacementLLMFallback
+		l.Paragraph = contentParagraphOf(out, l.ID, opts.SiteHost)
+		for _, c := range l.Candidates {
+			if c.Text == anchor {
+				l.AnchorType = c.Type
+			}
+		}
+	}
+	return html, nil, nil
+}
+
+// endOfUplink is the byte offset just past the page's placed uplink, -1
+// when it is not in the page.
+func endOfUplink(html []byte, links []link.Link, host string) int {
+	id := ""
+	for _, l := range links {
+		if l.Mandatory && l.Type == link.TypeVerticalUp && l.Status == link.StatusInserted {
+			id = l.ID
+		}
+	}
+	if id == "" {
+		return -1
+	}
+	found, err := markup.Links(html, "", host)
+	if err != nil {
+		return -1
+	}
+	for _, f := range found {
+		if f.MarkerID == id {
+			return f.End
+		}
+	}
+	return -1
+}
+
+// askMissing asks the model, after a settle pass, for the answers it
+// lacked, up to the per-page cap for the site, and marks their pages
+// changed when one was kept, so the site settles again with them.
+func (p *Pipeline) askMissing(ctx context.Context, siteID string, missing []*fallbackAsk) error {
+	kept := map[string]bool{}
+	for _, ask := range missing[:min(len(missing), p.llmCallsPerPage())] {
+		unavailable, err := p.askModel(ctx, siteID, ask.pageID, ask)
+		if err != nil {
+			return err
+		}
+		if unavailable != "" {
+			break // the pages' own retries ask again later
+		}
+		kept[ask.pageID] = true
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return p.Store.InTx(ctx, func(tx *store.Tx) error {
+		for id := range kept {
+			p.markChanged(tx, siteID, id)
+		}
+		return nil
+	})
+}
+
+// awaitingFallback reports a link the rules left for the fallback (and not
+// one the anchor cap stopped).
+func awaitingFallback(l link.Link) bool {
+	return strings.HasSuffix(l.Reason, awaitsFallback)
+}
+
+// fallbackAnchor is the anchor the model is asked to use: the link's first
+// candidate under the anchor cap.
+func fallbackAnchor(l link.Link, usage map[string]map[string]int, maxExact int) (string, bool) {
+	for _, c := range l.Candidates {
+		if usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact {
+			return c.Text, true
+		}
+	}
+	return "", false
+}
+
+// targetTitle is the title the model is told the target has: the link's
+// page-title candidate, else its first.
+func targetTitle(l link.Link) string {
+	for _, c := range l.Candidates {
+		if c.Type == link.AnchorPageTitle {
+			return c.Text
+		}
+	}
+	if len(l.Candidates) > 0 {
+		return l.Candidates[0].Text
+	}
+	return ""
+}
+
+// contentParagraphOf is the content paragraph the link with id sits in,
+// as the rules count them.
+func contentParagraphOf(html []byte, id, host string) int {
+	found, err := markup.Links(html, "", host)
+	if err != nil {
+		return 0
+	}
+	for _, l := range found {
+		if l.MarkerID == id {
+			return l.ContentParagraph
+		}
+	}
+	return 0
+}
+
+// askModel asks the model for an answer the fallback lacks and keeps it,
+// checked, outside any transaction. It returns why the model could not
+// answer, "" when it did (even with an answer that is refused).
+//
+// Asks for the same answer at once (the inject stage waiting out a 429
+// while a settle pass finds the answer missing) make one call: the others
+// wait for it and share its outcome.
+func (p *Pipeline) askModel(ctx context.Context, siteID, pageID string, ask *fallbackAsk) (string, error) {
+	v, err, _ := p.asking.Do(string(ask.key), func() (any, error) {
+		return p.askModelOnce(ctx, siteID, pageID, ask)
+	})
+	if err != nil {
+		return "", err
+	}
+	return v.(string), nil
+}
+
+func (p *Pipeline) askModelOnce(ctx context.Context, siteID, pageID string, ask *fallbackAsk) (string, error) {
+	// A pass whose snapshot predates an answer kept since finds it here.
+	if _, found, err := p.Store.KeptRewrite(ctx, ask.key); err != nil || found {
+		return "", err
+	}
+	start := time.Now()
+	// The call ends before the handler's attempt does, so a slow model
+	// leaves the links planned (and the page planned again later) instead
+	// of failing the event until it is dead-lettered.
+	callCtx := ctx
+	if deadline, ok := ctx.Deadline(); ok {
+		left := time.Until(deadline) - llmCallMargin
+		if left < minLLMCall {
+			return "no time left in the handler's attempt for a model call (raise --handler-timeout)", nil
+		}
+		var cancel context.CancelFunc
+		callCtx, cancel = context.WithTimeout(ctx, left)
+		defer cancel()
+	}
+	answer, err := p.Rewriter.Rewrite(callCtx, ask.req)
+	var kept store.Rewrite
+	switch {
+	case errors.Is(err, llm.ErrBadAnswer):
+		kept.Refusal = err.Error()
+		p.Metrics.LLMRejections.WithLabelValues("bad_answer").Inc()
+	case err != nil:
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		p.Logger.Warn("LLM fallback unavailable", "site_id", siteID, "page_id", pageID, "link_id", ask.linkID, "err", err)
+		return err.Error(), nil
+	default:
+		kept.Answer = answer.ParagraphHTML
+		if _, _, err := markup.ReplaceParagraph(ask.src, ask.para, answer.ParagraphHTML, ask.req.Anchor, ask.linkID, ask.req.TargetURL, ask.opts); err != nil {
+			kept.Refusal = err.Error()
+			p.Metrics.LLMRejections.WithLabelValues(refusalReason(err)).Inc()
+		}
+	}
+	p.Logger.Info("LLM fallback answered", "site_id", siteID, "page_id", pageID, "link_id", ask.linkID,
+		"accepted", kept.Refusal == "", "refusal", kept.Refusal, "seconds", time.Since(start).Seconds())
+	return "", p.Store.KeepRewrite(ctx, ask.key, p.Rewriter.Model(), llm.PromptVersion, kept, answer.TokensIn, answer.TokensOut)
+}
+
+// A model call leaves llmCallMargin of the handler's attempt for the
+// transaction that follows it, and is not started with less than
+// minLLMCall left.
+const (
+	llmCallMargin = time.Second
+	minLLMCall    = time.Second
+)
+
+// refusalReason is the metric label of a refused rewrite.
+func refusalReason(err error) string {
+	var r *markup.RewriteRefusal
+	if errors.As(err, &r) {
+		return r.Reason
+	}
+	return "other"
+}
+
+// errNeedsAnswer rolls back a stage that needs an answer of the model.
+var errNeedsAnswer = errors.New("the LLM fallback needs an answer it has not kept")
+
+// retryFallbackLater asks for the page to be planned again once the model
+// may answer again: its links stay planned meanwhile, not lost.
+func (p *Pipeline) retryFallbackLater(ctx context.Context, tx *store.Tx, ev events.Event, pageID, why string) error {
+	data := events.ReplanData{PageID: pageID, CauseEventID: ev.ID, CausePageID: pageID, Reason: "LLM fallback retried: " + why}
+	out, err := followOn(ev, events.LinksReplan, events.DerivedID(ev, events.LinksReplan+":llm-retry"), data)
+	if err != nil {
+		return err
+	}
+	return tx.EnqueueAfter(ctx, out, pageID, map[string]string{"correlation_id": ev.Correlation()}, p.llmRetryAfter())
+}
+
+// defaultLLMRetryAfter is how long a page whose fallback could not reach
+// the model waits before it is planned again.
+const defaultLLMRetryAfter = time.Minute
+
+func (p *Pipeline) llmRetryAfter() time.Duration {
+	if p.LLMRetryAfter > 0 {
+		return p.LLMRetryAfter
+	}
+	return defaultLLMRetryAfter
+}
+
+func (p *Pipeline) llmCallsPerPage() int {
+	if p.LLMCallsPerPage > 0 {
+		return p.LLMCallsPerPage
+	}
+	return defaultLLMCallsPerPage
+}
+
+// modelName is the model the fallback asks, "" when it is off.
+func (p *Pipeline) modelName() string {
+	if p.Rewriter == nil {
+		return ""
+	}
+	return p.Rewriter.Model()
+}
