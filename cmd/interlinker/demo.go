@@ -264,15 +264,19 @@ type demoSummary struct {
 	FailedPages map[string][]string       `json:"pages_failing_validation"`
 	// AnchorMix counts the placed in-body links to each target by anchor
 	// type, against the policy's 60/30/10 keyword/title/natural aim.
-	AnchorMix      map[string]map[string]int `json:"anchor_mix_by_target"`
-	Review         []reviewSuggestion        `json:"review_suggestions"`
-	ElapsedSeconds float64                   `json:"elapsed_seconds"`
+	AnchorMix map[string]map[string]int `json:"anchor_mix_by_target"`
+	// PlacedBy counts the placed in-body links by how they got in:
+	// rule_based, rule_based_variation or llm_fallback (the silo seed
+	// expects about 70/30 rules to LLM).
+	PlacedBy       map[string]int     `json:"in_body_links_placed_by"`
+	Review         []reviewSuggestion `json:"review_suggestions"`
+	ElapsedSeconds float64            `json:"elapsed_seconds"`
 }
 
 func report(site examples.Site, inserted map[string]events.LinksInsertedData, outDir string, elapsed time.Duration) error {
 	sum := demoSummary{Site: site.Structure.Site.Name, Pages: len(inserted), PagesByKind: map[string]int{},
 		LinksByType: map[string]map[string]int{}, FailedPages: map[string][]string{}, AnchorMix: map[string]map[string]int{},
-		ElapsedSeconds: elapsed.Seconds()}
+		PlacedBy: map[string]int{}, ElapsedSeconds: elapsed.Seconds()}
 	overallMix := map[string]int{}
 	kinds := map[string]string{}
 	for _, pg := range site.Pages {
@@ -303,6 +307,7 @@ func report(site examples.Site, inserted map[string]events.LinksInsertedData, ou
 				}
 				sum.AnchorMix[l.TargetPageID][l.AnchorType]++
 				overallMix[l.AnchorType]++
+				sum.PlacedBy[l.Placement]++
 			}
 			if l.Status == "planned" {
 				sum.NotPlaced = append(sum.NotPlaced, fmt.Sprintf("%s → %s (%s): %s", id, l.TargetPageID, l.Type, l.Reason))
@@ -350,6 +355,13 @@ func report(site examples.Site, inserted map[string]events.LinksInsertedData, ou
 		}
 		fmt.Printf("\nAnchor mix of %d placed in-body links (aim 60/30/10 keyword/title/natural; per target in summary.json):\n  %s\n",
 			placed, strings.Join(parts, ", "))
+	}
+	if placed > 0 {
+		var parts []string
+		for _, how := range sortedKeys(sum.PlacedBy) {
+			parts = append(parts, fmt.Sprintf("%s %d (%.0f%%)", how, sum.PlacedBy[how], 100*float64(sum.PlacedBy[how])/float64(placed)))
+		}
+		fmt.Printf("\nPlaced by (rules or the LLM fallback; the silo seed expects about 70/30):\n  %s\n", strings.Join(parts, ", "))
 	}
 	if len(sum.NotPlaced) > 0 {
 		fmt.Printf("\nLinks not placed (%d):\n", len(sum.NotPlaced))
