@@ -6,11 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/interlinker/interlinker/domain/link"
-	"github.com/interlinker/interlinker/events"
-	"github.com/interlinker/interlinker/examples"
 	"github.com/interlinker/interlinker/handlers"
 )
 
@@ -25,18 +22,8 @@ func (c apiClient) delete(path, token string) posted {
 func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
-	site, err := examples.Load("outdoor-gear")
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := h.linkExampleSite("outdoor-gear")
 	siteID := site.Structure.Site.ID
-	h.publish(mustEvent(events.SiteUpdated, siteID, "example-site", site.Structure))
-	h.waitIdle(waitLong)
-	for _, pg := range site.Pages {
-		h.publish(mustEvent(events.ContentGenerated, siteID, "example-"+pg.ID, events.ContentData{Page: pg}))
-	}
-	waitFor(t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
-	h.waitIdle(2 * time.Minute)
 
 	st := h.svc.Store()
 	_, token, err := st.CreateToken(t.Context(), siteID, "editor")

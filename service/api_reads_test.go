@@ -4,12 +4,9 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/interlinker/interlinker/events"
-	"github.com/interlinker/interlinker/examples"
 	"github.com/interlinker/interlinker/handlers"
 )
 
@@ -111,18 +108,8 @@ func TestEveryRouteThatSendsAnETagAnswers304WhileItIsCurrent(t *testing.T) {
 func TestLinkFiltersListExactlyTheLinksTheStoreHoldsForThem(t *testing.T) {
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
-	site, err := examples.Load("outdoor-gear")
-	if err != nil {
-		t.Fatal(err)
-	}
+	site := h.linkExampleSite("outdoor-gear")
 	siteID := site.Structure.Site.ID
-	h.publish(mustEvent(events.SiteUpdated, siteID, "example-site", site.Structure))
-	h.waitIdle(waitLong)
-	for _, pg := range site.Pages {
-		h.publish(mustEvent(events.ContentGenerated, siteID, "example-"+pg.ID, events.ContentData{Page: pg}))
-	}
-	waitFor(t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
-	h.waitIdle(2 * time.Minute)
 	_, token, err := h.svc.Store().CreateToken(t.Context(), siteID, "filters")
 	if err != nil {
 		t.Fatal(err)

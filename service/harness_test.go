@@ -18,6 +18,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/examples"
 	"github.com/interlinker/interlinker/handlers"
 	"github.com/interlinker/interlinker/store/storetest"
 )
@@ -141,6 +142,26 @@ func (h *harness) publishRaw(subject string, data []byte, hdr nats.Header) {
 
 // siteWithLinkedHub publishes the fixture site and its hub and waits until
 // the hub is linked, so articles published next find their hub.
+// linkExampleSite publishes a bundled example site as content.generated,
+// every page at once, and waits until every page is linked and the site
+// has settled.
+func (h *harness) linkExampleSite(name string) examples.Site {
+	h.t.Helper()
+	site, err := examples.Load(name)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	siteID := site.Structure.Site.ID
+	h.publish(mustEvent(events.SiteUpdated, siteID, "example-site", site.Structure))
+	h.waitIdle(waitLong)
+	for _, pg := range site.Pages {
+		h.publish(mustEvent(events.ContentGenerated, siteID, "example-"+pg.ID, events.ContentData{Page: pg}))
+	}
+	waitFor(h.t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
+	h.waitIdle(2 * time.Minute)
+	return site
+}
+
 func (h *harness) siteWithLinkedHub(siteID string) {
 	h.t.Helper()
 	h.publish(siteEvent(siteID))

@@ -11,7 +11,6 @@ import (
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/events"
-	"github.com/interlinker/interlinker/examples"
 	"github.com/interlinker/interlinker/llm/llmtest"
 )
 
@@ -274,19 +273,9 @@ func TestWithoutAModelTheLinksItWouldPlaceSayItIsNotConfigured(t *testing.T) {
 func TestTheLLMFallbackPlacesEveryUplinkTheExampleSitesTextLacks(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Script(llmtest.GoodRewrite)
-	site, err := examples.Load("outdoor-gear")
-	if err != nil {
-		t.Fatal(err)
-	}
 	h := startHarness(t, llmConfig(t, srv))
+	site := h.linkExampleSite("outdoor-gear")
 	siteID := site.Structure.Site.ID
-	h.publish(mustEvent(events.SiteUpdated, siteID, "example-site", site.Structure))
-	h.waitIdle(waitLong)
-	for _, pg := range site.Pages {
-		h.publish(mustEvent(events.ContentGenerated, siteID, "example-"+pg.ID, events.ContentData{Page: pg}))
-	}
-	waitFor(t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
-	h.waitIdle(2 * time.Minute)
 	byLLM := 0
 	for _, pg := range site.Pages {
 		if pg.Kind != "supporting" {
