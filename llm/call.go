@@ -33,35 +33,73 @@ const (
 	kindCanceled              // the caller's context ended
 )
 
+// usage is the token usage a server reported on one answer.
+type usage struct{ in, out int }
+
 // attemptResult is the outcome of one HTTP attempt.
-type attemptResult struct {
+type attemptResult[T any] struct {
 	kind       kind
 	outcome    string        // the requests_total label
-	rewrite    Rewrite       // on kindOK; tokens also on kindBadAnswer
+	answer     T             // on kindOK
+	usage      usage         // on kindOK and kindBadAnswer
 	err        error         // why, when not kindOK
 	retryAfter time.Duration // a 429's Retry-After, -1 when it had none
 	status     int           // the HTTP status, 0 when none arrived
 }
 
-// call runs the attempts of one Rewrite call within the retry budget.
-func (c *Client) call(ctx context.Context, userJSON string) (Rewrite, verdict, error) {
+// run makes one call of prompt p with the user message userJSON: through
+// the circuit breaker, then attempts within the retry budget. The usage is
+// set on success and alongside ErrBadAnswer (a refused answer was paid for
+// too), zero otherwise.
+func run[T any](ctx context.Context, c *Client, p prompt[T], userJSON string) (T, usage, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, usage{}, fmt.Errorf("llm: %s: %w: %w", p.call, ErrUnavailable, err)
+	}
+	done, err := c.breaker.Allow()
+	if err != nil {
+		c.metrics.requests.WithLabelValues(p.call, outcomeBreakerOpen).Inc()
+		c.log.Debug("LLM call refused by the open circuit breaker", "call", p.call, "state", c.breaker.State().String())
+		return zero, usage{}, fmt.Errorf("llm: %s: %w: circuit breaker %s", p.call, ErrUnavailable, c.breaker.State().String())
+	}
+	out, u, verdict, err := call(ctx, c, p, userJSON)
+	switch verdict {
+	case verdictSuccess:
+		done(true)
+	case verdictFailure:
+		done(false)
+	case verdictNeutral:
+		// Neither success nor failure of the endpoint (the caller gave up).
+		// A half-open breaker must hear back from its one trial call, or
+		// it would wait forever: report a failure then, and try again
+		// after BreakerOpenFor.
+		if c.breaker.State() == gobreaker.StateHalfOpen {
+			done(false)
+		}
+	}
+	return out, u, err
+}
+
+// call runs the attempts of one call within the retry budget.
+func call[T any](ctx context.Context, c *Client, p prompt[T], userJSON string) (T, usage, verdict, error) {
+	var zero T
 	start := time.Now()
 	bo := backoff.NewExponentialBackOff()
 	bo.MaxElapsedTime = 0 // the budget is checked here, against the actual waits
 	bo.MaxInterval = max(c.cfg.RetryBudget/2, bo.InitialInterval)
 	bo.Reset()
 
-	for attempt := 1; ; attempt++ {
-		res := c.attempt(ctx, userJSON, attempt)
+	for n := 1; ; n++ {
+		res := attempt(ctx, c, p, userJSON, n)
 		switch res.kind {
 		case kindOK:
-			return res.rewrite, verdictSuccess, nil
+			return res.answer, res.usage, verdictSuccess, nil
 		case kindBadAnswer:
-			return res.rewrite, verdictSuccess, res.err
+			return zero, res.usage, verdictSuccess, res.err
 		case kindRefused:
-			return Rewrite{}, verdictSuccess, fmt.Errorf("llm: rewrite: %w: server refused the request: %w", ErrUnavailable, res.err)
+			return zero, usage{}, verdictSuccess, fmt.Errorf("llm: %s: %w: server refused the request: %w", p.call, ErrUnavailable, res.err)
 		case kindCanceled:
-			return Rewrite{}, verdictNeutral, fmt.Errorf("llm: rewrite: %w: %w", ErrUnavailable, res.err)
+			return zero, usage{}, verdictNeutral, fmt.Errorf("llm: %s: %w: %w", p.call, ErrUnavailable, res.err)
 		}
 
 		wait := bo.NextBackOff()
@@ -70,37 +108,37 @@ func (c *Client) call(ctx context.Context, userJSON string) (Rewrite, verdict, e
 		}
 		elapsed := time.Since(start)
 		if elapsed+wait > c.cfg.RetryBudget {
-			c.log.Warn("LLM call failed, retry budget spent", "attempts", attempt, "outcome", res.outcome,
+			c.log.Warn("LLM call failed, retry budget spent", "call", p.call, "attempts", n, "outcome", res.outcome,
 				"status", res.status, "elapsed", elapsed.Round(time.Millisecond), "next_wait", wait, "budget", c.cfg.RetryBudget)
-			return Rewrite{}, verdictFailure, fmt.Errorf("llm: rewrite: %w: retry budget of %s spent after %d attempts: %w",
-				ErrUnavailable, c.cfg.RetryBudget, attempt, res.err)
+			return zero, usage{}, verdictFailure, fmt.Errorf("llm: %s: %w: retry budget of %s spent after %d attempts: %w",
+				p.call, ErrUnavailable, c.cfg.RetryBudget, n, res.err)
 		}
 		if c.breaker.State() == gobreaker.StateOpen {
 			// Other calls have found the endpoint failing meanwhile.
-			return Rewrite{}, verdictFailure, fmt.Errorf("llm: rewrite: %w: circuit breaker opened after %d attempts: %w",
-				ErrUnavailable, attempt, res.err)
+			return zero, usage{}, verdictFailure, fmt.Errorf("llm: %s: %w: circuit breaker opened after %d attempts: %w",
+				p.call, ErrUnavailable, n, res.err)
 		}
-		c.log.Info("LLM call failed, retrying", "attempt", attempt, "outcome", res.outcome, "status", res.status,
+		c.log.Info("LLM call failed, retrying", "call", p.call, "attempt", n, "outcome", res.outcome, "status", res.status,
 			"wait", wait, "err", res.err)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return Rewrite{}, verdictNeutral, fmt.Errorf("llm: rewrite: %w: %w", ErrUnavailable, ctx.Err())
+			return zero, usage{}, verdictNeutral, fmt.Errorf("llm: %s: %w: %w", p.call, ErrUnavailable, ctx.Err())
 		case <-t.C:
 		}
 	}
 }
 
 // attempt makes one HTTP request, within the concurrency and rate limits.
-func (c *Client) attempt(ctx context.Context, userJSON string, n int) attemptResult {
+func attempt[T any](ctx context.Context, c *Client, p prompt[T], userJSON string, n int) attemptResult[T] {
 	if err := c.limiter.Wait(ctx); err != nil {
-		return c.canceled(ctx, err)
+		return canceled[T](ctx, err)
 	}
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
-		return c.canceled(ctx, ctx.Err())
+		return canceled[T](ctx, ctx.Err())
 	}
 	defer func() { <-c.sem }()
 
@@ -110,50 +148,50 @@ func (c *Client) attempt(ctx context.Context, userJSON string, n int) attemptRes
 	actx = context.WithValue(actx, responseInfoKey{}, info)
 
 	began := time.Now()
-	resp, err := c.api.CreateChatCompletion(actx, chatRequest(c.cfg.Model, userJSON))
+	resp, err := c.api.CreateChatCompletion(actx, chatRequest(c.cfg.Model, p.system, p.schemaName, p.schema, userJSON))
 	took := time.Since(began)
-	c.metrics.seconds.Observe(took.Seconds())
+	c.metrics.seconds.WithLabelValues(p.call).Observe(took.Seconds())
 
-	res := c.classify(ctx, actx, resp, err, info)
-	c.metrics.requests.WithLabelValues(res.outcome).Inc()
+	res := classify(ctx, actx, c, p, resp, err, info)
+	c.metrics.requests.WithLabelValues(p.call, res.outcome).Inc()
 	if res.kind == kindOK || res.kind == kindBadAnswer {
-		c.metrics.tokensIn.Add(float64(res.rewrite.TokensIn))
-		c.metrics.tokensOut.Add(float64(res.rewrite.TokensOut))
+		c.metrics.tokensIn.Add(float64(res.usage.in))
+		c.metrics.tokensOut.Add(float64(res.usage.out))
 	}
 	level := c.log.Debug
 	if res.kind == kindBadAnswer || res.kind == kindRefused {
 		level = c.log.Warn
 	}
-	level("LLM request", "attempt", n, "outcome", res.outcome, "status", res.status,
-		"seconds", took.Seconds(), "tokens_in", res.rewrite.TokensIn, "tokens_out", res.rewrite.TokensOut, "err", res.err)
+	level("LLM request", "call", p.call, "attempt", n, "outcome", res.outcome, "status", res.status,
+		"seconds", took.Seconds(), "tokens_in", res.usage.in, "tokens_out", res.usage.out, "err", res.err)
 	return res
 }
 
-func (c *Client) canceled(ctx context.Context, err error) attemptResult {
+func canceled[T any](ctx context.Context, err error) attemptResult[T] {
 	if ctx.Err() != nil {
 		err = ctx.Err()
 	}
-	return attemptResult{kind: kindCanceled, outcome: outcomeError, err: err, retryAfter: -1}
+	return attemptResult[T]{kind: kindCanceled, outcome: outcomeError, err: err, retryAfter: -1}
 }
 
-// classify turns go-openai's result into an attemptResult.
-func (c *Client) classify(ctx, actx context.Context, resp openai.ChatCompletionResponse, err error, info *responseInfo) attemptResult {
-	res := attemptResult{retryAfter: -1, status: info.status}
+// classify turns go-openai's result into an attemptResult, decoding an
+// answer with p.decode.
+func classify[T any](ctx, actx context.Context, c *Client, p prompt[T], resp openai.ChatCompletionResponse, err error, info *responseInfo) attemptResult[T] {
+	res := attemptResult[T]{retryAfter: -1, status: info.status}
 	if err == nil {
-		res.rewrite.TokensIn = resp.Usage.PromptTokens
-		res.rewrite.TokensOut = resp.Usage.CompletionTokens
-		html, derr := decodeAnswer(resp)
+		res.usage = usage{in: resp.Usage.PromptTokens, out: resp.Usage.CompletionTokens}
+		answer, derr := decodeAnswer(resp, p.decode)
 		if derr != nil {
 			res.kind, res.outcome = kindBadAnswer, outcomeBadAnswer
-			res.err = fmt.Errorf("llm: rewrite: %w: %s", ErrBadAnswer, c.redact(derr.Error()))
+			res.err = fmt.Errorf("llm: %s: %w: %s", p.call, ErrBadAnswer, c.redact(derr.Error()))
 			return res
 		}
-		res.rewrite.ParagraphHTML = html
+		res.answer = answer
 		res.kind, res.outcome = kindOK, outcomeOK
 		return res
 	}
 	if ctx.Err() != nil {
-		return c.canceled(ctx, err)
+		return canceled[T](ctx, err)
 	}
 
 	status := info.status
@@ -190,6 +228,17 @@ func (c *Client) classify(ctx, actx context.Context, resp openai.ChatCompletionR
 		res.err = fmt.Errorf("request failed: %s", trimMessage(c.redact(err.Error())))
 	}
 	return res
+}
+
+// decodeAnswer reads an answer: the content of its first choice, decoded
+// by decode.
+func decodeAnswer[T any](resp openai.ChatCompletionResponse, decode func(string) (T, error)) (T, error) {
+	content, err := answerContent(resp)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(content)
 }
 
 // trimMessage keeps a server's message to one short line.

@@ -1,18 +1,34 @@
 // Package llm is interlinker's adapter for an OpenAI-compatible chat model
 // (OpenAI, Azure, vLLM, Ollama, llama.cpp, ...), reached through
-// github.com/sashabaranov/go-openai. It does one thing: rewrite one
-// paragraph so that it carries one link (the silo seed's "LLM fallback
-// injection"). Checking the rewrite is domain/markup's job, not this
-// package's.
+// github.com/sashabaranov/go-openai. It makes two calls: Rewrite rewrites
+// one paragraph so that it carries one link (the silo seed's "LLM fallback
+// injection"), and Phrases proposes natural anchor phrases for a page's
+// targets (the silo seed's D3, the SAG seed's "AI-suggested anchor text").
+// Checking the answers against the page is the caller's job (domain/markup
+// for a rewrite), not this package's.
+//
+// Both calls share all the machinery below; what differs is only a small
+// internal prompt value (system message, response schema, strict answer
+// decoder) and the request's user message.
 //
 // # What is sent
 //
 // One chat completion per attempt, at temperature 0, with a response_format
-// of type json_schema (strict: an object with one required string,
-// paragraph_html, and nothing else). The system message is the fixed
-// instruction in [SystemPrompt]; the user message is exactly one JSON object
+// of type json_schema (strict, additionalProperties false everywhere).
+//
+// Rewrite: the system message is the fixed instruction in [SystemPrompt];
+// the schema is an object with one required string, paragraph_html; the
+// user message is exactly one JSON object
 // {"paragraph_html","anchor","target_url","page_title","target_title"} built
-// from [RewriteRequest]. Nothing else about the page or the site is sent.
+// from [RewriteRequest].
+//
+// Phrases: the system message is [PhrasesSystemPrompt]; the schema is
+// {"targets":[{"target_url": string, "phrases": [string]}]}; the user
+// message is exactly one JSON object {"page_title","text","targets":
+// [{"target_url","title","keyword"}]} built from [PhrasesRequest].
+//
+// Nothing else about the page or the site is sent. Both system messages say
+// that the user message is data, never instructions.
 //
 // # Cost, rate and failure control
 //
@@ -35,7 +51,7 @@
 //
 // # Errors
 //
-// Rewrite returns nil, an error wrapping ErrBadAnswer (the model answered,
+// Rewrite and Phrases return nil, an error wrapping ErrBadAnswer (the model answered,
 // but not JSON to the schema: a verdict on this input the caller may keep),
 // or an error wrapping ErrUnavailable (nothing usable came back this time:
 // leave the link planned, ask again later, never keep it). A request the
@@ -48,11 +64,12 @@
 // # Metrics
 //
 // Registered on the Registerer given to New, prefixed interlinker_llm_:
-// requests_total{outcome} counts every HTTP attempt by outcome (ok,
-// bad_answer, rate_limited, server_error, timeout, error) and every call the
-// open breaker refused (breaker_open); tokens_total{direction="in"|"out"}
-// adds the usage the server reports on every answer, refused ones included;
-// request_seconds is the duration of each HTTP attempt.
+// requests_total{call,outcome} counts every HTTP attempt by call (rewrite,
+// phrases) and outcome (ok, bad_answer, rate_limited, server_error, timeout,
+// error) and every call the open breaker refused (breaker_open);
+// tokens_total{direction="in"|"out"} adds the usage the server reports on
+// every answer, refused ones included, of both calls;
+// request_seconds{call} is the duration of each HTTP attempt.
 package llm
 
 import (
@@ -71,7 +88,7 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// PromptVersion names the prompt; it is part of every cache key, so a new
+// PromptVersion names Rewrite's prompt; it is part of every cache key, so a new
 // prompt never reuses old answers. Change it whenever SystemPrompt,
 // the schema or the user message changes.
 const PromptVersion = "paragraph-rewrite-1"
@@ -136,13 +153,15 @@ var ErrOff = errors.New("LLM fallback not configured")
 var ErrUnavailable = errors.New("LLM unavailable")
 
 // ErrBadAnswer means the model answered, but not with JSON to the schema
-// ({"paragraph_html": string} and nothing else). It is a rejection of this
+// (for Rewrite {"paragraph_html": string} and nothing else; for Phrases
+// also a target_url the request did not name). It is a rejection of this
 // input with this prompt and model, which the caller may cache.
 var ErrBadAnswer = errors.New("LLM answer is not JSON to the schema")
 
-// ErrInvalidRequest means the RewriteRequest itself is unusable (a required
-// field empty, the paragraph too long); nothing was sent.
-var ErrInvalidRequest = errors.New("invalid LLM rewrite request")
+// ErrInvalidRequest means the RewriteRequest or PhrasesRequest itself is
+// unusable (a required field empty, the paragraph or text too long, no or
+// too many targets); nothing was sent.
+var ErrInvalidRequest = errors.New("invalid LLM request")
 
 // StatusError is the HTTP status of a request the server refused with a
 // 4xx other than 429. It comes wrapped together with ErrUnavailable.
@@ -175,7 +194,7 @@ type Rewrite struct {
 	TokensIn, TokensOut int
 }
 
-// Client rewrites paragraphs through an OpenAI-compatible server. It is
+// Client calls an OpenAI-compatible server. It is
 // safe for concurrent use; its limits hold across all its callers.
 type Client struct {
 	cfg     Config
@@ -270,36 +289,12 @@ func (c *Client) Rewrite(ctx context.Context, req RewriteRequest) (Rewrite, erro
 	if err := validate(req); err != nil {
 		return Rewrite{}, err
 	}
-	if err := ctx.Err(); err != nil {
-		return Rewrite{}, fmt.Errorf("llm: rewrite: %w: %w", ErrUnavailable, err)
-	}
 	body, err := userMessage(req)
 	if err != nil {
 		return Rewrite{}, fmt.Errorf("llm: rewrite: %w: %w", ErrInvalidRequest, err)
 	}
-
-	done, err := c.breaker.Allow()
-	if err != nil {
-		c.metrics.requests.WithLabelValues(outcomeBreakerOpen).Inc()
-		c.log.Debug("LLM call refused by the open circuit breaker", "state", c.breaker.State().String())
-		return Rewrite{}, fmt.Errorf("llm: rewrite: %w: circuit breaker %s", ErrUnavailable, c.breaker.State().String())
-	}
-	out, verdict, err := c.call(ctx, body)
-	switch verdict {
-	case verdictSuccess:
-		done(true)
-	case verdictFailure:
-		done(false)
-	case verdictNeutral:
-		// Neither success nor failure of the endpoint (the caller gave up).
-		// A half-open breaker must hear back from its one trial call, or
-		// it would wait forever: report a failure then, and try again
-		// after BreakerOpenFor.
-		if c.breaker.State() == gobreaker.StateHalfOpen {
-			done(false)
-		}
-	}
-	return out, err
+	html, u, err := run(ctx, c, rewritePrompt, body)
+	return Rewrite{ParagraphHTML: html, TokensIn: u.in, TokensOut: u.out}, err
 }
 
 func validate(req RewriteRequest) error {

@@ -342,7 +342,7 @@ func TestHangPastTheTimeoutIsUnavailable(t *testing.T) {
 	if !strings.Contains(err.Error(), "timeout") {
 		t.Errorf("err = %v, want it to name the timeout", err)
 	}
-	if n := counter(t, reg, "interlinker_llm_requests_total", "outcome", "timeout"); n < 1 {
+	if n := counter(t, reg, "interlinker_llm_requests_total", "call", "rewrite", "outcome", "timeout"); n < 1 {
 		t.Errorf("requests_total{outcome=timeout} = %v, want >= 1", n)
 	}
 }
@@ -447,8 +447,8 @@ func TestBreakerOpensAfterFailuresAndClosesOnceTheServerIsBack(t *testing.T) {
 	if srv.Calls() != 3 {
 		t.Fatalf("server saw %d calls with the breaker open, want still 3", srv.Calls())
 	}
-	if n := counter(t, reg, "interlinker_llm_requests_total", "outcome", "breaker_open"); n != 1 {
-		t.Errorf("requests_total{outcome=breaker_open} = %v, want 1", n)
+	if n := counter(t, reg, "interlinker_llm_requests_total", "call", "rewrite", "outcome", "breaker_open"); n != 1 {
+		t.Errorf("requests_total{call=rewrite,outcome=breaker_open} = %v, want 1", n)
 	}
 
 	// Back up: after BreakerOpenFor one trial call goes through and closes it.
@@ -576,7 +576,7 @@ func TestAPIKeyNeverInLogsOrErrors(t *testing.T) {
 	}
 }
 
-func TestMetricsCountRequestsTokensAndLatency(t *testing.T) {
+func TestMetricsCountRequestsByCallTokensAndLatency(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Script(func(r llmtest.Request) llmtest.Reply {
 		switch r.Call {
@@ -588,27 +588,46 @@ func TestMetricsCountRequestsTokensAndLatency(t *testing.T) {
 			return llmtest.Reply{Content: "garbage", TokensIn: 50, TokensOut: 1}
 		case 3:
 			return llmtest.Status(http.StatusTooManyRequests, "Retry-After", "0")
-		default:
+		case 4:
 			return llmtest.Status(http.StatusBadGateway)
+		case 5:
+			rep := llmtest.GoodPhrases(r)
+			rep.TokensIn, rep.TokensOut = 7, 3
+			return rep
+		default:
+			return llmtest.Reply{Content: "garbage", TokensIn: 2, TokensOut: 1}
 		}
 	})
 	reg := prometheus.NewRegistry()
 	c := newClient(t, srv, reg, nil, func(cfg *llm.Config) { cfg.RetryBudget = time.Millisecond })
-	_, _ = c.Rewrite(context.Background(), sampleRequest) // ok
-	_, _ = c.Rewrite(context.Background(), sampleRequest) // bad_answer
-	_, _ = c.Rewrite(context.Background(), sampleRequest) // rate_limited, then 502 within no budget
-	_, _ = c.Rewrite(context.Background(), sampleRequest) // server_error
+	_, _ = c.Rewrite(context.Background(), sampleRequest)        // ok
+	_, _ = c.Rewrite(context.Background(), sampleRequest)        // bad_answer
+	_, _ = c.Rewrite(context.Background(), sampleRequest)        // rate_limited, then 502 within no budget
+	_, _ = c.Rewrite(context.Background(), sampleRequest)        // server_error
+	_, _ = c.Phrases(context.Background(), samplePhrasesRequest) // ok
+	_, _ = c.Phrases(context.Background(), samplePhrasesRequest) // bad_answer
 
 	for outcome, want := range map[string]float64{"ok": 1, "bad_answer": 1, "rate_limited": 1, "server_error": 1, "timeout": 0, "breaker_open": 0} {
-		if got := counter(t, reg, "interlinker_llm_requests_total", "outcome", outcome); got != want {
-			t.Errorf("requests_total{outcome=%s} = %v, want %v", outcome, got, want)
+		if got := counter(t, reg, "interlinker_llm_requests_total", "call", "rewrite", "outcome", outcome); got != want {
+			t.Errorf("requests_total{call=rewrite,outcome=%s} = %v, want %v", outcome, got, want)
 		}
 	}
-	if got := counter(t, reg, "interlinker_llm_tokens_total", "direction", "in"); got != 150 {
-		t.Errorf("tokens_total{direction=in} = %v, want 150", got)
+	for outcome, want := range map[string]float64{"ok": 1, "bad_answer": 1, "rate_limited": 0, "server_error": 0, "timeout": 0, "breaker_open": 0} {
+		if got := counter(t, reg, "interlinker_llm_requests_total", "call", "phrases", "outcome", outcome); got != want {
+			t.Errorf("requests_total{call=phrases,outcome=%s} = %v, want %v", outcome, got, want)
+		}
 	}
-	if got := counter(t, reg, "interlinker_llm_tokens_total", "direction", "out"); got != 21 {
-		t.Errorf("tokens_total{direction=out} = %v, want 21", got)
+	if got := counter(t, reg, "interlinker_llm_tokens_total", "direction", "in"); got != 159 {
+		t.Errorf("tokens_total{direction=in} = %v, want 159", got)
+	}
+	if got := counter(t, reg, "interlinker_llm_tokens_total", "direction", "out"); got != 25 {
+		t.Errorf("tokens_total{direction=out} = %v, want 25", got)
+	}
+	if got := histogramCount(t, reg, "interlinker_llm_request_seconds", "call", "rewrite"); got != 4 {
+		t.Errorf("request_seconds{call=rewrite} count = %d, want one per rewrite request, 4", got)
+	}
+	if got := histogramCount(t, reg, "interlinker_llm_request_seconds", "call", "phrases"); got != 2 {
+		t.Errorf("request_seconds{call=phrases} count = %d, want one per phrases request, 2", got)
 	}
 	if got := histogramCount(t, reg, "interlinker_llm_request_seconds"); got != uint64(srv.Calls()) {
 		t.Errorf("request_seconds count = %d, want one per request, %d", got, srv.Calls())
@@ -657,39 +676,52 @@ func TestNewChecksItsConfig(t *testing.T) {
 	}
 }
 
-func counter(t *testing.T, reg *prometheus.Registry, name, label, value string) float64 {
+// counter sums the counter name over its series carrying every label
+// given as name, value pairs; it fails the test when there is none.
+func counter(t *testing.T, reg *prometheus.Registry, name string, labels ...string) float64 {
+	t.Helper()
+	return sumSeries(t, reg, name, false, labels...)
+}
+
+// histogramCount is the sample count of the histogram name over its series
+// carrying every label given as name, value pairs.
+func histogramCount(t *testing.T, reg *prometheus.Registry, name string, labels ...string) uint64 {
+	t.Helper()
+	return uint64(sumSeries(t, reg, name, true, labels...))
+}
+
+func sumSeries(t *testing.T, reg *prometheus.Registry, name string, histogram bool, labels ...string) float64 {
 	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatalf("gather: %v", err)
 	}
+	sum, found := 0.0, false
 	for _, mf := range mfs {
 		if mf.GetName() != name {
 			continue
 		}
+	metric:
 		for _, m := range mf.GetMetric() {
+			have := map[string]string{}
 			for _, lp := range m.GetLabel() {
-				if lp.GetName() == label && lp.GetValue() == value {
-					return m.GetCounter().GetValue()
+				have[lp.GetName()] = lp.GetValue()
+			}
+			for i := 0; i+1 < len(labels); i += 2 {
+				if have[labels[i]] != labels[i+1] {
+					continue metric
 				}
+			}
+			found = true
+			if histogram {
+				sum += float64(m.GetHistogram().GetSampleCount())
+			} else {
+				sum += m.GetCounter().GetValue()
 			}
 		}
 	}
-	t.Fatalf("no %s{%s=%q}", name, label, value)
-	return 0
-}
-
-func histogramCount(t *testing.T, reg *prometheus.Registry, name string) uint64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatalf("gather: %v", err)
+	if !found {
+		t.Fatalf("no %s%v", name, labels)
 	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) == 1 {
-			return mf.GetMetric()[0].GetHistogram().GetSampleCount()
-		}
-	}
-	t.Fatalf("no single %s", name)
-	return 0
+	return sum
 }

@@ -24,7 +24,7 @@ type metrics struct {
 	requests  *prometheus.CounterVec
 	tokensIn  prometheus.Counter
 	tokensOut prometheus.Counter
-	seconds   prometheus.Histogram
+	seconds   *prometheus.HistogramVec
 }
 
 // newMetrics builds the collectors and registers them on reg (if not nil).
@@ -32,17 +32,17 @@ type metrics struct {
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "interlinker_llm_requests_total",
-		Help: "LLM HTTP attempts by outcome (ok, bad_answer, rate_limited, server_error, timeout, error), and calls refused by the open circuit breaker (breaker_open).",
-	}, []string{"outcome"})
+		Help: "LLM HTTP attempts by call (rewrite, phrases) and outcome (ok, bad_answer, rate_limited, server_error, timeout, error), and calls refused by the open circuit breaker (breaker_open).",
+	}, []string{"call", "outcome"})
 	tokens := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "interlinker_llm_tokens_total",
 		Help: "Tokens the LLM server reported using, by direction (in: prompt, out: completion).",
 	}, []string{"direction"})
-	seconds := prometheus.NewHistogram(prometheus.HistogramOpts{
+	seconds := prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "interlinker_llm_request_seconds",
-		Help:    "Duration of one LLM HTTP attempt.",
+		Help:    "Duration of one LLM HTTP attempt, by call (rewrite, phrases).",
 		Buckets: prometheus.ExponentialBuckets(0.05, 2, 12), // 50ms .. ~100s
-	})
+	}, []string{"call"})
 	if reg != nil {
 		var err error
 		if requests, err = register(reg, requests); err != nil {
@@ -55,8 +55,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			return nil, err
 		}
 	}
-	for _, o := range outcomes {
-		requests.WithLabelValues(o)
+	for _, call := range calls {
+		for _, o := range outcomes {
+			requests.WithLabelValues(call, o)
+		}
+		seconds.WithLabelValues(call)
 	}
 	return &metrics{
 		requests:  requests,

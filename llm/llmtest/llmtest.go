@@ -11,9 +11,10 @@
 //	})
 //	client, _ := llm.New(llm.Config{BaseURL: srv.URL(), Model: "fake"}, nil, nil)
 //
-// Without a script the server answers GoodRewrite. Down makes it answer 503
-// to everything until Up; Calls, MaxInFlight and Requests report what
-// reached it.
+// Without a script (or after Script(nil)) the server answers Good: rewrite
+// calls with GoodRewrite, phrases calls with GoodPhrases. Down makes it
+// answer 503 to everything until Up; Calls, MaxInFlight and Requests report
+// what reached it.
 package llmtest
 
 import (
@@ -29,6 +30,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Request is one chat completion request as the server received it.
@@ -48,7 +51,33 @@ type Request struct {
 	// keys, sorted: a test checks with them that nothing else is sent.
 	User     UserFields
 	UserKeys []string
-	Body     []byte // the whole request body
+	// Kind is the call, decided from the user message's keys: "phrases"
+	// when it has "targets", "rewrite" when it has "paragraph_html", else "".
+	Kind string
+	// Phrases is UserRaw decoded as a phrases call's user message (set
+	// when Kind is "phrases").
+	Phrases PhrasesUser
+	Body    []byte // the whole request body
+}
+
+// Kinds of Request.
+const (
+	KindRewrite = "rewrite"
+	KindPhrases = "phrases"
+)
+
+// PhrasesUser are the fields of a phrases call's user message.
+type PhrasesUser struct {
+	PageTitle string         `json:"page_title"`
+	Text      string         `json:"text"`
+	Targets   []PhraseTarget `json:"targets"`
+}
+
+// PhraseTarget is one target of a phrases call.
+type PhraseTarget struct {
+	TargetURL string `json:"target_url"`
+	Title     string `json:"title"`
+	Keyword   string `json:"keyword"`
 }
 
 // Message is one chat message of a request.
@@ -98,6 +127,40 @@ func Answer(paragraphHTML string) Reply {
 	return Reply{Content: string(b)}
 }
 
+// PhrasesAnswer is a 200 whose content is {"targets": [{"target_url",
+// "phrases"}]} holding byTarget, in the order of the URLs (sorted): a
+// well-formed phrases answer. A nil list is sent as [].
+func PhrasesAnswer(byTarget map[string][]string) Reply {
+	urls := make([]string, 0, len(byTarget))
+	for u := range byTarget {
+		urls = append(urls, u)
+	}
+	sort.Strings(urls)
+	targets := make([]phrasesTarget, 0, len(urls))
+	for _, u := range urls {
+		targets = append(targets, phrasesTarget{u, byTarget[u]})
+	}
+	return phrasesReply(targets)
+}
+
+type phrasesTarget struct {
+	TargetURL string   `json:"target_url"`
+	Phrases   []string `json:"phrases"`
+}
+
+func phrasesReply(targets []phrasesTarget) Reply {
+	for i := range targets {
+		if targets[i].Phrases == nil {
+			targets[i].Phrases = []string{}
+		}
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]any{"targets": targets})
+	return Reply{Content: strings.TrimSuffix(b.String(), "\n")}
+}
+
 // Raw is a 200 whose content is content as given (garbage, text, other JSON).
 func Raw(content string) Reply { return Reply{Content: content} }
 
@@ -132,6 +195,122 @@ func GoodRewrite(r Request) Reply {
 		return Answer(strings.TrimRight(p[:i], " ") + sentence + p[i:])
 	}
 	return Answer(p + sentence)
+}
+
+// Good is the default script: GoodPhrases for a phrases call, GoodRewrite
+// for anything else.
+func Good(r Request) Reply {
+	if r.Kind == KindPhrases {
+		return GoodPhrases(r)
+	}
+	return GoodRewrite(r)
+}
+
+// GoodPhrases answers a phrases call well: for each target, in the
+// request's order, up to 3 phrases taken word for word from the page text,
+// the 2–4-word runs of it (within a sentence) holding a word of the
+// target's title or keyword, those with the most such words first, then
+// the shorter, then the earlier; and when the text has none, the target's
+// keyword (or its title, if it has no keyword).
+func GoodPhrases(r Request) Reply {
+	words := textWords(r.Phrases.Text)
+	targets := make([]phrasesTarget, 0, len(r.Phrases.Targets))
+	for _, t := range r.Phrases.Targets {
+		wanted := map[string]bool{}
+		for _, w := range textWords(t.Title + " " + t.Keyword) {
+			if lw := strings.ToLower(w.text); len([]rune(lw)) >= 3 && !stopWords[lw] {
+				wanted[lw] = true
+			}
+		}
+		type window struct {
+			phrase               string
+			hits, length, offset int
+		}
+		var windows []window
+		for i := range words {
+			hits := 0
+			for n := 1; n <= 4 && i+n <= len(words); n++ {
+				last := words[i+n-1]
+				if n > 1 && strings.TrimSpace(r.Phrases.Text[words[i+n-2].end:last.start]) != "" {
+					break // punctuation between the words: not one phrase
+				}
+				if wanted[strings.ToLower(last.text)] {
+					hits++
+				}
+				if n >= 2 && hits > 0 {
+					windows = append(windows, window{r.Phrases.Text[words[i].start:last.end], hits, n, words[i].start})
+				}
+			}
+		}
+		sort.SliceStable(windows, func(a, b int) bool {
+			wa, wb := windows[a], windows[b]
+			if wa.hits != wb.hits {
+				return wa.hits > wb.hits
+			}
+			if wa.length != wb.length {
+				return wa.length < wb.length
+			}
+			return wa.offset < wb.offset
+		})
+		var phrases []string
+		seen := map[string]bool{}
+		for _, w := range windows {
+			if key := strings.ToLower(w.phrase); !seen[key] && len(phrases) < 3 {
+				seen[key] = true
+				phrases = append(phrases, w.phrase)
+			}
+		}
+		if len(phrases) == 0 {
+			switch {
+			case strings.TrimSpace(t.Keyword) != "":
+				phrases = []string{t.Keyword}
+			case strings.TrimSpace(t.Title) != "":
+				phrases = []string{t.Title}
+			}
+		}
+		targets = append(targets, phrasesTarget{t.TargetURL, phrases})
+	}
+	return phrasesReply(targets)
+}
+
+// stopWords are words too common to tie a phrase to a target.
+var stopWords = map[string]bool{"and": true, "the": true, "for": true, "with": true, "your": true, "you": true,
+	"our": true, "are": true, "how": true, "what": true, "from": true, "this": true, "that": true, "into": true}
+
+// word is one word of a text and where it is.
+type word struct {
+	text       string
+	start, end int // byte offsets
+}
+
+// textWords are the words of s: runs of letters and digits, with inner
+// apostrophes and hyphens.
+func textWords(s string) []word {
+	var out []word
+	start := -1
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	for i, r := range s {
+		switch {
+		case isWord(r):
+			if start < 0 {
+				start = i
+			}
+		case start >= 0 && (r == '\'' || r == '’' || r == '-') && i+utf8.RuneLen(r) < len(s) && isWord(firstRune(s[i+utf8.RuneLen(r):])):
+			// inside a word
+		case start >= 0:
+			out = append(out, word{s[start:i], start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, word{s[start:], start, len(s)})
+	}
+	return out
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 // indexInText finds anchor, case-insensitively, outside tags and outside
@@ -178,7 +357,7 @@ func New(t testing.TB) *Server {
 	if err != nil {
 		t.Fatalf("llmtest: listen: %v", err)
 	}
-	s := &Server{stop: make(chan struct{}), script: GoodRewrite}
+	s := &Server{stop: make(chan struct{})}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	_ = s.srv.Listener.Close()
 	s.srv.Listener = ln
@@ -193,7 +372,7 @@ func New(t testing.TB) *Server {
 // URL is the base URL to configure a client with, ending in /v1.
 func (s *Server) URL() string { return s.srv.URL + "/v1" }
 
-// Script sets how the server answers from now on.
+// Script sets how the server answers from now on; nil means Good.
 func (s *Server) Script(fn func(Request) Reply) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -228,6 +407,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.maxInFlight = max(s.maxInFlight, s.inFlight)
 	down, script := s.down, s.script
 	s.mu.Unlock()
+	if script == nil {
+		script = Good
+	}
 	defer func() { s.mu.Lock(); s.inFlight--; s.mu.Unlock() }()
 
 	if r.Method != http.MethodPost || r.URL.Path != "/v1/chat/completions" {
@@ -334,6 +516,13 @@ func decodeRequest(body []byte) (Request, error) {
 		}
 		sort.Strings(req.UserKeys)
 		_ = json.Unmarshal([]byte(req.UserRaw), &req.User)
+		switch {
+		case keys["targets"] != nil:
+			req.Kind = KindPhrases
+			_ = json.Unmarshal([]byte(req.UserRaw), &req.Phrases)
+		case keys["paragraph_html"] != nil:
+			req.Kind = KindRewrite
+		}
 	}
 	return req, nil
 }
