@@ -16,11 +16,13 @@ import (
 	"github.com/interlinker/interlinker/store"
 )
 
-// Rewriter is the LLM as the fallback uses it: it rewrites one paragraph
-// to carry one link (llm.Client).
-type Rewriter interface {
+// LLM is the model as the pipeline uses it (llm.Client): it rewrites one
+// paragraph to carry one link (the fallback), and proposes anchor phrases
+// for a page's targets (audit suggestions).
+type LLM interface {
 	Model() string
 	Rewrite(ctx context.Context, req llm.RewriteRequest) (llm.Rewrite, error)
+	Phrases(ctx context.Context, req llm.PhrasesRequest) (llm.Phrases, error)
 }
 
 // The LLM fallback places, after the rules, the in-body links whose
@@ -29,7 +31,7 @@ type Rewriter interface {
 // it, and the rest of the page stays byte for byte as it was.
 //
 // A model is never called inside a transaction. Linking a page is
-// deterministic given its plan and the answers kept in llm_rewrites, so
+// deterministic given its plan and the answers kept in llm_answers, so
 // the inject stage links the page in its transaction with the answers it
 // has; when one is missing it rolls back, asks the model outside any
 // transaction, keeps the answer, and links the page again. A redelivered
@@ -51,7 +53,7 @@ const defaultLLMCallsPerPage = 4
 type rewrites struct {
 	model string // "" when the LLM is off
 	// lookup reads a kept answer.
-	lookup func(key []byte) (store.Rewrite, bool, error)
+	lookup func(key []byte) (store.Answer, bool, error)
 	// ask is true in the inject stage, which may ask the model for an
 	// answer it lacks (placeByFallback then returns it); a settle pass
 	// uses kept answers only.
@@ -77,11 +79,17 @@ type fallbackAsk struct {
 	opts   markup.Options
 }
 
-// rewriteKey is the hash an answer is kept under: everything the answer
-// depends on, each field length-prefixed.
+// rewriteKey is the hash a rewrite is kept under.
 func rewriteKey(model string, req llm.RewriteRequest) []byte {
+	return answerKey(llm.PromptVersion, model, req.ParagraphHTML, req.Anchor, req.TargetURL, req.PageTitle, req.TargetTitle)
+}
+
+// answerKey is the hash a model's answer is kept under: everything the
+// answer depends on, each field length-prefixed so no two lists of fields
+// hash alike.
+func answerKey(fields ...string) []byte {
 	h := sha256.New()
-	for _, s := range []string{llm.PromptVersion, model, req.ParagraphHTML, req.Anchor, req.TargetURL, req.PageTitle, req.TargetTitle} {
+	for _, s := range fields {
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
@@ -279,7 +287,7 @@ func (p *Pipeline) askModel(ctx context.Context, siteID, pageID string, ask *fal
 
 func (p *Pipeline) askModelOnce(ctx context.Context, siteID, pageID string, ask *fallbackAsk) (string, error) {
 	// A pass whose snapshot predates an answer kept since finds it here.
-	if _, found, err := p.Store.KeptRewrite(ctx, ask.key); err != nil || found {
+	if _, found, err := p.Store.KeptAnswer(ctx, ask.key); err != nil || found {
 		return "", err
 	}
 	start := time.Now()
@@ -296,8 +304,8 @@ func (p *Pipeline) askModelOnce(ctx context.Context, siteID, pageID string, ask 
 		callCtx, cancel = context.WithTimeout(ctx, left)
 		defer cancel()
 	}
-	answer, err := p.Rewriter.Rewrite(callCtx, ask.req)
-	var kept store.Rewrite
+	answer, err := p.LLM.Rewrite(callCtx, ask.req)
+	var kept store.Answer
 	switch {
 	case errors.Is(err, llm.ErrBadAnswer):
 		kept.Refusal = err.Error()
@@ -317,7 +325,7 @@ func (p *Pipeline) askModelOnce(ctx context.Context, siteID, pageID string, ask 
 	}
 	p.Logger.Info("LLM fallback answered", "site_id", siteID, "page_id", pageID, "link_id", ask.linkID,
 		"accepted", kept.Refusal == "", "refusal", kept.Refusal, "seconds", time.Since(start).Seconds())
-	return "", p.Store.KeepRewrite(ctx, ask.key, p.Rewriter.Model(), llm.PromptVersion, kept, answer.TokensIn, answer.TokensOut)
+	return "", p.Store.KeepAnswer(ctx, ask.key, store.AnswerRewrite, p.LLM.Model(), llm.PromptVersion, kept, answer.TokensIn, answer.TokensOut)
 }
 
 // A model call leaves llmCallMargin of the handler's attempt for the
@@ -371,8 +379,8 @@ func (p *Pipeline) llmCallsPerPage() int {
 
 // modelName is the model the fallback asks, "" when it is off.
 func (p *Pipeline) modelName() string {
-	if p.Rewriter == nil {
+	if p.LLM == nil {
 		return ""
 	}
-	return p.Rewriter.Model()
+	return p.LLM.Model()
 }

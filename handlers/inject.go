@@ -40,7 +40,7 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 			if err != nil {
 				return err
 			}
-			rw.lookup = func(key []byte) (store.Rewrite, bool, error) { return tx.CachedRewrite(ctx, key) }
+			rw.lookup = func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) }
 			var html []byte
 			html, ask, err = linkHTML(st, links, usage, rw)
 			if err != nil {

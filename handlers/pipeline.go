@@ -57,9 +57,9 @@ type Pipeline struct {
 	// settling off and the pipeline marks no page for it.
 	SettleDelay time.Duration
 
-	// Rewriter is the LLM the fallback asks to rewrite a paragraph for a
-	// link no text carries; nil when the LLM is off.
-	Rewriter Rewriter
+	// LLM is the model the fallback asks to rewrite a paragraph for a link
+	// no text carries, and the audit for anchor phrases; nil when off.
+	LLM LLM
 	// LLMCallsPerPage caps the model calls one delivery of a page makes
 	// (0: defaultLLMCallsPerPage); LLMRetryAfter is how long a page whose
 	// fallback could not reach the model waits to be planned again (0:

@@ -168,7 +168,7 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 	p.Logger.Info("site settled", "site_id", siteID, "pages", pages, "changed", changed, "took", time.Since(start).Round(time.Millisecond))
 	// The pass asked no model: it asks now, outside its transaction, for
 	// what it lacked, and the site settles again with the answers.
-	if len(missing) > 0 && p.Rewriter != nil {
+	if len(missing) > 0 && p.LLM != nil {
 		return p.askMissing(ctx, siteID, missing)
 	}
 	return nil
@@ -210,7 +210,7 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	st := planStage{page: page, site: sc, links: plan.Links, hub: hubFor(page.Page, before.Hub)}
 	// A settle pass builds the page from the fallback's kept answers only:
 	// it asks no model, inside its transaction or out.
-	rw := &rewrites{model: p.modelName(), lookup: func(key []byte) (store.Rewrite, bool, error) { return tx.CachedRewrite(ctx, key) }}
+	rw := &rewrites{model: p.modelName(), lookup: func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) }}
 	html, _, err := linkHTML(st, st.links, tally.counts, rw)
 	*missing = append(*missing, rw.missing...)
 	if err != nil {

@@ -75,7 +75,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("LLM fallback: %w", err)
 		}
-		pipeline.Rewriter = client
+		pipeline.LLM = client
 		if cfg.HandlerTimeout < cfg.LLM.Timeout {
 			s.log.Warn("the handler timeout is shorter than the LLM's: a model call is cut short to fit the inject stage's attempt",
 				"handler_timeout", cfg.HandlerTimeout, "llm_timeout", cfg.LLM.Timeout)
