@@ -158,14 +158,17 @@ type ClusterScore struct {
 
 // Recommendation is one fix an audit proposes for a page (content_id).
 type Recommendation struct {
-	ID               string  `json:"id"`
-	ContentID        string  `json:"content_id"`
-	Action           string  `json:"action"` // add | remove | retarget | vary_anchor
-	LinkType         string  `json:"link_type"`
-	TargetID         string  `json:"target_id,omitempty"`
-	AnchorSuggestion string  `json:"anchor_suggestion,omitempty"`
-	Priority         float64 `json:"priority"`
-	Reason           string  `json:"reason"`
+	ID               string `json:"id"`
+	ContentID        string `json:"content_id"`
+	Action           string `json:"action"` // add | remove | retarget | vary_anchor
+	LinkType         string `json:"link_type"`
+	TargetID         string `json:"target_id,omitempty"`
+	AnchorSuggestion string `json:"anchor_suggestion,omitempty"`
+	// AnchorSuggestedBy is "llm" for an anchor a model proposed (no rule
+	// found one in the page's text).
+	AnchorSuggestedBy string  `json:"anchor_suggested_by,omitempty" enum:"llm" doc:"llm: a model proposed the anchor (no rule found one in the page's text)"`
+	Priority          float64 `json:"priority"`
+	Reason            string  `json:"reason"`
 }
 
 // LinkScore is a page's internal PageRank, raw (the ranks of a site sum

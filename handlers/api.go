@@ -517,7 +517,7 @@ func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*R
 		}
 		out.Items = append(out.Items, APIRecommendation{Recommendation: events.Recommendation{ID: r.ID, ContentID: r.PageID,
 			Action: string(r.Action), LinkType: string(r.LinkType), TargetID: r.TargetID, AnchorSuggestion: r.Anchor,
-			Priority: r.Priority, Reason: r.Reason}, TargetURL: r.TargetURL, AnchorFound: r.Found,
+			AnchorSuggestedBy: r.SuggestedBy, Priority: r.Priority, Reason: r.Reason}, TargetURL: r.TargetURL, AnchorFound: r.Found,
 			ExistingLink: r.LinkPath, ExistingAnchor: r.LinkText, AppliedBy: r.AppliedBy})
 	}
 	if len(recs) > limit {

@@ -202,6 +202,10 @@ func (p *Pipeline) runAudit(ctx context.Context, job store.Job, req events.Event
 	if err != nil {
 		return false, err
 	}
+	if err := p.suggestAnchors(ctx, job.SiteID, result.recs, result.needs); err != nil {
+		return false, err
+	}
+	result.full.Recommendations = recommendationEvents(result.recs)
 	return p.finishAudit(ctx, job, req, result, began)
 }
 
@@ -246,6 +250,9 @@ type auditResult struct {
 	// the link scores (authority: link_score), so a whole-site audit's
 	// scores become the pages'.
 	planWithScores bool
+	// needs are the recommendations the model is asked to suggest an
+	// anchor for, once the audit's transaction is over.
+	needs []anchorNeed
 }
 
 // event is the report as audit.completed carries it: the first
@@ -334,6 +341,7 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 		"figures_seconds", figured.Sub(linkMapRead).Seconds(), "recommendations_seconds", time.Since(figured).Seconds())
 	result := completed(job.ID, data, report, recs)
 	result.planWithScores = sc.policy.Authority == policy.AuthorityLinkScore
+	result.needs = r.needs
 	return result, nil
 }
 
@@ -346,9 +354,9 @@ func completed(auditID string, req events.AuditRequestedData, r audit.Report, re
 		BrokenLinks: len(r.Broken), UnverifiedLinks: len(r.Unverified), OverLinkedPages: len(r.OverLinked),
 		UnderLinkedPages: len(r.UnderLinked), DominantAnchors: len(r.DominantAnchors),
 		ClusterScores: map[string]events.ClusterScore{}, OverallHealthScore: round2(r.Health),
-		Recommendations: make([]events.Recommendation, len(recs)), RecommendationsTotal: len(recs),
-		LinkScores: make([]events.LinkScore, len(r.LinkScores)),
-		Findings:   findings(r),
+		RecommendationsTotal: len(recs),
+		LinkScores:           make([]events.LinkScore, len(r.LinkScores)),
+		Findings:             findings(r),
 	}
 	// Internal links are checked against the pages the site has; over
 	// HTTP, only once link verification exists.
@@ -363,14 +371,22 @@ func completed(auditID string, req events.AuditRequestedData, r audit.Report, re
 	for id, c := range r.Clusters {
 		d.ClusterScores[id] = events.ClusterScore{Score: round2(c.Score), Missing: c.Missing, Issues: c.Issues}
 	}
-	for i, rec := range recs {
-		d.Recommendations[i] = events.Recommendation{ID: rec.ID, ContentID: rec.PageID, Action: string(rec.Action),
-			LinkType: string(rec.LinkType), TargetID: rec.TargetID, AnchorSuggestion: rec.Anchor, Priority: rec.Priority, Reason: rec.Reason}
-	}
+	d.Recommendations = recommendationEvents(recs)
 	for i, s := range r.LinkScores {
 		d.LinkScores[i] = events.LinkScore{PageID: s.PageID, Score: round2(s.Score), Rank: s.Rank}
 	}
 	return auditResult{full: d, recs: recs, scores: r.LinkScores}
+}
+
+// recommendationEvents are recommendations as audit.completed carries them.
+func recommendationEvents(recs []audit.Recommendation) []events.Recommendation {
+	out := make([]events.Recommendation, len(recs))
+	for i, rec := range recs {
+		out[i] = events.Recommendation{ID: rec.ID, ContentID: rec.PageID, Action: string(rec.Action),
+			LinkType: string(rec.LinkType), TargetID: rec.TargetID, AnchorSuggestion: rec.Anchor,
+			AnchorSuggestedBy: rec.SuggestedBy, Priority: rec.Priority, Reason: rec.Reason}
+	}
+	return out
 }
 
 // findings are the pages and links behind the figures, for the stored

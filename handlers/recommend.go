@@ -39,6 +39,9 @@ type recommender struct {
 	progress *auditProgress
 
 	recs []audit.Recommendation
+	// needs are the add recommendations without an anchor in their page's
+	// text, for the model to suggest one after the audit's transaction.
+	needs []anchorNeed
 }
 
 // version is the live version of a page, 0 for one not live.
@@ -230,8 +233,10 @@ func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, we
 	case len(anchors) > 0:
 		rec.Anchor = anchors[0]
 		reason += fmt.Sprintf("; no anchor for it found in the page (%s): work %q into the text", pl.Reason, anchors[0])
+		r.needAnchor(page.ID, page.Title, page.HTML, l)
 	default:
 		reason += "; the planner has no anchor for it: write one"
+		r.needAnchor(page.ID, page.Title, page.HTML, l)
 	}
 	rec.Reason = reason
 	r.recs = append(r.recs, rec)

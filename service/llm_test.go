@@ -295,3 +295,83 @@ func TestTheLLMFallbackPlacesEveryUplinkTheExampleSitesTextLacks(t *testing.T) {
 	}
 	t.Logf("%d uplinks placed by the LLM fallback, %d model calls", byLLM, srv.Calls())
 }
+
+// TestAnAuditAsksTheModelForAnchorsItsPagesLackAndApplyPlacesThem: add
+// recommendations with no anchor in their page's text get the model's
+// phrases, marked as such; a phrase the page carries is found, and apply
+// places it. A second audit of the same pages asks the model nothing.
+func TestAnAuditAsksTheModelForAnchorsItsPagesLackAndApplyPlacesThem(t *testing.T) {
+	srv := llmtest.New(t) // answers phrases calls with phrases from the page's own text
+	cfg := llmConfig(t, srv)
+	h := &auditHarness{harness: startHarness(t, cfg)}
+	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
+	h.applied = collect(t, h.js, "AUDIT", events.AuditApplied)
+	const siteID = "cadence-suggested"
+	structure, pages := existingSite(siteID)
+	h.publishExisting(structure, pages, existingDeleted)
+	first := h.audit(siteID, "with-model", events.AuditRequestedData{})
+	calls := srv.Calls()
+	if calls == 0 {
+		t.Fatal("the audit asked the model nothing, though some recommendations have no anchor in their page")
+	}
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "with-model", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := map[string]string{}
+	for _, p := range pages {
+		text[p.ID] = strings.ToLower(strings.Join(markup.ParagraphTexts([]byte(p.HTML)), " "))
+	}
+	var suggested, found []string
+	for _, r := range recs {
+		if r.SuggestedBy == "" {
+			continue
+		}
+		suggested = append(suggested, r.ID)
+		if r.Action != "add" || !strings.Contains(r.Reason, "the model suggests") {
+			t.Errorf("%s: suggested by %q for a %s (%s)", r.ID, r.SuggestedBy, r.Action, r.Reason)
+		}
+		if r.Found {
+			found = append(found, r.ID)
+			if !strings.Contains(text[r.PageID], strings.ToLower(r.Anchor)) {
+				t.Errorf("%s: suggested anchor %q marked found is not text of page %s", r.ID, r.Anchor, r.PageID)
+			}
+		}
+	}
+	if len(found) == 0 {
+		t.Fatalf("no recommendation took a phrase of its page from the model (%d suggested of %d)", len(suggested), len(recs))
+	}
+	var marked int
+	for _, r := range first.Recommendations {
+		if r.AnchorSuggestedBy == "llm" {
+			marked++
+		}
+	}
+	if marked == 0 {
+		t.Error("audit.completed marks no recommendation's anchor as the model's")
+	}
+
+	// The same pages again: the kept answers, the same suggestions.
+	h.audit(siteID, "again", events.AuditRequestedData{})
+	if srv.Calls() != calls {
+		t.Errorf("a second audit of unchanged pages made %d model calls", srv.Calls()-calls)
+	}
+	again, err := h.svc.Store().Recommendations(t.Context(), siteID, "again", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range recs {
+		if recs[i].ID != again[i].ID || recs[i].Anchor != again[i].Anchor || recs[i].SuggestedBy != again[i].SuggestedBy {
+			t.Errorf("recommendation %d: %s %q (%s), then %s %q (%s)", i, recs[i].ID, recs[i].Anchor, recs[i].SuggestedBy,
+				again[i].ID, again[i].Anchor, again[i].SuggestedBy)
+		}
+	}
+
+	// Apply places the phrases the pages carry.
+	res := h.applyFixes(siteID, "apply-suggested", events.AuditApplyData{AuditID: "with-model", RecommendationIDs: found})
+	if res.Applied == 0 {
+		t.Errorf("none of the %d found suggestions applied: %+v", len(found), res.Failed)
+	}
+	t.Logf("%d recommendations, %d with the model's anchor, %d of them found in their page, %d applied; %d model calls",
+		len(recs), len(suggested), len(found), res.Applied, calls)
+}

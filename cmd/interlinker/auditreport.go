@@ -230,11 +230,11 @@ func writeAuditFiles(ctx context.Context, st *store.Store, rec store.AuditRecord
 		}
 
 		err = writeCSV(filepath.Join(dir, recommendationsFile), []string{"id", "content_id", "action", "link_type", "target_id",
-			"target_url", "anchor_suggestion", "anchor_found", "existing_link", "existing_anchor", "priority", "reason", "applied_by"},
+			"target_url", "anchor_suggestion", "anchor_found", "anchor_suggested_by", "existing_link", "existing_anchor", "priority", "reason", "applied_by"},
 			func(row func(...string) error) error {
 				for _, r := range recs {
 					if err := row(r.ID, r.PageID, string(r.Action), string(r.LinkType), r.TargetID, r.TargetURL, r.Anchor,
-						strconv.FormatBool(r.Found), r.LinkPath, r.LinkText, strconv.FormatFloat(r.Priority, 'f', 2, 64), r.Reason, r.AppliedBy); err != nil {
+						strconv.FormatBool(r.Found), r.SuggestedBy, r.LinkPath, r.LinkText, strconv.FormatFloat(r.Priority, 'f', 2, 64), r.Reason, r.AppliedBy); err != nil {
 						return err
 					}
 				}

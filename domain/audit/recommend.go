@@ -46,6 +46,9 @@ func (p Problem) String() string {
 	return problemNames[p]
 }
 
+// SuggestedByLLM marks a recommendation whose anchor a model proposed.
+const SuggestedByLLM = "llm"
+
 // Recommendation is one fix of a page: what the planner would do for it
 // today, set against what it has.
 type Recommendation struct {
@@ -65,8 +68,12 @@ type Recommendation struct {
 	Anchors         []string
 	FirstParagraphs int
 	// Found reports whether Anchor was found in the page's text.
-	Found  bool
-	Reason string
+	Found bool
+	// SuggestedBy says where Anchor came from when no rule found it in the
+	// text: "" for the rules (found, or the planner's first candidate), or
+	// SuggestedByLLM for a phrase the model proposed.
+	SuggestedBy string
+	Reason      string
 	// The existing link a removal, retarget or variation changes: the path
 	// it points to, its text, and which such link of the page it is (0 for
 	// the first).
