@@ -197,11 +197,21 @@ func endOfUplink(html []byte, links []link.Link, host string) int {
 }
 
 // askMissing asks the model, after a settle pass, for the answers it
-// lacked, up to the per-page cap for the site, and marks their pages
-// changed when one was kept, so the site settles again with them.
-func (p *Pipeline) askMissing(ctx context.Context, siteID string, missing []*fallbackAsk) error {
+// lacked, up to the per-page cap of calls for the site, and marks their
+// pages changed when one was kept, so the site settles again with them.
+func (p *Pipeline) askMissing(ctx context.Context, siteID string, missing passAsks) error {
 	kept := map[string]bool{}
-	for _, ask := range missing[:min(len(missing), p.llmCallsPerPage())] {
+	for _, ask := range missing.phrases[:min(len(missing.phrases), p.llmCallsPerPage())] {
+		answered, err := p.askNaturalPhrases(ctx, ask)
+		if err != nil {
+			return err
+		}
+		if !answered {
+			break // the pages' own plans ask again later
+		}
+		kept[ask.pageID] = true
+	}
+	for _, ask := range missing.rewrites[:min(len(missing.rewrites), p.llmCallsPerPage())] {
 		unavailable, err := p.askModel(ctx, siteID, ask.pageID, ask)
 		if err != nil {
 			return err

@@ -16,6 +16,32 @@ import (
 // starts the inject stage through links.planned. The pages whose required
 // links depend on this one are then asked to plan again.
 func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
+	return p.withPhrases(ctx, func(ph *phrasing) error { return p.planArrived(ctx, ev, ph) })
+}
+
+// withPhrases runs a stage that plans a page until the model's natural
+// phrases it needs are kept: a stage that needs some rolls back
+// (errNeedsAnswer), they are asked outside any transaction, and the stage
+// runs again.
+func (p *Pipeline) withPhrases(ctx context.Context, stage func(*phrasing) error) error {
+	ph := &phrasing{ask: true}
+	for {
+		err := stage(ph)
+		if !errors.Is(err, errNeedsAnswer) || ph.pending == nil {
+			return err
+		}
+		ask := ph.pending
+		ph.pending = nil
+		ph.calls++
+		answered, err := p.askNaturalPhrases(ctx, ask)
+		if err != nil {
+			return err
+		}
+		ph.unavailable = !answered
+	}
+}
+
+func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasing) error {
 	return p.onPageVersion(ctx, ConsumerPlanner, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
 		planID := events.DerivedID(ev, events.LinksPlanned)
 		applied, err := tx.SavePageVersion(ctx, page, store.StateGenerated, planID,
@@ -27,7 +53,7 @@ func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
 			p.skipped(ConsumerPlanner, "stale", ev)
 			return nil
 		}
-		if err := p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, ""); err != nil {
+		if err := p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, "", ph); err != nil {
 			return err
 		}
 		return p.ripple(ctx, tx, sc, page, ev, "arrived")
@@ -59,6 +85,10 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 		return fmt.Errorf("wait to re-plan page %s: %w", data.PageID, err)
 	}
 	defer unlock()
+	return p.withPhrases(ctx, func(ph *phrasing) error { return p.replanLocked(ctx, ev, data, ph) })
+}
+
+func (p *Pipeline) replanLocked(ctx context.Context, ev events.Event, data events.ReplanData, ph *phrasing) error {
 	return p.apply(ctx, ConsumerReplanner, ev, func(tx *store.Tx) (bool, error) {
 		snap, err := tx.ClaimAndLockPage(ctx, ConsumerReplanner, ev.Identity(), data.PageID)
 		if err != nil || !snap.Claimed {
@@ -81,14 +111,16 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 		if err != nil || !replaced {
 			return true, err
 		}
-		return true, p.plan(ctx, tx, sc, snap.Page.Page, planning.Replanning, planID, ev, data.Reason)
+		return true, p.plan(ctx, tx, sc, snap.Page.Page, planning.Replanning, planID, ev, data.Reason, ph)
 	})
 }
 
 // plan plans the page's links under its site's policy from the targets
 // the index finds, stores them with what the plan saw of the site, and
-// queues links.planned.
-func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, change planning.Change, planID string, ev events.Event, reason string) error {
+// queues links.planned. With ph, links the page's text holds too few
+// anchors for get the model's natural phrases; one it has not kept yet is
+// left in ph.pending, with errNeedsAnswer, for the stage to ask.
+func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, change planning.Change, planID string, ev events.Event, reason string, ph *phrasing) error {
 	lookup := planning.LookupFor(sc.structure, sc.policy, page)
 	targets, horizon, err := tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.LocksFor(sc.structure, page, change))
 	if err != nil {
@@ -104,6 +136,17 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	plan, err := planning.PlanPage(ctx, in)
 	if err != nil {
 		return err
+	}
+	if ph != nil {
+		ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, page.Version, plan.Links,
+			func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) })
+		if err != nil {
+			return err
+		}
+		if ask != nil && ph.ask && !ph.unavailable && ph.calls < p.llmCallsPerPage() {
+			ph.pending = ask
+			return errNeedsAnswer
+		}
 	}
 	for _, note := range plan.Notes {
 		p.Logger.Info("planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)

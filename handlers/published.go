@@ -118,7 +118,7 @@ func (p *Pipeline) replanPublished(ctx context.Context, tx *store.Tx, sc siteCon
 	if err := tx.SetBaseHTML(ctx, page.SiteID, page.ID, page.HTML); err != nil {
 		return err
 	}
-	return p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, fmt.Sprintf("version %d published, planned from version %d", page.Version, before))
+	return p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, fmt.Sprintf("version %d published, planned from version %d", page.Version, before), nil)
 }
 
 // retirePage marks a page deleted; links to it become broken, and every

@@ -119,7 +119,7 @@ type settledPage struct {
 func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 	start := time.Now()
 	var pages, changed int
-	var missing []*fallbackAsk // answers of the LLM fallback the pass lacked
+	var missing passAsks // answers of the model the pass lacked
 	err := p.Store.InSnapshotTx(ctx, func(tx *store.Tx) error {
 		snapshot, err := tx.SettleSnapshot(ctx)
 		if err != nil {
@@ -168,16 +168,22 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 	p.Logger.Info("site settled", "site_id", siteID, "pages", pages, "changed", changed, "took", time.Since(start).Round(time.Millisecond))
 	// The pass asked no model: it asks now, outside its transaction, for
 	// what it lacked, and the site settles again with the answers.
-	if len(missing) > 0 && p.LLM != nil {
+	if p.LLM != nil && (len(missing.rewrites) > 0 || len(missing.phrases) > 0) {
 		return p.askMissing(ctx, siteID, missing)
 	}
 	return nil
 }
 
+// passAsks are the model's answers a settle pass lacked.
+type passAsks struct {
+	rewrites []*fallbackAsk
+	phrases  []*phrasesAsk
+}
+
 // settlePlan plans and links one page as the pass sees the site, with the
 // anchors the pages before it in the pass placed. ok is false for a page
 // gone or one that cannot be planned, which keeps what it has.
-func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext, pageID string, tally anchorTally, missing *[]*fallbackAsk) (settledPage, bool, error) {
+func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext, pageID string, tally anchorTally, missing *passAsks) (settledPage, bool, error) {
 	before, found, err := tx.ReadSettlePage(ctx, sc.structure.Site.ID, pageID)
 	if err != nil || !found {
 		return settledPage{}, false, err
@@ -206,13 +212,21 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	if err != nil {
 		return settledPage{}, false, err
 	}
+	ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, page.Version, plan.Links,
+		func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) })
+	if err != nil {
+		return settledPage{}, false, err
+	}
+	if ask != nil {
+		missing.phrases = append(missing.phrases, ask)
+	}
 	page.Breadcrumbs = plan.Breadcrumbs
 	st := planStage{page: page, site: sc, links: plan.Links, hub: hubFor(page.Page, before.Hub)}
 	// A settle pass builds the page from the fallback's kept answers only:
 	// it asks no model, inside its transaction or out.
 	rw := &rewrites{model: p.modelName(), lookup: func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) }}
 	html, _, err := linkHTML(st, st.links, tally.counts, rw)
-	*missing = append(*missing, rw.missing...)
+	missing.rewrites = append(missing.rewrites, rw.missing...)
 	if err != nil {
 		p.Logger.Warn("settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
 		return settledPage{}, false, nil
