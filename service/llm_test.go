@@ -115,8 +115,8 @@ func TestEveryBadAnswerOfTheModelIsRefusedWithItsReasonAndGoodOnesArePlaced(t *t
 	var mu sync.Mutex
 	seen := map[string]int{}
 	srv.Script(func(r llmtest.Request) llmtest.Reply {
-		if r.User.TargetURL != "/hiking/boots/" {
-			return llmtest.GoodRewrite(r)
+		if r.Kind == llmtest.KindPhrases || r.User.TargetURL != "/hiking/boots/" {
+			return llmtest.Good(r)
 		}
 		mu.Lock()
 		seen[r.User.PageTitle]++
@@ -205,18 +205,29 @@ func TestEveryBadAnswerOfTheModelIsRefusedWithItsReasonAndGoodOnesArePlaced(t *t
 		}
 	}
 
-	// A re-plan, and the same page again as a new version, pay for nothing:
-	// the kept answers give the same HTML.
-	before := srv.Calls()
+	// A re-plan, and the same page again as a new version, pay for no
+	// rewrite: the kept answers give the same HTML. (A new version is asked
+	// for its natural phrases again: they are kept per version.)
+	rewrites := func() int {
+		n := 0
+		for _, r := range srv.Requests() {
+			if r.Kind == llmtest.KindRewrite {
+				n++
+			}
+		}
+		return n
+	}
+	before := rewrites()
 	_, placed := uplinkOf(t, h, siteID, "lace-5")
-	h.publish(mustEvent(events.LinksReplan, siteID, "replan-lace-5", events.ReplanData{PageID: "lace-5", Reason: "test"}))
+	replanned, versioned := len(h.inserted.insertedFor(t, siteID, "lace-5")), len(h.inserted.insertedFor(t, siteID, "lace-6"))
+	h.publish(mustEvent(events.LinksReplan, siteID, "replan-lace-5", events.ReplanData{PageID: "lace-5", CauseEventID: "test", CausePageID: "lace-5", Reason: "test"}))
 	h.publish(pageEvent(siteID, "lace-6", "supporting", 2, originals["lace-6"]))
 	waitFor(t, waitLong, "the re-plan and the new version linked", func() bool {
-		return len(h.inserted.insertedFor(t, siteID, "lace-5")) >= 2 && len(h.inserted.insertedFor(t, siteID, "lace-6")) >= 2
+		return len(h.inserted.insertedFor(t, siteID, "lace-5")) > replanned && len(h.inserted.insertedFor(t, siteID, "lace-6")) > versioned
 	})
 	h.waitIdle(waitLong)
-	if after := srv.Calls(); after != before {
-		t.Errorf("a re-plan and a new version made %d more model calls, want none", after-before)
+	if after := rewrites(); after != before {
+		t.Errorf("a re-plan and a new version made %d more rewrite calls, want none", after-before)
 	}
 	if _, again := uplinkOf(t, h, siteID, "lace-5"); again.HTML != placed.HTML {
 		t.Error("the re-planned page's HTML differs from the first")
@@ -293,7 +304,18 @@ func TestTheLLMFallbackPlacesEveryUplinkTheExampleSitesTextLacks(t *testing.T) {
 	if byLLM == 0 {
 		t.Error("no uplink was placed by the LLM fallback: the example site has some its text cannot carry")
 	}
-	t.Logf("%d uplinks placed by the LLM fallback, %d model calls", byLLM, srv.Calls())
+	placedBy, anchorTypes := map[string]int{}, map[string]int{}
+	for _, pg := range site.Pages {
+		all := h.inserted.insertedFor(t, siteID, pg.ID)
+		for _, l := range all[len(all)-1].Links {
+			if l.Zone == string(link.ZoneInBody) && (l.Status == string(link.StatusVerified) || l.Status == string(link.StatusFlagged)) {
+				placedBy[l.Placement]++
+				anchorTypes[l.AnchorType]++
+			}
+		}
+	}
+	t.Logf("%d uplinks placed by the LLM fallback; in-body links placed by %v, anchors %v; %d model calls",
+		byLLM, placedBy, anchorTypes, srv.Calls())
 }
 
 // TestAnAuditAsksTheModelForAnchorsItsPagesLackAndApplyPlacesThem: add
@@ -374,4 +396,53 @@ func TestAnAuditAsksTheModelForAnchorsItsPagesLackAndApplyPlacesThem(t *testing.
 	}
 	t.Logf("%d recommendations, %d with the model's anchor, %d of them found in their page, %d applied; %d model calls",
 		len(recs), len(suggested), len(found), res.Applied, calls)
+}
+
+// TestTheModelsNaturalPhrasesBecomeCandidatesThePageCarries: an article
+// whose text holds none of its hub's keywords but names it in other words
+// gets the model's natural phrases as candidates, and the rules place the
+// uplink with one. A re-plan of the same version asks nothing, and the
+// settled page keeps the phrase.
+func TestTheModelsNaturalPhrasesBecomeCandidatesThePageCarries(t *testing.T) {
+	srv := llmtest.New(t) // phrases taken from the page's text
+	h := startHarness(t, llmConfig(t, srv))
+	const siteID = "llm-phrases"
+	h.publish(siteEvent(siteID))
+	h.publish(hubEvent(siteID))
+	h.waitIdle(waitLong)
+	const article = `<h1>Break-in tip</h1>
+<p>Sturdy leather boots need a slow break-in before a long trip. Wear them around the house for a week first.</p>
+<p>Then take short walks on easy ground and check your heels for hot spots.</p>
+`
+	h.publish(pageEvent(siteID, "break-in", "supporting", 1, article))
+	waitFor(t, waitLong, "the article linked", func() bool { return h.inserted.pageCount(siteID) == 2 })
+	h.waitIdle(waitLong)
+	up, d := uplinkOf(t, h, siteID, "break-in")
+	if up.Status != string(link.StatusVerified) || up.AnchorType != string(link.AnchorNatural) || up.Placement != link.PlacementRuleBased {
+		t.Fatalf("uplink %s, anchor %q (%s), placed by %q (%s); want verified, a natural phrase placed by the rules",
+			up.Status, up.Anchor, up.AnchorType, up.Placement, up.Reason)
+	}
+	if !strings.Contains(strings.ToLower(article), strings.ToLower(up.Anchor)) || !rulePassed(d, "first_link_rule") {
+		t.Errorf("uplink anchor %q is not text of the page, or the first link rule fails", up.Anchor)
+	}
+	var phrasesCalls int
+	for _, r := range srv.Requests() {
+		if r.Kind == llmtest.KindPhrases {
+			phrasesCalls++
+		}
+	}
+	if phrasesCalls == 0 {
+		t.Fatal("the model was not asked for phrases")
+	}
+	before := srv.Calls()
+	seen := len(h.inserted.insertedFor(t, siteID, "break-in"))
+	h.publish(mustEvent(events.LinksReplan, siteID, "replan-break-in", events.ReplanData{PageID: "break-in", CauseEventID: "test", CausePageID: "break-in", Reason: "test"}))
+	waitFor(t, waitLong, "the re-plan linked", func() bool { return len(h.inserted.insertedFor(t, siteID, "break-in")) > seen })
+	h.waitIdle(waitLong)
+	if srv.Calls() != before {
+		t.Errorf("a re-plan of the same version made %d model calls", srv.Calls()-before)
+	}
+	if again, _ := uplinkOf(t, h, siteID, "break-in"); again.Anchor != up.Anchor || again.AnchorType != up.AnchorType {
+		t.Errorf("after the re-plan the uplink is %q (%s), was %q (%s)", again.Anchor, again.AnchorType, up.Anchor, up.AnchorType)
+	}
 }
