@@ -145,7 +145,11 @@ func TestEveryBadAnswerOfTheModelIsRefusedWithItsReasonAndGoodOnesArePlaced(t *t
 		}
 		return llmtest.GoodRewrite(r)
 	})
-	h := startHarness(t, llmConfig(t, srv))
+	cfg := llmConfig(t, srv)
+	// JetStream forgets a message id after a second, so the same event can
+	// be delivered again, as after a replica died holding it.
+	cfg.DuplicateWindow = time.Second
+	h := startHarness(t, cfg)
 	const siteID = "llm-answers"
 	h.publish(siteEvent(siteID))
 	h.publish(hubEvent(siteID))
@@ -222,12 +226,19 @@ func TestEveryBadAnswerOfTheModelIsRefusedWithItsReasonAndGoodOnesArePlaced(t *t
 	replanned, versioned := len(h.inserted.insertedFor(t, siteID, "lace-5")), len(h.inserted.insertedFor(t, siteID, "lace-6"))
 	h.publish(mustEvent(events.LinksReplan, siteID, "replan-lace-5", events.ReplanData{PageID: "lace-5", CauseEventID: "test", CausePageID: "lace-5", Reason: "test"}))
 	h.publish(pageEvent(siteID, "lace-6", "supporting", 2, originals["lace-6"]))
+	// And lace-5's content.generated again, the same event: taken once.
+	skipped := h.metricTotal("interlinker_events_skipped_total", `handler="planner"`, `reason="duplicate"`)
+	time.Sleep(cfg.DuplicateWindow + 100*time.Millisecond)
+	h.publish(pageEvent(siteID, "lace-5", "supporting", 1, originals["lace-5"]))
+	waitFor(t, waitLong, "the same event taken once", func() bool {
+		return h.metricTotal("interlinker_events_skipped_total", `handler="planner"`, `reason="duplicate"`) > skipped
+	})
 	waitFor(t, waitLong, "the re-plan and the new version linked", func() bool {
 		return len(h.inserted.insertedFor(t, siteID, "lace-5")) > replanned && len(h.inserted.insertedFor(t, siteID, "lace-6")) > versioned
 	})
 	h.waitIdle(waitLong)
 	if after := rewrites(); after != before {
-		t.Errorf("a re-plan and a new version made %d more rewrite calls, want none", after-before)
+		t.Errorf("a redelivered event, a re-plan and a new version made %d more rewrite calls, want none", after-before)
 	}
 	if _, again := uplinkOf(t, h, siteID, "lace-5"); again.HTML != placed.HTML {
 		t.Error("the re-planned page's HTML differs from the first")
