@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -197,19 +198,18 @@ func endOfUplink(html []byte, links []link.Link, host string) int {
 }
 
 // askMissing asks the model, after a settle pass, for the answers it
-// lacked, up to the per-page cap of calls for the site, and marks their
-// pages changed when one was kept, so the site settles again with them.
+// lacked, up to the per-page cap of calls for the site; the pass left
+// their pages marked, so the site settles again with them. It returns
+// errModelUnavailable when the model could not answer.
 func (p *Pipeline) askMissing(ctx context.Context, siteID string, missing passAsks) error {
-	kept := map[string]bool{}
 	for _, ask := range missing.phrases[:min(len(missing.phrases), p.llmCallsPerPage())] {
 		answered, err := p.askNaturalPhrases(ctx, ask)
 		if err != nil {
 			return err
 		}
 		if !answered {
-			break // the pages' own plans ask again later
+			return fmt.Errorf("%w: natural phrases of page %s", errModelUnavailable, ask.pageID)
 		}
-		kept[ask.pageID] = true
 	}
 	for _, ask := range missing.rewrites[:min(len(missing.rewrites), p.llmCallsPerPage())] {
 		unavailable, err := p.askModel(ctx, siteID, ask.pageID, ask)
@@ -217,20 +217,15 @@ func (p *Pipeline) askMissing(ctx context.Context, siteID string, missing passAs
 			return err
 		}
 		if unavailable != "" {
-			break // the pages' own retries ask again later
+			return fmt.Errorf("%w: %s", errModelUnavailable, unavailable)
 		}
-		kept[ask.pageID] = true
 	}
-	if len(kept) == 0 {
-		return nil
-	}
-	return p.Store.InTx(ctx, func(tx *store.Tx) error {
-		for id := range kept {
-			p.markChanged(tx, siteID, id)
-		}
-		return nil
-	})
+	return nil
 }
+
+// errModelUnavailable is a settle pass that could not get the model's
+// answers it lacked.
+var errModelUnavailable = errors.New("the model is unavailable")
 
 // awaitingFallback reports a link the rules left for the fallback (and not
 // one the anchor cap stopped).

@@ -58,6 +58,10 @@ func (p *Pipeline) SettleQuietSites(ctx context.Context, quiet time.Duration, li
 		case errors.Is(err, store.ErrConcurrentChange):
 			// The site is busy again; it settles once it is quiet.
 			p.Logger.Debug("settle pass gave way to a change", "site_id", id, "err", err)
+		case errors.Is(err, errModelUnavailable):
+			// Its pages stay marked: the pass runs again, backing off.
+			wait := p.settleFailures.failed(id, time.Now())
+			p.Logger.Warn("settle pass waits for the model", "site_id", id, "err", err, "retry_in", wait)
 		default:
 			wait := p.settleFailures.failed(id, time.Now())
 			p.Logger.Error("settle pass failed", "site_id", id, "err", err, "retry_in", wait)
@@ -160,6 +164,12 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 			}
 			tally.add(r.stage.links)
 		}
+		// Pages whose answers of the model the pass lacked stay marked (a
+		// mark of this transaction survives ClearSettled), so the site is
+		// not idle and settles again once askMissing has them.
+		for _, id := range missing.pages() {
+			p.markChanged(tx, siteID, id)
+		}
 		return nil
 	})
 	if err != nil {
@@ -178,6 +188,25 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 type passAsks struct {
 	rewrites []*fallbackAsk
 	phrases  []*phrasesAsk
+}
+
+// pages are the pages the answers are for, each once, in pass order.
+func (a passAsks) pages() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	for _, ask := range a.phrases {
+		add(ask.pageID)
+	}
+	for _, ask := range a.rewrites {
+		add(ask.pageID)
+	}
+	return out
 }
 
 // settlePlan plans and links one page as the pass sees the site, with the
