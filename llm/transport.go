@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/interlinker/interlinker/outbound"
 )
 
 // responseInfoKey carries a *responseInfo in an attempt's context.
@@ -85,19 +86,11 @@ func withZeroTemperature(req *http.Request) (*http.Request, error) {
 	return out, nil
 }
 
-// parseRetryAfter reads a Retry-After value: delay seconds, or an HTTP
-// date. It returns -1 for a value it cannot read, 0 for a date passed.
+// parseRetryAfter reads a Retry-After value as outbound does; -1 for a
+// value it cannot read.
 func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return -1
-		}
-		const maxSecs = int64(24 * time.Hour / time.Second)
-		return time.Duration(min(secs, maxSecs)) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
+	if wait, ok := outbound.ParseRetryAfter(v, now); ok {
+		return wait
 	}
 	return -1
 }

@@ -404,7 +404,7 @@ func (c *Client) fetch(ctx context.Context, u string, head bool, bodyCap int64) 
 			(a.status == http.StatusServiceUnavailable && a.retryAfter != "")
 		switch {
 		case rateLimited:
-			wait, ok := parseRetryAfter(a.retryAfter, time.Now())
+			wait, ok := ParseRetryAfter(a.retryAfter, time.Now())
 			if !ok {
 				wait = rateLimitWait
 			}
@@ -427,8 +427,10 @@ func (c *Client) fetch(ctx context.Context, u string, head bool, bodyCap int64) 
 	}
 }
 
-// parseRetryAfter reads delta-seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+// ParseRetryAfter reads a Retry-After value (RFC 9110): delay seconds,
+// capped at a day, or an HTTP date, 0 once passed. ok is false for a value
+// it cannot read. The LLM adapter reads its 429s with it too.
+func ParseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false

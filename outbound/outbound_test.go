@@ -402,14 +402,14 @@ func TestParseRetryAfter(t *testing.T) {
 		"1": time.Second, "0": 0, "120": 2 * time.Minute,
 		now.Add(5 * time.Second).Format(http.TimeFormat): 5 * time.Second,
 	} {
-		got, ok := parseRetryAfter(in, now)
+		got, ok := ParseRetryAfter(in, now)
 		if !ok || got != want {
-			t.Errorf("parseRetryAfter(%q) = %v %v, want %v", in, got, ok, want)
+			t.Errorf("ParseRetryAfter(%q) = %v %v, want %v", in, got, ok, want)
 		}
 	}
 	for _, in := range []string{"", "-1", "soon"} {
-		if _, ok := parseRetryAfter(in, now); ok {
-			t.Errorf("parseRetryAfter(%q) accepted", in)
+		if _, ok := ParseRetryAfter(in, now); ok {
+			t.Errorf("ParseRetryAfter(%q) accepted", in)
 		}
 	}
 }
