@@ -220,19 +220,7 @@ func TestARetriedPOSTWithTheSameIdempotencyKeyMakesOneJobAndOneCommandEvent(t *t
 	}
 	token, articles := jobSite(t, h, site, 1)
 	c := newAPIClient(t, h)
-	conn, err := pgx.Connect(t.Context(), cfg.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(t.Context())
-	count := func(q string, args ...any) int {
-		t.Helper()
-		var n int
-		if err := conn.QueryRow(t.Context(), q, args...).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	count := sqlCounter(t, cfg.DatabaseURL)
 
 	for _, tc := range []struct {
 		route, body, key, command string

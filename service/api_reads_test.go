@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/interlinker/interlinker/handlers"
 )
 
@@ -115,19 +113,7 @@ func TestLinkFiltersListExactlyTheLinksTheStoreHoldsForThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newAPIClient(t, h)
-	conn, err := pgx.Connect(t.Context(), cfg.DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(t.Context())
-	count := func(q string, args ...any) int {
-		t.Helper()
-		var n int
-		if err := conn.QueryRow(t.Context(), q, args...).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	count := sqlCounter(t, cfg.DatabaseURL)
 	clusterOf := map[string]string{}
 	for _, pg := range site.Pages {
 		clusterOf[pg.ID] = pg.ClusterID

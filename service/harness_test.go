@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -142,6 +143,25 @@ func (h *harness) publishRaw(subject string, data []byte, hdr nats.Header) {
 
 // siteWithLinkedHub publishes the fixture site and its hub and waits until
 // the hub is linked, so articles published next find their hub.
+// sqlCounter opens a connection to the service's database, closed with
+// the test, and returns a function reading one count from it.
+func sqlCounter(t *testing.T, databaseURL string) func(q string, args ...any) int {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return func(q string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := conn.QueryRow(t.Context(), q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+}
+
 // linkExampleSite publishes a bundled example site as content.generated,
 // every page at once, and waits until every page is linked and the site
 // has settled.
