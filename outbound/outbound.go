@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +65,25 @@ const (
 	OutcomeUnverified = "unverified" // rate-limited past the budget, timeout, transport error: not checked
 	OutcomeRefused    = "refused"    // SSRF, scheme, port or credentials rule
 )
+
+// VersionedUserAgent names interlinker and the version of the running
+// binary: its module version when built from a tagged module, else the
+// commit it was built from, else "dev".
+func VersionedUserAgent() string {
+	version := "dev"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v := info.Main.Version; v != "" && v != "(devel)" {
+			version = strings.TrimPrefix(v, "v")
+		} else {
+			for _, s := range info.Settings {
+				if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+					version = "0.0.0-" + s.Value[:12]
+				}
+			}
+		}
+	}
+	return "interlinker/" + version + " (+https://github.com/interlinker/interlinker)"
+}
 
 // Resolver resolves host names. net.DefaultResolver satisfies it; tests stub it
 // so no name ever reaches real DNS.
@@ -141,7 +161,7 @@ type cacheEntry struct {
 // New builds a Client. reg may be nil (no metrics registered); log may be nil.
 func New(cfg Config, reg prometheus.Registerer, log *slog.Logger) (*Client, error) {
 	if cfg.UserAgent == "" {
-		cfg.UserAgent = DefaultUserAgent
+		cfg.UserAgent = VersionedUserAgent()
 	}
 	if !strings.Contains(strings.ToLower(cfg.UserAgent), "interlinker") {
 		return nil, fmt.Errorf("outbound: user agent %q must name interlinker", cfg.UserAgent)
@@ -476,7 +496,11 @@ func (c *Client) Check(ctx context.Context, rawURL string) Result {
 			return r, nil
 		}
 		r := c.check(context.WithoutCancel(ctx), rawURL, key)
-		c.store(key, r)
+		// A URL that could not be checked is asked again next time: a
+		// host past its rate limit or a timeout says nothing of the link.
+		if r.Outcome != OutcomeUnverified {
+			c.store(key, r)
+		}
 		return r, nil
 	})
 	select {

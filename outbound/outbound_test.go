@@ -204,7 +204,14 @@ func TestClassification(t *testing.T) {
 			if read := c.bodyBytes.Load() - before; read > checkDrainBytes+1 {
 				t.Errorf("Check read %d body bytes, cap is %d", read, checkDrainBytes)
 			}
-			// The cache: the same URL again costs no request.
+			// The cache: the same URL again costs no request, unless it
+			// could not be checked: that says nothing worth keeping.
+			if r.Outcome == OutcomeUnverified {
+				if _, cached := c.cached(s.URL + tc.path); cached {
+					t.Errorf("an unverified answer was cached")
+				}
+				return
+			}
 			seen := s.total(tc.path)
 			again := c.Check(context.Background(), s.URL+tc.path)
 			if again.Outcome != r.Outcome || s.total(tc.path) != seen {
