@@ -44,17 +44,19 @@ func provisionDeliveryWatch(ctx context.Context, js jetstream.JetStream, ss Stre
 		MaxAge:      ss.MaxAge,
 		MaxBytes:    64 << 20,
 		Discard:     jetstream.DiscardOld, // advisories are tiny; the oldest acted-on ones go first
+		Replicas:    ss.Replicas,
 	})
 	if err != nil {
 		return fmt.Errorf("provision stream %s: %w", advisoryStream, err)
 	}
-	_, err = js.CreateOrUpdateConsumer(ctx, advisoryStream, jetstream.ConsumerConfig{
+	err = createOrUpdateConsumer(ctx, js, advisoryStream, jetstream.ConsumerConfig{
 		Durable:       advisoryConsumer,
 		Description:   "dead-letters messages JetStream stopped redelivering",
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       time.Minute,
 		MaxDeliver:    -1,
+		Replicas:      ss.Replicas,
 	})
 	if err != nil {
 		return fmt.Errorf("provision consumer %s: %w", advisoryConsumer, err)

@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -19,6 +20,11 @@ type StreamSettings struct {
 	// handled yet: producers see the refusal and retry, and interlinker's
 	// own events wait in the outbox.
 	MaxBytes int64
+	// Replicas is how many servers of a NATS cluster keep each stream and
+	// each durable consumer (0 or 1: one; at most 5, JetStream's limit).
+	// Provision applies a change to existing streams and consumers in
+	// place.
+	Replicas int
 }
 
 // ConsumerSettings apply to every durable consumer.
@@ -39,8 +45,9 @@ type ConsumerSpec struct {
 }
 
 // Provision creates or updates every stream, the given durable consumers
-// and the delivery watch. It is idempotent: running it at every start
-// converges the server to the configuration.
+// and the delivery watch, each kept by ss.Replicas servers. It is
+// idempotent: running it at every start converges the server to the
+// configuration, replica counts included.
 func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, cs ConsumerSettings, consumers []ConsumerSpec) error {
 	for _, s := range events.Streams {
 		_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
@@ -53,6 +60,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, c
 			Discard:    jetstream.DiscardNew,
 			Duplicates: ss.DuplicateWindow,
 			MaxMsgSize: MaxPayload,
+			Replicas:   ss.Replicas,
 		})
 		if err != nil {
 			return fmt.Errorf("provision stream %s: %w", s.Name, err)
@@ -63,7 +71,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, c
 		if !ok {
 			return fmt.Errorf("provision consumer %s: no stream holds subject %s", c.Durable, c.Subject)
 		}
-		_, err := js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{
+		err := createOrUpdateConsumer(ctx, js, stream, jetstream.ConsumerConfig{
 			Durable:       c.Durable,
 			Description:   "interlinker handler for " + c.Subject,
 			FilterSubject: c.Subject,
@@ -72,12 +80,41 @@ func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, c
 			AckWait:       cs.AckWait,
 			MaxDeliver:    cs.DeliveryCeiling,
 			MaxAckPending: cs.MaxAckPending,
+			Replicas:      ss.Replicas,
 		})
 		if err != nil {
 			return fmt.Errorf("provision consumer %s on %s: %w", c.Durable, stream, err)
 		}
 	}
 	return provisionDeliveryWatch(ctx, js, ss)
+}
+
+// errConsumerReplicasExceedStream is JetStream's error code for a consumer
+// asking for more replicas than its stream has.
+const errConsumerReplicasExceedStream jetstream.ErrorCode = 10126
+
+// replicaChangeWait bounds how long a consumer waits for its stream's new
+// replica count to be applied.
+const replicaChangeWait = 30 * time.Second
+
+// createOrUpdateConsumer creates or updates a durable consumer. After a
+// stream's replica count is raised, JetStream applies the change a moment
+// later and refuses a consumer with more replicas than the stream had until
+// then: that refusal is retried for up to replicaChangeWait.
+func createOrUpdateConsumer(ctx context.Context, js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig) error {
+	deadline := time.Now().Add(replicaChangeWait)
+	for wait := 25 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		_, err := js.CreateOrUpdateConsumer(ctx, stream, cfg)
+		var apiErr *jetstream.APIError
+		if err == nil || !errors.As(err, &apiErr) || apiErr.ErrorCode != errConsumerReplicasExceedStream || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // ConsumersBound reports an error unless every durable consumer exists.
