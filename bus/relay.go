@@ -9,6 +9,10 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/interlinker/interlinker/store"
 )
@@ -37,6 +41,10 @@ type Relay struct {
 	OnPublish  func(subject string)
 	OnPark     func(subject, reason string)
 	Logger     *slog.Logger // nil means slog.Default()
+	// Tracer makes the publishing of each traced event a span, a child of
+	// the span that caused it; the event's consumer continues from it.
+	// nil: events go out with the trace context they were written with.
+	Tracer trace.Tracer
 }
 
 // RelayOnce relays up to BatchSize waiting events, in as many transactions
@@ -95,12 +103,28 @@ func (r *Relay) reportParked(parked []store.ParkedMessage) {
 func (r *Relay) publish(ctx context.Context, batch []store.OutboxMessage) []store.Outcome {
 	outcomes := make([]store.Outcome, len(batch))
 	futures := make([]jetstream.PubAckFuture, len(batch))
+	spans := make([]trace.Span, len(batch))
+	defer func() {
+		for i, span := range spans {
+			if span == nil {
+				continue
+			}
+			if o := outcomes[i]; o.Delivery != store.Published {
+				if o.Err != nil {
+					span.RecordError(o.Err)
+				}
+				span.SetStatus(codes.Error, "not published")
+			}
+			span.End()
+		}
+	}()
 	for i, m := range batch {
 		msg := &nats.Msg{Subject: m.Subject, Data: m.Payload, Header: nats.Header{}}
 		for k, v := range m.Headers {
 			msg.Header.Set(k, v)
 		}
 		msg.Header.Set(nats.MsgIdHdr, m.MsgID)
+		spans[i] = r.startPublishSpan(ctx, m, msg.Header)
 		f, err := r.JS.PublishMsgAsync(msg)
 		if err != nil {
 			// One message refused at once (too large, say) must not keep
@@ -131,6 +155,30 @@ func (r *Relay) publish(ctx context.Context, batch []store.OutboxMessage) []stor
 	}
 	return outcomes
 }
+
+// startPublishSpan starts the span of publishing a traced event, a child
+// of the span that wrote it, and puts the new span's context in the NATS
+// headers. An event without trace context is published untraced.
+func (r *Relay) startPublishSpan(ctx context.Context, m store.OutboxMessage, hdr nats.Header) trace.Span {
+	if r.Tracer == nil || m.Headers["traceparent"] == "" {
+		return nil
+	}
+	parent := traceContext.Extract(ctx, propagation.MapCarrier(m.Headers))
+	ctx, span := r.Tracer.Start(parent, "publish "+m.Subject, trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(attribute.String("messaging.system", "nats"), attribute.String("messaging.destination.name", m.Subject),
+			attribute.String("messaging.message.id", m.MsgID)))
+	// NATS headers are case-sensitive: the W3C names, lower case, are
+	// replaced, not joined by canonical-case twins.
+	carrier := propagation.MapCarrier{}
+	traceContext.Inject(ctx, carrier)
+	for k, v := range carrier {
+		hdr.Set(k, v)
+	}
+	return span
+}
+
+// traceContext is the W3C trace context propagator.
+var traceContext = propagation.TraceContext{}
 
 // awaitAck waits for a publish's ack until ctx ends. An ack that has
 // already arrived counts even once ctx has ended, so the acks of a batch

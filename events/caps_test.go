@@ -13,7 +13,8 @@ import (
 // other type's data, and page.json which two of them share, is read by a
 // handler and must cap every array and string, so that no event can make
 // a handler work without bound.
-var emittedOnly = map[string]bool{LinksInserted: true, LinksReview: true, AuditProgress: true, AuditCompleted: true, AuditApplied: true}
+var emittedOnly = map[string]bool{LinksInserted: true, LinksReview: true, AuditProgress: true, AuditCompleted: true, AuditApplied: true,
+	VerifyProgress: true, VerifyCompleted: true}
 
 func incomingSchemas() []string {
 	files := []string{"page.json"}

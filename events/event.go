@@ -32,19 +32,31 @@ func invalid(format string, args ...any) error {
 // Event is a CloudEvent in structured mode. Data stays raw until the handler
 // for its type decodes it into that type's payload.
 type Event struct {
-	SpecVersion     string          `json:"specversion"`
-	ID              string          `json:"id"`
-	Source          string          `json:"source"`
-	Type            string          `json:"type"`
-	SiteID          string          `json:"siteid"`
-	Time            *time.Time      `json:"time,omitempty"`
-	DataContentType string          `json:"datacontenttype,omitempty"`
-	CorrelationID   string          `json:"correlationid,omitempty"`
-	Data            json.RawMessage `json:"data"`
+	SpecVersion     string     `json:"specversion"`
+	ID              string     `json:"id"`
+	Source          string     `json:"source"`
+	Type            string     `json:"type"`
+	SiteID          string     `json:"siteid"`
+	Time            *time.Time `json:"time,omitempty"`
+	DataContentType string     `json:"datacontenttype,omitempty"`
+	CorrelationID   string     `json:"correlationid,omitempty"`
+	// TraceParent and TraceState are the CloudEvents distributed-tracing
+	// extension: the W3C trace context of the span that produced the
+	// event. Follow-on events carry the trace onward.
+	TraceParent string          `json:"traceparent,omitempty"`
+	TraceState  string          `json:"tracestate,omitempty"`
+	Data        json.RawMessage `json:"data"`
 }
 
 // maxIDLength keeps ids usable as NATS message ids and database keys.
 const maxIDLength = 256
+
+// The W3C trace context's limits: a version-00 traceparent is 55
+// characters, and a tracestate holds at most 32 members of 256.
+const (
+	maxTraceParentLength = 128
+	maxTraceStateLength  = 8192
+)
 
 // Decode parses and validates one event: the envelope's required attributes,
 // a known type, and the data against that type's JSON Schema.
@@ -73,6 +85,9 @@ func Decode(raw []byte) (Event, error) {
 		return Event{}, invalid("siteid is %d bytes, over %d", len(ev.SiteID), maxIDLength)
 	case len(bytes.TrimSpace(ev.Data)) == 0 || bytes.Equal(bytes.TrimSpace(ev.Data), []byte("null")):
 		return Event{}, invalid("missing required attribute data")
+	}
+	if len(ev.TraceParent) > maxTraceParentLength || len(ev.TraceState) > maxTraceStateLength {
+		return Event{}, invalid("traceparent or tracestate longer than W3C trace context allows")
 	}
 	if ev.DataContentType != "" && ev.DataContentType != "application/json" {
 		return Event{}, invalid("datacontenttype is %q, want application/json", ev.DataContentType)

@@ -73,15 +73,78 @@ type ContentDeletedData struct {
 
 // AuditRequestedData asks for a site audit, optionally of one cluster.
 // AuditID defaults to the event's id.
+// Verify checks the site's internal link targets over HTTP before the
+// audit reads its links, VerifyExternal its external ones too; MaxAge
+// (a Go duration, "24h") reuses checks no older than that.
 type AuditRequestedData struct {
 	AuditID        string `json:"audit_id,omitempty"`
 	ClusterID      string `json:"cluster_id,omitempty"`
 	Verify         bool   `json:"verify,omitempty"`
 	VerifyExternal bool   `json:"verify_external,omitempty"`
+	MaxAge         string `json:"max_age,omitempty"`
 }
 
-// Audit stages, as audit.progress names them.
+// Verification scopes: the targets of internal links, or of every link.
 const (
+	VerifyScopeInternal = "internal"
+	VerifyScopeAll      = "all"
+)
+
+// VerifyRequestedData asks for the HTTP check of a site's link targets
+// (the seed's weekly verify_links). VerificationID defaults to the
+// event's id; Scope to internal; MaxAge (a Go duration, "168h") reuses
+// checks no older than that, and by default every target is checked.
+type VerifyRequestedData struct {
+	SiteID         string `json:"site_id"`
+	VerificationID string `json:"verification_id,omitempty"`
+	Scope          string `json:"scope,omitempty"`
+	MaxAge         string `json:"max_age,omitempty"`
+}
+
+// VerifyProgressData says how far a verification has come: targets
+// checked of those due. It has audit.progress's shape.
+type VerifyProgressData struct {
+	VerificationID string `json:"verification_id"`
+	Stage          string `json:"stage"`
+	Done           int    `json:"done"`
+	Total          int    `json:"total"`
+}
+
+// VerifyCompletedData is a verification's report. Status is inconclusive
+// when some targets could not be checked (Unverified, Refused), with the
+// reasons; their links keep the status they had.
+type VerifyCompletedData struct {
+	VerificationID string   `json:"verification_id"`
+	Scope          string   `json:"scope"`
+	Status         string   `json:"status"` // complete | inconclusive | failed
+	Reasons        []string `json:"reasons,omitempty"`
+	Targets        int      `json:"targets"`
+	Checked        int      `json:"checked"`
+	Reused         int      `json:"reused"`
+	OK             int      `json:"ok"`
+	Redirects      int      `json:"redirects"`
+	Broken         int      `json:"broken"`
+	Unverified     int      `json:"unverified"`
+	Refused        int      `json:"refused"`
+	// BrokenTargets and UnverifiedTargets list the URLs (the first
+	// reportLimit of each in the event; the stored report has them all).
+	BrokenTargets     []TargetCheck `json:"broken_targets"`
+	RedirectTargets   []TargetCheck `json:"redirect_targets"`
+	UnverifiedTargets []TargetCheck `json:"unverified_targets"`
+}
+
+// TargetCheck is one URL's check, as a verification reports it.
+type TargetCheck struct {
+	URL      string `json:"url"`
+	Status   int    `json:"status,omitempty"`
+	FinalURL string `json:"final_url,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Audit stages, as audit.progress names them. AuditStageVerify is also
+// verify.progress's one stage.
+const (
+	AuditStageVerify          = "verify"
 	AuditStageLinkMap         = "link_map"
 	AuditStageFigures         = "figures"
 	AuditStageLinkScores      = "link_scores"
@@ -111,6 +174,7 @@ type AuditCompletedData struct {
 	UplinksOutsideOpening int                     `json:"uplinks_outside_first_paragraphs,omitempty"`
 	BrokenLinks           int                     `json:"broken_links"`
 	UnverifiedLinks       int                     `json:"unverified_links,omitempty"`
+	RedirectLinks         int                     `json:"redirect_links,omitempty"`
 	OverLinkedPages       int                     `json:"over_linked_pages"`
 	UnderLinkedPages      int                     `json:"under_linked_pages"`
 	DominantAnchors       int                     `json:"dominant_anchors,omitempty"`
@@ -135,6 +199,7 @@ type AuditFindings struct {
 	UnderLinked           []AuditFinding `json:"under_linked"`
 	Broken                []AuditFinding `json:"broken"`
 	Unverified            []AuditFinding `json:"unverified"`
+	Redirects             []AuditFinding `json:"redirects,omitempty"`
 	DominantAnchors       []AuditFinding `json:"dominant_anchors"`
 }
 

@@ -42,6 +42,9 @@ var dataSchemas = map[string]string{
 	LinksReplan:      "links.replan.json",
 	LinksFanout:      "links.fanout.json",
 	LinksRestore:     "links.restore.json",
+	VerifyRequested:  "verify.requested.json",
+	VerifyProgress:   "verify.progress.json",
+	VerifyCompleted:  "verify.completed.json",
 }
 
 // KnownType reports whether interlinker has a schema for the event type.

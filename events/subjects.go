@@ -18,6 +18,9 @@ const (
 	LinksReplan      = "links.replan"
 	LinksFanout      = "links.fanout"
 	LinksRestore     = "links.restore"
+	VerifyRequested  = "verify.requested"
+	VerifyProgress   = "verify.progress"
+	VerifyCompleted  = "verify.completed"
 )
 
 // DeadLetterPrefix starts the subject a refused event is moved to:
@@ -37,6 +40,7 @@ var Streams = []Stream{
 	{Name: "CONTENT", Subjects: []string{"content.>"}},
 	{Name: "LINKS", Subjects: []string{"links.>"}},
 	{Name: "AUDIT", Subjects: []string{"audit.>"}},
+	{Name: "VERIFY", Subjects: []string{"verify.>"}},
 	{Name: "DEADLETTER", Subjects: []string{DeadLetterPrefix + ">"}},
 }
 

@@ -243,23 +243,33 @@ func (a *API) authenticate(api huma.API) func(huma.Context, func(huma.Context)) 
 			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "a bearer token is required: Authorization: Bearer <token>", authorization)
 			return
 		}
-		if sum := sha256.Sum256([]byte(secret)); a.AdminTokenHash != nil && subtle.ConstantTimeCompare(sum[:], a.AdminTokenHash) == 1 {
-			who = caller{admin: true, name: "operator"}
-		} else {
-			t, found, err := a.Store.TokenBySecret(ctx.Context(), secret)
-			if err != nil {
-				a.Logger.Error("api: token lookup failed", "route", route, "err", err)
-				_ = huma.WriteErr(api, ctx, http.StatusServiceUnavailable, "the token could not be checked; try again")
-				return
-			}
-			if !found {
-				_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "the token is unknown or revoked", authorization)
-				return
-			}
-			who = caller{siteID: t.SiteID, name: t.Name}
+		var found bool
+		var err error
+		if who, found, err = a.callerWith(ctx.Context(), secret); err != nil {
+			a.Logger.Error("api: token lookup failed", "route", route, "err", err)
+			_ = huma.WriteErr(api, ctx, http.StatusServiceUnavailable, "the token could not be checked; try again")
+			return
+		}
+		if !found {
+			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "the token is unknown or revoked", authorization)
+			return
 		}
 		next(huma.WithValue(ctx, callerKey{}, who))
 	}
+}
+
+// callerWith is who a token's secret belongs to: the operator, or a live
+// token's site; found false for an unknown or revoked token. The API and
+// the UI's sessions both authenticate with it.
+func (a *API) callerWith(ctx context.Context, secret string) (who caller, found bool, err error) {
+	if sum := sha256.Sum256([]byte(secret)); a.AdminTokenHash != nil && subtle.ConstantTimeCompare(sum[:], a.AdminTokenHash) == 1 {
+		return caller{admin: true, name: "operator"}, true, nil
+	}
+	t, found, err := a.Store.TokenBySecret(ctx, secret)
+	if err != nil || !found {
+		return caller{}, false, err
+	}
+	return caller{siteID: t.SiteID, name: t.Name}, true, nil
 }
 
 // SiteParam is the site a request is about.
@@ -1111,7 +1121,8 @@ func (a *API) startJob(ctx context.Context, siteID, key string, body any, j stor
 			}
 		}
 		for _, ev := range evs {
-			if err := tx.Enqueue(ctx, ev, "", map[string]string{"correlation_id": j.ID}); err != nil {
+			headers := withTrace(ctx, &ev, map[string]string{"correlation_id": j.ID})
+			if err := tx.Enqueue(ctx, ev, "", headers); err != nil {
 				return err
 			}
 		}

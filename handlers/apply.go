@@ -95,7 +95,7 @@ func (p *Pipeline) finishApply(ctx context.Context, job store.Job, req events.Ev
 	if p.Notify != nil {
 		p.Notify()
 	}
-	p.Logger.Info("audit fixes applied", "site_id", job.SiteID, "audit_id", result.AuditID, "applied", result.Applied,
+	p.Logger.InfoContext(ctx, "audit fixes applied", "site_id", job.SiteID, "audit_id", result.AuditID, "applied", result.Applied,
 		"failed", len(result.Failed))
 	return true, nil
 }

@@ -58,7 +58,7 @@ func (p *Pipeline) takeAudit(ctx context.Context, ev events.Event) error {
 		}
 		created, err := tx.CreateAudit(ctx, ev.SiteID, auditID, data.ClusterID, raw)
 		if err == nil && !created {
-			p.Logger.Warn("audit id already used; request ignored", "site_id", ev.SiteID, "audit_id", auditID, "event_id", ev.ID)
+			p.Logger.WarnContext(ctx, "audit id already used; request ignored", "site_id", ev.SiteID, "audit_id", auditID, "event_id", ev.ID)
 		}
 		return true, err
 	})
@@ -107,10 +107,13 @@ const jobLookahead = 8
 // left to it; one that failed waits out its backoff (store.RunningAudits).
 func (p *Pipeline) RunJobs(ctx context.Context, limit int) (int, error) {
 	done := 0
-	for _, kind := range []store.JobKind{store.JobAudit, store.JobApply} {
+	for _, kind := range []store.JobKind{store.JobAudit, store.JobApply, store.JobVerify} {
 		list, run := p.Store.RunningAudits, p.runAudit
-		if kind == store.JobApply {
+		switch kind {
+		case store.JobApply:
 			list, run = p.Store.RunningApplies, p.runApply
+		case store.JobVerify:
+			list, run = p.Store.RunningVerifications, p.runVerify
 		}
 		jobs, err := list(ctx, limit+jobLookahead)
 		if err != nil {
@@ -155,6 +158,8 @@ func (p *Pipeline) runLocked(ctx context.Context, kind store.JobKind, job store.
 	if err != nil {
 		return true, false, fmt.Errorf("%s %s: stored request: %w", kind, job.ID, err)
 	}
+	ctx, span := p.startJobSpan(ctx, string(kind), req)
+	defer span.End()
 	finished, err = run(ctx, job, req)
 	if err == nil {
 		return true, finished, nil
@@ -170,7 +175,15 @@ func (p *Pipeline) runLocked(ctx context.Context, kind store.JobKind, job store.
 		return true, false, err
 	}
 	reason := fmt.Sprintf("gave up after %d failed runs; the last: %v", maxJobFailures, err)
-	p.Logger.Error("audit job given up", "kind", string(kind), "site_id", job.SiteID, "id", job.ID, "err", err)
+	p.Logger.ErrorContext(ctx, "audit job given up", "kind", string(kind), "site_id", job.SiteID, "id", job.ID, "err", err)
+	if kind == store.JobVerify {
+		data, derr := events.DecodeData[events.VerifyRequestedData](req)
+		if derr != nil {
+			return true, false, errors.Join(err, derr)
+		}
+		finished, err = p.finishVerify(ctx, job, req, failedVerification(job.ID, data.Scope, reason))
+		return true, finished, err
+	}
 	if kind == store.JobApply {
 		// Pages fixed before the failure stay fixed; their recommendations
 		// say so (applied_by).
@@ -193,10 +206,25 @@ func (p *Pipeline) runAudit(ctx context.Context, job store.Job, req events.Event
 	}
 	began := time.Now()
 	progress := &auditProgress{p: p, req: req, auditID: job.ID}
+	// Link targets are checked before the site is read: the checks take
+	// as long as hosts make them, and a snapshot is not held open that
+	// long.
+	var checks *verification
+	if data.Verify || data.VerifyExternal {
+		maxAge, err := maxAgeOf(data.MaxAge)
+		if err != nil {
+			return p.finishAudit(ctx, job, req, failedAudit(job.ID, data.ClusterID, err.Error()), began)
+		}
+		v, err := p.verify(ctx, job.SiteID, data.VerifyExternal, freshSince(job.RequestedAt, maxAge), progress)
+		if err != nil {
+			return false, err
+		}
+		checks = &v
+	}
 	var result auditResult
 	err = p.Store.InSnapshotTx(ctx, func(tx *store.Tx) error {
 		var err error
-		result, err = p.audit(ctx, tx, job, data, progress)
+		result, err = p.audit(ctx, tx, job, data, checks, progress)
 		return err
 	})
 	if err != nil {
@@ -215,7 +243,7 @@ func (p *Pipeline) finishAudit(ctx context.Context, job store.Job, req events.Ev
 	finished := false
 	storing := time.Now()
 	defer func() {
-		p.Logger.Debug("audit stored", "site_id", job.SiteID, "audit_id", job.ID, "store_seconds", time.Since(storing).Seconds())
+		p.Logger.DebugContext(ctx, "audit stored", "site_id", job.SiteID, "audit_id", job.ID, "store_seconds", time.Since(storing).Seconds())
 	}()
 	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
 		var err error
@@ -233,7 +261,7 @@ func (p *Pipeline) finishAudit(ctx context.Context, job store.Job, req events.Ev
 		if p.Notify != nil {
 			p.Notify()
 		}
-		p.Logger.Info("audit completed", "site_id", job.SiteID, "audit_id", job.ID, "status", result.full.Status,
+		p.Logger.InfoContext(ctx, "audit completed", "site_id", job.SiteID, "audit_id", job.ID, "status", result.full.Status,
 			"pages", result.full.Pages, "links", result.full.TotalLinks, "recommendations", len(result.recs),
 			"seconds", time.Since(began).Seconds())
 	}
@@ -279,7 +307,7 @@ func failedAudit(auditID, clusterID, reason string) auditResult {
 // audit reads the site in the transaction's snapshot: its pages, then its
 // link map a page at a time, then works out the figures, the link scores
 // and the recommendations.
-func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data events.AuditRequestedData, progress *auditProgress) (auditResult, error) {
+func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data events.AuditRequestedData, checks *verification, progress *auditProgress) (auditResult, error) {
 	sc, found, err := currentSite(ctx, tx, job.SiteID)
 	switch {
 	case errors.Is(err, ErrPermanent):
@@ -309,6 +337,12 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	}
 	stored = nil // the auditor's pages hold what is needed, on a site of a million pages
 	auditor := audit.New(sc.structure, sc.policy, pages)
+	if checks != nil {
+		auditor.UseChecks(func(u string) (audit.Check, bool) {
+			c, ok := checks.checks[u]
+			return auditCheck(c), ok
+		})
+	}
 	progress.stage(ctx, events.AuditStageLinkMap, live)
 	read := 0
 	err = tx.EachLinkMap(ctx, job.SiteID, func(pageID string, links []audit.Link) error {
@@ -336,33 +370,36 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	if err != nil {
 		return auditResult{}, err
 	}
-	p.Logger.Debug("audit read and worked out", "site_id", job.SiteID, "audit_id", job.ID,
+	p.Logger.DebugContext(ctx, "audit read and worked out", "site_id", job.SiteID, "audit_id", job.ID,
 		"pages_seconds", pagesRead.Sub(began).Seconds(), "link_map_seconds", linkMapRead.Sub(pagesRead).Seconds(),
 		"figures_seconds", figured.Sub(linkMapRead).Seconds(), "recommendations_seconds", time.Since(figured).Seconds())
-	result := completed(job.ID, data, report, recs)
+	result := completed(job.ID, data, report, recs, checks)
 	result.planWithScores = sc.policy.Authority == policy.AuthorityLinkScore
 	result.needs = r.needs
 	return result, nil
 }
 
 // completed is an audit's report under the SAG seed's SAGLinkAudit names.
-func completed(auditID string, req events.AuditRequestedData, r audit.Report, recs []audit.Recommendation) auditResult {
+func completed(auditID string, req events.AuditRequestedData, r audit.Report, recs []audit.Recommendation, checks *verification) auditResult {
 	d := events.AuditCompletedData{
 		AuditID: auditID, ClusterID: req.ClusterID, Status: store.AuditComplete,
 		Pages: r.Pages, TotalLinks: r.TotalLinks, OrphanPages: len(r.Orphans), NavigationOnlyPages: len(r.NavigationOnly),
 		MissingMandatory: len(r.MissingMandatory), UplinksOutsideOpening: len(r.UplinkOutsideFirst),
-		BrokenLinks: len(r.Broken), UnverifiedLinks: len(r.Unverified), OverLinkedPages: len(r.OverLinked),
+		BrokenLinks: len(r.Broken), UnverifiedLinks: len(r.Unverified), RedirectLinks: len(r.Redirects), OverLinkedPages: len(r.OverLinked),
 		UnderLinkedPages: len(r.UnderLinked), DominantAnchors: len(r.DominantAnchors),
 		ClusterScores: map[string]events.ClusterScore{}, OverallHealthScore: round2(r.Health),
 		RecommendationsTotal: len(recs),
 		LinkScores:           make([]events.LinkScore, len(r.LinkScores)),
 		Findings:             findings(r),
 	}
-	// Internal links are checked against the pages the site has; over
-	// HTTP, only once link verification exists.
-	if req.Verify || req.VerifyExternal {
-		d.Status = store.AuditInconclusive
-		d.Reasons = append(d.Reasons, "link targets were not verified over HTTP: verification is not available yet, so broken_links counts links to deleted pages only")
+	// A link whose target could not be checked is neither broken nor
+	// working: an audit that asked for checks and lacks some never
+	// reports "0 broken" as if it had them.
+	if checks != nil {
+		if reason := checks.inconclusive(); reason != "" {
+			d.Status = store.AuditInconclusive
+			d.Reasons = append(d.Reasons, reason)
+		}
 	}
 	if r.Pages == 0 {
 		d.Status = store.AuditInconclusive
@@ -408,7 +445,7 @@ func findings(r audit.Report) *events.AuditFindings {
 	return &events.AuditFindings{
 		Orphans: nonNil(r.Orphans), NavigationOnly: nonNil(r.NavigationOnly), MissingMandatory: nonNil(r.MissingMandatory),
 		UplinksOutsideOpening: nonNil(r.UplinkOutsideFirst), OverLinked: list(r.OverLinked), UnderLinked: list(r.UnderLinked),
-		Broken: list(r.Broken), Unverified: list(r.Unverified), DominantAnchors: list(r.DominantAnchors),
+		Broken: list(r.Broken), Unverified: list(r.Unverified), Redirects: list(r.Redirects), DominantAnchors: list(r.DominantAnchors),
 	}
 }
 
@@ -447,14 +484,23 @@ func (a *auditProgress) done(ctx context.Context, done int) {
 
 func (a *auditProgress) send(ctx context.Context, done int) {
 	a.last, a.at = done, time.Now()
-	data := events.AuditProgressData{AuditID: a.auditID, Stage: a.name, Done: done, Total: a.total}
-	id := events.DerivedID(a.req, fmt.Sprintf("%s/%s/%d", events.AuditProgress, a.name, done))
+	// A verification's progress has the shape of an audit's, on its own
+	// subject.
+	var data any = events.AuditProgressData{AuditID: a.auditID, Stage: a.name, Done: done, Total: a.total}
+	subject := events.AuditProgress
+	if a.req.Type == events.VerifyRequested {
+		data = events.VerifyProgressData{VerificationID: a.auditID, Stage: a.name, Done: done, Total: a.total}
+		subject = events.VerifyProgress
+	}
+	id := events.DerivedID(a.req, fmt.Sprintf("%s/%s/%d", subject, a.name, done))
 	err := a.p.Store.InTx(ctx, func(tx *store.Tx) error {
-		tx.SetAuditProgress(ctx, a.req.SiteID, a.auditID, a.name, done, a.total)
-		return emit(ctx, tx, a.req, events.AuditProgress, id, "", data)
+		if subject == events.AuditProgress {
+			tx.SetAuditProgress(ctx, a.req.SiteID, a.auditID, a.name, done, a.total)
+		}
+		return emit(ctx, tx, a.req, subject, id, "", data)
 	})
 	if err != nil {
-		a.p.Logger.Warn("audit progress not sent", "site_id", a.req.SiteID, "audit_id", a.auditID, "stage", a.name, "err", err)
+		a.p.Logger.WarnContext(ctx, "audit progress not sent", "site_id", a.req.SiteID, "audit_id", a.auditID, "stage", a.name, "err", err)
 		return
 	}
 	if a.p.Notify != nil {

@@ -319,7 +319,7 @@ func (p *Pipeline) askModelOnce(ctx context.Context, siteID, pageID string, ask 
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		p.Logger.Warn("LLM fallback unavailable", "site_id", siteID, "page_id", pageID, "link_id", ask.linkID, "err", err)
+		p.Logger.WarnContext(ctx, "LLM fallback unavailable", "site_id", siteID, "page_id", pageID, "link_id", ask.linkID, "err", err)
 		return err.Error(), nil
 	default:
 		kept.Answer = answer.ParagraphHTML
@@ -328,7 +328,7 @@ func (p *Pipeline) askModelOnce(ctx context.Context, siteID, pageID string, ask 
 			p.Metrics.LLMRejections.WithLabelValues(refusalReason(err)).Inc()
 		}
 	}
-	p.Logger.Info("LLM fallback answered", "site_id", siteID, "page_id", pageID, "link_id", ask.linkID,
+	p.Logger.InfoContext(ctx, "LLM fallback answered", "site_id", siteID, "page_id", pageID, "link_id", ask.linkID,
 		"accepted", kept.Refusal == "", "refusal", kept.Refusal, "seconds", time.Since(start).Seconds())
 	return "", p.Store.KeepAnswer(ctx, ask.key, store.AnswerRewrite, p.LLM.Model(), llm.PromptVersion, kept, answer.TokensIn, answer.TokensOut)
 }
@@ -361,7 +361,8 @@ func (p *Pipeline) retryFallbackLater(ctx context.Context, tx *store.Tx, ev even
 	if err != nil {
 		return err
 	}
-	return tx.EnqueueAfter(ctx, out, pageID, map[string]string{"correlation_id": ev.Correlation()}, p.llmRetryAfter())
+	headers := withTrace(ctx, &out, map[string]string{"correlation_id": ev.Correlation()})
+	return tx.EnqueueAfter(ctx, out, pageID, headers, p.llmRetryAfter())
 }
 
 // defaultLLMRetryAfter is how long a page whose fallback could not reach

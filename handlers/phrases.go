@@ -153,7 +153,7 @@ func (p *Pipeline) askNaturalPhrases(ctx context.Context, ask *phrasesAsk) (bool
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
-		p.Logger.Warn("no natural phrases: the model is unavailable", "site_id", ask.siteID, "page_id", ask.pageID, "err", err)
+		p.Logger.WarnContext(ctx, "no natural phrases: the model is unavailable", "site_id", ask.siteID, "page_id", ask.pageID, "err", err)
 		return false, nil
 	}
 	for url, key := range ask.keys {
@@ -172,7 +172,7 @@ func (p *Pipeline) askNaturalPhrases(ctx context.Context, ask *phrasesAsk) (bool
 		}
 		answer.TokensIn, answer.TokensOut = 0, 0
 	}
-	p.Logger.Info("natural phrases asked", "site_id", ask.siteID, "page_id", ask.pageID, "targets", len(ask.keys), "refusal", refusal)
+	p.Logger.InfoContext(ctx, "natural phrases asked", "site_id", ask.siteID, "page_id", ask.pageID, "targets", len(ask.keys), "refusal", refusal)
 	return true, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/interlinker/interlinker/bus"
@@ -67,9 +68,21 @@ type Pipeline struct {
 	LLMCallsPerPage int
 	LLMRetryAfter   time.Duration
 
-	// WakeJobs wakes the runner of audits and applies (RunJobs) after an
-	// audit.requested or audit.apply is taken.
+	// WakeJobs wakes the runner of audits, applies and verifications
+	// (RunJobs) after an audit.requested, audit.apply or verify.requested
+	// is taken.
 	WakeJobs func()
+
+	// Checker checks link targets over HTTP for verify.requested and
+	// audits with verify; VerifyWorkers is how many checks a run has in
+	// flight (0: the outbound client's global limit).
+	Checker       LinkChecker
+	VerifyWorkers int
+
+	// Tracer makes each delivery and background job a span (nil: none);
+	// Replica names this process in them.
+	Tracer  trace.Tracer
+	Replica string
 
 	replanning     pageLocks          // pages being re-planned by this process
 	asking         singleflight.Group // model calls of the LLM fallback in flight, by answer key
@@ -95,6 +108,7 @@ func (p *Pipeline) Routes() []Route {
 		{bus.ConsumerSpec{Durable: ConsumerRestorer, Subject: events.LinksRestore}, p.restorePlan},
 		{bus.ConsumerSpec{Durable: ConsumerFanout, Subject: events.LinksFanout}, p.fanOut},
 		{bus.ConsumerSpec{Durable: ConsumerAuditor, Subject: events.AuditRequested}, p.takeAudit},
+		{bus.ConsumerSpec{Durable: ConsumerVerifier, Subject: events.VerifyRequested}, p.takeVerify},
 		{bus.ConsumerSpec{Durable: ConsumerApplier, Subject: events.AuditApply}, p.takeApply},
 	}
 }
@@ -400,5 +414,6 @@ func followOn(cause events.Event, typ, id string, data any) (events.Event, error
 
 // enqueue queues a built follow-on event of cause in the outbox.
 func enqueue(ctx context.Context, tx *store.Tx, cause events.Event, out events.Event, pageID string) error {
-	return tx.Enqueue(ctx, out, pageID, map[string]string{"correlation_id": cause.Correlation()})
+	headers := withTrace(ctx, &out, map[string]string{"correlation_id": cause.Correlation()})
+	return tx.Enqueue(ctx, out, pageID, headers)
 }

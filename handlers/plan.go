@@ -149,7 +149,7 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 		}
 	}
 	for _, note := range plan.Notes {
-		p.Logger.Info("planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
+		p.Logger.InfoContext(ctx, "planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
 	}
 	if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, plan.Links); err != nil {
 		return err
@@ -228,7 +228,8 @@ func (p *Pipeline) askToReplan(ctx context.Context, tx *store.Tx, ev events.Even
 		// The request waits ReplanDelay in the outbox: a hub asked again
 		// meanwhile by its other articles' arrivals re-plans once for all
 		// of them, and the later requests are dropped as coalesced.
-		if err := tx.EnqueueAfter(ctx, out, id, map[string]string{"correlation_id": ev.Correlation()}, p.ReplanDelay); err != nil {
+		headers := withTrace(ctx, &out, map[string]string{"correlation_id": ev.Correlation()})
+		if err := tx.EnqueueAfter(ctx, out, id, headers, p.ReplanDelay); err != nil {
 			return err
 		}
 	}
@@ -239,7 +240,7 @@ func (p *Pipeline) askToReplan(ctx context.Context, tx *store.Tx, ev events.Even
 			return err
 		}
 	}
-	p.Logger.Info("dependent pages asked to re-plan", "site_id", ev.SiteID, "cause_page_id", f.CausePageID,
+	p.Logger.InfoContext(ctx, "dependent pages asked to re-plan", "site_id", ev.SiteID, "cause_page_id", f.CausePageID,
 		"pages", len(ids), "more", len(ids) == p.fanoutPage(), "reason", f.Reason)
 	return nil
 }

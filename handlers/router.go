@@ -50,6 +50,7 @@ func NewRouter(p *Pipeline, subscribe func(bus.ConsumerSpec) (message.Subscriber
 	}
 	budget := newFailureBudget(set.MaxFailures)
 	router.AddMiddleware(
+		p.traceDeliveries,
 		p.observe,
 		poison,
 		p.report,

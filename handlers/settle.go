@@ -57,14 +57,14 @@ func (p *Pipeline) SettleQuietSites(ctx context.Context, quiet time.Duration, li
 			return settled, ctx.Err()
 		case errors.Is(err, store.ErrConcurrentChange):
 			// The site is busy again; it settles once it is quiet.
-			p.Logger.Debug("settle pass gave way to a change", "site_id", id, "err", err)
+			p.Logger.DebugContext(ctx, "settle pass gave way to a change", "site_id", id, "err", err)
 		case errors.Is(err, errModelUnavailable):
 			// Its pages stay marked: the pass runs again, backing off.
 			wait := p.settleFailures.failed(id, time.Now())
-			p.Logger.Warn("settle pass waits for the model", "site_id", id, "err", err, "retry_in", wait)
+			p.Logger.WarnContext(ctx, "settle pass waits for the model", "site_id", id, "err", err, "retry_in", wait)
 		default:
 			wait := p.settleFailures.failed(id, time.Now())
-			p.Logger.Error("settle pass failed", "site_id", id, "err", err, "retry_in", wait)
+			p.Logger.ErrorContext(ctx, "settle pass failed", "site_id", id, "err", err, "retry_in", wait)
 		}
 	}
 	return settled, nil
@@ -175,7 +175,7 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 	if err != nil {
 		return err
 	}
-	p.Logger.Info("site settled", "site_id", siteID, "pages", pages, "changed", changed, "took", time.Since(start).Round(time.Millisecond))
+	p.Logger.InfoContext(ctx, "site settled", "site_id", siteID, "pages", pages, "changed", changed, "took", time.Since(start).Round(time.Millisecond))
 	// The pass asked no model: it asks now, outside its transaction, for
 	// what it lacked, and the site settles again with the answers.
 	if p.LLM != nil && (len(missing.rewrites) > 0 || len(missing.phrases) > 0) {
@@ -231,7 +231,7 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	}
 	in, err := planning.NewInput(sc.structure, sc.policy, page.Page, targets)
 	if err != nil {
-		p.Logger.Warn("settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
+		p.Logger.WarnContext(ctx, "settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
 		return settledPage{}, false, nil
 	}
 	if in.Decisions, err = tx.PlanDecisions(ctx, page.SiteID, page.ID); err != nil {
@@ -257,7 +257,7 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	html, _, err := linkHTML(st, st.links, tally.counts, rw)
 	missing.rewrites = append(missing.rewrites, rw.missing...)
 	if err != nil {
-		p.Logger.Warn("settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
+		p.Logger.WarnContext(ctx, "settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
 		return settledPage{}, false, nil
 	}
 	st.page.LinkedHTML = string(html)

@@ -152,7 +152,7 @@ func (p *Pipeline) askPhrases(ctx context.Context, siteID string, needs []anchor
 			if ctx.Err() != nil {
 				return nil, false, ctx.Err()
 			}
-			p.Logger.Warn("no anchor suggestions: the model is unavailable", "site_id", siteID, "page_id", needs[0].pageID, "err", err)
+			p.Logger.WarnContext(ctx, "no anchor suggestions: the model is unavailable", "site_id", siteID, "page_id", needs[0].pageID, "err", err)
 			return nil, true, nil
 		default:
 			raw, err := json.Marshal(answer.ByTarget)

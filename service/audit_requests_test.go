@@ -98,35 +98,3 @@ func TestAnAuditRequestWithoutAnAuditIDTakesTheEventID(t *testing.T) {
 		t.Errorf("apply of audit %q: %+v", eventID, res)
 	}
 }
-
-func TestAskingForVerificationMakesTheAuditInconclusiveBecauseLinksAreUnverified(t *testing.T) {
-	h := startAuditHarness(t)
-	const siteID = "cadence-verify"
-	structure, pages := existingSite(siteID)
-	h.publishExisting(structure, pages, existingDeleted)
-
-	plain := h.audit(siteID, "plain", events.AuditRequestedData{})
-	if plain.Status != "complete" || len(plain.Reasons) != 0 {
-		t.Fatalf("audit without verification: status %q, reasons %v; want complete", plain.Status, plain.Reasons)
-	}
-	for name, req := range map[string]events.AuditRequestedData{
-		"verify":          {Verify: true},
-		"verify-external": {VerifyExternal: true},
-	} {
-		got := h.audit(siteID, name, req)
-		if got.Status != "inconclusive" || len(got.Reasons) != 1 {
-			t.Errorf("%s: status %q, reasons %v; want inconclusive with one reason", name, got.Status, got.Reasons)
-			continue
-		}
-		if reason := got.Reasons[0]; !strings.Contains(reason, "link targets were not verified over HTTP") ||
-			!strings.Contains(reason, "broken_links counts links to deleted pages only") {
-			t.Errorf("%s: the reason %q does not say the links are unverified and what broken_links counts", name, reason)
-		}
-		if !sameFigures(got, plain) {
-			t.Errorf("%s: figures %v, without verification %v", name, figuresOf(got), figuresOf(plain))
-		}
-		if rec, found, err := h.svc.Store().Audit(t.Context(), siteID, name); err != nil || !found || rec.Status != "inconclusive" {
-			t.Errorf("%s: stored status %q (found %v, err %v), want inconclusive", name, rec.Status, found, err)
-		}
-	}
-}

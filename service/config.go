@@ -5,10 +5,12 @@
 package service
 
 import (
+	"go.opentelemetry.io/otel/trace"
 	"log/slog"
 	"time"
 
 	"github.com/interlinker/interlinker/llm"
+	"github.com/interlinker/interlinker/outbound"
 )
 
 // Config is everything Start needs. DefaultConfig gives working values; the
@@ -44,6 +46,9 @@ type Config struct {
 	DuplicateWindow time.Duration
 	StreamMaxAge    time.Duration
 	StreamMaxBytes  int64
+	// StreamReplicas is how many servers of the NATS cluster keep each
+	// stream and durable consumer; 1 for a single server.
+	StreamReplicas int
 
 	OutboxBatch int
 	OutboxPoll  time.Duration
@@ -77,6 +82,20 @@ type Config struct {
 	LLMCallsPerPage int
 	LLMRetryAfter   time.Duration
 
+	// HTTP is the outbound client's policy for link verification: the
+	// hosts exempt from its SSRF address rules, its limits and timeouts
+	// (zero values take outbound's defaults). VerifyWorkers is how many
+	// checks a verification has in flight (0: HTTP's global limit).
+	HTTP          outbound.Config
+	VerifyWorkers int
+
+	// OTLPEndpoint is where spans are exported over OTLP/HTTP
+	// ("http://collector:4318"); empty: the standard
+	// OTEL_EXPORTER_OTLP_ENDPOINT if set, else spans are not exported.
+	// TracerProvider, when set, replaces all that (tests).
+	OTLPEndpoint   string
+	TracerProvider trace.TracerProvider
+
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
 }
@@ -104,6 +123,7 @@ func DefaultConfig() Config {
 		DuplicateWindow: 10 * time.Minute,
 		StreamMaxAge:    7 * 24 * time.Hour,
 		StreamMaxBytes:  1 << 30,
+		StreamReplicas:  1,
 		OutboxBatch:     256,
 		OutboxPoll:      250 * time.Millisecond,
 		InboxRetention:  8 * 24 * time.Hour,
@@ -115,6 +135,9 @@ func DefaultConfig() Config {
 		LLM: llm.Config{Timeout: llm.DefaultTimeout, MaxConcurrent: llm.DefaultMaxConcurrent,
 			RequestsPerMinute: llm.DefaultRequestsPerMinute, RetryBudget: llm.DefaultRetryBudget,
 			BreakerFailures: llm.DefaultBreakerFailures, BreakerOpenFor: llm.DefaultBreakerOpenFor},
+		HTTP: outbound.Config{Timeout: outbound.DefaultTimeout, PerHostConcurrency: outbound.DefaultPerHostConcurrency,
+			GlobalConcurrency: outbound.DefaultGlobalConcurrency, RetryBudget: outbound.DefaultRetryBudget,
+			CacheTTL: outbound.DefaultCacheTTL, MaxBodyBytes: outbound.DefaultMaxBodyBytes},
 		LLMCallsPerPage: 4,
 		LLMRetryAfter:   time.Minute,
 		ShutdownTimeout: 25 * time.Second,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"strings"
@@ -38,7 +39,7 @@ func testConfig(t testing.TB) Config {
 	cfg.RetryMax = 500 * time.Millisecond
 	cfg.OutboxPoll = 50 * time.Millisecond
 	cfg.CountInterval = 100 * time.Millisecond
-	// The default pool, one connection per handler (78), would let two
+	// The default pool, one connection per handler (8 × 12 + 9 = 105), would let two
 	// services of this suite, or this suite and another package's tests,
 	// use up Postgres' default 100 connections. Handlers then wait for a
 	// connection now and then, which the tests tolerate. Benchmarks keep
@@ -52,8 +53,20 @@ func testConfig(t testing.TB) Config {
 		// Sites settle soon after they go quiet, and waitIdle waits for it.
 		cfg.SettleDelay = 100 * time.Millisecond
 	}
+	// No name a test's pages link to is ever looked up: link checks reach
+	// only the loopback servers tests start, by address.
+	cfg.HTTP.Resolver = noDNS{}
+	cfg.HTTP.RetryBudget = 1500 * time.Millisecond
 	cfg.Logger = testLogger()
 	return cfg
+}
+
+// noDNS refuses every lookup, so that a test can never send a packet to a
+// name's address.
+type noDNS struct{}
+
+func (noDNS) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) {
+	return nil, &net.DNSError{Err: "tests resolve no names", Name: host, IsNotFound: true}
 }
 
 // testLogger is quiet unless INTERLINKER_TEST_LOG names a level.

@@ -23,6 +23,7 @@ import (
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/handlers"
 	"github.com/interlinker/interlinker/llm"
+	"github.com/interlinker/interlinker/outbound"
 	"github.com/interlinker/interlinker/store"
 )
 
@@ -45,8 +46,10 @@ type Service struct {
 	router   *message.Router
 	subs     []*bus.Subscriber
 	http     *http.Server
-	httpAddr string
-	metrics  *handlers.Metrics
+	// shutdownTracing flushes the spans not exported yet.
+	shutdownTracing func(context.Context) error
+	httpAddr        string
+	metrics         *handlers.Metrics
 
 	consumers   []bus.ConsumerSpec
 	routerDone  chan error
@@ -61,12 +64,19 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.Logger = slog.New(traceLogHandler{cfg.Logger.Handler()})
 	s := &Service{cfg: cfg, log: cfg.Logger, metrics: handlers.NewMetrics()}
 	defer func() {
 		if err != nil {
 			s.teardown(context.Background())
 		}
 	}()
+	tp, shutdownTracing, err := newTracerProvider(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s.shutdownTracing = shutdownTracing
+	tracer := tp.Tracer(handlers.TracerName)
 
 	pipeline := &handlers.Pipeline{Metrics: s.metrics, Logger: s.log, FanoutPage: cfg.FanoutPage, ReplanDelay: cfg.ReplanDelay,
 		SettleDelay: cfg.SettleDelay, LLMCallsPerPage: cfg.LLMCallsPerPage, LLMRetryAfter: cfg.LLMRetryAfter}
@@ -82,6 +92,12 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		}
 		s.log.Info("LLM fallback on", "model", cfg.LLM.Model, "base_url", cfg.LLM.BaseURL)
 	}
+	checker, err := outbound.New(cfg.HTTP, s.metrics.Registry, s.log)
+	if err != nil {
+		return nil, fmt.Errorf("outbound HTTP client: %w", err)
+	}
+	pipeline.Checker, pipeline.VerifyWorkers = checker, cfg.VerifyWorkers
+	pipeline.Tracer, pipeline.Replica = tracer, replicaName()
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
 	poolSize := cfg.PoolSize(len(routes))
@@ -118,7 +134,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 
 	if err := retryStart(ctx, "provision streams and consumers", func() error {
 		return bus.Provision(ctx, s.js,
-			bus.StreamSettings{DuplicateWindow: cfg.DuplicateWindow, MaxAge: cfg.StreamMaxAge, MaxBytes: cfg.StreamMaxBytes},
+			bus.StreamSettings{DuplicateWindow: cfg.DuplicateWindow, MaxAge: cfg.StreamMaxAge, MaxBytes: cfg.StreamMaxBytes, Replicas: cfg.StreamReplicas},
 			bus.ConsumerSettings{AckWait: cfg.AckWait, DeliveryCeiling: cfg.DeliveryCeiling, MaxAckPending: cfg.MaxAckPending},
 			s.consumers)
 	}); err != nil {
@@ -127,7 +143,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	// Provisioning needed the server, so the connection knows its limit.
 	pipeline.MaxEventBytes = int(s.nc.MaxPayload())
 
-	relay := &bus.Relay{Store: s.store, JS: s.js, BatchSize: cfg.OutboxBatch, AckWait: relayAckWait, Logger: s.log,
+	relay := &bus.Relay{Store: s.store, JS: s.js, BatchSize: cfg.OutboxBatch, AckWait: relayAckWait, Logger: s.log, Tracer: tracer,
 		OnPublish: func(subject string) { s.metrics.EventsOut.WithLabelValues(subject).Inc() },
 		OnPark:    func(subject, _ string) { s.metrics.OutboxParked.WithLabelValues(subject).Inc() }}
 	s.relay = newDrainer("outbox", cfg.OutboxBatch, cfg.OutboxPoll, s.log, relay.RelayOnce)
@@ -216,7 +232,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	if cfg.AdminToken != "" {
 		api.AdminTokenHash = store.HashToken(cfg.AdminToken)
 	}
-	s.http = &http.Server{Handler: handlers.NewHTTPHandler(s.metrics, s.Ready, api), ReadHeaderTimeout: 5 * time.Second}
+	s.http = &http.Server{Handler: handlers.TraceHTTP(tracer, handlers.NewHTTPHandler(s.metrics, s.Ready, api)), ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("http server stopped", "err", err)
@@ -409,6 +425,11 @@ func (s *Service) teardown(ctx context.Context) error {
 		// Closing the pool waits for every connection a handler still holds.
 		if err := within(ctx, "close database", func() error { s.store.Close(); return nil }); err != nil {
 			errs = append(errs, err)
+		}
+	}
+	if s.shutdownTracing != nil {
+		if err := s.shutdownTracing(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("flush traces: %w", err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

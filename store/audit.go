@@ -36,19 +36,27 @@ type Job struct {
 	// Failures counts the runs that failed for a reason other than an
 	// outage (JobFailed).
 	Failures int
+	// RequestedAt is when the job was taken: what a run learns after it
+	// (a link target's check) answers the request, and a run that starts
+	// again after an interruption need not learn it twice.
+	RequestedAt time.Time
 }
 
-// JobKind names the table of a job: an audit or an apply.
+// JobKind names the table of a job: an audit, an apply or a verification.
 type JobKind string
 
 const (
-	JobAudit JobKind = "audit"
-	JobApply JobKind = "apply"
+	JobAudit  JobKind = "audit"
+	JobApply  JobKind = "apply"
+	JobVerify JobKind = "verify"
 )
 
 func (k JobKind) table() string {
-	if k == JobApply {
+	switch k {
+	case JobApply:
 		return "audit_applies"
+	case JobVerify:
+		return "verifications"
 	}
 	return "audits"
 }
@@ -80,14 +88,14 @@ func (t *Tx) CreateApply(ctx context.Context, siteID, id, auditID string, reques
 // RunningAudits lists audits taken and not finished, oldest first.
 // Those waiting out their backoff are left out.
 func (s *Store) RunningAudits(ctx context.Context, limit int) ([]Job, error) {
-	return s.jobs(ctx, `SELECT site_id, id, id, request, failures FROM audits WHERE `+jobReady+`
+	return s.jobs(ctx, `SELECT site_id, id, id, request, failures, requested_at FROM audits WHERE `+jobReady+`
 		ORDER BY requested_at, site_id, id LIMIT $1`, limit)
 }
 
 // RunningApplies lists applies taken and not finished, oldest first; those
 // waiting out their backoff, or for their audit to finish, are left out.
 func (s *Store) RunningApplies(ctx context.Context, limit int) ([]Job, error) {
-	return s.jobs(ctx, `SELECT site_id, id, audit_id, request, failures FROM audit_applies ap WHERE `+jobReady+`
+	return s.jobs(ctx, `SELECT site_id, id, audit_id, request, failures, requested_at FROM audit_applies ap WHERE `+jobReady+`
 		AND NOT EXISTS (SELECT 1 FROM audits a WHERE a.site_id = ap.site_id AND a.id = ap.audit_id AND a.status = 'running')
 		ORDER BY requested_at, site_id, id LIMIT $1`, limit)
 }
@@ -120,7 +128,7 @@ func (s *Store) jobs(ctx context.Context, sql string, limit int) ([]Job, error) 
 	}
 	jobs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Job, error) {
 		var j Job
-		return j, r.Scan(&j.SiteID, &j.ID, &j.AuditID, &j.Request, &j.Failures)
+		return j, r.Scan(&j.SiteID, &j.ID, &j.AuditID, &j.Request, &j.Failures, &j.RequestedAt)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
@@ -128,11 +136,12 @@ func (s *Store) jobs(ctx context.Context, sql string, limit int) ([]Job, error) 
 	return jobs, nil
 }
 
-// PendingJobs counts audits and applies not finished, for Idle.
+// PendingJobs counts audits, applies and verifications not finished, for Idle.
 func (s *Store) PendingJobs(ctx context.Context) (int, error) {
 	var n int
 	err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM audits WHERE status = 'running')
-		+ (SELECT count(*) FROM audit_applies WHERE status = 'running')`).Scan(&n)
+		+ (SELECT count(*) FROM audit_applies WHERE status = 'running')
+		+ (SELECT count(*) FROM verifications WHERE status = 'running')`).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count audit jobs: %w", err)
 	}

@@ -27,7 +27,7 @@ type auditSettings struct {
 	siteID, clusterID    string
 	auditID, reportID    string
 	verify, verifyExt    bool
-	wait                 bool
+	wait, allSites       bool
 	outDir               string
 	timeout              time.Duration
 	top                  int
@@ -39,11 +39,12 @@ func auditCommand(ctx context.Context, args []string) error {
 	s := &settings{fs: flag.NewFlagSet("audit", flag.ContinueOnError)}
 	s.String(&a.natsURL, "nats-url", "NATS server the service reads (serve's embedded server listens on 127.0.0.1:4250)")
 	s.String(&a.databaseURL, "database-url", "the service's PostgreSQL database, where the whole report is read from")
-	s.fs.StringVar(&a.siteID, "site", "", "id of the site to audit (required)")
+	s.fs.StringVar(&a.siteID, "site", "", "id of the site to audit (required, unless --all-sites)")
+	s.fs.BoolVar(&a.allSites, "all-sites", false, "request an audit of every site the database knows, one audit.requested a site, and exit (not with --site, --cluster, --report or --wait)")
 	s.fs.StringVar(&a.clusterID, "cluster", "", "audit one cluster of the site instead of all of it")
 	s.fs.StringVar(&a.auditID, "audit-id", "", "id of the new audit (default: audit-<UTC time>-<random>)")
-	s.fs.BoolVar(&a.verify, "verify", false, "ask for HTTP checks of link targets (not yet available: the report says the links are unverified)")
-	s.fs.BoolVar(&a.verifyExt, "verify-external", false, "with --verify, check external link targets too")
+	s.fs.BoolVar(&a.verify, "verify", false, "check the targets of internal links over HTTP first: broken_links counts those answering 4xx/5xx, and targets that could not be checked make the audit inconclusive")
+	s.fs.BoolVar(&a.verifyExt, "verify-external", false, "check the targets of external links too (implies --verify)")
 	s.fs.BoolVar(&a.wait, "wait", false, "wait for the report, showing progress, then print it and write its files")
 	s.fs.StringVar(&a.reportID, "report", "", "print and write the files of this finished audit instead of requesting one")
 	s.fs.StringVar(&a.outDir, "out", "", "folder for audit.json and the CSV files (default: audit-<audit id>)")
@@ -51,7 +52,8 @@ func auditCommand(ctx context.Context, args []string) error {
 	s.fs.IntVar(&a.top, "top", a.top, "rows of recommendations and link scores the tables show (the files have every row)")
 	s.fs.Usage = func() {
 		fmt.Fprintln(s.fs.Output(), "usage: interlinker audit --site ID [--wait] [--cluster ID] [--audit-id ID] [--verify] [--out DIR]\n"+
-			"       interlinker audit --site ID --report AUDIT_ID [--out DIR]\n\n"+
+			"       interlinker audit --site ID --report AUDIT_ID [--out DIR]\n"+
+			"       interlinker audit --all-sites [--audit-id ID] [--verify]\n\n"+
 			"Publishes audit.requested for a site. With --wait it shows the audit's progress, prints the report as\n"+
 			"tables and writes audit.json, orphans.csv, recommendations.csv, link_map.csv and link_scores.csv.")
 		s.fs.PrintDefaults()
@@ -59,9 +61,15 @@ func auditCommand(ctx context.Context, args []string) error {
 	if err := s.finish(args, nil, ""); err != nil {
 		return err
 	}
+	if a.allSites {
+		if a.siteID != "" || a.clusterID != "" || a.reportID != "" || a.wait {
+			return errors.New("--all-sites requests an audit of every site: --site, --cluster, --report and --wait are for one site")
+		}
+		return auditAllSites(ctx, a)
+	}
 	if a.siteID == "" {
 		s.fs.Usage()
-		return errors.New("--site is required")
+		return errors.New("--site is required (or --all-sites)")
 	}
 	if a.reportID != "" && (a.auditID != "" || a.clusterID != "" || a.verify || a.wait) {
 		return errors.New("--report reads a finished audit: --audit-id, --cluster, --verify and --wait request a new one")
@@ -87,7 +95,7 @@ func auditCommand(ctx context.Context, args []string) error {
 	}
 
 	if a.auditID == "" {
-		a.auditID = fmt.Sprintf("audit-%s-%04x", time.Now().UTC().Format("20060102T150405Z"), rand.Uint32()&0xffff)
+		a.auditID = newAuditID()
 	}
 	p, err := newProducer(a.natsURL)
 	if err != nil {
@@ -116,6 +124,52 @@ func auditCommand(ctx context.Context, args []string) error {
 		return err
 	}
 	return showAudit(ctx, os.Stdout, st, rec, a.outDirFor(rec.ID), a.top)
+}
+
+// auditAllSites publishes audit.requested for every site the database
+// knows, all with one audit id, and returns without waiting: the service's
+// replicas run the audits. A site whose request fails does not stop the
+// others; the error names each.
+func auditAllSites(ctx context.Context, a auditSettings) error {
+	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 2})
+	if err != nil {
+		return err
+	}
+	sites, err := st.SiteIDs(ctx)
+	st.Close()
+	if err != nil {
+		return err
+	}
+	if len(sites) == 0 {
+		fmt.Println("no site is known yet: no audit requested")
+		return nil
+	}
+	if a.auditID == "" {
+		a.auditID = newAuditID()
+	}
+	p, err := newProducer(a.natsURL)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	var errs []error
+	for _, siteID := range sites {
+		req := events.AuditRequestedData{AuditID: a.auditID, Verify: a.verify, VerifyExternal: a.verifyExt}
+		if err := publishAuditRequest(ctx, p, siteID, req); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Printf("audit %s of site %s requested\n", a.auditID, siteID)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%d of %d audit requests failed: %w", len(errs), len(sites), errors.Join(errs...))
+	}
+	return nil
+}
+
+// newAuditID is a new audit's id when none is given: audit-<UTC time>-<random>.
+func newAuditID() string {
+	return fmt.Sprintf("audit-%s-%04x", time.Now().UTC().Format("20060102T150405Z"), rand.Uint32()&0xffff)
 }
 
 func (a auditSettings) outDirFor(auditID string) string {
@@ -266,7 +320,7 @@ func (v *lineView) update(d events.AuditProgressData) {
 		return
 	}
 	v.last = time.Now()
-	fmt.Fprintf(v.w, "audit %s: %s %d/%d\n", d.AuditID, d.Stage, d.Done, d.Total)
+	fmt.Fprintf(v.w, "%s: %s %d/%d\n", d.AuditID, d.Stage, d.Done, d.Total)
 }
 
 func (v *lineView) finish() {}

@@ -22,7 +22,7 @@ import (
 
 // startTestService runs the service in process on a database and an
 // embedded NATS server of its own.
-func startTestService(t *testing.T) (*service.Service, string) {
+func startTestService(t *testing.T, configure ...func(*service.Config)) (*service.Service, string) {
 	t.Helper()
 	cfg := service.DefaultConfig()
 	cfg.DatabaseURL = storetest.NewDatabase(t)
@@ -31,6 +31,9 @@ func startTestService(t *testing.T) (*service.Service, string) {
 	cfg.DataDir = t.TempDir()
 	cfg.DBMaxConns = 16
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, c := range configure {
+		c(&cfg)
+	}
 	svc, err := service.Start(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -88,6 +88,7 @@ var figures = []figure{
 	{"uplinks_outside_first_paragraphs", count(func(d events.AuditCompletedData) int { return d.UplinksOutsideOpening })},
 	{"broken_links", count(func(d events.AuditCompletedData) int { return d.BrokenLinks })},
 	{"unverified_links", count(func(d events.AuditCompletedData) int { return d.UnverifiedLinks })},
+	{"redirect_links", count(func(d events.AuditCompletedData) int { return d.RedirectLinks })},
 	{"over_linked_pages", count(func(d events.AuditCompletedData) int { return d.OverLinkedPages })},
 	{"under_linked_pages", count(func(d events.AuditCompletedData) int { return d.UnderLinkedPages })},
 	{"dominant_anchors", count(func(d events.AuditCompletedData) int { return d.DominantAnchors })},

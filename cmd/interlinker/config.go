@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/interlinker/interlinker/outbound"
 	"github.com/interlinker/interlinker/service"
 )
 
@@ -19,6 +20,10 @@ type settings struct {
 	fs    *flag.FlagSet
 	errs  []error
 	after []func() // run once the flags are parsed
+	// withEnv names the flags registered through settings, which read
+	// their variable as they are registered; finish gives every other
+	// flag of fs its variable too.
+	withEnv map[string]bool
 	// logLevel is where --log-level is parsed to. finish reads it there:
 	// the level its caller passes was copied before the flags were parsed.
 	logLevel *string
@@ -29,7 +34,27 @@ func envName(flagName string) string {
 }
 
 func (s *settings) usage(name, help string) string {
+	if s.withEnv == nil {
+		s.withEnv = map[string]bool{}
+	}
+	s.withEnv[name] = true
 	return fmt.Sprintf("%s (env %s)", help, envName(name))
+}
+
+// envForTheRest gives each flag registered on fs directly its
+// INTERLINKER_* variable: the variable sets it, and its help names it.
+func (s *settings) envForTheRest() {
+	s.fs.VisitAll(func(f *flag.Flag) {
+		if s.withEnv[f.Name] {
+			return
+		}
+		f.Usage = s.usage(f.Name, f.Usage)
+		if v, ok := s.envOr(f.Name); ok {
+			if err := f.Value.Set(v); err != nil {
+				s.errs = append(s.errs, fmt.Errorf("%s: %w", envName(f.Name), err))
+			}
+		}
+	})
 }
 
 func (s *settings) envOr(name string) (string, bool) {
@@ -104,6 +129,53 @@ func (s *settings) Durations(p *[]time.Duration, name, help string) {
 	s.fs.Var((*durationList)(p), name, s.usage(name, help))
 }
 
+// outboundFlags registers the outbound HTTP client's settings, which
+// link verification (serve) and site import share.
+func outboundFlags(s *settings, c *outbound.Config) {
+	s.Strings(&c.AllowHosts, "http-allow-hosts", "comma-separated host names or CIDR ranges (127.0.0.1/32, 10.0.0.0/8, intranet.example) the outbound client may reach although they resolve to loopback, private or link-local addresses, on any port; for tests and on-premise sites")
+	s.String(&c.UserAgent, "http-user-agent", "User-Agent of outbound requests; must name interlinker (default: interlinker/VERSION (+https://github.com/interlinker/interlinker))")
+	s.Duration(&c.Timeout, "http-timeout", "time limit of one outbound request hop, body included")
+	s.Int(&c.PerHostConcurrency, "http-per-host-concurrency", "outbound requests in flight to one host")
+	s.Int(&c.GlobalConcurrency, "http-global-concurrency", "outbound requests in flight in all")
+	s.Duration(&c.PerHostDelay, "http-per-host-delay", "least time between the starts of two requests to one host")
+	s.Duration(&c.RetryBudget, "http-retry-budget", "how long one URL may wait on 429/503 Retry-After and a 5xx retry before it is left unverified")
+	s.Duration(&c.CacheTTL, "http-cache-ttl", "how long a URL's check answers for it, however many links point at it")
+	s.Int64(&c.MaxBodyBytes, "http-max-body-bytes", "largest body read of one response")
+}
+
+// Strings registers a comma-separated list of strings.
+func (s *settings) Strings(p *[]string, name, help string) {
+	if v, ok := s.envOr(name); ok {
+		*p = splitList(v)
+	}
+	s.fs.Var((*stringList)(p), name, s.usage(name, help))
+}
+
+// stringList is a flag.Value holding a comma-separated list.
+type stringList []string
+
+func (l *stringList) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(*l, ",")
+}
+
+func (l *stringList) Set(v string) error {
+	*l = splitList(v)
+	return nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
 // durationList is a flag.Value holding a comma-separated list of durations.
 type durationList []time.Duration
 
@@ -170,6 +242,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Duration(&cfg.DuplicateWindow, "duplicate-window", "how long JetStream remembers event ids (Nats-Msg-Id) to drop duplicates")
 	s.Duration(&cfg.StreamMaxAge, "stream-max-age", "how long streams keep events")
 	s.Int64(&cfg.StreamMaxBytes, "stream-max-bytes", "storage limit of each stream; a full stream refuses new events until old ones age out")
+	s.Int(&cfg.StreamReplicas, "stream-replicas", "servers of the NATS cluster that keep each stream and durable consumer (1-5; 1 with an embedded server); a change is applied to existing streams at start")
 	s.Duration(&cfg.InboxRetention, "inbox-retention", "how long consumers remember applied event ids; at least stream-max-age")
 	s.Int(&cfg.OutboxBatch, "outbox-batch", "events relayed from the outbox per batch")
 	s.Duration(&cfg.CountInterval, "count-interval", "how often cached inbound/outbound link counts are recounted")
@@ -183,6 +256,9 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Int(&cfg.LLM.RequestsPerMinute, "llm-requests-per-minute", "model calls started per minute")
 	s.Int(&cfg.LLMCallsPerPage, "llm-max-calls-per-page", "model calls one delivery of a page may make")
 	s.Duration(&cfg.LLMRetryAfter, "llm-retry-after", "how long a page whose fallback could not reach the model waits to be planned again")
+	outboundFlags(s, &cfg.HTTP)
+	s.Int(&cfg.VerifyWorkers, "verify-workers", "link targets a verification checks at once (0: http-global-concurrency)")
+	s.String(&cfg.OTLPEndpoint, "otlp-endpoint", "OTLP/HTTP endpoint spans are exported to (http://collector:4318); empty: OTEL_EXPORTER_OTLP_ENDPOINT if set, else spans are not exported")
 	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "how long in-flight work may take at shutdown")
 	s.String(logLevel, "log-level", "debug, info, warn or error")
 	s.logLevel = logLevel
@@ -191,6 +267,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 
 // finish parses args and applies what needs parsing afterwards.
 func (s *settings) finish(args []string, cfg *service.Config, logLevel string) error {
+	s.envForTheRest()
 	if err := s.fs.Parse(args); err != nil {
 		return err
 	}
@@ -213,6 +290,12 @@ func (s *settings) finish(args []string, cfg *service.Config, logLevel string) e
 		}
 		if cfg.SettleDelay < 0 {
 			return fmt.Errorf("settle-delay %s must not be negative", cfg.SettleDelay)
+		}
+		if cfg.StreamReplicas < 1 || cfg.StreamReplicas > 5 {
+			return fmt.Errorf("stream-replicas %d must be 1 to 5", cfg.StreamReplicas)
+		}
+		if cfg.NATSURL == "" && cfg.StreamReplicas > 1 {
+			return fmt.Errorf("stream-replicas %d needs a NATS cluster (--nats-url): an embedded server is a single node", cfg.StreamReplicas)
 		}
 		if cfg.InboxRetention < cfg.StreamMaxAge {
 			return fmt.Errorf("inbox-retention %s must be at least stream-max-age %s: a redelivered event older than the inbox would apply twice", cfg.InboxRetention, cfg.StreamMaxAge)

@@ -5,8 +5,11 @@
 //	interlinker demo      link the bundled example site end to end and print a summary
 //	interlinker publish   send CloudEvents from JSON files to NATS
 //	interlinker audit     audit a site: request it, show progress, print the report, write CSV files
+//	interlinker verify    check a site's link targets over HTTP (the weekly verify_links)
+//	interlinker import    crawl a live site and publish its pages as content.published
 //	interlinker token     create, list and revoke the HTTP API's per-site tokens
 //	interlinker openapi   print the HTTP API's OpenAPI 3.1 document
+//	interlinker health    exit 0 when a running serve is ready (container health checks)
 //
 // Every flag has an INTERLINKER_* environment variable of the same meaning;
 // `interlinker VERB -h` lists them.
@@ -31,8 +34,13 @@ Usage:
   interlinker publish [flags] PATH...  publish CloudEvents from JSON files or directories to NATS
   interlinker audit   --site ID [--wait] [flags]
                                        audit a site; with --wait show progress, print the report and write CSV files
+  interlinker verify  --site ID | --all-sites [--scope internal|all] [--wait]
+                                       check a site's link targets over HTTP; with --wait show progress and print the report
+  interlinker import  --site ID (--sitemap URL | --start URL) [flags]
+                                       crawl a live site (robots.txt honoured, resumable) and publish its pages
   interlinker token   create|list|revoke  manage the HTTP API's per-site tokens
   interlinker openapi                  print the HTTP API's OpenAPI 3.1 document (docs/openapi.json)
+  interlinker health  [flags]          exit 0 when a running serve answers /readyz (a container health check)
 
 Run "interlinker VERB -h" for the flags of a verb; each flag also reads an
 INTERLINKER_* environment variable (for example --database-url and
@@ -68,10 +76,16 @@ func run(args []string) error {
 		return publish(ctx, rest)
 	case "audit":
 		return auditCommand(ctx, rest)
+	case "verify":
+		return verifyCommand(ctx, rest)
+	case "import":
+		return importCommand(ctx, rest)
 	case "token":
 		return tokenCommand(ctx, rest)
 	case "openapi":
 		return printOpenAPI(rest)
+	case "health":
+		return healthCommand(ctx, rest)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

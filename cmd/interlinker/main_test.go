@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/interlinker/interlinker/bus"
+	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/examples"
 	"github.com/interlinker/interlinker/service"
 	"github.com/interlinker/interlinker/store/storetest"
@@ -185,8 +186,11 @@ func TestPublishSendsEventFilesWithTheirIDsAndRefusesInvalidOnes(t *testing.T) {
 	}
 	files, _ := filepath.Glob(filepath.Join(docs, "*.json"))
 	var stored uint64
-	for _, name := range []string{"SITE", "CONTENT", "LINKS", "AUDIT"} {
-		s, err := p.js.Stream(ctx, name)
+	for _, stream := range events.Streams {
+		if stream.Name == "DEADLETTER" {
+			continue
+		}
+		s, err := p.js.Stream(ctx, stream.Name)
 		if err != nil {
 			t.Fatal(err)
 		}

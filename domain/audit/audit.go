@@ -126,6 +126,12 @@ type Auditor struct {
 
 	broken     []Finding
 	unverified []Finding
+	redirects  []Finding
+
+	// checks is what HTTP checks found of link targets, by URL (nil: the
+	// audit was not asked to verify; links are judged by the pages the
+	// site has).
+	checks func(url string) (Check, bool)
 
 	// resolved caches the page a link URL points to (-1: no known page):
 	// a menu and footer repeat the same URLs on every page, and parsing a
@@ -181,6 +187,61 @@ type Finding struct {
 	// links against all the target's.
 	Count, Limit int
 	Detail       string
+}
+
+// CheckOutcome is what an HTTP check of a link target found.
+type CheckOutcome uint8
+
+const (
+	CheckOK         CheckOutcome = iota + 1 // answered 2xx
+	CheckRedirect                           // answered 2xx after redirects: the link should name the final URL
+	CheckBroken                             // answered 4xx/5xx, or redirected in a loop
+	CheckUnverified                         // could not be checked (rate-limited past the budget, timed out, refused)
+)
+
+// Check is an HTTP check of a link target.
+type Check struct {
+	Outcome  CheckOutcome
+	Status   int
+	FinalURL string
+	Reason   string
+}
+
+// UseChecks makes the audit judge links by HTTP checks of their targets,
+// looked up by the link's URL: a target that answers 4xx/5xx makes the
+// link broken, one reached through redirects is reported for updating,
+// and one that could not be checked is unverified. A link whose URL was
+// not checked is judged by the pages the site has, as without checks.
+// It is called before the first AddPage.
+func (a *Auditor) UseChecks(checks func(url string) (Check, bool)) { a.checks = checks }
+
+func (a *Auditor) check(u string) (Check, bool) {
+	if a.checks == nil {
+		return Check{}, false
+	}
+	return a.checks(u)
+}
+
+// checkFinding records what a conclusive-or-not check says of a link and
+// reports whether the link is broken.
+func (a *Auditor) checkFinding(st *pageStats, pageID, targetID string, l Link, c Check) (broken bool) {
+	switch c.Outcome {
+	case CheckBroken:
+		st.brokenFrom++
+		detail := c.Reason
+		if c.Status != 0 {
+			detail = fmt.Sprintf("its target answers HTTP %d", c.Status)
+		}
+		a.broken = append(a.broken, Finding{PageID: pageID, TargetID: targetID, URL: l.URL, Anchor: l.Text, Detail: detail})
+		return true
+	case CheckRedirect:
+		a.redirects = append(a.redirects, Finding{PageID: pageID, TargetID: targetID, URL: l.URL, Anchor: l.Text,
+			Detail: "points at a redirect; update it to the final URL " + c.FinalURL})
+	case CheckUnverified:
+		a.unverified = append(a.unverified, Finding{PageID: pageID, TargetID: targetID, URL: l.URL, Anchor: l.Text,
+			Detail: "not verified over HTTP: " + c.Reason})
+	}
+	return false
 }
 
 // New starts an audit of the site's pages: every page it knows of, live
@@ -248,7 +309,14 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		a.prev = append(a.prev, make([]seenLink, len(links)-len(a.prev))...)
 	}
 	for k, l := range links {
-		if !l.Internal || l.URL == "" {
+		if l.URL == "" {
+			continue
+		}
+		check, checked := a.check(l.URL)
+		if !l.Internal {
+			if checked {
+				a.checkFinding(st, pageID, "", l, check)
+			}
 			continue
 		}
 		seen := &a.prev[k]
@@ -261,10 +329,23 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			seen.url, seen.target, seen.known = l.URL, int32(t), known
 		}
 		t, known := int(seen.target), seen.known
+		if checked {
+			targetID := ""
+			if known {
+				targetID = a.pages[t].ID
+			}
+			if a.checkFinding(st, pageID, targetID, l, check) {
+				continue
+			}
+		}
 		switch {
 		case !known:
-			a.unverified = append(a.unverified, Finding{PageID: pageID, URL: l.URL, Anchor: l.Text,
-				Detail: "links to a path that is no known page"})
+			// A path the site's pages do not hold that answers over HTTP
+			// is a page not imported, not a finding.
+			if !checked {
+				a.unverified = append(a.unverified, Finding{PageID: pageID, URL: l.URL, Anchor: l.Text,
+					Detail: "links to a path that is no known page"})
+			}
 			continue
 		case !a.pages[t].Live:
 			st.brokenFrom++
@@ -373,6 +454,7 @@ type Report struct {
 	UnderLinked        []Finding
 	Broken             []Finding
 	Unverified         []Finding
+	Redirects          []Finding // links whose target answered through redirects
 	DominantAnchors    []Finding
 	Clusters           map[string]ClusterHealth
 	// Health is the mean of the clusters' scores; 0 for a site without
@@ -447,6 +529,11 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 	for _, f := range a.unverified {
 		if inScope(a.index[f.PageID]) {
 			r.Unverified = append(r.Unverified, f)
+		}
+	}
+	for _, f := range a.redirects {
+		if inScope(a.index[f.PageID]) {
+			r.Redirects = append(r.Redirects, f)
 		}
 	}
 	dominant := a.dominantAnchors()

@@ -49,7 +49,11 @@ var (
 	}
 )
 
-func auditTestSite(t *testing.T) Report {
+func auditTestSite(t *testing.T) Report { return auditTestSiteChecked(t, nil) }
+
+// auditTestSiteChecked audits the test site, judging links by checks
+// when they are given.
+func auditTestSiteChecked(t *testing.T, checks map[string]Check) Report {
 	t.Helper()
 	pages := make([]Page, len(testPages))
 	for i, tp := range testPages {
@@ -57,6 +61,12 @@ func auditTestSite(t *testing.T) Report {
 	}
 	pages[8].Values = testStructure.Facets(map[string][]string{"terrain": {"mountain"}})
 	a := New(testStructure, sagPolicy(t), pages)
+	if checks != nil {
+		a.UseChecks(func(u string) (Check, bool) {
+			c, ok := checks[u]
+			return c, ok
+		})
+	}
 	for _, tp := range testPages {
 		if !tp.Live {
 			continue
@@ -244,5 +254,52 @@ func TestLinkScoresRankTheLivePagesOverTheirFollowLinks(t *testing.T) {
 	}
 	if best := r.LinkScores[0]; best.PageID != "boots" || best.Score != 100 {
 		t.Errorf("best page %+v, want the boots hub at 100", best)
+	}
+}
+
+func TestHTTPChecksMakeLinksBrokenRedirectingOrUnverified(t *testing.T) {
+	before := auditTestSite(t)
+	r := auditTestSiteChecked(t, map[string]Check{
+		"https://shop.example/boots/fit/": {Outcome: CheckBroken, Status: 404},
+		"https://other.example/":          {Outcome: CheckBroken, Status: 410},
+		"https://shop.example/nowhere/":   {Outcome: CheckOK, Status: 200},
+		"https://shop.example/tents/":     {Outcome: CheckRedirect, Status: 200, FinalURL: "https://shop.example/tents/all/"},
+		"https://shop.example/about/":     {Outcome: CheckUnverified, Status: 429, Reason: "rate-limited"},
+	})
+	find := func(fs []Finding, url string) (Finding, bool) {
+		for _, f := range fs {
+			if f.URL == url {
+				return f, true
+			}
+		}
+		return Finding{}, false
+	}
+	if f, ok := find(r.Broken, "https://shop.example/boots/fit/"); !ok || f.PageID != "boots" || f.TargetID != "fit" || f.Detail != "its target answers HTTP 404" {
+		t.Errorf("a live page answering 404: %+v (found %v)", f, ok)
+	}
+	if f, ok := find(r.Broken, "https://other.example/"); !ok || f.PageID != "fit" || f.TargetID != "" {
+		t.Errorf("an external target answering 410: %+v (found %v)", f, ok)
+	}
+	if len(r.Broken) != len(before.Broken)+2 {
+		t.Errorf("%d broken links, %d without checks; want 2 more", len(r.Broken), len(before.Broken))
+	}
+	if !slices.Contains(r.Orphans, "fit") || slices.Contains(before.Orphans, "fit") {
+		t.Errorf("the page whose one inbound link answers 404 is no orphan: %v (before %v)", r.Orphans, before.Orphans)
+	}
+	if _, ok := find(before.Unverified, "https://shop.example/nowhere/"); !ok {
+		t.Fatalf("without checks a path no page holds is unverified: %+v", before.Unverified)
+	}
+	if _, ok := find(r.Unverified, "https://shop.example/nowhere/"); ok {
+		t.Errorf("a path no page holds that answers 200 is still unverified")
+	}
+	if f, ok := find(r.Unverified, "https://shop.example/about/"); !ok || f.Detail != "not verified over HTTP: rate-limited" {
+		t.Errorf("a target not checked: %+v (found %v)", f, ok)
+	}
+	if !slices.Equal(ids(r.Redirects), []string{"boots", "pitch"}) ||
+		r.Redirects[0].Detail != "points at a redirect; update it to the final URL https://shop.example/tents/all/" {
+		t.Errorf("redirects %+v; want the links of boots and pitch to /tents/", r.Redirects)
+	}
+	if slices.Contains(r.Orphans, "tents") {
+		t.Errorf("a link through a redirect still reaches its page: tents is no orphan")
 	}
 }

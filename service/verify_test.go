@@ -1,0 +1,285 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/interlinker/interlinker/events"
+)
+
+// liveSite is a loopback web site: the pages a site's links point at, as
+// its web server answers them. It counts the requests each path gets.
+type liveSite struct {
+	*httptest.Server
+	mu       sync.Mutex
+	requests map[string]int
+}
+
+func startLiveSite(t *testing.T, handle func(w http.ResponseWriter, r *http.Request)) *liveSite {
+	s := &liveSite{requests: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requests[r.URL.Path]++
+		s.mu.Unlock()
+		handle(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *liveSite) count(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[path]
+}
+
+// The verification site: a home page, a hub and four articles on a loopback host, whose
+// articles link to three paths the host answers 404 for, to an article the
+// host no longer serves although no content.deleted said so, to a path
+// that redirects to the hub, and to a partner host that answers every
+// request with 429.
+const (
+	plantedBroken = 4 // /gone-1/, /gone-2/, /gone-3/ and /boots/d/, one link each
+	verifySiteID  = "verify-live"
+)
+
+func verifySitePages(partner string) []events.PageInfo {
+	page := func(id, url, kind, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: id, Kind: kind, ClusterID: "boots", SectorID: "hiking", Version: 1,
+			HTML: "<header><a href=\"/\">Home</a></header>\n<main><article>\n" + body + "</article></main>\n"}
+	}
+	home := page("home", "/", "home", "<p>Welcome. See <a href=\"/boots/\">our boots</a>.</p>\n")
+	home.ClusterID, home.SectorID = "", ""
+	return []events.PageInfo{
+		home,
+		page("boots", "/boots/", "hub", "<p>All about boots: <a href=\"/boots/a/\">fit</a>, <a href=\"/boots/b/\">care</a> and <a href=\"/boots/c/\">soles</a>.</p>\n"),
+		page("a", "/boots/a/", "supporting", "<p>Fit matters for <a href=\"/boots/\">hiking boots</a>. See <a href=\"/gone-1/\">an old page</a> and <a href=\""+partner+"/partner\">our partner</a>.</p>\n"),
+		page("b", "/boots/b/", "supporting", "<p>Care for <a href=\"/boots/\">hiking boots</a>. See <a href=\"/gone-2/\">a removed page</a> and <a href=\"/old-boots/\">the old guide</a>.</p>\n"),
+		page("c", "/boots/c/", "supporting", "<p>Soles of <a href=\"/boots/\">hiking boots</a>. See <a href=\"/gone-3/\">a lost page</a> and <a href=\"/boots/d/\">laces</a>.</p>\n"),
+		page("d", "/boots/d/", "supporting", "<p>Laces for <a href=\"/boots/\">hiking boots</a>.</p>\n"),
+	}
+}
+
+func verifySiteEvent(siteID, baseURL string) events.Event {
+	return mustEvent(events.SiteUpdated, siteID, "site-"+siteID, events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: siteID, BaseURL: baseURL, Name: "Live boots", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "hiking", Name: "Hiking", URL: "/hiking/"}},
+		Clusters: []events.ClusterInfo{{ID: "boots", SectorID: "hiking", Name: "Hiking Boots",
+			PrimaryKeyword: "hiking boots", Keywords: []string{"hiking boot"}}},
+	})
+}
+
+// serveVerifySite answers as the live verification site does.
+func serveVerifySite(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/", "/boots/", "/boots/a/", "/boots/b/", "/boots/c/":
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<p>ok</p>")
+	case "/old-boots/":
+		http.Redirect(w, r, "/boots/", http.StatusMovedPermanently)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.T) {
+	live := startLiveSite(t, serveVerifySite)
+	partner := startLiveSite(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	cfg := testConfig(t)
+	cfg.HTTP.AllowHosts = []string{"127.0.0.1"}
+	h := &auditHarness{harness: startHarness(t, cfg)}
+	h.progress = collect(t, h.js, "AUDIT", events.AuditProgress)
+	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
+	h.applied = collect(t, h.js, "AUDIT", events.AuditApplied)
+	verified := collect(t, h.js, "VERIFY", events.VerifyCompleted)
+	verifyProgress := collect(t, h.js, "VERIFY", events.VerifyProgress)
+	count := sqlCounter(t, cfg.DatabaseURL)
+
+	h.publishExisting(verifySiteEvent(verifySiteID, live.URL), verifySitePages(partner.URL))
+
+	plain := h.audit(verifySiteID, "plain", events.AuditRequestedData{})
+	if plain.BrokenLinks != 0 || plain.Status != "complete" {
+		t.Fatalf("without verification: broken %d, status %q; want 0 and complete (no page is deleted)", plain.BrokenLinks, plain.Status)
+	}
+
+	internal := h.audit(verifySiteID, "internal", events.AuditRequestedData{Verify: true})
+	if internal.BrokenLinks != plantedBroken || internal.RedirectLinks != 1 || internal.UnverifiedLinks != 0 || internal.Status != "complete" {
+		t.Errorf("audit with verify: broken %d redirects %d unverified %d status %q %v; want %d, 1, 0, complete",
+			internal.BrokenLinks, internal.RedirectLinks, internal.UnverifiedLinks, internal.Status, internal.Reasons, plantedBroken)
+	}
+	if n := live.count("/"); n != 1 {
+		t.Errorf("the home page, linked from every page's header, was requested %d times; want 1", n)
+	}
+	if n := partner.count("/partner"); n != 0 {
+		t.Errorf("an audit with verify (internal only) asked the external partner %d times", n)
+	}
+	rec, found, err := h.svc.Store().Audit(t.Context(), verifySiteID, "internal")
+	if err != nil || !found {
+		t.Fatalf("stored audit: found %v, %v", found, err)
+	}
+	var stored events.AuditCompletedData
+	if err := json.Unmarshal(rec.Report, &stored); err != nil || stored.Findings == nil {
+		t.Fatalf("stored report: %v", err)
+	}
+	if len(stored.Findings.Redirects) != 1 || !strings.Contains(stored.Findings.Redirects[0].Detail,
+		"points at a redirect; update it to the final URL "+live.URL+"/boots/") || stored.Findings.Redirects[0].PageID != "b" {
+		t.Errorf("redirect findings %+v", stored.Findings.Redirects)
+	}
+	brokenURLs := map[string]bool{}
+	for _, f := range stored.Findings.Broken {
+		brokenURLs[strings.TrimPrefix(f.URL, live.URL)] = true
+		if !strings.Contains(f.Detail, "HTTP 404") {
+			t.Errorf("broken finding %+v does not name the status", f)
+		}
+	}
+	if want := "/boots/d/ /gone-1/ /gone-2/ /gone-3/"; strings.Join(sortedKeys(brokenURLs), " ") != want {
+		t.Errorf("broken targets %v, want %s", sortedKeys(brokenURLs), want)
+	}
+	if got := count(`SELECT count(*) FROM link_map WHERE site_id = $1 AND status = 'broken' AND last_verified IS NOT NULL`, verifySiteID); got != plantedBroken {
+		t.Errorf("%d link-map rows broken and verified, want %d", got, plantedBroken)
+	}
+	if got := count(`SELECT count(*) FROM link_map WHERE site_id = $1 AND redirect_target = $2 AND target_url = $3`,
+		verifySiteID, live.URL+"/boots/", live.URL+"/old-boots/"); got != 1 {
+		t.Errorf("%d link-map rows name the redirect's final URL, want 1", got)
+	}
+
+	external := h.audit(verifySiteID, "external", events.AuditRequestedData{VerifyExternal: true})
+	if external.Status != "inconclusive" || external.UnverifiedLinks != 1 || external.BrokenLinks != plantedBroken {
+		t.Errorf("audit with verify_external: status %q broken %d unverified %d; want inconclusive, %d, 1",
+			external.Status, external.BrokenLinks, external.UnverifiedLinks, plantedBroken)
+	}
+	partnerHost := strings.TrimPrefix(partner.URL, "http://")
+	if len(external.Reasons) != 1 || !strings.Contains(external.Reasons[0], partnerHost) || !strings.Contains(external.Reasons[0], "rate-limited: 429") {
+		t.Errorf("reasons %v do not name the host stuck on 429", external.Reasons)
+	}
+	if n := partner.count("/partner"); n != 2 {
+		t.Errorf("the partner stuck on 429 was asked %d times; want 2 (once, and once after its Retry-After, within the budget)", n)
+	}
+	if got := count(`SELECT count(*) FROM link_map WHERE site_id = $1 AND NOT internal AND last_verified IS NULL AND status = 'active'`, verifySiteID); got != 1 {
+		t.Errorf("the partner's link: %d rows left active and unverified, want 1", got)
+	}
+
+	// verify.requested checks every target again (none is reused without a
+	// max_age), and a second with max_age reuses the conclusive ones.
+	h.publish(mustEvent(events.VerifyRequested, verifySiteID, "verify-all", events.VerifyRequestedData{SiteID: verifySiteID, Scope: "all"}))
+	all := waitVerified(t, verified, verifySiteID, "verify-all")
+	want := events.VerifyCompletedData{VerificationID: "verify-all", Scope: "all", Status: "inconclusive",
+		Targets: 11, Checked: 11, OK: 5, Redirects: 1, Broken: plantedBroken, Unverified: 1}
+	if all.Status != want.Status || all.Targets != want.Targets || all.Checked != want.Checked || all.OK != want.OK ||
+		all.Redirects != want.Redirects || all.Broken != want.Broken || all.Unverified != want.Unverified || all.Reused != 0 {
+		t.Errorf("verify.completed %+v, want %+v", all, want)
+	}
+	if len(all.UnverifiedTargets) != 1 || all.UnverifiedTargets[0].URL != partner.URL+"/partner" || all.UnverifiedTargets[0].Status != 429 {
+		t.Errorf("unverified targets %+v", all.UnverifiedTargets)
+	}
+	progressed := false
+	for _, r := range verifyProgress.all() {
+		var d events.VerifyProgressData
+		if json.Unmarshal(r.Event.Data, &d) == nil && d.VerificationID == "verify-all" && d.Done == 11 && d.Total == 11 {
+			progressed = true
+		}
+	}
+	if !progressed {
+		t.Errorf("no verify.progress reached 11 of 11")
+	}
+	h.publish(mustEvent(events.VerifyRequested, verifySiteID, "verify-fresh", events.VerifyRequestedData{SiteID: verifySiteID, Scope: "all", MaxAge: "1h"}))
+	fresh := waitVerified(t, verified, verifySiteID, "verify-fresh")
+	// Only the partner, whose 429s said nothing, is asked again.
+	if fresh.Reused != 10 || fresh.Checked != 1 || fresh.Broken != plantedBroken || fresh.Targets != 11 {
+		t.Errorf("with max_age 1h: reused %d checked %d broken %d targets %d; want 10, 1, %d, 11", fresh.Reused, fresh.Checked, fresh.Broken, fresh.Targets, plantedBroken)
+	}
+	if n := partner.count("/partner"); n != 6 {
+		t.Errorf("the partner was asked %d times over three checks of it; want 6", n)
+	}
+	// Within the cache's TTL, two audits and two verifications cost one
+	// request a URL: the hub's second is the redirect's final hop.
+	for path, want := range map[string]int{"/": 1, "/boots/a/": 1, "/gone-1/": 1, "/old-boots/": 1, "/boots/": 2} {
+		if n := live.count(path); n != want {
+			t.Errorf("%s requested %d times, want %d", path, n, want)
+		}
+	}
+	if dead := h.dead.all(); len(dead) > 0 {
+		t.Errorf("%d dead letters", len(dead))
+	}
+}
+
+func waitVerified(t *testing.T, c *collector, siteID, id string) events.VerifyCompletedData {
+	t.Helper()
+	var out events.VerifyCompletedData
+	waitFor(t, 2*time.Minute, "verification "+id+" completed", func() bool {
+		for _, r := range c.all() {
+			var d events.VerifyCompletedData
+			if r.Event.SiteID == siteID && json.Unmarshal(r.Event.Data, &d) == nil && d.VerificationID == id {
+				out = d
+				return true
+			}
+		}
+		return false
+	})
+	return out
+}
+
+// A new-content site's planned links are checked too: the links whose
+// target answers 404 become broken, the others keep their status, and
+// each records when it was checked.
+func TestVerificationMarksPlannedLinksBrokenOrKeepsThemVerified(t *testing.T) {
+	live := startLiveSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/hiking/boots/" { // the hub is gone from the live site
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "<p>ok</p>")
+	})
+	cfg := testConfig(t)
+	cfg.HTTP.AllowHosts = []string{"127.0.0.1/32"}
+	h := startHarness(t, cfg)
+	verified := collect(t, h.js, "VERIFY", events.VerifyCompleted)
+	count := sqlCounter(t, cfg.DatabaseURL)
+	const siteID = "verify-planned"
+	ev := siteEvent(siteID)
+	var d events.SiteUpdatedData
+	if err := json.Unmarshal(ev.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	d.Site.BaseURL = live.URL
+	h.publish(mustEvent(ev.Type, siteID, ev.ID, d))
+	h.publish(hubEvent(siteID))
+	for i := 1; i <= 3; i++ {
+		h.publish(pageEvent(siteID, fmt.Sprintf("tip-%d", i), "supporting", 1, supportingHTML(i)))
+	}
+	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount(siteID) == 4 })
+	h.waitIdle(waitLong)
+	toHub := count(`SELECT count(*) FROM links WHERE site_id = $1 AND target_page_id = 'boots-hub' AND status IN ('inserted', 'verified', 'flagged')`, siteID)
+	others := count(`SELECT count(*) FROM links WHERE site_id = $1 AND target_page_id <> 'boots-hub' AND status IN ('inserted', 'verified', 'flagged')`, siteID)
+	if toHub == 0 || others == 0 {
+		t.Fatalf("placed links: %d to the hub, %d to others; the test needs both", toHub, others)
+	}
+
+	h.publish(mustEvent(events.VerifyRequested, siteID, "weekly", events.VerifyRequestedData{SiteID: siteID}))
+	got := waitVerified(t, verified, siteID, "weekly")
+	if got.Status != "complete" || got.Broken != 1 || got.Scope != "internal" {
+		t.Errorf("verify.completed %+v; want complete, one broken target (the hub), scope internal", got)
+	}
+	if n := count(`SELECT count(*) FROM links WHERE site_id = $1 AND target_page_id = 'boots-hub' AND status = 'broken' AND last_verified IS NOT NULL`, siteID); n != toHub {
+		t.Errorf("%d links to the hub broken, want %d", n, toHub)
+	}
+	if n := count(`SELECT count(*) FROM links WHERE site_id = $1 AND target_page_id <> 'boots-hub' AND status IN ('verified', 'flagged') AND last_verified IS NOT NULL`, siteID); n != others {
+		t.Errorf("%d links to live pages kept placed and checked, want %d", n, others)
+	}
+
+	// A verify.requested whose data names another site is refused, not run.
+	h.publish(mustEvent(events.VerifyRequested, siteID, "mismatch", events.VerifyRequestedData{SiteID: "someone-else"}))
+	waitFor(t, waitLong, "mismatched request dead-lettered", func() bool { return len(h.dead.all()) == 1 })
+	if n := count(`SELECT count(*) FROM verifications WHERE site_id = $1`, siteID); n != 1 {
+		t.Errorf("%d verifications taken, want 1", n)
+	}
+}
