@@ -11,6 +11,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -260,7 +261,7 @@ func (l *pullLoop) deliver(ctx context.Context, msg jetstream.Msg, log *slog.Log
 			// A lost ack only means a redelivery, which every consumer's
 			// inbox turns into a no-op; waiting for the server to confirm
 			// each ack would cost a round trip per message.
-			if err := msg.Ack(); err != nil {
+			if err := l.ack(msg); err != nil {
 				log.Warn("ack not sent; the event will be redelivered and skipped", "message_id", m.UUID, "err", err)
 			}
 			return
@@ -276,6 +277,18 @@ func (l *pullLoop) deliver(ctx context.Context, msg jetstream.Msg, log *slog.Log
 			_ = msg.InProgress()
 		}
 	}
+}
+
+// ack sends a message's ack. One that cannot be sent (the connection is
+// moving to another server while the cluster elects a leader) is tried
+// again with backoff until the consumer's AckWait: past it JetStream
+// redelivers anyway. A redelivery of a handled event is skipped by the
+// consumer's inbox, and never counts towards dead-lettering: only failed
+// handling does.
+func (l *pullLoop) ack(msg jetstream.Msg) error {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = 50*time.Millisecond, time.Second, l.ackWait
+	return backoff.Retry(msg.Ack, b)
 }
 
 // heartbeatInterval is how often a held message is reported in progress:

@@ -53,9 +53,17 @@ func (r *replica) exited() bool {
 
 func startReplica(t *testing.T, name, natsURL, dbURL string) *replica {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "serve", "--nats-url", natsURL, "--database-url", dbURL,
+	return startServe(t, name, os.Args[0], natsURL, dbURL)
+}
+
+// startServe starts `bin serve` on the NATS and database given, with the
+// replica tests' settings and any extra flags.
+func startServe(t testing.TB, name, bin, natsURL, dbURL string, extra ...string) *replica {
+	t.Helper()
+	args := append([]string{"serve", "--nats-url", natsURL, "--database-url", dbURL,
 		"--http-addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--workers", "2", "--db-max-conns", "12",
-		"--handler-timeout", "2s", "--retry-total", "3s", "--ack-wait", "7s", "--log-level", "warn")
+		"--handler-timeout", "2s", "--retry-total", "3s", "--ack-wait", "7s", "--log-level", "warn"}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), runMainEnv+"=1")
 	r := &replica{cmd: cmd, log: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = r.log, r.log
@@ -102,6 +110,7 @@ type publisher struct {
 	applied map[string]events.LinksInsertedData
 	count   map[string]int // links.inserted the stages emitted per page
 	settled map[string]int // links.inserted of settle passes per page
+	seen    map[uint64]bool // stream sequences applied (receiveOnce)
 }
 
 func (p *publisher) receive(d events.LinksInsertedData) {
@@ -267,7 +276,7 @@ func (p *publisher) counts() map[string]int {
 	return maps.Clone(p.count)
 }
 
-func replicaEvent(t *testing.T, typ, id string, data any) events.Event {
+func replicaEvent(t testing.TB, typ, id string, data any) events.Event {
 	t.Helper()
 	raw, err := json.Marshal(data)
 	if err != nil {
@@ -281,7 +290,7 @@ func replicaPage(t *testing.T, id, kind, url, html string) events.Event {
 		ID: id, URL: url, Title: id, Kind: kind, ClusterID: "boots", SectorID: "hiking", Version: 1, HTML: html}})
 }
 
-func waitForStream(t *testing.T, ctx context.Context, js jetstream.JetStream, name string) {
+func waitForStream(t testing.TB, ctx context.Context, js jetstream.JetStream, name string) {
 	t.Helper()
 	await(t, ctx, "stream "+name+" provisioned", func() bool {
 		_, err := js.Stream(ctx, name)
@@ -291,7 +300,7 @@ func waitForStream(t *testing.T, ctx context.Context, js jetstream.JetStream, na
 
 // await waits for cond with the demo's poll, failing the test when ctx
 // ends first.
-func await(t *testing.T, ctx context.Context, what string, cond func() bool) {
+func await(t testing.TB, ctx context.Context, what string, cond func() bool) {
 	t.Helper()
 	if err := waitUntil(ctx, time.Hour, cond); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
