@@ -146,11 +146,21 @@ func TestPostgresAwayLongerThanTheDeliveryBudgetDeadLettersNothing(t *testing.T)
 	waitFor(t, time.Minute, "deliveries failing while Postgres is away", func() bool {
 		return h.metricAtLeast(`interlinker_handler_errors_total{handler="planner",kind="transient"}`, 3)
 	})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	if err := h.svc.Ready(ctx); err == nil {
+		t.Errorf("ready while Postgres is away")
+	}
+	cancel()
 	time.Sleep(10 * time.Second)
 	proxy.Restore()
 	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
 	h.waitIdle(2 * time.Minute)
 	assertEachLinkedOnce(t, h, "s1", ids)
+	ctx, cancel = context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := h.svc.Ready(ctx); err != nil {
+		t.Errorf("not ready once Postgres is back: %v", err)
+	}
 	if dead := h.dead.all(); len(dead) != 0 {
 		t.Errorf("%d events dead-lettered, first: %s", len(dead), dead[0].Header.Get(bus.HeaderReason))
 	}
