@@ -195,29 +195,65 @@ func publishAuditRequest(ctx context.Context, p *producer, siteID string, req ev
 
 // requestAudit publishes audit.requested and waits until the audit is
 // finished, showing its audit.progress on view. It returns the stored
-// audit, whose report has every list whole. It watches the database as
-// well as audit.completed: an audit id asked for before is deduplicated by
-// the stream and answered by no new event.
+// audit, whose report has every list whole.
 func requestAudit(ctx context.Context, p *producer, st *store.Store, siteID string, req events.AuditRequestedData, view progressView) (store.AuditRecord, error) {
-	defer view.finish()
+	var rec store.AuditRecord
+	err := awaitJob(ctx, p, jobWatch{stream: "AUDIT", progress: events.AuditProgress, completed: events.AuditCompleted,
+		siteID: siteID, what: "audit " + req.AuditID, view: view,
+		progressOf: func(ev events.Event) (events.AuditProgressData, bool) {
+			d, err := events.DecodeData[events.AuditProgressData](ev)
+			return d, err == nil && d.AuditID == req.AuditID
+		},
+		completes: func(ev events.Event) bool {
+			d, err := events.DecodeData[events.AuditCompletedData](ev)
+			return err == nil && d.AuditID == req.AuditID
+		},
+		request: func() error { return publishAuditRequest(ctx, p, siteID, req) },
+		finished: func() (bool, error) {
+			var found bool
+			var err error
+			rec, found, err = st.Audit(ctx, siteID, req.AuditID)
+			return found && rec.Status != store.AuditRunning, err
+		}})
+	return rec, err
+}
+
+// jobWatch is what awaitJob watches: a background job's progress and
+// completion events on its stream, and its stored state.
+type jobWatch struct {
+	stream, progress, completed string
+	siteID, what                string
+	view                        progressView
+	progressOf                  func(events.Event) (events.AuditProgressData, bool) // the job's progress, if the event is of it
+	completes                   func(events.Event) bool                             // whether the event says the job is done
+	request                     func() error                                        // publishes the request
+	finished                    func() (bool, error)                                // reads the stored job: done or not
+}
+
+// awaitJob publishes a job's request and waits until its stored state
+// says it is done, showing its progress events on the view. It reads the
+// database as well as the completion event: a request id asked for before
+// is deduplicated by the stream and answered by no new event.
+func awaitJob(ctx context.Context, p *producer, w jobWatch) error {
+	defer w.view.finish()
 	done := make(chan struct{}, 1)
-	cons, err := p.js.OrderedConsumer(ctx, "AUDIT", jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{events.AuditProgress, events.AuditCompleted}, DeliverPolicy: jetstream.DeliverNewPolicy})
+	cons, err := p.js.OrderedConsumer(ctx, w.stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{w.progress, w.completed}, DeliverPolicy: jetstream.DeliverNewPolicy})
 	if err != nil {
-		return store.AuditRecord{}, fmt.Errorf("watch audit %s: %w", req.AuditID, err)
+		return fmt.Errorf("watch %s: %w", w.what, err)
 	}
 	watch, err := cons.Consume(func(m jetstream.Msg) {
 		ev, err := events.Decode(m.Data())
-		if err != nil || ev.SiteID != siteID {
+		if err != nil || ev.SiteID != w.siteID {
 			return
 		}
 		switch ev.Type {
-		case events.AuditProgress:
-			if d, err := events.DecodeData[events.AuditProgressData](ev); err == nil && d.AuditID == req.AuditID {
-				view.update(d)
+		case w.progress:
+			if d, ok := w.progressOf(ev); ok {
+				w.view.update(d)
 			}
-		case events.AuditCompleted:
-			if d, err := events.DecodeData[events.AuditCompletedData](ev); err == nil && d.AuditID == req.AuditID {
+		case w.completed:
+			if w.completes(ev) {
 				select {
 				case done <- struct{}{}:
 				default:
@@ -226,25 +262,22 @@ func requestAudit(ctx context.Context, p *producer, st *store.Store, siteID stri
 		}
 	})
 	if err != nil {
-		return store.AuditRecord{}, fmt.Errorf("watch audit %s: %w", req.AuditID, err)
+		return fmt.Errorf("watch %s: %w", w.what, err)
 	}
 	defer watch.Stop()
-	if err := publishAuditRequest(ctx, p, siteID, req); err != nil {
-		return store.AuditRecord{}, err
+	if err := w.request(); err != nil {
+		return err
 	}
 	poll := time.NewTicker(2 * time.Second)
 	defer poll.Stop()
 	for {
-		rec, found, err := st.Audit(ctx, siteID, req.AuditID)
-		if err != nil {
-			return store.AuditRecord{}, err
-		}
-		if found && rec.Status != store.AuditRunning {
-			return rec, nil
+		finished, err := w.finished()
+		if err != nil || finished {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return store.AuditRecord{}, fmt.Errorf("waiting for audit %s of site %s: %w", req.AuditID, siteID, ctx.Err())
+			return fmt.Errorf("waiting for %s of site %s: %w", w.what, w.siteID, ctx.Err())
 		case <-done:
 		case <-poll.C:
 		}

@@ -11,8 +11,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/service"
 	"github.com/interlinker/interlinker/store"
@@ -138,63 +136,33 @@ func publishVerifyRequest(ctx context.Context, p *producer, req events.VerifyReq
 }
 
 // requestVerification publishes verify.requested and waits until the
-// verification is finished, showing its verify.progress on view. Like
-// requestAudit it watches the database as well as verify.completed.
+// verification is finished, showing its verify.progress on view, and
+// returns its stored report.
 func requestVerification(ctx context.Context, p *producer, st *store.Store, req events.VerifyRequestedData, view progressView) (events.VerifyCompletedData, error) {
-	defer view.finish()
-	done := make(chan struct{}, 1)
-	cons, err := p.js.OrderedConsumer(ctx, "VERIFY", jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{events.VerifyProgress, events.VerifyCompleted}, DeliverPolicy: jetstream.DeliverNewPolicy})
-	if err != nil {
-		return events.VerifyCompletedData{}, fmt.Errorf("watch verification %s: %w", req.VerificationID, err)
-	}
-	watch, err := cons.Consume(func(m jetstream.Msg) {
-		ev, err := events.Decode(m.Data())
-		if err != nil || ev.SiteID != req.SiteID {
-			return
-		}
-		switch ev.Type {
-		case events.VerifyProgress:
-			if d, err := events.DecodeData[events.VerifyProgressData](ev); err == nil && d.VerificationID == req.VerificationID {
-				view.update(events.AuditProgressData{AuditID: d.VerificationID, Stage: d.Stage, Done: d.Done, Total: d.Total})
+	var report events.VerifyCompletedData
+	err := awaitJob(ctx, p, jobWatch{stream: "VERIFY", progress: events.VerifyProgress, completed: events.VerifyCompleted,
+		siteID: req.SiteID, what: "verification " + req.VerificationID, view: view,
+		progressOf: func(ev events.Event) (events.AuditProgressData, bool) {
+			d, err := events.DecodeData[events.VerifyProgressData](ev)
+			return events.AuditProgressData{AuditID: d.VerificationID, Stage: d.Stage, Done: d.Done, Total: d.Total},
+				err == nil && d.VerificationID == req.VerificationID
+		},
+		completes: func(ev events.Event) bool {
+			d, err := events.DecodeData[events.VerifyCompletedData](ev)
+			return err == nil && d.VerificationID == req.VerificationID
+		},
+		request: func() error { return publishVerifyRequest(ctx, p, req) },
+		finished: func() (bool, error) {
+			rec, found, err := st.Verification(ctx, req.SiteID, req.VerificationID)
+			if err != nil || !found || rec.Status == store.AuditRunning {
+				return false, err
 			}
-		case events.VerifyCompleted:
-			if d, err := events.DecodeData[events.VerifyCompletedData](ev); err == nil && d.VerificationID == req.VerificationID {
-				select {
-				case done <- struct{}{}:
-				default:
-				}
-			}
-		}
-	})
-	if err != nil {
-		return events.VerifyCompletedData{}, fmt.Errorf("watch verification %s: %w", req.VerificationID, err)
-	}
-	defer watch.Stop()
-	if err := publishVerifyRequest(ctx, p, req); err != nil {
-		return events.VerifyCompletedData{}, err
-	}
-	poll := time.NewTicker(2 * time.Second)
-	defer poll.Stop()
-	for {
-		rec, found, err := st.Verification(ctx, req.SiteID, req.VerificationID)
-		if err != nil {
-			return events.VerifyCompletedData{}, err
-		}
-		if found && rec.Status != store.AuditRunning {
-			var report events.VerifyCompletedData
 			if err := json.Unmarshal(rec.Report, &report); err != nil {
-				return report, fmt.Errorf("read the report of verification %s: %w", req.VerificationID, err)
+				return false, fmt.Errorf("read the report of verification %s: %w", req.VerificationID, err)
 			}
-			return report, nil
-		}
-		select {
-		case <-ctx.Done():
-			return events.VerifyCompletedData{}, fmt.Errorf("waiting for verification %s of site %s: %w", req.VerificationID, req.SiteID, ctx.Err())
-		case <-done:
-		case <-poll.C:
-		}
-	}
+			return true, nil
+		}})
+	return report, err
 }
 
 // printVerification prints a verification's report: its figures, why it
