@@ -108,8 +108,8 @@ func (b *syncBuffer) String() string {
 type publisher struct {
 	mu      sync.Mutex
 	applied map[string]events.LinksInsertedData
-	count   map[string]int // links.inserted the stages emitted per page
-	settled map[string]int // links.inserted of settle passes per page
+	count   map[string]int  // links.inserted the stages emitted per page
+	settled map[string]int  // links.inserted of settle passes per page
 	seen    map[uint64]bool // stream sequences applied (receiveOnce)
 }
 
