@@ -228,9 +228,9 @@ func waitVerified(t *testing.T, c *collector, siteID, id string) events.VerifyCo
 	return out
 }
 
-// A new-content site's planned links are checked too: the links whose
-// target answers 404 become broken, the others keep their status, and
-// each records when it was checked.
+// A new-content site's placed links are checked too, once their targets
+// are live: the links whose target answers 404 become broken, the others
+// keep their status, and each records when it was checked.
 func TestVerificationMarksPlannedLinksBrokenOrKeepsThemVerified(t *testing.T) {
 	live := startLiveSite(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/hiking/boots/" { // the hub is gone from the live site
@@ -257,6 +257,16 @@ func TestVerificationMarksPlannedLinksBrokenOrKeepsThemVerified(t *testing.T) {
 		h.publish(pageEvent(siteID, fmt.Sprintf("tip-%d", i), "supporting", 1, supportingHTML(i)))
 	}
 	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount(siteID) == 4 })
+	h.waitIdle(waitLong)
+	// A generated page is checked once it is live: its publisher says so.
+	for _, id := range []string{"boots-hub", "tip-1", "tip-2", "tip-3"} {
+		rec, _, err := h.svc.Store().Page(t.Context(), siteID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.publish(mustEvent(events.ContentPublished, siteID, "pub-"+id, events.ContentData{Page: events.PageInfo{
+			ID: id, URL: rec.URL, Title: id, Kind: string(rec.Kind), ClusterID: "boots", SectorID: "hiking", Version: 1, HTML: rec.LinkedHTML}}))
+	}
 	h.waitIdle(waitLong)
 	toHub := count(`SELECT count(*) FROM links WHERE site_id = $1 AND target_page_id = 'boots-hub' AND status IN ('inserted', 'verified', 'flagged')`, siteID)
 	others := count(`SELECT count(*) FROM links WHERE site_id = $1 AND target_page_id <> 'boots-hub' AND status IN ('inserted', 'verified', 'flagged')`, siteID)

@@ -98,7 +98,8 @@ func (s *Store) VerifyTargets(ctx context.Context, siteID string, external bool,
 			SELECT `+targetURLOf("t", "s")+` FROM links l
 				JOIN pages t ON t.site_id = l.site_id AND t.id = l.target_page_id
 				JOIN sites s ON s.id = l.site_id
-			WHERE l.site_id = $1 AND l.status IN ('inserted', 'verified', 'flagged', 'broken') AND t.state <> 'deleted')
+			WHERE l.site_id = $1 AND l.status IN ('inserted', 'verified', 'flagged', 'broken') AND t.state <> 'deleted'
+				AND `+liveVersionSQLOf("t")+` IS NOT NULL)
 		SELECT tg.url, c.outcome, c.status_code, c.final_url, c.redirects, c.reason, c.checked_at
 		FROM targets tg LEFT JOIN url_checks c ON c.site_id = $1 AND c.url = tg.url
 			AND c.checked_at >= $3 AND c.outcome IN ('ok', 'redirect', 'broken')
@@ -133,10 +134,11 @@ func (s *Store) VerifyTargets(ctx context.Context, siteID string, external bool,
 // to the links that point at them, in one transaction:
 //   - link-map rows become active or broken, with the time of the check
 //     and, for a target reached through redirects, the final URL;
-//   - placed links whose target page is live become broken when the
-//     check says so, and a link broken by an earlier check that now
-//     answers is placed again (verified, or flagged when it failed a
-//     rule); every such link records the time of the check.
+//   - placed links whose target page is live (published, not deleted)
+//     become broken when the check says so, and a link broken by an
+//     earlier check that now answers is placed again (verified, or
+//     flagged when it failed a rule); every such link records the time
+//     of the check.
 //
 // An unverified or refused check is kept but changes no link: a URL not
 // checked is neither active nor broken.
@@ -186,7 +188,7 @@ func (s *Store) SaveURLChecks(ctx context.Context, siteID string, checks []URLCh
 			FROM (SELECT t.id, u.outcome, u.at
 				FROM unnest($2::text[], $3::text[], $4::timestamptz[]) AS u(url, outcome, at)
 					JOIN sites s ON s.id = $1
-					JOIN pages t ON t.site_id = $1 AND t.state <> 'deleted'
+					JOIN pages t ON t.site_id = $1 AND t.state <> 'deleted' AND `+liveVersionSQLOf("t")+` IS NOT NULL
 						AND t.url IN (u.url, substr(u.url, length(rtrim(s.base_url, '/')) + 1))
 				WHERE u.outcome IN ('ok', 'redirect', 'broken')
 					AND `+targetURLOf("t", "s")+` = u.url) tp
