@@ -232,7 +232,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	if cfg.AdminToken != "" {
 		api.AdminTokenHash = store.HashToken(cfg.AdminToken)
 	}
-	s.http = &http.Server{Handler: handlers.TraceHTTP(tracer, handlers.NewHTTPHandler(s.metrics, s.Ready, api)), ReadHeaderTimeout: 5 * time.Second}
+	s.http = &http.Server{Handler: handlers.TraceHTTP(tracer, handlers.NewUI(api).Mount(handlers.NewHTTPHandler(s.metrics, s.Ready, api))), ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("http server stopped", "err", err)
