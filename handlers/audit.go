@@ -496,6 +496,8 @@ func (a *auditProgress) send(ctx context.Context, done int) {
 	err := a.p.Store.InTx(ctx, func(tx *store.Tx) error {
 		if subject == events.AuditProgress {
 			tx.SetAuditProgress(ctx, a.req.SiteID, a.auditID, a.name, done, a.total)
+		} else {
+			tx.SetVerificationProgress(ctx, a.req.SiteID, a.auditID, a.name, done, a.total)
 		}
 		return emit(ctx, tx, a.req, subject, id, "", data)
 	})

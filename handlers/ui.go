@@ -382,7 +382,7 @@ func (u *UI) notice(r *http.Request) string { return notices[r.URL.Query().Get("
 
 // jobStatus answers a job's progress as JSON, for the progress bars.
 func (u *UI) jobStatus(w http.ResponseWriter, r *http.Request, s *uiSession) {
-	out, err := u.api.job(r.Context(), &JobParams{SiteParam: SiteParam{SiteID: s.SiteID}, JobID: r.PathValue("job_id")})
+	j, err := u.jobByUIID(r.Context(), s.SiteID, r.PathValue("job_id"))
 	if err != nil {
 		status, msg := problemOf(err)
 		writeJSON(w, status, map[string]string{"error": msg})
@@ -392,7 +392,7 @@ func (u *UI) jobStatus(w http.ResponseWriter, r *http.Request, s *uiSession) {
 	writeJSON(w, http.StatusOK, struct {
 		Job
 		Finished bool `json:"finished"`
-	}{uiJob(out.Body), jobFinished(out.Body.Status)})
+	}{j, jobFinished(j.Status)})
 }
 
 // The sign-in.

@@ -109,7 +109,51 @@ func (u *UI) runningJobs(ctx context.Context, s *uiSession, keep func(Job) bool)
 			out = append(out, uiJob(j.Body))
 		}
 	}
+	// Audits and verifications an event asked for (the CLI, a scheduler)
+	// run too, with no API job to follow them by.
+	background, err := u.api.Store.BackgroundJobs(ctx, s.SiteID, "", "", 20)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range background {
+		if j := backgroundJob(b); keep == nil || keep(j) {
+			out = append(out, j)
+		}
+	}
 	return out, nil
+}
+
+// backgroundJobSep joins a background job's kind and id in the UI's job
+// id; API job ids ("job_…") never hold it.
+const backgroundJobSep = ":"
+
+// backgroundJob is a running audit or verification as the UI shows a job.
+func backgroundJob(b store.BackgroundJob) Job {
+	j := Job{ID: b.Kind + backgroundJobSep + b.ID, Kind: b.Kind, Status: b.Status, Stage: b.Stage, Done: b.Done, Total: b.Total}
+	if b.Kind == "audit" {
+		j.AuditID = b.ID
+	}
+	return uiJob(j)
+}
+
+// jobByUIID reads a job by the id the UI gives it: an API job's, or a
+// background job's kind and id.
+func (u *UI) jobByUIID(ctx context.Context, siteID, id string) (Job, error) {
+	if kind, bgID, ok := strings.Cut(id, backgroundJobSep); ok && (kind == "audit" || kind == "verify") {
+		found, err := u.api.Store.BackgroundJobs(ctx, siteID, kind, bgID, 1)
+		if err != nil {
+			return Job{}, err
+		}
+		if len(found) == 0 {
+			return Job{}, notFound("job " + id)
+		}
+		return backgroundJob(found[0]), nil
+	}
+	out, err := u.api.job(ctx, &JobParams{SiteParam: SiteParam{SiteID: siteID}, JobID: id})
+	if err != nil {
+		return Job{}, err
+	}
+	return uiJob(out.Body), nil
 }
 
 func (u *UI) internal(w http.ResponseWriter, r *http.Request, s *uiSession, err error) {

@@ -152,6 +152,12 @@ func (t *Tx) SetAuditProgress(ctx context.Context, siteID, auditID, stage string
 		WHERE site_id = $1 AND id = $2 AND status = 'running'`, siteID, auditID, stage, done, total)
 }
 
+// SetVerificationProgress keeps a verification's progress for polling.
+func (t *Tx) SetVerificationProgress(ctx context.Context, siteID, id, stage string, done, total int) {
+	t.queue(`UPDATE verifications SET progress_stage = $3, progress_done = $4, progress_total = $5
+		WHERE site_id = $1 AND id = $2 AND status = 'running'`, siteID, id, stage, done, total)
+}
+
 // PagePlan names the plan a command was to make for a page: a plan id
 // derives from its command's identity.
 type PagePlan struct {

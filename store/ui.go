@@ -308,3 +308,37 @@ func (s *Store) LiveLinks(ctx context.Context, siteID, pageID string, limit int)
 	}
 	return out, nil
 }
+
+// BackgroundJob is an audit or verification running that no API job
+// tracks: one an event asked for (the CLI, a scheduler, a producer).
+type BackgroundJob struct {
+	Kind, ID, Stage string // Kind: audit or verify
+	Done, Total     int
+	Status          string
+}
+
+// BackgroundJobs lists the site's audits and verifications running that
+// no API job tracks, oldest first, at most limit; with kind and id set,
+// that one job whatever its status.
+func (s *Store) BackgroundJobs(ctx context.Context, siteID, kind, id string, limit int) ([]BackgroundJob, error) {
+	rows, err := s.pool.Query(ctx, `SELECT kind, id, status, progress_stage, progress_done, progress_total FROM (
+			SELECT 'audit' AS kind, a.id, a.status, a.progress_stage, a.progress_done, a.progress_total, a.requested_at
+			FROM audits a WHERE a.site_id = $1 AND NOT EXISTS (SELECT 1 FROM api_jobs j
+				WHERE j.site_id = a.site_id AND j.kind = 'audit' AND j.ref = a.id)
+			UNION ALL
+			SELECT 'verify', v.id, v.status, v.progress_stage, v.progress_done, v.progress_total, v.requested_at
+			FROM verifications v WHERE v.site_id = $1) jobs
+		WHERE ($2 = '' AND status = 'running') OR (kind = $2 AND id = $3)
+		ORDER BY requested_at, kind, id LIMIT $4`, siteID, kind, id, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list background jobs of site %s: %w", siteID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (BackgroundJob, error) {
+		var j BackgroundJob
+		return j, r.Scan(&j.Kind, &j.ID, &j.Status, &j.Stage, &j.Done, &j.Total)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list background jobs of site %s: %w", siteID, err)
+	}
+	return out, nil
+}
