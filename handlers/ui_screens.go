@@ -530,14 +530,9 @@ func (u *UI) pageDetail(w http.ResponseWriter, r *http.Request, s *uiSession) {
 			ends = append(ends, l.TargetPageID)
 		}
 	}
-	pages, err := u.api.Store.MapPages(ctx, s.SiteID, ends)
-	if err != nil {
+	if d.Titles, err = u.titlesOf(ctx, s.SiteID, ends); err != nil {
 		u.internal(w, r, s, err)
 		return
-	}
-	d.Titles = map[string]string{}
-	for id, p := range pages {
-		d.Titles[id] = p.Title
 	}
 	snaps, err := u.api.snapshots(ctx, &PageParams{SiteParam: SiteParam{SiteID: s.SiteID}, PageID: id})
 	if err != nil {
@@ -782,14 +777,9 @@ func (u *UI) auditScreen(w http.ResponseWriter, r *http.Request, s *uiSession) {
 				}
 			}
 		}
-		pages, err := u.api.Store.MapPages(ctx, s.SiteID, ids)
-		if err != nil {
+		if d.Titles, err = u.titlesOf(ctx, s.SiteID, ids); err != nil {
 			u.internal(w, r, s, err)
 			return
-		}
-		d.Titles = map[string]string{}
-		for id, p := range pages {
-			d.Titles[id] = p.Title
 		}
 	}
 	u.render(w, http.StatusOK, "audit", &view{Title: "Audit", Nav: "audit", S: s, Notice: u.notice(r), Jobs: jobs, Reload: true,
@@ -811,4 +801,17 @@ func headOf[T any](list []T) []T {
 		return list[:findingsShown]
 	}
 	return list
+}
+
+// titlesOf reads the titles of the site's pages named, by id.
+func (u *UI) titlesOf(ctx context.Context, siteID string, ids []string) (map[string]string, error) {
+	pages, err := u.api.Store.MapPages(ctx, siteID, ids)
+	if err != nil {
+		return nil, err
+	}
+	titles := make(map[string]string, len(pages))
+	for id, p := range pages {
+		titles[id] = p.Title
+	}
+	return titles, nil
 }
