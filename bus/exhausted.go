@@ -35,7 +35,7 @@ func advisorySubjects() []string {
 
 // provisionDeliveryWatch creates the advisory stream and its consumer.
 func provisionDeliveryWatch(ctx context.Context, js jetstream.JetStream, ss StreamSettings) error {
-	_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	err := createOrUpdateStream(ctx, js, jetstream.StreamConfig{
 		Name:        advisoryStream,
 		Description: "JetStream max-deliveries advisories for interlinker's consumers",
 		Subjects:    advisorySubjects(),

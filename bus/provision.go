@@ -2,10 +2,10 @@ package bus
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/interlinker/interlinker/events"
@@ -50,7 +50,7 @@ type ConsumerSpec struct {
 // configuration, replica counts included.
 func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, cs ConsumerSettings, consumers []ConsumerSpec) error {
 	for _, s := range events.Streams {
-		_, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		err := createOrUpdateStream(ctx, js, jetstream.StreamConfig{
 			Name:       s.Name,
 			Subjects:   s.Subjects,
 			Storage:    jetstream.FileStorage,
@@ -89,32 +89,47 @@ func Provision(ctx context.Context, js jetstream.JetStream, ss StreamSettings, c
 	return provisionDeliveryWatch(ctx, js, ss)
 }
 
-// errConsumerReplicasExceedStream is JetStream's error code for a consumer
-// asking for more replicas than its stream has.
-const errConsumerReplicasExceedStream jetstream.ErrorCode = 10126
+// A cluster may lose the answer to a JetStream API request while it
+// elects a leader, or while replicas starting at the same moment create
+// the same stream; right after a stream's replica count is raised it
+// also refuses, for a moment, a consumer with more replicas than the
+// stream had (error 10126). Provisioning therefore bounds each request
+// by provisionAttempt and asks again, with backoff, for up to
+// provisionWait, then reports the last error: the service's start
+// retries the whole on top of that.
+const (
+	provisionAttempt = 5 * time.Second
+	provisionWait    = 30 * time.Second
+)
 
-// replicaChangeWait bounds how long a consumer waits for its stream's new
-// replica count to be applied.
-const replicaChangeWait = 30 * time.Second
+// retryProvision runs one provisioning request until it succeeds, ctx
+// ends or provisionWait has passed.
+func retryProvision(ctx context.Context, call func(context.Context) error) error {
+	b := backoff.NewExponentialBackOff()
+	b.InitialInterval, b.MaxInterval, b.MaxElapsedTime = 50*time.Millisecond, 2*time.Second, provisionWait
+	return backoff.Retry(func() error {
+		attempt, cancel := context.WithTimeout(ctx, provisionAttempt)
+		defer cancel()
+		err := call(attempt)
+		if err != nil && ctx.Err() != nil {
+			return backoff.Permanent(err)
+		}
+		return err
+	}, backoff.WithContext(b, ctx))
+}
 
-// createOrUpdateConsumer creates or updates a durable consumer. After a
-// stream's replica count is raised, JetStream applies the change a moment
-// later and refuses a consumer with more replicas than the stream had until
-// then: that refusal is retried for up to replicaChangeWait.
+func createOrUpdateStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {
+	return retryProvision(ctx, func(ctx context.Context) error {
+		_, err := js.CreateOrUpdateStream(ctx, cfg)
+		return err
+	})
+}
+
 func createOrUpdateConsumer(ctx context.Context, js jetstream.JetStream, stream string, cfg jetstream.ConsumerConfig) error {
-	deadline := time.Now().Add(replicaChangeWait)
-	for wait := 25 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+	return retryProvision(ctx, func(ctx context.Context) error {
 		_, err := js.CreateOrUpdateConsumer(ctx, stream, cfg)
-		var apiErr *jetstream.APIError
-		if err == nil || !errors.As(err, &apiErr) || apiErr.ErrorCode != errConsumerReplicasExceedStream || time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-	}
+		return err
+	})
 }
 
 // ConsumersBound reports an error unless every durable consumer exists.

@@ -161,3 +161,68 @@ func TestStreamReplicasApplyToEveryStreamAndConsumerAndChangeInPlace(t *testing.
 		t.Errorf("CONTENT holds %d events after the replica changes, want the 1 published", info.State.Msgs)
 	}
 }
+
+// TestReplicasProvisioningAtTheSameMomentConverge: three replicas starting
+// together each provision every stream and consumer on a new cluster; each
+// run succeeds, and the server ends with one of each, as asked.
+func TestReplicasProvisioningAtTheSameMomentConverge(t *testing.T) {
+	urls := startCluster(t, 3)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := ConsumerSettings{AckWait: 30 * time.Second, DeliveryCeiling: 5, MaxAckPending: 100}
+	specs := []ConsumerSpec{{Durable: "planner", Subject: events.ContentGenerated}, {Durable: "validator", Subject: events.LinksInjected}}
+	ss := StreamSettings{DuplicateWindow: time.Minute, MaxAge: time.Hour, Replicas: 3}
+	errs := make(chan error, 3)
+	start := make(chan struct{})
+	for i := range 3 {
+		nc, err := Connect(urls[i], fmt.Sprintf("replica-%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		js, err := jetstream.New(nc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			<-start
+			errs <- Provision(ctx, js, ss, cs, specs)
+		}()
+	}
+	close(start)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Errorf("a replica's provisioning failed: %v", err)
+		}
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	nc, err := Connect(urls[0], "check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := js.StreamNames(ctx)
+	n := 0
+	for range names.Name() {
+		n++
+	}
+	if want := len(events.Streams) + 1; n != want { // and the delivery watch's
+		t.Errorf("%d streams, want %d", n, want)
+	}
+	for _, c := range specs {
+		stream, _ := events.StreamFor(c.Subject)
+		cons, err := js.Consumer(ctx, stream, c.Durable)
+		if err != nil {
+			t.Fatalf("consumer %s: %v", c.Durable, err)
+		}
+		info, err := cons.Info(ctx)
+		if err != nil || info.Config.Replicas != 3 {
+			t.Errorf("consumer %s: replicas %d, %v", c.Durable, info.Config.Replicas, err)
+		}
+	}
+}
