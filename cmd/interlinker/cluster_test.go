@@ -221,26 +221,9 @@ func newClusterRun(t testing.TB, ctx context.Context, cluster *natsCluster, dbUR
 	return r
 }
 
-// send publishes an event as a producer must: again until the cluster
-// stores it, with its identity as Nats-Msg-Id.
 func (r *clusterRun) send(ev events.Event) {
 	r.t.Helper()
-	raw, err := ev.Encode()
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	for {
-		ctx, cancel := context.WithTimeout(r.ctx, 5*time.Second)
-		_, err := r.js.PublishMsg(ctx, &nats.Msg{Subject: ev.Type, Data: raw, Header: nats.Header{nats.MsgIdHdr: {ev.MsgID()}}})
-		cancel()
-		if err == nil {
-			return
-		}
-		if r.ctx.Err() != nil {
-			r.t.Fatalf("publish %s: %v", ev.ID, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	sendUntilStored(r.t, r.ctx, r.js, ev)
 }
 
 // clusters is how many clusters the run's site has: its articles are

@@ -184,23 +184,7 @@ func TestTwoReplicasOneKilledMidStreamLinkEveryPageExactlyOnce(t *testing.T) {
 	}
 	defer cc.Stop()
 
-	send := func(ev events.Event) {
-		t.Helper()
-		raw, err := ev.Encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			_, err := js.PublishMsg(ctx, &nats.Msg{Subject: ev.Type, Data: raw, Header: nats.Header{nats.MsgIdHdr: {ev.MsgID()}}})
-			if err == nil {
-				return
-			}
-			if ctx.Err() != nil {
-				t.Fatalf("publish %s: %v", ev.ID, err)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
+	send := func(ev events.Event) { sendUntilStored(t, ctx, js, ev) }
 	send(replicaEvent(t, events.SiteUpdated, "site", events.SiteUpdatedData{
 		Site:    events.SiteInfo{ID: "s1", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
 		Sectors: []events.SectorInfo{{ID: "hiking", Name: "Hiking", URL: "/hiking/"}},
@@ -274,6 +258,29 @@ func (p *publisher) counts() map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return maps.Clone(p.count)
+}
+
+// sendUntilStored publishes an event as a producer must: again until the
+// stream stores it, with its identity as Nats-Msg-Id, each attempt bounded
+// so one lost in a leader election is asked again.
+func sendUntilStored(t testing.TB, ctx context.Context, js jetstream.JetStream, ev events.Event) {
+	t.Helper()
+	raw, err := ev.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := js.PublishMsg(attempt, &nats.Msg{Subject: ev.Type, Data: raw, Header: nats.Header{nats.MsgIdHdr: {ev.MsgID()}}})
+		cancel()
+		if err == nil {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("publish %s: %v", ev.ID, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func replicaEvent(t testing.TB, typ, id string, data any) events.Event {
