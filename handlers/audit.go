@@ -215,7 +215,8 @@ func (p *Pipeline) runAudit(ctx context.Context, job store.Job, req events.Event
 		if err != nil {
 			return p.finishAudit(ctx, job, req, failedAudit(job.ID, data.ClusterID, err.Error()), began)
 		}
-		v, err := p.verify(ctx, job.SiteID, data.VerifyExternal, freshSince(job.RequestedAt, maxAge), progress)
+		// A cluster's audit reports its pages' links: only theirs are checked.
+		v, err := p.verify(ctx, job.SiteID, data.ClusterID, data.VerifyExternal, freshSince(job.RequestedAt, maxAge), progress)
 		if err != nil {
 			return false, err
 		}

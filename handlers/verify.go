@@ -123,7 +123,7 @@ func (p *Pipeline) runVerify(ctx context.Context, job store.Job, req events.Even
 			fmt.Sprintf("unknown site %q (no site.updated received for it)", job.SiteID)))
 	}
 	progress := &auditProgress{p: p, req: req, auditID: job.ID}
-	v, err := p.verify(ctx, job.SiteID, scope == events.VerifyScopeAll, freshSince(job.RequestedAt, maxAge), progress)
+	v, err := p.verify(ctx, job.SiteID, "", scope == events.VerifyScopeAll, freshSince(job.RequestedAt, maxAge), progress)
 	if err != nil {
 		return false, err
 	}
@@ -190,14 +190,15 @@ type verification struct {
 	reused  int // taken from an earlier check
 }
 
-// verify checks the site's link targets (external ones too with
-// external) that have no check since freshSince, keeping each outcome as
-// it comes, and returns every target's check.
-func (p *Pipeline) verify(ctx context.Context, siteID string, external bool, freshSince time.Time, progress *auditProgress) (verification, error) {
+// verify checks the link targets of the site (of one cluster's pages, with
+// clusterID; external ones too, with external) that have no check since
+// freshSince, keeping each outcome as it comes, and returns every
+// target's check.
+func (p *Pipeline) verify(ctx context.Context, siteID, clusterID string, external bool, freshSince time.Time, progress *auditProgress) (verification, error) {
 	if p.Checker == nil {
 		return verification{}, fmt.Errorf("%w: link verification is off: the service has no outbound HTTP client", ErrPermanent)
 	}
-	due, reused, err := p.Store.VerifyTargets(ctx, siteID, external, freshSince)
+	due, reused, err := p.Store.VerifyTargets(ctx, siteID, clusterID, external, freshSince)
 	if err != nil {
 		return verification{}, err
 	}

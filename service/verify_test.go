@@ -54,7 +54,7 @@ func verifySitePages(partner string) []events.PageInfo {
 		return events.PageInfo{ID: id, URL: url, Title: id, Kind: kind, ClusterID: "boots", SectorID: "hiking", Version: 1,
 			HTML: "<header><a href=\"/\">Home</a></header>\n<main><article>\n" + body + "</article></main>\n"}
 	}
-	home := page("home", "/", "home", "<p>Welcome. See <a href=\"/boots/\">our boots</a>.</p>\n")
+	home := page("home", "/", "home", "<p>Welcome. See <a href=\"/boots/\">our boots</a> and <a href=\"/about/\">who we are</a>.</p>\n")
 	home.ClusterID, home.SectorID = "", ""
 	return []events.PageInfo{
 		home,
@@ -78,7 +78,7 @@ func verifySiteEvent(siteID, baseURL string) events.Event {
 // serveVerifySite answers as the live verification site does.
 func serveVerifySite(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
-	case "/", "/boots/", "/boots/a/", "/boots/b/", "/boots/c/":
+	case "/", "/about/", "/boots/", "/boots/a/", "/boots/b/", "/boots/c/":
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<p>ok</p>")
 	case "/old-boots/":
@@ -109,6 +109,14 @@ func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.
 	plain := h.audit(verifySiteID, "plain", events.AuditRequestedData{})
 	if plain.BrokenLinks != 0 || plain.Status != "complete" {
 		t.Fatalf("without verification: broken %d, status %q; want 0 and complete (no page is deleted)", plain.BrokenLinks, plain.Status)
+	}
+
+	// A cluster's audit checks the targets of its pages' links only: the
+	// home page is in no cluster, and what only it links to is not asked.
+	cluster := h.audit(verifySiteID, "cluster", events.AuditRequestedData{ClusterID: "boots", Verify: true})
+	if cluster.BrokenLinks != plantedBroken || live.count("/about/") != 0 {
+		t.Errorf("audit of cluster boots with verify: broken %d, /about/ requested %d times; want %d and 0",
+			cluster.BrokenLinks, live.count("/about/"), plantedBroken)
 	}
 
 	internal := h.audit(verifySiteID, "internal", events.AuditRequestedData{Verify: true})
@@ -173,7 +181,7 @@ func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.
 	h.publish(mustEvent(events.VerifyRequested, verifySiteID, "verify-all", events.VerifyRequestedData{SiteID: verifySiteID, Scope: "all"}))
 	all := waitVerified(t, verified, verifySiteID, "verify-all")
 	want := events.VerifyCompletedData{VerificationID: "verify-all", Scope: "all", Status: "inconclusive",
-		Targets: 11, Checked: 11, OK: 5, Redirects: 1, Broken: plantedBroken, Unverified: 1}
+		Targets: 12, Checked: 12, OK: 6, Redirects: 1, Broken: plantedBroken, Unverified: 1}
 	if all.Status != want.Status || all.Targets != want.Targets || all.Checked != want.Checked || all.OK != want.OK ||
 		all.Redirects != want.Redirects || all.Broken != want.Broken || all.Unverified != want.Unverified || all.Reused != 0 {
 		t.Errorf("verify.completed %+v, want %+v", all, want)
@@ -184,25 +192,25 @@ func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.
 	progressed := false
 	for _, r := range verifyProgress.all() {
 		var d events.VerifyProgressData
-		if json.Unmarshal(r.Event.Data, &d) == nil && d.VerificationID == "verify-all" && d.Done == 11 && d.Total == 11 {
+		if json.Unmarshal(r.Event.Data, &d) == nil && d.VerificationID == "verify-all" && d.Done == 12 && d.Total == 12 {
 			progressed = true
 		}
 	}
 	if !progressed {
-		t.Errorf("no verify.progress reached 11 of 11")
+		t.Errorf("no verify.progress reached 12 of 12")
 	}
 	h.publish(mustEvent(events.VerifyRequested, verifySiteID, "verify-fresh", events.VerifyRequestedData{SiteID: verifySiteID, Scope: "all", MaxAge: "1h"}))
 	fresh := waitVerified(t, verified, verifySiteID, "verify-fresh")
 	// Only the partner, whose 429s said nothing, is asked again.
-	if fresh.Reused != 10 || fresh.Checked != 1 || fresh.Broken != plantedBroken || fresh.Targets != 11 {
-		t.Errorf("with max_age 1h: reused %d checked %d broken %d targets %d; want 10, 1, %d, 11", fresh.Reused, fresh.Checked, fresh.Broken, fresh.Targets, plantedBroken)
+	if fresh.Reused != 11 || fresh.Checked != 1 || fresh.Broken != plantedBroken || fresh.Targets != 12 {
+		t.Errorf("with max_age 1h: reused %d checked %d broken %d targets %d; want 11, 1, %d, 12", fresh.Reused, fresh.Checked, fresh.Broken, fresh.Targets, plantedBroken)
 	}
 	if n := partner.count("/partner"); n != 6 {
 		t.Errorf("the partner was asked %d times over three checks of it; want 6", n)
 	}
 	// Within the cache's TTL, two audits and two verifications cost one
 	// request a URL: the hub's second is the redirect's final hop.
-	for path, want := range map[string]int{"/": 1, "/boots/a/": 1, "/gone-1/": 1, "/old-boots/": 1, "/boots/": 2} {
+	for path, want := range map[string]int{"/": 1, "/about/": 1, "/boots/a/": 1, "/gone-1/": 1, "/old-boots/": 1, "/boots/": 2} {
 		if n := live.count(path); n != want {
 			t.Errorf("%s requested %d times, want %d", path, n, want)
 		}

@@ -87,24 +87,26 @@ func targetURLOf(page, site string) string {
 // VerifyTargets lists, in URL order, the distinct URLs a verification of
 // the site checks: the targets of its live pages' link map (internal
 // links only, unless external) and the targets of its placed links.
-// Those checked conclusively since freshSince are returned as reused
-// rather than due: a check is not repeated within the request's max_age.
-func (s *Store) VerifyTargets(ctx context.Context, siteID string, external bool, freshSince time.Time) (due []string, reused []URLCheck, err error) {
+// With clusterID, only the links on that cluster's pages count. Those
+// checked conclusively since freshSince are returned as reused rather than
+// due: a check is not repeated within the request's max_age.
+func (s *Store) VerifyTargets(ctx context.Context, siteID, clusterID string, external bool, freshSince time.Time) (due []string, reused []URLCheck, err error) {
 	rows, err := s.pool.Query(ctx, `WITH targets AS (
 			SELECT lm.target_url AS url FROM link_map lm JOIN pages p ON p.site_id = lm.site_id AND p.id = lm.source_page_id
 			WHERE lm.site_id = $1 AND lm.status <> 'removed' AND (lm.internal OR $2) AND lm.target_url ~* '^https?://'
-				AND p.state <> 'deleted' AND `+liveVersionSQLOf("p")+` IS NOT NULL
+				AND p.state <> 'deleted' AND `+liveVersionSQLOf("p")+` IS NOT NULL AND ($4 = '' OR p.cluster_id = $4)
 			UNION
 			SELECT `+targetURLOf("t", "s")+` FROM links l
 				JOIN pages t ON t.site_id = l.site_id AND t.id = l.target_page_id
 				JOIN sites s ON s.id = l.site_id
-			WHERE l.site_id = $1 AND l.status IN ('inserted', 'verified', 'flagged', 'broken') AND t.state <> 'deleted'
+				JOIN pages src ON src.site_id = l.site_id AND src.id = l.source_page_id
+			WHERE l.site_id = $1 AND ($4 = '' OR src.cluster_id = $4) AND l.status IN ('inserted', 'verified', 'flagged', 'broken') AND t.state <> 'deleted'
 				AND `+liveVersionSQLOf("t")+` IS NOT NULL)
 		SELECT tg.url, c.outcome, c.status_code, c.final_url, c.redirects, c.reason, c.checked_at
 		FROM targets tg LEFT JOIN url_checks c ON c.site_id = $1 AND c.url = tg.url
 			AND c.checked_at >= $3 AND c.outcome IN ('ok', 'redirect', 'broken')
 		WHERE tg.url ~* '^https?://'
-		ORDER BY tg.url`, siteID, external, freshSince)
+		ORDER BY tg.url`, siteID, external, freshSince, clusterID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list link targets of site %s: %w", siteID, err)
 	}

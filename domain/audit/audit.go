@@ -222,8 +222,9 @@ func (a *Auditor) check(u string) (Check, bool) {
 	return a.checks(u)
 }
 
-// checkFinding records what a conclusive-or-not check says of a link and
-// reports whether the link is broken.
+// checkFinding records the finding a check makes of a link (broken,
+// redirecting or unverified; none for ok) and reports whether the link is
+// broken.
 func (a *Auditor) checkFinding(st *pageStats, pageID, targetID string, l Link, c Check) (broken bool) {
 	switch c.Outcome {
 	case CheckBroken:
