@@ -201,11 +201,15 @@ func newClusterRun(t testing.TB, ctx context.Context, cluster *natsCluster, dbUR
 	// The publisher reads links.inserted through a durable consumer kept
 	// by every node, so it reads on whichever node leads while another is
 	// down.
-	cons, err := js.CreateOrUpdateConsumer(ctx, "LINKS", jetstream.ConsumerConfig{Durable: "chaos-publisher",
-		FilterSubject: events.LinksInserted, AckPolicy: jetstream.AckExplicitPolicy, Replicas: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var cons jetstream.Consumer
+	await(t, ctx, "the publisher's consumer created", func() bool {
+		attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		var err error
+		cons, err = js.CreateOrUpdateConsumer(attempt, "LINKS", jetstream.ConsumerConfig{Durable: "chaos-publisher",
+			FilterSubject: events.LinksInserted, AckPolicy: jetstream.AckExplicitPolicy, Replicas: 3})
+		return err == nil
+	})
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		var ev events.Event
 		var d events.LinksInsertedData
@@ -295,15 +299,22 @@ func (r *clusterRun) verdict() (lost, duplicated, deadLettered int) {
 			duplicated++
 		}
 	}
-	dead, err := r.js.Stream(r.ctx, "DEADLETTER")
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	info, err := dead.Info(r.ctx)
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return lost, duplicated, int(info.State.Msgs)
+	var deadLetters int
+	await(r.t, r.ctx, "the DEADLETTER stream's count", func() bool {
+		attempt, cancel := context.WithTimeout(r.ctx, 5*time.Second)
+		defer cancel()
+		dead, err := r.js.Stream(attempt, "DEADLETTER")
+		if err != nil {
+			return false
+		}
+		info, err := dead.Info(attempt)
+		if err != nil {
+			return false
+		}
+		deadLetters = int(info.State.Msgs)
+		return true
+	})
+	return lost, duplicated, deadLetters
 }
 
 // receiveOnce applies a links.inserted delivered once to the publisher: a
@@ -353,14 +364,16 @@ func TestClusterChaosLinksEveryPageOnceThroughAReplicaKillAndAStreamLeaderStop(t
 			t.Logf("replica a killed after %d pages sent, %d linked", run.sent, run.pub.pages())
 			a = startServe(t, "a-again", bin, cluster.urls(), dbURL, flags...)
 		case 2 * pages / 3 / burst * burst:
-			s, err := run.js.Stream(ctx, "CONTENT")
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := s.Info(ctx)
-			if err != nil || info.Cluster == nil || info.Cluster.Leader == "" {
-				t.Fatalf("CONTENT stream's leader: %v %+v", err, info)
-			}
+			var info *jetstream.StreamInfo
+			await(t, ctx, "the CONTENT stream's leader", func() bool {
+				attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
+				defer cancel()
+				s, err := run.js.Stream(attempt, "CONTENT")
+				if err == nil {
+					info, err = s.Info(attempt)
+				}
+				return err == nil && info.Cluster != nil && info.Cluster.Leader != ""
+			})
 			leader := cluster.nodeNamed(info.Cluster.Leader)
 			cluster.stop(leader)
 			t.Logf("node %s, leader of CONTENT, stopped after %d pages sent, %d linked", info.Cluster.Leader, run.sent, run.pub.pages())

@@ -300,7 +300,11 @@ func replicaPage(t *testing.T, id, kind, url, html string) events.Event {
 func waitForStream(t testing.TB, ctx context.Context, js jetstream.JetStream, name string) {
 	t.Helper()
 	await(t, ctx, "stream "+name+" provisioned", func() bool {
-		_, err := js.Stream(ctx, name)
+		// Each look-up has its own few seconds: a cluster can lose the
+		// answer to one, which must not hold the wait to its end.
+		attempt, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		_, err := js.Stream(attempt, name)
 		return err == nil
 	})
 }
