@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/interlinker/interlinker/domain/audit"
 	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -272,9 +274,11 @@ func (p *Pipeline) finishAudit(ctx context.Context, job store.Job, req events.Ev
 // auditResult is an audit's whole report, its recommendations and link
 // scores as stored.
 type auditResult struct {
-	full   events.AuditCompletedData // every list whole
-	recs   []audit.Recommendation
-	scores []audit.PageScore
+	full events.AuditCompletedData // every list whole
+	recs []audit.Recommendation
+	// scores are every link score of the audit's pages, highest first;
+	// full and the event carry the highest (audit.TopLinkScores).
+	scores iter.Seq[audit.PageScore]
 	// planWithScores: the site's planner takes its authority factor from
 	// the link scores (authority: link_score), so a whole-site audit's
 	// scores become the pages'.
@@ -322,22 +326,33 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 		return failedAudit(job.ID, data.ClusterID, fmt.Sprintf("unknown cluster %q of site %s", data.ClusterID, job.SiteID)), nil
 	}
 	began := time.Now()
-	stored, err := tx.AuditPages(ctx, job.SiteID)
+	spills, err := newTempSpills()
+	if err != nil {
+		return auditResult{}, err
+	}
+	defer spills.Close()
+	auditor := audit.New(sc.structure, sc.policy, spills)
+	n, idLen, err := tx.AuditPageCount(ctx, job.SiteID)
+	if err != nil {
+		return auditResult{}, err
+	}
+	auditor.Grow(n, idLen)
+	live := 0
+	err = tx.EachAuditPage(ctx, job.SiteID, func(sp store.AuditPage) error {
+		if sp.Live {
+			live++
+		}
+		p := audit.Page{ID: sp.ID, URL: sp.URL, Kind: sp.Kind, ClusterID: sp.ClusterID, WordCount: sp.WordCount,
+			Live: sp.Live, Version: sp.LiveVersion}
+		if sp.Kind == site.KindTerm { // the one kind whose values the audit reads
+			p.Values = sc.structure.Facets(sp.Attributes)
+		}
+		return auditor.Know(p)
+	})
 	if err != nil {
 		return auditResult{}, err
 	}
 	pagesRead := time.Now()
-	pages := make([]audit.Page, len(stored))
-	live := 0
-	for i, sp := range stored {
-		pages[i] = audit.Page{ID: sp.ID, URL: sp.URL, Kind: sp.Kind, ClusterID: sp.ClusterID,
-			Values: sc.structure.Facets(sp.Attributes), WordCount: sp.WordCount, Live: sp.Live, Version: sp.LiveVersion}
-		if sp.Live {
-			live++
-		}
-	}
-	stored = nil // the auditor's pages hold what is needed, on a site of a million pages
-	auditor := audit.New(sc.structure, sc.policy, pages)
 	if checks != nil {
 		auditor.UseChecks(func(u string) (audit.Check, bool) {
 			c, ok := checks.checks[u]
@@ -375,6 +390,7 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 		"pages_seconds", pagesRead.Sub(began).Seconds(), "link_map_seconds", linkMapRead.Sub(pagesRead).Seconds(),
 		"figures_seconds", figured.Sub(linkMapRead).Seconds(), "recommendations_seconds", time.Since(figured).Seconds())
 	result := completed(job.ID, data, report, recs, checks)
+	result.scores = auditor.LinkScores(data.ClusterID)
 	result.planWithScores = sc.policy.Authority == policy.AuthorityLinkScore
 	result.needs = r.needs
 	return result, nil
@@ -413,7 +429,7 @@ func completed(auditID string, req events.AuditRequestedData, r audit.Report, re
 	for i, s := range r.LinkScores {
 		d.LinkScores[i] = events.LinkScore{PageID: s.PageID, Score: round2(s.Score), Rank: s.Rank}
 	}
-	return auditResult{full: d, recs: recs, scores: r.LinkScores}
+	return auditResult{full: d, recs: recs}
 }
 
 // recommendationEvents are recommendations as audit.completed carries them.

@@ -264,6 +264,15 @@ func BenchmarkAuditVsRawCopy(b *testing.B) {
 			if last.Status != "complete" || last.Pages != n || last.TotalLinks != rows {
 				b.Fatalf("audit of %d pages and %d links: status %q, pages %d, links %d", n, rows, last.Status, last.Pages, last.TotalLinks)
 			}
+			// Every page's link score is stored, streamed from the auditor.
+			var scored int
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM audit_link_scores WHERE site_id = $1 AND audit_id = $2`,
+				siteID, last.AuditID).Scan(&scored); err != nil {
+				b.Fatal(err)
+			}
+			if scored != n || len(last.LinkScores) != min(n, 100) {
+				b.Fatalf("%d link scores stored and %d in the event, want %d and %d", scored, len(last.LinkScores), n, min(n, 100))
+			}
 			auditRate := float64(n*b.N) / auditTime.Seconds()
 			rawRate := float64(n*b.N) / rawTime.Seconds()
 			b.ReportMetric(auditRate, "pages/s")

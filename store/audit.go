@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strconv"
 	"time"
 
@@ -187,7 +188,7 @@ func (s *Store) LockJob(ctx context.Context, kind string, j Job) (release func()
 // ask for them (PagesTakeLinkScores): writing a score into every page row
 // was most of the time an audit of a large site took.
 func (t *Tx) FinishAudit(ctx context.Context, siteID, auditID, status string, report any,
-	recs []audit.Recommendation, scores []audit.PageScore, scoresToPages bool) (bool, error) {
+	recs []audit.Recommendation, scores iter.Seq[audit.PageScore], scoresToPages bool) (bool, error) {
 	raw, err := json.Marshal(report)
 	if err != nil {
 		return false, fmt.Errorf("encode report of audit %s: %w", auditID, err)
@@ -211,10 +212,21 @@ func (t *Tx) FinishAudit(ctx context.Context, siteID, auditID, status string, re
 	if err != nil {
 		return false, fmt.Errorf("store recommendations of audit %s: %w", auditID, err)
 	}
+	// The scores are streamed: a site of a million pages has a million.
+	if scores == nil {
+		scores = func(func(audit.PageScore) bool) {}
+	}
+	next, stop := iter.Pull(scores)
+	defer stop()
+	ordinal := 0
 	_, err = t.copyFrom(ctx, pgx.Identifier{"audit_link_scores"}, []string{"site_id", "audit_id", "page_id", "ordinal", "rank", "score"},
-		pgx.CopyFromSlice(len(scores), func(i int) ([]any, error) {
-			s := scores[i]
-			return []any{siteID, auditID, s.PageID, i, s.Rank, s.Score}, nil
+		pgx.CopyFromFunc(func() ([]any, error) {
+			s, ok := next()
+			if !ok {
+				return nil, nil
+			}
+			ordinal++
+			return []any{siteID, auditID, s.PageID, ordinal - 1, s.Rank, s.Score}, nil
 		}))
 	if err != nil {
 		return false, fmt.Errorf("store link scores of audit %s: %w", auditID, err)
@@ -351,30 +363,48 @@ type AuditPage struct {
 	LiveVersion int64
 }
 
-// AuditPages reads the site's pages, in id order.
-func (t *Tx) AuditPages(ctx context.Context, siteID string) ([]AuditPage, error) {
+// AuditPageCount is how many pages the site has, live and deleted, and
+// the mean length of their ids: what an audit makes room for before it
+// reads them.
+func (t *Tx) AuditPageCount(ctx context.Context, siteID string) (pages, idLen int, err error) {
+	err = t.queryRow(ctx, `SELECT count(*), COALESCE(avg(octet_length(id)), 0)::int FROM pages WHERE site_id = $1`, siteID).Scan(&pages, &idLen)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count pages of site %s: %w", siteID, err)
+	}
+	return pages, idLen, nil
+}
+
+// EachAuditPage streams the site's pages, live and deleted, in the byte
+// order of their ids (Go's string order, whatever the database's collation):
+// an audit of a site of a million pages holds what it needs of each, not
+// the rows.
+func (t *Tx) EachAuditPage(ctx context.Context, siteID string, fn func(AuditPage) error) error {
 	rows, err := t.query(ctx, `SELECT id, url, kind, cluster_id, attributes, word_count,
 			state <> 'deleted' AND `+liveVersionSQL+` IS NOT NULL, COALESCE(`+liveVersionSQL+`, 0)
-		FROM pages WHERE site_id = $1 ORDER BY id`, siteID)
+		FROM pages WHERE site_id = $1 ORDER BY id COLLATE "C"`, siteID)
 	if err != nil {
-		return nil, fmt.Errorf("read pages of site %s: %w", siteID, err)
+		return fmt.Errorf("read pages of site %s: %w", siteID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (AuditPage, error) {
+	defer rows.Close()
+	for rows.Next() {
 		var p AuditPage
 		var kind string
 		var raw []byte
-		if err := r.Scan(&p.ID, &p.URL, &kind, &p.ClusterID, &raw, &p.WordCount, &p.Live, &p.LiveVersion); err != nil {
-			return p, err
+		if err := rows.Scan(&p.ID, &p.URL, &kind, &p.ClusterID, &raw, &p.WordCount, &p.Live, &p.LiveVersion); err != nil {
+			return fmt.Errorf("read pages of site %s: %w", siteID, err)
 		}
 		p.Kind = site.Kind(kind)
-		var err error
-		p.Attributes, err = attributeSets.decode(raw)
-		return p, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read pages of site %s: %w", siteID, err)
+		if p.Attributes, err = attributeSets.decode(raw); err != nil {
+			return fmt.Errorf("read pages of site %s: page %s: %w", siteID, p.ID, err)
+		}
+		if err := fn(p); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read pages of site %s: %w", siteID, err)
+	}
+	return nil
 }
 
 // EachLinkMap streams the link map of the site's live pages, a page at a

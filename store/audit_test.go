@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/audit"
@@ -18,7 +19,7 @@ func TestAnAuditsLinkScoresGoWithTheAudit(t *testing.T) {
 			if _, err := tx.CreateAudit(ctx, "site", id, "", []byte(`{}`)); err != nil {
 				return err
 			}
-			finished, err := tx.FinishAudit(ctx, "site", id, AuditComplete, map[string]string{}, nil, scores, false)
+			finished, err := tx.FinishAudit(ctx, "site", id, AuditComplete, map[string]string{}, nil, slices.Values(scores), false)
 			if err == nil && !finished {
 				t.Errorf("audit %s not finished", id)
 			}
@@ -43,5 +44,12 @@ func TestAnAuditsLinkScoresGoWithTheAudit(t *testing.T) {
 	}
 	if n := count("kept"); n != len(scores) {
 		t.Errorf("the other audit keeps %d link scores, want %d", n, len(scores))
+	}
+	stored, err := s.LinkScores(ctx, "site", "kept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(stored, scores) {
+		t.Errorf("link scores stored %+v, want %+v in their order", stored, scores)
 	}
 }

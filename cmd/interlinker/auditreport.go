@@ -193,15 +193,15 @@ func writeAuditFiles(ctx context.Context, st *store.Store, rec store.AuditRecord
 		return fmt.Errorf("audit files: %w", err)
 	}
 	return st.InSnapshotTx(ctx, func(tx *store.Tx) error {
-		pages, err := tx.AuditPages(ctx, rec.SiteID)
-		if err != nil {
-			return err
-		}
-		byID := make(map[string]store.AuditPage, len(pages))
-		byPath := make(map[string]store.AuditPage, len(pages))
-		for _, p := range pages {
+		byID := map[string]store.AuditPage{}
+		byPath := map[string]store.AuditPage{}
+		err := tx.EachAuditPage(ctx, rec.SiteID, func(p store.AuditPage) error {
 			byID[p.ID] = p
 			byPath[audit.Path(p.URL)] = p
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		scoreOf := make(map[string]float64, len(scores))
 		for _, s := range scores {

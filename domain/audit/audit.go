@@ -2,25 +2,31 @@
 // makes a page an orphan, over- or under-linked, missing its mandatory
 // uplink, what makes a link broken or unverified and an anchor dominant,
 // and how a cluster's link health is scored. It reads a site's pages and
-// the links found in their live HTML; it does no I/O.
+// the links found in their live HTML; it does no I/O of its own.
 //
 // The figures are gathered as links are read, a page's at a time:
 //
-//	a := audit.New(structure, policy, pages) // every known page, live or not
+//	a := audit.New(structure, policy, spills)
+//	for each page, live or not: a.Know(page)
 //	for each live page: a.AddPage(pageID, itsLinks)
 //	report, err := a.Report()
 //
-// Memory follows the number of pages and of distinct (target, in-body
-// anchor) pairs, and the link graph the link score needs: 4 bytes a link
-// between two live pages (120 MB for a million pages of 30 links), never
-// the links' text.
+// Memory follows the number of pages, at a few dozen bytes a page besides
+// its id (pageTable, pageStats), and never the number of links: the link
+// graph the link score needs and the in-body anchors dominance counts go
+// to spills (spill.Store; temporary files in the service), which are read
+// back a round or a range of pages at a time.
 package audit
 
 import (
+	"bytes"
 	"fmt"
+	"github.com/interlinker/interlinker/domain/spill"
 	"hash/maphash"
+	"iter"
 	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,7 +43,7 @@ type Page struct {
 	URL       string // its path on the site (or a URL on the site's host)
 	Kind      site.Kind
 	ClusterID string
-	Values    []string // its attribute values as attribute=value (site.Structure.Facets)
+	Values    []string // its attribute values as attribute=value (site.Structure.Facets); read of term pages only
 	WordCount int
 	// Live: published and not deleted. A deleted page is kept so links
 	// to it are known to be broken.
@@ -65,7 +71,9 @@ func (l Link) InBody() bool { return l.Position == "content" && l.InBlock == "" 
 // Path is a URL's path as pages are matched by it: query and fragment
 // dropped, and a trailing slash ignored ("/a/" and "/a" are one page).
 func Path(u string) string {
-	if parsed, err := url.Parse(u); err == nil {
+	if p, ok := plainPath(u); ok {
+		u = p
+	} else if parsed, err := url.Parse(u); err == nil {
 		u = parsed.Path
 	}
 	if i := strings.IndexAny(u, "?#"); i >= 0 {
@@ -80,32 +88,80 @@ func Path(u string) string {
 	return u
 }
 
+// plainPath is the path of an http(s) URL or a rooted path with nothing
+// url.Parse would decode or refuse (no escapes, no spaces or controls, a
+// plain host), without parsing it: an audit reads millions of link URLs,
+// and parsing each was its largest cost in garbage. It is url.Parse's
+// path, query and fragment left on, for every URL it takes
+// (FuzzPlainPathIsURLParsesPath); false for the others.
+func plainPath(u string) (string, bool) {
+	var rest string
+	switch {
+	case strings.HasPrefix(u, "https://"):
+		rest = u[len("https://"):]
+	case strings.HasPrefix(u, "http://"):
+		rest = u[len("http://"):]
+	case strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//"):
+		return u, plain(u)
+	default:
+		return "", false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	host := rest[:end]
+	if host == "" {
+		return "", false
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-') {
+			return "", false
+		}
+	}
+	return rest[end:], plain(rest[end:])
+}
+
+// plain reports whether a path has nothing url.Parse would decode or
+// refuse.
+func plain(path string) bool {
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; c <= ' ' || c >= 0x7f || c == '%' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // Auditor gathers a site's figures from its pages' links.
 type Auditor struct {
-	st    site.Structure
-	pol   policy.Policy
-	pages []Page
-	index map[string]int32 // page id → position in pages
-	path  map[string]int32 // Path → position in pages
-	hubs  map[string]int   // cluster id → its live hub's position
+	st     site.Structure
+	pol    policy.Policy
+	spills spill.Store
+
+	pages  pageTable
+	sealed bool
+	// sealErr is why the audit could not start reading links.
+	sealErr error
+	hubs    map[string]int32 // cluster id → its live hub's position
 
 	stats []pageStats // by page position
-	// counted[t] == src+1 while AddPage reads src and has counted its
-	// link to t: a target counts one inbound link per source.
-	counted []int32
-	tos     []int32 // AddPage's follow-link targets, kept for reuse
+	// sums are clusterLinks by cluster (pageTable.cluster), and of the
+	// pages of no cluster at [len(clusters)].
+	sums []clusterLinks
+	// targets are AddPage's internal links to other live pages, and tos
+	// its follow links, kept for reuse.
+	targets []int32
+	tos     []int32
 	// prev is what AddPage made of the links of the page before, by
 	// position in the page: a menu repeats its links at the same places on
 	// every page, and a string compare costs less than a look-up.
 	prev []seenLink
 
-	termLinks map[int]map[int]bool // term page → hubs it links to
-	// anchorsTo counts in-body links by target and folded anchor, the
-	// anchor held as a hash; anchorText keeps the text of those counted
-	// often enough that they may come to dominate (dominanceFloor times),
-	// so a site's many anchors used once or twice cost no text.
-	anchorsTo      map[targetAnchor]int32
-	anchorText     map[targetAnchor]string
+	termLinks map[int32]map[int32]bool // term page → hubs it links to
+	// anchors counts in-body links with an anchor text by target and
+	// folded anchor, spilled (anchorCounts).
+	anchors        *anchorCounts
 	dominanceFloor int32
 	seed           maphash.Seed
 	// folded caches the folded anchor (and its hash) of link texts: a
@@ -114,15 +170,17 @@ type Auditor struct {
 	folded map[string]foldedAnchor
 
 	// graph gathers the follow links between different live pages, a
-	// source's to one target once, for the link score: the one part of
-	// the audit that holds every link (an int32 each).
+	// source's to one target once, for the link score, in a spill: the
+	// one part of the audit that sees every link.
 	graph   *linkscore.Builder
 	livePos []int32 // page position → position among the live pages, the graph's, -1 not live
-	// scores are the live pages' link scores, highest first, once worked
-	// out (nil before); scoreOf is each page's scaled score by page
-	// position.
-	scores  []PageScore
-	scoreOf []float64
+	// ranks are the live pages' PageRank by live position once worked
+	// out (nil before), scale puts one on 0–100, and byRank are the live
+	// pages' positions highest first.
+	ranked bool
+	ranks  []float64
+	scale  func(rank float64) float64
+	byRank []int32
 
 	broken     []Finding
 	unverified []Finding
@@ -140,31 +198,44 @@ type Auditor struct {
 	resolved map[string]int32
 }
 
-// pageStats are what AddPage gathers about a page, as int32s: a site of a
-// million pages holds a million of them.
+// pageStats are what AddPage gathers about a page, in 16 bytes: a site
+// of a million pages holds a million of them. What is only ever summed
+// (a page's links, its broken links) is summed by cluster instead
+// (clusterLinks).
 type pageStats struct {
-	inbound     int32 // other live pages linking to it, any position
-	outbound    int32 // other live pages it links to, any position
-	bodyInbound int32 // of which outside navigation, header and footer
-	inBody      int32 // the page's own in-body internal links
-	links       int32 // the page's internal links
-	brokenFrom  int32 // broken links on the page
-	anchored    int32 // in-body links to it with an anchor text
-	linksIn     int32 // internal links to it from live pages, every one, as the link counts projection counts them
-	uplink      int32 // for a supporting article: paragraph of its first in-body link to its hub, -1 none
-	read        bool  // AddPage was called for it
-	crossHub    bool  // for a hub: an in-body link to another cluster's hub
+	inbound int32 // other live pages linking to it, any position
+	inBody  int32 // the page's own in-body internal links
+	linksIn int32 // internal links to it from live pages, every one, as the link counts projection counts them
+	// uplink is, for a supporting article, the paragraph of its first
+	// in-body link to its hub (past maxParagraph counted as it), -1 none.
+	uplink int8
+	flags  pageFlags
 }
 
-type targetAnchor struct {
-	target int32
-	anchor uint64 // maphash of the folded anchor
+// maxParagraph is the paragraph an uplink further down is counted at: the
+// audit asks only whether it is in paragraphs 1–2.
+const maxParagraph = 127
+
+type pageFlags uint8
+
+const (
+	flagRead       pageFlags = 1 << iota // AddPage was called for it
+	flagCrossHub                         // for a hub: an in-body link to another cluster's hub
+	flagLinksOut                         // it links to another live page, any position
+	flagBodyLinked                       // a live page links to it outside navigation, header and footer
+)
+
+func (s *pageStats) has(f pageFlags) bool { return s.flags&f != 0 }
+
+// clusterLinks are the sums of a cluster's pages: their internal links
+// and their broken links.
+type clusterLinks struct {
+	links, broken int
 }
 
 type seenLink struct {
 	url    string
-	target int32
-	known  bool
+	target int32 // -1: no known page
 	text   string
 	folded foldedAnchor
 }
@@ -174,7 +245,7 @@ type foldedAnchor struct {
 	hash uint64
 }
 
-const maxResolved = 1 << 16
+const maxResolved = 1 << 12
 
 // Finding is one thing the audit found, on a page (and towards a target).
 type Finding struct {
@@ -225,10 +296,10 @@ func (a *Auditor) check(u string) (Check, bool) {
 // checkFinding records the finding a check makes of a link (broken,
 // redirecting or unverified; none for ok) and reports whether the link is
 // broken.
-func (a *Auditor) checkFinding(st *pageStats, pageID, targetID string, l Link, c Check) (broken bool) {
+func (a *Auditor) checkFinding(sums *clusterLinks, pageID, targetID string, l Link, c Check) (broken bool) {
 	switch c.Outcome {
 	case CheckBroken:
-		st.brokenFrom++
+		sums.broken++
 		detail := c.Reason
 		if c.Status != 0 {
 			detail = fmt.Sprintf("its target answers HTTP %d", c.Status)
@@ -245,67 +316,107 @@ func (a *Auditor) checkFinding(st *pageStats, pageID, targetID string, l Link, c
 	return false
 }
 
-// New starts an audit of the site's pages: every page it knows of, live
-// or deleted, so links can be resolved.
-func New(st site.Structure, pol policy.Policy, pages []Page) *Auditor {
-	n := len(pages)
-	a := &Auditor{st: st, pol: pol, pages: pages, index: make(map[string]int32, n), path: make(map[string]int32, n), hubs: map[string]int{},
-		stats: make([]pageStats, n), counted: make([]int32, n), termLinks: map[int]map[int]bool{},
-		anchorsTo: map[targetAnchor]int32{}, anchorText: map[targetAnchor]string{}, seed: maphash.MakeSeed(),
-		dominanceFloor: dominanceFloor(pol), folded: map[string]foldedAnchor{}, livePos: make([]int32, n),
-		resolved: map[string]int32{}}
+// New starts an audit of a site. Its pages are given with Know, every
+// page it has, live or deleted, so links can be resolved; then each live
+// page's links with AddPage, then Report. What outgrows memory on a large
+// site (the link graph, the anchors) goes to spills made by spills.
+func New(st site.Structure, pol policy.Policy, spills spill.Store) *Auditor {
+	return &Auditor{st: st, pol: pol, spills: spills, pages: newPageTable(), hubs: map[string]int32{},
+		termLinks: map[int32]map[int32]bool{}, anchors: newAnchorCounts(spills), seed: maphash.MakeSeed(),
+		dominanceFloor: dominanceFloor(pol), folded: map[string]foldedAnchor{}, resolved: map[string]int32{}}
+}
+
+// Know adds a page of the site, before the first AddPage.
+func (a *Auditor) Know(p Page) error {
+	if a.sealed {
+		return fmt.Errorf("audit: page %q given after the links were read", p.ID)
+	}
+	i := int32(a.pages.len())
+	a.pages.add(p)
+	if _, seen := a.hubs[p.ClusterID]; p.Live && p.Kind == site.KindHub && p.ClusterID != "" && !seen {
+		a.hubs[p.ClusterID] = i
+	}
+	return nil
+}
+
+// Grow makes room for n more pages whose ids are about idLen bytes long:
+// a caller that knows how many pages are coming spares the audit the
+// copies of growing its columns.
+func (a *Auditor) Grow(n, idLen int) {
+	if n > 0 && !a.sealed {
+		a.pages.grow(n, max(idLen, 0))
+	}
+}
+
+// seal indexes the pages known, once, before the first links are read.
+func (a *Auditor) seal() error {
+	if a.sealed {
+		return a.sealErr
+	}
+	a.sealed = true
+	a.pages.seal()
+	n := a.pages.len()
+	a.stats = make([]pageStats, n)
+	a.sums = make([]clusterLinks, len(a.pages.clusters)+1)
+	a.livePos = make([]int32, n)
 	live := int32(0)
-	for i, p := range pages {
+	for i := range n {
+		a.stats[i].uplink = -1
 		a.livePos[i] = -1
-		if p.Live {
+		if a.pages.live[i] {
 			a.livePos[i] = live
 			live++
 		}
-		a.index[p.ID] = int32(i)
-		a.stats[i].uplink = -1
-		if _, seen := a.hubs[p.ClusterID]; p.Live && p.Kind == site.KindHub && p.ClusterID != "" && !seen {
-			a.hubs[p.ClusterID] = i
-		}
-		key := Path(p.URL)
-		// A live page wins its path over a deleted one.
-		if j, ok := a.path[key]; !ok || (!pages[j].Live && p.Live) {
-			a.path[key] = int32(i)
-		}
 	}
-	a.graph = linkscore.NewBuilder(int(live))
-	return a
+	s, err := a.spills.New()
+	if err != nil {
+		a.sealErr = fmt.Errorf("audit: spill the link graph: %w", err)
+		return a.sealErr
+	}
+	a.graph = linkscore.NewBuilder(int(live), s)
+	return nil
 }
 
 // hubOf is the live hub of a cluster, -1 when it has none.
-func (a *Auditor) hubOf(clusterID string) int {
+func (a *Auditor) hubOf(clusterID string) int32 {
 	if i, ok := a.hubs[clusterID]; ok {
 		return i
 	}
 	return -1
 }
 
+// sumsOf is the clusterLinks page i adds to.
+func (a *Auditor) sumsOf(i int32) *clusterLinks {
+	if c := a.pages.cluster[i]; c >= 0 {
+		return &a.sums[c]
+	}
+	return &a.sums[len(a.pages.clusters)]
+}
+
 // AddPage reads the links of a live page. Each page is read once.
 func (a *Auditor) AddPage(pageID string, links []Link) error {
-	i, ok := a.index[pageID]
-	src := int(i)
-	if !ok || !a.pages[src].Live {
+	if err := a.seal(); err != nil {
+		return err
+	}
+	src := a.pages.find(pageID)
+	if src < 0 || !a.pages.live[src] {
 		return fmt.Errorf("audit: page %q is not a live page of the site", pageID)
 	}
-	if a.stats[src].read {
+	if a.stats[src].has(flagRead) {
 		return fmt.Errorf("audit: page %q read twice", pageID)
 	}
-	if a.scores != nil {
+	if a.ranked {
 		return fmt.Errorf("audit: page %q read after the report", pageID)
 	}
-	a.stats[src].read = true
-	page := a.pages[src]
-	hub := -1
-	if page.Kind == site.KindSupporting {
-		hub = a.hubOf(page.ClusterID)
+	a.stats[src].flags |= flagRead
+	kind, cluster := a.pages.kindOf(src), a.pages.clusterOf(src)
+	hub := int32(-1)
+	if kind == site.KindSupporting {
+		hub = a.hubOf(cluster)
 	}
-	stamp := int32(src) + 1
-	a.tos = a.tos[:0]
+	a.targets, a.tos = a.targets[:0], a.tos[:0]
 	st := &a.stats[src]
+	sums := a.sumsOf(src)
 	if len(a.prev) < len(links) {
 		a.prev = append(a.prev, make([]seenLink, len(links)-len(a.prev))...)
 	}
@@ -316,31 +427,30 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		check, checked := a.check(l.URL)
 		if !l.Internal {
 			if checked {
-				a.checkFinding(st, pageID, "", l, check)
+				a.checkFinding(sums, pageID, "", l, check)
 			}
 			continue
 		}
 		seen := &a.prev[k]
-		st.links++
+		sums.links++
 		if l.InBody() {
 			st.inBody++
 		}
 		if seen.url != l.URL {
-			t, known := a.resolve(l.URL)
-			seen.url, seen.target, seen.known = l.URL, int32(t), known
+			seen.url, seen.target = l.URL, a.resolve(l.URL)
 		}
-		t, known := int(seen.target), seen.known
+		t := seen.target
 		if checked {
 			targetID := ""
-			if known {
-				targetID = a.pages[t].ID
+			if t >= 0 {
+				targetID = a.pages.id(t)
 			}
-			if a.checkFinding(st, pageID, targetID, l, check) {
+			if a.checkFinding(sums, pageID, targetID, l, check) {
 				continue
 			}
 		}
 		switch {
-		case !known:
+		case t < 0:
 			// A path the site's pages do not hold that answers over HTTP
 			// is a page not imported, not a finding.
 			if !checked {
@@ -348,9 +458,9 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 					Detail: "links to a path that is no known page"})
 			}
 			continue
-		case !a.pages[t].Live:
-			st.brokenFrom++
-			a.broken = append(a.broken, Finding{PageID: pageID, TargetID: a.pages[t].ID, URL: l.URL, Anchor: l.Text,
+		case !a.pages.live[t]:
+			sums.broken++
+			a.broken = append(a.broken, Finding{PageID: pageID, TargetID: a.pages.id(t), URL: l.URL, Anchor: l.Text,
 				Detail: "links to a deleted page"})
 			continue
 		}
@@ -359,16 +469,12 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		if t == src {
 			continue // a link to the page itself is not inbound
 		}
-		if a.counted[t] != stamp {
-			a.counted[t] = stamp
-			ts.inbound++
-			st.outbound++
-		}
+		a.targets = append(a.targets, t)
 		if l.Follow {
 			a.tos = append(a.tos, a.livePos[t]) // the graph keeps one link per target
 		}
 		if l.Position != "navigation" && l.Position != "header" && l.Position != "footer" {
-			ts.bodyInbound++
+			ts.flags |= flagBodyLinked
 		}
 		// Dominance counts in-body anchors: a menu or footer repeats its
 		// one anchor on every page, which is no over-optimised anchor text.
@@ -377,27 +483,33 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 				seen.text, seen.folded = l.Text, a.fold(l.Text)
 			}
 			if f := seen.folded; f.text != "" {
-				ts.anchored++
-				key := targetAnchor{int32(t), f.hash}
-				a.anchorsTo[key]++
-				if a.anchorsTo[key] == a.dominanceFloor {
-					a.anchorText[key] = f.text
+				if err := a.anchors.add(t, f); err != nil {
+					return err
 				}
 			}
 		}
-		target := a.pages[t]
-		if t == hub && l.InBody() && (st.uplink < 0 || (l.Paragraph > 0 && int32(l.Paragraph) < st.uplink)) {
-			st.uplink = int32(l.Paragraph)
+		tkind := a.pages.kindOf(t)
+		if para := int8(min(l.Paragraph, maxParagraph)); t == hub && l.InBody() && (st.uplink < 0 || (para > 0 && para < st.uplink)) {
+			st.uplink = para
 		}
-		if page.Kind == site.KindHub && target.Kind == site.KindHub && target.ClusterID != page.ClusterID && l.InBody() {
-			st.crossHub = true
+		if kind == site.KindHub && tkind == site.KindHub && a.pages.cluster[t] != a.pages.cluster[src] && l.InBody() {
+			st.flags |= flagCrossHub
 		}
-		if page.Kind == site.KindTerm && target.Kind == site.KindHub {
+		if kind == site.KindTerm && tkind == site.KindHub {
 			if a.termLinks[src] == nil {
-				a.termLinks[src] = map[int]bool{}
+				a.termLinks[src] = map[int32]bool{}
 			}
 			a.termLinks[src][t] = true
 		}
+	}
+	// A target counts one inbound link per source.
+	slices.Sort(a.targets)
+	a.targets = slices.Compact(a.targets)
+	for _, t := range a.targets {
+		a.stats[t].inbound++
+	}
+	if len(a.targets) > 0 {
+		st.flags |= flagLinksOut
 	}
 	if err := a.graph.Links(a.livePos[src], a.tos); err != nil {
 		return fmt.Errorf("audit: links of page %q: %w", pageID, err)
@@ -427,20 +539,17 @@ func dominanceFloor(pol policy.Policy) int32 {
 	return max(floor, 1)
 }
 
-// resolve finds the page a link URL points to by its path.
-func (a *Auditor) resolve(u string) (int, bool) {
+// resolve finds the page a link URL points to by its path, -1 for none.
+func (a *Auditor) resolve(u string) int32 {
 	if i, ok := a.resolved[u]; ok {
-		return int(i), i >= 0
+		return i
 	}
-	i, ok := a.path[Path(u)]
-	if !ok {
-		i = -1
-	}
+	i := a.pages.atPath(Path(u))
 	if len(a.resolved) >= maxResolved {
 		clear(a.resolved)
 	}
 	a.resolved[u] = i
-	return int(i), ok
+	return i
 }
 
 // Report is the audit's figures and findings.
@@ -461,7 +570,8 @@ type Report struct {
 	// Health is the mean of the clusters' scores; 0 for a site without
 	// clusters.
 	Health float64
-	// LinkScores are the live pages' link scores, highest first.
+	// LinkScores are the TopLinkScores highest of the live pages' link
+	// scores, highest first; Auditor.EachLinkScore gives them all.
 	LinkScores []PageScore
 }
 
@@ -475,29 +585,59 @@ type PageScore struct {
 }
 
 // linkScores ranks the live pages over the follow links between them,
-// once: the graph's links are let go after.
-func (a *Auditor) linkScores() []PageScore {
-	if a.scores != nil {
-		return a.scores
+// once.
+func (a *Auditor) linkScores() error {
+	if a.ranked {
+		return nil
 	}
-	ranks := linkscore.PageRank(a.graph.Graph()).Ranks
+	if err := a.seal(); err != nil {
+		return err
+	}
+	g, err := a.graph.Graph()
+	if err != nil {
+		return fmt.Errorf("audit: link graph: %w", err)
+	}
 	a.graph = nil
-	scaled := linkscore.Scaled(ranks)
-	a.scores = make([]PageScore, 0, len(ranks))
-	a.scoreOf = make([]float64, len(a.pages))
-	for i, p := range a.pages {
-		if l := a.livePos[i]; l >= 0 {
-			a.scores = append(a.scores, PageScore{PageID: p.ID, Rank: ranks[l], Score: scaled[l]})
-			a.scoreOf[i] = scaled[l]
+	res, err := linkscore.PageRank(g)
+	if err != nil {
+		return fmt.Errorf("audit: link scores: %w", err)
+	}
+	a.ranked, a.ranks = true, res.Ranks
+	a.scale = linkscore.ScaleOf(a.ranks)
+	a.byRank = make([]int32, 0, len(a.ranks))
+	for i, l := range a.livePos {
+		if l >= 0 {
+			a.byRank = append(a.byRank, int32(i))
 		}
 	}
-	sort.SliceStable(a.scores, func(i, j int) bool {
-		if a.scores[i].Rank != a.scores[j].Rank {
-			return a.scores[i].Rank > a.scores[j].Rank
+	sort.Slice(a.byRank, func(i, j int) bool {
+		pi, pj := a.byRank[i], a.byRank[j]
+		if ri, rj := a.ranks[a.livePos[pi]], a.ranks[a.livePos[pj]]; ri != rj {
+			return ri > rj
 		}
-		return a.scores[i].PageID < a.scores[j].PageID
+		return bytes.Compare(a.pages.idBytes(pi), a.pages.idBytes(pj)) < 0
 	})
-	return a.scores
+	return nil
+}
+
+// TopLinkScores is how many link scores a Report lists; LinkScores gives
+// them all.
+const TopLinkScores = 100
+
+// LinkScores are the link scores of the live pages of the cluster ("" for
+// the whole site), highest first, once the report is made: none before.
+func (a *Auditor) LinkScores(clusterID string) iter.Seq[PageScore] {
+	return func(yield func(PageScore) bool) {
+		for _, i := range a.byRank {
+			if clusterID != "" && a.pages.clusterOf(i) != clusterID {
+				continue
+			}
+			l := a.livePos[i]
+			if !yield(PageScore{PageID: a.pages.id(i), Rank: a.ranks[l], Score: a.scale(a.ranks[l])}) {
+				return
+			}
+		}
+	}
 }
 
 // ClusterHealth is a cluster's link health (SAG §2.5): points per factor
@@ -511,6 +651,12 @@ type ClusterHealth struct {
 // Report works out the site's figures from the pages read.
 func (a *Auditor) Report() (Report, error) { return a.ReportFor("") }
 
+// clusterTally is what a cluster's health is scored from, gathered in one
+// pass over the pages.
+type clusterTally struct {
+	articles, withoutUplink, broken, outOfRange int
+}
+
 // ReportFor works out the figures of one cluster's pages ("" for the whole
 // site). Links from anywhere on the site count towards them: a cluster's
 // page linked only from another cluster is not an orphan.
@@ -520,76 +666,97 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 			return Report{}, fmt.Errorf("audit: unknown cluster %q", clusterID)
 		}
 	}
-	inScope := func(i int32) bool { return clusterID == "" || a.pages[i].ClusterID == clusterID }
+	if err := a.linkScores(); err != nil {
+		return Report{}, err
+	}
+	inScope := func(pageID string) bool {
+		return clusterID == "" || a.pages.clusterOf(a.pages.find(pageID)) == clusterID
+	}
 	r := Report{Clusters: map[string]ClusterHealth{}}
 	for _, f := range a.broken {
-		if inScope(a.index[f.PageID]) {
+		if inScope(f.PageID) {
 			r.Broken = append(r.Broken, f)
 		}
 	}
 	for _, f := range a.unverified {
-		if inScope(a.index[f.PageID]) {
+		if inScope(f.PageID) {
 			r.Unverified = append(r.Unverified, f)
 		}
 	}
 	for _, f := range a.redirects {
-		if inScope(a.index[f.PageID]) {
+		if inScope(f.PageID) {
 			r.Redirects = append(r.Redirects, f)
 		}
 	}
-	dominant := a.dominantAnchors()
-	for i, p := range a.pages {
-		if !p.Live || !inScope(int32(i)) {
+	dominant, err := a.dominantAnchors()
+	if err != nil {
+		return Report{}, err
+	}
+	tallies := make([]clusterTally, len(a.pages.clusters))
+	// termsOf are the live term pages of each attribute value.
+	termsOf := map[string][]int32{}
+	for i := range int32(a.pages.len()) {
+		if !a.pages.live[i] {
 			continue
 		}
+		kind, c := a.pages.kindOf(i), a.pages.cluster[i]
+		if kind == site.KindTerm {
+			for _, v := range a.pages.values[i] {
+				termsOf[v] = append(termsOf[v], i)
+			}
+		}
 		st := a.stats[i]
+		rng, bounded := a.densityRange(kind, int(a.pages.words[i]))
+		inBody := int(st.inBody)
+		over, under := bounded && rng.Max > 0 && inBody > rng.Max, bounded && inBody < rng.Min
+		if c >= 0 {
+			t := &tallies[c]
+			if over || under {
+				t.outOfRange++
+			}
+			if kind == site.KindSupporting {
+				t.articles++
+				if a.hubOf(a.pages.clusters[c]) < 0 || st.uplink < 0 {
+					t.withoutUplink++
+				}
+			}
+		}
+		if clusterID != "" && (c < 0 || a.pages.clusters[c] != clusterID) {
+			continue
+		}
+		id := a.pages.id(i)
 		r.Pages++
-		r.TotalLinks += int(st.links)
-		if p.Kind != site.KindHome {
+		if kind != site.KindHome {
 			switch {
 			case st.inbound == 0:
-				r.Orphans = append(r.Orphans, p.ID)
-			case st.bodyInbound == 0:
-				r.NavigationOnly = append(r.NavigationOnly, p.ID)
+				r.Orphans = append(r.Orphans, id)
+			case !st.has(flagBodyLinked):
+				r.NavigationOnly = append(r.NavigationOnly, id)
 			}
 		}
-		if p.Kind == site.KindSupporting && a.hubOf(p.ClusterID) >= 0 {
+		if kind == site.KindSupporting && c >= 0 && a.hubOf(a.pages.clusters[c]) >= 0 {
 			switch {
 			case st.uplink < 0:
-				r.MissingMandatory = append(r.MissingMandatory, p.ID)
+				r.MissingMandatory = append(r.MissingMandatory, id)
 			case st.uplink == 0 || st.uplink > 2:
-				r.UplinkOutsideFirst = append(r.UplinkOutsideFirst, p.ID)
+				r.UplinkOutsideFirst = append(r.UplinkOutsideFirst, id)
 			}
 		}
-		if rng, ok := a.densityRange(p); ok {
-			inBody := int(st.inBody)
-			switch {
-			case rng.Max > 0 && inBody > rng.Max:
-				r.OverLinked = append(r.OverLinked, Finding{PageID: p.ID, Count: inBody, Limit: rng.Max,
-					Detail: fmt.Sprintf("%d in-body links, over the maximum of %d for a %s page of %d words", inBody, rng.Max, p.Kind, p.WordCount)})
-			case inBody < rng.Min:
-				r.UnderLinked = append(r.UnderLinked, Finding{PageID: p.ID, Count: inBody, Limit: rng.Min,
-					Detail: fmt.Sprintf("%d in-body links, under the minimum of %d for a %s page of %d words", inBody, rng.Min, p.Kind, p.WordCount)})
-			}
+		switch {
+		case over:
+			r.OverLinked = append(r.OverLinked, Finding{PageID: id, Count: inBody, Limit: rng.Max,
+				Detail: fmt.Sprintf("%d in-body links, over the maximum of %d for a %s page of %d words", inBody, rng.Max, kind, a.pages.words[i])})
+		case under:
+			r.UnderLinked = append(r.UnderLinked, Finding{PageID: id, Count: inBody, Limit: rng.Min,
+				Detail: fmt.Sprintf("%d in-body links, under the minimum of %d for a %s page of %d words", inBody, rng.Min, kind, a.pages.words[i])})
 		}
-		if f, ok := dominant[int32(i)]; ok {
+		if f, ok := dominant[i]; ok {
 			r.DominantAnchors = append(r.DominantAnchors, f)
 		}
 	}
-	// Each cluster's pages and each value's term pages, gathered once.
-	members := map[string][]int{}
-	termsOf := map[string][]int{}
-	for i, p := range a.pages {
-		if !p.Live {
-			continue
-		}
-		if p.ClusterID != "" {
-			members[p.ClusterID] = append(members[p.ClusterID], i)
-		}
-		if p.Kind == site.KindTerm {
-			for _, v := range p.Values {
-				termsOf[v] = append(termsOf[v], i)
-			}
+	for k, sums := range a.sums {
+		if clusterID == "" || (k < len(a.pages.clusters) && a.pages.clusters[k] == clusterID) {
+			r.TotalLinks += sums.links
 		}
 	}
 	total := 0.0
@@ -597,34 +764,35 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		if clusterID != "" && c.ID != clusterID {
 			continue
 		}
-		h := a.clusterHealth(c, members[c.ID], termsOf)
+		var t clusterTally
+		if k := slices.Index(a.pages.clusters, c.ID); k >= 0 {
+			t = tallies[k]
+			t.broken = a.sums[k].broken
+		}
+		h := a.clusterHealth(c, t, termsOf)
 		r.Clusters[c.ID] = h
 		total += h.Score
 	}
 	if len(r.Clusters) > 0 {
 		r.Health = total / float64(len(r.Clusters))
 	}
-	scores := a.linkScores()
-	if clusterID == "" {
-		r.LinkScores = scores
-		return r, nil
-	}
-	for _, s := range scores {
-		if inScope(a.index[s.PageID]) {
-			r.LinkScores = append(r.LinkScores, s)
+	for s := range a.LinkScores(clusterID) {
+		if len(r.LinkScores) == TopLinkScores {
+			break
 		}
+		r.LinkScores = append(r.LinkScores, s)
 	}
 	return r, nil
 }
 
 // densityRange is the density table's range for a page; false for kinds
 // the table leaves unbounded.
-func (a *Auditor) densityRange(p Page) (policy.DensityRange, bool) {
-	switch p.Kind {
+func (a *Auditor) densityRange(kind site.Kind, words int) (policy.DensityRange, bool) {
+	switch kind {
 	case site.KindHome, site.KindSector:
 		return policy.DensityRange{}, false
 	}
-	r := a.pol.Density(planning.DensityClass(p.Kind), p.WordCount)
+	r := a.pol.Density(planning.DensityClass(kind), words)
 	return r, r.Min > 0 || r.Max > 0
 }
 
@@ -632,29 +800,24 @@ func (a *Auditor) densityRange(p Page) (policy.DensityRange, bool) {
 // in-body links point to, one exact anchor of which carries more than
 // anchor_dominance_flag_share of them; where two anchors do, the one that
 // sorts first.
-func (a *Auditor) dominantAnchors() map[int32]Finding {
+func (a *Auditor) dominantAnchors() (map[int32]Finding, error) {
 	out := map[int32]Finding{}
-	for key, n := range a.anchorsTo {
-		if n < a.dominanceFloor {
-			continue
-		}
-		links := a.stats[key.target].anchored
+	err := a.anchors.each(a.dominanceFloor, func(target int32, text string, n, links int32) {
 		if int(links) < a.pol.AnchorDominanceMinInbound {
-			continue
+			return
 		}
 		share := float64(n) / float64(links)
 		if share <= a.pol.AnchorDominanceFlagShare {
-			continue
+			return
 		}
-		text := a.anchorText[key]
-		if f, ok := out[key.target]; ok && f.Anchor < text {
-			continue
+		if f, ok := out[target]; ok && f.Anchor < text {
+			return
 		}
-		out[key.target] = Finding{PageID: a.pages[key.target].ID, Anchor: text, Count: int(n), Limit: int(links),
+		out[target] = Finding{PageID: a.pages.id(target), Anchor: text, Count: int(n), Limit: int(links),
 			Detail: fmt.Sprintf("%q carries %d of its %d inbound links (%.0f%%, over %.0f%%)",
 				text, n, links, 100*share, 100*a.pol.AnchorDominanceFlagShare)}
-	}
-	return out
+	})
+	return out, err
 }
 
 // Cluster health factors and their points (SAG §2.5).
@@ -677,10 +840,10 @@ const (
 //     and keeps the points, noted as an issue (15);
 //   - no link on the cluster's pages is broken (10);
 //   - every live page of the cluster is within its density range (10).
-func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[string][]int) ClusterHealth {
+func (a *Auditor) clusterHealth(c site.Cluster, t clusterTally, termsOf map[string][]int32) ClusterHealth {
 	h := ClusterHealth{Issues: []string{}}
 	hub := a.hubOf(c.ID)
-	if hub >= 0 && a.stats[hub].inbound > 0 && a.stats[hub].outbound > 0 {
+	if hub >= 0 && a.stats[hub].inbound > 0 && a.stats[hub].has(flagLinksOut) {
 		h.Score += pointsHubLinked
 	} else if hub < 0 {
 		h.Issues = append(h.Issues, "the cluster has no live hub")
@@ -688,30 +851,21 @@ func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[strin
 		h.Issues = append(h.Issues, "the hub is not both linking and linked to")
 	}
 
-	articles, without := 0, 0
-	for _, i := range members {
-		if a.pages[i].Kind == site.KindSupporting {
-			articles++
-			if hub < 0 || a.stats[i].uplink < 0 {
-				without++
-			}
-		}
-	}
-	h.Missing = without
-	if without == 0 {
+	h.Missing = t.withoutUplink
+	if t.withoutUplink == 0 {
 		h.Score += pointsUplinks
 	} else {
-		h.Issues = append(h.Issues, fmt.Sprintf("%d of %d supporting articles have no in-body link to the hub", without, articles))
+		h.Issues = append(h.Issues, fmt.Sprintf("%d of %d supporting articles have no in-body link to the hub", t.withoutUplink, t.articles))
 	}
 
-	if hub >= 0 && a.stats[hub].crossHub {
+	if hub >= 0 && a.stats[hub].has(flagCrossHub) {
 		h.Score += pointsCrossCluster
 	} else {
 		h.Issues = append(h.Issues, "the hub links to no other cluster's hub")
 	}
 
 	terms, linking := 0, 0
-	counted := map[int]bool{}
+	counted := map[int32]bool{}
 	for _, v := range a.st.Facets(c.Attributes) {
 		for _, i := range termsOf[v] {
 			if counted[i] {
@@ -734,27 +888,16 @@ func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[strin
 		h.Issues = append(h.Issues, fmt.Sprintf("%d of %d term pages of its values do not link to the hub", terms-linking, terms))
 	}
 
-	broken := 0
-	for _, i := range members {
-		broken += int(a.stats[i].brokenFrom)
-	}
-	if broken == 0 {
+	if t.broken == 0 {
 		h.Score += pointsNoBroken
 	} else {
-		h.Issues = append(h.Issues, fmt.Sprintf("%d broken link(s) on the cluster's pages", broken))
+		h.Issues = append(h.Issues, fmt.Sprintf("%d broken link(s) on the cluster's pages", t.broken))
 	}
 
-	outOfRange := 0
-	for _, i := range members {
-		inBody := int(a.stats[i].inBody)
-		if rng, ok := a.densityRange(a.pages[i]); ok && ((rng.Max > 0 && inBody > rng.Max) || inBody < rng.Min) {
-			outOfRange++
-		}
-	}
-	if outOfRange == 0 {
+	if t.outOfRange == 0 {
 		h.Score += pointsDensity
 	} else {
-		h.Issues = append(h.Issues, fmt.Sprintf("%d page(s) outside their link density range", outOfRange))
+		h.Issues = append(h.Issues, fmt.Sprintf("%d page(s) outside their link density range", t.outOfRange))
 	}
 	return h
 }
@@ -762,30 +905,40 @@ func (a *Auditor) clusterHealth(c site.Cluster, members []int, termsOf map[strin
 // Resolve names the page a link's URL points to, and whether that page is
 // live; ok is false for a path that is no known page.
 func (a *Auditor) Resolve(u string) (pageID string, live, ok bool) {
-	i, ok := a.path[Path(u)]
-	if !ok {
+	if err := a.seal(); err != nil {
 		return "", false, false
 	}
-	return a.pages[i].ID, a.pages[i].Live, true
+	i := a.pages.atPath(Path(u))
+	if i < 0 {
+		return "", false, false
+	}
+	return a.pages.id(i), a.pages.live[i], true
 }
 
-// Page is a page of the site by id; false for one the audit does not know.
+// Page is a page of the site by id; false for one the audit does not
+// know. Its URL is not kept, and its Values only for a term page.
 func (a *Auditor) Page(id string) (Page, bool) {
-	i, ok := a.index[id]
-	if !ok {
+	if err := a.seal(); err != nil {
 		return Page{}, false
 	}
-	return a.pages[i], true
+	i := a.pages.find(id)
+	if i < 0 {
+		return Page{}, false
+	}
+	return a.pages.page(i), true
 }
 
 // LinkScore is a live page's link score (0–100) once the report is made;
 // 0 before, and for a page that is not live.
 func (a *Auditor) LinkScore(id string) float64 {
-	i, ok := a.index[id]
-	if !ok || a.scoreOf == nil {
+	if !a.ranked {
 		return 0
 	}
-	return a.scoreOf[i]
+	i := a.pages.find(id)
+	if i < 0 || a.livePos[i] < 0 {
+		return 0
+	}
+	return a.scale(a.ranks[a.livePos[i]])
 }
 
 // LinksIn is how many internal links of the live pages read point to a
@@ -793,7 +946,10 @@ func (a *Auditor) LinkScore(id string) float64 {
 // the audit's snapshot (the live link counts it projects otherwise catch
 // up a moment after a page is published).
 func (a *Auditor) LinksIn(id string) int {
-	if i, ok := a.index[id]; ok {
+	if !a.sealed {
+		return 0
+	}
+	if i := a.pages.find(id); i >= 0 {
 		return int(a.stats[i].linksIn)
 	}
 	return 0
@@ -802,7 +958,7 @@ func (a *Auditor) LinksIn(id string) int {
 // Hub is the live hub of a cluster, "" when it has none.
 func (a *Auditor) Hub(clusterID string) string {
 	if i := a.hubOf(clusterID); i >= 0 {
-		return a.pages[i].ID
+		return a.pages.id(i)
 	}
 	return ""
 }

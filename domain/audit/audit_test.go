@@ -2,13 +2,16 @@ package audit
 
 import (
 	"math"
+	"net/url"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/linkscore"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/domain/spill"
 )
 
 // A small outdoor site with planted defects, its pages' HTML and the
@@ -60,7 +63,7 @@ func auditTestSiteChecked(t *testing.T, checks map[string]Check) Report {
 		pages[i] = tp.Page
 	}
 	pages[8].Values = testStructure.Facets(map[string][]string{"terrain": {"mountain"}})
-	a := New(testStructure, sagPolicy(t), pages)
+	a := newAuditor(t, testStructure, pages)
 	if checks != nil {
 		a.UseChecks(func(u string) (Check, bool) {
 			c, ok := checks[u]
@@ -89,6 +92,18 @@ func auditTestSiteChecked(t *testing.T, checks map[string]Check) Report {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// newAuditor starts an audit of pages, with its spills in memory.
+func newAuditor(t *testing.T, st site.Structure, pages []Page) *Auditor {
+	t.Helper()
+	a := New(st, sagPolicy(t), spill.Memory{})
+	for _, p := range pages {
+		if err := a.Know(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
 }
 
 func sagPolicy(t *testing.T) policy.Policy {
@@ -159,7 +174,7 @@ func TestClusterHealthScoresTheSeedsSixFactors(t *testing.T) {
 
 func TestAClusterWithoutTermPagesKeepsTheTermPoints(t *testing.T) {
 	st := site.Structure{Clusters: []site.Cluster{{ID: "c", Attributes: map[string][]string{"terrain": {"desert"}}}}}
-	a := New(st, sagPolicy(t), []Page{
+	a := newAuditor(t, st, []Page{
 		{ID: "hub", URL: "/c/", Kind: site.KindHub, ClusterID: "c", WordCount: 100, Live: true},
 	})
 	if err := a.AddPage("hub", nil); err != nil {
@@ -196,7 +211,7 @@ func TestPagesAreMatchedByPathWhateverTheirQueryFragmentOrTrailingSlash(t *testi
 }
 
 func TestAPageIsReadOnceAndOnlyIfLive(t *testing.T) {
-	a := New(testStructure, sagPolicy(t), []Page{
+	a := newAuditor(t, testStructure, []Page{
 		{ID: "x", URL: "/x/", Kind: site.KindPage, Live: true}, {ID: "y", URL: "/y/", Kind: site.KindPage}})
 	if err := a.AddPage("x", nil); err != nil {
 		t.Fatal(err)
@@ -240,7 +255,11 @@ func TestLinkScoresRankTheLivePagesOverTheirFollowLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := linkscore.PageRank(g).Ranks
+	res, err := linkscore.PageRank(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := res.Ranks
 	if len(r.LinkScores) != len(live) {
 		t.Fatalf("%d link scores, want one per live page (%d)", len(r.LinkScores), len(live))
 	}
@@ -302,4 +321,31 @@ func TestHTTPChecksMakeLinksBrokenRedirectingOrUnverified(t *testing.T) {
 	if slices.Contains(r.Orphans, "tents") {
 		t.Errorf("a link through a redirect still reaches its page: tents is no orphan")
 	}
+}
+
+// FuzzPlainPathIsURLParsesPath holds the fast path of Path to url.Parse:
+// for every URL plainPath takes, it gives url.Parse's path.
+func FuzzPlainPathIsURLParsesPath(f *testing.F) {
+	for _, u := range []string{"/a/b/", "https://shop.example/a/b/?x=1#top", "http://x.example", "https://x.example?q=1",
+		"/a b", "/a%20b", "https://a_b.example/x", "//host/x", "https://host:8080/x", "/a#b#c", "https://h/[x]", "/a?b/c",
+		"https://h.example/a;b", "https://h.example/a//"} {
+		f.Add(u)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		got, ok := plainPath(u)
+		if !ok {
+			return
+		}
+		parsed, err := url.Parse(u)
+		if err != nil {
+			t.Fatalf("plainPath took %q, which url.Parse refuses: %v", u, err)
+		}
+		want := parsed.Path
+		if i := strings.IndexAny(got, "?#"); i >= 0 {
+			got = got[:i]
+		}
+		if got != want {
+			t.Fatalf("plainPath(%q) = %q, url.Parse's path %q", u, got, want)
+		}
+	})
 }

@@ -44,7 +44,9 @@ func BenchmarkPageRank(b *testing.B) {
 			start := time.Now()
 			b.ResetTimer()
 			for range b.N {
-				res = PageRank(g)
+				if res, err = PageRank(g); err != nil {
+					b.Fatal(err)
+				}
 			}
 			b.StopTimer()
 			ours := time.Since(start) / time.Duration(b.N)

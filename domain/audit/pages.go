@@ -1,0 +1,188 @@
+package audit
+
+import (
+	"bytes"
+	"hash/maphash"
+	"slices"
+	"sort"
+
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// pageTable holds the site's pages as columns, a few dozen bytes a page
+// besides its id: an audit of a million pages holds every page for as
+// long as it runs, and a Page of strings costs a few hundred bytes.
+//
+// Pages are matched by the hash of their path (maphash, 64 bits, seeded
+// per audit): two paths of one site sharing a hash is a chance of about
+// n²/2⁶⁵, one in thirty million for a million pages, and paths are not
+// kept.
+type pageTable struct {
+	ids   []byte  // every id, one after another
+	idEnd []int32 // page i's id is ids[idEnd[i-1]:idEnd[i]]
+
+	kind     []uint8 // index into kinds
+	kinds    []site.Kind
+	cluster  []int32 // index into clusters, -1 for none
+	clusters []string
+	words    []int32
+	version  []int64
+	live     []bool
+	// values are the attribute values of term pages, the one kind whose
+	// values the audit reads.
+	values map[int32][]string
+
+	seed     maphash.Seed
+	pathHash []uint64 // by page until sealed; then sorted, with byPath
+	byPath   []int32  // pages in the order of pathHash, a live page before a deleted one of its path
+	// byID are the pages in id order; nil while they came in that order
+	// (as the store gives them), and the positions are that order.
+	byID     []int32
+	unsorted bool // a page came with an id before the one before it
+}
+
+func newPageTable() pageTable {
+	return pageTable{seed: maphash.MakeSeed(), values: map[int32][]string{}}
+}
+
+func (t *pageTable) len() int { return len(t.idEnd) }
+
+// grow makes room for n more pages of about idLen bytes of id each.
+func (t *pageTable) grow(n, idLen int) {
+	t.ids = slices.Grow(t.ids, n*idLen)
+	t.idEnd = slices.Grow(t.idEnd, n)
+	t.kind = slices.Grow(t.kind, n)
+	t.cluster = slices.Grow(t.cluster, n)
+	t.words = slices.Grow(t.words, n)
+	t.version = slices.Grow(t.version, n)
+	t.live = slices.Grow(t.live, n)
+	t.pathHash = slices.Grow(t.pathHash, n)
+}
+
+// add appends a page; it is found once the table is sealed.
+func (t *pageTable) add(p Page) {
+	i := int32(t.len())
+	if i > 0 && !t.unsorted && bytes.Compare(t.idBytes(i-1), []byte(p.ID)) >= 0 {
+		t.unsorted = true
+	}
+	t.ids = append(t.ids, p.ID...)
+	t.idEnd = append(t.idEnd, int32(len(t.ids)))
+	k := slices.Index(t.kinds, p.Kind)
+	if k < 0 {
+		k = len(t.kinds)
+		t.kinds = append(t.kinds, p.Kind)
+	}
+	t.kind = append(t.kind, uint8(k))
+	c := int32(-1)
+	if p.ClusterID != "" {
+		// Clusters are few; a linear search from the end finds the
+		// current one first, as pages come mostly cluster by cluster.
+		c = int32(len(t.clusters) - 1)
+		for c >= 0 && t.clusters[c] != p.ClusterID {
+			c--
+		}
+		if c < 0 {
+			c = int32(len(t.clusters))
+			t.clusters = append(t.clusters, p.ClusterID)
+		}
+	}
+	t.cluster = append(t.cluster, c)
+	t.words = append(t.words, int32(min(p.WordCount, 1<<31-1)))
+	t.version = append(t.version, p.Version)
+	t.live = append(t.live, p.Live)
+	if p.Kind == site.KindTerm && len(p.Values) > 0 {
+		t.values[i] = p.Values
+	}
+	t.pathHash = append(t.pathHash, t.hashPath(Path(p.URL)))
+}
+
+func (t *pageTable) hashPath(path string) uint64 { return maphash.String(t.seed, path) }
+
+// seal indexes the pages by id and by path.
+func (t *pageTable) seal() {
+	n := t.len()
+	if t.unsorted {
+		t.byID = make([]int32, n)
+		for i := range n {
+			t.byID[i] = int32(i)
+		}
+		sort.Slice(t.byID, func(a, b int) bool { return bytes.Compare(t.idBytes(t.byID[a]), t.idBytes(t.byID[b])) < 0 })
+	}
+	t.byPath = make([]int32, n)
+	for i := range n {
+		t.byPath[i] = int32(i)
+	}
+	// Among pages of one path, a live page wins over a deleted one, and
+	// then the first given.
+	sort.SliceStable(t.byPath, func(a, b int) bool {
+		pa, pb := t.byPath[a], t.byPath[b]
+		if t.pathHash[pa] != t.pathHash[pb] {
+			return t.pathHash[pa] < t.pathHash[pb]
+		}
+		return t.live[pa] && !t.live[pb]
+	})
+	sorted := make([]uint64, n)
+	for i, p := range t.byPath {
+		sorted[i] = t.pathHash[p]
+	}
+	t.pathHash = sorted
+}
+
+// id is page i's id. The string is the table's bytes copied.
+func (t *pageTable) id(i int32) string {
+	return string(t.idBytes(i))
+}
+
+// find is the page with the id; -1 when there is none.
+func (t *pageTable) find(id string) int32 {
+	key := []byte(id)
+	at := func(k int) int32 {
+		if t.byID == nil {
+			return int32(k)
+		}
+		return t.byID[k]
+	}
+	k := sort.Search(t.len(), func(k int) bool { return bytes.Compare(t.idBytes(at(k)), key) >= 0 })
+	if k < t.len() && bytes.Equal(t.idBytes(at(k)), key) {
+		return at(k)
+	}
+	return -1
+}
+
+// idBytes is page i's id as the table holds it.
+func (t *pageTable) idBytes(i int32) []byte {
+	start := int32(0)
+	if i > 0 {
+		start = t.idEnd[i-1]
+	}
+	return t.ids[start:t.idEnd[i]]
+}
+
+// atPath is the page a path names; -1 when there is none.
+func (t *pageTable) atPath(path string) int32 {
+	h := t.hashPath(path)
+	k, found := slices.BinarySearch(t.pathHash, h)
+	if !found {
+		return -1
+	}
+	return t.byPath[k]
+}
+
+// page is page i as a Page. URL is not kept: it is "".
+func (t *pageTable) page(i int32) Page {
+	p := Page{ID: t.id(i), Kind: t.kinds[t.kind[i]], WordCount: int(t.words[i]), Live: t.live[i], Version: t.version[i],
+		Values: t.values[i]}
+	if c := t.cluster[i]; c >= 0 {
+		p.ClusterID = t.clusters[c]
+	}
+	return p
+}
+
+func (t *pageTable) kindOf(i int32) site.Kind { return t.kinds[t.kind[i]] }
+
+func (t *pageTable) clusterOf(i int32) string {
+	if c := t.cluster[i]; c >= 0 {
+		return t.clusters[c]
+	}
+	return ""
+}

@@ -1,0 +1,125 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/domain/spill"
+)
+
+func TestPagesAreFoundByIDWhetherOrNotTheyCameInIDOrder(t *testing.T) {
+	for name, ids := range map[string][]string{
+		"in order":     {"a", "b", "c", "d"},
+		"out of order": {"d", "a", "c", "b"},
+	} {
+		tbl := newPageTable()
+		for _, id := range ids {
+			tbl.add(Page{ID: id, URL: "/" + id + "/", Kind: site.KindPage, Live: true})
+		}
+		tbl.seal()
+		if (tbl.byID == nil) != (name == "in order") {
+			t.Errorf("%s: byID kept %v, want it only for pages out of order", name, tbl.byID != nil)
+		}
+		for i, id := range ids {
+			if got := tbl.find(id); got != int32(i) {
+				t.Errorf("%s: find(%q) = %d, want %d", name, id, got, i)
+			}
+		}
+		if got := tbl.find("zz"); got != -1 {
+			t.Errorf("%s: find of an unknown id = %d, want -1", name, got)
+		}
+	}
+}
+
+func TestALivePageWinsItsPathOverADeletedOneWhicheverCameFirst(t *testing.T) {
+	for _, liveFirst := range []bool{true, false} {
+		tbl := newPageTable()
+		pages := []Page{{ID: "old", URL: "/p/", Kind: site.KindPage}, {ID: "new", URL: "https://x.example/p", Kind: site.KindPage, Live: true}}
+		if liveFirst {
+			pages[0], pages[1] = pages[1], pages[0]
+		}
+		for _, p := range pages {
+			tbl.add(p)
+		}
+		tbl.seal()
+		if got := tbl.atPath("/p"); got < 0 || tbl.id(got) != "new" {
+			t.Errorf("live first %v: /p is page %d, want the live page", liveFirst, got)
+		}
+		if got := tbl.atPath("/q"); got != -1 {
+			t.Errorf("an unknown path is page %d, want -1", got)
+		}
+	}
+}
+
+// Dominance is counted a range of targets at a time: a target past the
+// first range is found as one in it is.
+func TestDominantAnchorsAreFoundInEveryRangeOfTargets(t *testing.T) {
+	n := 2*targetsPerPartition + 10
+	pages := make([]Page, n)
+	for i := range pages {
+		pages[i] = Page{ID: fmt.Sprintf("p%06d", i), URL: fmt.Sprintf("/p/%d/", i), Kind: site.KindPage, WordCount: 100, Live: true}
+	}
+	a := newAuditor(t, site.Structure{}, pages)
+	dominated := []int{3, targetsPerPartition + 7, n - 1}
+	for i := range pages {
+		var links []Link
+		// Pages 10–15 link to each dominated target with one anchor.
+		if i >= 10 && i < 16 {
+			for _, d := range dominated {
+				links = append(links, Link{URL: pages[d].URL, Internal: true, Follow: true, Position: "content", Paragraph: 1, Text: "Same Anchor"})
+			}
+		}
+		if err := a.AddPage(pages[i].ID, links); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.DominantAnchors) != len(dominated) {
+		t.Fatalf("%d dominant anchors, want %d: %+v", len(r.DominantAnchors), len(dominated), r.DominantAnchors)
+	}
+	for k, f := range r.DominantAnchors {
+		if f.PageID != pages[dominated[k]].ID || f.Anchor != "same anchor" || f.Count != 6 || f.Limit != 6 {
+			t.Errorf("dominant anchor %+v, want %s's 6 of 6 links with \"same anchor\"", f, pages[dominated[k]].ID)
+		}
+	}
+}
+
+type failingSpills struct{}
+
+func (failingSpills) New() (spill.Spill, error) { return nil, errors.New("disk full") }
+
+func TestAnAuditWhoseSpillFailsSaysSo(t *testing.T) {
+	a := New(site.Structure{}, sagPolicy(t), failingSpills{})
+	if err := a.Know(Page{ID: "x", URL: "/x/", Kind: site.KindPage, Live: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AddPage("x", nil); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("AddPage with no spill: %v, want the spill's error", err)
+	}
+	if _, err := a.Report(); err == nil {
+		t.Error("a report was made without its link graph")
+	}
+}
+
+func TestASiteWithoutLivePagesHasAnEmptyReport(t *testing.T) {
+	a := newAuditor(t, testStructure, []Page{{ID: "gone", URL: "/gone/", Kind: site.KindPage}})
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Pages != 0 || len(r.LinkScores) != 0 || len(r.Orphans) != 0 {
+		t.Errorf("report of a site with no live page: %+v", r)
+	}
+	if _, err := a.Report(); err != nil {
+		t.Errorf("a second report: %v", err)
+	}
+	if err := a.Know(Page{ID: "late"}); err == nil {
+		t.Error("a page given after the report was taken")
+	}
+}
