@@ -311,6 +311,43 @@ func (c *collector) insertedFor(t testing.TB, siteID, pageID string) []events.Li
 	return out
 }
 
+// latestFor is the links.inserted of a page with the highest sequence:
+// what a publisher applying them in sequence order ends with. Events may
+// be received out of that order. ok is false for a page with none.
+func (c *collector) latestFor(t testing.TB, siteID, pageID string) (events.LinksInsertedData, bool) {
+	emitted := c.insertedFor(t, siteID, pageID)
+	if len(emitted) == 0 {
+		return events.LinksInsertedData{}, false
+	}
+	latest := emitted[0]
+	for _, e := range emitted[1:] {
+		if e.Sequence > latest.Sequence {
+			latest = e
+		}
+	}
+	return latest, true
+}
+
+// waitStoredReceived waits until the collector has received, for each
+// page, the links.inserted of the sequence the store holds: the outbox is
+// empty once the relay has published, and the collector may receive the
+// last links.inserted a moment later.
+func (h *harness) waitStoredReceived(siteID string, pageIDs []string) {
+	h.t.Helper()
+	waitFor(h.t, time.Minute, "every page's stored result received", func() bool {
+		for _, id := range pageIDs {
+			rec, _, err := h.svc.Store().Page(context.Background(), siteID, id)
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			if latest, _ := h.inserted.latestFor(h.t, siteID, id); latest.Sequence < rec.InsertedSeq {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // pagesInserted counts the links.inserted the pipeline's stages emitted
 // per page of a site, a settle pass's left out: a pass can replace a plan
 // before its stages ran, and then emits the page's only links.inserted.

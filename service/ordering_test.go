@@ -17,7 +17,7 @@ import (
 )
 
 // exampleOutcome is what a run over the example site leaves behind: every
-// page's link rows and linked HTML, and its last links.inserted.
+// page's link rows and linked HTML, and its latest links.inserted.
 type exampleOutcome struct {
 	links map[string][]linkRow
 	html  map[string]string
@@ -76,6 +76,11 @@ func runExampleSite(t *testing.T, site examples.Site, order []events.PageInfo, o
 	}
 	waitFor(t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(order) })
 	h.waitIdle(2 * time.Minute)
+	ids := make([]string, len(order))
+	for i, pg := range order {
+		ids[i] = pg.ID
+	}
+	h.waitStoredReceived(siteID, ids)
 
 	out := exampleOutcome{links: map[string][]linkRow{}, html: map[string]string{}, last: map[string]events.LinksInsertedData{}}
 	ctx := context.Background()
@@ -90,8 +95,7 @@ func runExampleSite(t *testing.T, site examples.Site, order []events.PageInfo, o
 			t.Fatal(err)
 		}
 		out.html[pg.ID] = rec.LinkedHTML
-		emitted := h.inserted.insertedFor(t, siteID, pg.ID)
-		out.last[pg.ID] = emitted[len(emitted)-1]
+		out.last[pg.ID], _ = h.inserted.latestFor(t, siteID, pg.ID)
 	}
 	return out
 }
