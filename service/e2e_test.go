@@ -69,8 +69,8 @@ func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 	h.waitIdle(waitLong)
 	// Each article's arrival re-plans the hub: its last emission lists both
 	// in its Related Articles section and changes nothing else.
-	emitted := h.inserted.insertedFor(t, "s1", "boots-hub")
-	hub := emitted[len(emitted)-1]
+	h.waitStoredReceived("s1", []string{"boots-hub"})
+	hub, _ := h.inserted.latestFor(t, "s1", "boots-hub")
 	down := resultsOfType(hub.Links, link.TypeVerticalDown)
 	listed := map[string]bool{}
 	for _, l := range down {

@@ -31,12 +31,12 @@ func TestAHubArrivingAfterManyArticlesReplansThemAPageAtATime(t *testing.T) {
 		return true
 	})
 	h.waitIdle(waitLong)
+	h.waitStoredReceived("s1", ids)
 	for _, id := range ids {
-		emitted := h.inserted.insertedFor(t, "s1", id)
-		last := emitted[len(emitted)-1]
+		last, _ := h.inserted.latestFor(t, "s1", id)
 		up := resultsOfType(last.Links, link.TypeVerticalUp)
 		if h.inserted.pagesInserted("s1")[id] != 2 || len(up) != 1 || up[0].Status != string(link.StatusVerified) {
-			t.Errorf("page %s: %d emissions, uplinks %+v; want one re-plan carrying a verified uplink (and any settle pass's)", id, len(emitted), up)
+			t.Errorf("page %s: %d emissions, uplinks %+v; want one re-plan carrying a verified uplink (and any settle pass's)", id, len(h.inserted.insertedFor(t, "s1", id)), up)
 		}
 	}
 	// 7 dependants, 2 a page: the hub's own transaction and 3 fan-outs.

@@ -126,8 +126,9 @@ func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
 			t.Errorf("link to the deleted hub survived the re-plan: %+v", l)
 		}
 	}
+	h.waitStoredReceived("s1", []string{"care"})
 	emitted := h.inserted.insertedFor(t, "s1", "care")
-	last := emitted[len(emitted)-1]
+	last, _ := h.inserted.latestFor(t, "s1", "care")
 	if len(emitted) != 2 || !strings.Contains(last.Reason, "hub page boots-hub deleted") {
 		t.Errorf("care emitted %d times, last because %q; want a second emission naming the hub's deletion", len(emitted), last.Reason)
 	}

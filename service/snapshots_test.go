@@ -44,8 +44,8 @@ func TestReplanningKeepsSnapshotsAndAnyOneCanBeRestored(t *testing.T) {
 
 	h.publish(mustEvent(events.LinksRestore, "s1", "restore-hub-1", events.RestoreData{PageID: "boots-hub", SnapshotID: withCare.ID}))
 	h.waitIdle(waitLong)
-	emitted := h.inserted.insertedFor(t, "s1", "boots-hub")
-	last := emitted[len(emitted)-1]
+	h.waitStoredReceived("s1", []string{"boots-hub"})
+	last, _ := h.inserted.latestFor(t, "s1", "boots-hub")
 	if got := listedInRelatedArticles(last); len(got) != 1 || got[0] != "care" || !strings.Contains(last.Reason, "restored snapshot") {
 		t.Errorf("after restore the hub lists %v (because %q), want care alone, restored", got, last.Reason)
 	}
@@ -102,8 +102,9 @@ func TestPublishingANewerVersionReplansItFromTheStrippedHTML(t *testing.T) {
 	h.publish(mustEvent(events.ContentPublished, "s1", "pub-care-v2", d))
 	h.waitIdle(waitLong)
 
+	h.waitStoredReceived("s1", []string{"care"})
 	emitted := h.inserted.insertedFor(t, "s1", "care")
-	last := emitted[len(emitted)-1]
+	last, _ := h.inserted.latestFor(t, "s1", "care")
 	if len(emitted) != 2 || last.Version != 2 || !strings.Contains(last.Reason, "version 2 published") {
 		t.Fatalf("care emitted %d times, last v%d because %q; want a re-plan of version 2", len(emitted), last.Version, last.Reason)
 	}
