@@ -88,7 +88,14 @@ type DeliveryWatch struct {
 
 // Start begins watching.
 func (w *DeliveryWatch) Start(ctx context.Context) error {
-	cons, err := w.JS.Consumer(ctx, advisoryStream, advisoryConsumer)
+	// A cluster electing its leaders can leave a look-up unanswered for a
+	// while: it is asked again as provisioning's requests are.
+	var cons jetstream.Consumer
+	err := retryLookUp(ctx, func(ctx context.Context) error {
+		var err error
+		cons, err = w.JS.Consumer(ctx, advisoryStream, advisoryConsumer)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("bind %s: %w", advisoryConsumer, err)
 	}

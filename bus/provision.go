@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -116,6 +117,18 @@ func retryProvision(ctx context.Context, call func(context.Context) error) error
 		}
 		return err
 	}, backoff.WithContext(b, ctx))
+}
+
+// retryLookUp asks for a stream or consumer as retryProvision does, but a
+// stream or consumer that does not exist is an answer, not an outage.
+func retryLookUp(ctx context.Context, call func(context.Context) error) error {
+	return retryProvision(ctx, func(ctx context.Context) error {
+		err := call(ctx)
+		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return backoff.Permanent(err)
+		}
+		return err
+	})
 }
 
 func createOrUpdateStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) error {

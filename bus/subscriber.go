@@ -103,11 +103,18 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	if !ok {
 		return nil, fmt.Errorf("no stream holds subject %s", topic)
 	}
-	st, err := s.js.Stream(ctx, stream)
-	if err != nil {
-		return nil, fmt.Errorf("bind stream %s: %w", stream, err)
-	}
-	cons, err := st.Consumer(ctx, s.spec.Durable)
+	// A cluster electing its leaders can leave a look-up unanswered for a
+	// while: it is asked again as provisioning's requests are.
+	var st jetstream.Stream
+	var cons jetstream.Consumer
+	err := retryLookUp(ctx, func(ctx context.Context) error {
+		var err error
+		if st, err = s.js.Stream(ctx, stream); err != nil {
+			return fmt.Errorf("bind stream %s: %w", stream, err)
+		}
+		cons, err = st.Consumer(ctx, s.spec.Durable)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bind consumer %s on %s: %w", s.spec.Durable, stream, err)
 	}
