@@ -27,7 +27,14 @@ func relayServer(t *testing.T, maxPayload int32) (*server.Server, jetstream.JetS
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Shutdown)
-	nc, err := Connect(srv.ClientURL(), "relay-test")
+	return srv, connectJetStream(t, srv.ClientURL(), "relay-test")
+}
+
+// connectJetStream connects a test to a server as name, closed with the
+// test.
+func connectJetStream(t *testing.T, url, name string) jetstream.JetStream {
+	t.Helper()
+	nc, err := Connect(url, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +43,7 @@ func relayServer(t *testing.T, maxPayload int32) (*server.Server, jetstream.JetS
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv, js
+	return js
 }
 
 func relayStore(t *testing.T) *store.Store {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/interlinker/interlinker/events"
 )
@@ -81,15 +80,7 @@ func startCluster(t *testing.T, n int) []string {
 // events stored survive the changes.
 func TestStreamReplicasApplyToEveryStreamAndConsumerAndChangeInPlace(t *testing.T) {
 	urls := startCluster(t, 3)
-	nc, err := Connect(urls[0], "replicas-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := connectJetStream(t, urls[0], "replicas-test")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs := ConsumerSettings{AckWait: 30 * time.Second, DeliveryCeiling: 5, MaxAckPending: 100}
@@ -175,15 +166,7 @@ func TestReplicasProvisioningAtTheSameMomentConverge(t *testing.T) {
 	errs := make(chan error, 3)
 	start := make(chan struct{})
 	for i := range 3 {
-		nc, err := Connect(urls[i], fmt.Sprintf("replica-%d", i))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(nc.Close)
-		js, err := jetstream.New(nc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		js := connectJetStream(t, urls[i], fmt.Sprintf("replica-%d", i))
 		go func() {
 			<-start
 			errs <- Provision(ctx, js, ss, cs, specs)
@@ -197,15 +180,7 @@ func TestReplicasProvisioningAtTheSameMomentConverge(t *testing.T) {
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	nc, err := Connect(urls[0], "check")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js := connectJetStream(t, urls[0], "check")
 	names := js.StreamNames(ctx)
 	n := 0
 	for range names.Name() {
