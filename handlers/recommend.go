@@ -44,14 +44,6 @@ type recommender struct {
 	needs []anchorNeed
 }
 
-// version is the live version of a page, 0 for one not live.
-func (r *recommender) version(id string) int64 {
-	if p, ok := r.auditor.Page(id); ok && p.Live {
-		return p.Version
-	}
-	return 0
-}
-
 // cluster is a page's cluster, deleted pages' too.
 func (r *recommender) cluster(id string) string {
 	p, _ := r.auditor.Page(id)
@@ -108,7 +100,29 @@ func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, er
 		}
 	}
 	r.progress.done(ctx, done)
+	if err := r.versions(ctx); err != nil {
+		return nil, err
+	}
 	return audit.Prioritise(r.recs), nil
+}
+
+// versions gives each recommendation its page's live version, read in the
+// audit's snapshot: the audit does not hold a version a page, and only
+// the pages it recommends for need one.
+func (r *recommender) versions(ctx context.Context) error {
+	ids := make([]string, 0, len(r.recs))
+	for _, rec := range r.recs {
+		ids = append(ids, rec.PageID)
+	}
+	slices.Sort(ids)
+	versions, err := r.tx.LiveVersions(ctx, r.siteID, slices.Compact(ids))
+	if err != nil {
+		return err
+	}
+	for i := range r.recs {
+		r.recs[i].PageVersion = versions[r.recs[i].PageID]
+	}
+	return nil
 }
 
 // livePage reads a page as it is live, its HTML included.
@@ -221,7 +235,7 @@ func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, p
 func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, weight float64, reason string) {
 	l, pl := pr.link, pr.placement
 	anchors := candidateTexts(l.Candidates)
-	rec := audit.Recommendation{Problem: problem, PageID: page.ID, PageVersion: r.version(page.ID), Action: audit.ActionAdd,
+	rec := audit.Recommendation{Problem: problem, PageID: page.ID, Action: audit.ActionAdd,
 		LinkType: l.Type, TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: anchors,
 		FirstParagraphs: l.FirstParagraphs, Weight: weight}
 	switch {
@@ -539,7 +553,7 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 			typ = planning.Relation(page, t.Page)
 		}
 		r.recs = append(r.recs, audit.Recommendation{Problem: audit.ProblemOverLinked, PageID: page.ID,
-			PageVersion: r.version(page.ID), Action: audit.ActionRemove, LinkType: typ, TargetID: w.TargetID,
+			Action: audit.ActionRemove, LinkType: typ, TargetID: w.TargetID,
 			Anchor: w.Text, LinkPath: w.Path, LinkText: w.Text, Occurrence: w.Occurrence, Weight: 1 - w.Score/100,
 			Reason: fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) scores %.1f, among its weakest",
 				f.Count, f.Limit, w.TargetID, w.Text, w.Score)})
@@ -586,7 +600,7 @@ func (r *recommender) broken(ctx context.Context) error {
 			key := [2]string{path, f.Anchor}
 			occurrence := seen[key]
 			seen[key]++
-			rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src, PageVersion: r.version(src),
+			rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src,
 				Action: audit.ActionRemove, LinkType: link.TypeRelated, Anchor: f.Anchor, LinkPath: path, LinkText: f.Anchor,
 				Occurrence: occurrence, Weight: r.linkScore(src),
 				Reason: fmt.Sprintf("links to %s, a deleted page (%q)", f.TargetID, f.Anchor)}
@@ -736,7 +750,7 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 			l.Candidates = slices.Delete(slices.Clone(l.Candidates), pl.CandidateIndex, pl.CandidateIndex+1)
 		}
 		others = l.Candidates
-		rec := audit.Recommendation{Problem: audit.ProblemDominantAnchor, PageID: page.ID, PageVersion: r.version(page.ID),
+		rec := audit.Recommendation{Problem: audit.ProblemDominantAnchor, PageID: page.ID,
 			Action: audit.ActionVaryAnchor, LinkType: l.Type, TargetID: f.PageID, TargetURL: l.TargetURL,
 			Anchors: candidateTexts(others), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
 			Weight: 1 - r.linkScore(page.ID),

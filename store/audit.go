@@ -353,14 +353,13 @@ func (t *Tx) MarkApplied(ctx context.Context, siteID, auditID, by string, ids []
 // AuditPage is a page as the audit reads it: every page the site has or
 // had, so links to deleted ones are known to be broken.
 type AuditPage struct {
-	ID          string
-	URL         string
-	Kind        site.Kind
-	ClusterID   string
-	Attributes  map[string][]string
-	WordCount   int
-	Live        bool
-	LiveVersion int64
+	ID         string
+	URL        string
+	Kind       site.Kind
+	ClusterID  string
+	Attributes map[string][]string
+	WordCount  int
+	Live       bool
 }
 
 // AuditPageCount is how many pages the site has, live and deleted, and
@@ -380,7 +379,7 @@ func (t *Tx) AuditPageCount(ctx context.Context, siteID string) (pages, idLen in
 // the rows.
 func (t *Tx) EachAuditPage(ctx context.Context, siteID string, fn func(AuditPage) error) error {
 	rows, err := t.query(ctx, `SELECT id, url, kind, cluster_id, attributes, word_count,
-			state <> 'deleted' AND `+liveVersionSQL+` IS NOT NULL, COALESCE(`+liveVersionSQL+`, 0)
+			state <> 'deleted' AND `+liveVersionSQL+` IS NOT NULL
 		FROM pages WHERE site_id = $1 ORDER BY id COLLATE "C"`, siteID)
 	if err != nil {
 		return fmt.Errorf("read pages of site %s: %w", siteID, err)
@@ -390,7 +389,7 @@ func (t *Tx) EachAuditPage(ctx context.Context, siteID string, fn func(AuditPage
 		var p AuditPage
 		var kind string
 		var raw []byte
-		if err := rows.Scan(&p.ID, &p.URL, &kind, &p.ClusterID, &raw, &p.WordCount, &p.Live, &p.LiveVersion); err != nil {
+		if err := rows.Scan(&p.ID, &p.URL, &kind, &p.ClusterID, &raw, &p.WordCount, &p.Live); err != nil {
 			return fmt.Errorf("read pages of site %s: %w", siteID, err)
 		}
 		p.Kind = site.Kind(kind)
@@ -405,6 +404,33 @@ func (t *Tx) EachAuditPage(ctx context.Context, siteID string, fn func(AuditPage
 		return fmt.Errorf("read pages of site %s: %w", siteID, err)
 	}
 	return nil
+}
+
+// LiveVersions are the live versions of the site's pages of the ids, as
+// EachAuditPage reads them; a page not live has none.
+func (t *Tx) LiveVersions(ctx context.Context, siteID string, ids []string) (map[string]int64, error) {
+	versions := make(map[string]int64, len(ids))
+	if len(ids) == 0 {
+		return versions, nil
+	}
+	rows, err := t.query(ctx, `SELECT id, `+liveVersionSQL+` FROM pages
+		WHERE site_id = $1 AND id = ANY($2) AND state <> 'deleted' AND `+liveVersionSQL+` IS NOT NULL`, siteID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read live versions of site %s: %w", siteID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var v int64
+		if err := rows.Scan(&id, &v); err != nil {
+			return nil, fmt.Errorf("read live versions of site %s: %w", siteID, err)
+		}
+		versions[id] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read live versions of site %s: %w", siteID, err)
+	}
+	return versions, nil
 }
 
 // EachLinkMap streams the link map of the site's live pages, a page at a
@@ -480,7 +506,7 @@ func (t *Tx) EachLinkMap(ctx context.Context, siteID string, fn func(pageID stri
 // what a site repeats (its menus) is soon learnt again.
 type linkMapTexts map[string]string
 
-const maxLinkMapTexts = 1 << 16
+const maxLinkMapTexts = 1 << 12
 
 func newLinkMapTexts() linkMapTexts { return make(linkMapTexts, 1024) }
 

@@ -48,9 +48,6 @@ type Page struct {
 	// Live: published and not deleted. A deleted page is kept so links
 	// to it are known to be broken.
 	Live bool
-	// Version is the live version a recommendation for the page is made
-	// from.
-	Version int64
 }
 
 // Link is an <a href> found in a live page's HTML (markup.Links).
@@ -172,8 +169,7 @@ type Auditor struct {
 	// graph gathers the follow links between different live pages, a
 	// source's to one target once, for the link score, in a spill: the
 	// one part of the audit that sees every link.
-	graph   *linkscore.Builder
-	livePos []int32 // page position → position among the live pages, the graph's, -1 not live
+	graph *linkscore.Builder
 	// ranks are the live pages' PageRank by live position once worked
 	// out (nil before), scale puts one on 0–100, and byRank are the live
 	// pages' positions highest first.
@@ -203,7 +199,6 @@ type Auditor struct {
 // (a page's links, its broken links) is summed by cluster instead
 // (clusterLinks).
 type pageStats struct {
-	inbound int32 // other live pages linking to it, any position
 	inBody  int32 // the page's own in-body internal links
 	linksIn int32 // internal links to it from live pages, every one, as the link counts projection counts them
 	// uplink is, for a supporting article, the paragraph of its first
@@ -223,6 +218,7 @@ const (
 	flagCrossHub                         // for a hub: an in-body link to another cluster's hub
 	flagLinksOut                         // it links to another live page, any position
 	flagBodyLinked                       // a live page links to it outside navigation, header and footer
+	flagLinkedIn                         // another live page links to it, any position: it is no orphan
 )
 
 func (s *pageStats) has(f pageFlags) bool { return s.flags&f != 0 }
@@ -358,16 +354,10 @@ func (a *Auditor) seal() error {
 	n := a.pages.len()
 	a.stats = make([]pageStats, n)
 	a.sums = make([]clusterLinks, len(a.pages.clusters)+1)
-	a.livePos = make([]int32, n)
-	live := int32(0)
 	for i := range n {
 		a.stats[i].uplink = -1
-		a.livePos[i] = -1
-		if a.pages.live[i] {
-			a.livePos[i] = live
-			live++
-		}
 	}
+	live := a.pages.live.count()
 	s, err := a.spills.New()
 	if err != nil {
 		a.sealErr = fmt.Errorf("audit: spill the link graph: %w", err)
@@ -399,7 +389,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		return err
 	}
 	src := a.pages.find(pageID)
-	if src < 0 || !a.pages.live[src] {
+	if src < 0 || !a.pages.live.has(src) {
 		return fmt.Errorf("audit: page %q is not a live page of the site", pageID)
 	}
 	if a.stats[src].has(flagRead) {
@@ -458,7 +448,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 					Detail: "links to a path that is no known page"})
 			}
 			continue
-		case !a.pages.live[t]:
+		case !a.pages.live.has(t):
 			sums.broken++
 			a.broken = append(a.broken, Finding{PageID: pageID, TargetID: a.pages.id(t), URL: l.URL, Anchor: l.Text,
 				Detail: "links to a deleted page"})
@@ -471,7 +461,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		}
 		a.targets = append(a.targets, t)
 		if l.Follow {
-			a.tos = append(a.tos, a.livePos[t]) // the graph keeps one link per target
+			a.tos = append(a.tos, a.pages.live.pos(t)) // the graph keeps one link per target
 		}
 		if l.Position != "navigation" && l.Position != "header" && l.Position != "footer" {
 			ts.flags |= flagBodyLinked
@@ -502,16 +492,13 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			a.termLinks[src][t] = true
 		}
 	}
-	// A target counts one inbound link per source.
-	slices.Sort(a.targets)
-	a.targets = slices.Compact(a.targets)
 	for _, t := range a.targets {
-		a.stats[t].inbound++
+		a.stats[t].flags |= flagLinkedIn
 	}
 	if len(a.targets) > 0 {
 		st.flags |= flagLinksOut
 	}
-	if err := a.graph.Links(a.livePos[src], a.tos); err != nil {
+	if err := a.graph.Links(a.pages.live.pos(src), a.tos); err != nil {
 		return fmt.Errorf("audit: links of page %q: %w", pageID, err)
 	}
 	return nil
@@ -605,14 +592,14 @@ func (a *Auditor) linkScores() error {
 	a.ranked, a.ranks = true, res.Ranks
 	a.scale = linkscore.ScaleOf(a.ranks)
 	a.byRank = make([]int32, 0, len(a.ranks))
-	for i, l := range a.livePos {
-		if l >= 0 {
-			a.byRank = append(a.byRank, int32(i))
+	for i := range int32(a.pages.len()) {
+		if a.pages.live.has(i) {
+			a.byRank = append(a.byRank, i)
 		}
 	}
 	sort.Slice(a.byRank, func(i, j int) bool {
 		pi, pj := a.byRank[i], a.byRank[j]
-		if ri, rj := a.ranks[a.livePos[pi]], a.ranks[a.livePos[pj]]; ri != rj {
+		if ri, rj := a.ranks[a.pages.live.pos(pi)], a.ranks[a.pages.live.pos(pj)]; ri != rj {
 			return ri > rj
 		}
 		return bytes.Compare(a.pages.idBytes(pi), a.pages.idBytes(pj)) < 0
@@ -632,7 +619,7 @@ func (a *Auditor) LinkScores(clusterID string) iter.Seq[PageScore] {
 			if clusterID != "" && a.pages.clusterOf(i) != clusterID {
 				continue
 			}
-			l := a.livePos[i]
+			l := a.pages.live.pos(i)
 			if !yield(PageScore{PageID: a.pages.id(i), Rank: a.ranks[l], Score: a.scale(a.ranks[l])}) {
 				return
 			}
@@ -696,7 +683,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 	// termsOf are the live term pages of each attribute value.
 	termsOf := map[string][]int32{}
 	for i := range int32(a.pages.len()) {
-		if !a.pages.live[i] {
+		if !a.pages.live.has(i) {
 			continue
 		}
 		kind, c := a.pages.kindOf(i), a.pages.cluster[i]
@@ -728,7 +715,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		r.Pages++
 		if kind != site.KindHome {
 			switch {
-			case st.inbound == 0:
+			case !st.has(flagLinkedIn):
 				r.Orphans = append(r.Orphans, id)
 			case !st.has(flagBodyLinked):
 				r.NavigationOnly = append(r.NavigationOnly, id)
@@ -843,7 +830,7 @@ const (
 func (a *Auditor) clusterHealth(c site.Cluster, t clusterTally, termsOf map[string][]int32) ClusterHealth {
 	h := ClusterHealth{Issues: []string{}}
 	hub := a.hubOf(c.ID)
-	if hub >= 0 && a.stats[hub].inbound > 0 && a.stats[hub].has(flagLinksOut) {
+	if hub >= 0 && a.stats[hub].has(flagLinkedIn) && a.stats[hub].has(flagLinksOut) {
 		h.Score += pointsHubLinked
 	} else if hub < 0 {
 		h.Issues = append(h.Issues, "the cluster has no live hub")
@@ -912,7 +899,7 @@ func (a *Auditor) Resolve(u string) (pageID string, live, ok bool) {
 	if i < 0 {
 		return "", false, false
 	}
-	return a.pages.id(i), a.pages.live[i], true
+	return a.pages.id(i), a.pages.live.has(i), true
 }
 
 // Page is a page of the site by id; false for one the audit does not
@@ -935,10 +922,10 @@ func (a *Auditor) LinkScore(id string) float64 {
 		return 0
 	}
 	i := a.pages.find(id)
-	if i < 0 || a.livePos[i] < 0 {
+	if i < 0 || a.pages.live.pos(i) < 0 {
 		return 0
 	}
-	return a.scale(a.ranks[a.livePos[i]])
+	return a.scale(a.ranks[a.pages.live.pos(i)])
 }
 
 // LinksIn is how many internal links of the live pages read point to a

@@ -26,8 +26,7 @@ type pageTable struct {
 	cluster  []int32 // index into clusters, -1 for none
 	clusters []string
 	words    []int32
-	version  []int64
-	live     []bool
+	live     liveSet
 	// values are the attribute values of term pages, the one kind whose
 	// values the audit reads.
 	values map[int32][]string
@@ -54,8 +53,7 @@ func (t *pageTable) grow(n, idLen int) {
 	t.kind = slices.Grow(t.kind, n)
 	t.cluster = slices.Grow(t.cluster, n)
 	t.words = slices.Grow(t.words, n)
-	t.version = slices.Grow(t.version, n)
-	t.live = slices.Grow(t.live, n)
+	t.live.grow(n)
 	t.pathHash = slices.Grow(t.pathHash, n)
 }
 
@@ -88,8 +86,7 @@ func (t *pageTable) add(p Page) {
 	}
 	t.cluster = append(t.cluster, c)
 	t.words = append(t.words, int32(min(p.WordCount, 1<<31-1)))
-	t.version = append(t.version, p.Version)
-	t.live = append(t.live, p.Live)
+	t.live.add(p.Live)
 	if p.Kind == site.KindTerm && len(p.Values) > 0 {
 		t.values[i] = p.Values
 	}
@@ -119,13 +116,33 @@ func (t *pageTable) seal() {
 		if t.pathHash[pa] != t.pathHash[pb] {
 			return t.pathHash[pa] < t.pathHash[pb]
 		}
-		return t.live[pa] && !t.live[pb]
+		return t.live.has(pa) && !t.live.has(pb)
 	})
-	sorted := make([]uint64, n)
-	for i, p := range t.byPath {
-		sorted[i] = t.pathHash[p]
+	permute(t.pathHash, t.byPath)
+}
+
+// permute puts hashes in the order of order (hashes[k] becomes
+// hashes[order[k]]) in place, a cycle at a time: a copy would hold a
+// second eight bytes a page at the audit's busiest moment.
+func permute(hashes []uint64, order []int32) {
+	done := make([]uint64, (len(order)+63)/64)
+	for start := range order {
+		if done[start/64]&(1<<(uint(start)%64)) != 0 {
+			continue
+		}
+		first := hashes[start]
+		k := start
+		for {
+			done[k/64] |= 1 << (uint(k) % 64)
+			from := int(order[k])
+			if from == start {
+				hashes[k] = first
+				break
+			}
+			hashes[k] = hashes[from]
+			k = from
+		}
 	}
-	t.pathHash = sorted
 }
 
 // id is page i's id. The string is the table's bytes copied.
@@ -170,7 +187,7 @@ func (t *pageTable) atPath(path string) int32 {
 
 // page is page i as a Page. URL is not kept: it is "".
 func (t *pageTable) page(i int32) Page {
-	p := Page{ID: t.id(i), Kind: t.kinds[t.kind[i]], WordCount: int(t.words[i]), Live: t.live[i], Version: t.version[i],
+	p := Page{ID: t.id(i), Kind: t.kinds[t.kind[i]], WordCount: int(t.words[i]), Live: t.live.has(i),
 		Values: t.values[i]}
 	if c := t.cluster[i]; c >= 0 {
 		p.ClusterID = t.clusters[c]

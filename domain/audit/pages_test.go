@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -121,5 +122,30 @@ func TestASiteWithoutLivePagesHasAnEmptyReport(t *testing.T) {
 	}
 	if err := a.Know(Page{ID: "late"}); err == nil {
 		t.Error("a page given after the report was taken")
+	}
+}
+
+func TestPermuteOrdersHashesInPlaceAsACopyWould(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 2, 65, 1000} {
+		hashes := make([]uint64, n)
+		for i := range hashes {
+			hashes[i] = rng.Uint64()
+		}
+		order := make([]int32, n)
+		for i := range order {
+			order[i] = int32(i)
+		}
+		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		want := make([]uint64, n)
+		for k, from := range order {
+			want[k] = hashes[from]
+		}
+		permute(hashes, order)
+		for k := range want {
+			if hashes[k] != want[k] {
+				t.Fatalf("n=%d: hash %d is %x, want %x", n, k, hashes[k], want[k])
+			}
+		}
 	}
 }
