@@ -613,14 +613,26 @@ const TopLinkScores = 100
 
 // LinkScores are the link scores of the live pages of the cluster ("" for
 // the whole site), highest first, once the report is made: none before.
+//
+// The sequence holds only what it reads (ids, clusters, ranks), not the
+// Auditor: a caller that drops the Auditor once it has its report frees
+// the rest of the audit while the scores are streamed.
 func (a *Auditor) LinkScores(clusterID string) iter.Seq[PageScore] {
+	ids, cluster, byRank, live, ranks, scale := a.pages.ids, a.pages.cluster, a.byRank, a.pages.live, a.ranks, a.scale
+	want := int32(-1)
+	if clusterID != "" {
+		want = int32(slices.Index(a.pages.clusters, clusterID))
+		if want < 0 {
+			byRank = nil
+		}
+	}
 	return func(yield func(PageScore) bool) {
-		for _, i := range a.byRank {
-			if clusterID != "" && a.pages.clusterOf(i) != clusterID {
+		for _, i := range byRank {
+			if want >= 0 && cluster[i] != want {
 				continue
 			}
-			l := a.pages.live.pos(i)
-			if !yield(PageScore{PageID: a.pages.id(i), Rank: a.ranks[l], Score: a.scale(a.ranks[l])}) {
+			l := live.pos(i)
+			if !yield(PageScore{PageID: string(ids.at(i)), Rank: ranks[l], Score: scale(ranks[l])}) {
 				return
 			}
 		}

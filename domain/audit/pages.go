@@ -18,8 +18,7 @@ import (
 // n²/2⁶⁵, one in thirty million for a million pages, and paths are not
 // kept.
 type pageTable struct {
-	ids   []byte  // every id, one after another
-	idEnd []int32 // page i's id is ids[idEnd[i-1]:idEnd[i]]
+	ids idColumn
 
 	kind     []uint8 // index into kinds
 	kinds    []site.Kind
@@ -44,12 +43,27 @@ func newPageTable() pageTable {
 	return pageTable{seed: maphash.MakeSeed(), values: map[int32][]string{}}
 }
 
-func (t *pageTable) len() int { return len(t.idEnd) }
+func (t *pageTable) len() int { return len(t.ids.end) }
+
+// idColumn holds every page's id, one after another.
+type idColumn struct {
+	bytes []byte
+	end   []int32 // page i's id is bytes[end[i-1]:end[i]]
+}
+
+// at is page i's id as the column holds it.
+func (c idColumn) at(i int32) []byte {
+	start := int32(0)
+	if i > 0 {
+		start = c.end[i-1]
+	}
+	return c.bytes[start:c.end[i]]
+}
 
 // grow makes room for n more pages of about idLen bytes of id each.
 func (t *pageTable) grow(n, idLen int) {
-	t.ids = slices.Grow(t.ids, n*idLen)
-	t.idEnd = slices.Grow(t.idEnd, n)
+	t.ids.bytes = slices.Grow(t.ids.bytes, n*idLen)
+	t.ids.end = slices.Grow(t.ids.end, n)
 	t.kind = slices.Grow(t.kind, n)
 	t.cluster = slices.Grow(t.cluster, n)
 	t.words = slices.Grow(t.words, n)
@@ -63,8 +77,8 @@ func (t *pageTable) add(p Page) {
 	if i > 0 && !t.unsorted && bytes.Compare(t.idBytes(i-1), []byte(p.ID)) >= 0 {
 		t.unsorted = true
 	}
-	t.ids = append(t.ids, p.ID...)
-	t.idEnd = append(t.idEnd, int32(len(t.ids)))
+	t.ids.bytes = append(t.ids.bytes, p.ID...)
+	t.ids.end = append(t.ids.end, int32(len(t.ids.bytes)))
 	k := slices.Index(t.kinds, p.Kind)
 	if k < 0 {
 		k = len(t.kinds)
@@ -167,13 +181,7 @@ func (t *pageTable) find(id string) int32 {
 }
 
 // idBytes is page i's id as the table holds it.
-func (t *pageTable) idBytes(i int32) []byte {
-	start := int32(0)
-	if i > 0 {
-		start = t.idEnd[i-1]
-	}
-	return t.ids[start:t.idEnd[i]]
-}
+func (t *pageTable) idBytes(i int32) []byte { return t.ids.at(i) }
 
 // atPath is the page a path names; -1 when there is none.
 func (t *pageTable) atPath(path string) int32 {
