@@ -27,7 +27,6 @@ import (
 	"math"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -142,14 +141,13 @@ type Auditor struct {
 	sealErr error
 	hubs    map[string]int32 // cluster id → its live hub's position
 
-	stats []pageStats // by page position
+	stats      []pageStats     // by page position
+	wideInBody map[int32]int32 // in-body links of the pages with narrowMax or more
 	// sums are clusterLinks by cluster (pageTable.cluster), and of the
 	// pages of no cluster at [len(clusters)].
 	sums []clusterLinks
-	// targets are AddPage's internal links to other live pages, and tos
-	// its follow links, kept for reuse.
-	targets []int32
-	tos     []int32
+	// tos are AddPage's follow links to other live pages, kept for reuse.
+	tos []int32
 	// prev is what AddPage made of the links of the page before, by
 	// position in the page: a menu repeats its links at the same places on
 	// every page, and a string compare costs less than a look-up.
@@ -171,12 +169,10 @@ type Auditor struct {
 	// one part of the audit that sees every link.
 	graph *linkscore.Builder
 	// ranks are the live pages' PageRank by live position once worked
-	// out (nil before), scale puts one on 0–100, and byRank are the live
-	// pages' positions highest first.
+	// out (nil before), and scale puts one on 0–100.
 	ranked bool
 	ranks  []float64
 	scale  func(rank float64) float64
-	byRank []int32
 
 	broken     []Finding
 	unverified []Finding
@@ -199,12 +195,22 @@ type Auditor struct {
 // (a page's links, its broken links) is summed by cluster instead
 // (clusterLinks).
 type pageStats struct {
-	inBody  int32 // the page's own in-body internal links
 	linksIn int32 // internal links to it from live pages, every one, as the link counts projection counts them
+	// inBody are the page's own in-body internal links; a page of
+	// narrowMax or more has them in Auditor.wideInBody.
+	inBody uint16
 	// uplink is, for a supporting article, the paragraph of its first
 	// in-body link to its hub (past maxParagraph counted as it), -1 none.
 	uplink int8
 	flags  pageFlags
+}
+
+// inBodyOf is page i's own in-body internal links.
+func (a *Auditor) inBodyOf(i int32) int {
+	if n := a.stats[i].inBody; n < narrowMax {
+		return int(n)
+	}
+	return int(a.wideInBody[i])
 }
 
 // maxParagraph is the paragraph an uplink further down is counted at: the
@@ -319,7 +325,7 @@ func (a *Auditor) checkFinding(sums *clusterLinks, pageID, targetID string, l Li
 func New(st site.Structure, pol policy.Policy, spills spill.Store) *Auditor {
 	return &Auditor{st: st, pol: pol, spills: spills, pages: newPageTable(), hubs: map[string]int32{},
 		termLinks: map[int32]map[int32]bool{}, anchors: newAnchorCounts(spills), seed: maphash.MakeSeed(),
-		dominanceFloor: dominanceFloor(pol), folded: map[string]foldedAnchor{}, resolved: map[string]int32{}}
+		dominanceFloor: dominanceFloor(pol), folded: map[string]foldedAnchor{}, resolved: map[string]int32{}, wideInBody: map[int32]int32{}}
 }
 
 // Know adds a page of the site, before the first AddPage.
@@ -377,7 +383,7 @@ func (a *Auditor) hubOf(clusterID string) int32 {
 
 // sumsOf is the clusterLinks page i adds to.
 func (a *Auditor) sumsOf(i int32) *clusterLinks {
-	if c := a.pages.cluster[i]; c >= 0 {
+	if c := a.pages.clusterIndex(i); c >= 0 {
 		return &a.sums[c]
 	}
 	return &a.sums[len(a.pages.clusters)]
@@ -404,7 +410,8 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 	if kind == site.KindSupporting {
 		hub = a.hubOf(cluster)
 	}
-	a.targets, a.tos = a.targets[:0], a.tos[:0]
+	a.tos = a.tos[:0]
+	inBody, linksOut := 0, false
 	st := &a.stats[src]
 	sums := a.sumsOf(src)
 	if len(a.prev) < len(links) {
@@ -424,7 +431,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		seen := &a.prev[k]
 		sums.links++
 		if l.InBody() {
-			st.inBody++
+			inBody++
 		}
 		if seen.url != l.URL {
 			seen.url, seen.target = l.URL, a.resolve(l.URL)
@@ -459,7 +466,8 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		if t == src {
 			continue // a link to the page itself is not inbound
 		}
-		a.targets = append(a.targets, t)
+		ts.flags |= flagLinkedIn
+		linksOut = true
 		if l.Follow {
 			a.tos = append(a.tos, a.pages.live.pos(t)) // the graph keeps one link per target
 		}
@@ -482,7 +490,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		if para := int8(min(l.Paragraph, maxParagraph)); t == hub && l.InBody() && (st.uplink < 0 || (para > 0 && para < st.uplink)) {
 			st.uplink = para
 		}
-		if kind == site.KindHub && tkind == site.KindHub && a.pages.cluster[t] != a.pages.cluster[src] && l.InBody() {
+		if kind == site.KindHub && tkind == site.KindHub && a.pages.clusterIndex(t) != a.pages.clusterIndex(src) && l.InBody() {
 			st.flags |= flagCrossHub
 		}
 		if kind == site.KindTerm && tkind == site.KindHub {
@@ -492,11 +500,12 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			a.termLinks[src][t] = true
 		}
 	}
-	for _, t := range a.targets {
-		a.stats[t].flags |= flagLinkedIn
-	}
-	if len(a.targets) > 0 {
+	if linksOut {
 		st.flags |= flagLinksOut
+	}
+	st.inBody = uint16(min(inBody, narrowMax))
+	if inBody >= narrowMax {
+		a.wideInBody[src] = int32(min(inBody, 1<<31-1))
 	}
 	if err := a.graph.Links(a.pages.live.pos(src), a.tos); err != nil {
 		return fmt.Errorf("audit: links of page %q: %w", pageID, err)
@@ -591,20 +600,86 @@ func (a *Auditor) linkScores() error {
 	}
 	a.ranked, a.ranks = true, res.Ranks
 	a.scale = linkscore.ScaleOf(a.ranks)
-	a.byRank = make([]int32, 0, len(a.ranks))
-	for i := range int32(a.pages.len()) {
-		if a.pages.live.has(i) {
-			a.byRank = append(a.byRank, i)
+	return nil
+}
+
+// scoreOrder orders live pages by link score, highest first, then by id.
+// It holds only the columns it reads, so LinkScores can outlive the rest
+// of the audit.
+type scoreOrder struct {
+	ids     idColumn
+	cluster narrow
+	live    liveSet
+	ranks   []float64
+	scale   func(rank float64) float64
+	want    int32 // the cluster's index, -1 for every page
+	none    bool  // no scores: none worked out, or an unknown cluster
+}
+
+func (a *Auditor) scoreOrder(clusterID string) scoreOrder {
+	o := scoreOrder{ids: a.pages.ids, cluster: a.pages.cluster, live: a.pages.live, ranks: a.ranks, scale: a.scale,
+		want: -1, none: !a.ranked}
+	if clusterID != "" {
+		o.want = int32(slices.Index(a.pages.clusters, clusterID))
+		o.none = o.none || o.want < 0
+	}
+	return o
+}
+
+// pages are the live pages it orders, in page order.
+func (o scoreOrder) pages(yield func(int32) bool) {
+	if o.none {
+		return
+	}
+	for i := range int32(len(o.ids.end)) {
+		if o.live.has(i) && (o.want < 0 || o.cluster.at(i)-1 == o.want) && !yield(i) {
+			return
 		}
 	}
-	sort.Slice(a.byRank, func(i, j int) bool {
-		pi, pj := a.byRank[i], a.byRank[j]
-		if ri, rj := a.ranks[a.pages.live.pos(pi)], a.ranks[a.pages.live.pos(pj)]; ri != rj {
-			return ri > rj
+}
+
+func (o scoreOrder) rank(i int32) float64 { return o.ranks[o.live.pos(i)] }
+
+// before: page i comes before page j.
+func (o scoreOrder) before(i, j int32) bool {
+	if ri, rj := o.rank(i), o.rank(j); ri != rj {
+		return ri > rj
+	}
+	return bytes.Compare(o.ids.at(i), o.ids.at(j)) < 0
+}
+
+func (o scoreOrder) score(i int32) PageScore {
+	r := o.rank(i)
+	return PageScore{PageID: string(o.ids.at(i)), Rank: r, Score: o.scale(r)}
+}
+
+// top are the first k pages, kept in order as they are found: the report
+// lists them without ordering every page.
+func (o scoreOrder) top(k int) []PageScore {
+	if k <= 0 {
+		return nil
+	}
+	best := make([]int32, 0, k+1)
+	for i := range o.pages {
+		if len(best) == k && !o.before(i, best[k-1]) {
+			continue
 		}
-		return bytes.Compare(a.pages.idBytes(pi), a.pages.idBytes(pj)) < 0
-	})
-	return nil
+		at, _ := slices.BinarySearchFunc(best, i, func(have, i int32) int {
+			if o.before(have, i) {
+				return -1
+			}
+			return 1
+		})
+		best = slices.Insert(best, at, i)
+		if len(best) > k {
+			best = best[:k]
+		}
+	}
+	var scores []PageScore
+	for _, i := range best {
+		scores = append(scores, o.score(i))
+	}
+	return scores
 }
 
 // TopLinkScores is how many link scores a Report lists; LinkScores gives
@@ -618,21 +693,19 @@ const TopLinkScores = 100
 // Auditor: a caller that drops the Auditor once it has its report frees
 // the rest of the audit while the scores are streamed.
 func (a *Auditor) LinkScores(clusterID string) iter.Seq[PageScore] {
-	ids, cluster, byRank, live, ranks, scale := a.pages.ids, a.pages.cluster, a.byRank, a.pages.live, a.ranks, a.scale
-	want := int32(-1)
-	if clusterID != "" {
-		want = int32(slices.Index(a.pages.clusters, clusterID))
-		if want < 0 {
-			byRank = nil
-		}
-	}
+	o := a.scoreOrder(clusterID)
 	return func(yield func(PageScore) bool) {
-		for _, i := range byRank {
-			if want >= 0 && cluster[i] != want {
-				continue
+		// Ordered as they are streamed, not before: the order's four bytes
+		// a page are not held alongside the report's columns.
+		order := slices.Collect(o.pages)
+		slices.SortFunc(order, func(i, j int32) int {
+			if o.before(i, j) {
+				return -1
 			}
-			l := live.pos(i)
-			if !yield(PageScore{PageID: string(ids.at(i)), Rank: ranks[l], Score: scale(ranks[l])}) {
+			return 1
+		})
+		for _, i := range order {
+			if !yield(o.score(i)) {
 				return
 			}
 		}
@@ -698,15 +771,15 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		if !a.pages.live.has(i) {
 			continue
 		}
-		kind, c := a.pages.kindOf(i), a.pages.cluster[i]
+		kind, c := a.pages.kindOf(i), a.pages.clusterIndex(i)
 		if kind == site.KindTerm {
 			for _, v := range a.pages.values[i] {
 				termsOf[v] = append(termsOf[v], i)
 			}
 		}
 		st := a.stats[i]
-		rng, bounded := a.densityRange(kind, int(a.pages.words[i]))
-		inBody := int(st.inBody)
+		rng, bounded := a.densityRange(kind, a.pages.wordCount(i))
+		inBody := a.inBodyOf(i)
 		over, under := bounded && rng.Max > 0 && inBody > rng.Max, bounded && inBody < rng.Min
 		if c >= 0 {
 			t := &tallies[c]
@@ -744,10 +817,10 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		switch {
 		case over:
 			r.OverLinked = append(r.OverLinked, Finding{PageID: id, Count: inBody, Limit: rng.Max,
-				Detail: fmt.Sprintf("%d in-body links, over the maximum of %d for a %s page of %d words", inBody, rng.Max, kind, a.pages.words[i])})
+				Detail: fmt.Sprintf("%d in-body links, over the maximum of %d for a %s page of %d words", inBody, rng.Max, kind, a.pages.wordCount(i))})
 		case under:
 			r.UnderLinked = append(r.UnderLinked, Finding{PageID: id, Count: inBody, Limit: rng.Min,
-				Detail: fmt.Sprintf("%d in-body links, under the minimum of %d for a %s page of %d words", inBody, rng.Min, kind, a.pages.words[i])})
+				Detail: fmt.Sprintf("%d in-body links, under the minimum of %d for a %s page of %d words", inBody, rng.Min, kind, a.pages.wordCount(i))})
 		}
 		if f, ok := dominant[i]; ok {
 			r.DominantAnchors = append(r.DominantAnchors, f)
@@ -775,12 +848,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 	if len(r.Clusters) > 0 {
 		r.Health = total / float64(len(r.Clusters))
 	}
-	for s := range a.LinkScores(clusterID) {
-		if len(r.LinkScores) == TopLinkScores {
-			break
-		}
-		r.LinkScores = append(r.LinkScores, s)
-	}
+	r.LinkScores = a.scoreOrder(clusterID).top(TopLinkScores)
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"math"
 	"net/url"
 	"slices"
@@ -348,4 +349,61 @@ func FuzzPlainPathIsURLParsesPath(f *testing.F) {
 			t.Fatalf("plainPath(%q) = %q, url.Parse's path %q", u, got, want)
 		}
 	})
+}
+
+// A site of 400 articles, many tied: the report's top link scores are the
+// first TopLinkScores of LinkScores, which orders every live page by rank
+// and then by id, for the site and for a cluster.
+func TestTheReportsTopLinkScoresLeadTheFullOrder(t *testing.T) {
+	st := site.Structure{Site: site.Site{ID: "s", BaseURL: "https://s.example", Policy: "sag"},
+		Clusters: []site.Cluster{{ID: "a", PrimaryKeyword: "a"}, {ID: "b", PrimaryKeyword: "b"}}}
+	a := New(st, sagPolicy(t), spill.Memory{})
+	const n = 400
+	id := func(i int) string { return fmt.Sprintf("p%03d", (i*7)%n) } // not in page order
+	cluster := func(i int) string { return []string{"a", "b"}[i%2] }
+	for i := range n {
+		if err := a.Know(Page{ID: id(i), URL: "/" + id(i) + "/", Kind: site.KindSupporting, ClusterID: cluster(i), WordCount: 300, Live: i%13 != 0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range n {
+		if i%13 == 0 {
+			continue
+		}
+		// Every page links to the next page's and a few shared pages: many
+		// pages rank the same.
+		var links []Link
+		for _, to := range []int{(i + 1) % n, 5 * (i % 4), 1} {
+			links = append(links, Link{URL: "/" + id(to) + "/", Text: "x", Internal: true, Follow: true, Position: "content", Paragraph: 1})
+		}
+		if err := a.AddPage(id(i), links); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []string{"", "a"} {
+		r, err := a.ReportFor(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := slices.Collect(a.LinkScores(c))
+		if len(r.LinkScores) != TopLinkScores || len(all) < TopLinkScores {
+			t.Fatalf("cluster %q: %d in the report and %d in all", c, len(r.LinkScores), len(all))
+		}
+		if !slices.Equal(r.LinkScores, all[:TopLinkScores]) {
+			t.Errorf("cluster %q: the report's top scores are not the first of the full order:\n%v\n%v", c, r.LinkScores[:5], all[:5])
+		}
+		ties := 0
+		for k := 1; k < len(all); k++ {
+			p, q := all[k-1], all[k]
+			if p.Rank < q.Rank || p.Rank == q.Rank && p.PageID >= q.PageID {
+				t.Fatalf("cluster %q: %+v before %+v", c, p, q)
+			}
+			if p.Rank == q.Rank {
+				ties++
+			}
+		}
+		if ties == 0 {
+			t.Errorf("cluster %q: no tied ranks, so the id order is not exercised", c)
+		}
+	}
 }

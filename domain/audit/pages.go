@@ -22,9 +22,9 @@ type pageTable struct {
 
 	kind     []uint8 // index into kinds
 	kinds    []site.Kind
-	cluster  []int32 // index into clusters, -1 for none
+	cluster  narrow // 1 + index into clusters, 0 for none
 	clusters []string
-	words    []int32
+	words    narrow
 	live     liveSet
 	// values are the attribute values of term pages, the one kind whose
 	// values the audit reads.
@@ -65,8 +65,8 @@ func (t *pageTable) grow(n, idLen int) {
 	t.ids.bytes = slices.Grow(t.ids.bytes, n*idLen)
 	t.ids.end = slices.Grow(t.ids.end, n)
 	t.kind = slices.Grow(t.kind, n)
-	t.cluster = slices.Grow(t.cluster, n)
-	t.words = slices.Grow(t.words, n)
+	t.cluster.grow(n)
+	t.words.grow(n)
 	t.live.grow(n)
 	t.pathHash = slices.Grow(t.pathHash, n)
 }
@@ -98,8 +98,8 @@ func (t *pageTable) add(p Page) {
 			t.clusters = append(t.clusters, p.ClusterID)
 		}
 	}
-	t.cluster = append(t.cluster, c)
-	t.words = append(t.words, int32(min(p.WordCount, 1<<31-1)))
+	t.cluster.add(c + 1)
+	t.words.add(int32(min(max(p.WordCount, 0), 1<<31-1)))
 	t.live.add(p.Live)
 	if p.Kind == site.KindTerm && len(p.Values) > 0 {
 		t.values[i] = p.Values
@@ -195,19 +195,64 @@ func (t *pageTable) atPath(path string) int32 {
 
 // page is page i as a Page. URL is not kept: it is "".
 func (t *pageTable) page(i int32) Page {
-	p := Page{ID: t.id(i), Kind: t.kinds[t.kind[i]], WordCount: int(t.words[i]), Live: t.live.has(i),
+	p := Page{ID: t.id(i), Kind: t.kinds[t.kind[i]], WordCount: t.wordCount(i), Live: t.live.has(i),
 		Values: t.values[i]}
-	if c := t.cluster[i]; c >= 0 {
+	if c := t.clusterIndex(i); c >= 0 {
 		p.ClusterID = t.clusters[c]
 	}
 	return p
 }
 
+// clusterIndex is page i's index into clusters, -1 for none.
+func (t *pageTable) clusterIndex(i int32) int32 { return t.cluster.at(i) - 1 }
+
+func (t *pageTable) wordCount(i int32) int { return int(t.words.at(i)) }
+
 func (t *pageTable) kindOf(i int32) site.Kind { return t.kinds[t.kind[i]] }
 
 func (t *pageTable) clusterOf(i int32) string {
-	if c := t.cluster[i]; c >= 0 {
+	if c := t.clusterIndex(i); c >= 0 {
 		return t.clusters[c]
 	}
 	return ""
+}
+
+// narrow is a column of non-negative numbers that are almost always under
+// 65,535 (word counts, cluster indexes), two bytes each; the rare larger
+// one is kept in a map. It halves what an int32 column holds a page.
+type narrow struct {
+	v    []uint16
+	wide map[int32]int32
+}
+
+const narrowMax = 1<<16 - 1
+
+func (c *narrow) grow(n int) { c.v = slices.Grow(c.v, n) }
+
+// add appends x, which is not negative.
+func (c *narrow) add(x int32) {
+	c.v = append(c.v, 0)
+	c.set(int32(len(c.v)-1), x)
+}
+
+func (c *narrow) set(i, x int32) {
+	if x < narrowMax {
+		c.v[i] = uint16(x)
+		if c.wide != nil {
+			delete(c.wide, i)
+		}
+		return
+	}
+	c.v[i] = narrowMax
+	if c.wide == nil {
+		c.wide = map[int32]int32{}
+	}
+	c.wide[i] = x
+}
+
+func (c *narrow) at(i int32) int32 {
+	if x := c.v[i]; x != narrowMax {
+		return int32(x)
+	}
+	return c.wide[i]
 }

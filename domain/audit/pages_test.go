@@ -149,3 +149,53 @@ func TestPermuteOrdersHashesInPlaceAsACopyWould(t *testing.T) {
 		}
 	}
 }
+
+func TestNarrowKeepsNumbersPastTwoBytes(t *testing.T) {
+	var c narrow
+	want := []int32{0, 1, narrowMax - 1, narrowMax, narrowMax + 1, 70_000, 1<<31 - 1}
+	for _, x := range want {
+		c.add(x)
+	}
+	for i, x := range want {
+		if got := c.at(int32(i)); got != x {
+			t.Errorf("at(%d) = %d, want %d", i, got, x)
+		}
+	}
+	c.set(5, 7)
+	if got := c.at(5); got != 7 || len(c.wide) != 3 {
+		t.Errorf("after set(5, 7): at(5) = %d and %d wide, want 7 and 3", got, len(c.wide))
+	}
+}
+
+// A page of more words and in-body links than two bytes hold is reported
+// with its own figures.
+func TestAPageOfSeventyThousandLinksIsCountedWhole(t *testing.T) {
+	st := site.Structure{Site: site.Site{ID: "s", BaseURL: "https://s.example", Policy: "sag"},
+		Clusters: []site.Cluster{{ID: "c", PrimaryKeyword: "c"}}}
+	a := New(st, sagPolicy(t), spill.Memory{})
+	for _, p := range []Page{
+		{ID: "big", URL: "/big/", Kind: site.KindSupporting, ClusterID: "c", WordCount: 100_000, Live: true},
+		{ID: "hub", URL: "/hub/", Kind: site.KindHub, ClusterID: "c", WordCount: 300, Live: true},
+	} {
+		if err := a.Know(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := make([]Link, 70_000)
+	for i := range links {
+		links[i] = Link{URL: "/hub/", Text: "hub", Internal: true, Follow: true, Position: "content", Paragraph: 1 + i/2}
+	}
+	if err := a.AddPage("big", links); err != nil {
+		t.Fatal(err)
+	}
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.OverLinked) != 1 || r.OverLinked[0].Count != 70_000 || !strings.Contains(r.OverLinked[0].Detail, "page of 100000 words") {
+		t.Fatalf("over-linked: %+v, want the big page's 70000 links and 100000 words", r.OverLinked)
+	}
+	if got := a.LinksIn("hub"); got != 70_000 {
+		t.Errorf("links in to the hub: %d, want 70000", got)
+	}
+}
