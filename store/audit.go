@@ -218,15 +218,21 @@ func (t *Tx) FinishAudit(ctx context.Context, siteID, auditID, status string, re
 	}
 	next, stop := iter.Pull(scores)
 	defer stop()
-	ordinal := 0
+	// One row is reused, its numbers behind pointers: COPY encodes a row
+	// before asking for the next, and boxing a million rows' values was
+	// the most garbage a large audit made once its report was done.
+	var score audit.PageScore
+	ordinal := -1
+	row := []any{siteID, auditID, &score.PageID, &ordinal, &score.Rank, &score.Score}
 	_, err = t.copyFrom(ctx, pgx.Identifier{"audit_link_scores"}, []string{"site_id", "audit_id", "page_id", "ordinal", "rank", "score"},
 		pgx.CopyFromFunc(func() ([]any, error) {
 			s, ok := next()
 			if !ok {
 				return nil, nil
 			}
+			score = s
 			ordinal++
-			return []any{siteID, auditID, s.PageID, ordinal - 1, s.Rank, s.Score}, nil
+			return row, nil
 		}))
 	if err != nil {
 		return false, fmt.Errorf("store link scores of audit %s: %w", auditID, err)

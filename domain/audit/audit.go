@@ -593,7 +593,9 @@ func (a *Auditor) linkScores() error {
 	if err != nil {
 		return fmt.Errorf("audit: link graph: %w", err)
 	}
-	a.graph = nil
+	// No page is read after this: what AddPage kept for the next page
+	// goes before the ranks are made, the moment the audit holds most.
+	a.graph, a.folded, a.resolved, a.prev, a.tos = nil, nil, nil, nil, nil
 	res, err := linkscore.PageRank(g)
 	if err != nil {
 		return fmt.Errorf("audit: link scores: %w", err)
@@ -608,7 +610,7 @@ func (a *Auditor) linkScores() error {
 // of the audit.
 type scoreOrder struct {
 	ids     idColumn
-	cluster narrow
+	cluster narrow[uint16]
 	live    liveSet
 	ranks   []float64
 	scale   func(rank float64) float64
@@ -631,7 +633,7 @@ func (o scoreOrder) pages(yield func(int32) bool) {
 	if o.none {
 		return
 	}
-	for i := range int32(len(o.ids.end)) {
+	for i := range int32(o.ids.len()) {
 		if o.live.has(i) && (o.want < 0 || o.cluster.at(i)-1 == o.want) && !yield(i) {
 			return
 		}

@@ -22,9 +22,9 @@ type pageTable struct {
 
 	kind     []uint8 // index into kinds
 	kinds    []site.Kind
-	cluster  narrow // 1 + index into clusters, 0 for none
+	cluster  narrow[uint16] // 1 + index into clusters, 0 for none
 	clusters []string
-	words    narrow
+	words    narrow[uint16]
 	live     liveSet
 	// values are the attribute values of term pages, the one kind whose
 	// values the audit reads.
@@ -43,27 +43,47 @@ func newPageTable() pageTable {
 	return pageTable{seed: maphash.MakeSeed(), values: map[int32][]string{}}
 }
 
-func (t *pageTable) len() int { return len(t.ids.end) }
+func (t *pageTable) len() int { return t.ids.len() }
 
-// idColumn holds every page's id, one after another.
+// idColumn holds every page's id, one after another, with each id's
+// length in a byte and where every idBlock-th id starts: about a byte a
+// page besides the ids, where an end offset took four.
 type idColumn struct {
-	bytes []byte
-	end   []int32 // page i's id is bytes[end[i-1]:end[i]]
+	bytes  []byte
+	size   narrow[uint8]
+	starts []int32 // where ids idBlock·k start in bytes
+}
+
+const idBlock = 32
+
+func (c *idColumn) len() int { return len(c.size.v) }
+
+func (c *idColumn) grow(n, idLen int) {
+	c.bytes = slices.Grow(c.bytes, n*idLen)
+	c.size.grow(n)
+	c.starts = slices.Grow(c.starts, (n+idBlock-1)/idBlock)
+}
+
+func (c *idColumn) add(id string) {
+	if c.len()%idBlock == 0 {
+		c.starts = append(c.starts, int32(len(c.bytes)))
+	}
+	c.bytes = append(c.bytes, id...)
+	c.size.add(int32(len(id)))
 }
 
 // at is page i's id as the column holds it.
 func (c idColumn) at(i int32) []byte {
-	start := int32(0)
-	if i > 0 {
-		start = c.end[i-1]
+	start := c.starts[i/idBlock]
+	for k := i - i%idBlock; k < i; k++ {
+		start += c.size.at(k)
 	}
-	return c.bytes[start:c.end[i]]
+	return c.bytes[start : start+c.size.at(i)]
 }
 
 // grow makes room for n more pages of about idLen bytes of id each.
 func (t *pageTable) grow(n, idLen int) {
-	t.ids.bytes = slices.Grow(t.ids.bytes, n*idLen)
-	t.ids.end = slices.Grow(t.ids.end, n)
+	t.ids.grow(n, idLen)
 	t.kind = slices.Grow(t.kind, n)
 	t.cluster.grow(n)
 	t.words.grow(n)
@@ -77,8 +97,7 @@ func (t *pageTable) add(p Page) {
 	if i > 0 && !t.unsorted && bytes.Compare(t.idBytes(i-1), []byte(p.ID)) >= 0 {
 		t.unsorted = true
 	}
-	t.ids.bytes = append(t.ids.bytes, p.ID...)
-	t.ids.end = append(t.ids.end, int32(len(t.ids.bytes)))
+	t.ids.add(p.ID)
 	k := slices.Index(t.kinds, p.Kind)
 	if k < 0 {
 		k = len(t.kinds)
@@ -217,41 +236,43 @@ func (t *pageTable) clusterOf(i int32) string {
 	return ""
 }
 
-// narrow is a column of non-negative numbers that are almost always under
-// 65,535 (word counts, cluster indexes), two bytes each; the rare larger
-// one is kept in a map. It halves what an int32 column holds a page.
-type narrow struct {
-	v    []uint16
+// narrow is a column of non-negative numbers that are almost always
+// small (word counts, cluster indexes, id lengths), a T each; the rare one
+// T cannot hold is kept in a map. It holds a page's number in a quarter or
+// half of an int32.
+type narrow[T uint8 | uint16] struct {
+	v    []T
 	wide map[int32]int32
 }
 
+// narrowMax is the largest number a narrow[uint16] holds in the column.
 const narrowMax = 1<<16 - 1
 
-func (c *narrow) grow(n int) { c.v = slices.Grow(c.v, n) }
+func (c *narrow[T]) grow(n int) { c.v = slices.Grow(c.v, n) }
 
 // add appends x, which is not negative.
-func (c *narrow) add(x int32) {
+func (c *narrow[T]) add(x int32) {
 	c.v = append(c.v, 0)
 	c.set(int32(len(c.v)-1), x)
 }
 
-func (c *narrow) set(i, x int32) {
-	if x < narrowMax {
-		c.v[i] = uint16(x)
+func (c *narrow[T]) set(i, x int32) {
+	if top := ^T(0); x < int32(top) {
+		c.v[i] = T(x)
 		if c.wide != nil {
 			delete(c.wide, i)
 		}
 		return
 	}
-	c.v[i] = narrowMax
+	c.v[i] = ^T(0)
 	if c.wide == nil {
 		c.wide = map[int32]int32{}
 	}
 	c.wide[i] = x
 }
 
-func (c *narrow) at(i int32) int32 {
-	if x := c.v[i]; x != narrowMax {
+func (c *narrow[T]) at(i int32) int32 {
+	if x := c.v[i]; x != ^T(0) {
 		return int32(x)
 	}
 	return c.wide[i]

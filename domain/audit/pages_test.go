@@ -151,7 +151,7 @@ func TestPermuteOrdersHashesInPlaceAsACopyWould(t *testing.T) {
 }
 
 func TestNarrowKeepsNumbersPastTwoBytes(t *testing.T) {
-	var c narrow
+	var c narrow[uint16]
 	want := []int32{0, 1, narrowMax - 1, narrowMax, narrowMax + 1, 70_000, 1<<31 - 1}
 	for _, x := range want {
 		c.add(x)
@@ -197,5 +197,29 @@ func TestAPageOfSeventyThousandLinksIsCountedWhole(t *testing.T) {
 	}
 	if got := a.LinksIn("hub"); got != 70_000 {
 		t.Errorf("links in to the hub: %d, want 70000", got)
+	}
+}
+
+func TestIDColumnGivesBackIdsOfAnyLength(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var c idColumn
+	c.grow(10, 8)
+	var want []string
+	for i := range 1000 {
+		n := rng.IntN(40)
+		if i%97 == 0 {
+			n = 250 + rng.IntN(400) // past what a byte holds
+		}
+		id := strings.Repeat(string(rune('a'+i%26)), n) + fmt.Sprint(i)
+		want = append(want, id)
+		c.add(id)
+	}
+	if c.len() != len(want) {
+		t.Fatalf("%d ids, want %d", c.len(), len(want))
+	}
+	for i, id := range want {
+		if got := string(c.at(int32(i))); got != id {
+			t.Fatalf("id %d: %q, want %q", i, got, id)
+		}
 	}
 }
