@@ -190,7 +190,7 @@ type Auditor struct {
 	resolved map[string]int32
 }
 
-// pageStats are what AddPage gathers about a page, in 16 bytes: a site
+// pageStats are what AddPage gathers about a page, in 8 bytes: a site
 // of a million pages holds a million of them. What is only ever summed
 // (a page's links, its broken links) is summed by cluster instead
 // (clusterLinks).

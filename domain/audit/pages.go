@@ -9,7 +9,7 @@ import (
 	"github.com/interlinker/interlinker/domain/site"
 )
 
-// pageTable holds the site's pages as columns, a few dozen bytes a page
+// pageTable holds the site's pages as columns, about twenty bytes a page
 // besides its id: an audit of a million pages holds every page for as
 // long as it runs, and a Page of strings costs a few hundred bytes.
 //
