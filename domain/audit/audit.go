@@ -20,6 +20,7 @@ package audit
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"github.com/interlinker/interlinker/domain/spill"
 	"hash/maphash"
@@ -141,8 +142,12 @@ type Auditor struct {
 	sealErr error
 	hubs    map[string]int32 // cluster id → its live hub's position
 
-	stats      []pageStats     // by page position
-	wideInBody map[int32]int32 // in-body links of the pages with narrowMax or more
+	stats []pageStats // by page position
+	// linksIn are the internal links to each page from live pages, every
+	// one, as the link counts projection counts them; inBody each page's
+	// own in-body internal links.
+	linksIn []int32
+	inBody  narrow[uint16]
 	// sums are clusterLinks by cluster (pageTable.cluster), and of the
 	// pages of no cluster at [len(clusters)].
 	sums []clusterLinks
@@ -190,27 +195,15 @@ type Auditor struct {
 	resolved map[string]int32
 }
 
-// pageStats are what AddPage gathers about a page, in 8 bytes: a site
-// of a million pages holds a million of them. What is only ever summed
-// (a page's links, its broken links) is summed by cluster instead
-// (clusterLinks).
+// pageStats are what AddPage gathers about a page besides its counts
+// (Auditor.linksIn, Auditor.inBody), in 2 bytes: a site of a million pages
+// holds a million of them. What is only ever summed (a page's links, its
+// broken links) is summed by cluster instead (clusterLinks).
 type pageStats struct {
-	linksIn int32 // internal links to it from live pages, every one, as the link counts projection counts them
-	// inBody are the page's own in-body internal links; a page of
-	// narrowMax or more has them in Auditor.wideInBody.
-	inBody uint16
 	// uplink is, for a supporting article, the paragraph of its first
 	// in-body link to its hub (past maxParagraph counted as it), -1 none.
 	uplink int8
 	flags  pageFlags
-}
-
-// inBodyOf is page i's own in-body internal links.
-func (a *Auditor) inBodyOf(i int32) int {
-	if n := a.stats[i].inBody; n < narrowMax {
-		return int(n)
-	}
-	return int(a.wideInBody[i])
 }
 
 // maxParagraph is the paragraph an uplink further down is counted at: the
@@ -325,7 +318,7 @@ func (a *Auditor) checkFinding(sums *clusterLinks, pageID, targetID string, l Li
 func New(st site.Structure, pol policy.Policy, spills spill.Store) *Auditor {
 	return &Auditor{st: st, pol: pol, spills: spills, pages: newPageTable(), hubs: map[string]int32{},
 		termLinks: map[int32]map[int32]bool{}, anchors: newAnchorCounts(spills), seed: maphash.MakeSeed(),
-		dominanceFloor: dominanceFloor(pol), folded: map[string]foldedAnchor{}, resolved: map[string]int32{}, wideInBody: map[int32]int32{}}
+		dominanceFloor: dominanceFloor(pol), folded: map[string]foldedAnchor{}, resolved: map[string]int32{}}
 }
 
 // Know adds a page of the site, before the first AddPage.
@@ -359,6 +352,8 @@ func (a *Auditor) seal() error {
 	a.pages.seal()
 	n := a.pages.len()
 	a.stats = make([]pageStats, n)
+	a.linksIn = make([]int32, n)
+	a.inBody.v = make([]uint16, n)
 	a.sums = make([]clusterLinks, len(a.pages.clusters)+1)
 	for i := range n {
 		a.stats[i].uplink = -1
@@ -462,7 +457,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			continue
 		}
 		ts := &a.stats[t]
-		ts.linksIn++
+		a.linksIn[t]++
 		if t == src {
 			continue // a link to the page itself is not inbound
 		}
@@ -503,10 +498,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 	if linksOut {
 		st.flags |= flagLinksOut
 	}
-	st.inBody = uint16(min(inBody, narrowMax))
-	if inBody >= narrowMax {
-		a.wideInBody[src] = int32(min(inBody, 1<<31-1))
-	}
+	a.inBody.set(src, int32(min(inBody, 1<<31-1)))
 	if err := a.graph.Links(a.pages.live.pos(src), a.tos); err != nil {
 		return fmt.Errorf("audit: links of page %q: %w", pageID, err)
 	}
@@ -642,12 +634,12 @@ func (o scoreOrder) pages(yield func(int32) bool) {
 
 func (o scoreOrder) rank(i int32) float64 { return o.ranks[o.live.pos(i)] }
 
-// before: page i comes before page j.
-func (o scoreOrder) before(i, j int32) bool {
-	if ri, rj := o.rank(i), o.rank(j); ri != rj {
-		return ri > rj
+// compare orders pages i and j: higher rank first, then lower id.
+func (o scoreOrder) compare(i, j int32) int {
+	if c := cmp.Compare(o.rank(j), o.rank(i)); c != 0 {
+		return c
 	}
-	return bytes.Compare(o.ids.at(i), o.ids.at(j)) < 0
+	return bytes.Compare(o.ids.at(i), o.ids.at(j))
 }
 
 func (o scoreOrder) score(i int32) PageScore {
@@ -663,15 +655,10 @@ func (o scoreOrder) top(k int) []PageScore {
 	}
 	best := make([]int32, 0, k+1)
 	for i := range o.pages {
-		if len(best) == k && !o.before(i, best[k-1]) {
+		if len(best) == k && o.compare(i, best[k-1]) >= 0 {
 			continue
 		}
-		at, _ := slices.BinarySearchFunc(best, i, func(have, i int32) int {
-			if o.before(have, i) {
-				return -1
-			}
-			return 1
-		})
+		at, _ := slices.BinarySearchFunc(best, i, o.compare)
 		best = slices.Insert(best, at, i)
 		if len(best) > k {
 			best = best[:k]
@@ -700,12 +687,7 @@ func (a *Auditor) LinkScores(clusterID string) iter.Seq[PageScore] {
 		// Ordered as they are streamed, not before: the order's four bytes
 		// a page are not held alongside the report's columns.
 		order := slices.Collect(o.pages)
-		slices.SortFunc(order, func(i, j int32) int {
-			if o.before(i, j) {
-				return -1
-			}
-			return 1
-		})
+		slices.SortFunc(order, o.compare)
 		for _, i := range order {
 			if !yield(o.score(i)) {
 				return
@@ -781,7 +763,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		}
 		st := a.stats[i]
 		rng, bounded := a.densityRange(kind, a.pages.wordCount(i))
-		inBody := a.inBodyOf(i)
+		inBody := int(a.inBody.at(i))
 		over, under := bounded && rng.Max > 0 && inBody > rng.Max, bounded && inBody < rng.Min
 		if c >= 0 {
 			t := &tallies[c]
@@ -1019,7 +1001,7 @@ func (a *Auditor) LinksIn(id string) int {
 		return 0
 	}
 	if i := a.pages.find(id); i >= 0 {
-		return int(a.stats[i].linksIn)
+		return int(a.linksIn[i])
 	}
 	return 0
 }

@@ -1,6 +1,9 @@
 package audit
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // liveSet marks which pages are live, a bit a page, and numbers the live
 // pages in page order (the link graph's positions) from a count a word of
@@ -12,14 +15,7 @@ type liveSet struct {
 	before []int32 // live pages in the words before each word, once counted
 }
 
-func (s *liveSet) grow(n int) {
-	words := (int(s.n) + n + 63) / 64
-	if words > cap(s.bits) {
-		grown := make([]uint64, len(s.bits), words)
-		copy(grown, s.bits)
-		s.bits = grown
-	}
-}
+func (s *liveSet) grow(n int) { s.bits = slices.Grow(s.bits, (int(s.n)+n+63)/64-len(s.bits)) }
 
 // add appends a page.
 func (s *liveSet) add(live bool) {

@@ -245,9 +245,6 @@ type narrow[T uint8 | uint16] struct {
 	wide map[int32]int32
 }
 
-// narrowMax is the largest number a narrow[uint16] holds in the column.
-const narrowMax = 1<<16 - 1
-
 func (c *narrow[T]) grow(n int) { c.v = slices.Grow(c.v, n) }
 
 // add appends x, which is not negative.
