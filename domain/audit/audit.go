@@ -917,7 +917,7 @@ func (a *Auditor) clusterHealth(c site.Cluster, t clusterTally, termsOf map[stri
 
 	terms, linking := 0, 0
 	counted := map[int32]bool{}
-	for _, v := range a.st.Facets(c.Attributes) {
+	for _, v := range a.st.ClusterFacets(c) {
 		for _, i := range termsOf[v] {
 			if counted[i] {
 				continue

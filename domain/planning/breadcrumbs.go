@@ -137,7 +137,7 @@ func (pl *planner) attributeTerm() *site.Page {
 		under = pl.in.Hub.URL
 	}
 	mine := map[string]bool{}
-	for _, f := range pl.in.Structure.Facets(pl.cluster.Attributes) {
+	for _, f := range pl.in.Structure.ClusterFacets(pl.cluster) {
 		mine[f] = true
 	}
 	var best *site.Page

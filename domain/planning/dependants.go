@@ -67,7 +67,7 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 			l.Shared = append(l.Shared, key)
 		}
 		c, _ := st.Cluster(p.ClusterID)
-		for _, f := range st.Facets(c.Attributes) {
+		for _, f := range st.ClusterFacets(c) {
 			l.Shared = append(l.Shared, "facet:"+f)
 		}
 	}
@@ -137,7 +137,7 @@ func DependantsOf(st site.Structure, p site.Page, deleted bool) Dependants {
 	case site.KindHub:
 		d.MembersOf = p.ClusterID
 		c, _ := st.Cluster(p.ClusterID)
-		d.TermsWith = facetTerms(st.Facets(c.Attributes))
+		d.TermsWith = facetTerms(st.ClusterFacets(c))
 		d.SectorPage = c.SectorID
 		d.Home = true
 	case site.KindTerm:

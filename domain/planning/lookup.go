@@ -73,7 +73,7 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 		l.HubClusters = []string{p.ClusterID}
 	}
 	cluster, _ := st.Cluster(p.ClusterID)
-	clusterFacets := st.Facets(cluster.Attributes)
+	clusterFacets := st.ClusterFacets(cluster)
 	if pol.Name == policy.Silo {
 		if p.ClusterID == "" {
 			for _, label := range p.Labels {
@@ -150,7 +150,7 @@ func relatedClusters(st site.Structure, facets []string, own string, limit int) 
 			continue
 		}
 		c, _ := st.Cluster(id)
-		for _, f := range st.Facets(c.Attributes) {
+		for _, f := range st.ClusterFacets(c) {
 			if want[f] {
 				shared[id]++
 			}

@@ -157,7 +157,7 @@ func (pl *planner) stopped() bool {
 func newPlanner(in Input) *planner {
 	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, scores: map[string]scoring.Score{}}
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
-	pl.facets = unionSorted(in.Structure.Facets(pl.cluster.Attributes), in.Structure.Facets(in.Page.Attributes))
+	pl.facets = unionSorted(in.Structure.ClusterFacets(pl.cluster), in.Structure.Facets(in.Page.Attributes))
 	pl.text = anchors.Normalize(strings.Join(in.Texts, " "))
 	pl.words = anchors.NewText(in.Texts)
 	pl.now = in.Page.PublishedAt
@@ -302,25 +302,38 @@ func (pl *planner) relatedReading() {
 	if p.RelatedReadingMax == 0 {
 		return
 	}
-	mine := map[string]bool{}
-	for _, f := range pl.facets {
-		mine[f] = true
+	eligible := func(t Target) bool {
+		return !pl.offered[t.ID] && t.ID != pl.hubID() && (t.Kind == site.KindSupporting || t.Kind == site.KindHub)
 	}
-	var siblings, sharing []Target
+	sibling := func(t Target) bool { return t.ClusterID == pl.in.Page.ClusterID && t.Kind == site.KindSupporting }
+	var siblings []Target
 	for _, t := range pl.targets {
-		if pl.offered[t.ID] || t.ID == pl.hubID() || (t.Kind != site.KindSupporting && t.Kind != site.KindHub) {
-			continue
-		}
-		switch {
-		case t.ClusterID == pl.in.Page.ClusterID && t.Kind == site.KindSupporting:
+		if eligible(t) && sibling(t) {
 			siblings = append(siblings, t)
-		case pl.sharesFacet(t, mine):
-			sharing = append(sharing, t)
 		}
+	}
+	// Pages sharing a value are gathered and scored only when the siblings
+	// leave room: in a cluster of any size they seldom do, and scoring
+	// every related cluster's pages is most of what a plan costs.
+	sharing := func() []Target {
+		mine := map[string]bool{}
+		for _, f := range pl.facets {
+			mine[f] = true
+		}
+		var out []Target
+		for _, t := range pl.targets {
+			if eligible(t) && !sibling(t) && pl.sharesFacet(t, mine) {
+				out = append(out, t)
+			}
+		}
+		return out
 	}
 	var picked []scored
-	for _, group := range [][]Target{siblings, sharing} {
-		for _, s := range pl.scoreAll(group) {
+	for _, group := range []func() []Target{func() []Target { return siblings }, sharing} {
+		if len(picked) == p.RelatedReadingMax {
+			break
+		}
+		for _, s := range pl.scoreAll(group()) {
 			if len(picked) == p.RelatedReadingMax || pl.stopped() {
 				break
 			}
@@ -353,7 +366,7 @@ func (pl *planner) relatedReading() {
 // own) has one of the facets.
 func (pl *planner) sharesFacet(t Target, facets map[string]bool) bool {
 	c, _ := pl.in.Structure.Cluster(t.ClusterID)
-	for _, list := range [][]string{pl.in.Structure.Facets(c.Attributes), pl.in.Structure.Facets(t.Attributes)} {
+	for _, list := range [][]string{pl.in.Structure.ClusterFacets(c), pl.in.Structure.Facets(t.Attributes)} {
 		for _, f := range list {
 			if facets[f] {
 				return true
@@ -409,7 +422,7 @@ func isMember(k site.Kind) bool {
 func (pl *planner) offerings() {
 	var cands []Target
 	mine := map[string]bool{}
-	for _, f := range pl.in.Structure.Facets(pl.cluster.Attributes) {
+	for _, f := range pl.in.Structure.ClusterFacets(pl.cluster) {
 		mine[f] = true
 	}
 	for _, t := range pl.targets {
@@ -492,7 +505,7 @@ func (pl *planner) clusterArticles() []Target {
 // of other clusters that share an attribute value with this one.
 func (pl *planner) crossCluster() {
 	mine := map[string]bool{}
-	for _, f := range pl.in.Structure.Facets(pl.cluster.Attributes) {
+	for _, f := range pl.in.Structure.ClusterFacets(pl.cluster) {
 		mine[f] = true
 	}
 	var cands []Target
@@ -501,7 +514,7 @@ func (pl *planner) crossCluster() {
 			continue
 		}
 		c, _ := pl.in.Structure.Cluster(t.ClusterID)
-		for _, f := range pl.in.Structure.Facets(c.Attributes) {
+		for _, f := range pl.in.Structure.ClusterFacets(c) {
 			if mine[f] {
 				cands = append(cands, t)
 				break
@@ -528,7 +541,7 @@ func (pl *planner) taxonomy() {
 			continue
 		}
 		c, _ := pl.in.Structure.Cluster(t.ClusterID)
-		for _, f := range pl.in.Structure.Facets(c.Attributes) {
+		for _, f := range pl.in.Structure.ClusterFacets(c) {
 			if want[f] {
 				hubs = append(hubs, t)
 				break
@@ -589,11 +602,14 @@ func (pl *planner) scoreAll(targets []Target) []scored {
 		if !ok {
 			c, _ := pl.in.Structure.Cluster(t.ClusterID)
 			target := scoring.Candidate{
-				AttributeValues: unionSorted(pl.in.Structure.Facets(c.Attributes), pl.in.Structure.Facets(t.Attributes)),
+				AttributeValues: pl.in.Structure.ClusterFacets(c),
 				Keywords:        append(append([]string{t.PrimaryKeyword, t.Title}, t.Keywords...), c.PrimaryKeyword),
 				Inbound:         t.Inbound,
 				LinkScore:       t.LinkScore,
 				PublishedAt:     t.PublishedAt,
+			}
+			if len(t.Attributes) > 0 {
+				target.AttributeValues = unionSorted(target.AttributeValues, pl.in.Structure.Facets(t.Attributes))
 			}
 			sc = scoring.SAG(pl.in.Policy, source, target, ctx)
 			pl.scores[t.ID] = sc

@@ -61,24 +61,22 @@ type Score struct {
 //     about 0.37 at six months, 0 for an undated page;
 //   - link-count gap: 1 for the least linked candidate, 0 for the most.
 func SAG(p policy.Policy, source, target Candidate, ctx Context) Score {
-	f := map[string]float64{
-		FactorSharedAttributes: sharedSaturating(source.AttributeValues, target.AttributeValues, p.SharedAttributeSaturation),
-		FactorTargetAuthority:  targetAuthority(p, target, ctx),
-		FactorKeywordOverlap:   wordOverlap(source.Keywords, target.Keywords),
-		FactorRecency:          recency(target.PublishedAt, ctx.Now, p.RecencyDecayDays),
-		FactorLinkCountGap:     gap(target.Inbound, ctx.MaxInbound),
+	// The factors are added in one fixed order: a sum of floats in a map's
+	// order could differ in its last bit from one run to the next.
+	factors := [...]struct {
+		name             string
+		fraction, weight float64
+	}{
+		{FactorSharedAttributes, sharedSaturating(source.AttributeValues, target.AttributeValues, p.SharedAttributeSaturation), p.WeightSharedAttributes},
+		{FactorTargetAuthority, targetAuthority(p, target, ctx), p.WeightTargetAuthority},
+		{FactorKeywordOverlap, wordOverlap(source.Keywords, target.Keywords), p.WeightKeywordOverlap},
+		{FactorRecency, recency(target.PublishedAt, ctx.Now, p.RecencyDecayDays), p.WeightRecency},
+		{FactorLinkCountGap, gap(target.Inbound, ctx.MaxInbound), p.WeightLinkCountGap},
 	}
-	weights := map[string]float64{
-		FactorSharedAttributes: p.WeightSharedAttributes,
-		FactorTargetAuthority:  p.WeightTargetAuthority,
-		FactorKeywordOverlap:   p.WeightKeywordOverlap,
-		FactorRecency:          p.WeightRecency,
-		FactorLinkCountGap:     p.WeightLinkCountGap,
-	}
-	s := Score{Factors: make(map[string]float64, len(f))}
-	for name, fraction := range f {
-		points := round2(fraction * weights[name])
-		s.Factors[name] = points
+	s := Score{Factors: make(map[string]float64, len(factors))}
+	for _, f := range factors {
+		points := round2(f.fraction * f.weight)
+		s.Factors[f.name] = points
 		s.Total += points
 	}
 	s.Total = round2(math.Min(100, math.Max(0, s.Total)))
@@ -130,18 +128,41 @@ func sharedSaturating(source, target []string, saturation int) float64 {
 	return math.Min(1, float64(countShared(source, target))/float64(saturation))
 }
 
+// countShared counts the distinct values of a that b holds, lower-cased.
+// A page has a few attribute values or labels, and it is called for every
+// candidate of every plan: short lists are compared in place, without
+// building sets.
 func countShared(a, b []string) int {
-	in := make(map[string]bool, len(b))
-	for _, v := range b {
-		in[strings.ToLower(v)] = true
+	if len(a)*len(b) > 64 {
+		in := make(map[string]bool, len(b))
+		for _, v := range b {
+			in[strings.ToLower(v)] = true
+		}
+		n := 0
+		for v := range distinct(a) {
+			if in[v] {
+				n++
+			}
+		}
+		return n
 	}
 	n := 0
-	for v := range distinct(a) {
-		if in[v] {
+	for i, v := range a {
+		if !containsLower(a[:i], v) && containsLower(b, v) { // each distinct value once
 			n++
 		}
 	}
 	return n
+}
+
+// containsLower reports whether list holds v, both lower-cased.
+func containsLower(list []string, v string) bool {
+	for _, w := range list {
+		if w == v || strings.ToLower(w) == strings.ToLower(v) {
+			return true
+		}
+	}
+	return false
 }
 
 func distinct(values []string) map[string]bool {

@@ -1,7 +1,9 @@
 package scoring
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +105,35 @@ func TestAuthorityIsTheLinkScoreWhenThePolicySaysSo(t *testing.T) {
 	}
 	if _, err := policy.Resolve(policy.SAG, []byte(`{"authority": "pagerank"}`)); err == nil || !strings.Contains(err.Error(), "authority") {
 		t.Errorf("an unknown authority was accepted: %v", err)
+	}
+}
+
+func TestSharedValuesCountEachValueOnceInAnyCaseWhateverTheListsLength(t *testing.T) {
+	cases := []struct {
+		name string
+		a, b []string
+		want int
+	}{
+		{"repeats in the source count once", []string{"material=leather", "MATERIAL=Leather", "use=hiking"}, []string{"material=leather"}, 1},
+		{"case does not matter", []string{"Use=Hiking"}, []string{"use=hiking", "use=trail"}, 1},
+		{"nothing shared", []string{"a=1"}, []string{"a=2"}, 0},
+		{"empty", nil, []string{"a=1"}, 0},
+	}
+	// The same lists, each padded past the length where sets are built,
+	// must count alike.
+	pad := func(list []string, prefix string) []string {
+		out := slices.Clone(list)
+		for i := range 20 {
+			out = append(out, fmt.Sprintf("%s=%d", prefix, i))
+		}
+		return out
+	}
+	for _, c := range cases {
+		if got := countShared(c.a, c.b); got != c.want {
+			t.Errorf("%s: %d shared, want %d", c.name, got, c.want)
+		}
+		if got := countShared(pad(c.a, "only-a"), pad(c.b, "only-b")); got != c.want {
+			t.Errorf("%s, long lists: %d shared, want %d", c.name, got, c.want)
+		}
 	}
 }

@@ -13,6 +13,9 @@ type index struct {
 	clusters      map[string]int
 	sectors       map[string]int
 	clustersByFct map[string][]string
+	// clusterFacets are each cluster's Facets, by position: planning asks
+	// for them of every candidate of every page it plans.
+	clusterFacets [][]string
 	attrs         *attrIndex
 }
 
@@ -23,6 +26,7 @@ func (st *Structure) BuildIndex() {
 		clusters:      make(map[string]int, len(st.Clusters)),
 		sectors:       make(map[string]int, len(st.Sectors)),
 		clustersByFct: map[string][]string{},
+		clusterFacets: make([][]string, len(st.Clusters)),
 	}
 	// Without a stopper building the index cannot fail.
 	ix.attrs, _ = newAttrIndex(st.Attributes, nil)
@@ -33,7 +37,8 @@ func (st *Structure) BuildIndex() {
 	}
 	for i, c := range st.Clusters {
 		ix.clusters[c.ID] = i
-		for _, f := range st.Facets(c.Attributes) {
+		ix.clusterFacets[i] = st.Facets(c.Attributes)
+		for _, f := range ix.clusterFacets[i] {
 			ix.clustersByFct[f] = append(ix.clustersByFct[f], c.ID)
 		}
 	}
@@ -134,6 +139,18 @@ func (st Structure) Facets(values map[string][]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ClusterFacets is Facets of a cluster's attribute values, worked out once
+// per structure when it is indexed. The slice is shared: callers do not
+// change it.
+func (st Structure) ClusterFacets(c Cluster) []string {
+	if st.index != nil {
+		if i, ok := st.index.clusters[c.ID]; ok && i < len(st.Clusters) && st.Clusters[i].ID == c.ID {
+			return st.index.clusterFacets[i]
+		}
+	}
+	return st.Facets(c.Attributes)
 }
 
 // ClustersWithFacets lists, in structure order and once each, the clusters
