@@ -306,41 +306,39 @@ func (pl *planner) relatedReading() {
 		return !pl.offered[t.ID] && t.ID != pl.hubID() && (t.Kind == site.KindSupporting || t.Kind == site.KindHub)
 	}
 	sibling := func(t Target) bool { return t.ClusterID == pl.in.Page.ClusterID && t.Kind == site.KindSupporting }
+	var picked []scored
+	pick := func(group []Target) {
+		for _, s := range pl.scoreAll(group) {
+			if len(picked) == p.RelatedReadingMax || pl.stopped() {
+				return
+			}
+			if scoring.Decide(p, s.score.Total) != scoring.Drop {
+				picked = append(picked, s)
+			}
+		}
+	}
 	var siblings []Target
 	for _, t := range pl.targets {
 		if eligible(t) && sibling(t) {
 			siblings = append(siblings, t)
 		}
 	}
+	pick(siblings)
 	// Pages sharing a value are gathered and scored only when the siblings
 	// leave room: in a cluster of any size they seldom do, and scoring
 	// every related cluster's pages is most of what a plan costs.
-	sharing := func() []Target {
+	if len(picked) < p.RelatedReadingMax {
 		mine := map[string]bool{}
 		for _, f := range pl.facets {
 			mine[f] = true
 		}
-		var out []Target
+		var sharing []Target
 		for _, t := range pl.targets {
 			if eligible(t) && !sibling(t) && pl.sharesFacet(t, mine) {
-				out = append(out, t)
+				sharing = append(sharing, t)
 			}
 		}
-		return out
-	}
-	var picked []scored
-	for _, group := range []func() []Target{func() []Target { return siblings }, sharing} {
-		if len(picked) == p.RelatedReadingMax {
-			break
-		}
-		for _, s := range pl.scoreAll(group()) {
-			if len(picked) == p.RelatedReadingMax || pl.stopped() {
-				break
-			}
-			if scoring.Decide(p, s.score.Total) != scoring.Drop {
-				picked = append(picked, s)
-			}
-		}
+		pick(sharing)
 	}
 	if len(picked) < max(p.RelatedReadingMin, 1) {
 		if len(picked) == 0 {

@@ -157,8 +157,9 @@ func countShared(a, b []string) int {
 
 // containsLower reports whether list holds v, both lower-cased.
 func containsLower(list []string, v string) bool {
+	lower := strings.ToLower(v)
 	for _, w := range list {
-		if w == v || strings.ToLower(w) == strings.ToLower(v) {
+		if w == v || strings.ToLower(w) == lower {
 			return true
 		}
 	}

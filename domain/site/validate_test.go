@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -113,5 +114,31 @@ func TestTheSameBadAttributesAlwaysGetTheSameError(t *testing.T) {
 		if err := st.CheckAttributes(values); err == nil || err.Error() != `unknown attribute "a-unknown"` {
 			t.Fatalf("error %v, want the first key in order", err)
 		}
+	}
+}
+
+func TestClusterFacetsAreTheClustersFacetsIndexedOrNot(t *testing.T) {
+	st := Structure{
+		Attributes: []Attribute{{ID: "material", Name: "Material", Values: []string{"Leather", "Synthetic"}},
+			{ID: "use", Name: "Use", Values: []string{"Hiking"}}},
+		Clusters: []Cluster{
+			{ID: "boots", Attributes: map[string][]string{"Material": {"Leather", "Synthetic", "Leather"}, "use": {"Hiking"}}},
+			{ID: "socks"},
+		},
+	}
+	indexed := st
+	indexed.BuildIndex()
+	// A cluster the index does not hold gets its own values.
+	stranger := Cluster{ID: "boots-2", Attributes: map[string][]string{"use": {"Hiking"}}}
+	for _, c := range append(slices.Clone(st.Clusters), stranger) {
+		want := st.Facets(c.Attributes)
+		for name, s := range map[string]Structure{"scanned": st, "indexed": indexed} {
+			if got := s.ClusterFacets(c); !slices.Equal(got, want) {
+				t.Errorf("%s ClusterFacets(%s) = %q, want %q", name, c.ID, got, want)
+			}
+		}
+	}
+	if got := indexed.ClusterFacets(st.Clusters[0]); !slices.Equal(got, []string{"material=leather", "material=synthetic", "use=hiking"}) {
+		t.Errorf("indexed facets of boots: %q", got)
 	}
 }
