@@ -43,8 +43,34 @@ func freePort(t testing.TB) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
+// startAttempts is how many times startNATSCluster picks fresh ports: a
+// port freePort found free can be taken by another test package before
+// the node listens on it, and the node then never becomes ready.
+const startAttempts = 3
+
 func startNATSCluster(t testing.TB, n int) *natsCluster {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		c, err := tryNATSCluster(t, n)
+		if err == nil {
+			t.Cleanup(func() {
+				for i := range c.nodes {
+					c.stop(i)
+				}
+			})
+			c.waitForMetaLeader()
+			return c
+		}
+		if attempt == startAttempts {
+			t.Fatalf("start a %d-node cluster, %d attempts: %v", n, attempt, err)
+		}
+		t.Logf("start a %d-node cluster, attempt %d: %v; again on other ports", n, attempt, err)
+	}
+}
+
+// tryNATSCluster starts n nodes on ports free a moment before; on failure
+// it stops those it started.
+func tryNATSCluster(t testing.TB, n int) (*natsCluster, error) {
 	c := &natsCluster{t: t}
 	routes := make([]string, n)
 	routePorts := make([]int, n)
@@ -67,30 +93,39 @@ func startNATSCluster(t testing.TB, n int) *natsCluster {
 		c.nodes = append(c.nodes, nil)
 	}
 	for i := range n {
-		c.start(i)
-	}
-	t.Cleanup(func() {
-		for i := range c.nodes {
-			c.stop(i)
+		if err := c.tryStart(i); err != nil {
+			for j := range i {
+				c.stop(j)
+			}
+			return nil, err
 		}
-	})
-	c.waitForMetaLeader()
-	return c
+	}
+	return c, nil
 }
 
+// start starts node i again on its own ports and store.
 func (c *natsCluster) start(i int) {
 	c.t.Helper()
+	if err := c.tryStart(i); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *natsCluster) tryStart(i int) error {
 	srv, err := server.NewServer(c.opts[i].Clone())
 	if err != nil {
-		c.t.Fatalf("node %d: %v", i+1, err)
+		return fmt.Errorf("node %d: %w", i+1, err)
 	}
 	srv.Start()
 	if !srv.ReadyForConnections(20 * time.Second) {
-		c.t.Fatalf("node %d did not start", i+1)
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		return fmt.Errorf("node %d (client port %d, route port %d) did not start", i+1, c.opts[i].Port, c.opts[i].Cluster.Port)
 	}
 	c.mu.Lock()
 	c.nodes[i] = srv
 	c.mu.Unlock()
+	return nil
 }
 
 func (c *natsCluster) stop(i int) {
