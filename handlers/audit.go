@@ -332,11 +332,11 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	}
 	defer spills.Close()
 	auditor := audit.New(sc.structure, sc.policy, spills)
-	n, idLen, err := tx.AuditPageCount(ctx, job.SiteID)
+	n, err := tx.AuditPageCount(ctx, job.SiteID)
 	if err != nil {
 		return auditResult{}, err
 	}
-	auditor.Grow(n, idLen)
+	auditor.Grow(n)
 	live := 0
 	err = tx.EachAuditPage(ctx, job.SiteID, func(sp store.AuditPage) error {
 		if sp.Live {

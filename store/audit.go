@@ -368,15 +368,14 @@ type AuditPage struct {
 	Live       bool
 }
 
-// AuditPageCount is how many pages the site has, live and deleted, and
-// the mean length of their ids: what an audit makes room for before it
-// reads them.
-func (t *Tx) AuditPageCount(ctx context.Context, siteID string) (pages, idLen int, err error) {
-	err = t.queryRow(ctx, `SELECT count(*), COALESCE(avg(octet_length(id)), 0)::int FROM pages WHERE site_id = $1`, siteID).Scan(&pages, &idLen)
-	if err != nil {
-		return 0, 0, fmt.Errorf("count pages of site %s: %w", siteID, err)
+// AuditPageCount is how many pages the site has, live and deleted: what
+// an audit makes room for before it reads them.
+func (t *Tx) AuditPageCount(ctx context.Context, siteID string) (int, error) {
+	var pages int
+	if err := t.queryRow(ctx, `SELECT count(*) FROM pages WHERE site_id = $1`, siteID).Scan(&pages); err != nil {
+		return 0, fmt.Errorf("count pages of site %s: %w", siteID, err)
 	}
-	return pages, idLen, nil
+	return pages, nil
 }
 
 // EachAuditPage streams the site's pages, live and deleted, in the byte

@@ -19,7 +19,6 @@
 package audit
 
 import (
-	"bytes"
 	"cmp"
 	"fmt"
 	"github.com/interlinker/interlinker/domain/spill"
@@ -146,7 +145,7 @@ type Auditor struct {
 	// linksIn are the internal links to each page from live pages, every
 	// one, as the link counts projection counts them; inBody each page's
 	// own in-body internal links.
-	linksIn []int32
+	linksIn narrow[uint16]
 	inBody  narrow[uint16]
 	// sums are clusterLinks by cluster (pageTable.cluster), and of the
 	// pages of no cluster at [len(clusters)].
@@ -334,12 +333,11 @@ func (a *Auditor) Know(p Page) error {
 	return nil
 }
 
-// Grow makes room for n more pages whose ids are about idLen bytes long:
-// a caller that knows how many pages are coming spares the audit the
-// copies of growing its columns.
-func (a *Auditor) Grow(n, idLen int) {
+// Grow makes room for n more pages: a caller that knows how many pages
+// are coming spares the audit the copies of growing its columns.
+func (a *Auditor) Grow(n int) {
 	if n > 0 && !a.sealed {
-		a.pages.grow(n, max(idLen, 0))
+		a.pages.grow(n)
 	}
 }
 
@@ -352,7 +350,7 @@ func (a *Auditor) seal() error {
 	a.pages.seal()
 	n := a.pages.len()
 	a.stats = make([]pageStats, n)
-	a.linksIn = make([]int32, n)
+	a.linksIn.v = make([]uint16, n)
 	a.inBody.v = make([]uint16, n)
 	a.sums = make([]clusterLinks, len(a.pages.clusters)+1)
 	for i := range n {
@@ -457,7 +455,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			continue
 		}
 		ts := &a.stats[t]
-		a.linksIn[t]++
+		a.linksIn.inc(t)
 		if t == src {
 			continue // a link to the page itself is not inbound
 		}
@@ -586,11 +584,23 @@ func (a *Auditor) linkScores() error {
 		return fmt.Errorf("audit: link graph: %w", err)
 	}
 	// No page is read after this: what AddPage kept for the next page
-	// goes before the ranks are made, the moment the audit holds most.
+	// goes before the ranks are made, and the path index waits in a spill
+	// while they are, so that the ranks' two float64s a page are not held
+	// beside it.
 	a.graph, a.folded, a.resolved, a.prev, a.tos = nil, nil, nil, nil, nil
+	paths, err := a.spills.New()
+	if err != nil {
+		return fmt.Errorf("audit: spill the path index: %w", err)
+	}
+	if err := a.pages.setPathsAside(paths); err != nil {
+		return err
+	}
 	res, err := linkscore.PageRank(g)
 	if err != nil {
 		return fmt.Errorf("audit: link scores: %w", err)
+	}
+	if err := a.pages.takePathsBack(paths); err != nil {
+		return err
 	}
 	a.ranked, a.ranks = true, res.Ranks
 	a.scale = linkscore.ScaleOf(a.ranks)
@@ -602,6 +612,7 @@ func (a *Auditor) linkScores() error {
 // of the audit.
 type scoreOrder struct {
 	ids     idColumn
+	byID    []int32 // the pages in id order; nil when they are in it
 	cluster narrow[uint16]
 	live    liveSet
 	ranks   []float64
@@ -611,7 +622,7 @@ type scoreOrder struct {
 }
 
 func (a *Auditor) scoreOrder(clusterID string) scoreOrder {
-	o := scoreOrder{ids: a.pages.ids, cluster: a.pages.cluster, live: a.pages.live, ranks: a.ranks, scale: a.scale,
+	o := scoreOrder{ids: a.pages.ids, byID: a.pages.byID, cluster: a.pages.cluster, live: a.pages.live, ranks: a.ranks, scale: a.scale,
 		want: -1, none: !a.ranked}
 	if clusterID != "" {
 		o.want = int32(slices.Index(a.pages.clusters, clusterID))
@@ -639,12 +650,12 @@ func (o scoreOrder) compare(i, j int32) int {
 	if c := cmp.Compare(o.rank(j), o.rank(i)); c != 0 {
 		return c
 	}
-	return bytes.Compare(o.ids.at(i), o.ids.at(j))
+	return compareIDs(&o.ids, o.byID, i, j)
 }
 
 func (o scoreOrder) score(i int32) PageScore {
 	r := o.rank(i)
-	return PageScore{PageID: string(o.ids.at(i)), Rank: r, Score: o.scale(r)}
+	return PageScore{PageID: o.ids.id(i), Rank: r, Score: o.scale(r)}
 }
 
 // top are the first k pages, kept in order as they are found: the report
@@ -1001,7 +1012,7 @@ func (a *Auditor) LinksIn(id string) int {
 		return 0
 	}
 	if i := a.pages.find(id); i >= 0 {
-		return int(a.linksIn[i])
+		return int(a.linksIn.at(i))
 	}
 	return 0
 }

@@ -1,12 +1,18 @@
 package audit
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
 	"hash/maphash"
+	"io"
 	"slices"
 	"sort"
 
 	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/domain/spill"
 )
 
 // pageTable holds the site's pages as columns, about twenty bytes a page
@@ -45,45 +51,9 @@ func newPageTable() pageTable {
 
 func (t *pageTable) len() int { return t.ids.len() }
 
-// idColumn holds every page's id, one after another, with each id's
-// length in a byte and where every idBlock-th id starts: about a byte a
-// page besides the ids, where an end offset took four.
-type idColumn struct {
-	bytes  []byte
-	size   narrow[uint8]
-	starts []int32 // where ids idBlock·k start in bytes
-}
-
-const idBlock = 32
-
-func (c *idColumn) len() int { return len(c.size.v) }
-
-func (c *idColumn) grow(n, idLen int) {
-	c.bytes = slices.Grow(c.bytes, n*idLen)
-	c.size.grow(n)
-	c.starts = slices.Grow(c.starts, (n+idBlock-1)/idBlock)
-}
-
-func (c *idColumn) add(id string) {
-	if c.len()%idBlock == 0 {
-		c.starts = append(c.starts, int32(len(c.bytes)))
-	}
-	c.bytes = append(c.bytes, id...)
-	c.size.add(int32(len(id)))
-}
-
-// at is page i's id as the column holds it.
-func (c idColumn) at(i int32) []byte {
-	start := c.starts[i/idBlock]
-	for k := i - i%idBlock; k < i; k++ {
-		start += c.size.at(k)
-	}
-	return c.bytes[start : start+c.size.at(i)]
-}
-
-// grow makes room for n more pages of about idLen bytes of id each.
-func (t *pageTable) grow(n, idLen int) {
-	t.ids.grow(n, idLen)
+// grow makes room for n more pages.
+func (t *pageTable) grow(n int) {
+	t.ids.grow(n)
 	t.kind = slices.Grow(t.kind, n)
 	t.cluster.grow(n)
 	t.words.grow(n)
@@ -94,7 +64,7 @@ func (t *pageTable) grow(n, idLen int) {
 // add appends a page; it is found once the table is sealed.
 func (t *pageTable) add(p Page) {
 	i := int32(t.len())
-	if i > 0 && !t.unsorted && bytes.Compare(t.idBytes(i-1), []byte(p.ID)) >= 0 {
+	if i > 0 && !t.unsorted && bytes.Compare(t.ids.last, []byte(p.ID)) >= 0 {
 		t.unsorted = true
 	}
 	t.ids.add(p.ID)
@@ -131,12 +101,13 @@ func (t *pageTable) hashPath(path string) uint64 { return maphash.String(t.seed,
 // seal indexes the pages by id and by path.
 func (t *pageTable) seal() {
 	n := t.len()
+	t.ids.compact()
 	if t.unsorted {
 		t.byID = make([]int32, n)
 		for i := range n {
 			t.byID[i] = int32(i)
 		}
-		sort.Slice(t.byID, func(a, b int) bool { return bytes.Compare(t.idBytes(t.byID[a]), t.idBytes(t.byID[b])) < 0 })
+		slices.SortFunc(t.byID, t.ids.compare)
 	}
 	t.byPath = make([]int32, n)
 	for i := range n {
@@ -178,29 +149,83 @@ func permute(hashes []uint64, order []int32) {
 	}
 }
 
-// id is page i's id. The string is the table's bytes copied.
-func (t *pageTable) id(i int32) string {
-	return string(t.idBytes(i))
+// pathRecord is a page's entry in the path index as it is set aside: its
+// path's hash, then the page, little-endian.
+const pathRecord = 8 + 4
+
+// setPathsAside writes the path index to s and lets it go, until
+// takePathsBack. The link score's ranking resolves no path and holds two
+// float64s a page while it runs: without the index's twelve bytes a page
+// beside them, it is no longer the moment the audit holds most.
+func (t *pageTable) setPathsAside(s spill.Spill) error {
+	w := bufio.NewWriter(s)
+	var rec [pathRecord]byte
+	for k, h := range t.pathHash {
+		binary.LittleEndian.PutUint64(rec[:8], h)
+		binary.LittleEndian.PutUint32(rec[8:], uint32(t.byPath[k]))
+		if _, err := w.Write(rec[:]); err != nil {
+			return fmt.Errorf("audit: set the path index aside: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("audit: set the path index aside: %w", err)
+	}
+	t.pathHash, t.byPath = nil, nil
+	return nil
 }
+
+// takePathsBack reads back the path index setPathsAside wrote to s.
+func (t *pageTable) takePathsBack(s spill.Spill) error {
+	src, err := s.Replay()
+	if err != nil {
+		return fmt.Errorf("audit: read the path index back: %w", err)
+	}
+	n := t.len()
+	hashes, pages := make([]uint64, n), make([]int32, n)
+	r := bufio.NewReader(src)
+	var rec [pathRecord]byte
+	for k := range n {
+		if _, err := io.ReadFull(r, rec[:]); err != nil {
+			return fmt.Errorf("audit: read the path index back: page %d of %d: %w", k, n, err)
+		}
+		hashes[k] = binary.LittleEndian.Uint64(rec[:8])
+		pages[k] = int32(binary.LittleEndian.Uint32(rec[8:]))
+		if pages[k] < 0 || int(pages[k]) >= n {
+			return fmt.Errorf("audit: read the path index back: page %d of %d names page %d", k, n, pages[k])
+		}
+	}
+	t.pathHash, t.byPath = hashes, pages
+	return nil
+}
+
+// id is page i's id.
+func (t *pageTable) id(i int32) string { return t.ids.id(i) }
 
 // find is the page with the id; -1 when there is none.
 func (t *pageTable) find(id string) int32 {
 	key := []byte(id)
-	at := func(k int) int32 {
-		if t.byID == nil {
-			return int32(k)
+	if t.byID == nil {
+		if i, found := t.ids.search(key); found {
+			return i
 		}
-		return t.byID[k]
+		return -1
 	}
-	k := sort.Search(t.len(), func(k int) bool { return bytes.Compare(t.idBytes(at(k)), key) >= 0 })
-	if k < t.len() && bytes.Equal(t.idBytes(at(k)), key) {
-		return at(k)
+	var buf [64]byte
+	k := sort.Search(t.len(), func(k int) bool { return bytes.Compare(t.ids.appendID(buf[:0], t.byID[k]), key) >= 0 })
+	if k < t.len() && bytes.Equal(t.ids.appendID(buf[:0], t.byID[k]), key) {
+		return t.byID[k]
 	}
 	return -1
 }
 
-// idBytes is page i's id as the table holds it.
-func (t *pageTable) idBytes(i int32) []byte { return t.ids.at(i) }
+// compareIDs orders pages i and j by id, in a table whose pages are in id
+// order unless byID orders them.
+func compareIDs(ids *idColumn, byID []int32, i, j int32) int {
+	if byID == nil {
+		return cmp.Compare(i, j)
+	}
+	return ids.compare(i, j)
+}
 
 // atPath is the page a path names; -1 when there is none.
 func (t *pageTable) atPath(path string) int32 {
@@ -237,7 +262,7 @@ func (t *pageTable) clusterOf(i int32) string {
 }
 
 // narrow is a column of non-negative numbers that are almost always
-// small (word counts, cluster indexes, id lengths), a T each; the rare one
+// small (word counts, cluster indexes, links in), a T each; the rare one
 // T cannot hold is kept in a map. It holds a page's number in a quarter or
 // half of an int32.
 type narrow[T uint8 | uint16] struct {
@@ -266,6 +291,16 @@ func (c *narrow[T]) set(i, x int32) {
 		c.wide = map[int32]int32{}
 	}
 	c.wide[i] = x
+}
+
+// inc adds one to number i: a menu's targets are counted once a page, and
+// only theirs go past what T holds.
+func (c *narrow[T]) inc(i int32) {
+	if c.v[i] < ^T(0)-1 {
+		c.v[i]++
+		return
+	}
+	c.set(i, c.at(i)+1)
 }
 
 func (c *narrow[T]) at(i int32) int32 {

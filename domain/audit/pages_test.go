@@ -1,9 +1,13 @@
 package audit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,6 +172,25 @@ func TestNarrowKeepsNumbersPastTwoBytes(t *testing.T) {
 	}
 }
 
+func TestNarrowCountsOneByOnePastTwoBytes(t *testing.T) {
+	var c narrow[uint16]
+	c.grow(2)
+	c.add(0)
+	c.add(0)
+	for range 70_000 {
+		c.inc(0)
+	}
+	for range 65_534 {
+		c.inc(1)
+	}
+	if got := c.at(0); got != 70_000 {
+		t.Errorf("counted %d, want 70000", got)
+	}
+	if got := c.at(1); got != 65_534 || len(c.wide) != 1 {
+		t.Errorf("counted %d with %d in the map, want 65534 held in two bytes and only the other in the map", got, len(c.wide))
+	}
+}
+
 // A page of more words and in-body links than two bytes hold is reported
 // with its own figures.
 func TestAPageOfSeventyThousandLinksIsCountedWhole(t *testing.T) {
@@ -204,7 +227,7 @@ func TestAPageOfSeventyThousandLinksIsCountedWhole(t *testing.T) {
 func TestIDColumnGivesBackIdsOfAnyLength(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var c idColumn
-	c.grow(10, 8)
+	c.grow(10)
 	var want []string
 	for i := range 1000 {
 		n := rng.IntN(40)
@@ -219,8 +242,114 @@ func TestIDColumnGivesBackIdsOfAnyLength(t *testing.T) {
 		t.Fatalf("%d ids, want %d", c.len(), len(want))
 	}
 	for i, id := range want {
-		if got := string(c.at(int32(i))); got != id {
+		if got := c.id(int32(i)); got != id {
 			t.Fatalf("id %d: %q, want %q", i, got, id)
 		}
+	}
+}
+
+func TestFrontCodedIDsAreFoundAndOrderedWhateverTheyShare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	// Sorted ids sharing nothing, a few bytes, and more than the 15 a
+	// length byte holds; rests of every length around 15 and 16; the
+	// lengths 15 and 15, which would read as the escape byte.
+	set := map[string]bool{"": true, strings.Repeat("p", 15) + strings.Repeat("q", 15): true,
+		strings.Repeat("p", 15) + strings.Repeat("r", 15): true}
+	for i := range 3000 {
+		var id string
+		switch i % 4 {
+		case 0:
+			id = fmt.Sprintf("a%07d", rng.IntN(10_000_000))
+		case 1:
+			id = strings.Repeat("long-shared-prefix-", 1+rng.IntN(3)) + fmt.Sprint(rng.IntN(1000))
+		case 2:
+			id = fmt.Sprintf("%016x", rng.Uint64())[:1+rng.IntN(16)]
+		default:
+			id = strings.Repeat("x", rng.IntN(40)) + strings.Repeat("y", 14+rng.IntN(4))
+		}
+		set[id] = true
+	}
+	ids := slices.Sorted(maps.Keys(set))
+	var c idColumn
+	c.grow(len(ids))
+	for _, id := range ids {
+		c.add(id)
+	}
+	c.compact()
+	for i, id := range ids {
+		if got := c.id(int32(i)); got != id {
+			t.Fatalf("id %d: %q, want %q", i, got, id)
+		}
+		if at, found := c.search([]byte(id)); !found || at != int32(i) {
+			t.Fatalf("search(%q) = %d, %v; want %d, true", id, at, found, i)
+		}
+		// A key just after the id is not found, and sorts before the next.
+		if at, found := c.search([]byte(id + "\x00")); found || at != int32(i+1) {
+			t.Fatalf("search(%q+NUL) = %d, %v; want %d, false", id, at, found, i+1)
+		}
+		if i > 0 {
+			if got := c.compare(int32(i-1), int32(i)); got >= 0 {
+				t.Fatalf("compare(%q, %q) = %d, want < 0", ids[i-1], id, got)
+			}
+		}
+	}
+	if at, found := c.search([]byte("\xff")); found || at != int32(len(ids)) {
+		t.Fatalf("search past the last id = %d, %v; want %d, false", at, found, len(ids))
+	}
+	var whole int
+	for _, id := range ids {
+		whole += len(id) + 1
+	}
+	if len(c.bytes) >= whole {
+		t.Errorf("front-coded ids take %d bytes, no fewer than the %d of the ids and a length each", len(c.bytes), whole)
+	}
+}
+
+// cutSpill replays all but the last byte written to it.
+type cutSpill struct{ bytes.Buffer }
+
+func (c *cutSpill) Replay() (io.Reader, error) {
+	return bytes.NewReader(c.Bytes()[:max(c.Len()-1, 0)]), nil
+}
+
+func TestThePathIndexSetAsideComesBackWholeOrSaysItCannot(t *testing.T) {
+	tbl := newPageTable()
+	for i := range 1000 {
+		tbl.add(Page{ID: fmt.Sprintf("p%04d", i), URL: fmt.Sprintf("/a/%d/", i), Kind: site.KindPage, Live: i%7 != 0})
+	}
+	tbl.add(Page{ID: "p9999", URL: "/a/3/", Kind: site.KindPage, Live: false}) // a deleted page on a live one's path
+	tbl.seal()
+	want := map[string]int32{"/a/nowhere": -1}
+	for i := range 1000 {
+		want[fmt.Sprintf("/a/%d", i)] = tbl.atPath(fmt.Sprintf("/a/%d", i))
+	}
+	s, err := spill.Memory{}.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.setPathsAside(s); err != nil {
+		t.Fatal(err)
+	}
+	if tbl.pathHash != nil || tbl.byPath != nil {
+		t.Fatal("the path index is still held once set aside")
+	}
+	if err := tbl.takePathsBack(s); err != nil {
+		t.Fatal(err)
+	}
+	for path, page := range want {
+		if got := tbl.atPath(path); got != page {
+			t.Errorf("atPath(%q) = %d after the index came back, want %d", path, got, page)
+		}
+	}
+	if want["/a/3"] != 3 {
+		t.Errorf("/a/3 is page %d, want the live page 3", want["/a/3"])
+	}
+
+	cut := &cutSpill{}
+	if err := tbl.setPathsAside(cut); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.takePathsBack(cut); err == nil {
+		t.Error("a path index cut short came back without an error")
 	}
 }
