@@ -177,6 +177,9 @@ type Auditor struct {
 	ranked bool
 	ranks  []float64
 	scale  func(rank float64) float64
+	// rankErr is why the ranks could not be worked out. The link graph is
+	// let go as they are made, so every later report gives the same error.
+	rankErr error
 
 	broken     []Finding
 	unverified []Finding
@@ -394,7 +397,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 	if a.stats[src].has(flagRead) {
 		return fmt.Errorf("audit: page %q read twice", pageID)
 	}
-	if a.ranked {
+	if a.ranked || a.rankErr != nil {
 		return fmt.Errorf("audit: page %q read after the report", pageID)
 	}
 	a.stats[src].flags |= flagRead
@@ -579,6 +582,14 @@ func (a *Auditor) linkScores() error {
 	if err := a.seal(); err != nil {
 		return err
 	}
+	if a.rankErr == nil {
+		a.rankErr = a.rank()
+	}
+	return a.rankErr
+}
+
+// rank works out the ranks from the link graph, which it lets go.
+func (a *Auditor) rank() error {
 	g, err := a.graph.Graph()
 	if err != nil {
 		return fmt.Errorf("audit: link graph: %w", err)

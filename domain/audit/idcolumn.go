@@ -14,8 +14,9 @@ import (
 // their bytes ("a0001234", "a0001235", "post-1042", "post-1043"): a few
 // bytes a page where an id and its length took nine or more.
 //
-// The two lengths share one byte when both are under 16 (sharedAndRest);
-// otherwise the byte is escapeLengths and they follow as uvarints.
+// The two lengths share one byte, shared<<4 | rest, when both are under 16
+// and the byte is not escapeLengths; otherwise the byte is escapeLengths
+// and they follow as uvarints.
 type idColumn struct {
 	bytes  []byte
 	starts []int32 // where ids idBlock·k start in bytes

@@ -16,8 +16,9 @@ import (
 )
 
 // pageTable holds the site's pages as columns, about twenty bytes a page
-// besides its id (front-coded, idColumn): an audit of a million pages holds every page for as
-// long as it runs, and a Page of strings costs a few hundred bytes.
+// besides its id (front-coded, idColumn): an audit of a million pages
+// holds every page for as long as it runs, and a Page of strings costs a
+// few hundred bytes.
 //
 // Pages are matched by the hash of their path (maphash, 64 bits, seeded
 // per audit): two paths of one site sharing a hash is a chance of about

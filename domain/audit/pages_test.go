@@ -112,6 +112,41 @@ func TestAnAuditWhoseSpillFailsSaysSo(t *testing.T) {
 	}
 }
 
+// spillsFailingAfter makes n spills in memory, then fails.
+type spillsFailingAfter struct{ n int }
+
+func (f *spillsFailingAfter) New() (spill.Spill, error) {
+	if f.n == 0 {
+		return nil, errors.New("disk full")
+	}
+	f.n--
+	return spill.Memory{}.New()
+}
+
+func TestARankingThatFailedFailsEveryLaterReportAlike(t *testing.T) {
+	// The first spill holds the link graph; the next, for the path index
+	// while the ranks are made, fails.
+	a := New(site.Structure{}, sagPolicy(t), &spillsFailingAfter{n: 1})
+	for _, id := range []string{"x", "y"} {
+		if err := a.Know(Page{ID: id, URL: "/" + id + "/", Kind: site.KindPage, Live: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.AddPage("x", []Link{{URL: "/y/", Internal: true, Follow: true, Position: "navigation"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, first := a.Report()
+	if first == nil || !strings.Contains(first.Error(), "disk full") {
+		t.Fatalf("report without a spill for the path index: %v, want the spill's error", first)
+	}
+	if _, again := a.Report(); again == nil || again.Error() != first.Error() {
+		t.Errorf("a second report: %v, want the first one's error %v", again, first)
+	}
+	if err := a.AddPage("y", nil); err == nil {
+		t.Error("a page was read after the report failed")
+	}
+}
+
 func TestASiteWithoutLivePagesHasAnEmptyReport(t *testing.T) {
 	a := newAuditor(t, testStructure, []Page{{ID: "gone", URL: "/gone/", Kind: site.KindPage}})
 	r, err := a.Report()
