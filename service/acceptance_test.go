@@ -104,6 +104,7 @@ func runCustomSite(t *testing.T, siteID string, structure events.Event, order []
 			t.Errorf("page %s: last links.inserted (sequence %d) is not the stored result (sequence %d)", p.ID, last.Sequence, rec.InsertedSeq)
 		}
 	}
+	h.stop()
 	return out
 }
 
@@ -116,8 +117,10 @@ func TestACustomSAGSiteGetsEveryLinkTheSeedAsksFor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("publishes a 50-page site twice")
 	}
+	t.Parallel()
 	for _, settle := range []bool{true, false} {
 		t.Run(map[bool]string{true: "one page at a time", false: "all at once"}[settle], func(t *testing.T) {
+			t.Parallel()
 			siteID := map[bool]string{true: "cadence-settled", false: "cadence-burst"}[settle]
 			structure, pages := customSite(siteID)
 			checkCustomSite(t, runCustomSite(t, siteID, structure, pages, settle, 0))
@@ -131,8 +134,10 @@ func TestACustomSAGSiteWithHomeAndSectorsPublishedLastGetsEveryLinkTheSeedAsksFo
 	if testing.Short() {
 		t.Skip("publishes a 50-page site twice")
 	}
+	t.Parallel()
 	for _, settle := range []bool{true, false} {
 		t.Run(map[bool]string{true: "one page at a time", false: "all at once"}[settle], func(t *testing.T) {
+			t.Parallel()
 			siteID := map[bool]string{true: "cadence-late-home-settled", false: "cadence-late-home-burst"}[settle]
 			structure, pages := customSite(siteID)
 			checkCustomSite(t, runCustomSite(t, siteID, structure, customPagesHomeAndSectorsLast(pages), settle, 0))
@@ -148,6 +153,7 @@ func TestTheCustomSiteLinksTheSameWhateverTheOrderAndWorkers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("publishes a 50-page site four times")
 	}
+	t.Parallel()
 	const siteID = "cadence"
 	structure, pages := customSite(siteID)
 	want := runCustomSite(t, siteID, structure, pages, true, 0)
@@ -164,6 +170,7 @@ func TestTheCustomSiteLinksTheSameWhateverTheOrderAndWorkers(t *testing.T) {
 		{"shuffled, at once", shuffled, 0},
 	} {
 		t.Run(run.name, func(t *testing.T) {
+			t.Parallel()
 			got := runCustomSite(t, siteID, structure, run.order, false, run.workers)
 			for _, p := range want.pages {
 				if a, b := rowsOf(want.links[p.ID]), rowsOf(got.links[p.ID]); !reflect.DeepEqual(a, b) {

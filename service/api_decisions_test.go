@@ -20,6 +20,7 @@ func (c apiClient) delete(path, token string) posted {
 }
 
 func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	site := h.linkExampleSite("outdoor-gear")

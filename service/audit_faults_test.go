@@ -175,6 +175,7 @@ func TestTwoAuditsOfOneSiteAtOnceBothCompleteWithTheSameFigures(t *testing.T) {
 }
 
 func TestAnAuditThatKeepsFailingIsGivenUpWithItsReason(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := &auditHarness{harness: startHarness(t, cfg)}
 	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)

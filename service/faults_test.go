@@ -56,6 +56,7 @@ func TestNATSRestartMidStreamLinksEveryPageOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test")
 	}
+	t.Parallel()
 	addr, storeDir := freeAddr(t), filepath.Join(t.TempDir(), "nats")
 	srv, err := bus.StartEmbedded(bus.EmbeddedOptions{Listen: addr, StoreDir: storeDir})
 	if err != nil {
@@ -92,6 +93,7 @@ func TestPostgresAwayForSecondsLinksEveryPageOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test")
 	}
+	t.Parallel()
 	cfg := testConfig(t)
 	proxy := storetest.NewProxy(t, "127.0.0.1:5432")
 	cfg.DatabaseURL = storetest.WithHost(t, cfg.DatabaseURL, proxy.Addr())
@@ -117,6 +119,7 @@ func TestPostgresAwayLongerThanTheDeliveryBudgetDeadLettersNothing(t *testing.T)
 	if testing.Short() {
 		t.Skip("fault test")
 	}
+	t.Parallel()
 	cfg := testConfig(t)
 	// Each delivery gives up within about two seconds and two failed
 	// deliveries would dead-letter an event, so the outage below outlasts
@@ -170,6 +173,7 @@ func TestSlowHandlersNeverLetABufferedMessageExpireUnhandled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("fault test")
 	}
+	t.Parallel()
 	cfg := testConfig(t)
 	// One handler per stage, every database reply 60 ms late: a page takes
 	// several hundred milliseconds a stage, and messages queue behind it

@@ -108,6 +108,18 @@ func startHarness(t testing.TB, cfg Config) *harness {
 	return h
 }
 
+// stop shuts the service down before the test ends, so that a test going
+// on with other services, as parallel sub-tests do, holds no database
+// connections for this one.
+func (h *harness) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.svc.Shutdown(ctx); err != nil {
+		h.t.Errorf("shutdown: %v", err)
+	}
+	h.shutDownByTest = true
+}
+
 // connect opens the producer's own connection and starts collecting
 // links.inserted and dead letters from the start of their streams.
 func (h *harness) connect(url string) {

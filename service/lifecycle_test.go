@@ -148,6 +148,7 @@ func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
 }
 
 func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.NATSListen = freeAddr(t)
 	cfg.PullBuffer = 2 // so shutdown leaves work in the stream for the restart

@@ -293,6 +293,7 @@ func TestWithoutAModelTheLinksItWouldPlaceSayItIsNotConfigured(t *testing.T) {
 }
 
 func TestTheLLMFallbackPlacesEveryUplinkTheExampleSitesTextLacks(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.New(t)
 	srv.Script(llmtest.GoodRewrite)
 	h := startHarness(t, llmConfig(t, srv))

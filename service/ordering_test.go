@@ -97,6 +97,7 @@ func runExampleSite(t *testing.T, site examples.Site, order []events.PageInfo, o
 		out.html[pg.ID] = rec.LinkedHTML
 		out.last[pg.ID], _ = h.inserted.latestFor(t, siteID, pg.ID)
 	}
+	h.stop()
 	return out
 }
 
@@ -177,6 +178,7 @@ func TestTheExampleSiteLinksTheSameInOrderDuplicatedAndShuffled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("publishes the example site three times")
 	}
+	t.Parallel()
 	site, err := examples.Load("outdoor-gear")
 	if err != nil {
 		t.Fatal(err)
@@ -184,14 +186,17 @@ func TestTheExampleSiteLinksTheSameInOrderDuplicatedAndShuffled(t *testing.T) {
 	inOrder := runExampleSite(t, site, site.Pages, true, false, 0)
 
 	t.Run("every event twice gives identical links", func(t *testing.T) {
+		t.Parallel()
 		sameOutcome(t, site.Pages, inOrder, runExampleSite(t, site, site.Pages, true, true, 0), "with every event twice")
 	})
 
 	t.Run("all at once with 16 workers gives identical links", func(t *testing.T) {
+		t.Parallel()
 		sameOutcome(t, site.Pages, inOrder, runExampleSite(t, site, site.Pages, false, false, 16), "published at once to 16 workers")
 	})
 
 	t.Run("shuffled arrival gives identical links once settled", func(t *testing.T) {
+		t.Parallel()
 		shuffled := append([]events.PageInfo(nil), site.Pages...)
 		rng := rand.New(rand.NewPCG(2026, 11))
 		rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
