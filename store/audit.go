@@ -12,7 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/interlinker/interlinker/domain/audit"
 	"github.com/interlinker/interlinker/domain/link"
@@ -391,22 +390,14 @@ func (t *Tx) EachAuditPage(ctx context.Context, siteID string, fn func(AuditPage
 		return fmt.Errorf("read pages of site %s: %w", siteID, err)
 	}
 	defer rows.Close()
-	// One set of scan targets serves every row, and a site's few kinds and
-	// clusters are made strings once: each row of a large site otherwise
-	// left a page and three strings behind, garbage that the collector,
-	// running while the rows stream, counted live.
-	var (
-		p                   AuditPage
-		kind, cluster, raw  pgtype.DriverBytes
-		kinds, clusterNames = map[string]site.Kind{}, map[string]string{}
-	)
-	targets := []any{&p.ID, &p.URL, &kind, &cluster, &raw, &p.WordCount, &p.Live}
 	for rows.Next() {
-		if err := rows.Scan(targets...); err != nil {
+		var p AuditPage
+		var kind string
+		var raw []byte
+		if err := rows.Scan(&p.ID, &p.URL, &kind, &p.ClusterID, &raw, &p.WordCount, &p.Live); err != nil {
 			return fmt.Errorf("read pages of site %s: %w", siteID, err)
 		}
-		p.Kind = internAs(kinds, kind, func(s string) site.Kind { return site.Kind(s) })
-		p.ClusterID = internAs(clusterNames, cluster, func(s string) string { return s })
+		p.Kind = site.Kind(kind)
 		if p.Attributes, err = attributeSets.decode(raw); err != nil {
 			return fmt.Errorf("read pages of site %s: page %s: %w", siteID, p.ID, err)
 		}
@@ -418,17 +409,6 @@ func (t *Tx) EachAuditPage(ctx context.Context, siteID string, fn func(AuditPage
 		return fmt.Errorf("read pages of site %s: %w", siteID, err)
 	}
 	return nil
-}
-
-// internAs gives the value seen for b before, or makes one of a copy of
-// b and keeps it.
-func internAs[V any](seen map[string]V, b []byte, newValue func(string) V) V {
-	if v, ok := seen[string(b)]; ok {
-		return v
-	}
-	v := newValue(string(b))
-	seen[string(b)] = v
-	return v
 }
 
 // LiveVersions are the live versions of the site's pages of the ids, as
