@@ -50,8 +50,8 @@ type Pipeline struct {
 	// ReplanDelay is how long a re-plan request waits in the outbox before
 	// it is published (0: not at all). A hub whose articles arrive over a
 	// few seconds is asked to re-plan once per article; waiting lets one
-	// re-plan answer every article that arrived meanwhile, and the rest
-	// are dropped as coalesced.
+	// re-plan answer every article that arrived meanwhile, each new
+	// request replacing the one still waiting (store.Tx.EnqueueReplan).
 	ReplanDelay time.Duration
 	// SettleDelay is how long a site must be quiet before a settle pass
 	// makes its links a function of its pages alone (settle.go); 0 turns

@@ -225,11 +225,11 @@ func (p *Pipeline) askToReplan(ctx context.Context, tx *store.Tx, ev events.Even
 		if err != nil {
 			return err
 		}
-		// The request waits ReplanDelay in the outbox: a hub asked again
-		// meanwhile by its other articles' arrivals re-plans once for all
-		// of them, and the later requests are dropped as coalesced.
+		// The request waits ReplanDelay in the outbox, and replaces the
+		// page's request still waiting there: a hub asked again meanwhile
+		// by its other articles' arrivals re-plans once for all of them.
 		headers := withTrace(ctx, &out, map[string]string{"correlation_id": ev.Correlation()})
-		if err := tx.EnqueueAfter(ctx, out, id, headers, p.ReplanDelay); err != nil {
+		if err := tx.EnqueueReplan(ctx, out, id, headers, p.ReplanDelay); err != nil {
 			return err
 		}
 	}

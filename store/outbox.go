@@ -39,16 +39,9 @@ func (t *Tx) Enqueue(ctx context.Context, ev events.Event, pageID string, header
 // EnqueueAfter is Enqueue for an event the relay publishes no sooner than
 // delay after the transaction.
 func (t *Tx) EnqueueAfter(ctx context.Context, ev events.Event, pageID string, headers map[string]string, delay time.Duration) error {
-	payload, err := ev.Encode()
+	payload, hdr, err := encodeOutbound(ev, headers)
 	if err != nil {
 		return err
-	}
-	if headers == nil {
-		headers = map[string]string{}
-	}
-	hdr, err := json.Marshal(headers)
-	if err != nil {
-		return fmt.Errorf("encode headers of event %s: %w", ev.ID, err)
 	}
 	if delay > 0 {
 		t.queue(`INSERT INTO outbox (msg_id, event_id, subject, site_id, page_id, headers, payload, size, not_before)
@@ -60,6 +53,58 @@ func (t *Tx) EnqueueAfter(ctx context.Context, ev events.Event, pageID string, h
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (msg_id) DO NOTHING`,
 		ev.MsgID(), ev.ID, ev.Type, ev.SiteID, pageID, hdr, payload, len(payload))
 	return nil
+}
+
+// EnqueueReplan queues a request to re-plan pageID because a page it
+// depends on changed, in place of such requests for that page still
+// waiting in the outbox (column replaces), and publishes it when the
+// earliest of them would have gone, or delay after the transaction when
+// none waits. A page asked again and again while its request waits (a hub
+// as its articles arrive) is then asked once per delay, not once per
+// change, and no request is published only to be dropped as coalesced.
+//
+// Only the caller's request replaces: its change commits after every
+// change of the requests it finds (they are visible to it), so a plan that
+// answers it answers them too. A request being relayed is locked and
+// skipped (SKIP LOCKED), never replaced, and the relay skips one being
+// replaced in turn, so a request is either published or replaced, never
+// both. Re-plans asked for over the API or by the LLM fallback are queued
+// without the key and are never replaced.
+func (t *Tx) EnqueueReplan(ctx context.Context, ev events.Event, pageID string, headers map[string]string, delay time.Duration) error {
+	payload, hdr, err := encodeOutbound(ev, headers)
+	if err != nil {
+		return err
+	}
+	t.queue(`WITH replaced AS (
+			DELETE FROM outbox WHERE seq IN (
+				SELECT seq FROM outbox WHERE site_id = $4 AND replaces = $10 AND msg_id <> $1
+				FOR UPDATE SKIP LOCKED)
+			RETURNING not_before)
+		INSERT INTO outbox (msg_id, event_id, subject, site_id, page_id, headers, payload, size, replaces, not_before)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10,
+			COALESCE((SELECT min(not_before) FROM replaced), now() + $9 * interval '1 microsecond'))
+		ON CONFLICT (msg_id) DO NOTHING`,
+		ev.MsgID(), ev.ID, ev.Type, ev.SiteID, pageID, hdr, payload, len(payload), delay.Microseconds(), replanKey(pageID))
+	return nil
+}
+
+// replanKey is what a dependency re-plan request of a page replaces.
+func replanKey(pageID string) string { return events.LinksReplan + ":" + pageID }
+
+// encodeOutbound encodes an event and its headers as the outbox keeps them.
+func encodeOutbound(ev events.Event, headers map[string]string) (payload, hdr []byte, err error) {
+	payload, err = ev.Encode()
+	if err != nil {
+		return nil, nil, err
+	}
+	if headers == nil {
+		headers = map[string]string{}
+	}
+	hdr, err = json.Marshal(headers)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode headers of event %s: %w", ev.ID, err)
+	}
+	return payload, hdr, nil
 }
 
 // Delivery is what became of one outbox row handed to the publisher.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store/storetest"
 )
@@ -460,5 +462,75 @@ func TestRequeueingAParkedEventThatWasEnqueuedAgainKeepsOneCopy(t *testing.T) {
 	}
 	if st.Waiting != 1 || st.Parked != 0 {
 		t.Errorf("outbox status %+v, want the one copy waiting and nothing parked", st)
+	}
+}
+
+// TestAReplanRequestReplacesTheOneStillWaitingForItsPage: a page's
+// dependency re-plan request takes the place of the one waiting in the
+// outbox and keeps its time; one being relayed, other pages' requests and
+// re-plans queued without the key (the API's, the LLM fallback's) stay.
+func TestAReplanRequestReplacesTheOneStillWaitingForItsPage(t *testing.T) {
+	ctx := t.Context()
+	s := openStore(t)
+	replan := func(id, pageID string, delay time.Duration) {
+		t.Helper()
+		ev, err := events.New(events.LinksReplan, "site", id, "", events.ReplanData{PageID: pageID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.InTx(ctx, func(tx *Tx) error { return tx.EnqueueReplan(ctx, ev, pageID, nil, delay) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := func() []string {
+		t.Helper()
+		rows, err := s.pool.Query(ctx, `SELECT event_id FROM outbox ORDER BY event_id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+
+	replan("first", "hub", time.Hour)
+	first, _ := obOutboxRow(t, s, "first")
+	obEnqueue(t, s, events.LinksReplan, "site", "asked-over-api", "hub", "")
+	replan("other-page", "article", time.Hour)
+	replan("second", "hub", 2*time.Hour)
+	if got, want := waiting(), []string{"asked-over-api", "other-page", "second"}; !slices.Equal(got, want) {
+		t.Fatalf("waiting after the second request: %v, want %v", got, want)
+	}
+	if second, _ := obOutboxRow(t, s, "second"); !second.notBefore.Equal(first.notBefore) {
+		t.Errorf("the second request goes at %v, want the first's %v", second.notBefore, first.notBefore)
+	}
+	replan("second", "hub", time.Hour) // the same request again changes nothing
+	if got, want := waiting(), []string{"asked-over-api", "other-page", "second"}; !slices.Equal(got, want) {
+		t.Fatalf("waiting after the same request again: %v, want %v", got, want)
+	}
+
+	// A request the relay holds is being published: a new one is queued
+	// beside it, at its own time.
+	relay, err := s.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer relay.Rollback(ctx)
+	if _, err := relay.Exec(ctx, `SELECT seq FROM outbox WHERE event_id = 'second' FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	before := obClock(t, s)
+	replan("third", "hub", time.Minute)
+	if err := relay.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := waiting(), []string{"asked-over-api", "other-page", "second", "third"}; !slices.Equal(got, want) {
+		t.Fatalf("waiting after a request beside one being relayed: %v, want %v", got, want)
+	}
+	third, _ := obOutboxRow(t, s, "third")
+	if third.notBefore.Before(before.Add(time.Minute)) || !third.notBefore.Before(before.Add(time.Hour)) {
+		t.Errorf("the request beside one being relayed goes at %v, want a minute after %v", third.notBefore, before)
 	}
 }
