@@ -68,8 +68,9 @@ func (t *Tx) EnqueueAfter(ctx context.Context, ev events.Event, pageID string, h
 // answers it answers them too. A request being relayed is locked and
 // skipped (SKIP LOCKED), never replaced, and the relay skips one being
 // replaced in turn, so a request is either published or replaced, never
-// both. Re-plans asked for over the API or by the LLM fallback are queued
-// without the key and are never replaced.
+// both. The same request queued again (its msg_id waiting already)
+// replaces nothing. Re-plans asked for over the API or by the LLM fallback
+// are queued without the key and are never replaced.
 func (t *Tx) EnqueueReplan(ctx context.Context, ev events.Event, pageID string, headers map[string]string, delay time.Duration) error {
 	payload, hdr, err := encodeOutbound(ev, headers)
 	if err != nil {
@@ -77,7 +78,8 @@ func (t *Tx) EnqueueReplan(ctx context.Context, ev events.Event, pageID string, 
 	}
 	t.queue(`WITH replaced AS (
 			DELETE FROM outbox WHERE seq IN (
-				SELECT seq FROM outbox WHERE site_id = $4 AND replaces = $10 AND msg_id <> $1
+				SELECT seq FROM outbox WHERE site_id = $4 AND replaces = $10
+					AND NOT EXISTS (SELECT 1 FROM outbox WHERE msg_id = $1)
 				FOR UPDATE SKIP LOCKED)
 			RETURNING not_before)
 		INSERT INTO outbox (msg_id, event_id, subject, site_id, page_id, headers, payload, size, replaces, not_before)

@@ -533,4 +533,18 @@ func TestAReplanRequestReplacesTheOneStillWaitingForItsPage(t *testing.T) {
 	if third.notBefore.Before(before.Add(time.Minute)) || !third.notBefore.Before(before.Add(time.Hour)) {
 		t.Errorf("the request beside one being relayed goes at %v, want a minute after %v", third.notBefore, before)
 	}
+
+	// Queued again, a request still waiting replaces nothing; a new one
+	// replaces both waiting and goes at the earlier time.
+	replan("second", "hub", time.Hour)
+	if got, want := waiting(), []string{"asked-over-api", "other-page", "second", "third"}; !slices.Equal(got, want) {
+		t.Fatalf("waiting after a waiting request again: %v, want %v", got, want)
+	}
+	replan("fourth", "hub", time.Hour)
+	if got, want := waiting(), []string{"asked-over-api", "fourth", "other-page"}; !slices.Equal(got, want) {
+		t.Fatalf("waiting after a request with two waiting: %v, want %v", got, want)
+	}
+	if fourth, _ := obOutboxRow(t, s, "fourth"); !fourth.notBefore.Equal(third.notBefore) {
+		t.Errorf("the request replacing two goes at %v, want the earlier %v", fourth.notBefore, third.notBefore)
+	}
 }
