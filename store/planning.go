@@ -233,8 +233,10 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 	if len(targets) == 0 {
 		return usage, nil
 	}
+	// anchor_key <> '' and the zone match links_in_body_anchor's predicate,
+	// so a generic plan reads only the in-body links with the text.
 	rows, err := t.query(ctx, `SELECT u.target, u.text, (SELECT count(*) FROM (SELECT 1 FROM links l
-			WHERE l.site_id = $1 AND l.target_page_id = u.target AND l.anchor_key = u.text
+			WHERE l.site_id = $1 AND l.target_page_id = u.target AND l.anchor_key = u.text AND l.anchor_key <> ''
 			  AND l.source_page_id <> $2 AND l.status = ANY($3) AND l.zone = 'in_body' LIMIT $4) found)
 		FROM unnest($5::text[], $6::text[]) AS u(target, text)`,
 		siteID, sourcePageID, placedStatuses, atMost, targets, texts)
