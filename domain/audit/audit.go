@@ -144,9 +144,12 @@ type Auditor struct {
 	stats []pageStats // by page position
 	// linksIn are the internal links to each page from live pages, every
 	// one, as the link counts projection counts them; inBody each page's
-	// own in-body internal links.
-	linksIn narrow[uint16]
-	inBody  narrow[uint16]
+	// own in-body internal links. A byte each: a page with 255 links or
+	// more is a menu's target or a big cluster's hub, a few in a hundred
+	// at most, and costs a map entry (narrow) where a second byte for
+	// every page would cost more.
+	linksIn narrow[uint8]
+	inBody  narrow[uint8]
 	// sums are clusterLinks by cluster (pageTable.cluster), and of the
 	// pages of no cluster at [len(clusters)].
 	sums []clusterLinks
@@ -350,11 +353,20 @@ func (a *Auditor) seal() error {
 		return a.sealErr
 	}
 	a.sealed = true
+	words, err := a.spills.New()
+	if err != nil {
+		a.sealErr = fmt.Errorf("audit: spill the word counts: %w", err)
+		return a.sealErr
+	}
+	if err := a.pages.setWordsAside(words); err != nil {
+		a.sealErr = err
+		return a.sealErr
+	}
 	a.pages.seal()
 	n := a.pages.len()
 	a.stats = make([]pageStats, n)
-	a.linksIn.v = make([]uint16, n)
-	a.inBody.v = make([]uint16, n)
+	a.linksIn.v = make([]uint8, n)
+	a.inBody.v = make([]uint8, n)
 	a.sums = make([]clusterLinks, len(a.pages.clusters)+1)
 	for i := range n {
 		a.stats[i].uplink = -1
@@ -747,6 +759,9 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 	if err := a.linkScores(); err != nil {
 		return Report{}, err
 	}
+	if err := a.pages.takeWordsBack(); err != nil {
+		return Report{}, err
+	}
 	inScope := func(pageID string) bool {
 		return clusterID == "" || a.pages.clusterOf(a.pages.find(pageID)) == clusterID
 	}
@@ -996,6 +1011,11 @@ func (a *Auditor) Page(id string) (Page, bool) {
 	}
 	i := a.pages.find(id)
 	if i < 0 {
+		return Page{}, false
+	}
+	// Before a report the word counts may still be aside; a page whose
+	// words cannot be read back is no page the audit can give.
+	if err := a.pages.takeWordsBack(); err != nil {
 		return Page{}, false
 	}
 	return a.pages.page(i), true

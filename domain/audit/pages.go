@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -32,14 +33,17 @@ type pageTable struct {
 	cluster  narrow[uint16] // 1 + index into clusters, 0 for none
 	clusters []string
 	words    narrow[uint16]
-	live     liveSet
+	// wordsAside holds words while links are read (setWordsAside), nil
+	// when they are in memory.
+	wordsAside spill.Spill
+	live       liveSet
 	// values are the attribute values of term pages, the one kind whose
 	// values the audit reads.
 	values map[int32][]string
 
 	seed     maphash.Seed
-	pathHash []uint64 // by page until sealed; then sorted, with byPath
-	byPath   []int32  // pages in the order of pathHash, a live page before a deleted one of its path
+	pathHash []uint64  // by page until sealed; then sorted, with byPath
+	byPath   positions // pages in the order of pathHash, a live page before a deleted one of its path
 	// byID are the pages in id order; nil while they came in that order
 	// (as the store gives them), and the positions are that order.
 	byID     []int32
@@ -110,21 +114,67 @@ func (t *pageTable) seal() {
 		}
 		slices.SortFunc(t.byID, t.ids.compare)
 	}
-	t.byPath = make([]int32, n)
+	byPath := make([]int32, n)
 	for i := range n {
-		t.byPath[i] = int32(i)
+		byPath[i] = int32(i)
 	}
 	// Among pages of one path, a live page wins over a deleted one, and
 	// then the first given.
-	sort.SliceStable(t.byPath, func(a, b int) bool {
-		pa, pb := t.byPath[a], t.byPath[b]
+	sort.SliceStable(byPath, func(a, b int) bool {
+		pa, pb := byPath[a], byPath[b]
 		if t.pathHash[pa] != t.pathHash[pb] {
 			return t.pathHash[pa] < t.pathHash[pb]
 		}
 		return t.live.has(pa) && !t.live.has(pb)
 	})
-	permute(t.pathHash, t.byPath)
+	permute(t.pathHash, byPath)
+	t.byPath = packPositions(byPath)
 }
+
+// positions are page positions below n packed in as few bits each as the
+// largest takes: 17 bits a page for a hundred thousand pages where an
+// int32 took 32. The path index holds one for every page while links are
+// read, the moment the audit holds most.
+type positions struct {
+	words []uint64
+	width uint
+	n     int
+}
+
+// packPositions packs ps, none of them negative.
+func packPositions(ps []int32) positions {
+	top := int32(0)
+	for _, p := range ps {
+		top = max(top, p)
+	}
+	p := positions{width: uint(max(bits.Len32(uint32(top)), 1)), n: len(ps)}
+	p.words = make([]uint64, (uint(len(ps))*p.width+63)/64)
+	for k, x := range ps {
+		p.set(k, x)
+	}
+	return p
+}
+
+func (p *positions) set(k int, x int32) {
+	bit := uint(k) * p.width
+	w, off := bit/64, bit%64
+	p.words[w] |= uint64(x) << off
+	if off+p.width > 64 {
+		p.words[w+1] |= uint64(x) >> (64 - off)
+	}
+}
+
+func (p positions) at(k int) int32 {
+	bit := uint(k) * p.width
+	w, off := bit/64, bit%64
+	x := p.words[w] >> off
+	if off+p.width > 64 {
+		x |= p.words[w+1] << (64 - off)
+	}
+	return int32(x & (1<<p.width - 1))
+}
+
+func (p positions) len() int { return p.n }
 
 // permute puts hashes in the order of order (hashes[k] becomes
 // hashes[order[k]]) in place, a cycle at a time: a copy would hold a
@@ -163,7 +213,7 @@ func (t *pageTable) setPathsAside(s spill.Spill) error {
 	var rec [pathRecord]byte
 	for k, h := range t.pathHash {
 		binary.LittleEndian.PutUint64(rec[:8], h)
-		binary.LittleEndian.PutUint32(rec[8:], uint32(t.byPath[k]))
+		binary.LittleEndian.PutUint32(rec[8:], uint32(t.byPath.at(k)))
 		if _, err := w.Write(rec[:]); err != nil {
 			return fmt.Errorf("audit: set the path index aside: %w", err)
 		}
@@ -171,7 +221,7 @@ func (t *pageTable) setPathsAside(s spill.Spill) error {
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("audit: set the path index aside: %w", err)
 	}
-	t.pathHash, t.byPath = nil, nil
+	t.pathHash, t.byPath = nil, positions{}
 	return nil
 }
 
@@ -195,7 +245,7 @@ func (t *pageTable) takePathsBack(s spill.Spill) error {
 			return fmt.Errorf("audit: read the path index back: page %d of %d names page %d", k, n, pages[k])
 		}
 	}
-	t.pathHash, t.byPath = hashes, pages
+	t.pathHash, t.byPath = hashes, packPositions(pages)
 	return nil
 }
 
@@ -235,7 +285,7 @@ func (t *pageTable) atPath(path string) int32 {
 	if !found {
 		return -1
 	}
-	return t.byPath[k]
+	return t.byPath.at(k)
 }
 
 // page is page i as a Page. URL is not kept: it is "".
@@ -251,7 +301,53 @@ func (t *pageTable) page(i int32) Page {
 // clusterIndex is page i's index into clusters, -1 for none.
 func (t *pageTable) clusterIndex(i int32) int32 { return t.cluster.at(i) - 1 }
 
+// wordCount is page i's word count; its words must not be aside.
 func (t *pageTable) wordCount(i int32) int { return int(t.words.at(i)) }
+
+// setWordsAside writes the word counts to s and lets them go, until
+// takeWordsBack. No link is judged by its page's words: they are read
+// only once every link is, and the two bytes a page are not held beside
+// the path index while links are read, the moment the audit holds most.
+// The rare count two bytes cannot hold stays in memory (narrow).
+func (t *pageTable) setWordsAside(s spill.Spill) error {
+	w := bufio.NewWriter(s)
+	var rec [2]byte
+	for _, x := range t.words.v {
+		binary.LittleEndian.PutUint16(rec[:], x)
+		if _, err := w.Write(rec[:]); err != nil {
+			return fmt.Errorf("audit: set the word counts aside: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("audit: set the word counts aside: %w", err)
+	}
+	t.words.v, t.wordsAside = nil, s
+	return nil
+}
+
+// takeWordsBack reads back the word counts setWordsAside wrote, if they
+// are aside.
+func (t *pageTable) takeWordsBack() error {
+	if t.wordsAside == nil {
+		return nil
+	}
+	src, err := t.wordsAside.Replay()
+	if err != nil {
+		return fmt.Errorf("audit: read the word counts back: %w", err)
+	}
+	n := t.len()
+	words := make([]uint16, n)
+	r := bufio.NewReader(src)
+	var rec [2]byte
+	for i := range n {
+		if _, err := io.ReadFull(r, rec[:]); err != nil {
+			return fmt.Errorf("audit: read the word counts back: page %d of %d: %w", i, n, err)
+		}
+		words[i] = binary.LittleEndian.Uint16(rec[:])
+	}
+	t.words.v, t.wordsAside = words, nil
+	return nil
+}
 
 func (t *pageTable) kindOf(i int32) site.Kind { return t.kinds[t.kind[i]] }
 

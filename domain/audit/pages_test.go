@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -124,9 +125,10 @@ func (f *spillsFailingAfter) New() (spill.Spill, error) {
 }
 
 func TestARankingThatFailedFailsEveryLaterReportAlike(t *testing.T) {
-	// The first spill holds the link graph; the next, for the path index
-	// while the ranks are made, fails.
-	a := New(site.Structure{}, sagPolicy(t), &spillsFailingAfter{n: 1})
+	// The first spill holds the word counts while links are read, the
+	// second the link graph; the next, for the path index while the ranks
+	// are made, fails.
+	a := New(site.Structure{}, sagPolicy(t), &spillsFailingAfter{n: 2})
 	for _, id := range []string{"x", "y"} {
 		if err := a.Know(Page{ID: id, URL: "/" + id + "/", Kind: site.KindPage, Live: true}); err != nil {
 			t.Fatal(err)
@@ -223,6 +225,25 @@ func TestNarrowCountsOneByOnePastTwoBytes(t *testing.T) {
 	}
 	if got := c.at(1); got != 65_534 || len(c.wide) != 1 {
 		t.Errorf("counted %d with %d in the map, want 65534 held in two bytes and only the other in the map", got, len(c.wide))
+	}
+}
+
+func TestNarrowBytesCountOneByOnePastAByte(t *testing.T) {
+	var c narrow[uint8]
+	c.grow(2)
+	c.add(0)
+	c.add(0)
+	for range 300 {
+		c.inc(0)
+	}
+	for range 254 {
+		c.inc(1)
+	}
+	if got := c.at(0); got != 300 {
+		t.Errorf("counted %d, want 300", got)
+	}
+	if got := c.at(1); got != 254 || len(c.wide) != 1 {
+		t.Errorf("counted %d with %d in the map, want 254 held in a byte and only the other in the map", got, len(c.wide))
 	}
 }
 
@@ -365,7 +386,7 @@ func TestThePathIndexSetAsideComesBackWholeOrSaysItCannot(t *testing.T) {
 	if err := tbl.setPathsAside(s); err != nil {
 		t.Fatal(err)
 	}
-	if tbl.pathHash != nil || tbl.byPath != nil {
+	if tbl.pathHash != nil || tbl.byPath.words != nil {
 		t.Fatal("the path index is still held once set aside")
 	}
 	if err := tbl.takePathsBack(s); err != nil {
@@ -386,5 +407,69 @@ func TestThePathIndexSetAsideComesBackWholeOrSaysItCannot(t *testing.T) {
 	}
 	if err := tbl.takePathsBack(cut); err == nil {
 		t.Error("a path index cut short came back without an error")
+	}
+}
+
+// The word counts wait in a spill while links are read; every page has
+// its own back, before the report and after it, two-byte counts and
+// wider ones alike.
+func TestWordCountsSetAsideWhileLinksAreReadComeBackWhole(t *testing.T) {
+	a := New(site.Structure{}, sagPolicy(t), spill.Memory{})
+	want := map[string]int{}
+	for i := range 500 {
+		id := fmt.Sprintf("p%03d", i)
+		want[id] = i*131 + i%7
+		if i == 499 {
+			want[id] = 1 << 20
+		}
+		if err := a.Know(Page{ID: id, URL: "/" + id + "/", Kind: site.KindPage, WordCount: want[id], Live: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.AddPage("p000", []Link{{URL: "/p001/", Internal: true, Follow: true, Position: "content", Paragraph: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if a.pages.wordsAside == nil {
+		t.Fatal("the word counts are in memory while links are read")
+	}
+	check := func(when string) {
+		for id, words := range want {
+			if p, ok := a.Page(id); !ok || p.WordCount != words {
+				t.Fatalf("%s: page %s has %d words (known %v), want %d", when, id, p.WordCount, ok, words)
+			}
+		}
+	}
+	check("before the report")
+	if _, err := a.Report(); err != nil {
+		t.Fatal(err)
+	}
+	check("after the report")
+}
+
+func TestPackedPositionsGiveBackEveryPositionAtEveryWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 2, 3, 63, 64, 65, 1000, 1 << 17} {
+		ps := make([]int32, n)
+		for k := range ps {
+			ps[k] = int32(k)
+		}
+		rng.Shuffle(n, func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+		p := packPositions(ps)
+		if want := uint(max(bits.Len32(uint32(n-1)), 1)); p.width != want {
+			t.Errorf("n=%d: %d bits a position, want %d", n, p.width, want)
+		}
+		for k, x := range ps {
+			if got := p.at(k); got != x {
+				t.Fatalf("n=%d: position %d is %d, want %d", n, k, got, x)
+			}
+		}
+	}
+	// The widest a page position can be.
+	wide := []int32{1<<31 - 1, 0, 1 << 30, 12345}
+	p := packPositions(wide)
+	for k, x := range wide {
+		if got := p.at(k); got != x {
+			t.Errorf("position %d is %d, want %d", k, got, x)
+		}
 	}
 }
