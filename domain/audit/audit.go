@@ -201,19 +201,12 @@ type Auditor struct {
 }
 
 // pageStats are what AddPage gathers about a page besides its counts
-// (Auditor.linksIn, Auditor.inBody), in 2 bytes: a site of a million pages
+// (Auditor.linksIn, Auditor.inBody), in a byte: a site of a million pages
 // holds a million of them. What is only ever summed (a page's links, its
 // broken links) is summed by cluster instead (clusterLinks).
 type pageStats struct {
-	// uplink is, for a supporting article, the paragraph of its first
-	// in-body link to its hub (past maxParagraph counted as it), -1 none.
-	uplink int8
-	flags  pageFlags
+	flags pageFlags
 }
-
-// maxParagraph is the paragraph an uplink further down is counted at: the
-// audit asks only whether it is in paragraphs 1–2.
-const maxParagraph = 127
 
 type pageFlags uint8
 
@@ -223,7 +216,43 @@ const (
 	flagLinksOut                         // it links to another live page, any position
 	flagBodyLinked                       // a live page links to it outside navigation, header and footer
 	flagLinkedIn                         // another live page links to it, any position: it is no orphan
+
+	// The last two bits are where a supporting article's best in-body
+	// link to its hub is (uplinkAt): the audit asks only whether one is
+	// in paragraphs 1–2, elsewhere, or nowhere.
+	uplinkShift = 5
+	uplinkBits  = pageFlags(3) << uplinkShift
 )
+
+// uplinkAt is where a supporting article's uplink is, the better the
+// higher: a link in paragraphs 1–2 is what the seed asks for, one
+// elsewhere in the body (past paragraph 2, or in no paragraph) is a
+// lesser finding, none is missing mandatory.
+type uplinkAt uint8
+
+const (
+	uplinkNone uplinkAt = iota
+	uplinkOutsideFirst
+	uplinkInFirst
+)
+
+// uplinkAtParagraph is where an uplink in paragraph para (0: in no
+// paragraph) is.
+func uplinkAtParagraph(para int) uplinkAt {
+	if para == 1 || para == 2 {
+		return uplinkInFirst
+	}
+	return uplinkOutsideFirst
+}
+
+func (s *pageStats) uplink() uplinkAt { return uplinkAt((s.flags & uplinkBits) >> uplinkShift) }
+
+// noteUplink keeps the best uplink seen.
+func (s *pageStats) noteUplink(at uplinkAt) {
+	if at > s.uplink() {
+		s.flags = s.flags&^uplinkBits | pageFlags(at)<<uplinkShift
+	}
+}
 
 func (s *pageStats) has(f pageFlags) bool { return s.flags&f != 0 }
 
@@ -368,9 +397,6 @@ func (a *Auditor) seal() error {
 	a.linksIn.v = make([]uint8, n)
 	a.inBody.v = make([]uint8, n)
 	a.sums = make([]clusterLinks, len(a.pages.clusters)+1)
-	for i := range n {
-		a.stats[i].uplink = -1
-	}
 	live := a.pages.live.count()
 	s, err := a.spills.New()
 	if err != nil {
@@ -495,8 +521,8 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			}
 		}
 		tkind := a.pages.kindOf(t)
-		if para := int8(min(l.Paragraph, maxParagraph)); t == hub && l.InBody() && (st.uplink < 0 || (para > 0 && para < st.uplink)) {
-			st.uplink = para
+		if t == hub && l.InBody() {
+			st.noteUplink(uplinkAtParagraph(l.Paragraph))
 		}
 		if kind == site.KindHub && tkind == site.KindHub && a.pages.clusterIndex(t) != a.pages.clusterIndex(src) && l.InBody() {
 			st.flags |= flagCrossHub
@@ -636,7 +662,7 @@ func (a *Auditor) rank() error {
 type scoreOrder struct {
 	ids     idColumn
 	byID    []int32 // the pages in id order; nil when they are in it
-	cluster narrow[uint16]
+	cluster packed
 	live    liveSet
 	ranks   []float64
 	scale   func(rank float64) float64
@@ -660,7 +686,7 @@ func (o scoreOrder) pages(yield func(int32) bool) {
 		return
 	}
 	for i := range int32(o.ids.len()) {
-		if o.live.has(i) && (o.want < 0 || o.cluster.at(i)-1 == o.want) && !yield(i) {
+		if o.live.has(i) && (o.want < 0 || int32(o.cluster.at(int(i)))-1 == o.want) && !yield(i) {
 			return
 		}
 	}
@@ -809,7 +835,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 			}
 			if kind == site.KindSupporting {
 				t.articles++
-				if a.hubOf(a.pages.clusters[c]) < 0 || st.uplink < 0 {
+				if a.hubOf(a.pages.clusters[c]) < 0 || st.uplink() == uplinkNone {
 					t.withoutUplink++
 				}
 			}
@@ -829,9 +855,9 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		}
 		if kind == site.KindSupporting && c >= 0 && a.hubOf(a.pages.clusters[c]) >= 0 {
 			switch {
-			case st.uplink < 0:
+			case st.uplink() == uplinkNone:
 				r.MissingMandatory = append(r.MissingMandatory, id)
-			case st.uplink == 0 || st.uplink > 2:
+			case st.uplink() == uplinkOutsideFirst:
 				r.UplinkOutsideFirst = append(r.UplinkOutsideFirst, id)
 			}
 		}

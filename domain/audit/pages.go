@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
-	"math/bits"
 	"slices"
 	"sort"
 
@@ -16,10 +15,13 @@ import (
 	"github.com/interlinker/interlinker/domain/spill"
 )
 
-// pageTable holds the site's pages as columns, about twenty bytes a page
-// besides its id (front-coded, idColumn): an audit of a million pages
-// holds every page for as long as it runs, and a Page of strings costs a
-// few hundred bytes.
+// pageTable holds the site's pages as columns, about fourteen bytes a
+// page besides its id (front-coded, idColumn) once sealed, a hundred
+// thousand pages in a hundred clusters: the path index nine (pathIndex),
+// kind a byte, cluster packed in the bits the site's clusters need, word
+// count two bytes (aside while links are read), and a live bit. An audit of
+// a million pages holds every page for as long as it runs, and a Page of
+// strings costs a few hundred bytes.
 //
 // Pages are matched by the hash of their path (maphash, 64 bits, seeded
 // per audit): two paths of one site sharing a hash is a chance of about
@@ -28,11 +30,16 @@ import (
 type pageTable struct {
 	ids idColumn
 
-	kind     []uint8 // index into kinds
-	kinds    []site.Kind
-	cluster  narrow[uint16] // 1 + index into clusters, 0 for none
-	clusters []string
-	words    narrow[uint16]
+	kind  []uint8 // index into kinds
+	kinds []site.Kind
+	// cluster is 1 + a page's index into clusters, 0 for none, packed
+	// once sealed; clusterAdded holds it as pages are added.
+	cluster      packed
+	clusterAdded narrow[uint16]
+	clusters     []string
+	clusterByID  map[string]int32 // index into clusters
+	lastCluster  int32            // the cluster of the page added last, -1 for none
+	words        narrow[uint16]
 	// wordsAside holds words while links are read (setWordsAside), nil
 	// when they are in memory.
 	wordsAside spill.Spill
@@ -42,8 +49,8 @@ type pageTable struct {
 	values map[int32][]string
 
 	seed     maphash.Seed
-	pathHash []uint64  // by page until sealed; then sorted, with byPath
-	byPath   positions // pages in the order of pathHash, a live page before a deleted one of its path
+	pathHash []uint64  // by page until sealed, when paths indexes them
+	paths    pathIndex // a live page before a deleted one of its path
 	// byID are the pages in id order; nil while they came in that order
 	// (as the store gives them), and the positions are that order.
 	byID     []int32
@@ -51,7 +58,7 @@ type pageTable struct {
 }
 
 func newPageTable() pageTable {
-	return pageTable{seed: maphash.MakeSeed(), values: map[int32][]string{}}
+	return pageTable{seed: maphash.MakeSeed(), values: map[int32][]string{}, clusterByID: map[string]int32{}, lastCluster: -1}
 }
 
 func (t *pageTable) len() int { return t.ids.len() }
@@ -60,7 +67,7 @@ func (t *pageTable) len() int { return t.ids.len() }
 func (t *pageTable) grow(n int) {
 	t.ids.grow(n)
 	t.kind = slices.Grow(t.kind, n)
-	t.cluster.grow(n)
+	t.clusterAdded.grow(n)
 	t.words.grow(n)
 	t.live.grow(n)
 	t.pathHash = slices.Grow(t.pathHash, n)
@@ -81,18 +88,19 @@ func (t *pageTable) add(p Page) {
 	t.kind = append(t.kind, uint8(k))
 	c := int32(-1)
 	if p.ClusterID != "" {
-		// Clusters are few; a linear search from the end finds the
-		// current one first, as pages come mostly cluster by cluster.
-		c = int32(len(t.clusters) - 1)
-		for c >= 0 && t.clusters[c] != p.ClusterID {
-			c--
+		// Pages come mostly cluster by cluster: the last page's cluster
+		// is tried before the index of every cluster.
+		if c = t.lastCluster; c < 0 || t.clusters[c] != p.ClusterID {
+			var known bool
+			if c, known = t.clusterByID[p.ClusterID]; !known {
+				c = int32(len(t.clusters))
+				t.clusters = append(t.clusters, p.ClusterID)
+				t.clusterByID[p.ClusterID] = c
+			}
 		}
-		if c < 0 {
-			c = int32(len(t.clusters))
-			t.clusters = append(t.clusters, p.ClusterID)
-		}
+		t.lastCluster = c
 	}
-	t.cluster.add(c + 1)
+	t.clusterAdded.add(c + 1)
 	t.words.add(int32(min(max(p.WordCount, 0), 1<<31-1)))
 	t.live.add(p.Live)
 	if p.Kind == site.KindTerm && len(p.Values) > 0 {
@@ -107,6 +115,11 @@ func (t *pageTable) hashPath(path string) uint64 { return maphash.String(t.seed,
 func (t *pageTable) seal() {
 	n := t.len()
 	t.ids.compact()
+	t.cluster = newPacked(n, widthOf(uint64(len(t.clusters))))
+	for i := range int32(n) {
+		t.cluster.set(int(i), uint64(t.clusterAdded.at(i)))
+	}
+	t.clusterAdded = narrow[uint16]{}
 	if t.unsorted {
 		t.byID = make([]int32, n)
 		for i := range n {
@@ -128,53 +141,12 @@ func (t *pageTable) seal() {
 		return t.live.has(pa) && !t.live.has(pb)
 	})
 	permute(t.pathHash, byPath)
-	t.byPath = packPositions(byPath)
-}
-
-// positions are page positions below n packed in as few bits each as the
-// largest takes: 17 bits a page for a hundred thousand pages where an
-// int32 took 32. The path index holds one for every page while links are
-// read, the moment the audit holds most.
-type positions struct {
-	words []uint64
-	width uint
-	n     int
-}
-
-// packPositions packs ps, none of them negative.
-func packPositions(ps []int32) positions {
-	top := int32(0)
-	for _, p := range ps {
-		top = max(top, p)
+	b := newPathIndexBuilder(n, int32(n-1))
+	for k, h := range t.pathHash {
+		b.add(h, byPath[k])
 	}
-	p := positions{width: uint(max(bits.Len32(uint32(top)), 1)), n: len(ps)}
-	p.words = make([]uint64, (uint(len(ps))*p.width+63)/64)
-	for k, x := range ps {
-		p.set(k, x)
-	}
-	return p
+	t.paths, t.pathHash = b.done(), nil
 }
-
-func (p *positions) set(k int, x int32) {
-	bit := uint(k) * p.width
-	w, off := bit/64, bit%64
-	p.words[w] |= uint64(x) << off
-	if off+p.width > 64 {
-		p.words[w+1] |= uint64(x) >> (64 - off)
-	}
-}
-
-func (p positions) at(k int) int32 {
-	bit := uint(k) * p.width
-	w, off := bit/64, bit%64
-	x := p.words[w] >> off
-	if off+p.width > 64 {
-		x |= p.words[w+1] << (64 - off)
-	}
-	return int32(x & (1<<p.width - 1))
-}
-
-func (p positions) len() int { return p.n }
 
 // permute puts hashes in the order of order (hashes[k] becomes
 // hashes[order[k]]) in place, a cycle at a time: a copy would hold a
@@ -211,17 +183,19 @@ const pathRecord = 8 + 4
 func (t *pageTable) setPathsAside(s spill.Spill) error {
 	w := bufio.NewWriter(s)
 	var rec [pathRecord]byte
-	for k, h := range t.pathHash {
+	err := t.paths.each(func(h uint64, page int32) error {
 		binary.LittleEndian.PutUint64(rec[:8], h)
-		binary.LittleEndian.PutUint32(rec[8:], uint32(t.byPath.at(k)))
-		if _, err := w.Write(rec[:]); err != nil {
-			return fmt.Errorf("audit: set the path index aside: %w", err)
-		}
+		binary.LittleEndian.PutUint32(rec[8:], uint32(page))
+		_, err := w.Write(rec[:])
+		return err
+	})
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := w.Flush(); err != nil {
+	if err != nil {
 		return fmt.Errorf("audit: set the path index aside: %w", err)
 	}
-	t.pathHash, t.byPath = nil, positions{}
+	t.paths = pathIndex{}
 	return nil
 }
 
@@ -232,20 +206,22 @@ func (t *pageTable) takePathsBack(s spill.Spill) error {
 		return fmt.Errorf("audit: read the path index back: %w", err)
 	}
 	n := t.len()
-	hashes, pages := make([]uint64, n), make([]int32, n)
+	b := newPathIndexBuilder(n, int32(n-1))
 	r := bufio.NewReader(src)
 	var rec [pathRecord]byte
+	last := uint64(0)
 	for k := range n {
 		if _, err := io.ReadFull(r, rec[:]); err != nil {
 			return fmt.Errorf("audit: read the path index back: page %d of %d: %w", k, n, err)
 		}
-		hashes[k] = binary.LittleEndian.Uint64(rec[:8])
-		pages[k] = int32(binary.LittleEndian.Uint32(rec[8:]))
-		if pages[k] < 0 || int(pages[k]) >= n {
-			return fmt.Errorf("audit: read the path index back: page %d of %d names page %d", k, n, pages[k])
+		h, page := binary.LittleEndian.Uint64(rec[:8]), int32(binary.LittleEndian.Uint32(rec[8:]))
+		if page < 0 || int(page) >= n || h < last {
+			return fmt.Errorf("audit: read the path index back: entry %d of %d names page %d, hash %x after %x", k, n, page, h, last)
 		}
+		b.add(h, page)
+		last = h
 	}
-	t.pathHash, t.byPath = hashes, packPositions(pages)
+	t.paths = b.done()
 	return nil
 }
 
@@ -280,12 +256,10 @@ func compareIDs(ids *idColumn, byID []int32, i, j int32) int {
 
 // atPath is the page a path names; -1 when there is none.
 func (t *pageTable) atPath(path string) int32 {
-	h := t.hashPath(path)
-	k, found := slices.BinarySearch(t.pathHash, h)
-	if !found {
-		return -1
+	if i, found := t.paths.find(t.hashPath(path)); found {
+		return i
 	}
-	return t.byPath.at(k)
+	return -1
 }
 
 // page is page i as a Page. URL is not kept: it is "".
@@ -299,7 +273,7 @@ func (t *pageTable) page(i int32) Page {
 }
 
 // clusterIndex is page i's index into clusters, -1 for none.
-func (t *pageTable) clusterIndex(i int32) int32 { return t.cluster.at(i) - 1 }
+func (t *pageTable) clusterIndex(i int32) int32 { return int32(t.cluster.at(int(i))) - 1 }
 
 // wordCount is page i's word count; its words must not be aside.
 func (t *pageTable) wordCount(i int32) int { return int(t.words.at(i)) }

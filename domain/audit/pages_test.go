@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -386,7 +387,7 @@ func TestThePathIndexSetAsideComesBackWholeOrSaysItCannot(t *testing.T) {
 	if err := tbl.setPathsAside(s); err != nil {
 		t.Fatal(err)
 	}
-	if tbl.pathHash != nil || tbl.byPath.words != nil {
+	if tbl.pathHash != nil || tbl.paths.len() != 0 {
 		t.Fatal("the path index is still held once set aside")
 	}
 	if err := tbl.takePathsBack(s); err != nil {
@@ -454,22 +455,153 @@ func TestPackedPositionsGiveBackEveryPositionAtEveryWidth(t *testing.T) {
 			ps[k] = int32(k)
 		}
 		rng.Shuffle(n, func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
-		p := packPositions(ps)
+		p := newPacked(n, widthOf(uint64(n-1)))
+		for k, x := range ps {
+			p.set(k, uint64(x))
+		}
 		if want := uint(max(bits.Len32(uint32(n-1)), 1)); p.width != want {
 			t.Errorf("n=%d: %d bits a position, want %d", n, p.width, want)
 		}
 		for k, x := range ps {
-			if got := p.at(k); got != x {
+			if got := p.at(k); got != uint64(x) {
 				t.Fatalf("n=%d: position %d is %d, want %d", n, k, got, x)
 			}
 		}
 	}
 	// The widest a page position can be.
 	wide := []int32{1<<31 - 1, 0, 1 << 30, 12345}
-	p := packPositions(wide)
+	p := newPacked(len(wide), 31)
 	for k, x := range wide {
-		if got := p.at(k); got != x {
+		p.set(k, uint64(x))
+	}
+	for k, x := range wide {
+		if got := p.at(k); got != uint64(x) {
 			t.Errorf("position %d is %d, want %d", k, got, x)
+		}
+	}
+}
+
+// A supporting article's uplink counts where its best in-body link to the
+// hub is, whatever the order its links come in: one in paragraphs 1–2
+// anywhere in the page is enough, one in no paragraph or past paragraph 2
+// is the lesser finding, and a link from navigation is none.
+func TestAnUplinkCountsAtItsBestParagraph(t *testing.T) {
+	st := site.Structure{Site: site.Site{ID: "s", BaseURL: "https://s.example", Policy: "sag"},
+		Clusters: []site.Cluster{{ID: "c", PrimaryKeyword: "c"}}}
+	a := New(st, sagPolicy(t), spill.Memory{})
+	uplink := func(para int) Link {
+		return Link{URL: "/hub/", Text: "hub", Internal: true, Follow: true, Position: "content", Paragraph: para}
+	}
+	nav := Link{URL: "/hub/", Text: "hub", Internal: true, Follow: true, Position: "navigation"}
+	articles := map[string][]Link{
+		"a-none":         {nav},
+		"a-late":         {uplink(4), uplink(7)},
+		"a-no-paragraph": {uplink(0)},
+		"a-late-first":   {uplink(5), uplink(2)},
+		"a-zero-first":   {uplink(0), uplink(1)},
+		"a-early":        {uplink(1), uplink(9)},
+	}
+	if err := a.Know(Page{ID: "hub", URL: "/hub/", Kind: site.KindHub, ClusterID: "c", WordCount: 300, Live: true}); err != nil {
+		t.Fatal(err)
+	}
+	ids := slices.Sorted(maps.Keys(articles))
+	for _, id := range ids {
+		if err := a.Know(Page{ID: id, URL: "/" + id + "/", Kind: site.KindSupporting, ClusterID: "c", WordCount: 300, Live: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range ids {
+		if err := a.AddPage(id, articles[id]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a-none"}; !slices.Equal(r.MissingMandatory, want) {
+		t.Errorf("missing mandatory: %v, want %v", r.MissingMandatory, want)
+	}
+	if want := []string{"a-late", "a-no-paragraph"}; !slices.Equal(r.UplinkOutsideFirst, want) {
+		t.Errorf("uplink outside paragraphs 1–2: %v, want %v", r.UplinkOutsideFirst, want)
+	}
+}
+
+// A page's cluster is packed at seal in the bits the site's cluster count
+// needs; every page keeps its own, past what two bytes number too.
+func TestEveryPageKeepsItsClusterOnceTheColumnIsPacked(t *testing.T) {
+	for _, clusters := range []int{1, 3, 300, 70_000} {
+		tbl := newPageTable()
+		want := make([]string, 0, 70_001)
+		for i := range 70_001 {
+			c := ""
+			if i%7 != 0 { // a page of no cluster among them
+				c = fmt.Sprintf("c%d", (i*31)%clusters)
+			}
+			want = append(want, c)
+			tbl.add(Page{ID: fmt.Sprintf("p%06d", i), URL: fmt.Sprintf("/p/%d/", i), Kind: site.KindSupporting, ClusterID: c, Live: true})
+		}
+		tbl.seal()
+		for i, c := range want {
+			if got := tbl.clusterOf(int32(i)); got != c {
+				t.Fatalf("%d clusters: page %d is in %q, want %q", clusters, i, got, c)
+			}
+		}
+	}
+}
+
+// The path index finds every hash's first page and no hash it was not
+// given, whatever the number of pages (one bucket or many, hashes at both
+// ends of the range, several pages of one hash, buckets left empty), and
+// gives its entries back in order.
+func TestThePathIndexFindsEveryHashItHoldsAndNoOther(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{0, 1, 2, 3, 5, 64, 1000, 1<<16 + 3} {
+		hashes := make([]uint64, 0, n)
+		for len(hashes) < n {
+			switch h := rng.Uint64(); {
+			case len(hashes) == 0:
+				hashes = append(hashes, 0)
+			case len(hashes) == 1:
+				hashes = append(hashes, math.MaxUint64)
+			case len(hashes)%10 == 0:
+				hashes = append(hashes, hashes[rng.IntN(len(hashes))]) // a second page of a path
+			default:
+				hashes = append(hashes, h)
+			}
+		}
+		slices.Sort(hashes)
+		first := map[uint64]int32{}
+		b := newPathIndexBuilder(n, int32(n-1))
+		for k, h := range hashes {
+			page := int32((k * 7919) % max(n, 1))
+			if _, seen := first[h]; !seen {
+				first[h] = page
+			}
+			b.add(h, page)
+		}
+		idx := b.done()
+		for h, page := range first {
+			if got, ok := idx.find(h); !ok || got != page {
+				t.Fatalf("n=%d: hash %x gives page %d (%v), want %d", n, h, got, ok, page)
+			}
+			for _, near := range []uint64{h + 1, h - 1} {
+				if _, held := first[near]; !held {
+					if got, ok := idx.find(near); ok {
+						t.Fatalf("n=%d: hash %x, never given, gives page %d", n, near, got)
+					}
+				}
+			}
+		}
+		k := 0
+		if err := idx.each(func(h uint64, page int32) error {
+			if h != hashes[k] {
+				return fmt.Errorf("entry %d is hash %x, want %x", k, h, hashes[k])
+			}
+			k++
+			return nil
+		}); err != nil || k != n {
+			t.Fatalf("n=%d: each gave %d entries: %v", n, k, err)
 		}
 	}
 }
