@@ -33,6 +33,17 @@ func (p *packed) set(k int, x uint64) {
 	}
 }
 
+// put sets number k to x, which fits the width, whatever it was.
+func (p *packed) put(k int, x uint64) {
+	mask := uint64(1)<<p.width - 1
+	bit := uint(k) * p.width
+	w, off := bit/64, bit%64
+	p.words[w] = p.words[w]&^(mask<<off) | x<<off
+	if off+p.width > 64 {
+		p.words[w+1] = p.words[w+1]&^(mask>>(64-off)) | x>>(64-off)
+	}
+}
+
 func (p packed) at(k int) uint64 {
 	bit := uint(k) * p.width
 	w, off := bit/64, bit%64

@@ -127,49 +127,9 @@ func (t *pageTable) seal() {
 		}
 		slices.SortFunc(t.byID, t.ids.compare)
 	}
-	byPath := make([]int32, n)
-	for i := range n {
-		byPath[i] = int32(i)
-	}
 	// Among pages of one path, a live page wins over a deleted one, and
 	// then the first given.
-	sort.SliceStable(byPath, func(a, b int) bool {
-		pa, pb := byPath[a], byPath[b]
-		if t.pathHash[pa] != t.pathHash[pb] {
-			return t.pathHash[pa] < t.pathHash[pb]
-		}
-		return t.live.has(pa) && !t.live.has(pb)
-	})
-	permute(t.pathHash, byPath)
-	b := newPathIndexBuilder(n, int32(n-1))
-	for k, h := range t.pathHash {
-		b.add(h, byPath[k])
-	}
-	t.paths, t.pathHash = b.done(), nil
-}
-
-// permute puts hashes in the order of order (hashes[k] becomes
-// hashes[order[k]]) in place, a cycle at a time: a copy would hold a
-// second eight bytes a page at the audit's busiest moment.
-func permute(hashes []uint64, order []int32) {
-	done := make([]uint64, (len(order)+63)/64)
-	for start := range order {
-		if done[start/64]&(1<<(uint(start)%64)) != 0 {
-			continue
-		}
-		first := hashes[start]
-		k := start
-		for {
-			done[k/64] |= 1 << (uint(k) % 64)
-			from := int(order[k])
-			if from == start {
-				hashes[k] = first
-				break
-			}
-			hashes[k] = hashes[from]
-			k = from
-		}
-	}
+	t.paths, t.pathHash = indexPaths(t.pathHash, t.live.has), nil
 }
 
 // pathRecord is a page's entry in the path index as it is set aside: its
@@ -178,7 +138,7 @@ const pathRecord = 8 + 4
 
 // setPathsAside writes the path index to s and lets it go, until
 // takePathsBack. The link score's ranking resolves no path and holds two
-// float64s a page while it runs: without the index's twelve bytes a page
+// float64s a page while it runs: without the index's nine bytes a page
 // beside them, it is no longer the moment the audit holds most.
 func (t *pageTable) setPathsAside(s spill.Spill) error {
 	w := bufio.NewWriter(s)

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -164,31 +165,6 @@ func TestASiteWithoutLivePagesHasAnEmptyReport(t *testing.T) {
 	}
 	if err := a.Know(Page{ID: "late"}); err == nil {
 		t.Error("a page given after the report was taken")
-	}
-}
-
-func TestPermuteOrdersHashesInPlaceAsACopyWould(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{0, 1, 2, 65, 1000} {
-		hashes := make([]uint64, n)
-		for i := range hashes {
-			hashes[i] = rng.Uint64()
-		}
-		order := make([]int32, n)
-		for i := range order {
-			order[i] = int32(i)
-		}
-		rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
-		want := make([]uint64, n)
-		for k, from := range order {
-			want[k] = hashes[from]
-		}
-		permute(hashes, order)
-		for k := range want {
-			if hashes[k] != want[k] {
-				t.Fatalf("n=%d: hash %d is %x, want %x", n, k, hashes[k], want[k])
-			}
-		}
 	}
 }
 
@@ -602,6 +578,78 @@ func TestThePathIndexFindsEveryHashItHoldsAndNoOther(t *testing.T) {
 			return nil
 		}); err != nil || k != n {
 			t.Fatalf("n=%d: each gave %d entries: %v", n, k, err)
+		}
+	}
+}
+
+// Indexing pages by their hashes as they come gives the index built from
+// the hashes sorted, a page that comes first among those of one hash (a
+// live one) before the rest and then in the order given, whatever the
+// number of pages.
+func TestIndexingPathsInPlaceGivesTheSortedIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, n := range []int{0, 1, 2, 7, 100, 5000, 1<<15 + 1} {
+		hashes := make([]uint64, n)
+		live := make([]bool, n)
+		for i := range hashes {
+			hashes[i] = rng.Uint64()
+			if i > 0 && rng.IntN(5) == 0 {
+				hashes[i] = hashes[rng.IntN(i)] // another page of a path
+			}
+			live[i] = rng.IntN(3) != 0
+		}
+		order := make([]int32, n)
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int {
+			if c := cmp.Compare(hashes[a], hashes[b]); c != 0 {
+				return c
+			}
+			switch {
+			case live[a] && !live[b]:
+				return -1
+			case live[b] && !live[a]:
+				return 1
+			}
+			return 0
+		})
+		b := newPathIndexBuilder(n, int32(n-1))
+		for _, i := range order {
+			b.add(hashes[i], i)
+		}
+		want := b.done()
+		got := indexPaths(slices.Clone(hashes), func(i int32) bool { return live[i] })
+		for _, x := range []struct {
+			name      string
+			got, want packed
+		}{{"starts", got.starts, want.starts}, {"lows", got.lows, want.lows}, {"pages", got.pages, want.pages}} {
+			if x.got.len() != x.want.len() || x.got.width != x.want.width {
+				t.Fatalf("n=%d: %s hold %d of %d bits, want %d of %d", n, x.name, x.got.len(), x.got.width, x.want.len(), x.want.width)
+			}
+			for k := range x.want.len() {
+				if x.got.at(k) != x.want.at(k) {
+					t.Fatalf("n=%d: %s %d is %d, want %d", n, x.name, k, x.got.at(k), x.want.at(k))
+				}
+			}
+		}
+	}
+}
+
+func TestPuttingANumberReplacesWhatWasThere(t *testing.T) {
+	for _, width := range []uint{1, 5, 17, 49, 63, 64} {
+		p := newPacked(200, width)
+		top := uint64(1)<<width - 1
+		for k := range 200 {
+			p.put(k, top) // every bit set, then replaced
+		}
+		for k := range 200 {
+			p.put(k, uint64(k*2654435761)&top)
+		}
+		for k := range 200 {
+			if got, want := p.at(k), uint64(k*2654435761)&top; got != want {
+				t.Fatalf("width %d: number %d is %x, want %x", width, k, got, want)
+			}
 		}
 	}
 }

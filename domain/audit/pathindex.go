@@ -1,6 +1,10 @@
 package audit
 
-import "math/bits"
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
 
 // pathIndex finds a page by the 64-bit hash of its path. The hashes are
 // held sorted and split: their top bits name one of about n/2 buckets,
@@ -23,16 +27,82 @@ type pathIndexBuilder struct {
 	next uint64 // the first bucket whose start is not yet set
 }
 
-// newPathIndexBuilder starts the index of n entries, of pages up to
+// newPathIndex is an empty index with room for n entries, of pages up to
 // maxPage.
-func newPathIndexBuilder(n int, maxPage int32) *pathIndexBuilder {
+func newPathIndex(n int, maxPage int32) pathIndex {
 	bucketBits := uint(max(bits.Len(uint(n))-2, 0))
-	return &pathIndexBuilder{idx: pathIndex{
+	return pathIndex{
 		lowBits: 64 - bucketBits,
 		starts:  newPacked(1<<bucketBits+1, widthOf(uint64(n))),
 		lows:    newPacked(n, 64-bucketBits),
 		pages:   newPacked(n, widthOf(uint64(max(maxPage, 0)))),
-	}}
+	}
+}
+
+// newPathIndexBuilder starts the index of n entries, of pages up to
+// maxPage.
+func newPathIndexBuilder(n int, maxPage int32) *pathIndexBuilder {
+	return &pathIndexBuilder{idx: newPathIndex(n, maxPage)}
+}
+
+// indexPaths indexes the pages by hashes, page i's path hash at i. Of
+// pages sharing a hash, first wins over the rest, and then the first
+// given. The entries are placed by bucket, a count and a pass, and only
+// each bucket's few are sorted: there is no sorted copy of the hashes and
+// no order of the pages beside them, which at seal would hold twelve bytes
+// a page more than the index.
+func indexPaths(hashes []uint64, first func(i int32) bool) pathIndex {
+	n := len(hashes)
+	idx := newPathIndex(n, int32(n-1))
+	buckets := idx.starts.len() - 1
+	next := make([]int32, buckets+1) // where each bucket's next entry goes
+	for _, h := range hashes {
+		next[idx.bucketOf(h)+1]++
+	}
+	for b := range buckets {
+		next[b+1] += next[b]
+		idx.starts.set(b+1, uint64(next[b+1]))
+	}
+	for i, h := range hashes {
+		b := idx.bucketOf(h)
+		idx.lows.set(int(next[b]), idx.lowOf(h))
+		idx.pages.set(int(next[b]), uint64(i))
+		next[b]++
+	}
+	type entry struct {
+		low  uint64
+		page int32
+	}
+	var bucket []entry
+	for b := range buckets {
+		from, to := int(idx.starts.at(b)), int(idx.starts.at(b+1))
+		if to-from < 2 {
+			continue
+		}
+		bucket = bucket[:0]
+		for k := from; k < to; k++ {
+			bucket = append(bucket, entry{idx.lows.at(k), int32(idx.pages.at(k))})
+		}
+		// Entries came in page order: a stable sort keeps the first given
+		// first among equals.
+		slices.SortStableFunc(bucket, func(x, y entry) int {
+			if c := cmp.Compare(x.low, y.low); c != 0 {
+				return c
+			}
+			switch fx, fy := first(x.page), first(y.page); {
+			case fx && !fy:
+				return -1
+			case fy && !fx:
+				return 1
+			}
+			return 0
+		})
+		for k, e := range bucket {
+			idx.lows.put(from+k, e.low)
+			idx.pages.put(from+k, uint64(e.page))
+		}
+	}
+	return idx
 }
 
 func (x *pathIndex) bucketOf(h uint64) uint64 { return h >> x.lowBits }
