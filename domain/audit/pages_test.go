@@ -186,43 +186,33 @@ func TestNarrowKeepsNumbersPastTwoBytes(t *testing.T) {
 	}
 }
 
-func TestNarrowCountsOneByOnePastTwoBytes(t *testing.T) {
-	var c narrow[uint16]
+// countPastTop counts one page past what T holds one by one and another up
+// to the most T holds as a count (its top value marks "in the map"): the
+// first ends in the map, the second in the column.
+func countPastTop[T uint8 | uint16](t *testing.T, past int32) {
+	t.Helper()
+	held := int32(^T(0)) - 1
+	var c narrow[T]
 	c.grow(2)
 	c.add(0)
 	c.add(0)
-	for range 70_000 {
+	for range past {
 		c.inc(0)
 	}
-	for range 65_534 {
+	for range held {
 		c.inc(1)
 	}
-	if got := c.at(0); got != 70_000 {
-		t.Errorf("counted %d, want 70000", got)
+	if got := c.at(0); got != past {
+		t.Errorf("counted %d, want %d", got, past)
 	}
-	if got := c.at(1); got != 65_534 || len(c.wide) != 1 {
-		t.Errorf("counted %d with %d in the map, want 65534 held in two bytes and only the other in the map", got, len(c.wide))
+	if got := c.at(1); got != held || len(c.wide) != 1 {
+		t.Errorf("counted %d with %d in the map, want %d held in the column and only the other in the map", got, len(c.wide), held)
 	}
 }
 
-func TestNarrowBytesCountOneByOnePastAByte(t *testing.T) {
-	var c narrow[uint8]
-	c.grow(2)
-	c.add(0)
-	c.add(0)
-	for range 300 {
-		c.inc(0)
-	}
-	for range 254 {
-		c.inc(1)
-	}
-	if got := c.at(0); got != 300 {
-		t.Errorf("counted %d, want 300", got)
-	}
-	if got := c.at(1); got != 254 || len(c.wide) != 1 {
-		t.Errorf("counted %d with %d in the map, want 254 held in a byte and only the other in the map", got, len(c.wide))
-	}
-}
+func TestNarrowCountsOneByOnePastTwoBytes(t *testing.T) { countPastTop[uint16](t, 70_000) }
+
+func TestNarrowBytesCountOneByOnePastAByte(t *testing.T) { countPastTop[uint8](t, 300) }
 
 // A page of more words and in-body links than two bytes hold is reported
 // with its own figures.
