@@ -58,10 +58,10 @@ func TestAnAuditsLinkScoresGoWithTheAudit(t *testing.T) {
 	}
 }
 
-// TestEachAuditPageGivesEveryPageItsOwnFieldsInIDByteOrder: the rows share
-// their scan targets and their kinds and clusters are interned, so each
-// page must still come with its own values, and deleted or never-published
-// pages as not live.
+// TestEachAuditPageGivesEveryPageItsOwnFieldsInIDByteOrder: each page comes
+// with its own values, in the byte order of ids whatever the collation
+// ("Zeta" before "a-1"), its attributes decoded, and deleted or
+// never-published pages as not live.
 func TestEachAuditPageGivesEveryPageItsOwnFieldsInIDByteOrder(t *testing.T) {
 	ctx := t.Context()
 	s := openStore(t)

@@ -23,18 +23,8 @@ func newPacked(n int, width uint) packed {
 // widthOf is the width that holds every number up to top.
 func widthOf(top uint64) uint { return uint(bits.Len64(top)) }
 
-// set sets number k, 0 until now, to x, which fits the width.
+// set sets number k to x, which fits the width, whatever it was.
 func (p *packed) set(k int, x uint64) {
-	bit := uint(k) * p.width
-	w, off := bit/64, bit%64
-	p.words[w] |= x << off
-	if off+p.width > 64 {
-		p.words[w+1] |= x >> (64 - off)
-	}
-}
-
-// put sets number k to x, which fits the width, whatever it was.
-func (p *packed) put(k int, x uint64) {
 	mask := uint64(1)<<p.width - 1
 	bit := uint(k) * p.width
 	w, off := bit/64, bit%64

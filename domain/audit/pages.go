@@ -327,11 +327,14 @@ func (c *narrow[T]) set(i, x int32) {
 // inc adds one to number i: a menu's targets are counted once a page, and
 // only theirs go past what T holds.
 func (c *narrow[T]) inc(i int32) {
-	if c.v[i] < ^T(0)-1 {
+	switch c.v[i] {
+	case ^T(0): // in the map: one update, not a read and a write
+		c.wide[i]++
+	case ^T(0) - 1:
+		c.set(i, int32(c.v[i])+1)
+	default:
 		c.v[i]++
-		return
 	}
-	c.set(i, c.at(i)+1)
 }
 
 func (c *narrow[T]) at(i int32) int32 {

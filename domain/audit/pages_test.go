@@ -626,15 +626,15 @@ func TestIndexingPathsInPlaceGivesTheSortedIndex(t *testing.T) {
 	}
 }
 
-func TestPuttingANumberReplacesWhatWasThere(t *testing.T) {
+func TestSettingANumberReplacesWhatWasThere(t *testing.T) {
 	for _, width := range []uint{1, 5, 17, 49, 63, 64} {
 		p := newPacked(200, width)
 		top := uint64(1)<<width - 1
 		for k := range 200 {
-			p.put(k, top) // every bit set, then replaced
+			p.set(k, top) // every bit set, then replaced
 		}
 		for k := range 200 {
-			p.put(k, uint64(k*2654435761)&top)
+			p.set(k, uint64(k*2654435761)&top)
 		}
 		for k := range 200 {
 			if got, want := p.at(k), uint64(k*2654435761)&top; got != want {

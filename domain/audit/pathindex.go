@@ -98,8 +98,8 @@ func indexPaths(hashes []uint64, first func(i int32) bool) pathIndex {
 			return 0
 		})
 		for k, e := range bucket {
-			idx.lows.put(from+k, e.low)
-			idx.pages.put(from+k, uint64(e.page))
+			idx.lows.set(from+k, e.low)
+			idx.pages.set(from+k, uint64(e.page))
 		}
 	}
 	return idx
