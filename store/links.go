@@ -106,7 +106,11 @@ func scanLink(r pgx.CollectableRow) (link.Link, error) {
 // status, in one statement for all of them. The links are found through
 // their source pages, so the statement reads those pages' links and no
 // more whatever the table's statistics say; a link without its source page
-// is updated by its id alone, a statement each.
+// is updated by its id alone, a statement each. A link whose outcome is
+// already recorded is not written again: the inject and validate stages
+// save every link of a page, and most of a page's review and planned links
+// come out of both as they went in (a new row version each was a third of
+// a burst's link writes).
 func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.Link) error {
 	if len(links) == 0 {
 		return nil
@@ -135,7 +139,12 @@ func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.L
 			inserted_at = CASE WHEN u.status IN ('inserted', 'verified', 'flagged') THEN COALESCE(l.inserted_at, now()) END
 		FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
 			AS u(id, anchor, anchor_type, paragraph, placement, status, reason, failed, anchor_key)
-		WHERE l.site_id = $1 AND l.source_page_id = ANY($11) AND l.id = u.id`,
+		WHERE l.site_id = $1 AND l.source_page_id = ANY($11) AND l.id = u.id
+		  AND ((l.anchor, l.anchor_type, l.paragraph, l.placement, l.status, l.reason, l.anchor_key)
+		        IS DISTINCT FROM (u.anchor, u.anchor_type, u.paragraph, u.placement, u.status, u.reason, u.anchor_key)
+		    OR l.failed_rules IS DISTINCT FROM ARRAY(SELECT jsonb_array_elements_text(u.failed::jsonb))
+		    OR l.inserted_at IS DISTINCT FROM CASE WHEN u.status IN ('inserted', 'verified', 'flagged')
+		        THEN COALESCE(l.inserted_at, now()) END)`,
 		siteID, ids, anchorTexts, anchorTypes, paragraphs, placements, statuses, reasons, failed, keys, dedupe(sources))
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/events"
 )
@@ -124,6 +126,77 @@ func TestLinksWrittenInOneStatementReadBackAsPlannedAndOutcomesUpdateOnlyThePage
 	}
 	if others, err = s.LinksFrom(ctx, "shop", "other"); err != nil || others[1].Status != link.StatusInserted {
 		t.Errorf("link without its source page: %+v, %v", others, err)
+	}
+}
+
+func TestAnOutcomeAlreadyRecordedIsNotWrittenAgain(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "hub")
+	var links []link.Link
+	for i := range 4 {
+		links = append(links, link.Link{ID: fmt.Sprintf("hub-%d", i), SourcePageID: "hub", TargetPageID: fmt.Sprintf("t%d", i),
+			TargetURL: fmt.Sprintf("/t%d/", i), Type: link.TypeVerticalDown, Zone: link.ZoneInBody, Status: link.StatusPlanned})
+	}
+	save := func() {
+		t.Helper()
+		if err := s.InTx(ctx, func(tx *Tx) error { return tx.SaveLinkOutcomes(ctx, "shop", links) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// versions is each link's row version (xmin): a write makes a new one.
+	versions := func() []string {
+		t.Helper()
+		rows, err := s.pool.Query(ctx, `SELECT xmin::text FROM links WHERE site_id = 'shop' ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if err := s.InTx(ctx, func(tx *Tx) error { return tx.ReplaceLinks(ctx, "shop", "hub", 1, links) }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range links {
+		links[i].Status, links[i].Anchor, links[i].Paragraph = link.StatusInserted, fmt.Sprintf("anchor %d", i), i+1
+	}
+	save()
+	before := versions()
+
+	save()
+	if after := versions(); !slices.Equal(after, before) {
+		t.Fatalf("saving the same outcomes again wrote rows: versions %v, then %v", before, after)
+	}
+
+	links[1].FailedRules = []string{"density_range"}
+	links[2].Reason = "anchor cap"
+	if _, err := s.pool.Exec(ctx, `UPDATE links SET inserted_at = NULL WHERE site_id = 'shop' AND id = 'hub-3'`); err != nil {
+		t.Fatal(err)
+	}
+	before = versions()
+	save()
+	after := versions()
+	for i, changed := range []bool{false, true, true, true} {
+		if (after[i] != before[i]) != changed {
+			t.Errorf("link hub-%d: row version %s, then %s; want a new version only when its outcome changed", i, before[i], after[i])
+		}
+	}
+	got, err := s.LinksFrom(ctx, "shop", "hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got[1].FailedRules, []string{"density_range"}) || got[2].Reason != "anchor cap" {
+		t.Errorf("changed outcomes read back as %+v and %+v", got[1], got[2])
+	}
+	var insertedAt *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT inserted_at FROM links WHERE site_id = 'shop' AND id = 'hub-3'`).Scan(&insertedAt); err != nil {
+		t.Fatal(err)
+	}
+	if insertedAt == nil {
+		t.Error("an inserted link without its insertion time did not get one")
 	}
 }
 
