@@ -31,10 +31,13 @@ import (
 //     have an attribute step in their breadcrumbs; "winter-cycling"
 //     (season=winter), "carbon-components" (material=carbon) and
 //     "steel-bikes" (material=steel), which are facets, not parents;
-//   - 3 products: "ferrous-gr" in the gravel-bikes cluster, "beacon-1200"
-//     outside clusters (sector gear; season=winter, terrain=city) and
+//   - 4 products: "ferrous-gr" in the gravel-bikes cluster, "beacon-1200"
+//     outside clusters (sector gear; season=winter, terrain=city),
 //     "aero-50" outside clusters and sectors (material=carbon,
-//     terrain=road).
+//     terrain=road) and "cityline-fenders" outside clusters (sector gear;
+//     terrain=city, season=all-season), which no hub names and no term
+//     page lists: only its closest cluster's hub (bike-lights, of its
+//     sector, sharing as much as commuter-bikes) links it.
 //
 // The prose is built from templates with the rules' anchors in mind:
 //   - each supporting article names its hub's primary keyword in paragraph
@@ -390,6 +393,14 @@ var tsProducts = []tsProduct{
 			"Side windows make it visible at junctions, and a daytime flash mode runs for more than twenty hours on one charge.",
 			"It charges over USB-C in three hours and mounts on any round or aero handlebar without tools.",
 		}},
+	{id: "cityline-fenders", title: "Cityline Full Mudguard Set", url: "/shop/cityline-fenders/", pk: "Cityline mudguards", sector: "gear",
+		kws: []string{"full mudguard set", "city mudguards"}, attrs: map[string][]string{"terrain": {"city"}, "season": {"all-season"}},
+		hubs: []string{"commuter-bikes"},
+		body: [3]string{
+			"The Cityline set covers both wheels from the hub to well past the tyre, so spray stays off your trousers and off the rider behind you.",
+			"Stainless stays and quick-release tabs let the guards come off in a minute when you clean the bike or pack it in a car.",
+			"It fits tyres up to forty-five millimetres wide on frames with eyelets, and a clip kit covers frames without them.",
+		}},
 	{id: "aero-50", title: "Aero 50 Carbon Wheelset", url: "/shop/aero-50/", pk: "Aero 50 wheelset",
 		kws: []string{"Aero 50", "carbon clincher wheelset"}, attrs: map[string][]string{"material": {"carbon"}, "terrain": {"road"}},
 		namedBy: []string{"bike-wheels", "road-bikes"}, hubs: []string{"bike-wheels", "road-bikes"},
@@ -657,7 +668,7 @@ func TestTheGeneratedSiteHasTheShapeItsDocumentationGives(t *testing.T) {
 			t.Errorf("page %d is %s (%s): the hubs must come first", i, p.ID, p.Kind)
 		}
 	}
-	if want := map[string]int{"home": 1, "sector": 2, "hub": 8, "supporting": 32, "term": 4, "product": 3}; !reflect.DeepEqual(kinds, want) {
+	if want := map[string]int{"home": 1, "sector": 2, "hub": 8, "supporting": 32, "term": 4, "product": 4}; !reflect.DeepEqual(kinds, want) {
 		t.Errorf("pages by kind %v, want %v", kinds, want)
 	}
 

@@ -236,6 +236,7 @@ func (pl *planner) sag() {
 		pl.relatedReading()
 	case site.KindHub:
 		pl.relatedArticles()
+		pl.adoptedOfferings()
 		pl.crossCluster()
 		pl.contextualDown()
 		pl.offerings()
@@ -411,6 +412,27 @@ func isMember(k site.Kind) bool {
 		return true
 	}
 	return false
+}
+
+// adoptedOfferings lists in the hub's Related Articles section the products
+// and services outside any cluster whose closest cluster is the hub's (the
+// one sharing most of their attribute values: site.Structure.ClosestCluster).
+// Each of them so has one hub that links it whatever the hubs' text says
+// and whether or not a term page of its values exists; other hubs sharing
+// a value still link it from their text by score (offerings).
+func (pl *planner) adoptedOfferings() {
+	var adopted []Target
+	for _, t := range pl.targets {
+		if t.ClusterID != "" || (t.Kind != site.KindProduct && t.Kind != site.KindService) {
+			continue
+		}
+		if closest, ok := pl.in.Structure.ClosestCluster(pl.in.Structure.Facets(t.Attributes), t.SectorID); ok && closest == pl.in.Page.ClusterID {
+			adopted = append(adopted, t)
+		}
+	}
+	pl.list(adopted, link.TypeVerticalDown, func(t Target) string {
+		return fmt.Sprintf("vertical_down: the hub's Related Articles section lists the %s outside clusters whose attribute values cluster %s shares most", t.Kind, pl.in.Page.ClusterID)
+	})
 }
 
 // offerings links a hub from its text to the products and services outside

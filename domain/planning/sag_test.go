@@ -259,6 +259,45 @@ func TestAHubListsAllItsSupportingArticlesInRelatedArticles(t *testing.T) {
 	}
 }
 
+func TestAHubListsTheProductsOutsideClustersWhoseValuesItsClusterSharesMost(t *testing.T) {
+	in := hubScene(t, 3, 500, 0) // the boots hub: terrain=mountain, season=winter
+	// No term page lists them, no hub's text names them, and no score
+	// reaches the thresholds: only the section can link them.
+	in.Policy.AutoLinkScore, in.Policy.ReviewScore = 100, 100
+	product := func(id string, values ...string) site.Page {
+		return site.Page{SiteID: "s", ID: id, URL: "/shop/" + id + "/", Title: "Shop item " + id, Kind: site.KindProduct,
+			SectorID: "hiking", Attributes: attrs(values...), PublishedAt: testNow}
+	}
+	both := product("winter-boot", "terrain=mountain", "season=winter")
+	service := product("resoling", "terrain=mountain", "season=winter")
+	service.Kind = site.KindService
+	// jackets (terrain=mountain only) was declared after boots and shares as
+	// much with it, but boots comes first among equals.
+	mountain := product("crampons", "terrain=mountain")
+	inCluster := product("boot-laces", "terrain=mountain")
+	inCluster.ClusterID = "insoles"
+	in.Targets = append(in.Targets, asTargets(0, both, service, mountain, inCluster)...)
+	section := targetIDs(linksOf(planOf(t, in), link.TypeVerticalDown, link.ZoneRelatedSection))
+	for _, id := range []string{"winter-boot", "resoling", "crampons"} {
+		if !slices.Contains(section, id) {
+			t.Errorf("Related Articles %v does not list %s, whose values the cluster shares most", section, id)
+		}
+	}
+	if slices.Contains(section, "boot-laces") {
+		t.Errorf("Related Articles %v lists another cluster's product", section)
+	}
+
+	// The jackets hub shares terrain=mountain with all three, less than
+	// boots does or as much but declared later: it lists none of them.
+	jackets := hubOf(jacketsCluster())
+	in.Page, in.Hub = jackets, &jackets
+	if got := targetIDs(linksOf(planOf(t, in), link.TypeVerticalDown, link.ZoneRelatedSection)); slices.ContainsFunc(got, func(id string) bool {
+		return id == "winter-boot" || id == "resoling" || id == "crampons"
+	}) {
+		t.Errorf("the jackets hub lists %v: a product outside clusters is listed by its closest cluster's hub alone", got)
+	}
+}
+
 func TestAHubLinksContextuallyToSupportingArticlesItMentions(t *testing.T) {
 	in := hubScene(t, 25, 500, 0) // under 1000 words: at most 10 counted links
 	// Every article but art-23 is well linked and scores higher; the hub's

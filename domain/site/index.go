@@ -1,6 +1,7 @@
 package site
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -183,6 +184,29 @@ func (st Structure) ClustersWithFacets(facets []string) []string {
 		}
 	}
 	return ids
+}
+
+// ClosestCluster is the cluster sharing the most of facets; among equals a
+// cluster of sectorID, then the one declared first. It reports false when
+// no cluster shares any. The answer depends on the structure alone, so
+// every page planned against it agrees on it whatever order pages arrive.
+func (st Structure) ClosestCluster(facets []string, sectorID string) (string, bool) {
+	best, bestShared, bestInSector := "", 0, false
+	// ClustersWithFacets lists in structure order: the first of equals stays.
+	for _, id := range st.ClustersWithFacets(facets) {
+		c, _ := st.Cluster(id)
+		n := 0
+		for _, f := range st.ClusterFacets(c) {
+			if slices.Contains(facets, f) {
+				n++
+			}
+		}
+		inSector := sectorID != "" && c.SectorID == sectorID
+		if n > bestShared || (n == bestShared && inSector && !bestInSector) {
+			best, bestShared, bestInSector = id, n, inSector
+		}
+	}
+	return best, best != ""
 }
 
 // ClustersInSector lists, in structure order, the clusters of a sector.

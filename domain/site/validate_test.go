@@ -142,3 +142,38 @@ func TestClusterFacetsAreTheClustersFacetsIndexedOrNot(t *testing.T) {
 		t.Errorf("indexed facets of boots: %q", got)
 	}
 }
+
+func TestTheClosestClusterSharesTheMostValuesThenIsInThePagesSectorThenComesFirst(t *testing.T) {
+	st := Structure{
+		Attributes: []Attribute{{ID: "material", Values: []string{"ceramic", "steel"}},
+			{ID: "room", Values: []string{"kitchen", "pantry"}}},
+		Clusters: []Cluster{
+			{ID: "stockpots", SectorID: "cooking", Attributes: map[string][]string{"material": {"steel"}, "room": {"kitchen"}}},
+			{ID: "bakeware", SectorID: "baking", Attributes: map[string][]string{"material": {"ceramic"}, "room": {"kitchen"}}},
+			{ID: "jars", SectorID: "storage", Attributes: map[string][]string{"material": {"ceramic"}, "room": {"pantry"}}},
+			{ID: "knives", SectorID: "cooking", Attributes: map[string][]string{"material": {"steel"}}},
+		},
+	}
+	indexed := st
+	indexed.BuildIndex()
+	cases := []struct {
+		name   string
+		values map[string][]string
+		sector string
+		want   string
+	}{
+		{"most shared values", map[string][]string{"material": {"ceramic"}, "room": {"pantry"}}, "", "jars"},
+		{"equals: the page's sector", map[string][]string{"material": {"ceramic"}}, "storage", "jars"},
+		{"equals outside the sector: declared first", map[string][]string{"material": {"ceramic"}}, "cooking", "bakeware"},
+		{"a value no cluster has does not count", map[string][]string{"material": {"steel", "glass"}}, "cooking", "stockpots"},
+		{"none shared", map[string][]string{"room": {"garden"}}, "", ""},
+	}
+	for _, c := range cases {
+		for name, s := range map[string]Structure{"scanned": st, "indexed": indexed} {
+			got, ok := s.ClosestCluster(s.Facets(c.values), c.sector)
+			if got != c.want || ok != (c.want != "") {
+				t.Errorf("%s, %s: ClosestCluster = %q, %v; want %q", c.name, name, got, ok, c.want)
+			}
+		}
+	}
+}
