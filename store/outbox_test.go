@@ -484,15 +484,7 @@ func TestAReplanRequestReplacesTheOneStillWaitingForItsPage(t *testing.T) {
 	}
 	waiting := func() []string {
 		t.Helper()
-		rows, err := s.pool.Query(ctx, `SELECT event_id FROM outbox ORDER BY event_id`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ids
+		return queryStrings(t, s, `SELECT event_id FROM outbox ORDER BY event_id`)
 	}
 
 	replan("first", "hub", time.Hour)
@@ -547,4 +539,18 @@ func TestAReplanRequestReplacesTheOneStillWaitingForItsPage(t *testing.T) {
 	if fourth, _ := obOutboxRow(t, s, "fourth"); !fourth.notBefore.Equal(third.notBefore) {
 		t.Errorf("the request replacing two goes at %v, want the earlier %v", fourth.notBefore, third.notBefore)
 	}
+}
+
+// queryStrings runs a query of one text column and returns its rows.
+func queryStrings(t *testing.T, s *Store, sql string) []string {
+	t.Helper()
+	rows, err := s.pool.Query(t.Context(), sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/events"
 )
@@ -147,15 +145,7 @@ func TestAnOutcomeAlreadyRecordedIsNotWrittenAgain(t *testing.T) {
 	// versions is each link's row version (xmin): a write makes a new one.
 	versions := func() []string {
 		t.Helper()
-		rows, err := s.pool.Query(ctx, `SELECT xmin::text FROM links WHERE site_id = 'shop' ORDER BY id`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return queryStrings(t, s, `SELECT xmin::text FROM links WHERE site_id = 'shop' ORDER BY id`)
 	}
 	if err := s.InTx(ctx, func(tx *Tx) error { return tx.ReplaceLinks(ctx, "shop", "hub", 1, links) }); err != nil {
 		t.Fatal(err)
