@@ -26,6 +26,13 @@ func serve(ctx context.Context, args []string) error {
 	}
 	svc, err := service.Start(ctx, cfg)
 	if err != nil {
+		if ctx.Err() != nil {
+			// Stopped while starting (a rolling restart can signal a
+			// replica still waiting for its database or NATS): a stop
+			// asked for, not a failure. Start stopped what it had begun.
+			slog.Info("signal received while starting; stopped", "err", err)
+			return nil
+		}
 		return err
 	}
 	select {
