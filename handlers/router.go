@@ -30,6 +30,9 @@ type RouterSettings struct {
 	MaxFailures  int
 	Workers      int           // concurrent handlers per consumer
 	CloseTimeout time.Duration // how long in-flight work may take at shutdown
+	// Stopping reports whether the service is shutting down: the handlers
+	// then stop because their subscriptions were drained, as asked.
+	Stopping func() bool
 }
 
 // NewRouter wires every route to a Watermill handler behind the middleware
@@ -38,8 +41,8 @@ type RouterSettings struct {
 // recovery.
 func NewRouter(p *Pipeline, subscribe func(bus.ConsumerSpec) (message.Subscriber, error), deadLetters message.Publisher,
 	set RouterSettings, logger *slog.Logger) (*message.Router, error) {
-	wmLogger := quietHandlerErrors{watermill.NewSlogLoggerWithLevelMapping(logger,
-		map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug})}
+	wmLogger := quietHandlerErrors{LoggerAdapter: watermill.NewSlogLoggerWithLevelMapping(logger,
+		map[slog.Level]slog.Level{slog.LevelInfo: slog.LevelDebug}), stopping: set.Stopping}
 	router, err := message.NewRouter(message.RouterConfig{CloseTimeout: set.CloseTimeout}, wmLogger)
 	if err != nil {
 		return nil, fmt.Errorf("create router: %w", err)
@@ -91,18 +94,29 @@ func NewRouter(p *Pipeline, subscribe func(bus.ConsumerSpec) (message.Subscriber
 
 // quietHandlerErrors sends Watermill's "Handler returned error" to debug:
 // report has already logged the failure once, with its kind and fields.
-type quietHandlerErrors struct{ watermill.LoggerAdapter }
+// Watermill's "All handlers stopped" is an error unless the service is
+// stopping, when the drained subscriptions stopped the handlers on purpose.
+type quietHandlerErrors struct {
+	watermill.LoggerAdapter
+	stopping func() bool
+}
+
+// allHandlersStopped is what Watermill logs when every handler has returned.
+const allHandlersStopped = "All handlers stopped, closing router"
 
 func (q quietHandlerErrors) Error(msg string, err error, fields watermill.LogFields) {
-	if msg == "Handler returned error" {
+	switch {
+	case msg == "Handler returned error":
 		q.LoggerAdapter.Debug(msg, fields.Add(watermill.LogFields{"err": err}))
-		return
+	case msg == allHandlersStopped && q.stopping != nil && q.stopping():
+		q.LoggerAdapter.Info(msg, fields)
+	default:
+		q.LoggerAdapter.Error(msg, err, fields)
 	}
-	q.LoggerAdapter.Error(msg, err, fields)
 }
 
 func (q quietHandlerErrors) With(fields watermill.LogFields) watermill.LoggerAdapter {
-	return quietHandlerErrors{q.LoggerAdapter.With(fields)}
+	return quietHandlerErrors{LoggerAdapter: q.LoggerAdapter.With(fields), stopping: q.stopping}
 }
 
 // observe records every event in, redeliveries and the handler's time.

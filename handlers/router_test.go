@@ -164,3 +164,27 @@ type netError struct{}
 func (*netError) Error() string   { return "connection reset by peer" }
 func (*netError) Timeout() bool   { return false }
 func (*netError) Temporary() bool { return false }
+
+func TestAllHandlersStoppingIsAnErrorUnlessTheServiceIsStopping(t *testing.T) {
+	for _, stopping := range []bool{false, true} {
+		var logs bytes.Buffer
+		logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		q := quietHandlerErrors{LoggerAdapter: watermill.NewSlogLogger(logger), stopping: func() bool { return stopping }}
+		q.With(watermill.LogFields{"router": "test"}).Error(allHandlersStopped, errors.New("all router handlers stopped"), nil)
+		q.Error("Handler returned error", errors.New("load site: not yet"), nil)
+		q.Error("Cannot close router", errors.New("boom"), nil)
+		lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+		want := []string{"level=ERROR", "level=DEBUG", "level=ERROR"}
+		if stopping {
+			want[0] = "level=INFO"
+		}
+		if len(lines) != len(want) {
+			t.Fatalf("stopping %v: logged %q", stopping, lines)
+		}
+		for i, line := range lines {
+			if !strings.Contains(line, want[i]) {
+				t.Errorf("stopping %v: line %d is %q, want %s", stopping, i, line, want[i])
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -56,6 +57,7 @@ type Service struct {
 	shutdownMu  sync.Mutex
 	shutdownErr error
 	isShutdown  bool
+	stopping    atomic.Bool // set as teardown begins
 }
 
 // Start brings the service up and returns once every consumer is bound and
@@ -209,6 +211,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	}, dead, handlers.RouterSettings{
 		HandlerTimeout: cfg.HandlerTimeout, RetryInitial: cfg.RetryInitial, RetryMax: cfg.RetryMax,
 		RetryTotal: cfg.RetryTotal, MaxFailures: cfg.MaxDeliver, Workers: cfg.Workers, CloseTimeout: cfg.ShutdownTimeout,
+		Stopping: s.stopping.Load,
 	}, s.log)
 	if err != nil {
 		return nil, err
@@ -376,6 +379,7 @@ func (s *Service) teardown(ctx context.Context) error {
 	var errs []error
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownTimeout)
 	defer cancel()
+	s.stopping.Store(true)
 	for _, sub := range s.subs {
 		sub.StopPulling()
 	}
