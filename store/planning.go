@@ -134,6 +134,10 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 		b.Queue(`SELECT `+targetColumns+live+`cluster_id = '' AND terms && $3
 			ORDER BY published_at DESC NULLS LAST, id LIMIT $4`, siteID, pageID, l.Terms, l.RelatedLimit).Query(collect)
 	}
+	if len(l.Offerings) > 0 {
+		b.Queue(`SELECT `+targetColumns+live+`kind IN ('product', 'service') AND cluster_id NOT IN ('', $3) AND terms && $4
+			ORDER BY published_at DESC NULLS LAST, id LIMIT $5`, siteID, pageID, l.ClusterID, l.Offerings, l.RelatedLimit).Query(collect)
+	}
 	if l.Sectors {
 		b.Queue(`SELECT `+targetColumns+live+`kind = 'sector' ORDER BY id LIMIT $3`, siteID, pageID, l.RelatedLimit).Query(collect)
 	}

@@ -11,8 +11,7 @@ import (
 // page and the pages depending on it never plan at the same time unseen by
 // each other: a supporting article and its hub, a hub and the term pages
 // of its values, a term page and the pages whose breadcrumbs name it, a
-// product or service outside clusters and the term pages and hubs of its
-// values. A page
+// product or service and the term pages and hubs of its values. A page
 // whose arrival re-plans others holds its key exclusively; pages that only
 // read it share the key, so siblings still plan in parallel.
 type Locks struct {
@@ -76,11 +75,11 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 			l.Exclusive = append(l.Exclusive, "facet:"+f)
 		}
 	}
-	if p.ClusterID == "" && (p.Kind == site.KindProduct || p.Kind == site.KindService) {
+	if p.Kind == site.KindProduct || p.Kind == site.KindService {
 		// Its arrival re-plans the term pages and hubs of its values
 		// (DependantsOf), which take those keys: it holds them
-		// exclusively, or a term page planned at the same time would list
-		// neither it nor be re-planned for it.
+		// exclusively, or a term page or hub planned at the same time
+		// would neither link it nor be re-planned for it.
 		for _, f := range st.Facets(p.Attributes) {
 			l.Exclusive = append(l.Exclusive, "facet:"+f)
 		}
@@ -92,8 +91,10 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 
 // Dependants names the pages whose required links depend on a page, and so
 // are planned again when it arrives, changes or leaves:
-//   - a supporting article, or a product, service or page in a cluster:
-//     its hub (the Related Articles section);
+//   - a supporting article, or a plain page in a cluster: its hub (the
+//     Related Articles section);
+//   - a product or service in a cluster: its hub, and the hubs of the
+//     other clusters sharing its values (their links);
 //   - a product or service outside clusters: the term pages of its values
 //     (their lists) and the hubs of clusters sharing them (their links);
 //   - a hub: every page of its cluster (uplinks and breadcrumbs), the term
@@ -127,10 +128,15 @@ func DependantsOf(st site.Structure, p site.Page, deleted bool) Dependants {
 	case site.KindSupporting:
 		d.HubOf = p.ClusterID
 	case site.KindProduct, site.KindService, site.KindPage:
-		if p.ClusterID != "" {
+		own := st.Facets(p.Attributes)
+		switch {
+		case p.ClusterID != "" && p.Kind != site.KindPage:
 			d.HubOf = p.ClusterID
-		} else if p.Kind != site.KindPage {
-			own := st.Facets(p.Attributes)
+			// The hubs of other clusters sharing its values link it too.
+			d.HubsOf = slices.DeleteFunc(st.ClustersWithFacets(own), func(id string) bool { return id == p.ClusterID })
+		case p.ClusterID != "":
+			d.HubOf = p.ClusterID
+		case p.Kind != site.KindPage:
 			d.TermsWith = facetTerms(own)
 			d.HubsOf = st.ClustersWithFacets(own)
 		}

@@ -25,6 +25,9 @@ type Lookup struct {
 	// Terms: live pages outside any cluster carrying one of these index
 	// terms, at most RelatedLimit of them.
 	Terms []string
+	// Offerings: live products and services of clusters other than
+	// ClusterID carrying one of these index terms, at most RelatedLimit.
+	Offerings []string
 	// Crumbs: the home page (when Home), the sector page of SectorID and
 	// term pages carrying one of CrumbTerms.
 	Home       bool
@@ -95,6 +98,7 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 	case site.KindHub:
 		l.HubClusters = relatedClusters(st, clusterFacets, p.ClusterID, pol.RelatedClusterLimit)
 		l.Terms = facetTerms(clusterFacets) // products and services outside clusters
+		l.Offerings = l.Terms               // and those of other clusters
 	case site.KindSupporting:
 		l.RelatedClusters = relatedClusters(st, clusterFacets, p.ClusterID, pol.RelatedClusterLimit)
 	case site.KindTerm:

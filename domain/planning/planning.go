@@ -435,10 +435,12 @@ func (pl *planner) adoptedOfferings() {
 	})
 }
 
-// offerings links a hub from its text to the products and services outside
-// any cluster that share one of its cluster's attribute values, by score,
-// within density. Those a term page also lists stay linked even where the
-// hub's text does not name them.
+// offerings links a hub from its text to the products and services of
+// other clusters or of none that share one of its cluster's attribute
+// values, by score, within density: a product gets links from its
+// cluster's hub (Related Articles) and from the hubs sharing its values.
+// Those a term page or their closest cluster's hub lists stay linked even
+// where the hub's text does not name them (adoptedOfferings).
 func (pl *planner) offerings() {
 	var cands []Target
 	mine := map[string]bool{}
@@ -446,7 +448,7 @@ func (pl *planner) offerings() {
 		mine[f] = true
 	}
 	for _, t := range pl.targets {
-		if t.ClusterID == "" && (t.Kind == site.KindProduct || t.Kind == site.KindService) && pl.sharesFacet(t, mine) {
+		if t.ClusterID != pl.in.Page.ClusterID && (t.Kind == site.KindProduct || t.Kind == site.KindService) && pl.sharesFacet(t, mine) {
 			cands = append(cands, t)
 		}
 	}

@@ -298,6 +298,39 @@ func TestAHubListsTheProductsOutsideClustersWhoseValuesItsClusterSharesMost(t *t
 	}
 }
 
+func TestAHubLinksFromItsTextToAnotherClustersProductSharingItsValues(t *testing.T) {
+	in := hubScene(t, 3, 500, 0) // the boots hub: terrain=mountain, season=winter
+	gaiter := site.Page{SiteID: "s", ID: "gaiter", URL: "/shop/gaiter/", Title: "Summit Gaiter", Kind: site.KindProduct,
+		ClusterID: "insoles", SectorID: "hiking", PrimaryKeyword: "summit gaiter", Attributes: attrs("terrain=mountain", "season=winter"),
+		PublishedAt: testNow}
+	own := gaiter
+	own.ID, own.URL, own.ClusterID, own.PrimaryKeyword, own.Title = "boot-wax", "/shop/boot-wax/", "boots", "boot wax", "Boot Wax"
+	in.Targets = append(in.Targets, asTargets(0, gaiter, own)...)
+	in.Texts = []string{"Pair your boots with the summit gaiter when the snow is deep, and keep them waterproof with boot wax."}
+	plan := planOf(t, in)
+	var toGaiter, toOwn []link.Link
+	for _, l := range plan.Links {
+		switch {
+		case l.TargetPageID == "gaiter":
+			toGaiter = append(toGaiter, l)
+		case l.TargetPageID == "boot-wax" && l.Zone == link.ZoneInBody && l.Type == link.TypeRelated:
+			toOwn = append(toOwn, l)
+		}
+	}
+	if len(toGaiter) != 1 || toGaiter[0].Type != link.TypeRelated || toGaiter[0].Zone != link.ZoneInBody || toGaiter[0].Status != link.StatusPlanned {
+		t.Fatalf("links to the insoles cluster's product: %+v; want one related in-body link planned", toGaiter)
+	}
+	if len(toGaiter[0].Candidates) == 0 || toGaiter[0].Candidates[0].Text != "summit gaiter" {
+		t.Errorf("its anchors %+v: want the product's keyword, which the hub's text names", toGaiter[0].Candidates)
+	}
+	if len(toOwn) != 0 {
+		t.Errorf("the hub's own cluster's product got a related link %+v: its Related Articles section lists it", toOwn)
+	}
+	if l := LookupFor(in.Structure, in.Policy, in.Page); !reflect.DeepEqual(l.Offerings, []string{"facet:season=winter", "facet:terrain=mountain"}) {
+		t.Errorf("a hub looks for other clusters' products by %q, want its cluster's values", l.Offerings)
+	}
+}
+
 func TestAHubLinksContextuallyToSupportingArticlesItMentions(t *testing.T) {
 	in := hubScene(t, 25, 500, 0) // under 1000 words: at most 10 counted links
 	// Every article but art-23 is well linked and scores higher; the hub's
@@ -994,9 +1027,9 @@ func TestAHubLocksItsClusterExclusivelyAndArticlesShareIt(t *testing.T) {
 	}
 }
 
-func TestAProductOutsideClustersLocksOutTheTermPagesAndHubsOfItsValues(t *testing.T) {
-	// A product outside clusters re-plans the term pages and hubs of its
-	// values when it arrives (DependantsOf). Planned at the same time
+func TestAProductLocksOutTheTermPagesAndHubsOfItsValues(t *testing.T) {
+	// A product re-plans the term pages and hubs of its values when it
+	// arrives (DependantsOf). Planned at the same time
 	// without a common key, a term page would not see the product (its
 	// list misses it) and the product would not see the uncommitted term
 	// page (no re-plan): the product is left off the list, perhaps an
@@ -1029,10 +1062,15 @@ func TestAProductOutsideClustersLocksOutTheTermPagesAndHubsOfItsValues(t *testin
 			}
 		}
 	}
-	// In a cluster it shares its cluster's key with the hub, as before.
-	inCluster := LocksFor(st, site.Page{ID: "p", Kind: site.KindProduct, ClusterID: "boots", Attributes: attrs("terrain=mountain")}, Arriving)
-	if !reflect.DeepEqual(inCluster, Locks{Shared: []string{"cluster:boots", "facet:season=winter", "facet:terrain=mountain"}}) {
-		t.Errorf("product in a cluster locks %+v", inCluster)
+	// In a cluster it shares its cluster's key with its hub, and holds its
+	// own values as a product outside clusters does: the hubs of other
+	// clusters sharing them link it too.
+	inCluster := LocksFor(st, site.Page{ID: "p", Kind: site.KindProduct, ClusterID: "sandals", Attributes: attrs("terrain=mountain")}, Arriving)
+	if !slices.Contains(inCluster.Shared, "cluster:sandals") || !conflict(inCluster, LocksFor(st, hubOf(bootsCluster()), Arriving)) {
+		t.Errorf("product in a cluster locks %+v: want its cluster shared and the boots hub (terrain=mountain) locked out", inCluster)
+	}
+	if d := DependantsOf(st, site.Page{ID: "p", Kind: site.KindProduct, ClusterID: "sandals", Attributes: attrs("terrain=mountain")}, false); d.HubOf != "sandals" || !reflect.DeepEqual(d.HubsOf, []string{"boots"}) {
+		t.Errorf("product in a cluster depends on %+v: want its hub and the boots hub", d)
 	}
 }
 
