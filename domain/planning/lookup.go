@@ -113,6 +113,10 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 		l.HubClusters = firstClusters(st, pol.RelatedCandidateLimit)
 	case site.KindProduct, site.KindService, site.KindPage:
 		l.HubClusters = unionSorted(l.HubClusters, relatedClusters(st, unionSorted(clusterFacets, own), "", pol.RelatedClusterLimit))
+		if closest, ok := st.ClosestCluster(own, p.SectorID); ok && p.ClusterID == "" && p.Kind != site.KindPage {
+			// The hub that lists it (adoptedOfferings), whatever the limit.
+			l.HubClusters = unionSorted(l.HubClusters, []string{closest})
+		}
 	}
 	return l
 }

@@ -590,6 +590,29 @@ func (pl *planner) relatedInBody() {
 		}
 	}
 	pl.pickScored(cands, link.TypeRelated, link.ZoneInBody, unlimited, "hub sharing an attribute value")
+	pl.noteListingHub()
+}
+
+// noteListingHub says why no hub lists a product or service outside
+// clusters (adoptedOfferings) when none does: no cluster shares its values,
+// or the hub of the cluster sharing most of them is not published. A term
+// page of its values, or another page's text, may still link it.
+func (pl *planner) noteListingHub() {
+	p := pl.in.Page
+	if p.ClusterID != "" || (p.Kind != site.KindProduct && p.Kind != site.KindService) {
+		return
+	}
+	closest, ok := pl.in.Structure.ClosestCluster(pl.in.Structure.Facets(p.Attributes), p.SectorID)
+	if !ok {
+		pl.note("no cluster shares an attribute value with this %s: no hub lists it, so only a term page of its values, another page's text or a link added by hand can link to it", p.Kind)
+		return
+	}
+	for _, t := range pl.targets {
+		if t.Kind == site.KindHub && t.ClusterID == closest {
+			return
+		}
+	}
+	pl.note("cluster %s shares the most of this %s's attribute values, but has no hub page yet: its hub will list this page once published", closest, p.Kind)
 }
 
 func (pl *planner) hubID() string {

@@ -646,6 +646,37 @@ func productHub(id, keyword string, inbound int, published time.Time, values ...
 		ClusterID: id, PrimaryKeyword: keyword, Attributes: attrs(values...), PublishedAt: published}, Inbound: inbound}
 }
 
+func TestAProductOutsideClustersThatNoHubListsSaysWhyInANote(t *testing.T) {
+	listing := func(p Plan) []string {
+		var out []string
+		for _, n := range p.Notes {
+			if strings.Contains(n, "hub") && strings.Contains(n, "list") {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	// boots shares both values; its hub is among the targets: no note.
+	in := productScene(t, 1500, productHub("boots", "hiking boots", 0, testNow, "terrain=mountain", "season=winter"),
+		productHub("jackets", "hiking jackets", 0, testNow, "terrain=mountain"))
+	if got := listing(planOf(t, in)); len(got) != 0 {
+		t.Errorf("notes %q, want none: the boots hub lists the product", got)
+	}
+	if l := LookupFor(in.Structure, in.Policy, in.Page); !slices.Contains(l.HubClusters, "boots") {
+		t.Errorf("the product looks for hubs of %v, want its closest cluster's among them", l.HubClusters)
+	}
+	// The boots hub is not published yet.
+	in.Targets = in.Targets[1:]
+	if got := listing(planOf(t, in)); len(got) != 1 || !strings.Contains(got[0], "cluster boots") {
+		t.Errorf("notes %q, want one naming cluster boots, whose hub will list the product", got)
+	}
+	// No cluster shares its values.
+	in.Page.Attributes = attrs("terrain=coast")
+	if got := listing(planOf(t, in)); len(got) != 1 || !strings.Contains(got[0], "no cluster shares") {
+		t.Errorf("notes %q, want one saying no cluster shares its values", got)
+	}
+}
+
 func TestScoreFactorsAreWeightedFortyTwentyFiveTwentyTenFive(t *testing.T) {
 	in := productScene(t, 1500,
 		// Shares both values and both keyword words, most linked, new.
