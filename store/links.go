@@ -108,9 +108,8 @@ func scanLink(r pgx.CollectableRow) (link.Link, error) {
 // more whatever the table's statistics say; a link without its source page
 // is updated by its id alone, a statement each. A link whose outcome is
 // already recorded is not written again: the inject and validate stages
-// save every link of a page, and most of a page's review and planned links
-// come out of both as they went in (a new row version each was a third of
-// a burst's link writes).
+// save every link of a page, and many of a page's review and planned links
+// come out of both as they went in.
 func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.Link) error {
 	if len(links) == 0 {
 		return nil
@@ -132,19 +131,20 @@ func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.L
 		ids[i], anchorTexts[i], anchorTypes[i], placements[i], statuses[i] = l.ID, l.Anchor, string(l.AnchorType), l.Placement, string(l.Status)
 		reasons[i], failed[i], keys[i], paragraphs[i] = l.Reason, string(rules), anchors.Normalize(l.Anchor), int32(l.Paragraph)
 	}
+	// A link is written only when an outcome would change: its fields, or
+	// whether it has an insertion time (inserted, verified and flagged
+	// links have one, kept from the first time).
 	t.queue(`UPDATE links l SET anchor = u.anchor, anchor_type = u.anchor_type, paragraph = u.paragraph,
-			placement = u.placement, status = u.status, reason = u.reason,
-			failed_rules = ARRAY(SELECT jsonb_array_elements_text(u.failed::jsonb)), anchor_key = u.anchor_key,
-			updated_at = now(),
-			inserted_at = CASE WHEN u.status IN ('inserted', 'verified', 'flagged') THEN COALESCE(l.inserted_at, now()) END
-		FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-			AS u(id, anchor, anchor_type, paragraph, placement, status, reason, failed, anchor_key)
+			placement = u.placement, status = u.status, reason = u.reason, failed_rules = u.failed_rules,
+			anchor_key = u.anchor_key, updated_at = now(),
+			inserted_at = CASE WHEN u.placed THEN COALESCE(l.inserted_at, now()) END
+		FROM (SELECT v.*, ARRAY(SELECT jsonb_array_elements_text(v.failed::jsonb)) AS failed_rules,
+				v.status IN ('inserted', 'verified', 'flagged') AS placed
+			FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+				AS v(id, anchor, anchor_type, paragraph, placement, status, reason, failed, anchor_key)) u
 		WHERE l.site_id = $1 AND l.source_page_id = ANY($11) AND l.id = u.id
-		  AND ((l.anchor, l.anchor_type, l.paragraph, l.placement, l.status, l.reason, l.anchor_key)
-		        IS DISTINCT FROM (u.anchor, u.anchor_type, u.paragraph, u.placement, u.status, u.reason, u.anchor_key)
-		    OR l.failed_rules IS DISTINCT FROM ARRAY(SELECT jsonb_array_elements_text(u.failed::jsonb))
-		    OR l.inserted_at IS DISTINCT FROM CASE WHEN u.status IN ('inserted', 'verified', 'flagged')
-		        THEN COALESCE(l.inserted_at, now()) END)`,
+		  AND ((l.anchor, l.anchor_type, l.paragraph, l.placement, l.status, l.reason, l.failed_rules, l.anchor_key, l.inserted_at IS NOT NULL)
+		        IS DISTINCT FROM (u.anchor, u.anchor_type, u.paragraph, u.placement, u.status, u.reason, u.failed_rules, u.anchor_key, u.placed))`,
 		siteID, ids, anchorTexts, anchorTypes, paragraphs, placements, statuses, reasons, failed, keys, dedupe(sources))
 	return nil
 }
