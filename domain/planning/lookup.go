@@ -146,24 +146,14 @@ func firstClusters(st site.Structure, limit int) []string {
 // relatedClusters lists the clusters sharing a facet, most shared facets
 // first, then in structure order, without the page's own, at most limit.
 func relatedClusters(st site.Structure, facets []string, own string, limit int) []string {
-	ids := st.ClustersWithFacets(facets)
-	want := map[string]bool{}
-	for _, f := range facets {
-		want[f] = true
-	}
+	ids, counts := st.ClustersSharing(facets)
 	shared := make(map[string]int, len(ids))
 	out := ids[:0:0]
-	for _, id := range ids {
-		if id == own {
-			continue
+	for i, id := range ids {
+		if id != own {
+			shared[id] = counts[i]
+			out = append(out, id)
 		}
-		c, _ := st.Cluster(id)
-		for _, f := range st.ClusterFacets(c) {
-			if want[f] {
-				shared[id]++
-			}
-		}
-		out = append(out, id)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return shared[out[i]] > shared[out[j]] })
 	if limit > 0 && len(out) > limit {

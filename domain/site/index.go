@@ -1,7 +1,6 @@
 package site
 
 import (
-	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -186,27 +185,44 @@ func (st Structure) ClustersWithFacets(facets []string) []string {
 	return ids
 }
 
+// ClustersSharing lists, in structure order, the clusters that have at
+// least one of the facets, with how many of them each has.
+func (st Structure) ClustersSharing(facets []string) (ids []string, shared []int) {
+	want := make(map[string]bool, len(facets))
+	for _, f := range facets {
+		want[f] = true
+	}
+	ids = st.ClustersWithFacets(facets)
+	shared = make([]int, len(ids))
+	for i, id := range ids {
+		c, _ := st.Cluster(id)
+		for _, f := range st.ClusterFacets(c) {
+			if want[f] {
+				shared[i]++
+			}
+		}
+	}
+	return ids, shared
+}
+
 // ClosestCluster is the cluster sharing the most of facets; among equals a
 // cluster of sectorID, then the one declared first. It reports false when
 // no cluster shares any. The answer depends on the structure alone, so
 // every page planned against it agrees on it whatever order pages arrive.
 func (st Structure) ClosestCluster(facets []string, sectorID string) (string, bool) {
-	best, bestShared, bestInSector := "", 0, false
-	// ClustersWithFacets lists in structure order: the first of equals stays.
-	for _, id := range st.ClustersWithFacets(facets) {
+	ids, shared := st.ClustersSharing(facets)
+	best, bestInSector := -1, false
+	for i, id := range ids {
 		c, _ := st.Cluster(id)
-		n := 0
-		for _, f := range st.ClusterFacets(c) {
-			if slices.Contains(facets, f) {
-				n++
-			}
-		}
 		inSector := sectorID != "" && c.SectorID == sectorID
-		if n > bestShared || (n == bestShared && inSector && !bestInSector) {
-			best, bestShared, bestInSector = id, n, inSector
+		if best < 0 || shared[i] > shared[best] || (shared[i] == shared[best] && inSector && !bestInSector) {
+			best, bestInSector = i, inSector
 		}
 	}
-	return best, best != ""
+	if best < 0 {
+		return "", false
+	}
+	return ids[best], true
 }
 
 // ClustersInSector lists, in structure order, the clusters of a sector.
