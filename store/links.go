@@ -226,18 +226,35 @@ func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
 // RefreshLinkCounts recomputes the cached inbound and outbound counts of the
 // given pages, and the inbound count from the live site alone. A page
 // with a live version counts the links of its link map (what is live); a
-// page never published counts the links we placed in it. Each
-// count is an index lookup by source or target, so refreshing a page costs
-// its own links, not the site's. A page whose counts did not move is not
-// written.
+// page never published counts the links we placed in it. A page whose
+// counts did not move is not written.
+//
+// Each count starts from the page's own links, through the (site,
+// target) or (site, source) index, and looks each link's source page up
+// by its key: a scalar subquery is never turned into a join, so no plan
+// can start from every page of the site and probe each one's links,
+// which a planner working from statistics taken while a new site's tables
+// were nearly empty chose, and which held the hubs' rows locked for a
+// second in a burst. The counts are computed once (MATERIALIZED): the
+// update's test and its assignment would each compute them again.
 func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []string) error {
-	_, err := t.exec(ctx, `
-		WITH counts AS (
-			SELECT p.id, live.n AS live_inbound,
-				live.n + (SELECT count(*) FROM links l
-					   JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id AND s.state = 'generated'
-					    AND s.live_version IS NULL
-					  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb') AS inbound,
+	if _, err := t.exec(ctx, refreshLinkCountsSQL, siteID, dedupe(pageIDs), placedStatuses); err != nil {
+		return fmt.Errorf("refresh link counts: %w", err)
+	}
+	return nil
+}
+
+const refreshLinkCountsSQL = `
+		WITH counts AS MATERIALIZED (
+			SELECT p.id,
+				(SELECT count(*) FROM link_map lm
+				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active'
+				    AND (SELECT s.state <> 'deleted' AND (s.live_version IS NOT NULL OR s.state = 'published')
+				           FROM pages s WHERE s.site_id = lm.site_id AND s.id = lm.source_page_id)) AS live_inbound,
+				(SELECT count(*) FROM links l
+				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb'
+				    AND (SELECT s.state = 'generated' AND s.live_version IS NULL
+				           FROM pages s WHERE s.site_id = l.site_id AND s.id = l.source_page_id)) AS planned_inbound,
 				CASE
 				WHEN p.state = 'deleted' THEN 0
 				WHEN p.live_version IS NOT NULL OR p.state = 'published' THEN (SELECT count(*) FROM link_map lm
@@ -245,12 +262,9 @@ func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []str
 				ELSE (SELECT count(*) FROM links l
 					WHERE l.site_id = p.site_id AND l.source_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb')
 				END AS outbound
-			FROM pages p, LATERAL (SELECT count(*) AS n FROM link_map lm
-				   JOIN pages s ON s.site_id = lm.site_id AND s.id = lm.source_page_id
-				    AND s.state <> 'deleted' AND (s.live_version IS NOT NULL OR s.state = 'published')
-				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active') live
+			FROM pages p
 			WHERE p.site_id = $1 AND p.id = ANY($2))
-		UPDATE pages p SET live_inbound_link_count = c.live_inbound, inbound_link_count = c.inbound,
+		UPDATE pages p SET live_inbound_link_count = c.live_inbound, inbound_link_count = c.live_inbound + c.planned_inbound,
 			outbound_link_count = c.outbound,
 			-- live inbound links weigh in scores: a move is a change to settle
 			changed_xid = CASE WHEN p.live_inbound_link_count <> c.live_inbound THEN pg_current_xact_id() ELSE p.changed_xid END,
@@ -258,12 +272,7 @@ func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []str
 		FROM counts c WHERE p.site_id = $1 AND p.id = c.id
 		  -- a count that has not moved writes no new version of a hot row
 		  AND (p.live_inbound_link_count, p.inbound_link_count, p.outbound_link_count)
-		      IS DISTINCT FROM (c.live_inbound, c.inbound, c.outbound)`, siteID, dedupe(pageIDs), placedStatuses)
-	if err != nil {
-		return fmt.Errorf("refresh link counts: %w", err)
-	}
-	return nil
-}
+		      IS DISTINCT FROM (c.live_inbound, c.live_inbound + c.planned_inbound, c.outbound)`
 
 // dedupe returns the distinct non-empty ids in sorted order, so concurrent
 // refreshes lock shared rows in the same order.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -225,5 +226,153 @@ func TestTablesAreAnalyzedWhenTheyHaveMoreThanDoubledSinceTheLastAnalyze(t *test
 	}
 	if tables, err := s.KeepStatistics(ctx); err != nil || slices.Contains(tables, "pages") {
 		t.Errorf("analyzed %v (%v) again without growth", tables, err)
+	}
+}
+
+// lcPage inserts a page of site shop in a state, published (live) or not.
+func lcPage(t *testing.T, s *Store, id, state string, live bool) {
+	t.Helper()
+	var liveVersion *int64
+	if live {
+		one := int64(1)
+		liveVersion = &one
+	}
+	if _, err := s.pool.Exec(t.Context(), `INSERT INTO pages (site_id, id, url, title, kind, version, html, state, live_version)
+		VALUES ('shop', $1, '/' || $1 || '/', $1, 'supporting', 1, '<p>text</p>', $2, $3)`, id, state, liveVersion); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lcLink(id, source, target string, status link.Status, zone link.Zone) link.Link {
+	return link.Link{ID: id, SourcePageID: source, TargetPageID: target, TargetURL: "/" + target + "/",
+		Type: link.TypeHorizontal, Zone: zone, Status: status}
+}
+
+func TestLinkCountsCountLiveLinksFromLivePagesAndPlacedLinksFromPagesNotLiveYet(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "home")
+	lcPage(t, s, "hub", "generated", false)
+	lcPage(t, s, "live", "published", true)
+	lcPage(t, s, "draft", "generated", false)
+	lcPage(t, s, "gone", "deleted", true)
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		// What is live links to the hub once from a live page; a deleted
+		// page and an inactive row do not count.
+		for _, source := range []string{"live", "gone"} {
+			if err := tx.ReplaceLinkMap(ctx, "shop", source, []LinkMapRow{
+				{TargetURL: "/hub/", TargetPageID: "hub", Internal: true, Follow: true, Position: "body"},
+				{TargetURL: "/draft/", TargetPageID: "draft", Internal: true, Follow: true, Position: "body"},
+				{TargetURL: "https://elsewhere.test/", Internal: false, Position: "body"},
+			}); err != nil {
+				return err
+			}
+		}
+		// The draft is not live: its placed links count, its planned link
+		// and its breadcrumb do not.
+		if err := tx.ReplaceLinks(ctx, "shop", "draft", 1, []link.Link{
+			lcLink("d1", "draft", "hub", link.StatusInserted, link.ZoneInBody),
+			lcLink("d2", "draft", "hub", link.StatusPlanned, link.ZoneInBody),
+			lcLink("d3", "draft", "hub", link.StatusInserted, link.ZoneBreadcrumb),
+			lcLink("d4", "draft", "live", link.StatusVerified, link.ZoneRelatedSection),
+		}); err != nil {
+			return err
+		}
+		// The hub's own placed links count as its outbound links; the live
+		// page's links table rows do not (its link map does).
+		if err := tx.ReplaceLinks(ctx, "shop", "hub", 1, []link.Link{
+			lcLink("h1", "hub", "draft", link.StatusFlagged, link.ZoneRelatedSection),
+			lcLink("h2", "hub", "live", link.StatusReview, link.ZoneInBody),
+		}); err != nil {
+			return err
+		}
+		return tx.ReplaceLinks(ctx, "shop", "live", 1, []link.Link{lcLink("l1", "live", "hub", link.StatusInserted, link.ZoneInBody)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `UPDATE link_map SET status = 'removed' WHERE site_id = 'shop' AND source_page_id = 'gone'`); err != nil {
+		t.Fatal(err)
+	}
+	recount := func() {
+		t.Helper()
+		if err := s.InTx(ctx, func(tx *Tx) error {
+			return tx.QueueLinkCounts(ctx, "shop", []string{"hub", "live", "draft", "hub"})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.RefreshQueuedLinkCounts(ctx, 100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recount()
+	counts := func() []string {
+		t.Helper()
+		return queryStrings(t, s, `SELECT id || ' ' || live_inbound_link_count || ' ' || inbound_link_count || ' ' || outbound_link_count
+			FROM pages WHERE site_id = 'shop' AND id IN ('hub', 'live', 'draft') ORDER BY id`)
+	}
+	// id, live inbound, inbound (live and placed), outbound
+	want := []string{"draft 1 2 2", "hub 1 2 1", "live 0 1 2"}
+	if got := counts(); !slices.Equal(got, want) {
+		t.Fatalf("counts %q, want %q", got, want)
+	}
+	versions := func() []string {
+		t.Helper()
+		return queryStrings(t, s, `SELECT xmin::text FROM pages WHERE site_id = 'shop' ORDER BY id`)
+	}
+	before := versions()
+	recount()
+	if after := versions(); !slices.Equal(after, before) {
+		t.Errorf("recounting unchanged counts wrote rows: versions %v, then %v", before, after)
+	}
+}
+
+// TestARecountCostsThePagesLinksNotTheSites counts one page's links on a
+// site of thousands of pages whose statistics were taken when it had two,
+// as on a new site in a burst: the statement must read the page's few
+// links, not visit every page of the site.
+func TestARecountCostsThePagesLinksNotTheSites(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "home")
+	lcPage(t, s, "hub", "generated", false)
+	// The statistics are taken while the site is nearly empty; then it
+	// grows a thousandfold before they are taken again.
+	if _, err := s.pool.Exec(ctx, `ANALYZE pages, links`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO pages (site_id, id, url, title, kind, version, html, state)
+		SELECT 'shop', 'p' || i, '/p' || i || '/', 'P', 'supporting', 1, '', 'generated' FROM generate_series(1, 3000) i`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url,
+			type, zone, status, position)
+		SELECT 'shop', 'l' || i || '-' || k, 'p' || i, 1, CASE WHEN k = 0 AND i <= 3 THEN 'hub' ELSE 'p' || (i % 3000 + 1) END,
+			'/x/', 'horizontal', 'in_body', 'inserted', k
+		FROM generate_series(1, 3000) i, generate_series(0, 1) k`); err != nil {
+		t.Fatal(err)
+	}
+	var plan []byte
+	if err := s.pool.QueryRow(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+refreshLinkCountsSQL,
+		"shop", []string{"hub"}, placedStatuses).Scan(&plan); err != nil {
+		t.Fatal(err)
+	}
+	var explained []struct {
+		Plan struct {
+			SharedHitBlocks  int `json:"Shared Hit Blocks"`
+			SharedReadBlocks int `json:"Shared Read Blocks"`
+		} `json:"Plan"`
+	}
+	if err := json.Unmarshal(plan, &explained); err != nil || len(explained) != 1 {
+		t.Fatalf("read the plan %s: %v", plan, err)
+	}
+	blocks := explained[0].Plan.SharedHitBlocks + explained[0].Plan.SharedReadBlocks
+	// The hub, its 3 links through the target index, their 3 source pages
+	// and the hub's own links are a few dozen blocks; every page of the
+	// site would be thousands.
+	if blocks > 200 {
+		t.Errorf("recounting one page of 3 inbound links read %d blocks, want at most 200", blocks)
+	}
+	if got := queryStrings(t, s, `SELECT inbound_link_count::text FROM pages WHERE site_id = 'shop' AND id = 'hub'`); !slices.Equal(got, []string{"3"}) {
+		t.Errorf("the hub counts %v inbound links, want 3", got)
 	}
 }
