@@ -76,19 +76,26 @@ func (t *Tx) EnqueueReplan(ctx context.Context, ev events.Event, pageID string, 
 	if err != nil {
 		return err
 	}
-	t.queue(`WITH replaced AS (
-			DELETE FROM outbox WHERE seq IN (
-				SELECT seq FROM outbox WHERE site_id = $4 AND replaces = $10
-					AND NOT EXISTS (SELECT 1 FROM outbox WHERE msg_id = $1)
-				FOR UPDATE SKIP LOCKED)
-			RETURNING not_before)
-		INSERT INTO outbox (msg_id, event_id, subject, site_id, page_id, headers, payload, size, replaces, not_before)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10,
-			COALESCE((SELECT min(not_before) FROM replaced), now() + $9 * interval '1 microsecond'))
-		ON CONFLICT (msg_id) DO NOTHING`,
+	t.queue(enqueueReplanSQL,
 		ev.MsgID(), ev.ID, ev.Type, ev.SiteID, pageID, hdr, payload, len(payload), delay.Microseconds(), replanKey(pageID))
 	return nil
 }
+
+// enqueueReplanSQL queues a re-plan request in place of those waiting for
+// its page. It says that replaces is not empty although $10 never is: the
+// queued writes run as generic plans (Tx.commit), which can use the
+// partial index outbox_replaceable only when the query implies its
+// predicate; without it every request read the whole outbox.
+const enqueueReplanSQL = `WITH replaced AS (
+		DELETE FROM outbox WHERE seq IN (
+			SELECT seq FROM outbox WHERE site_id = $4 AND replaces = $10 AND replaces <> ''
+				AND NOT EXISTS (SELECT 1 FROM outbox WHERE msg_id = $1)
+			FOR UPDATE SKIP LOCKED)
+		RETURNING not_before)
+	INSERT INTO outbox (msg_id, event_id, subject, site_id, page_id, headers, payload, size, replaces, not_before)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10,
+		COALESCE((SELECT min(not_before) FROM replaced), now() + $9 * interval '1 microsecond'))
+	ON CONFLICT (msg_id) DO NOTHING`
 
 // replanKey is what a dependency re-plan request of a page replaces.
 func replanKey(pageID string) string { return events.LinksReplan + ":" + pageID }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -553,4 +554,57 @@ func queryStrings(t *testing.T, s *Store, sql string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestAReplanRequestFindsTheOnesItReplacesThroughTheIndex runs the
+// request's statement as the queued writes run it, as a generic plan,
+// beside thousands of other waiting requests: it must find the page's
+// waiting request through outbox_replaceable, not read the whole outbox.
+func TestAReplanRequestFindsTheOnesItReplacesThroughTheIndex(t *testing.T) {
+	ctx := t.Context()
+	s := openStore(t)
+	if _, err := s.pool.Exec(ctx, `INSERT INTO outbox (msg_id, event_id, subject, site_id, page_id, payload, size, replaces, not_before)
+		SELECT 'site/test/r' || i, 'r' || i, 'links.replan', 'site', 'p' || i, convert_to(repeat('x', 600), 'UTF8'), 600,
+			'links.replan:p' || i, now() + interval '1 hour'
+		FROM generate_series(1, 3000) i`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `ANALYZE outbox`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for _, stmt := range []string{
+		`SET plan_cache_mode = force_generic_plan`,
+		`PREPARE enqueue_replan(text, text, text, text, text, jsonb, bytea, int, bigint, text) AS ` + enqueueReplanSQL,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var plan []byte
+	if err := conn.QueryRow(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE enqueue_replan('site/test/new', 'new',
+		'links.replan', 'site', 'p7', '{}', '\x7b7d', 2, 1000, 'links.replan:p7')`).Scan(&plan); err != nil {
+		t.Fatal(err)
+	}
+	var explained []struct {
+		Plan struct {
+			SharedHitBlocks  int `json:"Shared Hit Blocks"`
+			SharedReadBlocks int `json:"Shared Read Blocks"`
+		} `json:"Plan"`
+	}
+	if err := json.Unmarshal(plan, &explained); err != nil || len(explained) != 1 {
+		t.Fatalf("read the plan %s: %v", plan, err)
+	}
+	// A few index pages, the replaced row and the new one: tens of blocks.
+	// The whole outbox is hundreds.
+	if blocks := explained[0].Plan.SharedHitBlocks + explained[0].Plan.SharedReadBlocks; blocks > 100 {
+		t.Errorf("a re-plan request beside 3,000 waiting read %d blocks, want at most 100", blocks)
+	}
+	if got := queryStrings(t, s, `SELECT event_id FROM outbox WHERE page_id = 'p7'`); !slices.Equal(got, []string{"new"}) {
+		t.Errorf("page p7's waiting requests are %v, want the new one alone", got)
+	}
 }
