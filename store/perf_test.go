@@ -1,13 +1,17 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/events"
 )
 
@@ -351,9 +355,26 @@ func TestARecountCostsThePagesLinksNotTheSites(t *testing.T) {
 		FROM generate_series(1, 3000) i, generate_series(0, 1) k`); err != nil {
 		t.Fatal(err)
 	}
+	blocks := explainedBlocks(t, s.pool, refreshLinkCountsSQL, "shop", []string{"hub"}, placedStatuses)
+	// The hub, its 3 links through the target index, their 3 source pages
+	// and the hub's own links are a few dozen blocks; visiting every page
+	// of the site and its links is about 1,500.
+	if blocks > 200 {
+		t.Errorf("recounting one page of 3 inbound links read %d blocks, want at most 200", blocks)
+	}
+	if got := queryStrings(t, s, `SELECT inbound_link_count::text FROM pages WHERE site_id = 'shop' AND id = 'hub'`); !slices.Equal(got, []string{"3"}) {
+		t.Errorf("the hub counts %v inbound links, want 3", got)
+	}
+}
+
+// explainedBlocks runs sql on q under EXPLAIN (ANALYZE, BUFFERS) and
+// returns the shared blocks its plan read, found in memory or not.
+func explainedBlocks(t *testing.T, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, sql string, args ...any) int {
+	t.Helper()
 	var plan []byte
-	if err := s.pool.QueryRow(ctx, `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+refreshLinkCountsSQL,
-		"shop", []string{"hub"}, placedStatuses).Scan(&plan); err != nil {
+	if err := q.QueryRow(t.Context(), `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) `+sql, args...).Scan(&plan); err != nil {
 		t.Fatal(err)
 	}
 	var explained []struct {
@@ -365,14 +386,47 @@ func TestARecountCostsThePagesLinksNotTheSites(t *testing.T) {
 	if err := json.Unmarshal(plan, &explained); err != nil || len(explained) != 1 {
 		t.Fatalf("read the plan %s: %v", plan, err)
 	}
-	blocks := explained[0].Plan.SharedHitBlocks + explained[0].Plan.SharedReadBlocks
-	// The hub, its 3 links through the target index, their 3 source pages
-	// and the hub's own links are a few dozen blocks; every page of the
-	// site would be thousands.
-	if blocks > 200 {
-		t.Errorf("recounting one page of 3 inbound links read %d blocks, want at most 200", blocks)
+	return explained[0].Plan.SharedHitBlocks + explained[0].Plan.SharedReadBlocks
+}
+
+// TestTheRelatedClustersReadStopsAtTheLimitInEachCluster plans a page whose
+// two related clusters hold 1,500 articles each: it must get the newest
+// related_candidate_limit of them, reading about that many, not all 3,000.
+func TestTheRelatedClustersReadStopsAtTheLimitInEachCluster(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "home")
+	if _, err := s.pool.Exec(ctx, `INSERT INTO pages (site_id, id, url, title, kind, cluster_id, version, html, state, published_at)
+		SELECT 'shop', c || '-' || i, '/' || c || '/' || i || '/', 'Page ' || repeat('x', 200), CASE WHEN i = 0 THEN 'hub' ELSE 'supporting' END, c, 1, '',
+			CASE WHEN i % 100 = 7 THEN 'deleted' ELSE 'published' END,
+			-- the clusters' pages interleave in time; a tenth were never published
+			CASE WHEN i % 10 = 3 THEN NULL ELSE timestamptz '2026-01-01' + (i * 2 + (c = 'b')::int) * interval '1 minute' END
+		FROM unnest(ARRAY['a', 'b', 'c']) c, generate_series(0, 1500) i`); err != nil {
+		t.Fatal(err)
 	}
-	if got := queryStrings(t, s, `SELECT inbound_link_count::text FROM pages WHERE site_id = 'shop' AND id = 'hub'`); !slices.Equal(got, []string{"3"}) {
-		t.Errorf("the hub counts %v inbound links, want 3", got)
+	if _, err := s.pool.Exec(ctx, `ANALYZE pages`); err != nil {
+		t.Fatal(err)
+	}
+	const limit = 25
+	want := queryStrings(t, s, `SELECT id FROM pages WHERE site_id = 'shop' AND cluster_id IN ('a', 'b') AND id <> 'a-1500'
+		AND state <> 'deleted' AND kind IN ('hub', 'supporting') ORDER BY published_at DESC NULLS LAST, id LIMIT 25`)
+	var got []string
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		targets, _, err := tx.PlanningTargets(ctx, "shop", "a-1500",
+			planning.Lookup{RelatedClusters: []string{"a", "b"}, RelatedLimit: limit}, planning.Locks{})
+		for _, tg := range targets {
+			got = append(got, tg.ID)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("related targets %v, want the newest %d of both clusters %v", got, limit, want)
+	}
+	// Two index descents and about the limit's rows from each cluster:
+	// tens of blocks. Every page of both clusters is hundreds.
+	if blocks := explainedBlocks(t, s.pool, relatedClustersSQL, "shop", "a-1500", []string{"a", "b"}, limit); blocks > 40 {
+		t.Errorf("reading %d related targets of two clusters of 1,500 read %d blocks, want at most 40", limit, blocks)
 	}
 }

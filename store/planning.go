@@ -127,8 +127,7 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 			siteID, pageID, l.HubClusters).Query(collect)
 	}
 	if len(l.RelatedClusters) > 0 {
-		b.Queue(`SELECT `+targetColumns+live+`kind IN ('hub', 'supporting') AND cluster_id = ANY($3)
-			ORDER BY published_at DESC NULLS LAST, id LIMIT $4`, siteID, pageID, l.RelatedClusters, l.RelatedLimit).Query(collect)
+		b.Queue(relatedClustersSQL, siteID, pageID, l.RelatedClusters, l.RelatedLimit).Query(collect)
 	}
 	if len(l.Terms) > 0 {
 		b.Queue(`SELECT `+targetColumns+live+`cluster_id = '' AND terms && $3
@@ -150,6 +149,20 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 	}
 	return out, horizon, nil
 }
+
+// relatedClustersSQL reads the RelatedLimit most recent live hubs and
+// supporting articles of the related clusters ($3). Each cluster's are
+// read newest first through pages_cluster_recent and stop at the limit,
+// then the newest of those are kept: the same rows as sorting all of the
+// clusters' pages, but a plan reads at most the limit from each cluster,
+// however large the related clusters grow. One scan of all of them (=
+// ANY) comes back in no useful order and sorts every page they hold.
+const relatedClustersSQL = `SELECT ` + targetColumns + ` FROM unnest($3::text[]) AS related(cluster),
+	LATERAL (SELECT * FROM pages
+		WHERE site_id = $1 AND cluster_id = related.cluster AND id <> $2 AND state <> 'deleted'
+		  AND kind IN ('hub', 'supporting')
+		ORDER BY published_at DESC NULLS LAST, id LIMIT $4) p
+	ORDER BY published_at DESC NULLS LAST, id LIMIT $4`
 
 // ChangeNumber is the number of the transaction's change, which a plan's
 // horizon is checked against (planning.ReplanAnswered).
