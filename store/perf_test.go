@@ -410,19 +410,21 @@ func TestTheRelatedClustersReadStopsAtTheLimitInEachCluster(t *testing.T) {
 	const limit = 25
 	want := queryStrings(t, s, `SELECT id FROM pages WHERE site_id = 'shop' AND cluster_id IN ('a', 'b') AND id <> 'a-1500'
 		AND state <> 'deleted' AND kind IN ('hub', 'supporting') ORDER BY published_at DESC NULLS LAST, id LIMIT 25`)
-	var got []string
-	if err := s.InTx(ctx, func(tx *Tx) error {
-		targets, _, err := tx.PlanningTargets(ctx, "shop", "a-1500",
-			planning.Lookup{RelatedClusters: []string{"a", "b"}, RelatedLimit: limit}, planning.Locks{})
-		for _, tg := range targets {
-			got = append(got, tg.ID)
+	for _, clusters := range [][]string{{"a", "b"}, {"b", "a", "b"}} {
+		var got []string
+		if err := s.InTx(ctx, func(tx *Tx) error {
+			targets, _, err := tx.PlanningTargets(ctx, "shop", "a-1500",
+				planning.Lookup{RelatedClusters: clusters, RelatedLimit: limit}, planning.Locks{})
+			for _, tg := range targets {
+				got = append(got, tg.ID)
+			}
+			return err
+		}); err != nil {
+			t.Fatal(err)
 		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("related targets %v, want the newest %d of both clusters %v", got, limit, want)
+		if !slices.Equal(got, want) {
+			t.Errorf("related targets of clusters %v: %v, want the newest %d of both clusters %v", clusters, got, limit, want)
+		}
 	}
 	// Two index descents and about the limit's rows from each cluster:
 	// tens of blocks. Every page of both clusters is hundreds.
