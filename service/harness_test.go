@@ -166,8 +166,6 @@ func (h *harness) publishRaw(subject string, data []byte, hdr nats.Header) {
 	}
 }
 
-// siteWithLinkedHub publishes the fixture site and its hub and waits until
-// the hub is linked, so articles published next find their hub.
 // sqlCounter opens a connection to the service's database, closed with
 // the test, and returns a function reading one count from it.
 func sqlCounter(t *testing.T, databaseURL string) func(q string, args ...any) int {
@@ -207,9 +205,18 @@ func (h *harness) linkExampleSite(name string) examples.Site {
 	return site
 }
 
+// siteWithLinkedHub publishes the fixture site and, once it is projected,
+// its hub, and waits until the hub is linked, so articles published next
+// find their hub. A hub that came before its site would wait for it over
+// redeliveries, which a test with a delivery ceiling of 2 cannot spare on
+// a loaded machine: the hub is dead-lettered and never linked.
 func (h *harness) siteWithLinkedHub(siteID string) {
 	h.t.Helper()
 	h.publish(siteEvent(siteID))
+	waitFor(h.t, waitLong, "site projected", func() bool {
+		_, found, err := h.svc.Store().LoadSite(context.Background(), siteID)
+		return err == nil && found
+	})
 	h.publish(hubEvent(siteID))
 	waitFor(h.t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(h.t, siteID, "boots-hub")) == 1 })
 }
