@@ -151,12 +151,13 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 }
 
 // relatedClustersSQL reads the RelatedLimit most recent live hubs and
-// supporting articles of the related clusters ($3). Each cluster's are
-// read newest first through pages_cluster_recent and stop at the limit,
-// then the newest of those are kept: the same rows as sorting all of the
-// clusters' pages (a cluster named twice is read once), but a plan reads at most the limit from each cluster,
-// however large the related clusters grow. One scan of all of them (=
-// ANY) comes back in no useful order and sorts every page they hold.
+// supporting articles of the related clusters ($3, each read once). Each
+// cluster's are read newest first through pages_cluster_recent and stop
+// at the limit, then the newest of those are kept: the same rows as
+// sorting all of the clusters' pages, but a plan reads at most the limit
+// from each cluster, however large the related clusters grow. One scan of
+// all of them (= ANY) comes back in no useful order and sorts every page
+// they hold.
 const relatedClustersSQL = `SELECT ` + targetColumns + ` FROM (SELECT DISTINCT unnest($3::text[])) AS related(cluster),
 	LATERAL (SELECT * FROM pages
 		WHERE site_id = $1 AND cluster_id = related.cluster AND id <> $2 AND state <> 'deleted'
