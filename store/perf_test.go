@@ -432,3 +432,60 @@ func TestTheRelatedClustersReadStopsAtTheLimitInEachCluster(t *testing.T) {
 		t.Errorf("reading %d related targets of two clusters of 1,500 read %d blocks, want at most 40", limit, blocks)
 	}
 }
+
+// TestAnOutcomeAndALinkedPageAreWrittenOnTheirOwnBlock fills the links
+// and pages tables as a burst does, then writes what the inject and
+// validate stages write: each link's outcome, twice, and a page's linked
+// HTML. Every new row version must stay on its row's block (a HOT update,
+// which writes no index entry), so the tables keep room on each block.
+func TestAnOutcomeAndALinkedPageAreWrittenOnTheirOwnBlock(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "hub")
+	if _, err := s.pool.Exec(ctx, `INSERT INTO pages (site_id, id, url, title, kind, version, html, state)
+		SELECT 'shop', 'p' || i, '/p' || i, 'Page ' || i, 'supporting', 1, '<p>text</p>', 'generated'
+		FROM generate_series(1, 400) i`); err != nil {
+		t.Fatal(err)
+	}
+	linksOf := map[string][]link.Link{}
+	for src := range 40 {
+		source := fmt.Sprintf("p%d", src+1)
+		for i := range 12 {
+			linksOf[source] = append(linksOf[source], link.Link{ID: fmt.Sprintf("%s-%d", source, i), SourcePageID: source,
+				TargetPageID: fmt.Sprintf("p%d", 100+i), TargetURL: fmt.Sprintf("/p%d", 100+i), Type: link.TypeHorizontal,
+				Zone: link.ZoneInBody, Status: link.StatusPlanned, Anchor: fmt.Sprintf("page %d", 100+i), Score: 72.5})
+		}
+		if err := s.InTx(ctx, func(tx *Tx) error { return tx.ReplaceLinks(ctx, "shop", source, 1, linksOf[source]) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	block := func(sql string) []string {
+		t.Helper()
+		return queryStrings(t, s, `SELECT (ctid::text::point)[0]::text `+sql)
+	}
+	const source = "p20"
+	linkBlocks := `FROM links WHERE site_id = 'shop' AND source_page_id = '` + source + `' ORDER BY id`
+	before := block(linkBlocks)
+	for _, status := range []link.Status{link.StatusInserted, link.StatusVerified} {
+		links := linksOf[source]
+		for i := range links {
+			links[i].Status, links[i].Paragraph = status, i+1
+		}
+		if err := s.InTx(ctx, func(tx *Tx) error { return tx.SaveLinkOutcomes(ctx, "shop", links) }); err != nil {
+			t.Fatal(err)
+		}
+		if after := block(linkBlocks); !slices.Equal(after, before) {
+			t.Fatalf("links %s moved to other blocks: %v, then %v", status, before, after)
+		}
+	}
+	pageBlock := `FROM pages WHERE site_id = 'shop' AND id = '` + source + `'`
+	before = block(pageBlock)
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		return tx.SetLinkedHTML(ctx, "shop", source, `<p>text with <a href="/p100">page 100</a></p>`)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if after := block(pageBlock); !slices.Equal(after, before) {
+		t.Fatalf("the linked page moved to another block: %v, then %v", before, after)
+	}
+}
