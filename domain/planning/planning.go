@@ -6,6 +6,7 @@ package planning
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -578,6 +579,15 @@ func (pl *planner) taxonomy() {
 	pl.list(hubs, link.TypeTaxonomy, func(t Target) string {
 		return fmt.Sprintf("taxonomy: a term page lists every hub, product and service with its attribute value (this is a %s)", t.Kind)
 	})
+	// The breadcrumb's attribute step is the one link the planner places to
+	// a term page, and only on the pages of the hubs under its path: no
+	// other link type targets one.
+	under := func(t Target) bool { return t.Kind == site.KindHub && onPath(pl.in.Page.URL, t.URL) }
+	if !slices.ContainsFunc(hubs, under) {
+		pl.note("term page %s gets no link from the pages it lists: the breadcrumb's attribute step links a term page "+
+			"from the pages of the hubs under its path (%s), and no published hub with its value is there; "+
+			"link it from the site's navigation, or publish its hubs under its path", pl.in.Page.ID, pl.in.Page.URL)
+	}
 }
 
 // relatedInBody links a product, service or plain page to the hubs that

@@ -1194,3 +1194,44 @@ func TestANaturalPhraseIsOfferedOnlyToTheTargetItNamesBest(t *testing.T) {
 		t.Errorf("the comparison was not offered %q; offered to %v", phrase, offered)
 	}
 }
+
+// TestATermPageNoHubIsUnderSaysWhyNothingLinksIt: the breadcrumb's
+// attribute step is a term page's only inbound link, so a term page whose
+// path holds none of its hubs says in a note why it is left unlinked.
+func TestATermPageNoHubIsUnderSaysWhyNothingLinksIt(t *testing.T) {
+	unlinked := func(p Plan) []string {
+		var out []string
+		for _, n := range p.Notes {
+			if strings.Contains(n, "gets no link") {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	boots, jackets := bootsCluster(), jacketsCluster() // both terrain=mountain
+	plan := func(term site.Page, hubs ...site.Page) Plan {
+		return planOf(t, Input{Structure: testSite(boots, jackets), Policy: sagPolicy(t), Page: term,
+			Targets: asTargets(0, hubs...), WordCount: 300})
+	}
+	offPath := termPage("term-mountain", "Mountain Terrain", "terrain=mountain") // at /mountain-terrain/
+	got := unlinked(plan(offPath, hubOf(boots), hubOf(jackets)))
+	if len(got) != 1 || !strings.Contains(got[0], "term-mountain") || !strings.Contains(got[0], "/mountain-terrain/") {
+		t.Errorf("notes %q, want one naming the term page and its path, which holds none of its hubs", got)
+	}
+	if got := unlinked(plan(offPath)); len(got) != 1 {
+		t.Errorf("notes %q, want one: no hub with the value is published yet", got)
+	}
+	onPath := offPath
+	onPath.URL = "/hiking/"
+	if got := unlinked(plan(onPath, hubOf(boots), hubOf(jackets))); len(got) != 0 {
+		t.Errorf("notes %q, want none: the boots and jackets hubs are under /hiking/, so their pages' breadcrumbs link it", got)
+	}
+	// A hub under the path that does not carry the term's value takes no
+	// attribute step through it.
+	sandals := sandalsCluster()
+	desertHub := hubOf(sandals)
+	if got := unlinked(planOf(t, Input{Structure: testSite(boots, sandals), Policy: sagPolicy(t), Page: onPath,
+		Targets: asTargets(0, desertHub), WordCount: 300})); len(got) != 1 {
+		t.Errorf("notes %q, want one: the only hub under /hiking/ has no mountain value", got)
+	}
+}
