@@ -103,10 +103,15 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 		return err
 	})
 	// Rows are scanned straight into out, sized for the cluster's and the
-	// related clusters' reads: a target is a large struct, and collecting
-	// each read into a slice of its own before copying it into a growing
-	// out allocated a fifth of the bytes of a burst.
-	out := make([]planning.Target, 0, l.ClusterLimit+l.RelatedLimit)
+	// related clusters' reads when the lookup makes them: a target is a
+	// large struct, and collecting each read into a slice of its own before
+	// copying it into a growing out allocated a fifth of the bytes of a
+	// burst.
+	size := l.ClusterLimit
+	if len(l.RelatedClusters) > 0 {
+		size += l.RelatedLimit
+	}
+	out := make([]planning.Target, 0, size)
 	seen := map[string]bool{}
 	collect := func(rows pgx.Rows) error {
 		defer rows.Close()
