@@ -133,6 +133,8 @@ type planner struct {
 	owners  *anchors.Owners
 	ownerOf map[string]int
 	scores  map[string]scoring.Score // by target id, as scoreAll scored them
+	// articles is clusterArticles' list, nil until it is first asked for.
+	articles []Target
 
 	// ctx is the context of the one PlanPage call the planner lives for;
 	// err is its error once stopped saw it end, and the loops over
@@ -279,13 +281,27 @@ func (pl *planner) verticalUp() {
 // siblings is SAG link type 3: up to max_sibling_links other supporting
 // articles of the cluster, chosen by score.
 func (pl *planner) siblings() {
-	var cands []Target
-	for _, t := range pl.targets {
-		if t.Kind == site.KindSupporting && t.ClusterID == pl.in.Page.ClusterID && pl.in.Page.ClusterID != "" {
-			cands = append(cands, t)
+	if pl.in.Page.ClusterID == "" {
+		return
+	}
+	pl.pickScored(pl.clusterArticles(), link.TypeHorizontal, link.ZoneInBody, pl.in.Policy.MaxSiblingLinks, "sibling in cluster "+pl.in.Page.ClusterID)
+}
+
+// clusterArticles is the supporting articles among the targets that are in
+// the page's cluster, gathered once a plan: sibling links, Related Reading,
+// a hub's contextual links and the silo's children all start from them,
+// and in a cluster of thousands copying them for each was a fifth of the
+// bytes a plan allocated. Callers must not change the list.
+func (pl *planner) clusterArticles() []Target {
+	if pl.articles == nil {
+		pl.articles = make([]Target, 0, len(pl.targets))
+		for _, t := range pl.targets {
+			if t.Kind == site.KindSupporting && t.ClusterID == pl.in.Page.ClusterID {
+				pl.articles = append(pl.articles, t)
+			}
 		}
 	}
-	pl.pickScored(cands, link.TypeHorizontal, link.ZoneInBody, pl.in.Policy.MaxSiblingLinks, "sibling in cluster "+pl.in.Page.ClusterID)
+	return pl.articles
 }
 
 // relatedReading is SAG link type 7: a Related Reading section of 2–3
@@ -314,18 +330,12 @@ func (pl *planner) relatedReading() {
 			if len(picked) == p.RelatedReadingMax || pl.stopped() {
 				return
 			}
-			if scoring.Decide(p, s.score.Total) != scoring.Drop {
+			if eligible(s.Target) && scoring.Decide(p, s.score.Total) != scoring.Drop {
 				picked = append(picked, s)
 			}
 		}
 	}
-	var siblings []Target
-	for _, t := range pl.targets {
-		if eligible(t) && sibling(t) {
-			siblings = append(siblings, t)
-		}
-	}
-	pick(siblings)
+	pick(pl.clusterArticles())
 	// Pages sharing a value are gathered and scored only when the siblings
 	// leave room: in a cluster of any size they seldom do, and scoring
 	// every related cluster's pages is most of what a plan costs.
@@ -512,16 +522,6 @@ func (pl *planner) homeLinks() {
 // text to the supporting articles it mentions, as density allows.
 func (pl *planner) contextualDown() {
 	pl.pickScored(pl.clusterArticles(), link.TypeVerticalDown, link.ZoneInBody, unlimited, "supporting article of cluster "+pl.in.Page.ClusterID)
-}
-
-func (pl *planner) clusterArticles() []Target {
-	var out []Target
-	for _, t := range pl.targets {
-		if t.Kind == site.KindSupporting && t.ClusterID == pl.in.Page.ClusterID {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // crossCluster is SAG link type 4: up to max_cross_cluster_per_hub hubs
