@@ -233,6 +233,49 @@ func TestTablesAreAnalyzedWhenTheyHaveMoreThanDoubledSinceTheLastAnalyze(t *test
 	}
 }
 
+// TestAnalyzeKeepsStatisticsOnlyForTheLinkColumnsStatementsLookUp checks
+// that KeepStatistics' ANALYZE of links leaves out the columns no
+// statement filters by (the plan's explanation, candidates, factors and
+// the outcome's fields), which were most of its cost, and keeps those the
+// lookups use.
+func TestAnalyzeKeepsStatisticsOnlyForTheLinkColumnsStatementsLookUp(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "seed")
+	if _, err := s.pool.Exec(ctx, `INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url,
+			type, anchor, anchor_type, zone, status, explanation, candidates, factors, position)
+		SELECT 'shop', 'l' || i, 'p' || (i % 50), 1, 'p' || (i % 7), '/p' || (i % 7), 'horizontal', 'anchor ' || i, 'exact',
+			'in_body', 'planned', 'why ' || i, '[{"text": "a"}]', '{"shared": 40}', i
+		FROM generate_series(1, 600) i`); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		tables, err := s.KeepStatistics(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if slices.Contains(tables, "links") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("links not analyzed after 600 new links (analyzed %v)", tables)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	got := queryStrings(t, s, `SELECT attname::text FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'links' ORDER BY attname`)
+	for _, col := range []string{"site_id", "source_page_id", "target_page_id", "type", "zone", "status"} {
+		if !slices.Contains(got, col) {
+			t.Errorf("links.%s has no statistics after ANALYZE (columns with statistics: %v)", col, got)
+		}
+	}
+	for _, col := range []string{"explanation", "candidates", "factors", "anchor", "reason", "failed_rules", "score"} {
+		if slices.Contains(got, col) {
+			t.Errorf("links.%s has statistics after ANALYZE: no statement looks links up by it", col)
+		}
+	}
+}
+
 // lcPage inserts a page of site shop in a state, published (live) or not.
 func lcPage(t *testing.T, s *Store, id, state string, live bool) {
 	t.Helper()
