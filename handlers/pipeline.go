@@ -15,6 +15,7 @@ import (
 	"github.com/interlinker/interlinker/bus"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/events"
@@ -316,20 +317,10 @@ func sitePath(s site.Site, u string) (path string, ok bool) {
 	return "", false
 }
 
-// markupOptions are the placement settings of a site's policy.
+// markupOptions are the placement settings of a site's policy, the same
+// the planner's trial placement uses.
 func markupOptions(sc siteContext) markup.Options {
-	minWords := sc.policy.MinWordsBetweenLinks
-	if minWords == 0 {
-		minWords = -1 // markup reads 0 as "default"; the policy means "no minimum"
-	}
-	return markup.Options{
-		SiteHost:             sc.structure.Site.Host(),
-		MaxLinksPerParagraph: sc.policy.MaxLinksPerParagraph,
-		MinWordsBetweenLinks: minWords,
-		// A menu or footer link to a hub is no uplink: the rules count
-		// in-body links, so only those stop another to the same target.
-		DuplicateTargetsInBodyOnly: true,
-	}
+	return planning.MarkupOptions(sc.structure, sc.policy)
 }
 
 // planStage is what the inject and validate stages work on: the page whose

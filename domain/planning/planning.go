@@ -125,6 +125,10 @@ type planner struct {
 	budget  int
 	linked  map[string]bool // targets linked from the body already
 	offered map[string]bool // targets planned or suggested in any zone
+	// noRoom: targets the trial placement (placeable) found no room for
+	// in the text. One whose in-body link is planned all the same waits
+	// for the LLM fallback, and Related Reading may list it meanwhile.
+	noRoom  map[string]bool
 	maxIn   int
 	targets []Target
 	// owners decides which target a natural phrase names best: the
@@ -158,7 +162,7 @@ func (pl *planner) stopped() bool {
 }
 
 func newPlanner(in Input) *planner {
-	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, scores: map[string]scoring.Score{}}
+	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, noRoom: map[string]bool{}, scores: map[string]scoring.Score{}}
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
 	pl.facets = unionSorted(in.Structure.ClusterFacets(pl.cluster), in.Structure.Facets(in.Page.Attributes))
 	pl.text = anchors.Normalize(strings.Join(in.Texts, " "))
@@ -320,8 +324,11 @@ func (pl *planner) relatedReading() {
 	if p.RelatedReadingMax == 0 {
 		return
 	}
+	// A sibling whose in-body link the text has no room for is linked
+	// nowhere unless the LLM fallback writes it in: the section lists it.
 	eligible := func(t Target) bool {
-		return !pl.offered[t.ID] && t.ID != pl.hubID() && (t.Kind == site.KindSupporting || t.Kind == site.KindHub)
+		return (!pl.offered[t.ID] || pl.linked[t.ID] && pl.noRoom[t.ID]) &&
+			t.ID != pl.hubID() && (t.Kind == site.KindSupporting || t.Kind == site.KindHub)
 	}
 	sibling := func(t Target) bool { return t.ClusterID == pl.in.Page.ClusterID && t.Kind == site.KindSupporting }
 	var picked []scored
@@ -682,8 +689,9 @@ func (pl *planner) scoreAll(targets []Target) []scored {
 
 // pickScored plans up to limit links of one type among the targets by
 // their SAG score: at auto_link_score or above they are planned, those the
-// page's text already mentions first (a link is only placed where its
-// anchor is found); between review_score and auto_link_score they become
+// page's text can carry first (placeable: a link is only placed where its
+// anchor is found, and within the paragraph density), then those it
+// mentions; between review_score and auto_link_score they become
 // review suggestions, up to the same limit; below, they are dropped.
 // In-body links and related reading count against density. It returns how
 // many links it planned.
@@ -704,7 +712,27 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 		}
 	}
 	if z == link.ZoneInBody {
-		sort.SliceStable(auto, func(i, j int) bool { return pl.mentions(auto[i]) && !pl.mentions(auto[j]) })
+		// The links the text can carry come first, then those it
+		// mentions but has no room for, then the rest (the LLM fallback's
+		// work), each group by score.
+		fits := pl.placeable(auto)
+		var carried, mentioned, rest []link.Link
+		for _, l := range auto {
+			switch {
+			case fits[l.ID]:
+				carried = append(carried, l)
+			case pl.mentions(l):
+				mentioned = append(mentioned, l)
+			default:
+				rest = append(rest, l)
+			}
+		}
+		if fits != nil {
+			for _, l := range append(mentioned, rest...) {
+				pl.noRoom[l.TargetPageID] = true
+			}
+		}
+		auto = append(append(carried, mentioned...), rest...)
 	}
 	p := pl.in.Policy
 	planned := 0

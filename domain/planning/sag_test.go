@@ -513,6 +513,84 @@ func TestBreadcrumbsRunHomeSectorAttributeHubPage(t *testing.T) {
 	}
 }
 
+// TestASiblingTheTextHasNoRoomForGivesWayToOneItCanCarry: the article names
+// its two best siblings side by side in one short paragraph, where the
+// words-between-links rule lets only one be linked, and a third, lower
+// scored, in a paragraph of its own. The body gets the best and the third;
+// the second, which the text could not carry, is not planned in the body
+// and so stays free for Related Reading.
+func TestASiblingTheTextHasNoRoomForGivesWayToOneItCanCarry(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	filler := strings.Repeat("Take your time over this step and check the result in daylight. ", 8)
+	page.HTML = `<h1>Caring for leather hiking boots</h1>
+<p>Good hiking boots last for years when you look after them. ` + filler + `</p>
+<p>Start with waterproofing leather boots or drying wet boots, whichever the day needs.</p>
+<p>` + filler + `</p>
+<p>Before a steep trail, read about lacing boots for steep descents. ` + filler + `</p>`
+	sibling := func(id, title string, inbound int) Target {
+		return Target{Page: articleIn(boots, id, title), Inbound: inbound}
+	}
+	targets := []Target{{Page: hub},
+		sibling("sib-a", "Waterproofing Leather Boots", 100),
+		sibling("sib-b", "Drying Wet Boots", 90),
+		sibling("sib-c", "Lacing Boots For Steep Descents", 10),
+		sibling("sib-d", "Choosing Boot Socks", 5),
+		sibling("sib-e", "Storing Boots Over Winter", 5),
+	}
+	in, err := NewInput(testSite(boots), sagPolicy(t), page, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := planOf(t, in)
+	body := withStatus(linksOf(plan, link.TypeHorizontal, link.ZoneInBody), link.StatusPlanned)
+	if got := targetIDs(body); !reflect.DeepEqual(got, []string{"sib-a", "sib-c"}) {
+		t.Fatalf("sibling links in the body %v, want [sib-a sib-c]: sib-b is named too close to sib-a to be linked", got)
+	}
+	rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection)
+	if !slices.Contains(targetIDs(rr), "sib-b") {
+		t.Errorf("Related Reading %v leaves out sib-b, the best sibling the body does not link", targetIDs(rr))
+	}
+}
+
+// TestASiblingPlannedInTheBodyWithoutRoomIsInRelatedReading: the article
+// names its two best siblings side by side and no other, so the second
+// is still planned in the body, for the LLM fallback to write in; until
+// then it is linked nowhere, so Related Reading lists it. The first, which
+// the text carries, is not listed again.
+func TestASiblingPlannedInTheBodyWithoutRoomIsInRelatedReading(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	filler := strings.Repeat("Take your time over this step and check the result in daylight. ", 8)
+	page.HTML = `<p>Good hiking boots last for years when you look after them. ` + filler + `</p>
+<p>Start with waterproofing leather boots or drying wet boots, whichever the day needs.</p>
+<p>` + filler + `</p>`
+	targets := []Target{{Page: hub},
+		{Page: articleIn(boots, "sib-a", "Waterproofing Leather Boots"), Inbound: 100},
+		{Page: articleIn(boots, "sib-b", "Drying Wet Boots"), Inbound: 90},
+		{Page: articleIn(boots, "sib-d", "Choosing Boot Socks"), Inbound: 5},
+		{Page: articleIn(boots, "sib-e", "Storing Boots Over Winter"), Inbound: 5},
+	}
+	in, err := NewInput(testSite(boots), sagPolicy(t), page, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := planOf(t, in)
+	body := withStatus(linksOf(plan, link.TypeHorizontal, link.ZoneInBody), link.StatusPlanned)
+	if got := targetIDs(body); !reflect.DeepEqual(got, []string{"sib-a", "sib-b"}) {
+		t.Fatalf("sibling links in the body %v, want [sib-a sib-b]: the two the text names", got)
+	}
+	rr := targetIDs(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection))
+	if !slices.Contains(rr, "sib-b") {
+		t.Errorf("Related Reading %v leaves out sib-b, whose in-body link the text has no room for", rr)
+	}
+	if slices.Contains(rr, "sib-a") {
+		t.Errorf("Related Reading %v repeats sib-a, which the text links", rr)
+	}
+}
+
 func TestRelatedReadingHasTwoToThreeLinksAndMayCrossClusters(t *testing.T) {
 	in := articleScene(t, 2, 5, 1500, 0)
 	for i := range in.Targets {

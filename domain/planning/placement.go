@@ -1,0 +1,84 @@
+package planning
+
+import (
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// MarkupOptions are the placement settings of a site's policy: the inject
+// stage places links with them, and the planner's trial placement
+// (placeable) with the same.
+func MarkupOptions(st site.Structure, pol policy.Policy) markup.Options {
+	minWords := pol.MinWordsBetweenLinks
+	if minWords == 0 {
+		minWords = -1 // markup reads 0 as "default"; the policy means "no minimum"
+	}
+	return markup.Options{
+		SiteHost:             st.Site.Host(),
+		MaxLinksPerParagraph: pol.MaxLinksPerParagraph,
+		MinWordsBetweenLinks: minWords,
+		// A menu or footer link to a hub is no uplink: the rules count
+		// in-body links, so only those stop another to the same target.
+		DuplicateTargetsInBodyOnly: true,
+	}
+}
+
+// trialLimit is how many candidates of one link type a trial placement
+// tries beyond those the text mentions: a hub choosing among thousands of
+// its articles tries the best scored, not all of them.
+const trialLimit = 16
+
+// placeable reports which of candidates, in their order, the page's HTML
+// can carry after the in-body links already planned: it places them all
+// in a trial, as the inject stage will place the plan (in plan order,
+// within the policy's links per paragraph and words between links). A
+// text that names three siblings in one short paragraph carries one or
+// two of them; planning the others in the body would leave them planned
+// and out of Related Reading, while a sibling named further on fits. The
+// trial cannot know the anchor cap, which counts other pages' anchors
+// when the page is injected, nor what the LLM fallback may write.
+func (pl *planner) placeable(candidates []link.Link) map[string]bool {
+	if pl.in.Page.HTML == "" || len(candidates) == 0 {
+		return nil
+	}
+	var reqs []markup.LinkRequest
+	request := func(l link.Link) {
+		texts := make([]string, len(l.Candidates))
+		for i, c := range l.Candidates {
+			texts[i] = c.Text
+		}
+		reqs = append(reqs, markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
+			Position: markup.Position{FirstParagraphs: l.FirstParagraphs}})
+	}
+	for _, l := range pl.plan.Links {
+		if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned {
+			request(l)
+		}
+	}
+	planned := len(reqs)
+	tried := 0
+	for _, l := range candidates {
+		if tried < trialLimit || pl.mentions(l) {
+			request(l)
+			tried++
+		}
+	}
+	if len(reqs) == planned {
+		return nil
+	}
+	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, MarkupOptions(pl.in.Structure, pl.in.Policy))
+	if err != nil {
+		// The inject stage will refuse the page with this error; the plan
+		// keeps the order the text's mentions give.
+		return nil
+	}
+	fits := map[string]bool{}
+	for _, p := range placements[planned:] {
+		if p.Placed {
+			fits[p.ID] = true
+		}
+	}
+	return fits
+}
