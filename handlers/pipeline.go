@@ -159,10 +159,11 @@ func streamPosition(ctx context.Context) bus.StreamPosition {
 // consumer's inbox, so an event id has one effect however often it is
 // delivered. change claims the event itself (alone or pipelined with its
 // first reads) and reports false when the consumer applied it before; it
-// must then change nothing.
+// must then change nothing. Its statements run on generic plans
+// (store.InGenericTx): an event's reads and writes find rows by key.
 func (p *Pipeline) apply(ctx context.Context, consumer string, ev events.Event, change func(*store.Tx) (claimed bool, err error)) error {
 	claimed := true
-	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
+	err := p.Store.InGenericTx(ctx, func(tx *store.Tx) error {
 		var err error
 		claimed, err = change(tx)
 		return err

@@ -532,3 +532,35 @@ func TestAnOutcomeAndALinkedPageAreWrittenOnTheirOwnBlock(t *testing.T) {
 		t.Fatalf("the linked page moved to another block: %v, then %v", before, after)
 	}
 }
+
+// TestEventTransactionsRunOnGenericPlansAndOthersKeepTheirs checks where
+// statements run on generic plans: in InGenericTx (the event handlers) and
+// InSnapshotTx (a settle pass), from their first read; InTx, before or
+// after on the same connection, keeps the session's choice for its reads.
+func TestEventTransactionsRunOnGenericPlansAndOthersKeepTheirs(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	mode := func(run func(context.Context, func(*Tx) error) error) string {
+		t.Helper()
+		var got string
+		if err := run(ctx, func(tx *Tx) error { return tx.queryRow(ctx, `SHOW plan_cache_mode`).Scan(&got) }); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for i, c := range []struct {
+		name string
+		run  func(context.Context, func(*Tx) error) error
+		want string
+	}{
+		{"InTx", s.InTx, "auto"},
+		{"InGenericTx", s.InGenericTx, "force_generic_plan"},
+		{"InTx after InGenericTx", s.InTx, "auto"},
+		{"InSnapshotTx", s.InSnapshotTx, "force_generic_plan"},
+		{"InTx after InSnapshotTx", s.InTx, "auto"},
+	} {
+		if got := mode(c.run); got != c.want {
+			t.Errorf("%d. %s reads with plan_cache_mode %s, want %s", i+1, c.name, got, c.want)
+		}
+	}
+}

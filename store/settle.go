@@ -51,17 +51,22 @@ func (s *Store) Unsettled(ctx context.Context) (int, error) {
 // InSnapshotTx runs fn in one REPEATABLE READ transaction: every read sees
 // the database as of the first, and a write to a row another transaction
 // changed since fails with a serialization error (ErrConcurrentChange)
-// instead of overwriting it. A settle pass reads a whole site this way.
+// instead of overwriting it. A settle pass reads a whole site this way,
+// planning every page with the event handlers' statements, so they run on
+// generic plans as in InGenericTx.
 func (s *Store) InSnapshotTx(ctx context.Context, fn func(*Tx) error) error {
 	c, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("acquire connection: %w", err)
 	}
 	defer c.Release()
-	if _, err := c.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ"); err != nil {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ")
+	b.Queue(genericPlans)
+	if err := c.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("begin snapshot transaction: %w", err)
 	}
-	t := &Tx{conn: c.Conn(), store: s, begun: true}
+	t := &Tx{conn: c.Conn(), store: s, begun: true, generic: true}
 	if err := fn(t); err != nil {
 		t.rollback(ctx)
 		return concurrentChange(err)
