@@ -312,10 +312,11 @@ func (e *pbEnv) close() {
 }
 
 // planOne runs the plan stage's reads and planning for the page, in a
-// transaction it rolls back, and returns how many targets it read.
+// transaction it rolls back, on generic plans as the stage does
+// (InGenericTx), and returns how many targets it read.
 func (e *pbEnv) planOne(ctx context.Context, page site.Page, brute bool) (int, error) {
 	var n int
-	err := e.s.InTx(ctx, func(tx *Tx) error {
+	err := e.s.InGenericTx(ctx, func(tx *Tx) error {
 		var targets []planning.Target
 		var err error
 		if brute {
