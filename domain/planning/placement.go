@@ -25,14 +25,19 @@ func MarkupOptions(st site.Structure, pol policy.Policy) markup.Options {
 	}
 }
 
-// trialLimit is how many candidates of one link type a trial placement
-// tries beyond those the text mentions: a hub choosing among thousands of
-// its articles tries the best scored, not all of them.
-const trialLimit = 16
+// A trial placement tries, of one link type's candidates in score order,
+// the first trialLimit and those the text mentions, at most trialMax in
+// all: a hub choosing among thousands of its articles, which its text may
+// all mention by the cluster's keyword, tries the best scored, not all of
+// them. Candidates past them keep their order by mention.
+const (
+	trialLimit = 16
+	trialMax   = 64
+)
 
-// placeable reports which of candidates, in their order, the page's HTML
-// can carry after the in-body links already planned: it places them all
-// in a trial, as the inject stage will place the plan (in plan order,
+// placeable reports, for the candidates it tries (by link id), whether the
+// page's HTML can carry them after the in-body links already planned: it
+// places them in a trial, as the inject stage will place the plan (in plan order,
 // within the policy's links per paragraph and words between links). A
 // text that names three siblings in one short paragraph carries one or
 // two of them; planning the others in the body would leave them planned
@@ -60,6 +65,9 @@ func (pl *planner) placeable(candidates []link.Link) map[string]bool {
 	planned := len(reqs)
 	tried := 0
 	for _, l := range candidates {
+		if tried == trialMax {
+			break
+		}
 		if tried < trialLimit || pl.mentions(l) {
 			request(l)
 			tried++
@@ -74,11 +82,9 @@ func (pl *planner) placeable(candidates []link.Link) map[string]bool {
 		// keeps the order the text's mentions give.
 		return nil
 	}
-	fits := map[string]bool{}
+	fits := make(map[string]bool, len(reqs)-planned)
 	for _, p := range placements[planned:] {
-		if p.Placed {
-			fits[p.ID] = true
-		}
+		fits[p.ID] = p.Placed
 	}
 	return fits
 }

@@ -718,18 +718,17 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 		fits := pl.placeable(auto)
 		var carried, mentioned, rest []link.Link
 		for _, l := range auto {
+			fit, tried := fits[l.ID]
+			if tried && !fit {
+				pl.noRoom[l.TargetPageID] = true
+			}
 			switch {
-			case fits[l.ID]:
+			case fit:
 				carried = append(carried, l)
 			case pl.mentions(l):
 				mentioned = append(mentioned, l)
 			default:
 				rest = append(rest, l)
-			}
-		}
-		if fits != nil {
-			for _, l := range append(mentioned, rest...) {
-				pl.noRoom[l.TargetPageID] = true
 			}
 		}
 		auto = append(append(carried, mentioned...), rest...)
