@@ -2,6 +2,7 @@ package planning
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -513,6 +514,48 @@ func TestBreadcrumbsRunHomeSectorAttributeHubPage(t *testing.T) {
 	}
 }
 
+// roomScene plans the boots article "care" from its HTML paragraphs, with
+// its hub and siblings by id: title and inbound links (the more, the
+// better scored). It returns the sibling links planned in the body and the
+// targets of Related Reading.
+func roomScene(t *testing.T, paragraphs []string, siblings map[string]Target) (body, related []string) {
+	t.Helper()
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	page.HTML = "<p>" + strings.Join(paragraphs, "</p>\n<p>") + "</p>"
+	targets := []Target{{Page: hub}}
+	for id, sib := range siblings {
+		sib.Page = articleIn(boots, id, sib.Title)
+		targets = append(targets, sib)
+	}
+	in, err := NewInput(testSite(boots), sagPolicy(t), page, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := planOf(t, in)
+	body = targetIDs(withStatus(linksOf(plan, link.TypeHorizontal, link.ZoneInBody), link.StatusPlanned))
+	return body, targetIDs(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection))
+}
+
+// roomSiblings are the siblings of roomScene's article, and more: the
+// two best scored (sib-a, sib-b), whose titles the tests' texts name side
+// by side, and two the texts never name.
+func roomSiblings(more map[string]Target) map[string]Target {
+	out := map[string]Target{
+		"sib-a": {Page: site.Page{Title: "Waterproofing Leather Boots"}, Inbound: 100},
+		"sib-b": {Page: site.Page{Title: "Drying Wet Boots"}, Inbound: 90},
+		"sib-d": {Page: site.Page{Title: "Choosing Boot Socks"}, Inbound: 5},
+		"sib-e": {Page: site.Page{Title: "Storing Boots Over Winter"}, Inbound: 5},
+	}
+	maps.Copy(out, more)
+	return out
+}
+
+// roomFiller is a sentence repeated into 96 words: two links a paragraph
+// apart from it are far enough apart for the words-between-links rule.
+var roomFiller = strings.Repeat("Take your time over this step and check the result in daylight. ", 8)
+
 // TestASiblingTheTextHasNoRoomForGivesWayToOneItCanCarry: the article names
 // its two best siblings side by side in one short paragraph, where the
 // words-between-links rule lets only one be linked, and a third, lower
@@ -520,37 +563,17 @@ func TestBreadcrumbsRunHomeSectorAttributeHubPage(t *testing.T) {
 // the second, which the text could not carry, is not planned in the body
 // and so stays free for Related Reading.
 func TestASiblingTheTextHasNoRoomForGivesWayToOneItCanCarry(t *testing.T) {
-	boots := bootsCluster()
-	hub := hubOf(boots)
-	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
-	filler := strings.Repeat("Take your time over this step and check the result in daylight. ", 8)
-	page.HTML = `<h1>Caring for leather hiking boots</h1>
-<p>Good hiking boots last for years when you look after them. ` + filler + `</p>
-<p>Start with waterproofing leather boots or drying wet boots, whichever the day needs.</p>
-<p>` + filler + `</p>
-<p>Before a steep trail, read about lacing boots for steep descents. ` + filler + `</p>`
-	sibling := func(id, title string, inbound int) Target {
-		return Target{Page: articleIn(boots, id, title), Inbound: inbound}
+	body, related := roomScene(t, []string{
+		"Good hiking boots last for years when you look after them. " + roomFiller,
+		"Start with waterproofing leather boots or drying wet boots, whichever the day needs.",
+		roomFiller,
+		"Before a steep trail, read about lacing boots for steep descents. " + roomFiller,
+	}, roomSiblings(map[string]Target{"sib-c": {Page: site.Page{Title: "Lacing Boots For Steep Descents"}, Inbound: 10}}))
+	if !reflect.DeepEqual(body, []string{"sib-a", "sib-c"}) {
+		t.Fatalf("sibling links in the body %v, want [sib-a sib-c]: sib-b is named too close to sib-a to be linked", body)
 	}
-	targets := []Target{{Page: hub},
-		sibling("sib-a", "Waterproofing Leather Boots", 100),
-		sibling("sib-b", "Drying Wet Boots", 90),
-		sibling("sib-c", "Lacing Boots For Steep Descents", 10),
-		sibling("sib-d", "Choosing Boot Socks", 5),
-		sibling("sib-e", "Storing Boots Over Winter", 5),
-	}
-	in, err := NewInput(testSite(boots), sagPolicy(t), page, targets)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := planOf(t, in)
-	body := withStatus(linksOf(plan, link.TypeHorizontal, link.ZoneInBody), link.StatusPlanned)
-	if got := targetIDs(body); !reflect.DeepEqual(got, []string{"sib-a", "sib-c"}) {
-		t.Fatalf("sibling links in the body %v, want [sib-a sib-c]: sib-b is named too close to sib-a to be linked", got)
-	}
-	rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection)
-	if !slices.Contains(targetIDs(rr), "sib-b") {
-		t.Errorf("Related Reading %v leaves out sib-b, the best sibling the body does not link", targetIDs(rr))
+	if !slices.Contains(related, "sib-b") {
+		t.Errorf("Related Reading %v leaves out sib-b, the best sibling the body does not link", related)
 	}
 }
 
@@ -560,34 +583,19 @@ func TestASiblingTheTextHasNoRoomForGivesWayToOneItCanCarry(t *testing.T) {
 // then it is linked nowhere, so Related Reading lists it. The first, which
 // the text carries, is not listed again.
 func TestASiblingPlannedInTheBodyWithoutRoomIsInRelatedReading(t *testing.T) {
-	boots := bootsCluster()
-	hub := hubOf(boots)
-	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
-	filler := strings.Repeat("Take your time over this step and check the result in daylight. ", 8)
-	page.HTML = `<p>Good hiking boots last for years when you look after them. ` + filler + `</p>
-<p>Start with waterproofing leather boots or drying wet boots, whichever the day needs.</p>
-<p>` + filler + `</p>`
-	targets := []Target{{Page: hub},
-		{Page: articleIn(boots, "sib-a", "Waterproofing Leather Boots"), Inbound: 100},
-		{Page: articleIn(boots, "sib-b", "Drying Wet Boots"), Inbound: 90},
-		{Page: articleIn(boots, "sib-d", "Choosing Boot Socks"), Inbound: 5},
-		{Page: articleIn(boots, "sib-e", "Storing Boots Over Winter"), Inbound: 5},
+	body, related := roomScene(t, []string{
+		"Good hiking boots last for years when you look after them. " + roomFiller,
+		"Start with waterproofing leather boots or drying wet boots, whichever the day needs.",
+		roomFiller,
+	}, roomSiblings(nil))
+	if !reflect.DeepEqual(body, []string{"sib-a", "sib-b"}) {
+		t.Fatalf("sibling links in the body %v, want [sib-a sib-b]: the two the text names", body)
 	}
-	in, err := NewInput(testSite(boots), sagPolicy(t), page, targets)
-	if err != nil {
-		t.Fatal(err)
+	if !slices.Contains(related, "sib-b") {
+		t.Errorf("Related Reading %v leaves out sib-b, whose in-body link the text has no room for", related)
 	}
-	plan := planOf(t, in)
-	body := withStatus(linksOf(plan, link.TypeHorizontal, link.ZoneInBody), link.StatusPlanned)
-	if got := targetIDs(body); !reflect.DeepEqual(got, []string{"sib-a", "sib-b"}) {
-		t.Fatalf("sibling links in the body %v, want [sib-a sib-b]: the two the text names", got)
-	}
-	rr := targetIDs(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection))
-	if !slices.Contains(rr, "sib-b") {
-		t.Errorf("Related Reading %v leaves out sib-b, whose in-body link the text has no room for", rr)
-	}
-	if slices.Contains(rr, "sib-a") {
-		t.Errorf("Related Reading %v repeats sib-a, which the text links", rr)
+	if slices.Contains(related, "sib-a") {
+		t.Errorf("Related Reading %v repeats sib-a, which the text links", related)
 	}
 }
 
