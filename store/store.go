@@ -163,9 +163,9 @@ func (s *Store) InTx(ctx context.Context, fn func(*Tx) error) error {
 // through indexes by key, cluster or term, which a generic plan does as
 // well as one planned for the values; but Postgres re-plans a statement on
 // every execution when its generic plan looks costlier than the custom
-// ones (an array of one cluster costed as ten), and in a burst of 2,000
-// pages its reads were planned 10,000 times, a sixth of the statements'
-// time. Reads whose plan should follow their values (the outbox relay's
+// ones (an array of one cluster costed as ten): in a burst of 2,000 pages
+// the statements were planned 10,532 times, 1.45 s against 8.23 s of
+// execution. Reads whose plan should follow their values (the outbox relay's
 // queue, an audit's batches) keep InTx.
 func (s *Store) InGenericTx(ctx context.Context, fn func(*Tx) error) error {
 	return s.inTx(ctx, true, fn)

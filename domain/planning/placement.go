@@ -37,9 +37,9 @@ const (
 
 // placeable reports, for the candidates it tries (by link id), whether the
 // page's HTML can carry them after the in-body links already planned: it
-// places them in a trial, as the inject stage will place the plan (in plan order,
-// within the policy's links per paragraph and words between links). A
-// text that names three siblings in one short paragraph carries one or
+// places them in a trial as the inject stage will place the plan, in plan
+// order, within the policy's links per paragraph and words between links.
+// A text that names three siblings in one short paragraph carries one or
 // two of them; planning the others in the body would leave them planned
 // and out of Related Reading, while a sibling named further on fits. The
 // trial cannot know the anchor cap, which counts other pages' anchors
