@@ -13,6 +13,7 @@ import (
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store/storetest"
 )
 
 func TestADelayedEventIsRelayedOnlyOnceItsDelayHasPassedWithoutHoldingUpTheRest(t *testing.T) {
@@ -537,15 +538,26 @@ func TestAnOutcomeAndALinkedPageAreWrittenOnTheirOwnBlock(t *testing.T) {
 // statements run on generic plans: in InGenericTx (the event handlers) and
 // InSnapshotTx (a settle pass), from their first read; InTx, before or
 // after on the same connection, keeps the session's choice for its reads.
+// The store has one connection, so every transaction runs on the same
+// session and a setting left behind by one would show in the next.
 func TestEventTransactionsRunOnGenericPlansAndOthersKeepTheirs(t *testing.T) {
-	s := openStore(t)
 	ctx := t.Context()
+	s, err := Open(ctx, storetest.NewDatabase(t), Options{MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	sessions := map[int]bool{}
 	mode := func(run func(context.Context, func(*Tx) error) error) string {
 		t.Helper()
 		var got string
-		if err := run(ctx, func(tx *Tx) error { return tx.queryRow(ctx, `SHOW plan_cache_mode`).Scan(&got) }); err != nil {
+		var pid int
+		if err := run(ctx, func(tx *Tx) error {
+			return tx.queryRow(ctx, `SELECT current_setting('plan_cache_mode'), pg_backend_pid()`).Scan(&got, &pid)
+		}); err != nil {
 			t.Fatal(err)
 		}
+		sessions[pid] = true
 		return got
 	}
 	for i, c := range []struct {
@@ -562,5 +574,8 @@ func TestEventTransactionsRunOnGenericPlansAndOthersKeepTheirs(t *testing.T) {
 		if got := mode(c.run); got != c.want {
 			t.Errorf("%d. %s reads with plan_cache_mode %s, want %s", i+1, c.name, got, c.want)
 		}
+	}
+	if len(sessions) != 1 {
+		t.Fatalf("the transactions ran on %d sessions, want one", len(sessions))
 	}
 }
