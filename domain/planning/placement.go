@@ -43,8 +43,10 @@ const (
 // two of them; planning the others in the body would leave them planned
 // and out of Related Reading, while a sibling named further on fits. The
 // trial cannot know the anchor cap, which counts other pages' anchors
-// when the page is injected, nor what the LLM fallback may write.
-func (pl *planner) placeable(candidates []link.Link) map[string]bool {
+// when the page is injected, nor what the LLM fallback may write. named
+// says which candidates the text mentions (planner.mentions), which
+// pickScored has worked out already.
+func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bool {
 	if pl.in.Page.HTML == "" || len(candidates) == 0 {
 		return nil
 	}
@@ -64,11 +66,11 @@ func (pl *planner) placeable(candidates []link.Link) map[string]bool {
 	}
 	planned := len(reqs)
 	tried := 0
-	for _, l := range candidates {
+	for i, l := range candidates {
 		if tried == trialMax {
 			break
 		}
-		if tried < trialLimit || pl.mentions(l) {
+		if tried < trialLimit || named[i] {
 			request(l)
 			tried++
 		}

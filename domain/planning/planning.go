@@ -715,9 +715,13 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 		// The links the text can carry come first, then those it
 		// mentions but has no room for, then the rest (the LLM fallback's
 		// work), each group by score.
-		fits := pl.placeable(auto)
+		named := make([]bool, len(auto))
+		for i, l := range auto {
+			named[i] = pl.mentions(l)
+		}
+		fits := pl.placeable(auto, named)
 		var carried, mentioned, rest []link.Link
-		for _, l := range auto {
+		for i, l := range auto {
 			fit, tried := fits[l.ID]
 			if tried && !fit {
 				pl.noRoom[l.TargetPageID] = true
@@ -725,7 +729,7 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 			switch {
 			case fit:
 				carried = append(carried, l)
-			case pl.mentions(l):
+			case named[i]:
 				mentioned = append(mentioned, l)
 			default:
 				rest = append(rest, l)
