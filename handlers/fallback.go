@@ -45,6 +45,7 @@ const (
 	reasonLLMNoParagraph = "LLM fallback: no paragraph without links to rewrite"
 	reasonLLMCallCap     = "LLM fallback: the page's calls are used up (llm_max_calls_per_page)"
 	reasonLLMNotAsked    = "LLM fallback: waiting for the model's answer"
+	reasonLLMListed      = "LLM fallback not asked: the page's Related Reading lists this target"
 )
 
 // defaultLLMCallsPerPage caps the model calls one delivery of a page makes.
@@ -102,11 +103,25 @@ func answerKey(fields ...string) []byte {
 // placeByFallback places the in-body links the rules left planned for the
 // fallback, in plan order, each in a paragraph of its own. It returns the
 // first answer it needs and lacks when rw may ask; html is then not final.
+//
+// A target the page's Related Reading lists is not written into the
+// body: the planner lists a sibling there because the text has no room
+// for it, and a rewrite would link it twice on one page.
 func placeByFallback(html []byte, st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) ([]byte, *fallbackAsk, error) {
 	opts := markupOptions(st.site)
+	listed := map[string]bool{}
+	for _, l := range links {
+		if l.Zone == link.ZoneRelatedSection {
+			listed[l.TargetPageID] = true
+		}
+	}
 	for i := range links {
 		l := &links[i]
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned || !awaitingFallback(*l) {
+			continue
+		}
+		if listed[l.TargetPageID] {
+			l.Reason += "; " + reasonLLMListed
 			continue
 		}
 		anchor, ok := fallbackAnchor(*l, usage, st.site.policy.MaxExactAnchorPerTarget)

@@ -1,0 +1,56 @@
+package handlers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/store"
+)
+
+// The planner lists in Related Reading a sibling the text has no room
+// for, and leaves its in-body link for the LLM fallback. Writing that
+// link into the body would link the sibling twice on one page, so the
+// fallback leaves it and asks the model only for targets linked nowhere
+// else.
+func TestTheLLMFallbackLeavesOutATargetRelatedReadingLists(t *testing.T) {
+	pol, err := policy.Resolve("sag", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := siteContext{structure: site.Structure{Site: site.Site{ID: "s", BaseURL: "https://shop.example", Policy: "sag"}}, policy: pol}
+	page := site.Page{SiteID: "s", ID: "page", URL: "/boots/fit/", Kind: site.KindSupporting, Version: 1}
+	st := planStage{page: store.PageRecord{Page: page}, site: sc}
+	html := []byte("<p>" + strings.Repeat("A boot that fits well keeps a walker on the trail for longer. ", 12) + "</p>\n" +
+		"<p>" + strings.Repeat("Socks, laces and insoles all change how a boot sits on the foot. ", 12) + "</p>\n")
+	awaiting := func(id, target string) link.Link {
+		return link.Link{ID: id, TargetPageID: target, TargetURL: "/boots/" + target + "/", Type: link.TypeHorizontal,
+			Zone: link.ZoneInBody, Status: link.StatusPlanned, Reason: "no candidate anchor found in the text; " + awaitsFallback,
+			Candidates: []link.Anchor{{Text: target + " guide", Type: link.AnchorPageTitle}}}
+	}
+	links := []link.Link{
+		awaiting("in-body-listed", "lacing"),
+		awaiting("in-body-alone", "insoles"),
+		{ID: "section-listed", TargetPageID: "lacing", TargetURL: "/boots/lacing/", Type: link.TypeRelated,
+			Zone: link.ZoneRelatedSection, Status: link.StatusPlanned},
+	}
+	rw := &rewrites{model: "test-model", ask: true, callsLeft: 4,
+		lookup: func([]byte) (store.Answer, bool, error) { return store.Answer{}, false, nil }}
+
+	_, ask, err := placeByFallback(html, st, links, nil, rw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := "nothing"
+	if ask != nil {
+		asked = "link " + ask.linkID
+	}
+	if asked != "link in-body-alone" {
+		t.Fatalf("the fallback asks the model for %s, want link in-body-alone (to insoles, which no section lists)", asked)
+	}
+	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasSuffix(l.Reason, reasonLLMListed) {
+		t.Errorf("in-body link to a target Related Reading lists: %s %q, want it left planned with reason %q", l.Status, l.Reason, reasonLLMListed)
+	}
+}
