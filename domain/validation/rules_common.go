@@ -236,7 +236,7 @@ func firstLink(in Input, found []markup.Link) RuleResult {
 			r.Detail = fmt.Sprintf("first link points to hub %s", in.Hub.URL)
 			return r
 		}
-		r.Detail = fmt.Sprintf("first link points to %s, not hub %s", f.Href, in.Hub.URL)
+		r.Detail = fmt.Sprintf("first link points to %s, not hub %s", f.Href, in.Hub.URL) + uplinkNotPlaced(in)
 		if f.MarkerID != "" {
 			r.LinkIDs = []string{f.MarkerID}
 		}
@@ -246,5 +246,18 @@ func firstLink(in Input, found []markup.Link) RuleResult {
 	if !in.Policy.FirstLinkCountsExternal {
 		r.Detail = "page has no internal link in its content"
 	}
+	r.Detail += uplinkNotPlaced(in)
 	return r
+}
+
+// uplinkNotPlaced says why the page's planned uplink is not in its
+// content, when it is not: the first link rule fails because of it, and
+// what would place it (the LLM fallback, say) is in its reason.
+func uplinkNotPlaced(in Input) string {
+	for _, l := range in.Links {
+		if l.Type == link.TypeVerticalUp && l.Zone == link.ZoneInBody && !l.Placed() && l.Reason != "" {
+			return fmt.Sprintf(" (the uplink to hub %s is not placed: %s)", in.Hub.ID, l.Reason)
+		}
+	}
+	return ""
 }

@@ -254,6 +254,35 @@ func TestAnUnplacedUplinkFailsTheMandatoryRuleAndStaysPlanned(t *testing.T) {
 	}
 }
 
+// When the uplink waits for the LLM fallback (or anything else), the first
+// link rule fails because of it: its detail carries the uplink's reason,
+// so a reader of the report sees what will place it.
+func TestTheFirstLinkRuleSaysWhyTheUplinkIsNotPlaced(t *testing.T) {
+	up := uplink(link.StatusPlanned)
+	up.Reason = "anchor cap: every candidate anchor already links to page hub 3 times; left for the LLM fallback"
+	sibling := link.Link{ID: "sib", Type: link.TypeHorizontal, TargetPageID: "sizing", Zone: link.ZoneInBody, Status: link.StatusInserted}
+	for name, html := range map[string]string{
+		"no link":       `<p>No links here.</p>`,
+		"sibling first": `<p>Read <a href="/boots/sizing/" data-interlinker="sib">sizing</a> first.</p>`,
+	} {
+		r, _, err := Validate(input(html, up, sibling))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fl := rule(r, RuleFirstLink)
+		if fl.Passed || !strings.Contains(fl.Detail, "the uplink to hub hub is not placed: "+up.Reason) {
+			t.Errorf("%s: first link rule %+v, want it failed with the uplink's reason", name, fl)
+		}
+	}
+	r, _, err := Validate(input(`<p>Our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`, uplink(link.StatusInserted)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fl := rule(r, RuleFirstLink); !fl.Passed || strings.Contains(fl.Detail, "not placed") {
+		t.Errorf("placed uplink: first link rule %+v", fl)
+	}
+}
+
 func TestSelfLinksAndDuplicateTargetsAreFlagged(t *testing.T) {
 	self := link.Link{ID: "self", TargetPageID: "care", Zone: link.ZoneInBody, Status: link.StatusInserted}
 	dupA := link.Link{ID: "a", TargetPageID: "x", Zone: link.ZoneInBody, Status: link.StatusInserted}
