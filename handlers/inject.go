@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -116,13 +117,53 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 		}
 		if placed {
 			for i, l := range links {
-				if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned && l.Reason != "" {
+				if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned && l.Reason != "" && !strings.HasPrefix(l.Reason, reasonAllCapped) {
 					links[i].Reason += "; " + awaitsFallback
 				}
 			}
 			return html, nil
 		}
 	}
+}
+
+// reasonAllCapped starts the reason of a link whose every candidate is
+// at the anchor cap. The LLM fallback writes one of the candidates in, so
+// it cannot place such a link either.
+const reasonAllCapped = "anchor cap: every candidate anchor"
+
+// explainAllCapped gives the links whose every candidate is at the cap
+// (capped, by index) their reason, which says whether the text names the
+// target at all: a reader who finds none of the anchors in the page
+// should not be told that the cap is all that stands in the way.
+func explainAllCapped(src []byte, links []link.Link, capped []int, maxExact int, opts markup.Options) error {
+	if len(capped) == 0 {
+		return nil
+	}
+	reqs := make([]markup.LinkRequest, len(capped))
+	for k, i := range capped {
+		l := links[i]
+		texts := make([]string, len(l.Candidates))
+		for j, c := range l.Candidates {
+			texts[j] = c.Text
+		}
+		reqs[k] = markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts, Position: markup.Position{FirstParagraphs: l.FirstParagraphs}}
+	}
+	// Each request alone, with no density limit: only whether the text
+	// holds a candidate is asked.
+	opts.MaxLinksPerParagraph, opts.MinWordsBetweenLinks, opts.AllowDuplicateTargets = math.MaxInt32, -1, true
+	for k, i := range capped {
+		_, pls, err := markup.Place(src, reqs[k:k+1], opts)
+		if err != nil {
+			return err
+		}
+		where := "and none of them is in the text"
+		if pls[0].Placed || !strings.HasPrefix(pls[0].Reason, "no candidate anchor found") {
+			where = "and the text names it only with those"
+		}
+		links[i].Reason = fmt.Sprintf("%s already links to page %s %d times on other pages (max_exact_anchor_per_target), %s",
+			reasonAllCapped, links[i].TargetPageID, maxExact, where)
+	}
+	return nil
 }
 
 // awaitsFallback ends the reason of an in-body link the rules could not
@@ -134,7 +175,7 @@ const awaitsFallback = "left for the LLM fallback"
 // adding the culprit to refused, when a variation it placed is at the cap.
 func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]int, maxExact int, refused map[int]map[string]bool, opts markup.Options) ([]byte, bool, error) {
 	var reqs []markup.LinkRequest
-	var placing []int
+	var placing, allCapped []int
 	capped := map[int]bool{}
 	for i, l := range links {
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
@@ -153,13 +194,15 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			sort.SliceStable(texts, func(a, b int) bool { return used[anchors.Normalize(texts[a])] < used[anchors.Normalize(texts[b])] })
 		}
 		if len(texts) == 0 {
-			links[i].Reason = fmt.Sprintf("anchor cap: every candidate anchor already links to page %s %d times on other pages (max_exact_anchor_per_target)",
-				l.TargetPageID, maxExact)
+			allCapped = append(allCapped, i)
 			continue
 		}
 		reqs = append(reqs, markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 			Position: markup.Position{FirstParagraphs: l.FirstParagraphs}})
 		placing = append(placing, i)
+	}
+	if err := explainAllCapped(src, links, allCapped, maxExact, opts); err != nil {
+		return nil, false, err
 	}
 	if len(reqs) == 0 {
 		return src, true, nil

@@ -52,3 +52,31 @@ func TestAnUplinkTakesTheCandidateLeastUsedForItsHub(t *testing.T) {
 		t.Errorf("uplink %+v, want it on \"boot fit\", the candidate its hub has no link with yet", links[0])
 	}
 }
+
+// A link whose every candidate is at the anchor cap says whether the text
+// names the target at all, and is not left for the LLM fallback, which
+// writes one of those same candidates in.
+func TestALinkWithEveryAnchorAtTheCapSaysWhetherTheTextNamesItsTarget(t *testing.T) {
+	src := []byte("<p>Our hiking boots guide covers fit and lacing for long days on the trail.</p>\n")
+	usage := map[string]map[string]int{"boots": {"hiking boots": 3}, "tents": {"backpacking tents": 3}}
+	links := []link.Link{
+		{ID: "named", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeCrossCluster, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}},
+		{ID: "unnamed", TargetPageID: "tents", TargetURL: "/tents/", Type: link.TypeCrossCluster, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "backpacking tents", Type: link.AnchorPrimaryKeyword}}},
+	}
+	if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		l    link.Link
+		says string
+	}{{links[0], "the text names it only with those"}, {links[1], "none of them is in the text"}} {
+		if c.l.Status != link.StatusPlanned || !strings.HasPrefix(c.l.Reason, reasonAllCapped) || !strings.HasSuffix(c.l.Reason, c.says) {
+			t.Errorf("link %s: %s %q, want it planned for the anchor cap, ending %q", c.l.ID, c.l.Status, c.l.Reason, c.says)
+		}
+		if awaitingFallback(c.l) {
+			t.Errorf("link %s is left for the LLM fallback, which cannot use an anchor at the cap", c.l.ID)
+		}
+	}
+}
