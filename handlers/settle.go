@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"time"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/validation"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -283,20 +285,25 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err != nil {
 		return false, err
 	}
+	// A page whose verdict alone changed (an anchor's count on other pages
+	// settled) is sent again, so its last links.inserted carries the
+	// settled verdict.
+	digest := verdictDigest(report)
+	sameVerdict := digest == r.before.VerdictDigest
 	same, err := sameResult(r.before, links, page.LinkedHTML, page.Breadcrumbs, linkResults)
-	if err != nil || same {
+	if err != nil || same && sameVerdict {
 		return false, err
 	}
-	// A page whose HTML, trail and link outcomes stay as they are, and
-	// whose scores alone moved (the site's inbound links grew), keeps its
-	// plan and emits nothing: its link records take the new scores, so
-	// they are the same whatever path led here, and the publisher is not
-	// sent a page that did not change.
+	// A page whose HTML, trail, link outcomes and verdict stay as they
+	// are, and whose scores alone moved (the site's inbound links grew),
+	// keeps its plan and emits nothing: its link records take the new
+	// scores, so they are the same whatever path led here, and the
+	// publisher is not sent a page that did not change.
 	material, err := sameResult(r.before, links, page.LinkedHTML, page.Breadcrumbs, outcomes)
 	if err != nil {
 		return false, err
 	}
-	if material {
+	if material && sameVerdict {
 		if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, links); err != nil {
 			return false, err
 		}
@@ -324,6 +331,7 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err := tx.SetLinkedHTML(ctx, page.SiteID, page.ID, page.LinkedHTML); err != nil {
 		return false, err
 	}
+	tx.RecordVerdict(page.SiteID, page.ID, digest, false)
 	touched := []string{page.ID}
 	for _, l := range links {
 		touched = append(touched, l.TargetPageID)
@@ -418,4 +426,24 @@ func (p *Pipeline) markChanged(tx *store.Tx, siteID, pageID string) {
 	if p.SettleDelay > 0 {
 		tx.MarkChanged(siteID, pageID)
 	}
+}
+
+// recordVerdict keeps the verdict the page's links.inserted carries, and
+// with changed marks the page for its site's next settle pass, when the
+// pipeline settles sites: the pass sends a page again when its verdict
+// alone changed.
+func (p *Pipeline) recordVerdict(tx *store.Tx, siteID, pageID string, report validation.Report, changed bool) {
+	if p.SettleDelay > 0 {
+		tx.RecordVerdict(siteID, pageID, verdictDigest(report), changed)
+	}
+}
+
+// verdictDigest hashes a validation report as links.inserted carries it.
+func verdictDigest(report validation.Report) int64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%t", report.Passed)
+	for _, r := range report.Rules {
+		fmt.Fprintf(h, "\x00%s\x00%t\x00%s\x00%s", r.Name, r.Passed, r.Severity, r.Detail)
+	}
+	return int64(h.Sum64())
 }

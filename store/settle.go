@@ -22,6 +22,18 @@ func (t *Tx) MarkChanged(siteID, pageID string) {
 		WHERE site_id = $1 AND id = $2`, siteID, pageID)
 }
 
+// RecordVerdict keeps the hash of the validation report the page's
+// links.inserted carries, for the settle pass to compare its own with;
+// changed also marks the page for the pass, in the same statement.
+func (t *Tx) RecordVerdict(siteID, pageID string, digest int64, changed bool) {
+	if changed {
+		t.queue(`UPDATE pages SET validation_digest = $3, changed_xid = pg_current_xact_id(), changed_at = clock_timestamp()
+			WHERE site_id = $1 AND id = $2`, siteID, pageID, digest)
+		return
+	}
+	t.queue(`UPDATE pages SET validation_digest = $3 WHERE site_id = $1 AND id = $2`, siteID, pageID, digest)
+}
+
 // UnsettledSites lists sites with pages changed since their last settle
 // pass and none changed in the last quiet: a site still receiving events
 // waits, so one pass answers a whole burst.
@@ -146,6 +158,9 @@ type SettlePage struct {
 	Page  PageRecord
 	Links []link.Link
 	Hub   *site.Page
+	// VerdictDigest is the hash of the validation report the page's last
+	// links.inserted carried (RecordVerdict); 0 when none was kept.
+	VerdictDigest int64
 }
 
 // ReadSettlePage reads a page with its links and its cluster's hub in one
@@ -160,6 +175,13 @@ func (t *Tx) ReadSettlePage(ctx context.Context, siteID, pageID string) (sp Sett
 			}
 			sp.Page, found = p, err == nil
 			return err
+		})
+	b.Queue(`SELECT COALESCE(validation_digest, 0) FROM pages WHERE site_id = $1 AND id = $2`, siteID, pageID).
+		QueryRow(func(row pgx.Row) error {
+			if err := row.Scan(&sp.VerdictDigest); err != nil && err != pgx.ErrNoRows {
+				return err
+			}
+			return nil
 		})
 	b.Queue(linksFromSQL, siteID, pageID).Query(func(rows pgx.Rows) error {
 		links, err := pgx.CollectRows(rows, scanLink)
