@@ -66,6 +66,7 @@ func NewText(paragraphs []string) *Text {
 		}
 		for _, toks := range runs {
 			t.phrases = append(t.phrases, chunk(toks)...)
+			t.phrases = append(t.phrases, documentPhrases(toks)...)
 		}
 	}
 	return t
@@ -402,4 +403,92 @@ func stem(w string) string {
 		return w[:len(w)-1]
 	}
 	return w
+}
+
+// GoesOn reports whether a phrase of running text is only the front of a
+// longer noun phrase: its last word modifies a noun that follows it in
+// the same run of words (following, the text after it up to the next
+// punctuation or tag). "exterior paint" before "prep" and "cabinet paint"
+// before "kit" are; "hiking boots" before "for beginners", "tile
+// backsplash" before "finishes the look" and any phrase ending on a
+// plural are not. Linked alone, such a phrase would cut the reader's
+// phrase in two and name something else than it does in the text.
+//
+// The lexicon has no verb list to speak of (lexicon.go), so a word ending
+// in "s" after the phrase is read as a noun that continues it only where
+// a verb would not fit: at the end of the run, or before an auxiliary, a
+// preposition, a conjunction or a relative word ("remodel costs are",
+// "patio ideas for"); before anything else it is taken for a verb ("tile
+// backsplash adds value"), and the phrase stands.
+func GoesOn(phrase, following string) bool {
+	head := strings.Fields(phrase)
+	if len(head) == 0 {
+		return false
+	}
+	if i := strings.IndexFunc(following, isPhraseBreak); i >= 0 {
+		following = following[:i]
+	}
+	next := strings.Fields(following)
+	if len(next) == 0 {
+		return false
+	}
+	next = next[:min(len(next), 2)]
+	toks := tokenize(strings.Join(append(head, next...), " "))
+	n := len(head)
+	last, after := toks[n-1], toks[n]
+	if last.verb || last.plur || !last.final || after.verb {
+		return false
+	}
+	if !after.plur {
+		return true
+	}
+	if len(toks) == n+1 {
+		return true
+	}
+	switch toks[n+1].lex {
+	case cAux, cPrep, cConj, cRel:
+		return true
+	}
+	return false
+}
+
+// docNouns name a document; docPreps join one to what it is about.
+var (
+	docNouns = set("guide", "guides", "overview", "introduction", "primer", "handbook", "tutorial",
+		"walkthrough", "explainer", "article", "page")
+	docPreps = set("to", "on", "about", "of", "for")
+)
+
+// documentPhrases are the phrases of a run that name a page through a
+// document noun: a noun phrase ending on one of docNouns, one of
+// docPreps, and the noun phrase right after it ("guide to tile
+// backsplash", "overview of deck building"). Such a phrase is headed, for
+// naming and ownership, by the noun phrase it ends with, so it names what
+// that one names; it is another anchor for the same page, which the
+// anchor cap counts apart from the bare keyword. A text that sends its
+// readers to "our complete guide to tile backsplash" in every article
+// gives each of them two anchors for the hub, not one.
+func documentPhrases(toks []token) []nounPhrase {
+	var out []nounPhrase
+	for i := 0; i+2 < len(toks); i++ {
+		if toks[i].verb || !docNouns[toks[i].low] || !docPreps[toks[i+1].low] || toks[i+2].verb {
+			continue
+		}
+		end := i + 2
+		for end < len(toks) && !toks[end].verb {
+			end++
+			if toks[end-1].plur {
+				break // a plural noun ends its phrase (chunk)
+			}
+		}
+		if !toks[end-1].final {
+			continue
+		}
+		start := i
+		for start > 0 && !toks[start-1].verb && !toks[start-1].plur {
+			start--
+		}
+		out = append(out, append(nounPhrase(nil), toks[start:end]...))
+	}
+	return out
 }

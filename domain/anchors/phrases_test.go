@@ -201,6 +201,14 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"backpacking tents"}, Variations: []string{"tent"}}, []string{"Light tents", "Cheap tents"}},
 		{"the keyword itself, stemmed, is not a natural phrase", "A good hiking boot lasts. The hiking boot is key.",
 			Target{PrimaryKeywords: []string{"hiking boots"}}, []string{"good hiking boot"}},
+		{"a document about the target, without 'our complete'", "It is one part of our complete guide to tile backsplash, where you will find the tools.",
+			Target{PrimaryKeywords: []string{"tile backsplash"}, Title: "Tile Backsplash"}, []string{"guide to tile backsplash"}},
+		{"an overview of the target", "Start with the overview of deck building before you buy timber.",
+			Target{PrimaryKeywords: []string{"deck building"}}, []string{"overview of deck building"}},
+		{"a document about something else names nothing", "Our guide to paint colours helps with hiking boots too.",
+			Target{PrimaryKeywords: []string{"tile backsplash"}}, nil},
+		{"a noun that is no document names nothing more", "The cost of tile backsplash varies.",
+			Target{PrimaryKeywords: []string{"tile backsplash"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := sag(t)
@@ -245,7 +253,7 @@ func TestNounPhrasesFollowTheLexiconAndItsHeuristics(t *testing.T) {
 		{"ambiguous verb: verb before a determiner", "Check the seams.", []string{"seams"}},
 		{"ambiguous verb: verb opening a clause", "Never store a wet tent, and check tent stakes often.", []string{"wet tent", "tent stakes"}},
 		{"ambiguous verb: verb after an infinitive 'to'", "Learn how to waterproof boots.", []string{"boots"}},
-		{"'to' as a preposition keeps the noun", "Read our guide to camp stoves.", []string{"guide", "camp stoves"}},
+		{"'to' as a preposition keeps the noun, and a document names what it is about", "Read our guide to camp stoves.", []string{"guide", "camp stoves", "guide to camp stoves"}},
 		{"verb-leaning '-s' form after a noun is a verb", "The boot fits snugly.", []string{"boot"}},
 		{"noun-leaning '-s' form after a noun is a plural", "Tent stakes bend in rock.", []string{"Tent stakes", "rock"}},
 		{"'-s' form after a noun before an '-ly' adverb is a verb", "The tent stakes easily.", []string{"tent"}},
@@ -447,5 +455,41 @@ func TestNaturalPhrasesAndOwnershipAreDeterministic(t *testing.T) {
 	}
 	if !slices.Equal(nounPhrasesOf(paras[1]), nounPhrasesOf(paras[1])) {
 		t.Error("noun phrases differ")
+	}
+}
+
+// A keyword found inside a longer noun phrase is not an anchor for it:
+// the cases a trial site showed, and the readings that must stand.
+func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
+	for _, c := range []struct {
+		phrase, following string
+		goesOn            bool
+	}{
+		// fragments a trial site linked
+		{"exterior paint", " prep, one of the steps", true},
+		{"bathroom remodel", " budget.", true},
+		{"raised bed", " soil mix and compost", true},
+		{"Cabinet Paint", " Kit is a complete set", true},
+		{"drywall repair", " kit", true},
+		{"concrete patio", " ideas for small yards", true},
+		{"deck building", " permits", true},
+		// whole phrases
+		{"hiking boots", " guide covers fit", false},
+		{"hiking boots", " for beginners", false},
+		{"tile backsplash", ", where you will find", false},
+		{"tile backsplash", " finishes the look", false},
+		{"tile backsplash", " adds value to a kitchen", false},
+		{"deck building", " requires a permit", false},
+		{"tile backsplash", " is the cheapest", false},
+		{"drywall repair", " and patching", false},
+		{"drywall repair", " that lasts", false},
+		{"fence installation", "", false},
+		{"fence installation", " 101", false},
+		{"concrete patio", " usually cracks", false},
+		{"sleeping bag", " should be aired", false},
+	} {
+		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
+			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
+		}
 	}
 }
