@@ -11,6 +11,7 @@ import (
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -146,7 +147,7 @@ func explainAllCapped(src []byte, links []link.Link, capped []int, maxExact int,
 		for j, c := range l.Candidates {
 			texts[j] = c.Text
 		}
-		reqs[k] = markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts, Position: markup.Position{FirstParagraphs: l.FirstParagraphs}}
+		reqs[k] = planning.Request(l, texts, "")
 	}
 	// Each request alone, with no density limit: only whether the text
 	// holds a candidate is asked.
@@ -177,6 +178,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 	var reqs []markup.LinkRequest
 	var placing, allCapped []int
 	capped := map[int]bool{}
+	uplink := planning.UplinkID(links)
 	for i, l := range links {
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
 			continue
@@ -197,8 +199,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			allCapped = append(allCapped, i)
 			continue
 		}
-		reqs = append(reqs, markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
-			Position: markup.Position{FirstParagraphs: l.FirstParagraphs}})
+		reqs = append(reqs, planning.Request(l, texts, uplink))
 		placing = append(placing, i)
 	}
 	if err := explainAllCapped(src, links, allCapped, maxExact, opts); err != nil {

@@ -185,8 +185,8 @@ type proposal struct {
 func (r *recommender) place(page site.Page, links []link.Link) ([]proposal, error) {
 	reqs := make([]markup.LinkRequest, len(links))
 	for i, l := range links {
-		reqs[i] = markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: candidateTexts(l.Candidates),
-			Position: markup.Position{FirstParagraphs: l.FirstParagraphs}}
+		// Apply places each fix alone (placeFixAt), bound to no other link.
+		reqs[i] = planning.Request(l, candidateTexts(l.Candidates), "")
 	}
 	_, placements, err := markup.Place([]byte(page.HTML), reqs, markupOptions(r.sc))
 	if err != nil {

@@ -18,7 +18,15 @@ type matcher struct {
 	// head is the needle's first eight bytes (fewer if it is shorter, with
 	// headMask saying which), to reject a place with one comparison.
 	head, headMask uint64
+	// whole refuses occurrences that are the front of a longer noun phrase
+	// (LinkRequest.WholePhrase); fragments counts those refused.
+	whole     bool
+	fragments int
 }
+
+// followingBytes is how much of the text after an occurrence GoesOn is
+// shown: the two words it reads, and then some.
+const followingBytes = 64
 
 func newMatcher(p *placer, needle string, sp *stemmedPhrase) matcher {
 	m := matcher{p: p, needle: needle, stemmed: sp, rare: rarestByte(needle)}
@@ -200,6 +208,10 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 	first, _ := utf8.DecodeRune(fold[fs:fe])
 	last, _ := utf8.DecodeLastRune(fold[fs:fe])
 	if !p.boundaryOK(seg, fs, fe, first, last) {
+		return hit{}, false
+	}
+	if m.whole && p.cfg.opts.GoesOn(string(fold[fs:fe]), string(fold[fe:min(int(seg.foldEnd), fe+followingBytes)])) {
+		m.fragments++
 		return hit{}, false
 	}
 	return p.locate(seg, fs, fe)

@@ -31,6 +31,14 @@ type LinkRequest struct {
 	Href     string   // absolute path ("/hiking/boots/") or URL on the site's host
 	Anchors  []string // candidate anchor phrases in preference order
 	Position Position
+	// WholePhrase refuses an occurrence that is only the front of a longer
+	// noun phrase, as Options.GoesOn tells ("exterior paint" in "exterior
+	// paint prep"): the link text would cut the reader's phrase in two.
+	WholePhrase bool
+	// WholePhraseFirst tries every candidate as a whole phrase first, and
+	// only then takes the front of a longer one: for a link the page must
+	// carry.
+	WholePhraseFirst bool
 }
 
 // Position constrains which <p> blocks are eligible.
@@ -42,6 +50,10 @@ type Position struct {
 	// such as a bottom description it is the same as Paragraph.
 	FirstParagraphs int
 	EndOfArticle    bool // prefer the last paragraphs (related reading in body)
+	// After is the ID of an earlier request this link must come after in
+	// the document, when that one is placed: the page's uplink, which the
+	// first link rule wants first. "" for no such bound.
+	After string
 }
 
 // Options are the site's policy values for placing links.
@@ -64,6 +76,11 @@ type Options struct {
 	// A site menu links to its hubs from every page, and the audit's
 	// missing-uplink fix must still place the in-body uplink.
 	DuplicateTargetsInBodyOnly bool
+	// GoesOn reports whether a phrase of the text (folded: lower case,
+	// single spaces) is only the front of a longer noun phrase, given the
+	// text that follows it in its run (anchors.GoesOn). Requests with
+	// WholePhrase use it; nil refuses nothing.
+	GoesOn func(phrase, following string) bool
 }
 
 // Placement reports what happened to one LinkRequest, in request order.
@@ -107,7 +124,10 @@ func Place(src []byte, reqs []LinkRequest, opts Options) (out []byte, placements
 	if err != nil {
 		return nil, nil, err
 	}
-	p := placer{src: src, doc: doc, cfg: cfg}
+	p := placer{src: src, doc: doc, cfg: cfg, ids: make([]string, len(reqs))}
+	for i, r := range reqs {
+		p.ids[i] = r.ID
+	}
 	p.placedPerPara = make([][]wordSpan, len(doc.paras))
 	placements = make([]Placement, len(reqs))
 	for i := range reqs {
@@ -284,10 +304,14 @@ type placer struct {
 	anchorPaths   []string    // site paths of the page's internal links, "" for others; built on first use
 	markers       []string    // the page's own marker attribute values; built on first use
 	paraRanges    [][2]int
-	positions     []int // scratch for matcher.prev
-	occ           [256]*occurrences
-	paraLinks     map[int][]wordSpan
-	stems         map[string]string
+	positions     []int    // scratch for matcher.prev
+	ids           []string // the requests' IDs, by index
+	// notBefore is where, in source bytes, the request being placed may
+	// start at the earliest (Position.After); 0 for anywhere.
+	notBefore int
+	occ       [256]*occurrences
+	paraLinks map[int][]wordSpan
+	stems     map[string]string
 }
 
 type insertion struct {
@@ -330,33 +354,51 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 			}
 		}
 	}
-	var tally rejectTally
-	for variation := 0; variation < 2; variation++ {
-		for ci, a := range pr.anchors {
-			if a == "" {
-				continue
+	p.notBefore = 0
+	if r.Position.After != "" {
+		for _, in := range p.placed {
+			if p.ids[in.req] == r.Position.After {
+				p.notBefore = in.end
 			}
-			m := newMatcher(p, a, nil)
-			if variation == 1 {
-				sp := p.cfg.stemsOf(pr, ci)
-				if sp == nil {
+		}
+	}
+	var tally rejectTally
+	// Whole phrases only, whole phrases first, or any occurrence.
+	wholeFirst := (r.WholePhrase || r.WholePhraseFirst) && p.cfg.opts.GoesOn != nil
+	passes := 1
+	if wholeFirst && r.WholePhraseFirst && !r.WholePhrase {
+		passes = 2
+	}
+	for pass := range passes {
+		for variation := 0; variation < 2; variation++ {
+			for ci, a := range pr.anchors {
+				if a == "" {
 					continue
 				}
-				m = newMatcher(p, sp.prefix, sp)
+				m := newMatcher(p, a, nil)
+				if variation == 1 {
+					sp := p.cfg.stemsOf(pr, ci)
+					if sp == nil {
+						continue
+					}
+					m = newMatcher(p, sp.prefix, sp)
+				}
+				m.whole = wholeFirst && pass == 0
+				h, ok := p.search(&m, r.Position, &tally)
+				tally.fragment += m.fragments
+				if !ok {
+					continue
+				}
+				p.commit(h, ri)
+				pl.Placed = true
+				pl.Anchor = string(p.src[h.start:h.end])
+				pl.AnchorText = visibleText(p.src[h.start:h.end])
+				pl.CandidateIndex = ci
+				pl.Variation = variation == 1
+				pl.Paragraph = p.doc.paras[h.para].index
+				pl.ContentParagraph = p.doc.paras[h.para].content
+				return pl
 			}
-			h, ok := p.search(&m, r.Position, &tally)
-			if !ok {
-				continue
-			}
-			p.commit(h, ri)
-			pl.Placed = true
-			pl.Anchor = string(p.src[h.start:h.end])
-			pl.AnchorText = visibleText(p.src[h.start:h.end])
-			pl.CandidateIndex = ci
-			pl.Variation = variation == 1
-			pl.Paragraph = p.doc.paras[h.para].index
-			pl.ContentParagraph = p.doc.paras[h.para].content
-			return pl
 		}
 	}
 	if n := r.Position.FirstParagraphs; n > 0 && tally == (rejectTally{}) {
@@ -459,7 +501,7 @@ func (p *placer) paraFold(para int) (start, end int) {
 
 // rejectTally remembers why matches were turned down, for the Reason.
 type rejectTally struct {
-	outside, full, close, overlap int
+	outside, full, close, overlap, fragment, early int
 }
 
 func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
@@ -478,6 +520,10 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 		return "candidate anchor found only inside text already linked by an earlier request"
 	case t.outside > 0:
 		return "candidate anchor found only outside " + where
+	case t.early > 0:
+		return "candidate anchor found only before the link it must follow (the page's uplink comes first)"
+	case t.fragment > 0:
+		return "candidate anchor found in " + where + " only as the front of a longer phrase"
 	}
 	return "no candidate anchor found in " + where
 }
@@ -486,6 +532,10 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	para := &p.doc.paras[h.para]
 	if pos.FirstParagraphs > 0 && para.content > pos.FirstParagraphs {
 		t.outside++
+		return false
+	}
+	if h.start < p.notBefore {
+		t.early++
 		return false
 	}
 	for _, in := range p.placed {

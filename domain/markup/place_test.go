@@ -322,3 +322,82 @@ func TestPlaceAcrossEntitiesAndWhitespace(t *testing.T) {
 		t.Errorf("HTML in an anchor matched: %+v", pl)
 	}
 }
+
+// A request for whole phrases passes over an occurrence that starts a
+// longer noun phrase, as Options.GoesOn tells, and takes the next one;
+// with only such occurrences it is not placed, and says why. A request
+// without WholePhrase takes the first occurrence as before.
+func TestAWholePhraseRequestPassesOverTheFrontOfALongerPhrase(t *testing.T) {
+	goesOn := func(phrase, following string) bool {
+		return phrase == "exterior paint" && strings.HasPrefix(strings.TrimSpace(following), "prep")
+	}
+	opts := Options{GoesOn: goesOn, MinWordsBetweenLinks: -1}
+	src := "<p>This article is about exterior paint prep before the first coat.</p>\n<p>" + filler(20) +
+		" Choosing exterior paint comes after.</p>\n"
+	req := LinkRequest{ID: "l1", Href: "/paint/", Anchors: []string{"exterior paint"}, WholePhrase: true}
+
+	out, pl := placeOne(t, src, req, opts)
+	if !pl.Placed || pl.ContentParagraph != 2 || !strings.Contains(out, `Choosing <a href="/paint/" data-interlinker="l1">exterior paint</a> comes`) {
+		t.Errorf("placed %+v in %s, want the whole phrase in paragraph 2", pl, out)
+	}
+
+	req.Position.FirstParagraphs = 1
+	if _, pl := placeOne(t, src, req, opts); pl.Placed || pl.Reason != "candidate anchor found in paragraph 1 only as the front of a longer phrase" {
+		t.Errorf("paragraph 1 only: %+v, want it refused with the reason", pl)
+	}
+
+	req.WholePhrase = false
+	if _, pl := placeOne(t, src, req, opts); !pl.Placed || pl.ContentParagraph != 1 {
+		t.Errorf("without WholePhrase: %+v, want the first occurrence", pl)
+	}
+}
+
+// A request that must be placed tries whole phrases first and takes the
+// front of a longer phrase only when the text has nothing else.
+func TestAWholePhraseFirstRequestTakesAFragmentOnlyAsALastResort(t *testing.T) {
+	goesOn := func(phrase, following string) bool {
+		return strings.HasPrefix(strings.TrimSpace(following), "budget")
+	}
+	opts := Options{GoesOn: goesOn, MinWordsBetweenLinks: -1}
+	req := LinkRequest{ID: "up", Href: "/remodel/", Anchors: []string{"bathroom remodel", "remodel guide"},
+		Position: Position{FirstParagraphs: 2}, WholePhraseFirst: true}
+
+	src := "<p>This is about bathroom remodel budget.</p>\n<p>See the remodel guide first.</p>\n"
+	if out, pl := placeOne(t, src, req, opts); !pl.Placed || pl.AnchorText != "remodel guide" {
+		t.Errorf("placed %+v in %s, want the whole phrase, the second candidate", pl, out)
+	}
+	src = "<p>This is about bathroom remodel budget.</p>\n<p>Nothing else here.</p>\n"
+	if out, pl := placeOne(t, src, req, opts); !pl.Placed || pl.AnchorText != "bathroom remodel" {
+		t.Errorf("placed %+v in %s, want the fragment, the only occurrence", pl, out)
+	}
+}
+
+// A link bound to come after another (the page's uplink) passes over
+// occurrences before it, and is placed freely when that one is not placed.
+func TestALinkBoundToFollowTheUplinkGoesAfterIt(t *testing.T) {
+	src := "<p>Pick the right exterior paint before anything else.</p>\n<p>" + filler(10) +
+		" Our guide to house painting has the order of work. Exterior paint needs a dry day.</p>\n"
+	opts := Options{MinWordsBetweenLinks: -1}
+	up := LinkRequest{ID: "up", Href: "/painting/", Anchors: []string{"guide to house painting"}, Position: Position{FirstParagraphs: 2}}
+	sib := LinkRequest{ID: "sib", Href: "/paint/", Anchors: []string{"exterior paint"}, Position: Position{After: "up"}}
+
+	out, pls, err := Place([]byte(src), []LinkRequest{up, sib}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pls[0].Placed || !pls[1].Placed || pls[1].Start < pls[0].End {
+		t.Errorf("placements %+v in %s, want the sibling after the uplink", pls, out)
+	}
+
+	sib.Position.FirstParagraphs = 1
+	if _, pls, _ := Place([]byte(src), []LinkRequest{up, sib}, opts); pls[1].Placed ||
+		pls[1].Reason != "candidate anchor found only before the link it must follow (the page's uplink comes first)" {
+		t.Errorf("sibling bound to paragraph 1: %+v, want it refused with the reason", pls[1])
+	}
+
+	up.Anchors = []string{"no such words"}
+	sib.Position.FirstParagraphs = 0
+	if _, pls, _ := Place([]byte(src), []LinkRequest{up, sib}, opts); !pls[1].Placed || pls[1].ContentParagraph != 1 {
+		t.Errorf("uplink not placed: sibling %+v, want it at its first occurrence", pls[1])
+	}
+}

@@ -1,6 +1,7 @@
 package planning
 
 import (
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
@@ -22,8 +23,42 @@ func MarkupOptions(st site.Structure, pol policy.Policy) markup.Options {
 		// A menu or footer link to a hub is no uplink: the rules count
 		// in-body links, so only those stop another to the same target.
 		DuplicateTargetsInBodyOnly: true,
+		GoesOn:                     anchors.GoesOn,
 	}
 }
+
+// Request is the placement request for a link with its candidate texts,
+// in order. uplink is the ID of the page's uplink among the links placed
+// with it (UplinkID), "" for none: every other link comes after it in the
+// page, as the first link rule wants.
+func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
+	after := uplink
+	if l.ID == uplink {
+		after = ""
+	}
+	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
+		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
+		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type)}
+}
+
+// UplinkID is the ID of the in-body uplink among links, "" for none.
+func UplinkID(links []link.Link) string {
+	for _, l := range links {
+		if l.Type == link.TypeVerticalUp && l.Zone == link.ZoneInBody {
+			return l.ID
+		}
+	}
+	return ""
+}
+
+// WholePhrase reports whether links of a type take only anchors that are
+// whole noun phrases of the text, never the front of a longer one
+// ("exterior paint" in "exterior paint prep" names another page than the
+// text does). All but the mandatory uplink, which tries whole phrases
+// first and then takes the front of a longer one: without it the page
+// fails the rules, and a hub's keyword that starts a longer phrase
+// ("hiking boots" in "hiking boots sizing") still names the hub.
+func WholePhrase(t link.Type) bool { return t != link.TypeVerticalUp }
 
 // A trial placement tries, of one link type's candidates in score order,
 // the first trialLimit and those the text mentions, at most trialMax in
@@ -51,13 +86,13 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 		return nil
 	}
 	var reqs []markup.LinkRequest
+	uplink := UplinkID(pl.plan.Links)
 	request := func(l link.Link) {
 		texts := make([]string, len(l.Candidates))
 		for i, c := range l.Candidates {
 			texts[i] = c.Text
 		}
-		reqs = append(reqs, markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
-			Position: markup.Position{FirstParagraphs: l.FirstParagraphs}})
+		reqs = append(reqs, Request(l, texts, uplink))
 	}
 	for _, l := range pl.plan.Links {
 		if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned {
