@@ -411,7 +411,8 @@ func stem(w string) string {
 // punctuation or tag). "exterior paint" before "prep" and "cabinet paint"
 // before "kit" are; "hiking boots" before "for beginners", "tile
 // backsplash" before "finishes the look" and any phrase ending on a
-// plural are not. Linked alone, such a phrase would cut the reader's
+// plural are not, nor is one before a document noun ("our poncho vs rain
+// jacket guide": docNouns). Linked alone, such a phrase would cut the reader's
 // phrase in two and name something else than it does in the text.
 //
 // The lexicon has no verb list to speak of (lexicon.go), so a word ending
@@ -436,7 +437,7 @@ func GoesOn(phrase, following string) bool {
 	toks := tokenize(strings.Join(append(head, next...), " "))
 	n := len(head)
 	last, after := toks[n-1], toks[n]
-	if last.verb || last.plur || !last.final || after.verb {
+	if last.verb || last.plur || !last.final || after.verb || docNouns[after.low] {
 		return false
 	}
 	if !after.plur {
@@ -452,10 +453,14 @@ func GoesOn(phrase, following string) bool {
 	return false
 }
 
-// docNouns name a document; docPreps join one to what it is about.
+// docNouns name a document, or the question one answers; docPreps join
+// one to what it is about. A phrase before one ("our SUP paddle length
+// guide", "the skeg vs rudder question") names the document's subject, so
+// it does not go on into a longer noun phrase (GoesOn).
 var (
 	docNouns = set("guide", "guides", "overview", "introduction", "primer", "handbook", "tutorial",
-		"walkthrough", "explainer", "article", "page")
+		"walkthrough", "explainer", "article", "page", "comparison", "review", "breakdown", "roundup",
+		"checklist", "question", "debate")
 	docPreps = set("to", "on", "about", "of", "for")
 )
 

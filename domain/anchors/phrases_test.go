@@ -487,6 +487,10 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"fence installation", " 101", false},
 		{"concrete patio", " usually cracks", false},
 		{"sleeping bag", " should be aired", false},
+		// a phrase before a document noun names the document's subject
+		{"SUP paddle length", " guide to set it correctly", false},
+		{"inflatable vs epoxy SUP", " comparison covers the trade-offs", false},
+		{"skeg vs rudder", " question suddenly very practical", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
