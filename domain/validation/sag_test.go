@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -89,6 +90,27 @@ func TestDensityRangeDoesNotCountRelatedArticlesOrBreadcrumbs(t *testing.T) {
 	r, _ := validate(t, inputFor(t, policy.SAG, "hub", html, body...))
 	if d := rule(r, RuleDensityRange); !d.Passed || !strings.Contains(d.Detail, "5 outbound link(s)") {
 		t.Errorf("%+v", d)
+	}
+}
+
+// A term page links by its list of hubs, which the seed's "3+" for term
+// pages counts: a list of three meets the minimum, a list of two does not.
+// A hub's list still does not count (above).
+func TestDensityRangeCountsATermPagesListTowardsItsMinimum(t *testing.T) {
+	for _, c := range []struct {
+		hubs []string
+		pass bool
+	}{{[]string{"hub", "tents", "camp"}, true}, {[]string{"hub", "tents"}, false}} {
+		var listed []string
+		for _, h := range c.hubs {
+			listed = append(listed, `<li><a href="`+pages[h].URL+`">`+h+`</a></li>`)
+		}
+		html := `<p>Wool keeps warm when wet.</p><section data-interlinker-block="related-articles"><ul>` + strings.Join(listed, "") + `</ul></section>`
+		r, _ := validate(t, inputFor(t, policy.SAG, "wool", html))
+		d := rule(r, RuleDensityRange)
+		if d.Passed != c.pass || !strings.Contains(d.Detail, fmt.Sprintf("and %d in its list", len(c.hubs))) {
+			t.Errorf("term page listing %d hubs: %+v, want passed %v", len(c.hubs), d, c.pass)
+		}
 	}
 }
 
