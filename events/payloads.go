@@ -358,6 +358,9 @@ type LinksInsertedData struct {
 	// Reason is set when the page was emitted again because of a change to
 	// another page.
 	Reason string `json:"reason,omitempty"`
+	// Notes are what the planner noted about the page's plan: a link type
+	// left out and why, or why no page can link to this one.
+	Notes []string `json:"notes,omitempty"`
 }
 
 type LinkResult struct {

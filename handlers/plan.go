@@ -154,7 +154,7 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, plan.Links); err != nil {
 		return err
 	}
-	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, horizon, plan.Breadcrumbs); err != nil {
+	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, horizon, plan.Breadcrumbs, plan.Notes); err != nil {
 		return err
 	}
 	p.markChanged(tx, page.SiteID, page.ID)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"sync"
 	"time"
 
@@ -251,7 +252,7 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	if ask != nil {
 		missing.phrases = append(missing.phrases, ask)
 	}
-	page.Breadcrumbs = plan.Breadcrumbs
+	page.Breadcrumbs, page.PlanNotes = plan.Breadcrumbs, plan.Notes
 	st := planStage{page: page, site: sc, links: plan.Links, hub: hubFor(page.Page, before.Hub)}
 	// A settle pass builds the page from the fallback's kept answers only:
 	// it asks no model, inside its transaction or out.
@@ -285,11 +286,11 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err != nil {
 		return false, err
 	}
-	// A page whose verdict alone changed (an anchor's count on other pages
-	// settled) is sent again, so its last links.inserted carries the
-	// settled verdict.
+	// A page whose verdict or plan notes alone changed (an anchor's count
+	// on other pages settled) is sent again, so its last links.inserted
+	// carries the settled ones.
 	digest := verdictDigest(report)
-	sameVerdict := digest == r.before.VerdictDigest
+	sameVerdict := digest == r.before.VerdictDigest && slices.Equal(r.before.Page.PlanNotes, page.PlanNotes)
 	same, err := sameResult(r.before, links, page.LinkedHTML, page.Breadcrumbs, linkResults)
 	if err != nil || same && sameVerdict {
 		return false, err
@@ -322,7 +323,7 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err := tx.SaveLinkOutcomes(ctx, page.SiteID, links); err != nil {
 		return false, err
 	}
-	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, r.horizon, page.Breadcrumbs); err != nil {
+	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, r.horizon, page.Breadcrumbs, page.PlanNotes); err != nil {
 		return false, err
 	}
 	if err := tx.PruneSnapshots(ctx, page.SiteID, page.ID, st.site.policy.SnapshotsKept); err != nil {

@@ -90,6 +90,7 @@ func insertedData(page store.PageRecord, seq int64, links []link.Link, report va
 		Breadcrumbs: breadcrumbs(page.Breadcrumbs),
 		Validation:  validationReport(report),
 		Reason:      reason,
+		Notes:       page.PlanNotes,
 	}
 }
 

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -195,5 +196,31 @@ func TestTheLinkRecordCarriesTheAnchorAsReadersSeeIt(t *testing.T) {
 	}
 	if !strings.Contains(d.HTML, `>Hiking&nbsp;Boots</a>`) {
 		t.Errorf("the page's own bytes were not kept inside the anchor: %s", d.HTML)
+	}
+}
+
+// A page the planner can give no link says why in its own links.inserted,
+// where its result is read, not only in the service's log: here a term
+// page whose site gives it no attribute value to list hubs by.
+func TestAPagesLinksInsertedCarriesWhatThePlannerNotedAboutIt(t *testing.T) {
+	h := startHarness(t, testConfig(t))
+	h.siteWithLinkedHub("s1")
+	h.publish(mustEvent(events.ContentGenerated, "s1", "gen-s1-wool-v1", events.ContentData{Page: events.PageInfo{
+		ID: "wool", URL: "/topics/wool/", Title: "Wool", Kind: "term", Version: 1,
+		HTML: "<h1>Wool</h1>\n<p>Wool keeps its warmth when wet, which is why walkers like it.</p>\n"}}))
+	waitFor(t, waitLong, "the term page linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "wool")) > 0 })
+	h.waitIdle(waitLong)
+
+	last, _ := h.inserted.latestFor(t, "s1", "wool")
+	const want = "term page wool has no attribute value: no taxonomy links"
+	if !slices.Contains(last.Notes, want) {
+		t.Errorf("the term page's links.inserted notes %q, want %q", last.Notes, want)
+	}
+	rec, _, err := h.svc.Store().Page(context.Background(), "s1", "wool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rec.PlanNotes, last.Notes) {
+		t.Errorf("stored notes %q, sent %q", rec.PlanNotes, last.Notes)
 	}
 }

@@ -18,7 +18,7 @@ func ptHorizon(t *testing.T, s *Store, pageID string) planning.Horizon {
 		if _, h, err = tx.PlanningTargets(ctx, ptSite, pageID, planning.Lookup{}, planning.Locks{}); err != nil {
 			return err
 		}
-		return tx.RecordPlan(ctx, ptSite, pageID, h, nil)
+		return tx.RecordPlan(ctx, ptSite, pageID, h, nil, nil)
 	})
 	if err != nil {
 		t.Fatal(err)

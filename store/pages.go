@@ -33,6 +33,8 @@ type PageRecord struct {
 	Inbound       int
 	Outbound      int
 	Breadcrumbs   []planning.Crumb
+	// PlanNotes are what the planner noted about the current plan (RecordPlan).
+	PlanNotes []string
 }
 
 // pageColumns read a whole page; pageColumnsWithoutHTML read it with its
@@ -45,7 +47,7 @@ const (
 	attributes, priority, published_at, version, `
 	pageColumnsTail = `
 	state, plan_id, COALESCE(plan_horizon::text, ''), word_count, inbound_link_count, outbound_link_count, breadcrumbs,
-	inserted_seq, delivery_error`
+	inserted_seq, delivery_error, COALESCE(plan_notes, '{}')`
 )
 
 func scanPage(row pgx.Row) (PageRecord, error) {
@@ -54,7 +56,7 @@ func scanPage(row pgx.Row) (PageRecord, error) {
 	var publishedAt *time.Time
 	err := row.Scan(&p.SiteID, &p.ID, &p.URL, &p.Title, &kind, &p.ClusterID, &p.SectorID, &p.PrimaryKeyword,
 		&p.Keywords, &p.Labels, &p.Attributes, &p.Priority, &publishedAt, &p.Version, &p.HTML, &p.LinkedHTML,
-		&p.PublishedHTML, &p.State, &p.PlanID, &horizon, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs, &p.InsertedSeq, &p.DeliveryError)
+		&p.PublishedHTML, &p.State, &p.PlanID, &horizon, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs, &p.InsertedSeq, &p.DeliveryError, &p.PlanNotes)
 	if err != nil {
 		return p, err
 	}

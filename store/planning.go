@@ -296,9 +296,9 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 }
 
 // RecordPlan stores what a plan decided besides its links, the trail it
-// chose for the page, and what it saw of the site, which says which
-// re-plans it already answers.
-func (t *Tx) RecordPlan(ctx context.Context, siteID, pageID string, horizon planning.Horizon, trail []planning.Crumb) error {
+// chose for the page, what it noted, and what it saw of the site, which
+// says which re-plans it already answers.
+func (t *Tx) RecordPlan(ctx context.Context, siteID, pageID string, horizon planning.Horizon, trail []planning.Crumb, notes []string) error {
 	if trail == nil {
 		trail = []planning.Crumb{}
 	}
@@ -306,8 +306,11 @@ func (t *Tx) RecordPlan(ctx context.Context, siteID, pageID string, horizon plan
 	if err != nil {
 		return fmt.Errorf("encode breadcrumbs of page %s: %w", pageID, err)
 	}
-	t.queue(`UPDATE pages SET breadcrumbs = $3, plan_horizon = $4::text::pg_snapshot WHERE site_id = $1 AND id = $2`,
-		siteID, pageID, data, formatHorizon(horizon))
+	if notes == nil {
+		notes = []string{}
+	}
+	t.queue(`UPDATE pages SET breadcrumbs = $3, plan_horizon = $4::text::pg_snapshot, plan_notes = $5 WHERE site_id = $1 AND id = $2`,
+		siteID, pageID, data, formatHorizon(horizon), notes)
 	return nil
 }
 
@@ -536,7 +539,7 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 		`UPDATE links SET anchor_key = lower(regexp_replace(btrim(anchor), '\s+', ' ', 'g'))
 			WHERE site_id = $1 AND source_page_id = $2 AND anchor_key IS NULL`,
 		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, plan_horizon = s.plan_horizon,
-			inserted_seq = p.inserted_seq + 1, updated_at = now()
+			plan_notes = NULL, inserted_seq = p.inserted_seq + 1, updated_at = now()
 			FROM link_snapshots s WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.site_id = $1 AND p.id = $2`,
 	} {
 		args := []any{siteID, pageID}

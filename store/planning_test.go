@@ -529,7 +529,7 @@ func ptGivePlan(t *testing.T, s *Store, pageID string, version int64) {
 		if err := tx.SetLinkedHTML(ctx, ptSite, pageID, "<p>linked "+pageID+"</p>"); err != nil {
 			return err
 		}
-		return tx.RecordPlan(ctx, ptSite, pageID, planning.Horizon{}, []planning.Crumb{{Name: "Shop", URL: "/", PageID: "home"}})
+		return tx.RecordPlan(ctx, ptSite, pageID, planning.Horizon{}, []planning.Crumb{{Name: "Shop", URL: "/", PageID: "home"}}, nil)
 	})
 	if err != nil {
 		t.Fatal(err)
