@@ -1,6 +1,10 @@
 package planning
 
 import (
+	"cmp"
+	"math"
+	"slices"
+
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
@@ -124,4 +128,41 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 		fits[p.ID] = p.Placed
 	}
 	return fits
+}
+
+// inTextOrder orders links by where the page's text first offers each an
+// anchor, those it offers none last, in their order: placing in that
+// order fits the most links in a text under the density rules, each
+// taking the first room it finds. It leaves links as they are when the
+// page has no HTML to read.
+func (pl *planner) inTextOrder(links []link.Link) []link.Link {
+	if pl.in.Page.HTML == "" || len(links) < 2 {
+		return links
+	}
+	reqs := make([]markup.LinkRequest, len(links))
+	for i, l := range links {
+		texts := make([]string, len(l.Candidates))
+		for j, c := range l.Candidates {
+			texts[j] = c.Text
+		}
+		reqs[i] = Request(l, texts, "")
+	}
+	// Where each is first offered, with no density limit and no other
+	// link in the way but an overlap.
+	opts := MarkupOptions(pl.in.Structure, pl.in.Policy)
+	opts.MaxLinksPerParagraph, opts.MinWordsBetweenLinks, opts.AllowDuplicateTargets = math.MaxInt32, -1, true
+	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, opts)
+	if err != nil {
+		return links
+	}
+	at := make(map[string]int, len(links))
+	for _, p := range placements {
+		at[p.ID] = math.MaxInt
+		if p.Placed {
+			at[p.ID] = p.Start
+		}
+	}
+	out := slices.Clone(links)
+	slices.SortStableFunc(out, func(a, b link.Link) int { return cmp.Compare(at[a.ID], at[b.ID]) })
+	return out
 }

@@ -496,9 +496,13 @@ func (pl *planner) sectorHubs() {
 
 // homeLinks links the home page from its text to the sectors and hubs it
 // names, with their keyword or title anchors, up to its density maximum.
-// Scores are kept for the record but decide only the order: the home page
-// shares no attribute with anything, and naming a section of the site in
-// the home page's own words is reason enough to link it.
+// The home page shares no attribute with anything, and naming a section
+// of the site in the home page's own words is reason enough to link it.
+// The scores order the links unless another order lets the text carry
+// more of them (carryMost): a home page names its sections side by side,
+// more than its paragraphs hold under the density rules, and one in the
+// middle of a paragraph, taken first for its score, can keep out two at
+// its ends.
 func (pl *planner) homeLinks() {
 	var cands []Target
 	for _, t := range pl.targets {
@@ -506,6 +510,7 @@ func (pl *planner) homeLinks() {
 			cands = append(cands, t)
 		}
 	}
+	var named []link.Link
 	for _, s := range pl.scoreAll(cands) {
 		if pl.stopped() {
 			return
@@ -514,15 +519,57 @@ func (pl *planner) homeLinks() {
 		if !pl.mentions(l) || pl.linked[s.ID] {
 			continue
 		}
-		if pl.budget <= 0 {
-			pl.note("vertical_down link to %s not planned: the home page is at its density maximum", s.ID)
-			break
-		}
 		l.Explanation = fmt.Sprintf("vertical_down: the home page names this %s in its text; score %.2f, kept for the record; %s",
 			s.Kind, l.Score, l.Explanation)
+		named = append(named, l)
+	}
+	ordered := pl.carryMost(named)
+	for _, l := range ordered {
+		if pl.budget <= 0 {
+			pl.note("vertical_down link to %s not planned: the home page is at its density maximum", l.TargetPageID)
+			break
+		}
 		pl.add(l)
 		pl.budget--
 	}
+}
+
+// carryMost orders the home page's links, given best scored first, so
+// that its text carries as many as it can: when the trial placement fits
+// more of them taken in text order than in score order, those it fits in
+// text order come first, then the rest in score order; otherwise the
+// score order stands, which puts hubs, the better scored, before sectors.
+func (pl *planner) carryMost(named []link.Link) []link.Link {
+	all := make([]bool, len(named))
+	for i := range all {
+		all[i] = true
+	}
+	count := func(fits map[string]bool) int {
+		n := 0
+		for _, ok := range fits {
+			if ok {
+				n++
+			}
+		}
+		return n
+	}
+	inText := pl.inTextOrder(named)
+	fits := pl.placeable(inText, all)
+	if count(fits) <= count(pl.placeable(named, all)) {
+		return named
+	}
+	ordered := make([]link.Link, 0, len(named))
+	for _, l := range inText {
+		if fits[l.ID] {
+			ordered = append(ordered, l)
+		}
+	}
+	for _, l := range named {
+		if !fits[l.ID] {
+			ordered = append(ordered, l)
+		}
+	}
+	return ordered
 }
 
 // contextualDown is SAG link type 2's body links: the hub links from its

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/scoring"
 	"github.com/interlinker/interlinker/domain/site"
@@ -1319,5 +1320,51 @@ func TestATermPageNoHubIsUnderSaysWhyNothingLinksIt(t *testing.T) {
 	if got := unlinked(planOf(t, Input{Structure: testSite(boots, sandals), Policy: sagPolicy(t), Page: onPath,
 		Targets: asTargets(0, desertHub), WordCount: 300})); len(got) != 1 {
 		t.Errorf("notes %q, want one: the only hub under /hiking/ has no mountain value", got)
+	}
+}
+
+// A home page names its sections side by side, more than a paragraph
+// holds under the density rules (2 links, 50 words apart). Taken in score
+// order, the best scored hub, named in the middle, keeps out the two at
+// the paragraph's ends; taken as the trial placement fits them in text
+// order, the two at the ends are linked, and the one between waits for the
+// LLM fallback.
+func TestTheHomePageLinksAsManySectionsAsItsTextCarries(t *testing.T) {
+	a := testCluster("a", "Alpine Tents", "alpine tents", "terrain=mountain")
+	b := testCluster("b", "Bivy Sacks", "bivy sacks", "terrain=mountain")
+	c := testCluster("c", "Camp Stoves", "camp stoves", "terrain=mountain")
+	words := func(n int) string { return strings.TrimSpace(strings.Repeat("we test it all ", n/4)) }
+	text := "Start with alpine tents, " + words(28) + " then bivy sacks, " + words(28) + " and finish with camp stoves."
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow,
+		HTML: "<p>" + text + "</p>\n"}
+	// b is the most linked hub of the site, so it scores best.
+	targets := []Target{{Page: hubOf(a)}, {Page: hubOf(b), Inbound: 200}, {Page: hubOf(c)}}
+	in := Input{Structure: testSite(a, b, c), Policy: sagPolicy(t), Page: home, Targets: targets, Texts: []string{text}, WordCount: 600}
+	plan := planOf(t, in)
+	body := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
+	if len(body) != 3 || body[2].TargetPageID != "hub-b" {
+		t.Fatalf("planned %v, want all three, the middle one last", targetIDs(body))
+	}
+	// Placed as the inject stage places a plan: in plan order.
+	var reqs []markup.LinkRequest
+	for _, l := range body {
+		var texts []string
+		for _, c := range l.Candidates {
+			texts = append(texts, c.Text)
+		}
+		reqs = append(reqs, Request(l, texts, ""))
+	}
+	_, placements, err := markup.Place([]byte(home.HTML), reqs, MarkupOptions(in.Structure, in.Policy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var placed []string
+	for _, p := range placements {
+		if p.Placed {
+			placed = append(placed, p.ID)
+		}
+	}
+	if len(placed) != 2 || placements[0].ID != body[0].ID || !placements[0].Placed || !placements[1].Placed {
+		t.Errorf("placed %v of %v, want the two at the paragraph's ends", placed, targetIDs(body))
 	}
 }
