@@ -16,11 +16,7 @@ import (
 // text just unwrapped through the stemmer, and must not put the same
 // anchor back.
 func TestAnAnchorVariationNeverPutsBackTheAnchorItVaries(t *testing.T) {
-	pol, err := policy.Resolve("sag", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := siteContext{structure: site.Structure{Site: site.Site{ID: "s", BaseURL: "https://shop.example", Policy: "sag"}}, policy: pol}
+	sc := sagSiteContext(t)
 	page := site.Page{SiteID: "s", ID: "page", URL: "/guides/pressure/", Kind: site.KindSupporting, Version: 1}
 	const old = `<a href="/shop/track-pump/">track pumps</a>`
 	src := "<h1>Pressure</h1>\n<p>Every workshop keeps one of our " + old + " by the door, and a floor pump with a gauge makes it easy at home.</p>\n"
@@ -54,4 +50,15 @@ func TestAnAnchorVariationNeverPutsBackTheAnchorItVaries(t *testing.T) {
 	if len(vary.Anchors) != 2 || vary.Anchors[0] != "track pump" {
 		t.Errorf("applying changed the recommendation's anchors: %q", vary.Anchors)
 	}
+}
+
+// sagSiteContext is site s on https://shop.example under the SAG policy's
+// defaults.
+func sagSiteContext(t *testing.T) siteContext {
+	t.Helper()
+	pol, err := policy.Resolve("sag", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return siteContext{structure: site.Structure{Site: site.Site{ID: "s", BaseURL: "https://shop.example", Policy: "sag"}}, policy: pol}
 }

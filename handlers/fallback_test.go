@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
-	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/store"
 )
@@ -16,11 +15,7 @@ import (
 // fallback leaves it and asks the model only for targets linked nowhere
 // else.
 func TestTheLLMFallbackLeavesOutATargetRelatedReadingLists(t *testing.T) {
-	pol, err := policy.Resolve("sag", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := siteContext{structure: site.Structure{Site: site.Site{ID: "s", BaseURL: "https://shop.example", Policy: "sag"}}, policy: pol}
+	sc := sagSiteContext(t)
 	page := site.Page{SiteID: "s", ID: "page", URL: "/boots/fit/", Kind: site.KindSupporting, Version: 1}
 	st := planStage{page: store.PageRecord{Page: page}, site: sc}
 	html := []byte("<p>" + strings.Repeat("A boot that fits well keeps a walker on the trail for longer. ", 12) + "</p>\n" +
