@@ -227,8 +227,8 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		i := placing[k]
 		applyPlacement(&links[i], pl, reqs[k].Anchors)
 		if !pl.Placed && capped[i] {
-			links[i].Reason = "anchor cap: the candidates under max_exact_anchor_per_target were not found (" + pl.Reason +
-				"); the others already link to this page that often"
+			links[i].Reason = fmt.Sprintf("anchor cap: candidates that already link to page %s %d times on other pages "+
+				"(max_exact_anchor_per_target) were held back, and the others were not placed (%s)", links[i].TargetPageID, maxExact, pl.Reason)
 		}
 	}
 	return html, true, nil

@@ -79,6 +79,19 @@ func (pr profile) named(np nounPhrase, ws map[string]bool) bool {
 	if len(np) == 0 {
 		return false
 	}
+	// A phrase headed by a document noun names what the rest of it names
+	// ("react state management guide", "go concurrency basics").
+	if n := len(np); n > 1 && docNouns[np[n-1].low] && pr.namedAsIs(np[:n-1], nil) {
+		return true
+	}
+	return pr.namedAsIs(np, ws)
+}
+
+// namedAsIs is named without the document-noun rule.
+func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
+	if len(np) == 0 {
+		return false
+	}
 	head := np[len(np)-1].stem
 	if !pr.heads[head] {
 		return false

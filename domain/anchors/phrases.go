@@ -440,6 +440,14 @@ func GoesOn(phrase, following string) bool {
 	if last.verb || last.plur || !last.final || after.verb || docNouns[after.low] {
 		return false
 	}
+	if len(toks) > n+1 {
+		second := toks[n+1].low
+		// "pick up", "sooner or later", "faster than": a verb with its
+		// particle, or a comparative, not a noun the phrase goes on into.
+		if particles[second] || (second == "or" || second == "than") && strings.HasSuffix(after.low, "er") {
+			return false
+		}
+	}
 	if !after.plur {
 		return true
 	}
@@ -453,14 +461,17 @@ func GoesOn(phrase, following string) bool {
 	return false
 }
 
+// particles follow a verb to make a phrasal verb ("pick up", "set out").
+var particles = set("up", "out", "off", "away", "back")
+
 // docNouns name a document, or the question one answers; docPreps join
 // one to what it is about. A phrase before one ("our SUP paddle length
 // guide", "the skeg vs rudder question") names the document's subject, so
 // it does not go on into a longer noun phrase (GoesOn).
 var (
-	docNouns = set("guide", "guides", "overview", "introduction", "primer", "handbook", "tutorial",
+	docNouns = set("guide", "guides", "overview", "introduction", "intro", "primer", "handbook", "tutorial",
 		"walkthrough", "explainer", "article", "page", "comparison", "review", "breakdown", "roundup",
-		"checklist", "question", "debate")
+		"checklist", "question", "debate", "basics", "fundamentals", "essentials")
 	docPreps = set("to", "on", "about", "of", "for")
 )
 

@@ -209,6 +209,10 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"tile backsplash"}}, nil},
 		{"a noun that is no document names nothing more", "The cost of tile backsplash varies.",
 			Target{PrimaryKeywords: []string{"tile backsplash"}}, nil},
+		{"a document named by its subject", "It is set out in our react state management guide, with examples.",
+			Target{PrimaryKeywords: []string{"react state management"}}, []string{"react state management guide"}},
+		{"the basics of a subject", "Start with tile backsplash basics before this one.",
+			Target{PrimaryKeywords: []string{"tile backsplash"}}, []string{"tile backsplash basics"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := sag(t)
@@ -491,6 +495,11 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"SUP paddle length", " guide to set it correctly", false},
 		{"inflatable vs epoxy SUP", " comparison covers the trade-offs", false},
 		{"skeg vs rudder", " question suddenly very practical", false},
+		{"go concurrency", " basics first", false},
+		// a verb with its particle, a comparative: no noun goes on
+		{"timeouts in asyncio", " sooner or later", false},
+		{"the question mark operator", " pick up", false},
+		{"derived state", " faster than you think", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
