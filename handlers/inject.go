@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 
@@ -140,20 +139,11 @@ func explainAllCapped(src []byte, links []link.Link, capped []int, maxExact int,
 	if len(capped) == 0 {
 		return nil
 	}
-	reqs := make([]markup.LinkRequest, len(capped))
-	for k, i := range capped {
-		l := links[i]
-		texts := make([]string, len(l.Candidates))
-		for j, c := range l.Candidates {
-			texts[j] = c.Text
-		}
-		reqs[k] = planning.Request(l, texts, "")
-	}
-	// Each request alone, with no density limit: only whether the text
-	// holds a candidate is asked.
-	opts.MaxLinksPerParagraph, opts.MinWordsBetweenLinks, opts.AllowDuplicateTargets = math.MaxInt32, -1, true
-	for k, i := range capped {
-		_, pls, err := markup.Place(src, reqs[k:k+1], opts)
+	// Each link alone: only whether the text holds a candidate is asked.
+	opts = planning.Unbounded(opts)
+	for _, i := range capped {
+		req := planning.Request(links[i], planning.CandidateTexts(links[i].Candidates), "")
+		_, pls, err := markup.Place(src, []markup.LinkRequest{req}, opts)
 		if err != nil {
 			return err
 		}

@@ -186,7 +186,7 @@ func (r *recommender) place(page site.Page, links []link.Link) ([]proposal, erro
 	reqs := make([]markup.LinkRequest, len(links))
 	for i, l := range links {
 		// Apply places each fix alone (placeFixAt), bound to no other link.
-		reqs[i] = planning.Request(l, candidateTexts(l.Candidates), "")
+		reqs[i] = planning.Request(l, planning.CandidateTexts(l.Candidates), "")
 	}
 	_, placements, err := markup.Place([]byte(page.HTML), reqs, markupOptions(r.sc))
 	if err != nil {
@@ -199,21 +199,13 @@ func (r *recommender) place(page site.Page, links []link.Link) ([]proposal, erro
 	return out, nil
 }
 
-func candidateTexts(cands []link.Anchor) []string {
-	out := make([]string, 0, len(cands))
-	for _, c := range cands {
-		out = append(out, c.Text)
-	}
-	return out
-}
-
 // refusedByValidation places a proposed link in the page as apply would
 // and says which validation rule it makes the page fail ("" when none):
 // apply refuses such a link, so a recommendation should not offer it.
 func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, pr proposal) (string, error) {
 	l := pr.link
 	html, added, err := placeFix([]byte(page.HTML), r.sc, page, audit.Recommendation{ID: l.ID, LinkType: l.Type,
-		TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: candidateTexts(l.Candidates), FirstParagraphs: l.FirstParagraphs})
+		TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: planning.CandidateTexts(l.Candidates), FirstParagraphs: l.FirstParagraphs})
 	if err != nil {
 		return err.Error(), nil
 	}
@@ -234,7 +226,7 @@ func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, p
 // add records an addition the planner proposes for a page.
 func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, weight float64, reason string) {
 	l, pl := pr.link, pr.placement
-	anchors := candidateTexts(l.Candidates)
+	anchors := planning.CandidateTexts(l.Candidates)
 	rec := audit.Recommendation{Problem: problem, PageID: page.ID, Action: audit.ActionAdd,
 		LinkType: l.Type, TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: anchors,
 		FirstParagraphs: l.FirstParagraphs, Weight: weight}
@@ -752,7 +744,7 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 		others = l.Candidates
 		rec := audit.Recommendation{Problem: audit.ProblemDominantAnchor, PageID: page.ID,
 			Action: audit.ActionVaryAnchor, LinkType: l.Type, TargetID: f.PageID, TargetURL: l.TargetURL,
-			Anchors: candidateTexts(others), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
+			Anchors: planning.CandidateTexts(others), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
 			Weight: 1 - r.linkScore(page.ID),
 			Reason: fmt.Sprintf("anchor %q carries %d of the %d links to %s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID,
 				100*r.sc.policy.AnchorDominanceFlagShare)}

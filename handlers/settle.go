@@ -290,9 +290,9 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	// on other pages settled) is sent again, so its last links.inserted
 	// carries the settled ones.
 	digest := verdictDigest(report)
-	sameVerdict := digest == r.before.VerdictDigest && slices.Equal(r.before.Page.PlanNotes, page.PlanNotes)
+	sameReport := digest == r.before.VerdictDigest && slices.Equal(r.before.Page.PlanNotes, page.PlanNotes)
 	same, err := sameResult(r.before, links, page.LinkedHTML, page.Breadcrumbs, linkResults)
-	if err != nil || same && sameVerdict {
+	if err != nil || same && sameReport {
 		return false, err
 	}
 	// A page whose HTML, trail, link outcomes and verdict stay as they
@@ -304,7 +304,7 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err != nil {
 		return false, err
 	}
-	if material && sameVerdict {
+	if material && sameReport {
 		if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, links); err != nil {
 			return false, err
 		}

@@ -45,6 +45,23 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type)}
 }
 
+// CandidateTexts are the texts of a link's anchor candidates, in order.
+func CandidateTexts(cands []link.Anchor) []string {
+	out := make([]string, len(cands))
+	for i, c := range cands {
+		out[i] = c.Text
+	}
+	return out
+}
+
+// Unbounded are placement options with no density limit and a target
+// linked any number of times: a trial with them tells only where the text
+// offers a link's anchors at all.
+func Unbounded(opts markup.Options) markup.Options {
+	opts.MaxLinksPerParagraph, opts.MinWordsBetweenLinks, opts.AllowDuplicateTargets = math.MaxInt32, -1, true
+	return opts
+}
+
 // UplinkID is the ID of the in-body uplink among links, "" for none.
 func UplinkID(links []link.Link) string {
 	for _, l := range links {
@@ -91,13 +108,7 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 	}
 	var reqs []markup.LinkRequest
 	uplink := UplinkID(pl.plan.Links)
-	request := func(l link.Link) {
-		texts := make([]string, len(l.Candidates))
-		for i, c := range l.Candidates {
-			texts[i] = c.Text
-		}
-		reqs = append(reqs, Request(l, texts, uplink))
-	}
+	request := func(l link.Link) { reqs = append(reqs, Request(l, CandidateTexts(l.Candidates), uplink)) }
 	for _, l := range pl.plan.Links {
 		if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned {
 			request(l)
@@ -141,17 +152,10 @@ func (pl *planner) inTextOrder(links []link.Link) []link.Link {
 	}
 	reqs := make([]markup.LinkRequest, len(links))
 	for i, l := range links {
-		texts := make([]string, len(l.Candidates))
-		for j, c := range l.Candidates {
-			texts[j] = c.Text
-		}
-		reqs[i] = Request(l, texts, "")
+		reqs[i] = Request(l, CandidateTexts(l.Candidates), "")
 	}
-	// Where each is first offered, with no density limit and no other
-	// link in the way but an overlap.
-	opts := MarkupOptions(pl.in.Structure, pl.in.Policy)
-	opts.MaxLinksPerParagraph, opts.MinWordsBetweenLinks, opts.AllowDuplicateTargets = math.MaxInt32, -1, true
-	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, opts)
+	// Where each is first offered, no other link in the way but an overlap.
+	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, Unbounded(MarkupOptions(pl.in.Structure, pl.in.Policy)))
 	if err != nil {
 		return links
 	}

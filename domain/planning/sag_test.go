@@ -1348,11 +1348,7 @@ func TestTheHomePageLinksAsManySectionsAsItsTextCarries(t *testing.T) {
 	// Placed as the inject stage places a plan: in plan order.
 	var reqs []markup.LinkRequest
 	for _, l := range body {
-		var texts []string
-		for _, c := range l.Candidates {
-			texts = append(texts, c.Text)
-		}
-		reqs = append(reqs, Request(l, texts, ""))
+		reqs = append(reqs, Request(l, CandidateTexts(l.Candidates), ""))
 	}
 	_, placements, err := markup.Place([]byte(home.HTML), reqs, MarkupOptions(in.Structure, in.Policy))
 	if err != nil {
