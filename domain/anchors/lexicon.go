@@ -157,6 +157,9 @@ var adverbs = set(
 	"thus", "otherwise", "yes", "indeed", "soon", "later", "away", "together", "else", "anyway",
 	"ago", "especially", "hence", "far", "further", "farther", "anywhere", "everywhere", "somewhere",
 	"nowhere", "likewise", "instead", "actually",
+	// ordinals, in a noun phrase ("the first step") or after one ("read
+	// our guide first"): a phrase is not cut on them
+	"first", "next", "last",
 )
 
 // verbBases are common verbs that are rarely nouns: their base and

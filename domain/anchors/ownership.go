@@ -20,8 +20,8 @@ type profile struct {
 
 // name is one keyword or title of a target.
 type name struct {
-	heads map[string]bool // head nouns of its noun phrases (stems)
-	words map[string]bool // its content words (stems)
+	heads map[string]map[string]bool // head nouns of its noun phrases (stems), each with the phrase's content words
+	words map[string]bool            // its content words (stems)
 }
 
 func newProfile(names []string) profile {
@@ -31,27 +31,42 @@ func newProfile(names []string) profile {
 			continue
 		}
 		pr.exact[Normalize(text)] = true
-		n := name{heads: map[string]bool{}}
+		n := name{heads: map[string]map[string]bool{}}
 		var toks []token
 		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
 			rt := tokenize(run)
+			if len(toks) == 0 && len(rt) > 1 && rt[0].lex == cPrep && !closed(rt[1].lex) {
+				// A name does not open on a preposition: its first word is
+				// part of it ("down payment", "off season"), and a phrase
+				// holding only the rest ("monthly debt payments") does not
+				// name it.
+				rt[0].lex, rt[0].verb, rt[0].start, rt[0].final = cOpen, false, true, true
+				rt[0].parts = comparedStems(rt[0])
+				rt = append(rt[:0:0], rt...)
+			}
 			toks = append(toks, rt...)
 			for _, np := range chunk(rt) {
-				n.heads[np[len(np)-1].stem] = true
+				head := np[len(np)-1].stem
+				if n.heads[head] == nil {
+					n.heads[head] = map[string]bool{}
+				}
+				for w := range contentStems(np) {
+					n.heads[head][w] = true
+				}
 			}
 		}
 		pr.exact[nounPhrase(toks).stemKey()] = true
+		n.words = contentStems(toks)
 		if len(n.heads) == 0 {
 			// A name in which the lexicon sees no noun phrase is headed by
 			// its last content word.
 			for i := len(toks) - 1; i >= 0; i-- {
 				if contentWord(toks[i]) {
-					n.heads[toks[i].stem] = true
+					n.heads[toks[i].stem] = n.words
 					break
 				}
 			}
 		}
-		n.words = contentStems(toks)
 		if len(n.heads) == 0 || len(n.words) == 0 {
 			continue
 		}
@@ -70,9 +85,11 @@ func newProfile(names []string) profile {
 // of the target's names, the phrase's head (last word) is the head of one
 // of the name's noun phrases, and the phrase holds either every content
 // word of the name ("sturdy boots" and the name "boots") or at least two
-// of them ("comfort rating" and "sleeping bag comfort rating"). Words of
-// two different names do not add up: "canister stoves" does not name a
-// target called "winter stove" and "inverted canister".
+// words of that noun phrase ("comfort rating" and "sleeping bag comfort
+// rating"). Words of two different names do not add up: "canister stoves"
+// does not name a target called "winter stove" and "inverted canister";
+// nor do words of two phrases of one name: "two-income family" does not
+// name "Insurance: Protecting Your Income, Health and Family".
 //
 // ws is contentStems(np), or nil to have it worked out.
 func (pr profile) named(np nounPhrase, ws map[string]bool) bool {
@@ -99,17 +116,21 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 	if ws == nil {
 		ws = contentStems(np)
 	}
-	for _, n := range pr.names {
-		if !n.heads[head] {
-			continue
-		}
+	count := func(words map[string]bool) int {
 		shared := 0
-		for w := range n.words {
+		for w := range words {
 			if ws[w] {
 				shared++
 			}
 		}
-		if shared >= 2 || shared == len(n.words) {
+		return shared
+	}
+	for _, n := range pr.names {
+		phrase, ok := n.heads[head]
+		if !ok {
+			continue
+		}
+		if count(phrase) >= 2 || count(n.words) == len(n.words) {
 			return true
 		}
 	}

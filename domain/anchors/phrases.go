@@ -298,7 +298,8 @@ func resolve(toks []token, i int) {
 			t.verb = true
 		case third && is(prev, cOpen) && (thirdVerb[t.low] || next != nil && mannerAdverb(next.low)):
 			t.verb = true
-		case !third && afterPlural:
+		case !third && afterPlural && !docNouns[t.low]:
+			// "boots need"; but "our credit cards guide"
 			t.verb = true
 		case !third && clause && clauseVerbs[t.low]:
 			t.verb = true
@@ -366,7 +367,9 @@ func chunk(toks []token) []nounPhrase {
 		t := toks[i]
 		switch {
 		case !t.verb:
-			if n := len(cur); n > 0 && cur[n-1].plur {
+			// A plural noun ends its phrase, unless a document noun
+			// follows: "our credit cards guide" names credit cards.
+			if n := len(cur); n > 0 && cur[n-1].plur && !docNouns[t.low] {
 				flush()
 			}
 			cur = append(cur, t)
@@ -418,9 +421,10 @@ func stem(w string) string {
 // The lexicon has no verb list to speak of (lexicon.go), so a word ending
 // in "s" after the phrase is read as a noun that continues it only where
 // a verb would not fit: at the end of the run, or before an auxiliary, a
-// preposition, a conjunction or a relative word ("remodel costs are",
-// "patio ideas for"); before anything else it is taken for a verb ("tile
-// backsplash adds value"), and the phrase stands.
+// preposition, a conjunction, a relative word or a listed verb ("remodel
+// costs are", "patio ideas for", "insurance deductibles explains");
+// before anything else it is taken for a verb ("tile backsplash adds
+// value"), and the phrase stands.
 func GoesOn(phrase, following string) bool {
 	head := strings.Fields(phrase)
 	if len(head) == 0 {
@@ -437,7 +441,10 @@ func GoesOn(phrase, following string) bool {
 	toks := tokenize(strings.Join(append(head, next...), " "))
 	n := len(head)
 	last, after := toks[n-1], toks[n]
-	if last.verb || last.plur || !last.final || after.verb || docNouns[after.low] {
+	// A phrase ending on an "-ing" word names a thing ("retirement
+	// saving"), whatever its neighbours make of it in running text.
+	gerund := last.lex == cGer
+	if (last.verb || !last.final) && !gerund || last.plur || after.verb || docNouns[after.low] {
 		return false
 	}
 	if len(toks) > n+1 {
@@ -455,7 +462,9 @@ func GoesOn(phrase, following string) bool {
 		return true
 	}
 	switch toks[n+1].lex {
-	case cAux, cPrep, cConj, cRel:
+	case cAux, cPrep, cConj, cRel, cVerb:
+		// before a verb, the "-s" word is the noun it agrees with
+		// ("health insurance deductibles explains")
 		return true
 	}
 	return false
@@ -471,7 +480,8 @@ var particles = set("up", "out", "off", "away", "back")
 var (
 	docNouns = set("guide", "guides", "overview", "introduction", "intro", "primer", "handbook", "tutorial",
 		"walkthrough", "explainer", "article", "page", "comparison", "review", "breakdown", "roundup",
-		"checklist", "question", "debate", "basics", "fundamentals", "essentials")
+		"checklist", "question", "debate", "basics", "fundamentals", "essentials", "section", "hub", "piece",
+		"post", "series", "explainers", "articles", "tutorials")
 	docPreps = set("to", "on", "about", "of", "for")
 )
 
