@@ -80,7 +80,7 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 // kept answers (rw; nil with the LLM off), then writes its generated
 // blocks. ask is an answer the fallback needs first, when rw may ask.
 func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) (html []byte, ask *fallbackAsk, err error) {
-	html, err = placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site))
+	html, err = placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site, st.page.Kind))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
 	}

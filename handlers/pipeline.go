@@ -318,10 +318,10 @@ func sitePath(s site.Site, u string) (path string, ok bool) {
 	return "", false
 }
 
-// markupOptions are the placement settings of a site's policy, the same
-// the planner's trial placement uses.
-func markupOptions(sc siteContext) markup.Options {
-	return planning.MarkupOptions(sc.structure, sc.policy)
+// markupOptions are the placement settings of a site's policy for a page
+// of kind k, the same the planner's trial placement uses.
+func markupOptions(sc siteContext, k site.Kind) markup.Options {
+	return planning.MarkupOptions(sc.structure, sc.policy, k)
 }
 
 // planStage is what the inject and validate stages work on: the page whose

@@ -188,7 +188,7 @@ func (r *recommender) place(page site.Page, links []link.Link) ([]proposal, erro
 		// Apply places each fix alone (placeFixAt), bound to no other link.
 		reqs[i] = planning.Request(l, planning.CandidateTexts(l.Candidates), "")
 	}
-	_, placements, err := markup.Place([]byte(page.HTML), reqs, markupOptions(r.sc))
+	_, placements, err := markup.Place([]byte(page.HTML), reqs, markupOptions(r.sc, page.Kind))
 	if err != nil {
 		return nil, fmt.Errorf("place links in page %s: %w", page.ID, err)
 	}
@@ -239,10 +239,10 @@ func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, we
 	case len(anchors) > 0:
 		rec.Anchor = anchors[0]
 		reason += fmt.Sprintf("; no anchor for it found in the page (%s): work %q into the text", pl.Reason, anchors[0])
-		r.needAnchor(page.ID, page.Title, page.HTML, l)
+		r.needAnchor(page, l)
 	default:
 		reason += "; the planner has no anchor for it: write one"
-		r.needAnchor(page.ID, page.Title, page.HTML, l)
+		r.needAnchor(page, l)
 	}
 	rec.Reason = reason
 	r.recs = append(r.recs, rec)

@@ -11,6 +11,7 @@ import (
 	"github.com/interlinker/interlinker/domain/audit"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/llm"
 	"github.com/interlinker/interlinker/store"
 )
@@ -47,7 +48,7 @@ type anchorNeed struct {
 
 // needAnchor notes that the add recommendation of l for page has no anchor
 // in the page's text.
-func (r *recommender) needAnchor(pageID, pageTitle, html string, l link.Link) {
+func (r *recommender) needAnchor(page site.Page, l link.Link) {
 	keyword := ""
 	for _, c := range l.Candidates {
 		if c.Type == link.AnchorPrimaryKeyword {
@@ -55,9 +56,9 @@ func (r *recommender) needAnchor(pageID, pageTitle, html string, l link.Link) {
 			break
 		}
 	}
-	r.needs = append(r.needs, anchorNeed{pageID: pageID, pageTitle: pageTitle, html: html,
+	r.needs = append(r.needs, anchorNeed{pageID: page.ID, pageTitle: page.Title, html: page.HTML,
 		target:   llm.PhraseTarget{TargetURL: l.TargetURL, Title: targetTitle(l), Keyword: keyword},
-		targetID: l.TargetPageID, firstParagraphs: l.FirstParagraphs, opts: markupOptions(r.sc)})
+		targetID: l.TargetPageID, firstParagraphs: l.FirstParagraphs, opts: markupOptions(r.sc, page.Kind)})
 }
 
 // suggestAnchors asks the model, outside any transaction, for phrases for

@@ -1,9 +1,7 @@
 package planning
 
 import (
-	"cmp"
 	"math"
-	"slices"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
@@ -12,23 +10,35 @@ import (
 	"github.com/interlinker/interlinker/domain/site"
 )
 
-// MarkupOptions are the placement settings of a site's policy: the inject
-// stage places links with them, and the planner's trial placement
-// (placeable) with the same.
-func MarkupOptions(st site.Structure, pol policy.Policy) markup.Options {
-	minWords := pol.MinWordsBetweenLinks
+// MarkupOptions are the placement settings of a site's policy for a page
+// of kind k: the inject stage places links with them, and the planner's
+// trial placement (placeable) with the same.
+func MarkupOptions(st site.Structure, pol policy.Policy, k site.Kind) markup.Options {
+	maxLinks, minWords := ParagraphLimits(pol, k)
 	if minWords == 0 {
 		minWords = -1 // markup reads 0 as "default"; the policy means "no minimum"
 	}
 	return markup.Options{
 		SiteHost:             st.Site.Host(),
-		MaxLinksPerParagraph: pol.MaxLinksPerParagraph,
+		MaxLinksPerParagraph: maxLinks,
 		MinWordsBetweenLinks: minWords,
 		// A menu or footer link to a hub is no uplink: the rules count
 		// in-body links, so only those stop another to the same target.
 		DuplicateTargetsInBodyOnly: true,
 		GoesOn:                     anchors.GoesOn,
 	}
+}
+
+// ParagraphLimits are the most links one paragraph of a page of kind k
+// may hold and the fewest words between two of them (0: no minimum). The
+// home page has none: it is the site's table of contents and names its
+// sections side by side, and the policy's limits, written for articles,
+// would leave most of them unlinked. Its density maximum still holds.
+func ParagraphLimits(pol policy.Policy, k site.Kind) (maxLinks, minWords int) {
+	if k == site.KindHome {
+		return math.MaxInt32, 0
+	}
+	return pol.MaxLinksPerParagraph, pol.MinWordsBetweenLinks
 }
 
 // Request is the placement request for a link with its candidate texts,
@@ -128,7 +138,7 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 	if len(reqs) == planned {
 		return nil
 	}
-	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, MarkupOptions(pl.in.Structure, pl.in.Policy))
+	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page.Kind))
 	if err != nil {
 		// The inject stage will refuse the page with this error; the plan
 		// keeps the order the text's mentions give.
@@ -139,34 +149,4 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 		fits[p.ID] = p.Placed
 	}
 	return fits
-}
-
-// inTextOrder orders links by where the page's text first offers each an
-// anchor, those it offers none last, in their order: placing in that
-// order fits the most links in a text under the density rules, each
-// taking the first room it finds. It leaves links as they are when the
-// page has no HTML to read.
-func (pl *planner) inTextOrder(links []link.Link) []link.Link {
-	if pl.in.Page.HTML == "" || len(links) < 2 {
-		return links
-	}
-	reqs := make([]markup.LinkRequest, len(links))
-	for i, l := range links {
-		reqs[i] = Request(l, CandidateTexts(l.Candidates), "")
-	}
-	// Where each is first offered, no other link in the way but an overlap.
-	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, Unbounded(MarkupOptions(pl.in.Structure, pl.in.Policy)))
-	if err != nil {
-		return links
-	}
-	at := make(map[string]int, len(links))
-	for _, p := range placements {
-		at[p.ID] = math.MaxInt
-		if p.Placed {
-			at[p.ID] = p.Start
-		}
-	}
-	out := slices.Clone(links)
-	slices.SortStableFunc(out, func(a, b link.Link) int { return cmp.Compare(at[a.ID], at[b.ID]) })
-	return out
 }

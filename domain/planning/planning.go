@@ -124,7 +124,7 @@ type planner struct {
 	// budget is how many more optional links density allows.
 	budget  int
 	linked  map[string]bool // targets linked from the body already
-	offered map[string]bool // targets planned or suggested in any zone
+	offered map[string]bool // targets planned in any zone
 	// noRoom: targets the trial placement (placeable) found no room for
 	// in the text. One whose in-body link is planned all the same waits
 	// for the LLM fallback, and Related Reading may list it meanwhile.
@@ -495,14 +495,11 @@ func (pl *planner) sectorHubs() {
 }
 
 // homeLinks links the home page from its text to the sectors and hubs it
-// names, with their keyword or title anchors, up to its density maximum.
-// The home page shares no attribute with anything, and naming a section
-// of the site in the home page's own words is reason enough to link it.
-// The scores order the links unless another order lets the text carry
-// more of them (carryMost): a home page names its sections side by side,
-// more than its paragraphs hold under the density rules, and one in the
-// middle of a paragraph, taken first for its score, can keep out two at
-// its ends.
+// names, with their keyword or title anchors, best score first, up to its
+// density maximum. The home page shares no attribute with anything, and
+// naming a section of the site in the home page's own words is reason
+// enough to link it; the per-paragraph limits do not apply to it
+// (ParagraphLimits), so its text carries every section it names.
 func (pl *planner) homeLinks() {
 	var cands []Target
 	for _, t := range pl.targets {
@@ -510,66 +507,43 @@ func (pl *planner) homeLinks() {
 			cands = append(cands, t)
 		}
 	}
-	var named []link.Link
 	for _, s := range pl.scoreAll(cands) {
 		if pl.stopped() {
 			return
 		}
 		l := pl.newScoredLink(s, link.TypeVerticalDown, link.ZoneInBody)
-		if !pl.mentions(l) || pl.linked[s.ID] {
+		if pl.linked[s.ID] {
 			continue
 		}
-		l.Explanation = fmt.Sprintf("vertical_down: the home page names this %s in its text; score %.2f, kept for the record; %s",
-			s.Kind, l.Score, l.Explanation)
-		named = append(named, l)
-	}
-	ordered := pl.carryMost(named)
-	for _, l := range ordered {
+		if !pl.mentions(l) {
+			pl.noteTooShortName(s.Target)
+			continue
+		}
 		if pl.budget <= 0 {
 			pl.note("vertical_down link to %s not planned: the home page is at its density maximum", l.TargetPageID)
 			break
 		}
+		l.Explanation = fmt.Sprintf("vertical_down: the home page names this %s in its text; score %.2f, kept for the record; %s",
+			s.Kind, l.Score, l.Explanation)
 		pl.add(l)
 		pl.budget--
 	}
 }
 
-// carryMost orders the home page's links, given best scored first, so
-// that its text carries as many as it can: when the trial placement fits
-// more of them taken in text order than in score order, those it fits in
-// text order come first, then the rest in score order; otherwise the
-// score order stands, which puts hubs, the better scored, before sectors.
-func (pl *planner) carryMost(named []link.Link) []link.Link {
-	all := make([]bool, len(named))
-	for i := range all {
-		all[i] = true
-	}
-	count := func(fits map[string]bool) int {
-		n := 0
-		for _, ok := range fits {
-			if ok {
-				n++
-			}
+// noteTooShortName says why the home page does not link a section whose
+// name its text holds only as a word or words fewer than an anchor's
+// minimum ("Everything starts with budgeting"): the seed's anchors have
+// 2–8 words, and a writer who wants the link writes a longer phrase.
+func (pl *planner) noteTooShortName(t Target) {
+	for _, name := range []string{t.PrimaryKeyword, anchors.ShortTitle(t.Title), t.Title} {
+		n := anchors.Normalize(name)
+		if n == "" || len(strings.Fields(n)) >= pl.in.Policy.AnchorMinWords || !containsWords(pl.text, n) {
+			continue
 		}
-		return n
+		pl.note("%s %s not linked: the home page names it only as %q, shorter than the %d words an anchor needs; "+
+			"a phrase such as \"our %s guide\" would carry the link", t.Kind, t.ID, name, pl.in.Policy.AnchorMinWords, n)
+		return
 	}
-	inText := pl.inTextOrder(named)
-	fits := pl.placeable(inText, all)
-	if count(fits) <= count(pl.placeable(named, all)) {
-		return named
-	}
-	ordered := make([]link.Link, 0, len(named))
-	for _, l := range inText {
-		if fits[l.ID] {
-			ordered = append(ordered, l)
-		}
-	}
-	for _, l := range named {
-		if !fits[l.ID] {
-			ordered = append(ordered, l)
-		}
-	}
-	return ordered
 }
 
 // contextualDown is SAG link type 2's body links: the hub links from its
@@ -803,8 +777,9 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 		if i == limit {
 			break
 		}
+		// A review suggestion is no link yet: Related Reading may still
+		// list the target, and does once the suggestion is accepted no more.
 		l.Status = link.StatusReview
-		pl.offered[l.TargetPageID] = true
 		l.Explanation = fmt.Sprintf("%s: %s; score %.2f is between %.0f and %.0f: suggested for review; %s",
 			t, why, l.Score, p.ReviewScore, p.AutoLinkScore, l.Explanation)
 		pl.plan.Links = append(pl.plan.Links, l)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
 )
 
 // This file holds the rules both policies share: no self links, no
@@ -65,7 +66,7 @@ func noDuplicateTargets(in Input) RuleResult {
 // we only added a link to elsewhere.
 func paragraphDensity(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleParagraphDensity, Severity: SeverityError, Passed: true}
-	maxLinks, minWords := in.Policy.MaxLinksPerParagraph, in.Policy.MinWordsBetweenLinks
+	maxLinks, minWords := planning.ParagraphLimits(in.Policy, in.Page.Kind)
 	byParagraph := map[int][]markup.Link{}
 	for _, f := range found {
 		if f.Paragraph > 0 && f.InBlock == "" {
