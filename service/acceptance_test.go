@@ -507,14 +507,20 @@ func expectedTrail(out customOutcome, p events.PageInfo) []crumb {
 	if p.ClusterID != "" {
 		for _, term := range tsTerms {
 			if strings.HasPrefix(under, term.url) && under != term.url {
-				trail = append(trail, crumb{term.title, term.url, term.id})
+				name, _, _ := strings.Cut(term.title, ":")
+				trail = append(trail, crumb{strings.TrimSpace(name), term.url, term.id})
 			}
 		}
 	}
 	if hub != nil {
 		trail = append(trail, crumb{clusterByID(p.ClusterID).name, hub.URL, hub.ID})
 	}
+	// A page has one name in every trail: a hub its cluster's, any other
+	// page its short title.
 	name, _, _ := strings.Cut(p.Title, ":")
+	if p.Kind == "hub" {
+		name = clusterByID(p.ClusterID).name
+	}
 	return append(trail, crumb{strings.TrimSpace(name), p.URL, ""})
 }
 

@@ -23,8 +23,8 @@ type Crumb struct {
 // of the hub's, or of the page's when there is no hub): a trail follows
 // the hierarchy a reader sees in the address, and a term page elsewhere
 // is a facet, not a parent. Steps that do not exist for the page, or that
-// would repeat the page itself, are left out. The current page's crumb
-// is its short title (the part before a subtitle).
+// would repeat the page itself, are left out. A page has one name in
+// every trail (crumbName).
 func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crumb {
 	trail := []Crumb{{Name: homeName(st), URL: "/"}}
 	if page.Kind == site.KindHome {
@@ -45,24 +45,27 @@ func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crum
 		under = hub.URL
 	}
 	if term != nil && term.ID != page.ID && onPath(term.URL, under) {
-		trail = append(trail, Crumb{Name: term.Title, URL: term.URL, PageID: term.ID})
+		trail = append(trail, Crumb{Name: crumbName(st, *term), URL: term.URL, PageID: term.ID})
 	}
 	if hub != nil && hub.ID != page.ID {
-		name := hub.Title
-		if c, ok := st.Cluster(page.ClusterID); ok && c.Name != "" {
-			name = c.Name
-		}
-		trail = append(trail, Crumb{Name: name, URL: hub.URL, PageID: hub.ID})
+		trail = append(trail, Crumb{Name: crumbName(st, *hub), URL: hub.URL, PageID: hub.ID})
 	}
-	return append(trail, Crumb{Name: crumbName(page.Title), URL: page.URL, PageID: page.ID})
+	return append(trail, Crumb{Name: crumbName(st, page), URL: page.URL, PageID: page.ID})
 }
 
-// crumbName is the short title of a page for its own crumb.
-func crumbName(title string) string {
-	if short := anchors.ShortTitle(title); short != "" {
+// crumbName is what a page is called in every trail it is on, its own and
+// those of the pages under it: a hub by its cluster's name when the site
+// gives one, any page by its short title (the part before a subtitle).
+func crumbName(st site.Structure, p site.Page) string {
+	if p.Kind == site.KindHub {
+		if c, ok := st.Cluster(p.ClusterID); ok && c.Name != "" {
+			return c.Name
+		}
+	}
+	if short := anchors.ShortTitle(p.Title); short != "" {
 		return short
 	}
-	return title
+	return p.Title
 }
 
 // onPath reports whether path parent is an ancestor of path child in the
