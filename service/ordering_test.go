@@ -211,8 +211,7 @@ func TestTheExampleSiteLinksTheSameInOrderDuplicatedAndShuffled(t *testing.T) {
 	})
 
 	// No product is an orphan, and the home page links the hubs it names
-	// from its text, as far as the paragraph rules (2 links a paragraph,
-	// 50 words apart) leave room; the others say why.
+	// from its text; any it does not place say why.
 	kinds := map[string]string{}
 	for _, pg := range site.Pages {
 		kinds[pg.ID] = pg.Kind
