@@ -70,7 +70,13 @@ func TestReadinessFailsWhenAConsumerIsMissing(t *testing.T) {
 }
 
 func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
-	h := startHarness(t, testConfig(t))
+	// The page waits for its site through redeliveries; the suite's
+	// schedule (4 deliveries in 350ms) would dead-letter it whenever a
+	// loaded machine takes longer to project the site.
+	cfg := testConfig(t)
+	cfg.NakDelays = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
+	cfg.MaxDeliver = 10
+	h := startHarness(t, cfg)
 	h.publish(hubEvent("late"))
 	time.Sleep(200 * time.Millisecond) // let the page be refused at least once
 	h.publish(siteEvent("late"))
