@@ -42,7 +42,6 @@ func newProfile(names []string) profile {
 				// name it.
 				rt[0].lex, rt[0].verb, rt[0].start, rt[0].final = cOpen, false, true, true
 				rt[0].parts = comparedStems(rt[0])
-				rt = append(rt[:0:0], rt...)
 			}
 			toks = append(toks, rt...)
 			for _, np := range chunk(rt) {
