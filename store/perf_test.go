@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -82,7 +83,7 @@ func TestLinksWrittenInOneStatementReadBackAsPlannedAndOutcomesUpdateOnlyThePage
 		want := hubLinks[i]
 		if l.ID != want.ID || l.TargetPageID != want.TargetPageID || l.Score != want.Score || l.Mandatory != want.Mandatory ||
 			l.FirstParagraphs != want.FirstParagraphs || l.Explanation != want.Explanation || l.Factors["recency"] != want.Factors["recency"] ||
-			len(l.Candidates) != 1 || l.Candidates[0] != want.Candidates[0] || len(l.FailedRules) != 0 {
+			len(l.Candidates) != 1 || !reflect.DeepEqual(l.Candidates[0], want.Candidates[0]) || len(l.FailedRules) != 0 {
 			t.Fatalf("link %d read back as %+v, want %+v", i, l, want)
 		}
 	}

@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -14,8 +15,11 @@ import (
 type profile struct {
 	names []name
 	heads map[string]bool // every name's heads: a quick first test
-	exact map[string]bool // the names, normalised and as stem sequences
-	all   map[string]bool // every name's content words (stems)
+	// gerundHeads are heads only of a name written object first
+	// ("growing" for "garlic growing"): they need a second word.
+	gerundHeads map[string]bool
+	exact       map[string]bool // the names, normalised and as stem sequences
+	all         map[string]bool // every name's content words (stems)
 }
 
 // name is one keyword or title of a target.
@@ -25,7 +29,8 @@ type name struct {
 }
 
 func newProfile(names []string) profile {
-	pr := profile{heads: map[string]bool{}, exact: map[string]bool{}, all: map[string]bool{}}
+	pr := profile{heads: map[string]bool{}, gerundHeads: map[string]bool{}, exact: map[string]bool{}, all: map[string]bool{}}
+	objectFirst, chunkHeads := map[string]bool{}, map[string]bool{}
 	for _, text := range names {
 		if strings.TrimSpace(text) == "" {
 			continue
@@ -43,9 +48,16 @@ func newProfile(names []string) profile {
 				rt[0].lex, rt[0].verb, rt[0].start, rt[0].final = cOpen, false, true, true
 				rt[0].parts = comparedStems(rt[0])
 			}
+			if n := len(rt); n > 1 && rt[n-1].verb && rt[n-1].plur && (rt[n-1].lex == cVerb || rt[n-1].lex == cAmbig) && contentWord(rt[n-2]) && !rt[n-2].verb {
+				// A name is a noun phrase: a plural that ends one after a
+				// noun is its head, not a verb ("salad leaves").
+				rt[n-1].lex, rt[n-1].verb = cOpen, false
+				rt[n-1].parts = comparedStems(rt[n-1])
+			}
 			toks = append(toks, rt...)
 			for _, np := range chunk(rt) {
 				head := np[len(np)-1].stem
+				chunkHeads[head] = true
 				if n.heads[head] == nil {
 					n.heads[head] = map[string]bool{}
 				}
@@ -66,16 +78,31 @@ func newProfile(names []string) profile {
 				}
 			}
 		}
+		if len(toks) > 1 && toks[0].lex == cGer && contentWord(toks[0]) {
+			// A name that opens on a gerund and its object ("growing
+			// garlic") is also written object first, headed by the gerund
+			// ("our garlic growing guide").
+			if n.heads[toks[0].stem] == nil {
+				objectFirst[toks[0].stem] = true
+			}
+			n.heads[toks[0].stem] = n.words
+		}
 		if len(n.heads) == 0 || len(n.words) == 0 {
 			continue
 		}
 		for h := range n.heads {
 			pr.heads[h] = true
 		}
+
 		for w := range n.words {
 			pr.all[w] = true
 		}
 		pr.names = append(pr.names, n)
+	}
+	for h := range objectFirst {
+		if !chunkHeads[h] {
+			pr.gerundHeads[h] = true
+		}
 	}
 	return pr
 }
@@ -96,9 +123,12 @@ func (pr profile) named(np nounPhrase, ws map[string]bool) bool {
 		return false
 	}
 	// A phrase headed by a document noun names what the rest of it names
-	// ("react state management guide", "go concurrency basics").
-	if n := len(np); n > 1 && docNouns[np[n-1].low] && pr.namedAsIs(np[:n-1], nil) {
-		return true
+	// ("react state management guide", "go concurrency basics"), or what
+	// its one other word heads ("our garlic guide" for "growing garlic").
+	if n := len(np); n > 1 && docNouns[np[n-1].low] {
+		if pr.namedAsIs(np[:n-1], nil) || n == 2 && contentWord(np[0]) && pr.heads[np[0].stem] && !pr.gerundHeads[np[0].stem] {
+			return true
+		}
 	}
 	return pr.namedAsIs(np, ws)
 }
@@ -198,15 +228,38 @@ type Owners struct {
 
 	mu    sync.Mutex
 	cache map[string]int // noun phrase as written → best target
+
+	source    int // the index of the source page among the targets; -1 for none
+	namesOnce sync.Once
+	byWord    map[string][]ownedName // every target's names, under each of their words
+}
+
+// ownedName is one of a target's names, normalised, for NotWithin.
+type ownedName struct {
+	owner int
+	text  string // as the target gives it
+	norm  string // Normalize(text), padded with a space on each side
+	words string // wordKey(text)
 }
 
 // NewOwners reads the targets' names once (keywords, variations, title and
 // short title), for any number of BestTarget questions.
 func NewOwners(targets []Target) *Owners {
-	o := &Owners{targets: targets, profiles: make([]profile, len(targets)), cache: map[string]int{}}
+	o := &Owners{targets: targets, profiles: make([]profile, len(targets)), cache: map[string]int{}, source: -1}
 	for i, t := range targets {
 		o.profiles[i] = profiles.of(t.names())
 	}
+	return o
+}
+
+// NewOwnersOf is NewOwners for the links of a source page, which is one of
+// the contenders for its own phrases (a phrase that names the page itself
+// links nowhere) but whose names do not hold other targets' candidates
+// back: the page's text speaks of its own subject, and "New [hiking
+// boots]" in an article on "new hiking boots" is its way up to the hub.
+func NewOwnersOf(targets []Target, source Target) *Owners {
+	o := NewOwners(append(targets, source))
+	o.source = len(targets)
 	return o
 }
 
@@ -257,9 +310,12 @@ func (c *profileCache) of(names []string) profile {
 //     phrase's content words wins ("leather and synthetic trail boots":
 //     all four words are in "Leather vs Synthetic Trail Boots", three in
 //     "How to Clean and Waterproof Trail Boots" + "clean leather boots").
-//  3. Then the target with the name the phrase covers most closely: the
+//  3. Then the target one of whose names has the phrase's content words
+//     and no others ("filling raised beds" and "filling a raised bed",
+//     against a title that also says "Building, Filling and Planting").
+//  4. Then the target with the name the phrase covers most closely: the
 //     largest share of one name's content words found in the phrase.
-//  4. Then the lower index, so the answer never depends on map order.
+//  5. Then the lower index, so the answer never depends on map order.
 //
 // Words are compared stemmed ("boots" = "boot"), hyphenated compounds also
 // by their parts; closed-class words, common verbs and generic title words
@@ -295,7 +351,7 @@ func (o *Owners) best(np nounPhrase) int {
 	if len(ws) == 0 {
 		return -1
 	}
-	best, bestShare, bestCover := -1, 0.0, 0.0
+	best, bestShare, bestExact, bestCover := -1, 0.0, false, 0.0
 	for i, pr := range o.profiles {
 		if !pr.named(np, ws) {
 			continue
@@ -307,7 +363,7 @@ func (o *Owners) best(np nounPhrase) int {
 			}
 		}
 		share := float64(found) / float64(len(ws))
-		cover := 0.0
+		cover, exact := 0.0, false
 		for _, n := range pr.names {
 			in := 0
 			for w := range n.words {
@@ -316,9 +372,12 @@ func (o *Owners) best(np nounPhrase) int {
 				}
 			}
 			cover = max(cover, float64(in)/float64(len(n.words)))
+			exact = exact || in == len(n.words) && in == len(ws)
 		}
-		if best < 0 || share > bestShare || share == bestShare && cover > bestCover {
-			best, bestShare, bestCover = i, share, cover
+		better := share > bestShare ||
+			share == bestShare && (exact && !bestExact || exact == bestExact && cover > bestCover)
+		if best < 0 || better {
+			best, bestShare, bestExact, bestCover = i, share, exact, cover
 		}
 	}
 	return best
@@ -327,14 +386,70 @@ func (o *Owners) best(np nounPhrase) int {
 // Candidates lists the anchor candidates for a link to targets[self]
 // (self must index the targets NewOwners was given), as Candidates does,
 // with only the natural phrases that targets[self] names best among the
-// Owners' targets (Best), still at most maxNaturalPhrases, in text order.
+// Owners' targets (Best), still at most maxNaturalPhrases, in text order;
+// each candidate carries the longer names of other targets around it that
+// the text says (withNotWithin).
 func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anchor {
 	t := o.targets[self]
-	return buildCandidates(t, p, func() []string {
+	return o.withNotWithin(self, buildCandidates(t, p, func() []string {
 		return naturalPhrases(source, o.profiles[self], p, func(np nounPhrase) bool {
 			return o.cachedBest(np) == self
 		})
-	})
+	}), source)
+}
+
+// withNotWithin gives each candidate the longer names of the Owners' other
+// targets (the source page's aside) that hold it as whole words and that
+// the source text says (link.Anchor.NotWithin): "compost pile" for a hub
+// is not taken inside "hot compost pile", a sibling's keyword. Those words name the longer name's
+// page best. Names the text does not hold are left out: a hub's keyword is
+// in the titles of hundreds of its articles.
+func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []link.Anchor {
+	if source == nil {
+		return cands
+	}
+	o.namesOnce.Do(o.indexNames)
+	for i, c := range cands {
+		key := Normalize(c.Text)
+		first, _, _ := strings.Cut(key, " ")
+		if first == "" {
+			continue
+		}
+		padded := " " + key + " "
+		var within, norms []string
+		for _, n := range o.byWord[first] {
+			if n.owner != self && len(n.norm) > len(padded) && strings.Contains(n.norm, padded) &&
+				strings.Contains(source.words, n.words) && !slices.Contains(norms, n.norm) {
+				within, norms = append(within, n.text), append(norms, n.norm)
+			}
+		}
+		cands[i].NotWithin = within
+	}
+	return cands
+}
+
+// indexNames files every target's names under each of their words.
+func (o *Owners) indexNames() {
+	o.byWord = map[string][]ownedName{}
+	for i, t := range o.targets {
+		if i == o.source {
+			continue
+		}
+		for _, text := range t.names() {
+			norm := Normalize(text)
+			if norm == "" {
+				continue
+			}
+			n := ownedName{owner: i, text: text, norm: " " + norm + " ", words: wordKey(text)}
+			seen := map[string]bool{}
+			for _, w := range strings.Fields(norm) {
+				if !seen[w] {
+					seen[w] = true
+					o.byWord[w] = append(o.byWord[w], n)
+				}
+			}
+		}
+	}
 }
 
 // Keep returns a target's anchor candidates without the natural phrases

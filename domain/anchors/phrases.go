@@ -17,6 +17,14 @@ const maxNaturalPhrases = 2
 // lexicon (see lexicon.go).
 type Text struct {
 	phrases []nounPhrase // in text order, as long as the text has them
+	words   string       // every word, lower case, one space apart and around (wordKey)
+}
+
+// wordKey is a text's words, lower case, with one space between and around
+// them, and no punctuation: " raised bed soil mix ". A phrase is in a text
+// as words when its key is in the text's.
+func wordKey(s string) string {
+	return " " + strings.Join(strings.FieldsFunc(strings.ToLower(s), notWordRune), " ") + " "
 }
 
 // nounPhrase is a maximal noun phrase of the text: modifiers and the head
@@ -39,7 +47,7 @@ type token struct {
 // NewText reads paragraph texts (markup.ParagraphTexts) into noun phrases.
 // A paragraph that is not English text gives none.
 func NewText(paragraphs []string) *Text {
-	t := &Text{}
+	t := &Text{words: wordKey(strings.Join(paragraphs, "\n"))}
 	for _, para := range paragraphs {
 		var runs [][]token
 		en, other := 0, 0
@@ -312,6 +320,9 @@ func resolve(toks []token, i int) {
 	case cGer:
 		switch {
 		case is(prev, cDet):
+		case is(prev, cOpen) && !prev.plur && next != nil && docNouns[next.low]:
+			// a subject and its gerund before a document noun: "our
+			// garlic growing guide"
 		default:
 			t.verb = gerundOfVerb(t.low) || is(before, cAux) || subject || afterPlural || nextIs(cDet, cPron)
 		}

@@ -131,6 +131,12 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 			[]Target{{PrimaryKeywords: []string{"insurance"}, Title: "Insurance: Protecting Your Income, Health and Family"}}, -1},
 		{"a name's opening word counts even where it is a preposition elsewhere", "monthly debt payments",
 			[]Target{{PrimaryKeywords: []string{"down payment"}, Title: "Saving for a Down Payment"}}, -1},
+		// a fourth trial site's wrong target: "leaves" ended the name as a verb
+		{"a name's last plural is its head, though the lexicon knows it as a verb", "eating salad",
+			[]Target{{PrimaryKeywords: []string{"salad greens"}, Variations: []string{"salad leaves"}}}, -1},
+		{"the target with a name of just the phrase's words wins a tie", "filling raised beds",
+			[]Target{{PrimaryKeywords: []string{"raised beds"}, Title: "Raised Beds: Building, Filling and Planting a Raised Garden"},
+				{PrimaryKeywords: []string{"raised bed soil mix"}, Variations: []string{"filling a raised bed"}}}, 1},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
@@ -183,6 +189,34 @@ func TestOwnersGiveANaturalPhraseOnlyToTheLinkOfItsOwner(t *testing.T) {
 	}
 }
 
+// A fourth trial site linked "compost pile" inside "hot compost pile", a
+// sibling's keyword: each candidate now carries the other targets' longer
+// names that hold it, and never its own target's nor the source page's.
+func TestACandidateCarriesTheLongerNamesOfOtherTargetsThatHoldIt(t *testing.T) {
+	p := sag(t)
+	hub := Target{PrimaryKeywords: []string{"raised beds"}, Variations: []string{"raised bed", "raised bed gardening"}, Title: "Raised Beds: Building and Filling"}
+	soil := Target{PrimaryKeywords: []string{"raised bed soil mix"}, Variations: []string{"filling a raised bed"}, Title: "Raised Bed Soil Mix"}
+	kit := Target{PrimaryKeywords: []string{"cedar raised bed"}, Variations: []string{"bed frame"}, Title: "Building a Cedar Raised Bed"}
+	source := Target{PrimaryKeywords: []string{"new raised bed"}}
+	own := NewOwnersOf([]Target{hub, soil, kit}, source)
+	got := map[string][]string{}
+	text := NewText([]string{"A cedar raised bed lasts. Filling a raised bed is next; our raised-bed soil mix helps a new raised bed."})
+	for _, a := range own.Candidates(0, text, p) {
+		got[a.Text] = a.NotWithin
+	}
+	// The text does not say "Building a Cedar Raised Bed": that name is no
+	// matter here.
+	want := map[string][]string{
+		"raised beds":                       nil,
+		"raised bed":                        {"raised bed soil mix", "filling a raised bed", "cedar raised bed"},
+		"raised bed gardening":              nil,
+		"Raised Beds: Building and Filling": nil,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("candidates' NotWithin = %q, want %q", got, want)
+	}
+}
+
 func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -230,6 +264,15 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"insurance"}}, []string{"insurance section"}},
 		{"a hub of the site", "Our mortgages hub walks from preapproval to refinancing.",
 			Target{PrimaryKeywords: []string{"mortgages"}}, []string{"mortgages hub"}},
+		// a fourth trial site's uplink, lost to word order
+		{"a gerund name written object first", "Our garlic growing guide covers the basics.",
+			Target{PrimaryKeywords: []string{"growing garlic"}, Variations: []string{"garlic bulbs"}}, []string{"garlic growing guide"}},
+		{"a guide named by the head of the target's name", "Our garlic guide shows how cloves become bulbs.",
+			Target{PrimaryKeywords: []string{"growing garlic"}}, []string{"garlic guide"}},
+		{"a guide named by a word that heads no name names nothing", "Our growing guide shows how cloves become bulbs.",
+			Target{PrimaryKeywords: []string{"growing garlic"}}, nil},
+		{"an object and gerund before no document noun name nothing", "The garlic growing season is short.",
+			Target{PrimaryKeywords: []string{"growing garlic"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := sag(t)

@@ -66,6 +66,10 @@ const (
 type Anchor struct {
 	Text string     `json:"text"`
 	Type AnchorType `json:"type"`
+	// NotWithin are other pages' longer names that hold Text ("cedar
+	// raised bed" for "raised bed"): where the page's text says one of
+	// them, it names that page, so the link does not take Text there.
+	NotWithin []string `json:"not_within,omitempty"`
 }
 
 // Link is one planned or placed internal link from a source page.

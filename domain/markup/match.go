@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"slices"
 	"sort"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -22,6 +23,10 @@ type matcher struct {
 	// (LinkRequest.WholePhrase); fragments counts those refused.
 	whole     bool
 	fragments int
+	// notWithin refuses occurrences inside one of these folded phrases
+	// (LinkRequest.NotWithin); inside counts those refused.
+	notWithin []string
+	inside    int
 }
 
 // followingBytes is how much of the text after an occurrence GoesOn is
@@ -214,7 +219,43 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 		m.fragments++
 		return hit{}, false
 	}
+	if p.within(seg, fs, fe, m.notWithin) {
+		m.inside++
+		return hit{}, false
+	}
 	return p.locate(seg, fs, fe)
+}
+
+// within reports whether fold[fs:fe] lies inside an occurrence, as whole
+// words in the same segment, of one of the longer phrases.
+func (p *placer) within(seg *segment, fs, fe int, phrases []string) bool {
+	if len(phrases) == 0 {
+		return false
+	}
+	fold := p.doc.fold
+	occ := string(fold[fs:fe])
+	segStart, segEnd := int(seg.foldStart), int(seg.foldEnd)
+	for _, w := range phrases {
+		if len(w) <= len(occ) {
+			continue
+		}
+		for k := 0; k+len(occ) <= len(w); k++ {
+			j := strings.Index(w[k:], occ)
+			if j < 0 {
+				break
+			}
+			k += j
+			ws, we := fs-k, fs-k+len(w)
+			if ws >= segStart && we <= segEnd && string(fold[ws:we]) == w {
+				first, _ := utf8.DecodeRuneInString(w)
+				last, _ := utf8.DecodeLastRuneInString(w)
+				if p.boundaryOK(seg, ws, we, first, last) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // segmentAt finds the segment whose folded text holds offset off.

@@ -39,6 +39,11 @@ type LinkRequest struct {
 	// only then takes the front of a longer one: for a link the page must
 	// carry.
 	WholePhraseFirst bool
+	// NotWithin are longer phrases, other pages' names, that hold one of
+	// the anchors: an occurrence inside one of them in the text ("raised
+	// bed" in "a cedar raised bed") names that page, not this link's
+	// target, and is passed over.
+	NotWithin []string
 }
 
 // Position constrains which <p> blocks are eligible.
@@ -185,6 +190,8 @@ type preparedRequest struct {
 	// literal searches, and most requests are served literally.
 	stems   []*stemmedPhrase
 	stemmed []bool
+	// notWithin are the request's NotWithin, folded.
+	notWithin []string
 }
 
 // stemsOf is candidate ci of request pr as a stemmed phrase, nil when it
@@ -253,6 +260,11 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		pr.stems = make([]*stemmedPhrase, len(r.Anchors))
 		pr.stemmed = make([]bool, len(r.Anchors))
 		pr.noSpace = make([]bool, len(r.Anchors))
+		for _, w := range r.NotWithin {
+			if f := foldAnchor(w); f != "" {
+				pr.notWithin = append(pr.notWithin, f)
+			}
+		}
 		for j, a := range r.Anchors {
 			f := foldAnchor(a)
 			pr.anchors[j] = f
@@ -384,8 +396,10 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 					m = newMatcher(p, sp.prefix, sp)
 				}
 				m.whole = wholeFirst && pass == 0
+				m.notWithin = pr.notWithin
 				h, ok := p.search(&m, r.Position, &tally)
 				tally.fragment += m.fragments
+				tally.inside += m.inside
 				if !ok {
 					continue
 				}
@@ -501,7 +515,7 @@ func (p *placer) paraFold(para int) (start, end int) {
 
 // rejectTally remembers why matches were turned down, for the Reason.
 type rejectTally struct {
-	outside, full, close, overlap, fragment, early int
+	outside, full, close, overlap, fragment, inside, early int
 }
 
 func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
@@ -524,6 +538,8 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 		return "candidate anchor found only before the link it must follow (the page's uplink comes first)"
 	case t.fragment > 0:
 		return "candidate anchor found in " + where + " only as the front of a longer phrase"
+	case t.inside > 0:
+		return "candidate anchor found in " + where + " only inside a longer name of another page"
 	}
 	return "no candidate anchor found in " + where
 }

@@ -352,6 +352,30 @@ func TestAWholePhraseRequestPassesOverTheFrontOfALongerPhrase(t *testing.T) {
 	}
 }
 
+// An occurrence inside another page's longer name names that page: the
+// request passes over it, whatever its other options, and says so when
+// nothing else is found.
+func TestAnOccurrenceInsideAnotherPagesLongerNameIsPassedOver(t *testing.T) {
+	opts := Options{MinWordsBetweenLinks: -1}
+	src := "<p>A Cedar Raised Bed lasts for years.</p>\n<p>Our raised bed guide covers the rest.</p>\n"
+	req := LinkRequest{ID: "up", Href: "/raised-beds/", Anchors: []string{"raised bed"},
+		Position: Position{FirstParagraphs: 2}, WholePhraseFirst: true, NotWithin: []string{"cedar raised bed", "raised bed soil mix"}}
+	out, pl := placeOne(t, src, req, opts)
+	if !pl.Placed || pl.ContentParagraph != 2 || !strings.Contains(out, `Our <a href="/raised-beds/" data-interlinker="up">raised bed</a> guide`) {
+		t.Errorf("placed %+v in %s, want paragraph 2's phrase, not the one inside \"cedar raised bed\"", pl, out)
+	}
+
+	req.Position.FirstParagraphs = 1
+	if _, pl := placeOne(t, src, req, opts); pl.Placed || pl.Reason != "candidate anchor found in paragraph 1 only inside a longer name of another page" {
+		t.Errorf("paragraph 1 only: %+v, want it refused with the reason", pl)
+	}
+
+	req.NotWithin = []string{"raised bed soil mix", "bed lasts"}
+	if _, pl := placeOne(t, src, req, opts); !pl.Placed || pl.ContentParagraph != 1 {
+		t.Errorf("no longer name around it: %+v, want the first occurrence", pl)
+	}
+}
+
 // A request that must be placed tries whole phrases first and takes the
 // front of a longer phrase only when the text has nothing else.
 func TestAWholePhraseFirstRequestTakesAFragmentOnlyAsALastResort(t *testing.T) {

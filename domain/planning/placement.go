@@ -42,7 +42,8 @@ func ParagraphLimits(pol policy.Policy, k site.Kind) (maxLinks, minWords int) {
 }
 
 // Request is the placement request for a link with its candidate texts,
-// in order. uplink is the ID of the page's uplink among the links placed
+// in order, passing over the places where the text names another page
+// by a longer name that holds a candidate (link.Anchor.NotWithin). uplink is the ID of the page's uplink among the links placed
 // with it (UplinkID), "" for none: every other link comes after it in the
 // page, as the first link rule wants.
 func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
@@ -50,9 +51,13 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	if l.ID == uplink {
 		after = ""
 	}
+	var notWithin []string
+	for _, c := range l.Candidates {
+		notWithin = append(notWithin, c.NotWithin...)
+	}
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
-		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type)}
+		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: notWithin}
 }
 
 // CandidateTexts are the texts of a link's anchor candidates, in order.

@@ -195,7 +195,7 @@ func newPlanner(in Input) *planner {
 		named = append(named, pl.anchorTarget(t))
 		pl.ownerOf[t.ID] = i
 	}
-	pl.owners = anchors.NewOwners(append(named, pl.anchorTarget(Target{Page: in.Page})))
+	pl.owners = anchors.NewOwnersOf(named, pl.anchorTarget(Target{Page: in.Page}))
 	return pl
 }
 
