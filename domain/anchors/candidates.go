@@ -71,11 +71,24 @@ func (t Target) names() []string {
 }
 
 // ShortTitle is a title without its subtitle: the part before a colon, a
-// dash or a bar ("Sleeping Pads: How R-Value Works" → "Sleeping Pads").
+// dash or a bar ("Sleeping Pads: How R-Value Works" → "Sleeping Pads"), a
+// question that a subtitle follows, with its question mark ("Why Does My
+// Compost Smell? Fixing a Smelly Heap" → "Why Does My Compost Smell?"),
+// or the part before a closing aside in parentheses ("How to Prune Tomato
+// Plants (and When Not To)" → "How to Prune Tomato Plants"). "" when the
+// title has none of them.
 func ShortTitle(title string) string {
 	for _, sep := range []string{":", " – ", " — ", " - ", " | "} {
 		if head, _, ok := strings.Cut(title, sep); ok {
 			return strings.TrimSpace(head)
+		}
+	}
+	if head, rest, ok := strings.Cut(title, "? "); ok && strings.TrimSpace(rest) != "" && strings.TrimSpace(head) != "" {
+		return strings.TrimSpace(head) + "?"
+	}
+	if t := strings.TrimSpace(title); strings.HasSuffix(t, ")") {
+		if open := strings.LastIndex(t, " ("); open > 0 {
+			return strings.TrimSpace(t[:open])
 		}
 	}
 	return ""

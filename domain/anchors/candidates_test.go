@@ -75,3 +75,20 @@ func TestNaturalPhrasesNeverCrossPunctuationOrTags(t *testing.T) {
 		t.Errorf("phrases %q", got)
 	}
 }
+
+func TestAShortTitleDropsTheSubtitleTheQuestionsAnswerAndTheAside(t *testing.T) {
+	for title, want := range map[string]string{
+		"Sleeping Pads: How R-Value Works":                      "Sleeping Pads",
+		"Trail Runners – A Buyer's Guide":                       "Trail Runners",
+		"Why Does My Compost Smell? Fixing a Smelly Heap":       "Why Does My Compost Smell?",
+		"How to Prune Tomato Plants (and When Not To)":          "How to Prune Tomato Plants",
+		"Is Raised Bed Gardening Worth It?":                     "",
+		"Hiking Boots":                                          "",
+		"(Almost) Everything About Mulch":                       "",
+		"Cover Crops and Living Mulch (Green Manure) Explained": "",
+	} {
+		if got := ShortTitle(title); got != want {
+			t.Errorf("ShortTitle(%q) = %q, want %q", title, got, want)
+		}
+	}
+}

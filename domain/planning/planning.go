@@ -605,7 +605,7 @@ func (pl *planner) taxonomy() {
 		}
 	}
 	pl.list(hubs, link.TypeTaxonomy, func(t Target) string {
-		return fmt.Sprintf("taxonomy: a term page lists every hub, product and service with its attribute value (this is a %s)", t.Kind)
+		return fmt.Sprintf("taxonomy: a term page lists every hub, and every product and service outside a cluster, with its attribute value (this is a %s)", t.Kind)
 	})
 	// The breadcrumb's attribute step is the one link the planner places to
 	// a term page, and only on the pages of the hubs under its path: no
