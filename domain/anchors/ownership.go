@@ -20,6 +20,8 @@ type profile struct {
 	gerundHeads map[string]bool
 	exact       map[string]bool // the names, normalised and as stem sequences
 	all         map[string]bool // every name's content words (stems)
+	// spellings are the names as written, for NotWithin.
+	spellings []spelling
 }
 
 // name is one keyword or title of a target.
@@ -36,6 +38,8 @@ func newProfile(names []string) profile {
 			continue
 		}
 		pr.exact[Normalize(text)] = true
+		key := wordKey(text)
+		pr.spellings = append(pr.spellings, spelling{text: text, norm: " " + Normalize(text) + " ", key: key, words: strings.Fields(key)})
 		n := name{heads: map[string]map[string]bool{}}
 		var toks []token
 		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
@@ -229,17 +233,25 @@ type Owners struct {
 	mu    sync.Mutex
 	cache map[string]int // noun phrase as written → best target
 
-	source    int // the index of the source page among the targets; -1 for none
-	namesOnce sync.Once
-	byWord    map[string][]ownedName // every target's names, under each of their words
+	source int // the index of the source page among the targets; -1 for none
+	// said are the other targets' names the text last asked about says,
+	// for NotWithin (saidIn is that text).
+	said   []ownedName
+	saidIn *Text
 }
 
-// ownedName is one of a target's names, normalised, for NotWithin.
+// ownedName is one of a target's names as its spelling, for NotWithin.
 type ownedName struct {
 	owner int
-	text  string // as the target gives it
-	norm  string // Normalize(text), padded with a space on each side
-	words string // wordKey(text)
+	spelling
+}
+
+// spelling is a name as written, normalised and as words.
+type spelling struct {
+	text  string   // as the target gives it
+	norm  string   // Normalize(text), padded with a space on each side
+	key   string   // wordKey(text)
+	words []string // its words, as wordKey has them
 }
 
 // NewOwners reads the targets' names once (keywords, variations, title and
@@ -401,25 +413,23 @@ func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anch
 // withNotWithin gives each candidate the longer names of the Owners' other
 // targets (the source page's aside) that hold it as whole words and that
 // the source text says (link.Anchor.NotWithin): "compost pile" for a hub
-// is not taken inside "hot compost pile", a sibling's keyword. Those words name the longer name's
-// page best. Names the text does not hold are left out: a hub's keyword is
-// in the titles of hundreds of its articles.
+// is not taken inside "hot compost pile", a sibling's keyword. Those words
+// name the longer name's page best. Names the text does not say are left
+// out: a hub's keyword is in the titles of hundreds of its articles.
 func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []link.Anchor {
 	if source == nil {
 		return cands
 	}
-	o.namesOnce.Do(o.indexNames)
+	said := o.saidBy(source)
 	for i, c := range cands {
 		key := Normalize(c.Text)
-		first, _, _ := strings.Cut(key, " ")
-		if first == "" {
+		if key == "" {
 			continue
 		}
 		padded := " " + key + " "
 		var within, norms []string
-		for _, n := range o.byWord[first] {
-			if n.owner != self && len(n.norm) > len(padded) && strings.Contains(n.norm, padded) &&
-				strings.Contains(source.words, n.words) && !slices.Contains(norms, n.norm) {
+		for _, n := range said {
+			if n.owner != self && len(n.norm) > len(padded) && strings.Contains(n.norm, padded) && !slices.Contains(norms, n.norm) {
 				within, norms = append(within, n.text), append(norms, n.norm)
 			}
 		}
@@ -428,28 +438,28 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 	return cands
 }
 
-// indexNames files every target's names under each of their words.
-func (o *Owners) indexNames() {
-	o.byWord = map[string][]ownedName{}
-	for i, t := range o.targets {
+// saidBy lists the names of the targets (the source page's aside) that the
+// text says as words. Most names are turned down on their first word,
+// which the text does not have.
+func (o *Owners) saidBy(source *Text) []ownedName {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.saidIn == source {
+		return o.said
+	}
+	var said []ownedName
+	for i, pr := range o.profiles {
 		if i == o.source {
 			continue
 		}
-		for _, text := range t.names() {
-			norm := Normalize(text)
-			if norm == "" {
-				continue
-			}
-			n := ownedName{owner: i, text: text, norm: " " + norm + " ", words: wordKey(text)}
-			seen := map[string]bool{}
-			for _, w := range strings.Fields(norm) {
-				if !seen[w] {
-					seen[w] = true
-					o.byWord[w] = append(o.byWord[w], n)
-				}
+		for _, sp := range pr.spellings {
+			if source.says(sp) {
+				said = append(said, ownedName{owner: i, spelling: sp})
 			}
 		}
 	}
+	o.said, o.saidIn = said, source
+	return said
 }
 
 // Keep returns a target's anchor candidates without the natural phrases

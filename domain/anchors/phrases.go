@@ -16,8 +16,19 @@ const maxNaturalPhrases = 2
 // (where a link could not be placed), cut into noun phrases with the
 // lexicon (see lexicon.go).
 type Text struct {
-	phrases []nounPhrase // in text order, as long as the text has them
-	words   string       // every word, lower case, one space apart and around (wordKey)
+	phrases []nounPhrase    // in text order, as long as the text has them
+	words   string          // every word, lower case, one space apart and around (wordKey)
+	vocab   map[string]bool // the words of words
+}
+
+// says reports whether the text has a name's words, in order.
+func (t *Text) says(sp spelling) bool {
+	for _, w := range sp.words {
+		if !t.vocab[w] {
+			return false
+		}
+	}
+	return len(sp.words) > 0 && strings.Contains(t.words, sp.key)
 }
 
 // wordKey is a text's words, lower case, with one space between and around
@@ -47,7 +58,10 @@ type token struct {
 // NewText reads paragraph texts (markup.ParagraphTexts) into noun phrases.
 // A paragraph that is not English text gives none.
 func NewText(paragraphs []string) *Text {
-	t := &Text{words: wordKey(strings.Join(paragraphs, "\n"))}
+	t := &Text{words: wordKey(strings.Join(paragraphs, "\n")), vocab: map[string]bool{}}
+	for _, w := range strings.Fields(t.words) {
+		t.vocab[w] = true
+	}
 	for _, para := range paragraphs {
 		var runs [][]token
 		en, other := 0, 0
