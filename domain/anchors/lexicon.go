@@ -156,7 +156,8 @@ var adverbs = set(
 	"now", "so", "well", "again", "ever", "perhaps", "maybe", "instead", "however", "therefore",
 	"thus", "otherwise", "yes", "indeed", "soon", "later", "away", "together", "else", "anyway",
 	"ago", "especially", "hence", "far", "further", "farther", "anywhere", "everywhere", "somewhere",
-	"nowhere", "likewise", "instead", "actually",
+	"nowhere", "likewise", "instead", "actually", "beforehand", "afterwards", "afterward", "meanwhile",
+	"anymore", "regardless",
 	// ordinals, in a noun phrase ("the first step") or after one ("read
 	// our guide first"): a phrase is not cut on them
 	"first", "next", "last",
@@ -185,6 +186,7 @@ var verbBases = []string{
 	"compensate", "overstate", "sit", "chase", "enable", "encourage", "deserve", "imagine",
 	"reveal", "punish", "outcook", "vary", "settle", "exchange", "preheat", "pour", "hang", "wake",
 	"shorten", "lengthen", "straighten", "widen", "fasten", "dampen", "harden", "restore", "soak",
+	"teach", "remind", "recover", "adapt", "eat",
 }
 
 // verbForms are irregular simple pasts (participles are in participles)

@@ -318,16 +318,19 @@ func (c *profileCache) of(names []string) profile {
 //     the phrase's head noun (last word) is that name's head, and the
 //     phrase holds every content word of the name or at least two of them
 //     (profile.named). None: -1.
-//  2. Among those, the target whose names hold the largest share of the
+//  2. Among those, a target one of whose names the phrase is, word for
+//     word (stemmed), wins over every other ("Running shoes" goes to the
+//     page called "running shoes", not to "replace running shoes").
+//  3. Then the target whose names hold the largest share of the
 //     phrase's content words wins ("leather and synthetic trail boots":
 //     all four words are in "Leather vs Synthetic Trail Boots", three in
 //     "How to Clean and Waterproof Trail Boots" + "clean leather boots").
-//  3. Then the target one of whose names has the phrase's content words
+//  4. Then the target one of whose names has the phrase's content words
 //     and no others ("filling raised beds" and "filling a raised bed",
 //     against a title that also says "Building, Filling and Planting").
-//  4. Then the target with the name the phrase covers most closely: the
+//  5. Then the target with the name the phrase covers most closely: the
 //     largest share of one name's content words found in the phrase.
-//  5. Then the lower index, so the answer never depends on map order.
+//  6. Then the lower index, so the answer never depends on map order.
 //
 // Words are compared stemmed ("boots" = "boot"), hyphenated compounds also
 // by their parts; closed-class words, common verbs and generic title words
@@ -363,10 +366,19 @@ func (o *Owners) best(np nounPhrase) int {
 	if len(ws) == 0 {
 		return -1
 	}
-	best, bestShare, bestExact, bestCover := -1, 0.0, false, 0.0
+	best, bestName, bestShare, bestExact, bestCover := -1, false, 0.0, false, 0.0
+	text, stems := Normalize(np.text()), np.stemKey()
 	for i, pr := range o.profiles {
 		if !pr.named(np, ws) {
 			continue
+		}
+		isName := pr.exact[text] || pr.exact[stems]
+		if best >= 0 && bestName != isName {
+			if isName {
+				best, bestName, bestShare, bestExact, bestCover = -1, false, 0, false, 0
+			} else {
+				continue
+			}
 		}
 		found := 0
 		for w := range ws {
@@ -389,7 +401,7 @@ func (o *Owners) best(np nounPhrase) int {
 		better := share > bestShare ||
 			share == bestShare && (exact && !bestExact || exact == bestExact && cover > bestCover)
 		if best < 0 || better {
-			best, bestShare, bestExact, bestCover = i, share, exact, cover
+			best, bestName, bestShare, bestExact, bestCover = i, isName, share, exact, cover
 		}
 	}
 	return best

@@ -469,7 +469,11 @@ func GoesOn(phrase, following string) bool {
 	// A phrase ending on an "-ing" word names a thing ("retirement
 	// saving"), whatever its neighbours make of it in running text.
 	gerund := last.lex == cGer
-	if (last.verb || !last.final) && !gerund || last.plur || after.verb || docNouns[after.low] {
+	// An "-s" word that could be a verb is the plural the phrase goes on
+	// into when a verb follows it: "marathon pace runs teach".
+	pluralBeforeVerb := after.lex == cAmbig && after.plur && len(toks) > n+1 &&
+		(toks[n+1].lex == cVerb || toks[n+1].lex == cAux)
+	if (last.verb || !last.final) && !gerund || last.plur || after.verb && !pluralBeforeVerb || docNouns[after.low] {
 		return false
 	}
 	if len(toks) > n+1 {

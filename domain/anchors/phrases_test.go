@@ -137,6 +137,10 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 		{"the target with a name of just the phrase's words wins a tie", "filling raised beds",
 			[]Target{{PrimaryKeywords: []string{"raised beds"}, Title: "Raised Beds: Building, Filling and Planting a Raised Garden"},
 				{PrimaryKeywords: []string{"raised bed soil mix"}, Variations: []string{"filling a raised bed"}}}, 1},
+		// a fifth trial site's wrong target: the hub's own name went to a child
+		{"the target the phrase is a name of wins", "Running shoes",
+			[]Target{{PrimaryKeywords: []string{"replace running shoes"}, Title: "When to Replace Running Shoes"},
+				{PrimaryKeywords: []string{"running shoes"}, Title: "Running Shoes: How to Choose"}}, 1},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
@@ -565,6 +569,11 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"timeouts in asyncio", " sooner or later", false},
 		{"the question mark operator", " pick up", false},
 		{"derived state", " faster than you think", false},
+		// a fifth trial site: a plural before a verb the lexicon lacked, and
+		// a verb and an adverb read as nouns
+		{"marathon pace", " runs teach your body", true},
+		{"marathon pace", " remind your legs", false},
+		{"carb loading", " beforehand.", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)

@@ -64,7 +64,7 @@ type Position struct {
 // Options are the site's policy values for placing links.
 type Options struct {
 	SiteHost             string            // e.g. "www.trailhead-outfitters.example"; hrefs must be relative paths or this host
-	MaxLinksPerParagraph int               // 0 means default 2 (existing links in the paragraph count)
+	MaxLinksPerParagraph int               // 0 means default 2 (existing internal links in the paragraph count)
 	MinWordsBetweenLinks int               // 0 means default 50; negative means no minimum
 	Attributes           map[string]string // extra attributes for inserted <a> (rel, class, data-*), validated
 	// Language picks the stemmer for close variations: "english" (default),
@@ -605,14 +605,16 @@ func (p *placer) linksTo(path string) bool {
 	return false
 }
 
-// linksIn lists the word spans of the page's own links in a paragraph.
+// linksIn lists the word spans of the page's own internal links in a
+// paragraph: the density limits are the seed's "internal links per
+// paragraph", so a citation to another site does not keep the uplink out.
 func (p *placer) linksIn(para int) []wordSpan {
 	if spans, ok := p.paraLinks[para]; ok {
 		return spans
 	}
 	var spans []wordSpan
 	for i := range p.doc.anchors {
-		if p.doc.anchors[i].para == para {
+		if l := &p.doc.anchors[i]; l.para == para && l.hasHref && (isPlainPath(l.href) || isInternalHref(l.href, p.cfg.opts.SiteHost)) {
 			spans = append(spans, p.doc.linkWords(i))
 		}
 	}

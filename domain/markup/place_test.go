@@ -114,6 +114,24 @@ func TestPlaceLinksTooCloseMoveOn(t *testing.T) {
 	}
 }
 
+// A link to another site is no internal link: the seed's density limits
+// do not count it.
+func TestPlaceDensityCountsOnlyInternalLinks(t *testing.T) {
+	src := `<p>Since <a href="https://www.worldathletics.org/rules">World Athletics</a> capped soles, ` + filler(10) +
+		` read our running shoe guide.</p><p>More running shoe guide.</p>`
+	opts := Options{SiteHost: "www.stride.example"}
+	_, pl := placeOne(t, src, LinkRequest{ID: "up", Href: "/running-shoes/", Anchors: []string{"running shoe guide"}}, opts)
+	if !pl.Placed || pl.Paragraph != 1 {
+		t.Fatalf("placement %+v, want paragraph 1: the link before it goes to another site", pl)
+	}
+	src = `<p>Since <a href="https://www.stride.example/rules/">our rules</a> capped soles, ` + filler(10) +
+		` read our running shoe guide.</p><p>More running shoe guide.</p>`
+	_, pl = placeOne(t, src, LinkRequest{ID: "up", Href: "/running-shoes/", Anchors: []string{"running shoe guide"}}, opts)
+	if !pl.Placed || pl.Paragraph != 2 {
+		t.Fatalf("placement %+v, want paragraph 2: an internal link is 13 words before", pl)
+	}
+}
+
 func TestPlaceTwoRequestsDensityBetweenThem(t *testing.T) {
 	src := `<p>Tents and stoves ` + filler(10) + ` and lanterns.</p><p>Lanterns glow.</p>`
 	reqs := []LinkRequest{

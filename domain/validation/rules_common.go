@@ -69,7 +69,9 @@ func paragraphDensity(in Input, found []markup.Link) RuleResult {
 	maxLinks, minWords := planning.ParagraphLimits(in.Policy, in.Page.Kind)
 	byParagraph := map[int][]markup.Link{}
 	for _, f := range found {
-		if f.Paragraph > 0 && f.InBlock == "" {
+		// internal links, as the seed counts them: a citation elsewhere is
+		// not part of the site's linking
+		if f.Paragraph > 0 && f.InBlock == "" && f.Internal {
 			byParagraph[f.Paragraph] = append(byParagraph[f.Paragraph], f)
 		}
 	}

@@ -352,6 +352,18 @@ func TestParagraphDensityFailsAThirdLinkInAParagraph(t *testing.T) {
 	}
 }
 
+// The seed's limits are on internal links: a citation to another site in
+// the paragraph is not counted, neither as a third link nor for spacing.
+func TestParagraphDensityDoesNotCountLinksToOtherSites(t *testing.T) {
+	up, s1 := to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal)
+	html := `<p><a href="https://www.worldathletics.org/rules">World Athletics</a> ` + filler(10) + " " + anchorTag(up) + " " +
+		filler(60) + " " + anchorTag(s1) + "</p>"
+	r, links := validate(t, inputFor(t, policy.SAG, "care", html, up, s1))
+	if d := rule(r, RuleParagraphDensity); !d.Passed || links["up"].Status != link.StatusVerified {
+		t.Errorf("an external link counted: %+v, links %+v", d, links)
+	}
+}
+
 func TestParagraphDensityFailsLinksTwentyWordsApart(t *testing.T) {
 	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
 	html := "<p>" + anchorTag(up) + " " + filler(20) + " " + anchorTag(sib) + "</p><p>" + filler(30) + "</p>"
