@@ -43,7 +43,7 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		planID := ""
 		if replan {
 			planID = events.DerivedID(ev, events.LinksPlanned)
-			reason := fmt.Sprintf("re-planned: version %d published, planned from version %d", page.Version, before)
+			reason := fmt.Sprintf("re-planned: version %d published, newer than version %d, which the plan was made for", page.Version, before)
 			if _, err := tx.ReplacePlan(ctx, page.SiteID, page.ID, planID, reason); err != nil {
 				return err
 			}
@@ -118,7 +118,7 @@ func (p *Pipeline) replanPublished(ctx context.Context, tx *store.Tx, sc siteCon
 	if err := tx.SetBaseHTML(ctx, page.SiteID, page.ID, page.HTML); err != nil {
 		return err
 	}
-	return p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, fmt.Sprintf("version %d published, planned from version %d", page.Version, before), nil)
+	return p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, fmt.Sprintf("version %d published, newer than version %d, which the plan was made for", page.Version, before), nil)
 }
 
 // retirePage marks a page deleted; links to it become broken, and every
