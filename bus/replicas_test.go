@@ -16,6 +16,43 @@ import (
 // on loopback, and returns the client URLs once it has a meta leader.
 func startCluster(t *testing.T, n int) []string {
 	t.Helper()
+	var servers []*server.Server
+	var urls []string
+	// The route ports are found free and let go before the servers bind
+	// them, so a test running beside this one may take one meanwhile: a
+	// cluster with a node that cannot listen starts again on new ports.
+	for attempt := 1; ; attempt++ {
+		var err error
+		if servers, urls, err = startNodes(t, n); err == nil {
+			break
+		}
+		if attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("%v; starting the cluster again on new ports", err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		leader, current := false, true
+		for _, srv := range servers {
+			// Only the meta leader lists the peers.
+			leader = leader || srv.JetStreamIsLeader() && len(srv.JetStreamClusterPeers()) == n
+			current = current && srv.JetStreamIsCurrent()
+		}
+		if leader && current {
+			return urls
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the JetStream cluster elected no meta leader in time")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startNodes starts n routed servers; on a node that does not come up it
+// shuts down those it started and says which.
+func startNodes(t *testing.T, n int) ([]*server.Server, []string, error) {
+	t.Helper()
 	routePorts := make([]int, n)
 	for i := range routePorts {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -49,28 +86,17 @@ func startCluster(t *testing.T, n int) []string {
 		}
 		srv.Start()
 		t.Cleanup(srv.Shutdown)
-		if !srv.ReadyForConnections(10 * time.Second) {
-			t.Fatalf("%s did not start", opts.ServerName)
-		}
 		servers = append(servers, srv)
+		if !srv.ReadyForConnections(10 * time.Second) {
+			for _, s := range servers {
+				s.Shutdown()
+				s.WaitForShutdown()
+			}
+			return nil, nil, fmt.Errorf("%s did not start (route port %d)", opts.ServerName, routePorts[i])
+		}
 		urls = append(urls, srv.ClientURL())
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		leader, current := false, true
-		for _, srv := range servers {
-			// Only the meta leader lists the peers.
-			leader = leader || srv.JetStreamIsLeader() && len(srv.JetStreamClusterPeers()) == n
-			current = current && srv.JetStreamIsCurrent()
-		}
-		if leader && current {
-			return urls
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the JetStream cluster elected no meta leader in time")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return servers, urls, nil
 }
 
 // TestStreamReplicasApplyToEveryStreamAndConsumerAndChangeInPlace provisions
