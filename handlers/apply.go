@@ -288,7 +288,7 @@ func placeFixAt(html []byte, sc siteContext, page site.Page, r audit.Recommendat
 		return nil, nil, -1, fmt.Errorf("no anchor text for %s: write one into the page", r.TargetID)
 	}
 	out, placements, err := markup.Place(html, []markup.LinkRequest{{ID: r.ID, Href: r.TargetURL, Anchors: r.Anchors,
-		Position: markup.Position{FirstParagraphs: r.FirstParagraphs}, WholePhrase: planning.WholePhrase(r.LinkType),
+		NotWithin: r.NotWithin, Position: markup.Position{FirstParagraphs: r.FirstParagraphs}, WholePhrase: planning.WholePhrase(r.LinkType),
 		WholePhraseFirst: !planning.WholePhrase(r.LinkType)}}, markupOptions(sc, page.Kind))
 	if err != nil {
 		return nil, nil, -1, fmt.Errorf("place the link to %s: %w", r.TargetID, err)

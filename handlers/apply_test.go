@@ -62,3 +62,22 @@ func sagSiteContext(t *testing.T) siteContext {
 	}
 	return siteContext{structure: site.Structure{Site: site.Site{ID: "s", BaseURL: "https://shop.example", Policy: "sag"}}, policy: pol}
 }
+
+// Apply places an added link as the audit's recommender predicted it:
+// not inside another page's longer name that holds the anchor (the
+// recommendation's NotWithin, from the planner's candidates).
+func TestApplyPassesOverAnAnchorInsideAnotherPagesName(t *testing.T) {
+	sc := sagSiteContext(t)
+	page := site.Page{SiteID: "s", ID: "page", URL: "/guides/compost-tumbler/", Kind: site.KindSupporting, Version: 1}
+	src := "<h1>Tumblers</h1>\n<p>In sun a tumbler heats like a small hot compost pile within weeks.</p>\n" +
+		"<p>It is no substitute for a large compost pile if you have many leaves.</p>\n"
+	add := audit.Recommendation{ID: "rec-add", PageID: "page", PageVersion: 1, Action: audit.ActionAdd, TargetID: "composting",
+		TargetURL: "/composting/", Anchors: []string{"compost pile"}, NotWithin: []string{"hot compost pile"}}
+	out, l, err := applyRecommendation([]byte(src), sc, page, add)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if l.Paragraph != 2 || !strings.Contains(string(out), `a large <a href="/composting/"`) {
+		t.Errorf("placed %+v in %s, want the second paragraph's phrase, not the one inside \"hot compost pile\"", l, out)
+	}
+}

@@ -55,8 +55,7 @@ type RecommendationFilter struct {
 // RecommendationPage reads a page of an audit's recommendations in report
 // order.
 func (s *Store) RecommendationPage(ctx context.Context, siteID, auditID string, f RecommendationFilter) ([]StoredRecommendation, error) {
-	rows, err := s.pool.Query(ctx, `SELECT ordinal, id, content_id, page_version, action, link_type, target_id, target_url, anchor,
-			anchor_found, suggested_by, anchors, first_paragraphs, priority, reason, link_path, link_text, occurrence, applied_by
+	rows, err := s.pool.Query(ctx, `SELECT `+recommendationColumns+`
 		FROM audit_recommendations WHERE site_id = $1 AND audit_id = $2 AND ordinal > $3
 		  AND ($4 = '' OR action = $4) AND priority >= $5
 		ORDER BY ordinal LIMIT $6`, siteID, auditID, f.After, f.Action, f.MinPriority, f.Limit)

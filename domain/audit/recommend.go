@@ -67,6 +67,9 @@ type Recommendation struct {
 	// order; FirstParagraphs bounds where (the uplink's paragraphs 1–2).
 	Anchors         []string
 	FirstParagraphs int
+	// NotWithin are other pages' longer names the anchors are not taken
+	// inside (link.Anchor.NotWithin).
+	NotWithin []string
 	// Found reports whether Anchor was found in the page's text.
 	Found bool
 	// SuggestedBy says where Anchor came from when no rule found it in the

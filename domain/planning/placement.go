@@ -2,6 +2,7 @@ package planning
 
 import (
 	"math"
+	"slices"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
@@ -42,22 +43,33 @@ func ParagraphLimits(pol policy.Policy, k site.Kind) (maxLinks, minWords int) {
 }
 
 // Request is the placement request for a link with its candidate texts,
-// in order, passing over the places where the text names another page
-// by a longer name that holds a candidate (link.Anchor.NotWithin). uplink is the ID of the page's uplink among the links placed
-// with it (UplinkID), "" for none: every other link comes after it in the
-// page, as the first link rule wants.
+// in order, passing over the places where the text names another page by
+// a longer name that holds a candidate (NotWithin). uplink is the ID of
+// the page's uplink among the links placed with it (UplinkID), "" for
+// none: every other link comes after it in the page, as the first link
+// rule wants.
 func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	after := uplink
 	if l.ID == uplink {
 		after = ""
 	}
-	var notWithin []string
-	for _, c := range l.Candidates {
-		notWithin = append(notWithin, c.NotWithin...)
-	}
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
-		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: notWithin}
+		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l.Candidates)}
+}
+
+// NotWithin are the other pages' longer names a link's candidates are not
+// taken inside (link.Anchor.NotWithin), each once.
+func NotWithin(cands []link.Anchor) []string {
+	var out []string
+	for _, c := range cands {
+		for _, w := range c.NotWithin {
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // CandidateTexts are the texts of a link's anchor candidates, in order.
