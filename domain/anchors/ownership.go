@@ -97,7 +97,6 @@ func newProfile(names []string) profile {
 		for h := range n.heads {
 			pr.heads[h] = true
 		}
-
 		for w := range n.words {
 			pr.all[w] = true
 		}

@@ -399,14 +399,22 @@ func (pl *planner) spread(ranked []scored) []scored {
 	for top < len(ranked) && ranked[top].score.Total >= ranked[0].score.Total-relatedSpread {
 		top++
 	}
-	out := slices.Clone(ranked)
-	draw := func(s scored) uint64 {
+	type drawn struct {
+		scored
+		draw uint64
+	}
+	head := make([]drawn, top)
+	for i, s := range ranked[:top] {
 		h := fnv.New64a()
 		h.Write([]byte(pl.in.Page.ID + "\x00" + s.ID))
-		return h.Sum64()
+		head[i] = drawn{s, h.Sum64()}
 	}
-	slices.SortStableFunc(out[:top], func(a, b scored) int { return cmp.Compare(draw(a), draw(b)) })
-	return out
+	slices.SortStableFunc(head, func(a, b drawn) int { return cmp.Compare(a.draw, b.draw) })
+	out := make([]scored, 0, len(ranked))
+	for _, d := range head {
+		out = append(out, d.scored)
+	}
+	return append(out, ranked[top:]...)
 }
 
 // sharesFacet reports whether the target (its cluster's values and its
