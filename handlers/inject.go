@@ -27,7 +27,7 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 	rw := &rewrites{model: p.modelName(), ask: true, callsLeft: p.llmCallsPerPage()}
 	for {
 		var ask *fallbackAsk
-		err := p.onCurrentPlan(ctx, ConsumerInjector, ev, func(tx *store.Tx, st planStage) error {
+		err := p.onCurrentPlan(ctx, ConsumerInjector, ev, false, func(tx *store.Tx, st planStage) error {
 			links := st.links
 			var uses []store.AnchorUse
 			for _, l := range links {

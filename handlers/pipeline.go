@@ -332,17 +332,20 @@ type planStage struct {
 	site  siteContext
 	links []link.Link
 	hub   *site.Page
+	// targets are the live pages the links point to, when the stage asked.
+	targets map[string]planning.Target
 }
 
 // onCurrentPlan runs a stage on the page's current plan in one transaction
 // with the inbox row; an event about a plan since replaced changes nothing.
-func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events.Event, stage func(*store.Tx, planStage) error) error {
+// withTargets reads the links' live targets in the same round trip.
+func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events.Event, withTargets bool, stage func(*store.Tx, planStage) error) error {
 	data, err := events.DecodeData[events.StageData](ev)
 	if err != nil {
 		return err
 	}
 	return p.apply(ctx, consumer, ev, func(tx *store.Tx) (bool, error) {
-		snap, err := tx.ClaimAndReadPage(ctx, consumer, ev.Identity(), data.PageID, data.PlanID)
+		snap, err := tx.ClaimAndReadPage(ctx, consumer, ev.Identity(), data.PageID, data.PlanID, withTargets)
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}
@@ -359,7 +362,7 @@ func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events
 		if snap.HubFound {
 			hub = &snap.Hub
 		}
-		return true, stage(tx, planStage{data: data, page: page, site: sc, links: snap.Links, hub: hubFor(page.Page, hub)})
+		return true, stage(tx, planStage{data: data, page: page, site: sc, links: snap.Links, hub: hubFor(page.Page, hub), targets: snap.Targets})
 	})
 }
 

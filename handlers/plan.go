@@ -44,8 +44,15 @@ func (p *Pipeline) withPhrases(ctx context.Context, stage func(*phrasing) error)
 func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasing) error {
 	return p.onPageVersion(ctx, ConsumerPlanner, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
 		planID := events.DerivedID(ev, events.LinksPlanned)
-		applied, err := tx.SavePageVersion(ctx, page, store.StateGenerated, planID,
-			markup.WordCount([]byte(page.HTML)), planning.IndexTerms(sc.structure, page))
+		// The page is saved in the round trip that reads what it is
+		// planned from, and its dependants with them.
+		var applied bool
+		if err := tx.QueueSavePageVersion(page, store.StateGenerated, planID,
+			markup.WordCount([]byte(page.HTML)), planning.IndexTerms(sc.structure, page), &applied); err != nil {
+			return err
+		}
+		dependants := planning.DependantsOf(sc.structure, page, false)
+		reads, err := p.readForPlan(ctx, tx, sc, page, planning.Arriving, &store.DependantsAsk{Of: dependants, Limit: p.fanoutPage()})
 		if err != nil {
 			return err
 		}
@@ -53,10 +60,10 @@ func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasin
 			p.skipped(ConsumerPlanner, "stale", ev)
 			return nil
 		}
-		if err := p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, "", ph); err != nil {
+		if err := p.plan(ctx, tx, sc, page, reads, planID, ev, "", ph); err != nil {
 			return err
 		}
-		return p.ripple(ctx, tx, sc, page, ev, "arrived")
+		return p.rippleTo(ctx, tx, page, ev, "arrived", dependants, reads.Dependants, reads.Change)
 	})
 }
 
@@ -107,32 +114,37 @@ func (p *Pipeline) replanLocked(ctx context.Context, ev events.Event, data event
 			return true, err
 		}
 		planID := events.DerivedID(ev, events.LinksPlanned)
-		replaced, err := tx.ReplacePlan(ctx, ev.SiteID, data.PageID, planID, "re-planned: "+data.Reason)
+		var replaced bool
+		tx.QueueReplacePlan(ev.SiteID, data.PageID, planID, "re-planned: "+data.Reason, &replaced)
+		reads, err := p.readForPlan(ctx, tx, sc, snap.Page.Page, planning.Replanning, nil)
 		if err != nil || !replaced {
 			return true, err
 		}
-		return true, p.plan(ctx, tx, sc, snap.Page.Page, planning.Replanning, planID, ev, data.Reason, ph)
+		return true, p.plan(ctx, tx, sc, snap.Page.Page, reads, planID, ev, data.Reason, ph)
 	})
 }
 
+// readForPlan reads, with whatever the transaction queued ahead, what the
+// page is planned from: its targets under the planning locks of change,
+// its decisions and, when asked, its dependants.
+func (p *Pipeline) readForPlan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, change planning.Change, dependants *store.DependantsAsk) (store.PlanReads, error) {
+	return tx.ReadForPlan(ctx, page.SiteID, page.ID, planning.LookupFor(sc.structure, sc.policy, page),
+		planning.LocksFor(sc.structure, page, change), dependants)
+}
+
 // plan plans the page's links under its site's policy from the targets
-// the index finds, stores them with what the plan saw of the site, and
-// queues links.planned. With ph, links the page's text holds too few
-// anchors for get the model's natural phrases; one it has not kept yet is
-// left in ph.pending, with errNeedsAnswer, for the stage to ask.
-func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, change planning.Change, planID string, ev events.Event, reason string, ph *phrasing) error {
-	lookup := planning.LookupFor(sc.structure, sc.policy, page)
-	targets, horizon, err := tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.LocksFor(sc.structure, page, change))
-	if err != nil {
-		return err
-	}
-	in, err := planning.NewInput(sc.structure, sc.policy, page, targets)
+// the index found (reads), stores them with what the plan saw of the
+// site, and queues links.planned. With ph, links the page's text holds
+// too few anchors for get the model's natural phrases; one it has not
+// kept yet is left in ph.pending, with errNeedsAnswer, for the stage to
+// ask.
+func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, reads store.PlanReads, planID string, ev events.Event, reason string, ph *phrasing) error {
+	horizon := reads.Horizon
+	in, err := planning.NewInput(sc.structure, sc.policy, page, reads.Targets)
 	if err != nil {
 		return badInput("%v", err)
 	}
-	if in.Decisions, err = tx.PlanDecisions(ctx, page.SiteID, page.ID); err != nil {
-		return err
-	}
+	in.Decisions = reads.Decisions
 	plan, err := planning.PlanPage(ctx, in)
 	if err != nil {
 		return err
@@ -183,6 +195,15 @@ func (p *Pipeline) ripple(ctx context.Context, tx *store.Tx, sc siteContext, pag
 	cause, err := tx.ChangeNumber(ctx)
 	if err != nil {
 		return err
+	}
+	return p.rippleTo(ctx, tx, page, ev, change, d, ids, cause)
+}
+
+// rippleTo is ripple once the first page of the dependants d (ids) and
+// the number of the transaction's change (cause) are read.
+func (p *Pipeline) rippleTo(ctx context.Context, tx *store.Tx, page site.Page, ev events.Event, change string, d planning.Dependants, ids []string, cause uint64) error {
+	if len(ids) == 0 {
+		return nil
 	}
 	f := events.FanoutData{
 		Cause:       events.CauseIdentity{Source: ev.Source, Type: ev.Type, ID: ev.ID},

@@ -118,7 +118,11 @@ func (p *Pipeline) replanPublished(ctx context.Context, tx *store.Tx, sc siteCon
 	if err := tx.SetBaseHTML(ctx, page.SiteID, page.ID, page.HTML); err != nil {
 		return err
 	}
-	return p.plan(ctx, tx, sc, page, planning.Arriving, planID, ev, fmt.Sprintf("version %d published, newer than version %d, which the plan was made for", page.Version, before), nil)
+	reads, err := p.readForPlan(ctx, tx, sc, page, planning.Arriving, nil)
+	if err != nil {
+		return err
+	}
+	return p.plan(ctx, tx, sc, page, reads, planID, ev, fmt.Sprintf("version %d published, newer than version %d, which the plan was made for", page.Version, before), nil)
 }
 
 // retirePage marks a page deleted; links to it become broken, and every

@@ -222,10 +222,11 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	}
 	page := before.Page
 	lookup := planning.LookupFor(sc.structure, sc.policy, page.Page)
-	targets, horizon, err := tx.PlanningTargets(ctx, page.SiteID, page.ID, lookup, planning.Locks{})
+	reads, err := tx.ReadForPlan(ctx, page.SiteID, page.ID, lookup, planning.Locks{}, nil)
 	if err != nil {
 		return settledPage{}, false, err
 	}
+	targets, horizon := reads.Targets, reads.Horizon
 	// A target's inbound links are its live ones and those the pages
 	// before it in the pass placed: the planned graph, counted in an order
 	// that does not depend on timing.
@@ -237,9 +238,7 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 		p.Logger.WarnContext(ctx, "settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
 		return settledPage{}, false, nil
 	}
-	if in.Decisions, err = tx.PlanDecisions(ctx, page.SiteID, page.ID); err != nil {
-		return settledPage{}, false, err
-	}
+	in.Decisions = reads.Decisions
 	plan, err := planning.PlanPage(ctx, in)
 	if err != nil {
 		return settledPage{}, false, err

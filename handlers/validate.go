@@ -16,20 +16,15 @@ import (
 // validateLinks checks the linked page against the site's rules, settles
 // each link's status and emits links.inserted with the final HTML.
 func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
-	return p.onCurrentPlan(ctx, ConsumerValidator, ev, func(tx *store.Tx, st planStage) error {
+	return p.onCurrentPlan(ctx, ConsumerValidator, ev, true, func(tx *store.Tx, st planStage) error {
 		page, sc := st.page, st.site
-		var targetIDs []string
 		var uses []store.AnchorUse
 		for _, l := range st.links {
-			targetIDs = append(targetIDs, l.TargetPageID)
 			if l.Zone == link.ZoneInBody && l.Anchor != "" {
 				uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: l.Anchor})
 			}
 		}
-		live, err := tx.LiveTargets(ctx, ev.SiteID, targetIDs)
-		if err != nil {
-			return err
-		}
+		live := st.targets
 		// One over the limit is enough to tell an overused anchor.
 		usage, err := tx.AnchorUsage(ctx, ev.SiteID, page.ID, uses, sc.policy.MaxExactAnchorPerTarget+1)
 		if err != nil {

@@ -63,24 +63,33 @@ func (s *Store) Decisions(ctx context.Context, siteID, pageID string) ([]LinkDec
 // PlanDecisions reads what planning a page needs of its decisions: those
 // whose target is a page not deleted, with the target, by target id.
 func (t *Tx) PlanDecisions(ctx context.Context, siteID, pageID string) ([]planning.Decision, error) {
-	rows, err := t.query(ctx, `SELECT d.action, d.anchor, p.id, p.url, p.kind, p.cluster_id, p.sector_id, p.title,
+	var b pgx.Batch
+	var out []planning.Decision
+	queueDecisions(&b, siteID, pageID, &out)
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func queueDecisions(b *pgx.Batch, siteID, pageID string, out *[]planning.Decision) {
+	b.Queue(`SELECT d.action, d.anchor, p.id, p.url, p.kind, p.cluster_id, p.sector_id, p.title,
 			p.primary_keyword, p.keywords
 		FROM link_decisions d JOIN pages p ON p.site_id = d.site_id AND p.id = d.target_page_id
 		WHERE d.site_id = $1 AND d.source_page_id = $2 AND p.state <> 'deleted'
-		ORDER BY d.target_page_id`, siteID, pageID)
-	if err != nil {
-		return nil, fmt.Errorf("read decisions of page %s: %w", pageID, err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (planning.Decision, error) {
-		var d planning.Decision
-		var action, kind string
-		err := r.Scan(&action, &d.Anchor, &d.Target.ID, &d.Target.URL, &kind, &d.Target.ClusterID, &d.Target.SectorID,
-			&d.Target.Title, &d.Target.PrimaryKeyword, &d.Target.Keywords)
-		d.Action, d.Target.Kind, d.Target.SiteID = planning.DecisionAction(action), site.Kind(kind), siteID
-		return d, err
+		ORDER BY d.target_page_id`, siteID, pageID).Query(func(rows pgx.Rows) error {
+		decisions, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (planning.Decision, error) {
+			var d planning.Decision
+			var action, kind string
+			err := r.Scan(&action, &d.Anchor, &d.Target.ID, &d.Target.URL, &kind, &d.Target.ClusterID, &d.Target.SectorID,
+				&d.Target.Title, &d.Target.PrimaryKeyword, &d.Target.Keywords)
+			d.Action, d.Target.Kind, d.Target.SiteID = planning.DecisionAction(action), site.Kind(kind), siteID
+			return d, err
+		})
+		if err != nil {
+			return fmt.Errorf("read decisions of page %s: %w", pageID, err)
+		}
+		*out = decisions
+		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("read decisions of page %s: %w", pageID, err)
-	}
-	return out, nil
 }

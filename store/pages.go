@@ -78,9 +78,22 @@ func scanPage(row pgx.Row) (PageRecord, error) {
 // the plan it replaces (links, linked HTML, breadcrumbs) is kept as a
 // snapshot, taken in the same statement so it is the state before.
 func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID string, wordCount int, terms []string) (bool, error) {
+	var applied bool
+	if err := t.QueueSavePageVersion(p, state, planID, wordCount, terms, &applied); err != nil {
+		return false, err
+	}
+	if err := t.begin(ctx); err != nil {
+		return false, err
+	}
+	return applied, nil
+}
+
+// QueueSavePageVersion is SavePageVersion queued ahead of the
+// transaction's next round trip, which sets applied.
+func (t *Tx) QueueSavePageVersion(p site.Page, state, planID string, wordCount int, terms []string, applied *bool) error {
 	attrs, err := json.Marshal(nonNilMap(p.Attributes))
 	if err != nil {
-		return false, fmt.Errorf("encode attributes of page %s: %w", p.ID, err)
+		return fmt.Errorf("encode attributes of page %s: %w", p.ID, err)
 	}
 	var publishedAt *time.Time
 	if !p.PublishedAt.IsZero() {
@@ -93,7 +106,7 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 	}
 	// A published version keeps the HTML we planned from (html) and records
 	// what went live (published_html); a generated version starts over.
-	tag, err := t.exec(ctx, `
+	q := t.ahead.Queue(`
 		WITH snapshot AS (
 			INSERT INTO link_snapshots (`+snapshotColumns+`)
 			SELECT `+snapshotOfPage+`, 'replaced by version ' || $14::bigint || ' (plan ' || $18 || ')'
@@ -120,10 +133,15 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 		p.SiteID, p.ID, p.URL, p.Title, string(p.Kind), p.ClusterID, p.SectorID, p.PrimaryKeyword,
 		nonNil(p.Keywords), nonNil(p.Labels), attrs, p.Priority, publishedAt, p.Version, p.HTML, publishedHTML,
 		state, planID, wordCount, nonNil(terms), liveVersion)
-	if err != nil {
-		return false, fmt.Errorf("save page %s v%d: %w", p.ID, p.Version, err)
+	q.Fn = func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
+		if err != nil {
+			return fmt.Errorf("save page %s v%d: %w", p.ID, p.Version, err)
+		}
+		*applied = tag.RowsAffected() == 1
+		return nil
 	}
-	return tag.RowsAffected() == 1, nil
+	return nil
 }
 
 // liveVersionSQL is the version of a page that is live: live_version, or

@@ -91,27 +91,85 @@ func (c *attributeCache) decode(raw []byte) (map[string][]string, error) {
 // score's authority factor asks.
 func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l planning.Lookup, locks planning.Locks) ([]planning.Target, planning.Horizon, error) {
 	var b pgx.Batch
-	queueLocks(&b, siteID, locks)
-	var horizon planning.Horizon
+	var reads PlanReads
+	queueTargets(&b, siteID, pageID, l, locks, &reads)
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return nil, planning.Horizon{}, fmt.Errorf("lock and read planning targets of page %s: %w", pageID, err)
+	}
+	return reads.Targets, reads.Horizon, nil
+}
+
+// PlanReads is what planning a page reads of the store.
+type PlanReads struct {
+	Targets   []planning.Target
+	Horizon   planning.Horizon
+	Decisions []planning.Decision
+	// Dependants and Change answer a DependantsAsk: the pages depending on
+	// the planned page, and the number of the transaction's change.
+	Dependants []string
+	Change     uint64
+}
+
+// DependantsAsk asks ReadForPlan for up to Limit pages depending on the
+// planned page (Tx.Dependants) as well.
+type DependantsAsk struct {
+	Of    planning.Dependants
+	Limit int
+}
+
+// ReadForPlan is PlanningTargets, the page's decisions (PlanDecisions) and,
+// when asked, its dependants with the change number (Dependants,
+// ChangeNumber), in one round trip with whatever is queued ahead. The
+// dependants are read under the planning locks, as the targets are: a page
+// whose first plan commits meanwhile waits for this one, so it either sees
+// this page or is found here and asked to plan again.
+func (t *Tx) ReadForPlan(ctx context.Context, siteID, pageID string, l planning.Lookup, locks planning.Locks, dependants *DependantsAsk) (PlanReads, error) {
+	var b pgx.Batch
+	var reads PlanReads
+	queueTargets(&b, siteID, pageID, l, locks, &reads)
+	queueDecisions(&b, siteID, pageID, &reads.Decisions)
+	if dependants != nil {
+		if sql, args, ok := dependantsQuery(siteID, dependants.Of, "", dependants.Limit); ok {
+			b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+				ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+				if err != nil {
+					return fmt.Errorf("find pages depending on %s: %w", dependants.Of.ExcludedPageID, err)
+				}
+				reads.Dependants = ids
+				return nil
+			})
+			queueChangeNumber(&b, &reads.Change)
+		}
+	}
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return PlanReads{}, fmt.Errorf("lock and read what page %s is planned from: %w", pageID, err)
+	}
+	return reads, nil
+}
+
+// queueTargets queues the planning locks, the horizon and the reads of
+// PlanningTargets, which fill reads' Targets and Horizon.
+func queueTargets(b *pgx.Batch, siteID, pageID string, l planning.Lookup, locks planning.Locks, reads *PlanReads) {
+	queueLocks(b, siteID, locks)
 	b.Queue(`SELECT pg_current_snapshot()::text`).QueryRow(func(row pgx.Row) error {
 		var text string
 		if err := row.Scan(&text); err != nil {
 			return err
 		}
 		var err error
-		horizon, err = parseHorizon(text)
+		reads.Horizon, err = parseHorizon(text)
 		return err
 	})
-	// Rows are scanned straight into out, sized for the cluster's and the
-	// related clusters' reads when the lookup makes them: a target is a
-	// large struct, and collecting each read into a slice of its own before
-	// copying it into a growing out allocated a fifth of the bytes of a
-	// burst.
+	// Rows are scanned straight into the targets, sized for the cluster's
+	// and the related clusters' reads when the lookup makes them: a target
+	// is a large struct, and collecting each read into a slice of its own
+	// before copying it into a growing slice allocated a fifth of the
+	// bytes of a burst.
 	size := l.ClusterLimit
 	if len(l.RelatedClusters) > 0 {
 		size += l.RelatedLimit
 	}
-	out := make([]planning.Target, 0, size)
+	reads.Targets = make([]planning.Target, 0, size)
 	seen := map[string]bool{}
 	collect := func(rows pgx.Rows) error {
 		defer rows.Close()
@@ -122,7 +180,7 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 			}
 			if !seen[tg.ID] {
 				seen[tg.ID] = true
-				out = append(out, tg)
+				reads.Targets = append(reads.Targets, tg)
 			}
 		}
 		return rows.Err()
@@ -157,10 +215,6 @@ func (t *Tx) PlanningTargets(ctx context.Context, siteID, pageID string, l plann
 		b.Queue(`SELECT `+targetColumns+live+`(kind = 'home' OR (kind = 'sector' AND sector_id = $3)
 			OR (kind = 'term' AND terms && $4)) ORDER BY id LIMIT 50`, siteID, pageID, l.SectorID, nonNil(l.CrumbTerms)).Query(collect)
 	}
-	if err := t.sendBatch(ctx, &b); err != nil {
-		return nil, planning.Horizon{}, fmt.Errorf("lock and read planning targets of page %s: %w", pageID, err)
-	}
-	return out, horizon, nil
 }
 
 // relatedClustersSQL reads the RelatedLimit most recent live hubs and
@@ -181,15 +235,27 @@ const relatedClustersSQL = `SELECT ` + targetColumns + ` FROM (SELECT DISTINCT u
 // ChangeNumber is the number of the transaction's change, which a plan's
 // horizon is checked against (planning.ReplanAnswered).
 func (t *Tx) ChangeNumber(ctx context.Context) (uint64, error) {
-	var text string
-	if err := t.queryRow(ctx, `SELECT pg_current_xact_id()::text`).Scan(&text); err != nil {
-		return 0, fmt.Errorf("read transaction id: %w", err)
-	}
-	n, err := strconv.ParseUint(text, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("read transaction id %q: %w", text, err)
+	var b pgx.Batch
+	var n uint64
+	queueChangeNumber(&b, &n)
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return 0, err
 	}
 	return n, nil
+}
+
+func queueChangeNumber(b *pgx.Batch, n *uint64) {
+	b.Queue(`SELECT pg_current_xact_id()::text`).QueryRow(func(row pgx.Row) error {
+		var text string
+		if err := row.Scan(&text); err != nil {
+			return fmt.Errorf("read transaction id: %w", err)
+		}
+		var err error
+		if *n, err = strconv.ParseUint(text, 10, 64); err != nil {
+			return fmt.Errorf("read transaction id %q: %w", text, err)
+		}
+		return nil
+	})
 }
 
 // parseHorizon reads a pg_snapshot's text form, xmin:xmax:xip,...; empty
@@ -381,8 +447,26 @@ func (t *Tx) Lock(ctx context.Context, siteID string, l planning.Locks) error {
 // kind of dependant is its own indexed query, and only the ones that apply
 // are sent, so the cost follows the dependants asked for, not the site.
 func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependants, after string, limit int) ([]string, error) {
+	sql, args, ok := dependantsQuery(siteID, d, after, limit)
+	if !ok {
+		return nil, nil
+	}
+	rows, err := t.query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
+	}
+	return ids, nil
+}
+
+// dependantsQuery is the statement of Dependants; ok is false when d names
+// no kind of dependant.
+func dependantsQuery(siteID string, d planning.Dependants, after string, limit int) (sql string, args []any, ok bool) {
 	live := `SELECT id FROM pages WHERE site_id = $1 AND id <> $2 AND state <> 'deleted' AND plan_id <> '' AND `
-	args := []any{siteID, d.ExcludedPageID}
+	args = []any{siteID, d.ExcludedPageID}
 	var arms []string
 	arg := func(v any) string {
 		args = append(args, v)
@@ -413,20 +497,12 @@ func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependant
 		arms = append(arms, live+`id IN (SELECT source_page_id FROM links WHERE site_id = $1 AND target_page_id = `+arg(d.LinkingTo)+`)`)
 	}
 	if len(arms) == 0 {
-		return nil, nil
+		return "", nil, false
 	}
 	for i := range arms {
 		arms[i] = "(" + arms[i] + ` AND id > ` + arg(after) + ` ORDER BY id LIMIT ` + arg(limit) + ")"
 	}
-	rows, err := t.query(ctx, `SELECT id FROM (`+strings.Join(arms, " UNION ")+`) AS dependants ORDER BY id LIMIT `+arg(limit), args...)
-	if err != nil {
-		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
-	}
-	return ids, nil
+	return `SELECT id FROM (` + strings.Join(arms, " UNION ") + `) AS dependants ORDER BY id LIMIT ` + arg(limit), args, true
 }
 
 // snapshotColumns are link_snapshots' columns as snapshotOfPage and a
@@ -442,17 +518,32 @@ const (
 // the plan it replaces as a snapshot. It reports false, changing nothing,
 // when the page is gone.
 func (t *Tx) ReplacePlan(ctx context.Context, siteID, pageID, planID, reason string) (bool, error) {
-	tag, err := t.exec(ctx, `
+	var replaced bool
+	t.QueueReplacePlan(siteID, pageID, planID, reason, &replaced)
+	if err := t.begin(ctx); err != nil {
+		return false, err
+	}
+	return replaced, nil
+}
+
+// QueueReplacePlan is ReplacePlan queued ahead of the transaction's next
+// round trip, which sets replaced.
+func (t *Tx) QueueReplacePlan(siteID, pageID, planID, reason string, replaced *bool) {
+	q := t.ahead.Queue(`
 		WITH snapshot AS (
 			INSERT INTO link_snapshots (`+snapshotColumns+`)
 			SELECT `+snapshotOfPage+`, $4
 			FROM pages p WHERE p.site_id = $1 AND p.id = $2 AND p.state <> 'deleted' AND p.plan_id <> $3)
 		UPDATE pages SET plan_id = $3, linked_html = NULL, updated_at = now()
 		WHERE site_id = $1 AND id = $2 AND state <> 'deleted' AND plan_id <> $3`, siteID, pageID, planID, reason)
-	if err != nil {
-		return false, fmt.Errorf("replace plan of page %s: %w", pageID, err)
+	q.Fn = func(br pgx.BatchResults) error {
+		tag, err := br.Exec()
+		if err != nil {
+			return fmt.Errorf("replace plan of page %s: %w", pageID, err)
+		}
+		*replaced = tag.RowsAffected() == 1
+		return nil
 	}
-	return tag.RowsAffected() == 1, nil
 }
 
 // LiveTargets reads the live pages among ids, by id.

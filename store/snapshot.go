@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/events"
 )
@@ -24,6 +25,8 @@ type PageSnapshot struct {
 	SiteFound   bool
 	Hub         site.Page // the live hub of the page's cluster, if HubFound
 	HubFound    bool
+	// Targets are the live pages its links point to, by id, when asked.
+	Targets map[string]planning.Target
 }
 
 // hubOfClusterSQL finds the live hub of a cluster ($2); hubOfPageSQL finds
@@ -57,7 +60,8 @@ func queueHub(b *pgx.Batch, sql, siteID, key string, hub *site.Page, found *bool
 // page is read only while that plan is current: an event about a replaced
 // plan does not queue behind the transaction replacing it (a hub
 // re-planned as its articles arrive gets many such events).
-func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer string, ev events.Identity, pageID, planID string) (PageSnapshot, error) {
+// withTargets reads the live pages its links point to as well.
+func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer string, ev events.Identity, pageID, planID string, withTargets bool) (PageSnapshot, error) {
 	var snap PageSnapshot
 	var b pgx.Batch
 	siteID := ev.SiteID
@@ -68,6 +72,23 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer string, ev events.Id
 		return err
 	})
 	queueHub(&b, hubOfPageSQL, siteID, pageID, &snap.Hub, &snap.HubFound)
+	if withTargets {
+		// An array, not IN (subquery): the generic plan of the join scanned
+		// every page of the site; this one looks each target up by key.
+		b.Queue(`SELECT `+targetColumns+` FROM pages WHERE site_id = $1 AND state <> 'deleted'
+			AND id = ANY(ARRAY(SELECT target_page_id FROM links WHERE site_id = $1 AND source_page_id = $2))`, siteID, pageID).
+			Query(func(rows pgx.Rows) error {
+				targets, err := pgx.CollectRows(rows, scanTarget)
+				if err != nil {
+					return fmt.Errorf("read link targets: %w", err)
+				}
+				snap.Targets = make(map[string]planning.Target, len(targets))
+				for _, tg := range targets {
+					snap.Targets[tg.ID] = tg
+				}
+				return nil
+			})
+	}
 	if err := t.sendBatch(ctx, &b); err != nil {
 		return PageSnapshot{}, fmt.Errorf("claim %s and read page %s: %w", ev.MsgID(), pageID, err)
 	}

@@ -142,10 +142,16 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // transaction (links, outcomes, the outbox row, the count queue) are queued;
 // reads never see queued writes, so a handler reads everything before it
 // writes. A connection released mid-transaction is closed by the pool.
+//
+// A statement whose answer a stage needs only together with later reads
+// (the page saved before it is planned, the plan replaced before it is
+// made again) is queued ahead: it travels in front of the transaction's
+// next round trip, in order, instead of costing one of its own.
 type Tx struct {
 	conn   *pgx.Conn
 	store  *Store
 	begun  bool
+	ahead  pgx.Batch
 	writes pgx.Batch
 	// generic runs every statement of the transaction on its generic plan
 	// (InGenericTx); otherwise only the queued writes do.
@@ -192,7 +198,7 @@ func (t *Tx) queue(sql string, args ...any) {
 
 // commit sends the queued writes and COMMIT in one round trip.
 func (t *Tx) commit(ctx context.Context) error {
-	if !t.begun && t.writes.Len() == 0 {
+	if !t.begun && t.writes.Len() == 0 && t.ahead.Len() == 0 {
 		return nil
 	}
 	var tag pgconn.CommandTag
@@ -227,9 +233,13 @@ func (t *Tx) rollback(ctx context.Context) {
 	}
 }
 
-// sendBatch sends a batch, opening the transaction in front of it if no
-// statement has yet.
+// sendBatch sends a batch behind what is queued ahead, opening the
+// transaction in front of both if no statement has yet.
 func (t *Tx) sendBatch(ctx context.Context, b *pgx.Batch) error {
+	if t.ahead.Len() > 0 {
+		b.QueuedQueries = append(t.ahead.QueuedQueries, b.QueuedQueries...)
+		t.ahead = pgx.Batch{}
+	}
 	if !t.begun {
 		t.begun = true
 		b.QueuedQueries = append(t.opening(), b.QueuedQueries...)
@@ -249,14 +259,16 @@ func (t *Tx) opening() []*pgx.QueuedQuery {
 	return []*pgx.QueuedQuery{{SQL: "BEGIN"}}
 }
 
-// begin opens the transaction before a statement sent on its own.
+// begin opens the transaction, and sends what is queued ahead, before a
+// statement sent on its own.
 func (t *Tx) begin(ctx context.Context) error {
-	if t.begun {
+	if t.begun && t.ahead.Len() == 0 {
 		return nil
 	}
-	t.begun = true
-	b := &pgx.Batch{QueuedQueries: t.opening()}
-	if err := t.conn.SendBatch(ctx, b).Close(); err != nil {
+	if t.ahead.Len() > 0 {
+		return t.sendBatch(ctx, &pgx.Batch{}) // each statement ahead says what it was
+	}
+	if err := t.sendBatch(ctx, &pgx.Batch{}); err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
 	return nil
