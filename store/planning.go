@@ -120,9 +120,8 @@ type DependantsAsk struct {
 // ReadForPlan is PlanningTargets, the page's decisions (PlanDecisions) and,
 // when asked, its dependants with the change number (Dependants,
 // ChangeNumber), in one round trip with whatever is queued ahead. The
-// dependants are read under the planning locks, as the targets are: a page
-// whose first plan commits meanwhile waits for this one, so it either sees
-// this page or is found here and asked to plan again.
+// dependants are read under the planning locks, as the targets are, so a
+// plan that waited on them and committed first is among them.
 func (t *Tx) ReadForPlan(ctx context.Context, siteID, pageID string, l planning.Lookup, locks planning.Locks, dependants *DependantsAsk) (PlanReads, error) {
 	var b pgx.Batch
 	var reads PlanReads
