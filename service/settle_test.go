@@ -1,11 +1,16 @@
 package service
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/handlers"
 )
 
@@ -80,5 +85,85 @@ func TestASettlePassResendsAPageWhoseVerdictAloneChanged(t *testing.T) {
 				t.Errorf("page %s, whose verdict held, was sent %d more times", id, n)
 			}
 		}
+	}
+}
+
+// A hub's exact keyword is capped at two uses here, and the home page and
+// two supporting articles name the hub by that keyword alone. The home
+// page is linked first; then both articles arrive. Once the site settles,
+// both articles carry their mandatory uplink with it and the home page,
+// whose link to the hub is optional, gives way: the pass lets supporting
+// articles choose first.
+func TestASettledSiteGivesTheCappedAnchorToUplinksBeforeTheHomePage(t *testing.T) {
+	cfg := testConfig(t)
+	h := startHarness(t, cfg)
+	site := siteEvent("cap")
+	var sd events.SiteUpdatedData
+	if err := json.Unmarshal(site.Data, &sd); err != nil {
+		t.Fatal(err)
+	}
+	sd.Site.Overrides = json.RawMessage(`{"max_exact_anchor_per_target": 2}`)
+	h.publish(mustEvent(site.Type, "cap", site.ID, sd))
+	waitFor(t, waitLong, "site projected", func() bool {
+		_, found, err := h.svc.Store().LoadSite(t.Context(), "cap")
+		return err == nil && found
+	})
+	h.publish(hubEvent("cap"))
+	h.publish(mustEvent(events.ContentGenerated, "cap", "gen-cap-home", events.ContentData{Page: events.PageInfo{
+		ID: "home", URL: "/", Title: "Shop", Kind: "home", Version: 1,
+		HTML: `<h1>Shop</h1>
+<p>Everything for the trail, tested by the people who sell it.</p>
+<p>Start with hiking boots: fit, care and the models we stock, all in one place for every walker.</p>`,
+	}}))
+	waitFor(t, waitLong, "home linked", func() bool { return len(h.inserted.insertedFor(t, "cap", "home")) > 0 })
+	h.waitIdle(waitLong)
+	for i, id := range []string{"care", "socks"} {
+		h.publish(pageEvent("cap", id, "supporting", 1, supportingHTML(i+1)))
+	}
+	waitFor(t, waitLong, "articles linked", func() bool {
+		return len(h.inserted.insertedFor(t, "cap", "care")) > 0 && len(h.inserted.insertedFor(t, "cap", "socks")) > 0
+	})
+	h.waitIdle(waitLong)
+	time.Sleep(3 * cfg.SettleDelay)
+	h.waitIdle(waitLong)
+
+	conn, err := pgx.Connect(t.Context(), cfg.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(t.Context())
+	rows, err := conn.Query(t.Context(), `SELECT source_page_id, type, anchor, status FROM links
+		WHERE site_id = 'cap' AND target_page_id = 'boots-hub' AND zone = 'in_body' ORDER BY source_page_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ source, typ, anchor, status string }
+	got, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
+		var x row
+		return x, r.Scan(&x.source, &x.typ, &x.anchor, &x.status)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	placed := map[string]row{}
+	uses := 0
+	for _, r := range got {
+		if r.status == string(link.StatusVerified) || r.status == string(link.StatusInserted) || r.status == string(link.StatusFlagged) {
+			placed[r.source] = r
+			if strings.EqualFold(r.anchor, "hiking boots") {
+				uses++
+			}
+		}
+	}
+	for _, id := range []string{"care", "socks"} {
+		if r, ok := placed[id]; !ok || r.typ != string(link.TypeVerticalUp) {
+			t.Errorf("article %s has no placed uplink after the site settled: %+v", id, got)
+		}
+	}
+	if uses > 2 {
+		t.Errorf("the hub's exact keyword is placed %d times, over the cap of 2: %+v", uses, got)
+	}
+	if r, ok := placed["home"]; ok && strings.EqualFold(r.anchor, "hiking boots") {
+		t.Errorf("the home page kept the capped keyword %q that an article's uplink needed: %+v", r.anchor, got)
 	}
 }

@@ -132,12 +132,13 @@ func (t *Tx) LoadCurrentSite(ctx context.Context, siteID string) (SiteRecord, bo
 
 // settleKindRank is the canonical order of page kinds in a settle pass,
 // which decides who gets an anchor first when a target's exact anchors
-// reach the cap: the home page and sector pages first (a handful of pages,
-// whose links to the hubs they name the site's hierarchy needs), then
-// supporting articles, so their mandatory uplinks choose before anything
-// else links their hub, then the other members, then hubs and term pages,
-// whose lists grow with the site.
-const settleKindRank = `CASE kind WHEN 'home' THEN 0 WHEN 'sector' THEN 1 WHEN 'supporting' THEN 2 WHEN 'product' THEN 3
+// reach the cap: supporting articles first, so their mandatory uplinks
+// choose before anything else links their hub (a cluster of four articles
+// that name their hub only by its keyword, with the home page first, left
+// the fourth without its uplink), then the home page and sector pages,
+// whose links to the hubs they name are optional, then the other members,
+// then hubs and term pages, whose lists grow with the site.
+const settleKindRank = `CASE kind WHEN 'supporting' THEN 0 WHEN 'home' THEN 1 WHEN 'sector' THEN 2 WHEN 'product' THEN 3
 	WHEN 'service' THEN 3 WHEN 'page' THEN 3 WHEN 'hub' THEN 4 WHEN 'term' THEN 5 ELSE 6 END`
 
 // SettleOrder lists the site's planned pages in the order a settle pass
