@@ -133,7 +133,7 @@ func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounP
 	var out []string
 	seen := map[string]bool{}
 	for _, np := range source.phrases {
-		words := np.fit(p.AnchorMaxWords)
+		words := prof.ownConjunct(np).fit(p.AnchorMaxWords)
 		if len(words) == 0 || len(words) < p.AnchorMinWords || !prof.named(words, nil) {
 			continue
 		}
@@ -152,6 +152,26 @@ func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounP
 		}
 	}
 	return out
+}
+
+// ownConjunct is the part of a coordinated phrase that names the target:
+// all of it when a word before the "and"/"or" is a word of its names
+// ("leather and synthetic trail boots" for a page on leather vs synthetic
+// boots), else what follows the conjunction ("play and indoor cat
+// enrichment" names "indoor cat enrichment", not "play").
+func (pr profile) ownConjunct(np nounPhrase) nounPhrase {
+	for i, t := range np {
+		if !t.conj {
+			continue
+		}
+		for _, w := range np[:i] {
+			if pr.all[w.stem] {
+				return np
+			}
+		}
+		return np[i+1:]
+	}
+	return np
 }
 
 // fit drops a phrase's first words until it has at most max words and
@@ -481,6 +501,11 @@ func GoesOn(phrase, following string) bool {
 		// "pick up", "sooner or later", "faster than": a verb with its
 		// particle, or a comparative, not a noun the phrase goes on into.
 		if particles[second] || (second == "or" || second == "than") && strings.HasSuffix(after.low, "er") {
+			return false
+		}
+		// "dental care fit neatly": a word before a manner adverb is its
+		// verb, not a noun the phrase goes on into.
+		if toks[n+1].lex == cAdv && (strings.HasSuffix(second, "ly") || second == "well") {
 			return false
 		}
 	}

@@ -77,6 +77,14 @@ func TestTheDemosFragmentsAreNoLongerNaturalPhrases(t *testing.T) {
 			// Both targets are named by it; ownership (next test) decides.
 			want: [][]string{{"leather and synthetic trail boots"}, {"leather and synthetic trail boots"}},
 		},
+		// an eighth trial site's sibling link named two things
+		{
+			name:     "a coordinated phrase whose first conjunct is no word of the target's names keeps the second",
+			text:     "More play and indoor cat enrichment usually calm it down.",
+			targets:  []Target{{PrimaryKeywords: []string{"cat enrichment"}, Title: "Cat Enrichment Ideas"}},
+			fragment: "play and indoor cat enrichment",
+			want:     [][]string{{"indoor cat enrichment"}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := sag(t)
@@ -574,6 +582,9 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"marathon pace", " runs teach your body", true},
 		{"marathon pace", " remind your legs", false},
 		{"carb loading", " beforehand.", false},
+		// an eighth trial site: a verb before its manner adverb
+		{"dog dental care", " fit neatly into the same weekly routine", false},
+		{"cat litter", " clumps quickly", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
