@@ -113,12 +113,19 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 		l.HubClusters = firstClusters(st, pol.RelatedCandidateLimit)
 	case site.KindProduct, site.KindService, site.KindPage:
 		l.HubClusters = unionSorted(l.HubClusters, relatedClusters(st, unionSorted(clusterFacets, own), "", pol.RelatedClusterLimit))
-		if closest, ok := st.ClosestCluster(own, p.SectorID); ok && p.ClusterID == "" && p.Kind != site.KindPage {
+		if closest, ok := st.ClosestCluster(own, p.SectorID, PageNames(p)); ok && p.ClusterID == "" && p.Kind != site.KindPage {
 			// The hub that lists it (adoptedOfferings), whatever the limit.
 			l.HubClusters = unionSorted(l.HubClusters, []string{closest})
 		}
 	}
 	return l
+}
+
+// PageNames are what a page is called: its title and keywords, which tell
+// the cluster it belongs to among those sharing as many of its values
+// (site.Structure.ClosestCluster).
+func PageNames(p site.Page) []string {
+	return append([]string{p.Title, p.PrimaryKeyword}, p.Keywords...)
 }
 
 // facetTerms are the index terms of facets.

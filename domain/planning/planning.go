@@ -482,7 +482,7 @@ func (pl *planner) adoptedOfferings() {
 		if t.ClusterID != "" || (t.Kind != site.KindProduct && t.Kind != site.KindService) {
 			continue
 		}
-		if closest, ok := pl.in.Structure.ClosestCluster(pl.in.Structure.Facets(t.Attributes), t.SectorID); ok && closest == pl.in.Page.ClusterID {
+		if closest, ok := pl.in.Structure.ClosestCluster(pl.in.Structure.Facets(t.Attributes), t.SectorID, PageNames(t.Page)); ok && closest == pl.in.Page.ClusterID {
 			adopted = append(adopted, t)
 		}
 	}
@@ -678,7 +678,7 @@ func (pl *planner) noteListingHub() {
 	if p.ClusterID != "" || (p.Kind != site.KindProduct && p.Kind != site.KindService) {
 		return
 	}
-	closest, ok := pl.in.Structure.ClosestCluster(pl.in.Structure.Facets(p.Attributes), p.SectorID)
+	closest, ok := pl.in.Structure.ClosestCluster(pl.in.Structure.Facets(p.Attributes), p.SectorID, PageNames(p))
 	if !ok {
 		pl.note("no cluster shares an attribute value with this %s: no hub lists it, so only a term page of its values, another page's text or a link added by hand can link to it", p.Kind)
 		return

@@ -206,23 +206,61 @@ func (st Structure) ClustersSharing(facets []string) (ids []string, shared []int
 }
 
 // ClosestCluster is the cluster sharing the most of facets; among equals a
-// cluster of sectorID, then the one declared first. It reports false when
-// no cluster shares any. The answer depends on the structure alone, so
+// cluster of sectorID, then the one whose name and keywords share the most
+// words with names (the page's title and keywords: a "mobile dog grooming"
+// service sharing as many values with Dog Grooming as with Dog Nutrition
+// belongs to Dog Grooming), then the one declared first. It reports false
+// when no cluster shares any. The answer depends on the structure alone, so
 // every page planned against it agrees on it whatever order pages arrive.
-func (st Structure) ClosestCluster(facets []string, sectorID string) (string, bool) {
+func (st Structure) ClosestCluster(facets []string, sectorID string, names []string) (string, bool) {
 	ids, shared := st.ClustersSharing(facets)
-	best, bestInSector := -1, false
+	words := nameWords(names...)
+	best, bestInSector, bestNamed := -1, false, 0
 	for i, id := range ids {
 		c, _ := st.Cluster(id)
 		inSector := sectorID != "" && c.SectorID == sectorID
-		if best < 0 || shared[i] > shared[best] || (shared[i] == shared[best] && inSector && !bestInSector) {
-			best, bestInSector = i, inSector
+		named := 0
+		for w := range nameWords(append([]string{c.Name, c.PrimaryKeyword}, c.Keywords...)...) {
+			if words[w] {
+				named++
+			}
+		}
+		better := best < 0
+		switch {
+		case better:
+		case shared[i] != shared[best]:
+			better = shared[i] > shared[best]
+		case inSector != bestInSector:
+			better = inSector
+		default:
+			better = named > bestNamed
+		}
+		if better {
+			best, bestInSector, bestNamed = i, inSector, named
 		}
 	}
 	if best < 0 {
 		return "", false
 	}
 	return ids[best], true
+}
+
+// nameWords are the words of names that can tell two clusters apart:
+// lower case, without punctuation, of three letters or more, a plural "s"
+// dropped ("boots" and "boot" are one word).
+func nameWords(names ...string) map[string]bool {
+	out := map[string]bool{}
+	for _, n := range names {
+		for _, w := range strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") {
+				w = w[:len(w)-1]
+			}
+			if len(w) >= 3 {
+				out[w] = true
+			}
+		}
+	}
+	return out
 }
 
 // ClustersInSector lists, in structure order, the clusters of a sector.

@@ -143,15 +143,15 @@ func TestClusterFacetsAreTheClustersFacetsIndexedOrNot(t *testing.T) {
 	}
 }
 
-func TestTheClosestClusterSharesTheMostValuesThenIsInThePagesSectorThenComesFirst(t *testing.T) {
+func TestTheClosestClusterSharesTheMostValuesThenIsInThePagesSectorThenIsNamedThenComesFirst(t *testing.T) {
 	st := Structure{
 		Attributes: []Attribute{{ID: "material", Values: []string{"ceramic", "steel"}},
 			{ID: "room", Values: []string{"kitchen", "pantry"}}},
 		Clusters: []Cluster{
-			{ID: "stockpots", SectorID: "cooking", Attributes: map[string][]string{"material": {"steel"}, "room": {"kitchen"}}},
-			{ID: "bakeware", SectorID: "baking", Attributes: map[string][]string{"material": {"ceramic"}, "room": {"kitchen"}}},
-			{ID: "jars", SectorID: "storage", Attributes: map[string][]string{"material": {"ceramic"}, "room": {"pantry"}}},
-			{ID: "knives", SectorID: "cooking", Attributes: map[string][]string{"material": {"steel"}}},
+			{ID: "stockpots", SectorID: "cooking", Name: "Stockpots", PrimaryKeyword: "stockpots", Attributes: map[string][]string{"material": {"steel"}, "room": {"kitchen"}}},
+			{ID: "bakeware", SectorID: "baking", Name: "Bakeware", PrimaryKeyword: "ceramic bakeware", Attributes: map[string][]string{"material": {"ceramic"}, "room": {"kitchen"}}},
+			{ID: "jars", SectorID: "storage", Name: "Storage Jars", PrimaryKeyword: "storage jars", Keywords: []string{"pantry jars"}, Attributes: map[string][]string{"material": {"ceramic"}, "room": {"pantry"}}},
+			{ID: "knives", SectorID: "cooking", Name: "Kitchen Knives", PrimaryKeyword: "kitchen knives", Attributes: map[string][]string{"material": {"steel"}}},
 		},
 	}
 	indexed := st
@@ -160,17 +160,24 @@ func TestTheClosestClusterSharesTheMostValuesThenIsInThePagesSectorThenComesFirs
 		name   string
 		values map[string][]string
 		sector string
+		names  []string
 		want   string
 	}{
-		{"most shared values", map[string][]string{"material": {"ceramic"}, "room": {"pantry"}}, "", "jars"},
-		{"equals: the page's sector", map[string][]string{"material": {"ceramic"}}, "storage", "jars"},
-		{"equals outside the sector: declared first", map[string][]string{"material": {"ceramic"}}, "cooking", "bakeware"},
-		{"a value no cluster has does not count", map[string][]string{"material": {"steel", "glass"}}, "cooking", "stockpots"},
-		{"none shared", map[string][]string{"room": {"garden"}}, "", ""},
+		{"most shared values", map[string][]string{"material": {"ceramic"}, "room": {"pantry"}}, "", nil, "jars"},
+		{"equals: the page's sector", map[string][]string{"material": {"ceramic"}}, "storage", nil, "jars"},
+		{"equals outside the sector: declared first", map[string][]string{"material": {"ceramic"}}, "cooking", nil, "bakeware"},
+		{"equals outside the sector: the one its names name", map[string][]string{"material": {"ceramic"}}, "cooking",
+			[]string{"Airtight Jar Set", "glass pantry jars"}, "jars"},
+		{"equals in the sector: the one its names name", map[string][]string{"material": {"steel"}}, "cooking",
+			[]string{"Chef's Knife, 20 cm", "kitchen knife"}, "knives"},
+		{"the sector before the names", map[string][]string{"material": {"ceramic"}}, "baking",
+			[]string{"pantry jars"}, "bakeware"},
+		{"a value no cluster has does not count", map[string][]string{"material": {"steel", "glass"}}, "cooking", nil, "stockpots"},
+		{"none shared", map[string][]string{"room": {"garden"}}, "", nil, ""},
 	}
 	for _, c := range cases {
 		for name, s := range map[string]Structure{"scanned": st, "indexed": indexed} {
-			got, ok := s.ClosestCluster(s.Facets(c.values), c.sector)
+			got, ok := s.ClosestCluster(s.Facets(c.values), c.sector, c.names)
 			if got != c.want || ok != (c.want != "") {
 				t.Errorf("%s, %s: ClosestCluster = %q, %v; want %q", c.name, name, got, ok, c.want)
 			}
