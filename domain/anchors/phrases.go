@@ -493,7 +493,7 @@ func GoesOn(phrase, following string) bool {
 	// into when a verb follows it: "marathon pace runs teach".
 	pluralBeforeVerb := after.lex == cAmbig && after.plur && len(toks) > n+1 &&
 		(toks[n+1].lex == cVerb || toks[n+1].lex == cAux)
-	if (last.verb || !last.final) && !gerund || last.plur || after.verb && !pluralBeforeVerb || docNouns[after.low] {
+	if (last.verb || !last.final) && !gerund || last.plur || after.verb && !pluralBeforeVerb || docNouns[after.low] || offerNouns[after.low] {
 		return false
 	}
 	if len(toks) > n+1 {
@@ -523,6 +523,11 @@ func GoesOn(phrase, following string) bool {
 	}
 	return false
 }
+
+// offerNouns after a name say what is offered under it: "our mobile dog
+// grooming service" names the mobile dog grooming service page, so the
+// name does not go on into a longer noun phrase (GoesOn).
+var offerNouns = set("service", "services")
 
 // particles follow a verb to make a phrasal verb ("pick up", "set out").
 var particles = set("up", "out", "off", "away", "back")

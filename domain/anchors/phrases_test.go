@@ -585,6 +585,8 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		// an eighth trial site: a verb before its manner adverb
 		{"dog dental care", " fit neatly into the same weekly routine", false},
 		{"cat litter", " clumps quickly", false},
+		// and a service named before the word "service"
+		{"mobile dog grooming", " service comes to your door", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
