@@ -126,15 +126,17 @@ func validationReport(r validation.Report) events.ValidationReport {
 }
 
 // emitReview publishes the page's links scored for review (between
-// review_score and auto_link_score) on links.review.
+// review_score and auto_link_score) on links.review. A page linked again
+// (seq above 1) is sent even with none left: its last links.review then
+// always lists the suggestions it has now, not ones a new plan dropped.
 func (p *Pipeline) emitReview(ctx context.Context, tx *store.Tx, ev events.Event, page store.PageRecord, seq int64, links []link.Link) error {
-	var review []link.Link
+	review := []link.Link{}
 	for _, l := range links {
 		if l.Status == link.StatusReview {
 			review = append(review, l)
 		}
 	}
-	if len(review) == 0 {
+	if len(review) == 0 && seq <= 1 {
 		return nil
 	}
 	data := events.LinksReviewData{PageID: page.ID, Version: page.Version, Sequence: seq, URL: page.URL, Suggestions: linkResults(review)}
