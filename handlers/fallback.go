@@ -45,8 +45,22 @@ const (
 	reasonLLMNoParagraph = "LLM fallback: no paragraph without links to rewrite"
 	reasonLLMCallCap     = "LLM fallback: the page's calls are used up (llm_max_calls_per_page)"
 	reasonLLMNotAsked    = "LLM fallback: waiting for the model's answer"
-	reasonLLMListed      = "LLM fallback not asked: the page's Related Reading lists this target"
+	reasonLLMListed      = "LLM fallback not asked: the page's %s lists this target"
 )
+
+// listingSection names the generated section a related-section link is
+// in, for reasonLLMListed: a hub lists its articles in Related Articles,
+// an article its further reading in Related Reading.
+func listingSection(t link.Type) string {
+	switch t {
+	case link.TypeRelated:
+		return "Related Reading"
+	case link.TypeVerticalDown:
+		return "Related Articles"
+	default:
+		return "generated list"
+	}
+}
 
 // defaultLLMCallsPerPage caps the model calls one delivery of a page makes.
 const defaultLLMCallsPerPage = 4
@@ -104,15 +118,16 @@ func answerKey(fields ...string) []byte {
 // fallback, in plan order, each in a paragraph of its own. It returns the
 // first answer it needs and lacks when rw may ask; html is then not final.
 //
-// A target the page's Related Reading lists is not written into the
-// body: the planner lists a sibling there because the text has no room
-// for it, and a rewrite would link it twice on one page.
+// A target a section the page generates lists (Related Reading, a hub's
+// Related Articles) is not written into the body: the planner lists a
+// sibling there because the text has no room for it, and a rewrite would
+// link it twice on one page.
 func placeByFallback(html []byte, st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) ([]byte, *fallbackAsk, error) {
 	opts := markupOptions(st.site, st.page.Kind)
-	listed := map[string]bool{}
+	listed := map[string]string{}
 	for _, l := range links {
 		if l.Zone == link.ZoneRelatedSection {
-			listed[l.TargetPageID] = true
+			listed[l.TargetPageID] = listingSection(l.Type)
 		}
 	}
 	for i := range links {
@@ -120,8 +135,8 @@ func placeByFallback(html []byte, st planStage, links []link.Link, usage map[str
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned || !awaitingFallback(*l) {
 			continue
 		}
-		if listed[l.TargetPageID] {
-			l.Reason += "; " + reasonLLMListed
+		if section, ok := listed[l.TargetPageID]; ok {
+			l.Reason += "; " + fmt.Sprintf(reasonLLMListed, section)
 			continue
 		}
 		anchor, ok := fallbackAnchor(*l, usage, st.site.policy.MaxExactAnchorPerTarget)

@@ -45,7 +45,8 @@ func TestTheLLMFallbackLeavesOutATargetRelatedReadingLists(t *testing.T) {
 	if asked != "link in-body-alone" {
 		t.Fatalf("the fallback asks the model for %s, want link in-body-alone (to insoles, which no section lists)", asked)
 	}
-	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasSuffix(l.Reason, reasonLLMListed) {
-		t.Errorf("in-body link to a target Related Reading lists: %s %q, want it left planned with reason %q", l.Status, l.Reason, reasonLLMListed)
+	want := "LLM fallback not asked: the page's Related Reading lists this target"
+	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasSuffix(l.Reason, want) {
+		t.Errorf("in-body link to a target Related Reading lists: %s %q, want it left planned with reason %q", l.Status, l.Reason, want)
 	}
 }
