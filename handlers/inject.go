@@ -11,6 +11,7 @@ import (
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -140,15 +141,13 @@ func explainAllCapped(src []byte, links []link.Link, capped []int, maxExact int,
 		return nil
 	}
 	// Each link alone: only whether the text holds a candidate is asked.
-	opts = planning.Unbounded(opts)
 	for _, i := range capped {
-		req := planning.Request(links[i], planning.CandidateTexts(links[i].Candidates), "")
-		_, pls, err := markup.Place(src, []markup.LinkRequest{req}, opts)
+		inText, err := anyInText(src, links[i], planning.CandidateTexts(links[i].Candidates), opts)
 		if err != nil {
 			return err
 		}
 		where := "and none of them is in the text"
-		if pls[0].Placed || !strings.HasPrefix(pls[0].Reason, "no candidate anchor found") {
+		if inText {
 			where = "and the text names it only with those"
 		}
 		links[i].Reason = fmt.Sprintf("%s already links to page %s %d times on other pages (max_exact_anchor_per_target), %s",
@@ -167,7 +166,7 @@ const awaitsFallback = "left for the LLM fallback"
 func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]int, maxExact int, refused map[int]map[string]bool, opts markup.Options) ([]byte, bool, error) {
 	var reqs []markup.LinkRequest
 	var placing, allCapped []int
-	capped := map[int]bool{}
+	capped := map[int][]string{} // the candidates held back, by link
 	uplink := planning.UplinkID(links)
 	for i, l := range links {
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
@@ -178,7 +177,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact && !refused[i][c.Text] {
 				texts = append(texts, c.Text)
 			} else {
-				capped[i] = true
+				capped[i] = append(capped[i], c.Text)
 			}
 		}
 		if l.Mandatory {
@@ -216,12 +215,31 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 	for k, pl := range placements {
 		i := placing[k]
 		applyPlacement(&links[i], pl, reqs[k].Anchors)
-		if !pl.Placed && capped[i] {
+		if pl.Placed || len(capped[i]) == 0 {
+			continue
+		}
+		// The cap is the reason only when a candidate it held back is in
+		// the text; a reader told "anchor cap" looks for one there.
+		inText, err := anyInText(src, links[i], capped[i], opts)
+		if err != nil {
+			return nil, false, err
+		}
+		if inText {
 			links[i].Reason = fmt.Sprintf("anchor cap: candidates that already link to page %s %d times on other pages "+
 				"(max_exact_anchor_per_target) were held back, and the others were not placed (%s)", links[i].TargetPageID, maxExact, pl.Reason)
 		}
 	}
 	return html, true, nil
+}
+
+// anyInText reports whether the text holds one of texts where l could
+// carry it, placement limits aside.
+func anyInText(src []byte, l link.Link, texts []string, opts markup.Options) (bool, error) {
+	_, pls, err := markup.Place(src, []markup.LinkRequest{planning.Request(l, texts, "")}, planning.Unbounded(opts))
+	if err != nil {
+		return false, err
+	}
+	return pls[0].Placed || !strings.HasPrefix(pls[0].Reason, "no candidate anchor found"), nil
 }
 
 // applyPlacement records a placement; offered are the anchors the request
@@ -278,8 +296,12 @@ func insertBlocks(html []byte, links []link.Link, st planStage) ([]byte, error) 
 			continue
 		}
 		heading := sec.heading
-		if sec.kind == markup.BlockRelatedArticles && links[idx[0]].Type == link.TypeTaxonomy {
+		switch {
+		case sec.kind != markup.BlockRelatedArticles:
+		case links[idx[0]].Type == link.TypeTaxonomy:
 			heading = pol.TaxonomyHeading
+		case st.page.Kind == site.KindSector:
+			heading = pol.SectorHeading
 		}
 		var block string
 		var err error

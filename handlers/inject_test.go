@@ -80,3 +80,28 @@ func TestALinkWithEveryAnchorAtTheCapSaysWhetherTheTextNamesItsTarget(t *testing
 		}
 	}
 }
+
+// A link some of whose candidates the cap held back, and whose others are
+// not in the text, blames the cap only when a held-back candidate is in
+// the text: a reader told "anchor cap" looks for one there.
+func TestALinkPartlyHeldBackByTheCapBlamesItOnlyWhenTheTextHoldsOne(t *testing.T) {
+	src := []byte("<p>Our hiking boots guide covers fit and lacing for long days on the trail.</p>\n")
+	usage := map[string]map[string]int{"boots": {"hiking boots": 3}, "tents": {"backpacking tents": 3}}
+	links := []link.Link{
+		{ID: "named", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeCrossCluster, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
+				{Text: "walking boots", Type: link.AnchorPrimaryKeyword}}},
+		{ID: "unnamed", TargetPageID: "tents", TargetURL: "/tents/", Type: link.TypeCrossCluster, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "backpacking tents", Type: link.AnchorPrimaryKeyword},
+				{Text: "tent guide", Type: link.AnchorPageTitle}}},
+	}
+	if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, "anchor cap: candidates that already link to page boots") {
+		t.Errorf("link named: %s %q, want it planned for the anchor cap, whose held-back anchor the text holds", l.Status, l.Reason)
+	}
+	if l := links[1]; l.Status != link.StatusPlanned || strings.Contains(l.Reason, "anchor cap") || !strings.HasPrefix(l.Reason, "no candidate anchor found") {
+		t.Errorf("link unnamed: %s %q, want it planned because no candidate is in the text, the cap unmentioned", l.Status, l.Reason)
+	}
+}

@@ -193,6 +193,7 @@ func checkCustomSite(t *testing.T, out customOutcome) {
 	t.Run("every page passes validation", func(t *testing.T) { checkValidation(t, out) })
 	t.Run("no product is an orphan", func(t *testing.T) { checkProductsLinked(t, out) })
 	t.Run("the home page links every hub from its text", func(t *testing.T) { checkHomeLinksHubs(t, out) })
+	t.Run("a sector page lists its hubs under its heading", func(t *testing.T) { checkSectorLists(t, out) })
 	t.Run("breadcrumbs are complete", func(t *testing.T) { checkBreadcrumbs(t, out) })
 	t.Run("breadcrumb steps are links of the link graph", func(t *testing.T) { checkBreadcrumbLinks(t, out) })
 }
@@ -470,6 +471,23 @@ func checkHomeLinksHubs(t *testing.T, out customOutcome) {
 		t.Errorf("the home page does not link, verified, from its text to hubs %v; its links:%s\nits validation:%s", missing, strings.Join(all, ""), strings.Join(rules, ""))
 	}
 	t.Logf("the home page links %d of %d hubs from its text", len(tsClusters)-len(missing), len(tsClusters))
+}
+
+// checkSectorLists checks that each sector page's generated list, headed
+// as a sector's list is (sector_heading), links the hub of every cluster
+// of its sector.
+func checkSectorLists(t *testing.T, out customOutcome) {
+	for _, s := range tsSectors {
+		html := out.rec[s.ID].LinkedHTML
+		if !strings.Contains(html, ">Guides in this section<") {
+			t.Errorf("sector page %s has no list headed %q: %s", s.ID, "Guides in this section", html)
+		}
+		for _, c := range tsClusters {
+			if c.sector == s.ID && !strings.Contains(html, `href="`+c.url+`"`) {
+				t.Errorf("sector page %s does not link the hub of its cluster %s (%s)", s.ID, c.id, c.url)
+			}
+		}
+	}
 }
 
 // crumb is one expected breadcrumb step; pageID is the page it names, "" for

@@ -112,6 +112,8 @@ type Policy struct {
 	RelatedArticlesHeading string `json:"related_articles_heading"`
 	RelatedReadingHeading  string `json:"related_reading_heading"`
 	TaxonomyHeading        string `json:"taxonomy_heading"`
+	// SectorHeading heads a sector page's list of its hubs.
+	SectorHeading string `json:"sector_heading"`
 
 	// Candidate bounds: planning scores the pages of at most
 	// related_cluster_limit related clusters (those sharing the most
@@ -182,6 +184,7 @@ func Default(name string) (Policy, error) {
 		RelatedArticlesHeading:    "Related Articles",
 		RelatedReadingHeading:     "Related Reading",
 		TaxonomyHeading:           "Guides on this topic",
+		SectorHeading:             "Guides in this section",
 		RelatedClusterLimit:       20,
 		RelatedCandidateLimit:     200,
 		MaxHTMLBytes:              5 << 20,
@@ -245,6 +248,7 @@ func (p Policy) validate() error {
 		{"related_articles_heading", p.RelatedArticlesHeading},
 		{"related_reading_heading", p.RelatedReadingHeading},
 		{"taxonomy_heading", p.TaxonomyHeading},
+		{"sector_heading", p.SectorHeading},
 	} {
 		if n := utf8.RuneCountInString(h.text); n > maxHeadingRunes {
 			return fmt.Errorf("%s is %d characters long, over %d", h.key, n, maxHeadingRunes)
