@@ -89,6 +89,9 @@ func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, 
 	if err != nil || ask != nil {
 		return html, ask, err
 	}
+	if err := suggestAnchors(html, links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site, st.page.Kind)); err != nil {
+		return nil, nil, fmt.Errorf("%w: anchors of page %s's suggestions: %v", ErrPermanent, st.page.ID, err)
+	}
 	html, err = insertBlocks(html, links, st)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: generated blocks of page %s: %v", ErrPermanent, st.page.ID, err)
@@ -240,6 +243,45 @@ func anyInText(src []byte, l link.Link, texts []string, opts markup.Options) (bo
 		return false, err
 	}
 	return pls[0].Placed || !strings.HasPrefix(pls[0].Reason, "no candidate anchor found"), nil
+}
+
+// suggestAnchors gives each in-body link left for review the words that
+// would carry it, and their paragraph, so a person deciding on it sees
+// them: the first of its candidates under the anchor cap that the linked
+// text still holds outside the links placed, density limits aside. The
+// link stays a suggestion, out of the HTML; one whose text holds none
+// keeps no anchor.
+func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]int, maxExact int, opts markup.Options) error {
+	for i := range links {
+		l := &links[i]
+		if l.Zone != link.ZoneInBody || l.Status != link.StatusReview {
+			continue
+		}
+		var texts []string
+		for _, c := range l.Candidates {
+			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact {
+				texts = append(texts, c.Text)
+			}
+		}
+		l.Anchor, l.AnchorType, l.Paragraph = "", "", 0
+		if len(texts) == 0 {
+			continue
+		}
+		_, pls, err := markup.Place(html, []markup.LinkRequest{planning.Request(*l, texts, "")}, planning.Unbounded(opts))
+		if err != nil {
+			return err
+		}
+		if pl := pls[0]; pl.Placed && pl.CandidateIndex >= 0 && pl.CandidateIndex < len(texts) {
+			l.Anchor, l.Paragraph = pl.AnchorText, pl.ContentParagraph
+			for _, c := range l.Candidates {
+				if c.Text == texts[pl.CandidateIndex] {
+					l.AnchorType = c.Type
+					break
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // applyPlacement records a placement; offered are the anchors the request

@@ -105,3 +105,29 @@ func TestALinkPartlyHeldBackByTheCapBlamesItOnlyWhenTheTextHoldsOne(t *testing.T
 		t.Errorf("link unnamed: %s %q, want it planned because no candidate is in the text, the cap unmentioned", l.Status, l.Reason)
 	}
 }
+
+// A suggestion left for review carries the words that would carry it and
+// their paragraph: not words a placed link already took, not an anchor at
+// the cap, and none when the text holds none of its candidates. It stays
+// out of the HTML.
+func TestASuggestionShowsTheWordsThatWouldCarryIt(t *testing.T) {
+	src := []byte(`<p>Our <a href="/boots/">hiking boots</a> guide covers fit.</p>` + "\n" +
+		`<p>Read the boot care guide before waxing, and the trail boots page too.</p>` + "\n")
+	usage := map[string]map[string]int{"care": {"trail boots": 3}}
+	links := []link.Link{
+		{ID: "care", TargetPageID: "care", TargetURL: "/care/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
+			Status: link.StatusReview, Candidates: []link.Anchor{{Text: "trail boots", Type: link.AnchorPrimaryKeyword},
+				{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}, {Text: "boot care guide", Type: link.AnchorPageTitle}}},
+		{ID: "tents", TargetPageID: "tents", TargetURL: "/tents/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
+			Status: link.StatusReview, Candidates: []link.Anchor{{Text: "backpacking tents", Type: link.AnchorPrimaryKeyword}}},
+	}
+	if err := suggestAnchors(src, links, usage, 3, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if l := links[0]; l.Status != link.StatusReview || l.Anchor != "boot care guide" || l.AnchorType != link.AnchorPageTitle || l.Paragraph != 2 {
+		t.Errorf("suggestion %+v, want it on \"boot care guide\" (page_title) in paragraph 2, still for review", l)
+	}
+	if l := links[1]; l.Anchor != "" || l.Paragraph != 0 {
+		t.Errorf("suggestion whose text holds no candidate: anchor %q in paragraph %d, want none", l.Anchor, l.Paragraph)
+	}
+}
