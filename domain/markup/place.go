@@ -44,6 +44,12 @@ type LinkRequest struct {
 	// bed" in "a cedar raised bed") names that page, not this link's
 	// target, and is passed over.
 	NotWithin []string
+	// OverLaterLink lets the page's own links to the target stand beside
+	// this one unless one of them comes within its first paragraphs
+	// (Position.FirstParagraphs): the mandatory uplink goes near the top
+	// whatever the author linked further down ("back to our decking
+	// guide" in the last paragraph).
+	OverLaterLink bool
 }
 
 // Position constrains which <p> blocks are eligible.
@@ -355,8 +361,15 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 		return pl
 	}
 	if !p.cfg.opts.AllowDuplicateTargets {
-		if p.linksTo(pr.sitePath) {
+		before := -1 // anywhere on the page
+		if r.OverLaterLink && r.Position.FirstParagraphs > 0 {
+			before = p.firstParagraphsEnd(r.Position.FirstParagraphs)
+		}
+		if p.linksTo(pr.sitePath, before) {
 			pl.Reason = "the page already links to " + r.Href
+			if before >= 0 {
+				pl.Reason += fmt.Sprintf(" in its first %d paragraphs", r.Position.FirstParagraphs)
+			}
 			return pl
 		}
 		for _, in := range p.placed {
@@ -581,7 +594,20 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 }
 
 // linksTo reports whether the page already has an internal link to path.
-func (p *placer) linksTo(path string) bool {
+// firstParagraphsEnd is where the content's first n paragraphs end: the
+// end of the n-th, or of the page when it has fewer.
+func (p *placer) firstParagraphsEnd(n int) int {
+	for _, para := range p.doc.paras {
+		if para.content == n {
+			return para.end
+		}
+	}
+	return len(p.src)
+}
+
+// linksTo reports whether the page links to path, in a link that starts
+// before byte offset before (anywhere when before is negative).
+func (p *placer) linksTo(path string, before int) bool {
 	if p.anchorPaths == nil {
 		p.anchorPaths = make([]string, len(p.doc.anchors))
 		host := p.cfg.opts.SiteHost
@@ -597,8 +623,8 @@ func (p *placer) linksTo(path string) bool {
 			}
 		}
 	}
-	for _, have := range p.anchorPaths {
-		if have == path {
+	for i, have := range p.anchorPaths {
+		if have == path && (before < 0 || p.doc.anchors[i].start < before) {
 			return true
 		}
 	}

@@ -81,6 +81,26 @@ func TestPlaceMandatoryUplinkFirstTwoParagraphs(t *testing.T) {
 	}
 }
 
+// The author's link to the hub at the end of an article does not keep the
+// uplink out of its first paragraphs; one within them does, and any link
+// to the target keeps out a request that does not ask to go over it.
+func TestPlaceUplinkGoesOverTheAuthorsLaterLinkToTheHub(t *testing.T) {
+	req := LinkRequest{ID: "up", Href: "/decking/", Anchors: []string{"garden decking"},
+		Position: Position{FirstParagraphs: 2}, OverLaterLink: true}
+	later := `<p>Garden decking lasts when it is oiled.</p><p>Second.</p><p>Back to <a href="/decking/">our decking guide</a>.</p>`
+	if _, pl := placeOne(t, later, req, Options{}); !pl.Placed || pl.Paragraph != 1 {
+		t.Errorf("uplink beside the author's link in paragraph 3: %+v, want it placed in paragraph 1", pl)
+	}
+	early := `<p>Garden decking lasts when it is oiled.</p><p>See <a href="/decking/">our decking guide</a>.</p>`
+	if out, pl := placeOne(t, early, req, Options{}); pl.Placed || out != early || !strings.Contains(pl.Reason, "already links to /decking/ in its first 2 paragraphs") {
+		t.Errorf("uplink beside the author's link in paragraph 2: %+v, want it refused", pl)
+	}
+	req.OverLaterLink = false
+	if _, pl := placeOne(t, later, req, Options{}); pl.Placed || !strings.Contains(pl.Reason, "already links to /decking/") {
+		t.Errorf("a request not going over later links: %+v, want it refused", pl)
+	}
+}
+
 func TestPlaceEndOfArticlePrefersLastParagraph(t *testing.T) {
 	src := "<p>Boots are great.</p><p>Middle.</p><p>Boots again at the end.</p>"
 	_, pl := placeOne(t, src, LinkRequest{ID: "r", Href: "/boots/", Anchors: []string{"boots"},

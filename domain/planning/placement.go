@@ -55,7 +55,10 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	}
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
-		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l.Candidates)}
+		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l.Candidates),
+		// The author's own link to the hub further down does not stand in
+		// for the uplink the first paragraphs must carry.
+		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp}
 }
 
 // NotWithin are the other pages' longer names a link's candidates are not

@@ -14,11 +14,22 @@ import (
 // This file holds the checks only the SAG policy applies: the mandatory
 // uplink, the density table and the per-type caps of SAG §2.1.
 
-func mandatoryUplink(in Input) RuleResult {
+func mandatoryUplink(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleMandatoryUplink, Severity: SeverityError}
 	if in.Hub == nil {
 		r.Detail = fmt.Sprintf("cluster %s has no hub page yet", in.Page.ClusterID)
 		return r
+	}
+	// The author's own link to the hub in the first paragraphs is the
+	// page's uplink: the placer adds none beside it.
+	hubURL := absolute(in.Structure.Site.BaseURL, in.Hub.URL)
+	for _, f := range found {
+		if !f.Inserted && f.Position == "content" && f.InBlock == "" && f.ContentParagraph > 0 &&
+			f.ContentParagraph <= in.Policy.UplinkParagraphs && sameURL(f.URL, hubURL) {
+			r.Passed = true
+			r.Detail = fmt.Sprintf("the page's own link to hub %s in paragraph %d is its uplink", in.Hub.ID, f.ContentParagraph)
+			return r
+		}
 	}
 	for _, l := range in.Links {
 		if l.Type != link.TypeVerticalUp {

@@ -113,7 +113,7 @@ func rules(in Input, found []markup.Link) []RuleResult {
 	}
 	if sag {
 		if planning.NeedsUplink(in.Page) {
-			out = append(out, mandatoryUplink(in))
+			out = append(out, mandatoryUplink(in, found))
 		}
 		out = append(out, densityRange(in, found), linkTypeCaps(in))
 	}

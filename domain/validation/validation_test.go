@@ -254,6 +254,28 @@ func TestAnUnplacedUplinkFailsTheMandatoryRuleAndStaysPlanned(t *testing.T) {
 	}
 }
 
+// A page whose author links its hub in the first paragraphs has its
+// uplink: the placer adds none beside it, and the rule passes. A link to
+// the hub further down is not one.
+func TestTheAuthorsOwnLinkToTheHubInTheFirstParagraphsIsTheUplink(t *testing.T) {
+	up := uplink(link.StatusPlanned)
+	up.Reason = "the page already links to /boots/ in its first 2 paragraphs"
+	r, _, err := Validate(input(`<p>Start with <a href="/boots/">our hiking boots guide</a>.</p>`, up))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mu := rule(r, RuleMandatoryUplink); !mu.Passed || !strings.Contains(mu.Detail, "own link to hub hub in paragraph 1") {
+		t.Errorf("mandatory uplink with the author's link to the hub in paragraph 1: %+v", mu)
+	}
+	r, _, err = Validate(input(`<p>First.</p><p>Second.</p><p>Back to <a href="/boots/">our hiking boots guide</a>.</p>`, uplink(link.StatusPlanned)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mu := rule(r, RuleMandatoryUplink); mu.Passed {
+		t.Errorf("mandatory uplink passed on the author's link to the hub in paragraph 3: %+v", mu)
+	}
+}
+
 // When the uplink waits for the LLM fallback (or anything else), the first
 // link rule fails because of it: its detail carries the uplink's reason,
 // so a reader of the report sees what will place it.
