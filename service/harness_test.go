@@ -221,6 +221,23 @@ func (h *harness) siteWithLinkedHub(siteID string) {
 	waitFor(h.t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(h.t, siteID, "boots-hub")) == 1 })
 }
 
+// siteWithOverrides publishes the test site under siteID with the given
+// policy overrides (JSON) and waits until it is projected.
+func (h *harness) siteWithOverrides(siteID, overrides string) {
+	h.t.Helper()
+	ev := siteEvent(siteID)
+	var d events.SiteUpdatedData
+	if err := json.Unmarshal(ev.Data, &d); err != nil {
+		h.t.Fatal(err)
+	}
+	d.Site.Overrides = json.RawMessage(overrides)
+	h.publish(mustEvent(ev.Type, siteID, ev.ID, d))
+	waitFor(h.t, waitLong, "site projected", func() bool {
+		_, found, err := h.svc.Store().LoadSite(context.Background(), siteID)
+		return err == nil && found
+	})
+}
+
 // waitIdle waits until every consumer has acknowledged everything and the
 // outbox is empty, twice in a row.
 func (h *harness) waitIdle(timeout time.Duration) {

@@ -16,17 +16,7 @@ func TestAPageWhoseSuggestionsAreGoneGetsAnEmptyReview(t *testing.T) {
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	reviews := collect(t, h.js, "LINKS", events.LinksReview)
-	site := siteEvent("rv")
-	var sd events.SiteUpdatedData
-	if err := json.Unmarshal(site.Data, &sd); err != nil {
-		t.Fatal(err)
-	}
-	sd.Site.Overrides = json.RawMessage(`{"max_exact_anchor_per_target": 100, "auto_link_score": 100, "review_score": 1}`)
-	h.publish(mustEvent(site.Type, "rv", site.ID, sd))
-	waitFor(t, waitLong, "site projected", func() bool {
-		_, found, err := h.svc.Store().LoadSite(t.Context(), "rv")
-		return err == nil && found
-	})
+	h.siteWithOverrides("rv", `{"max_exact_anchor_per_target": 100, "auto_link_score": 100, "review_score": 1}`)
 	h.publish(hubEvent("rv"))
 	h.publish(pageEvent("rv", "socks", "supporting", 1, supportingHTML(2)))
 	h.waitIdle(waitLong)

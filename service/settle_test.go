@@ -1,7 +1,6 @@
 package service
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -97,17 +96,7 @@ func TestASettlePassResendsAPageWhoseVerdictAloneChanged(t *testing.T) {
 func TestASettledSiteGivesTheCappedAnchorToUplinksBeforeTheHomePage(t *testing.T) {
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
-	site := siteEvent("cap")
-	var sd events.SiteUpdatedData
-	if err := json.Unmarshal(site.Data, &sd); err != nil {
-		t.Fatal(err)
-	}
-	sd.Site.Overrides = json.RawMessage(`{"max_exact_anchor_per_target": 2}`)
-	h.publish(mustEvent(site.Type, "cap", site.ID, sd))
-	waitFor(t, waitLong, "site projected", func() bool {
-		_, found, err := h.svc.Store().LoadSite(t.Context(), "cap")
-		return err == nil && found
-	})
+	h.siteWithOverrides("cap", `{"max_exact_anchor_per_target": 2}`)
 	h.publish(hubEvent("cap"))
 	h.publish(mustEvent(events.ContentGenerated, "cap", "gen-cap-home", events.ContentData{Page: events.PageInfo{
 		ID: "home", URL: "/", Title: "Shop", Kind: "home", Version: 1,
