@@ -81,7 +81,9 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 // kept answers (rw; nil with the LLM off), then writes its generated
 // blocks. ask is an answer the fallback needs first, when rw may ask.
 func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) (html []byte, ask *fallbackAsk, err error) {
-	html, err = placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site, st.page.Kind))
+	opts := markupOptions(st.site, st.page.Kind)
+	opts.OwnNames = planning.PageNames(st.page.Page)
+	html, err = placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
 	}
@@ -89,7 +91,7 @@ func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, 
 	if err != nil || ask != nil {
 		return html, ask, err
 	}
-	if err := suggestAnchors(html, links, usage, st.site.policy.MaxExactAnchorPerTarget, markupOptions(st.site, st.page.Kind)); err != nil {
+	if err := suggestAnchors(html, links, usage, st.site.policy.MaxExactAnchorPerTarget, opts); err != nil {
 		return nil, nil, fmt.Errorf("%w: anchors of page %s's suggestions: %v", ErrPermanent, st.page.ID, err)
 	}
 	html, err = insertBlocks(html, links, st)

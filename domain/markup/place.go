@@ -87,6 +87,12 @@ type Options struct {
 	// A site menu links to its hubs from every page, and the audit's
 	// missing-uplink fix must still place the in-body uplink.
 	DuplicateTargetsInBodyOnly bool
+	// OwnNames are the page's own names (its title, keywords): an
+	// occurrence inside one of them in the text ("Adjusting [cabinet
+	// doors]" on a page about adjusting cabinet doors) reads as the page
+	// naming itself, so it is taken only when the text offers a request no
+	// other place.
+	OwnNames []string
 	// GoesOn reports whether a phrase of the text (folded: lower case,
 	// single spaces) is only the front of a longer noun phrase, given the
 	// text that follows it in its run (anchors.GoesOn). Requests with
@@ -185,6 +191,7 @@ type placeConfig struct {
 	attrs    string
 	stemmer  *stemmer
 	reqs     []preparedRequest
+	ownNames []string // Options.OwnNames, folded
 }
 
 type preparedRequest struct {
@@ -214,6 +221,11 @@ func (cfg *placeConfig) stemsOf(pr *preparedRequest, ci int) *stemmedPhrase {
 
 func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 	cfg := &placeConfig{opts: opts, maxLinks: opts.MaxLinksPerParagraph, minWords: opts.MinWordsBetweenLinks}
+	for _, n := range opts.OwnNames {
+		if f := foldAnchor(n); f != "" {
+			cfg.ownNames = append(cfg.ownNames, f)
+		}
+	}
 	if cfg.maxLinks == 0 {
 		cfg.maxLinks = DefaultMaxLinksPerParagraph
 	}
@@ -394,7 +406,14 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 	if wholeFirst && r.WholePhraseFirst && !r.WholePhrase {
 		passes = 2
 	}
-	for pass := range passes {
+	// Each pass first passes over the page's own names, then takes them.
+	ownFirst := len(p.cfg.ownNames) > 0
+	avoiding := append(append([]string(nil), pr.notWithin...), p.cfg.ownNames...)
+	for step := range passes * 2 {
+		pass, own := step/2, step%2 == 1
+		if own && !ownFirst {
+			continue
+		}
 		for variation := 0; variation < 2; variation++ {
 			for ci, a := range pr.anchors {
 				if a == "" {
@@ -410,8 +429,16 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 				}
 				m.whole = wholeFirst && pass == 0
 				m.notWithin = pr.notWithin
+				if ownFirst && !own {
+					m.notWithin = avoiding
+				}
 				h, ok := p.search(&m, r.Position, &tally)
 				tally.fragment += m.fragments
+				if ownFirst && !own {
+					// Refusals for the page's own names are the next
+					// step's to report, not this link's.
+					m.inside = 0
+				}
 				tally.inside += m.inside
 				if !ok {
 					continue

@@ -101,6 +101,26 @@ func TestPlaceUplinkGoesOverTheAuthorsLaterLinkToTheHub(t *testing.T) {
 	}
 }
 
+// An occurrence inside the page's own name reads as the page naming
+// itself: another occurrence of any candidate is taken first, and the own
+// name's only when the text has no other.
+func TestPlacePassesOverThePagesOwnNameWhileTheTextOffersAnotherPlace(t *testing.T) {
+	req := LinkRequest{ID: "up", Href: "/cabinets/", Anchors: []string{"cabinet doors", "kitchen cabinet installation"},
+		Position: Position{FirstParagraphs: 2}}
+	opts := Options{OwnNames: []string{"Adjusting Cabinet Doors", "adjusting cabinet doors"}}
+	src := "<p>Adjusting cabinet doors takes a single screwdriver and finishes any kitchen cabinet installation.</p>"
+	if _, pl := placeOne(t, src, req, opts); !pl.Placed || pl.AnchorText != "kitchen cabinet installation" {
+		t.Errorf("placement %+v, want it on \"kitchen cabinet installation\", outside the page's own name", pl)
+	}
+	only := "<p>Adjusting cabinet doors takes a single screwdriver.</p>"
+	if _, pl := placeOne(t, only, req, opts); !pl.Placed || pl.AnchorText != "cabinet doors" {
+		t.Errorf("placement %+v, want it inside the page's own name, the text's only place", pl)
+	}
+	if _, pl := placeOne(t, src, req, Options{}); !pl.Placed || pl.AnchorText != "cabinet doors" {
+		t.Errorf("placement without own names %+v, want the first candidate", pl)
+	}
+}
+
 func TestPlaceEndOfArticlePrefersLastParagraph(t *testing.T) {
 	src := "<p>Boots are great.</p><p>Middle.</p><p>Boots again at the end.</p>"
 	_, pl := placeOne(t, src, LinkRequest{ID: "r", Href: "/boots/", Anchors: []string{"boots"},
