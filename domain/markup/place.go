@@ -620,7 +620,6 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	return true
 }
 
-// linksTo reports whether the page already has an internal link to path.
 // firstParagraphsEnd is where the content's first n paragraphs end: the
 // end of the n-th, or of the page when it has fewer.
 func (p *placer) firstParagraphsEnd(n int) int {
