@@ -274,13 +274,7 @@ func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]
 			return err
 		}
 		if pl := pls[0]; pl.Placed && pl.CandidateIndex >= 0 && pl.CandidateIndex < len(texts) {
-			l.Anchor, l.Paragraph = pl.AnchorText, pl.ContentParagraph
-			for _, c := range l.Candidates {
-				if c.Text == texts[pl.CandidateIndex] {
-					l.AnchorType = c.Type
-					break
-				}
-			}
+			l.Anchor, l.Paragraph, l.AnchorType = pl.AnchorText, pl.ContentParagraph, candidateType(*l, texts[pl.CandidateIndex])
 		}
 	}
 	return nil
@@ -303,13 +297,21 @@ func applyPlacement(l *link.Link, pl markup.Placement, offered []string) {
 		l.Placement = link.PlacementVariation
 	}
 	if pl.CandidateIndex >= 0 && pl.CandidateIndex < len(offered) {
-		for _, c := range l.Candidates {
-			if c.Text == offered[pl.CandidateIndex] {
-				l.AnchorType = c.Type
-				break
-			}
+		if t := candidateType(*l, offered[pl.CandidateIndex]); t != "" {
+			l.AnchorType = t
 		}
 	}
+}
+
+// candidateType is the type of the link's candidate of that text; "" when
+// it has none.
+func candidateType(l link.Link, text string) link.AnchorType {
+	for _, c := range l.Candidates {
+		if c.Text == text {
+			return c.Type
+		}
+	}
+	return ""
 }
 
 // insertBlocks writes the page's generated blocks and records their links

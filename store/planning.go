@@ -127,18 +127,8 @@ func (t *Tx) ReadForPlan(ctx context.Context, siteID, pageID string, l planning.
 	var reads PlanReads
 	queueTargets(&b, siteID, pageID, l, locks, &reads)
 	queueDecisions(&b, siteID, pageID, &reads.Decisions)
-	if dependants != nil {
-		if sql, args, ok := dependantsQuery(siteID, dependants.Of, "", dependants.Limit); ok {
-			b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-				ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-				if err != nil {
-					return fmt.Errorf("find pages depending on %s: %w", dependants.Of.ExcludedPageID, err)
-				}
-				reads.Dependants = ids
-				return nil
-			})
-			queueChangeNumber(&b, &reads.Change)
-		}
+	if dependants != nil && queueDependants(&b, siteID, dependants.Of, "", dependants.Limit, &reads.Dependants) {
+		queueChangeNumber(&b, &reads.Change)
 	}
 	if err := t.sendBatch(ctx, &b); err != nil {
 		return PlanReads{}, fmt.Errorf("lock and read what page %s is planned from: %w", pageID, err)
@@ -446,19 +436,33 @@ func (t *Tx) Lock(ctx context.Context, siteID string, l planning.Locks) error {
 // kind of dependant is its own indexed query, and only the ones that apply
 // are sent, so the cost follows the dependants asked for, not the site.
 func (t *Tx) Dependants(ctx context.Context, siteID string, d planning.Dependants, after string, limit int) ([]string, error) {
-	sql, args, ok := dependantsQuery(siteID, d, after, limit)
-	if !ok {
+	var b pgx.Batch
+	var ids []string
+	if !queueDependants(&b, siteID, d, after, limit, &ids) {
 		return nil, nil
 	}
-	rows, err := t.query(ctx, sql, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return nil, err
 	}
 	return ids, nil
+}
+
+// queueDependants queues Dependants' read into out; it reports false, and
+// queues nothing, when d names no kind of dependant.
+func queueDependants(b *pgx.Batch, siteID string, d planning.Dependants, after string, limit int, out *[]string) bool {
+	sql, args, ok := dependantsQuery(siteID, d, after, limit)
+	if !ok {
+		return false
+	}
+	b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return fmt.Errorf("find pages depending on %s: %w", d.ExcludedPageID, err)
+		}
+		*out = ids
+		return nil
+	})
+	return true
 }
 
 // dependantsQuery is the statement of Dependants; ok is false when d names
@@ -556,10 +560,16 @@ func (t *Tx) LiveTargets(ctx context.Context, siteID string, ids []string) (map[
 	if err != nil {
 		return nil, fmt.Errorf("read link targets: %w", err)
 	}
+	return targetsByID(rows)
+}
+
+// targetsByID collects rows of targetColumns by page id.
+func targetsByID(rows pgx.Rows) (map[string]planning.Target, error) {
 	targets, err := pgx.CollectRows(rows, scanTarget)
 	if err != nil {
 		return nil, fmt.Errorf("read link targets: %w", err)
 	}
+	out := make(map[string]planning.Target, len(targets))
 	for _, tg := range targets {
 		out[tg.ID] = tg
 	}

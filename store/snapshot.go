@@ -78,15 +78,9 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer string, ev events.Id
 		b.Queue(`SELECT `+targetColumns+` FROM pages WHERE site_id = $1 AND state <> 'deleted'
 			AND id = ANY(ARRAY(SELECT target_page_id FROM links WHERE site_id = $1 AND source_page_id = $2))`, siteID, pageID).
 			Query(func(rows pgx.Rows) error {
-				targets, err := pgx.CollectRows(rows, scanTarget)
-				if err != nil {
-					return fmt.Errorf("read link targets: %w", err)
-				}
-				snap.Targets = make(map[string]planning.Target, len(targets))
-				for _, tg := range targets {
-					snap.Targets[tg.ID] = tg
-				}
-				return nil
+				var err error
+				snap.Targets, err = targetsByID(rows)
+				return err
 			})
 	}
 	if err := t.sendBatch(ctx, &b); err != nil {

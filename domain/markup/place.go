@@ -373,14 +373,14 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 		return pl
 	}
 	if !p.cfg.opts.AllowDuplicateTargets {
-		before := -1 // anywhere on the page
-		if r.OverLaterLink && r.Position.FirstParagraphs > 0 {
-			before = p.firstParagraphsEnd(r.Position.FirstParagraphs)
+		within := 0 // anywhere on the page
+		if r.OverLaterLink {
+			within = r.Position.FirstParagraphs
 		}
-		if p.linksTo(pr.sitePath, before) {
+		if p.linksTo(pr.sitePath, within) {
 			pl.Reason = "the page already links to " + r.Href
-			if before >= 0 {
-				pl.Reason += fmt.Sprintf(" in its first %d paragraphs", r.Position.FirstParagraphs)
+			if within > 0 {
+				pl.Reason += fmt.Sprintf(" in its first %d paragraphs", within)
 			}
 			return pl
 		}
@@ -408,7 +408,10 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 	}
 	// Each pass first passes over the page's own names, then takes them.
 	ownFirst := len(p.cfg.ownNames) > 0
-	avoiding := append(append([]string(nil), pr.notWithin...), p.cfg.ownNames...)
+	var avoiding []string
+	if ownFirst {
+		avoiding = append(append(avoiding, pr.notWithin...), p.cfg.ownNames...)
+	}
 	for step := range passes * 2 {
 		pass, own := step/2, step%2 == 1
 		if own && !ownFirst {
@@ -620,20 +623,10 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	return true
 }
 
-// firstParagraphsEnd is where the content's first n paragraphs end: the
-// end of the n-th, or of the page when it has fewer.
-func (p *placer) firstParagraphsEnd(n int) int {
-	for _, para := range p.doc.paras {
-		if para.content == n {
-			return para.end
-		}
-	}
-	return len(p.src)
-}
-
-// linksTo reports whether the page links to path, in a link that starts
-// before byte offset before (anywhere when before is negative).
-func (p *placer) linksTo(path string, before int) bool {
+// linksTo reports whether the page links to path: anywhere when within
+// is 0, else in one of the content's first within paragraphs, as the
+// mandatory_uplink rule counts an author's link to the hub.
+func (p *placer) linksTo(path string, within int) bool {
 	if p.anchorPaths == nil {
 		p.anchorPaths = make([]string, len(p.doc.anchors))
 		host := p.cfg.opts.SiteHost
@@ -650,8 +643,16 @@ func (p *placer) linksTo(path string, before int) bool {
 		}
 	}
 	for i, have := range p.anchorPaths {
-		if have == path && (before < 0 || p.doc.anchors[i].start < before) {
+		if have != path {
+			continue
+		}
+		if within == 0 {
 			return true
+		}
+		if para := p.doc.anchors[i].para; para >= 0 {
+			if c := p.doc.paras[para].content; c > 0 && c <= within {
+				return true
+			}
 		}
 	}
 	return false

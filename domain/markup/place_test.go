@@ -95,6 +95,12 @@ func TestPlaceUplinkGoesOverTheAuthorsLaterLinkToTheHub(t *testing.T) {
 	if out, pl := placeOne(t, early, req, Options{}); pl.Placed || out != early || !strings.Contains(pl.Reason, "already links to /decking/ in its first 2 paragraphs") {
 		t.Errorf("uplink beside the author's link in paragraph 2: %+v, want it refused", pl)
 	}
+	// A link in a list between the first paragraphs is in none of them,
+	// as mandatory_uplink counts: the uplink still goes in.
+	listed := `<p>Garden decking lasts when it is oiled.</p><ul><li><a href="/decking/">our decking guide</a></li></ul><p>Second.</p>`
+	if _, pl := placeOne(t, listed, req, Options{}); !pl.Placed || pl.Paragraph != 1 {
+		t.Errorf("uplink beside the author's link in a list: %+v, want it placed in paragraph 1", pl)
+	}
 	req.OverLaterLink = false
 	if _, pl := placeOne(t, later, req, Options{}); pl.Placed || !strings.Contains(pl.Reason, "already links to /decking/") {
 		t.Errorf("a request not going over later links: %+v, want it refused", pl)

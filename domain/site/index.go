@@ -214,18 +214,26 @@ func (st Structure) ClustersSharing(facets []string) (ids []string, shared []int
 // every page planned against it agrees on it whatever order pages arrive.
 func (st Structure) ClosestCluster(facets []string, sectorID string, names []string) (string, bool) {
 	ids, shared := st.ClustersSharing(facets)
-	words := nameWords(names...)
-	best, bestInSector, bestNamed := -1, false, 0
+	// The names are compared only between clusters tied on the rest.
+	var words map[string]bool
+	named := func(id string) int {
+		if words == nil {
+			words = nameWords(names...)
+		}
+		c, _ := st.Cluster(id)
+		n := 0
+		for w := range nameWords(append([]string{c.Name, c.PrimaryKeyword}, c.Keywords...)...) {
+			if words[w] {
+				n++
+			}
+		}
+		return n
+	}
+	best, bestInSector, bestNamed := -1, false, -1 // bestNamed: -1 until asked
 	for i, id := range ids {
 		c, _ := st.Cluster(id)
 		inSector := sectorID != "" && c.SectorID == sectorID
-		named := 0
-		for w := range nameWords(append([]string{c.Name, c.PrimaryKeyword}, c.Keywords...)...) {
-			if words[w] {
-				named++
-			}
-		}
-		better := best < 0
+		better, n := best < 0, -1
 		switch {
 		case better:
 		case shared[i] != shared[best]:
@@ -233,10 +241,14 @@ func (st Structure) ClosestCluster(facets []string, sectorID string, names []str
 		case inSector != bestInSector:
 			better = inSector
 		default:
-			better = named > bestNamed
+			if bestNamed < 0 {
+				bestNamed = named(ids[best])
+			}
+			n = named(id)
+			better = n > bestNamed
 		}
 		if better {
-			best, bestInSector, bestNamed = i, inSector, named
+			best, bestInSector, bestNamed = i, inSector, n
 		}
 	}
 	if best < 0 {
