@@ -156,3 +156,73 @@ func TestASettledSiteGivesTheCappedAnchorToUplinksBeforeTheHomePage(t *testing.T
 		t.Errorf("the home page kept the capped keyword %q that an article's uplink needed: %+v", r.anchor, got)
 	}
 }
+
+// A publisher that puts the HTML of each page's links.inserted live, and
+// says so with content.published at the same version, changes no link:
+// a page's links count once in the link graph, as its plan, whether or
+// not the page is live, so going live moves no score. Before, a live
+// page's links counted both as its plan and as its link map, and pages
+// published this way got new links and new HTML at the same version.
+func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("publishes a 50-page site")
+	}
+	t.Parallel()
+	const siteID = "publish-back"
+	h := startHarness(t, testConfig(t))
+	structure, pages := customSite(siteID)
+	h.publish(structure)
+	h.waitIdle(waitLong)
+	for _, ev := range pages {
+		h.publish(ev)
+	}
+	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(pages) })
+	h.waitIdle(3 * time.Minute)
+
+	ctx := t.Context()
+	type state struct {
+		rows []linkRow
+		html string
+		sent int
+	}
+	read := func() map[string]state {
+		out := map[string]state{}
+		for _, p := range customSitePages() {
+			links, err := h.svc.Store().LinksFrom(ctx, siteID, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec, ok, err := h.svc.Store().Page(ctx, siteID, p.ID)
+			if err != nil || !ok {
+				t.Fatalf("page %s: stored %v, err %v", p.ID, ok, err)
+			}
+			out[p.ID] = state{rowsOf(links), rec.LinkedHTML, len(h.inserted.insertedFor(t, siteID, p.ID))}
+		}
+		return out
+	}
+	before := read()
+	for _, p := range customSitePages() {
+		last, ok := h.inserted.latestFor(t, siteID, p.ID)
+		if !ok {
+			t.Fatalf("page %s: no links.inserted", p.ID)
+		}
+		p.HTML = last.HTML
+		h.publish(mustEvent(events.ContentPublished, siteID, "live-"+p.ID, events.ContentData{Page: p}))
+	}
+	h.waitIdle(3 * time.Minute)
+	time.Sleep(5 * testConfig(t).SettleDelay)
+	h.waitIdle(3 * time.Minute)
+	after := read()
+	for _, p := range customSitePages() {
+		b, a := before[p.ID], after[p.ID]
+		if !reflect.DeepEqual(b.rows, a.rows) {
+			t.Errorf("page %s: links changed when the pages went live%s", p.ID, rowDiff(b.rows, a.rows))
+		}
+		if b.html != a.html {
+			t.Errorf("page %s: linked HTML changed when the pages went live", p.ID)
+		}
+		if a.sent != b.sent {
+			t.Errorf("page %s: %d links.inserted more after the pages went live", p.ID, a.sent-b.sent)
+		}
+	}
+}

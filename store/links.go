@@ -224,10 +224,17 @@ func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
 }
 
 // RefreshLinkCounts recomputes the cached inbound and outbound counts of the
-// given pages, and the inbound count from the live site alone. A page
-// with a live version counts the links of its link map (what is live); a
-// page never published counts the links we placed in it. A page whose
-// counts did not move is not written.
+// given pages, and the inbound count that scores read. A page with a live
+// version counts the links of its link map (what is live); a page never
+// published counts the links we placed in it. A page whose counts did not
+// move is not written.
+//
+// The count scores read (live_inbound_link_count) takes each source page
+// once: the live links of the pages we do not plan, and none of a page we
+// plan, whose links the planner counts as its plan (the settle pass's
+// tally). Counting a planned page's live links as well counted them
+// twice once it went live, so publishing the HTML we sent moved scores
+// and changed links at the same version.
 //
 // Each count starts from the page's own links, through the (site,
 // target) or (site, source) index, and looks each link's source page up
@@ -247,10 +254,14 @@ func (t *Tx) RefreshLinkCounts(ctx context.Context, siteID string, pageIDs []str
 const refreshLinkCountsSQL = `
 		WITH counts AS MATERIALIZED (
 			SELECT p.id,
-				(SELECT count(*) FROM link_map lm
-				  WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active'
-				    AND (SELECT s.state <> 'deleted' AND (s.live_version IS NOT NULL OR s.state = 'published')
-				           FROM pages s WHERE s.site_id = lm.site_id AND s.id = lm.source_page_id)) AS live_inbound,
+				-- [links from live pages, of them from pages we do not plan]
+				(SELECT ARRAY[count(*) FILTER (WHERE source > 0), count(*) FILTER (WHERE source = 2)]
+				   FROM (SELECT (SELECT CASE WHEN s.state = 'deleted' OR (s.live_version IS NULL AND s.state <> 'published') THEN 0
+				                             WHEN s.plan_id <> '' THEN 1 ELSE 2 END
+				                   FROM pages s WHERE s.site_id = lm.site_id AND s.id = lm.source_page_id) AS source
+				           FROM link_map lm
+				          WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active') live
+				) AS live_inbound,
 				(SELECT count(*) FROM links l
 				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb'
 				    AND (SELECT s.state = 'generated' AND s.live_version IS NULL
@@ -264,15 +275,15 @@ const refreshLinkCountsSQL = `
 				END AS outbound
 			FROM pages p
 			WHERE p.site_id = $1 AND p.id = ANY($2))
-		UPDATE pages p SET live_inbound_link_count = c.live_inbound, inbound_link_count = c.live_inbound + c.planned_inbound,
+		UPDATE pages p SET live_inbound_link_count = c.live_inbound[2], inbound_link_count = c.live_inbound[1] + c.planned_inbound,
 			outbound_link_count = c.outbound,
-			-- live inbound links weigh in scores: a move is a change to settle
-			changed_xid = CASE WHEN p.live_inbound_link_count <> c.live_inbound THEN pg_current_xact_id() ELSE p.changed_xid END,
-			changed_at = CASE WHEN p.live_inbound_link_count <> c.live_inbound THEN clock_timestamp() ELSE p.changed_at END
+			-- the inbound links scores read weigh in them: a move is a change to settle
+			changed_xid = CASE WHEN p.live_inbound_link_count <> c.live_inbound[2] THEN pg_current_xact_id() ELSE p.changed_xid END,
+			changed_at = CASE WHEN p.live_inbound_link_count <> c.live_inbound[2] THEN clock_timestamp() ELSE p.changed_at END
 		FROM counts c WHERE p.site_id = $1 AND p.id = c.id
 		  -- a count that has not moved writes no new version of a hot row
 		  AND (p.live_inbound_link_count, p.inbound_link_count, p.outbound_link_count)
-		      IS DISTINCT FROM (c.live_inbound, c.live_inbound + c.planned_inbound, c.outbound)`
+		      IS DISTINCT FROM (c.live_inbound[2], c.live_inbound[1] + c.planned_inbound, c.outbound)`
 
 // dedupe returns the distinct non-empty ids in sorted order, so concurrent
 // refreshes lock shared rows in the same order.

@@ -19,10 +19,12 @@ import (
 )
 
 // targetColumns read a page as a planning target, with its inbound links
-// on the live site (the link map of published pages). The planned graph
-// (the links of other pages' committed plans) is not counted yet: counted
-// as plans commit, it made scores, and so links, depend on the moment
-// each plan ran, even with pages arriving one at a time.
+// on the live site from the pages we do not plan (the link map of
+// published pages; RefreshLinkCounts). The planned graph (the links of
+// the pages we plan) is not counted here: counted as plans commit, it
+// made scores, and so links, depend on the moment each plan ran, even with
+// pages arriving one at a time. The settle pass adds it in an order that
+// does not depend on timing.
 const targetColumns = `id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels, attributes,
 	priority, published_at, version, live_inbound_link_count, COALESCE(link_score, 0)`
 
