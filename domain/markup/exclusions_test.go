@@ -94,6 +94,10 @@ func TestPlaceVariations(t *testing.T) {
 		{"english", "<p>The best running shoe for trails.</p>", "running shoes", "running shoe"},
 		{"english", "<p>We tested hiking boots.</p>", "hiking boot", "hiking boots"},
 		{"english", "<p>She runs trails daily.</p>", "run trail", "runs trails"},
+		{"english", "<p>For everyday sandwich loaves, a mixer helps.</p>", "sandwich loaf", "sandwich loaves"},
+		{"english", "<p>Loaves of sourdough keep.</p>", "loaf of sourdough", "Loaves of sourdough"},
+		{"english", "<p>Check the pipe fittings first.</p>", "pipe fitting", "pipe fittings"},
+		{"english", "<p>Fill the raised bed with compost.</p>", "raised beds", "raised bed"},
 		{"spanish", "<p>Las mejores zapatillas de correr.</p>", "zapatilla de correr", "zapatillas de correr"},
 		{"russian", "<p>Лучшие беговые кроссовки для бега.</p>", "беговая кроссовка", "беговые кроссовки"},
 		{"french", "<p>Des chaussures de randonnée légères.</p>", "chaussure de randonnée", "chaussures de randonnée"},
@@ -105,6 +109,18 @@ func TestPlaceVariations(t *testing.T) {
 				t.Fatalf("placement %+v", pl)
 			}
 		})
+	}
+	// An activity is not what is done: "baking" does not match "baked" or
+	// "bake", though the stems agree.
+	for _, c := range []struct{ src, anchor string }{
+		{"<p>A loaf of sourdough baked on an open tray sets too soon.</p>", "sourdough baking"},
+		{"<p>Blind bake at 180 degrees for twenty minutes.</p>", "blind baking"},
+		{"<p>The sourdough baking went well.</p>", "sourdough baked"},
+	} {
+		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: "english"})
+		if pl.Placed {
+			t.Errorf("%q was placed on %q in %s", c.anchor, pl.Anchor, c.src)
+		}
 	}
 	// A literal match of a later candidate beats a variation of an earlier one.
 	_, pl := placeOne(t, "<p>trail shoe and trail runners</p>", LinkRequest{ID: "1", Href: "/x/",

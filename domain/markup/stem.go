@@ -14,10 +14,51 @@ import (
 	"github.com/kljensen/snowball/swedish"
 )
 
-// stemmer reduces a folded word to its stem, so that "boots" and "boot",
-// "running" and "run" match each other.
+// stemmer reduces a folded word to its stem, so that "boots" and "boot"
+// match each other.
 type stemmer struct {
 	fn func(word string, stemStopWords bool) string
+	// irregular maps plurals the stemmer does not fold ("loaves") to their
+	// singular, and plurals their singular back.
+	irregular, plurals map[string]string
+	// form, when set, tells word forms whose stems agree apart: a word
+	// matches only a word of the same form.
+	form func(word string) wordForm
+}
+
+// wordForm is what an English word's ending makes of it: "baking" is an
+// activity, "baked" and "bake" what is done, so "sourdough baked" and
+// "blind bake" are not variations of "sourdough baking" and "blind
+// baking", though their stems agree.
+type wordForm uint8
+
+const (
+	formBase wordForm = iota
+	formGerund
+	formPast
+)
+
+// englishForm reads a word's form from its ending, a plural of a gerund
+// noun ("fittings") as the gerund.
+func englishForm(w string) wordForm {
+	w = strings.TrimSuffix(w, "s")
+	switch {
+	case len(w) > 4 && strings.HasSuffix(w, "ing"):
+		return formGerund
+	case len(w) > 3 && strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed"):
+		return formPast
+	}
+	return formBase
+}
+
+// englishIrregularPlurals are plurals the Snowball stemmer leaves apart
+// from their singular.
+var englishIrregularPlurals = map[string]string{
+	"loaves": "loaf", "leaves": "leaf", "knives": "knife", "halves": "half", "shelves": "shelf",
+	"wolves": "wolf", "calves": "calf", "lives": "life", "wives": "wife", "thieves": "thief",
+	"scarves": "scarf", "hooves": "hoof", "sheaves": "sheaf", "men": "man", "women": "woman",
+	"children": "child", "teeth": "tooth", "feet": "foot", "geese": "goose", "mice": "mouse",
+	"people": "person", "oxen": "ox", "dice": "die",
 }
 
 func stemmerFor(lang string) (*stemmer, error) {
@@ -26,7 +67,11 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "none":
 		return nil, nil
 	case "english", "en":
-		fn = english.Stem
+		plurals := make(map[string]string, len(englishIrregularPlurals))
+		for pl, sg := range englishIrregularPlurals {
+			plurals[sg] = pl
+		}
+		return &stemmer{fn: english.Stem, irregular: englishIrregularPlurals, plurals: plurals, form: englishForm}, nil
 	case "spanish", "es":
 		fn = spanish.Stem
 	case "french", "fr":
@@ -53,7 +98,16 @@ func (s *stemmer) stem(w string) (out string) {
 			out = w
 		}
 	}()
+	if sg, ok := s.irregular[w]; ok {
+		w = sg
+	}
 	return s.fn(w, true)
+}
+
+// sameForm reports whether two words whose stems agree are forms of one
+// another for matching.
+func (s *stemmer) sameForm(a, b string) bool {
+	return s.form == nil || s.form(a) == s.form(b)
 }
 
 // stemmedPhrase is an anchor as a run of word stems and the exact separators
@@ -98,6 +152,10 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 				for n < len(word) && n < len(stem) && word[n] == stem[n] {
 					n++
 				}
+				if pl, ok := s.plurals[word]; ok {
+					// "loaf" is also found as "loaves"
+					n = min(n, commonPrefix(word, pl))
+				}
 				for n > 0 && n < len(word) && !utf8.RuneStart(word[n]) {
 					n-- // keep whole characters
 				}
@@ -112,4 +170,12 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 		return nil // no common ground between word and stem to search for
 	}
 	return sp
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
