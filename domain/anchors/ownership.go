@@ -190,8 +190,8 @@ func comparedStems(t token) []string {
 		return nil
 	}
 	out := []string{t.stem}
-	if strings.Contains(t.low, "-") {
-		for _, part := range strings.Split(t.low, "-") {
+	if parts := strings.Split(t.low, "-"); len(parts) > 1 && !privative[parts[len(parts)-1]] {
+		for _, part := range parts {
 			pt := token{low: part, stem: stem(part), lex: lexClass(part)}
 			if contentWord(pt) && pt.stem != t.stem {
 				out = append(out, pt.stem)
@@ -200,6 +200,10 @@ func comparedStems(t token) []string {
 	}
 	return out
 }
+
+// privative endings make a compound the opposite of its first part:
+// "dairy-free butter" is no "dairy butter".
+var privative = set("free", "less")
 
 // contentWord reports whether a word counts when phrases and names are
 // compared: not a closed-class word or common verb, not a word too generic

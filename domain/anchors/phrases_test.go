@@ -77,6 +77,14 @@ func TestTheDemosFragmentsAreNoLongerNaturalPhrases(t *testing.T) {
 			// Both targets are named by it; ownership (next test) decides.
 			want: [][]string{{"leather and synthetic trail boots"}, {"leather and synthetic trail boots"}},
 		},
+		// trial 13: "dairy" of "dairy-free" counted as a word of the name
+		{
+			name:     "a compound ending on -free is not its first part: dairy butter does not name dairy-free butter",
+			text:     "They now cream almost like dairy butter, though they vary in water content.",
+			targets:  []Target{{PrimaryKeywords: []string{"plant-based butter"}, Variations: []string{"vegan butter", "dairy-free butter"}, Title: "Choosing Plant-Based Butter for Baking"}},
+			fragment: "dairy butter",
+			want:     [][]string{nil},
+		},
 		// an eighth trial site's sibling link named two things
 		{
 			name:     "a coordinated phrase whose first conjunct is no word of the target's names keeps the second",
