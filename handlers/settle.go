@@ -227,11 +227,12 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 		return settledPage{}, false, err
 	}
 	targets, horizon := reads.Targets, reads.Horizon
-	// A target's inbound links are its live ones and those the pages
-	// before it in the pass placed: the planned graph, counted in an order
-	// that does not depend on timing.
+	// A target's inbound links are the live ones from pages we do not plan
+	// and those the pages before it in the pass placed: the planned graph,
+	// counted in an order that does not depend on timing. A planned page
+	// that went live counts once, by its plan.
 	for i := range targets {
-		targets[i].Inbound += tally.inbound[targets[i].ID]
+		targets[i].Inbound = targets[i].UnplannedInbound + tally.inbound[targets[i].ID]
 	}
 	in, err := planning.NewInput(sc.structure, sc.policy, page.Page, targets)
 	if err != nil {

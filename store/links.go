@@ -224,17 +224,18 @@ func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
 }
 
 // RefreshLinkCounts recomputes the cached inbound and outbound counts of the
-// given pages, and the inbound count that scores read. A page with a live
+// given pages, and the inbound counts that scores read. A page with a live
 // version counts the links of its link map (what is live); a page never
 // published counts the links we placed in it. A page whose counts did not
 // move is not written.
 //
-// The count scores read (live_inbound_link_count) takes each source page
-// once: the live links of the pages we do not plan, and none of a page we
-// plan, whose links the planner counts as its plan (the settle pass's
-// tally). Counting a planned page's live links as well counted them
-// twice once it went live, so publishing the HTML we sent moved scores
-// and changed links at the same version.
+// Scores read the inbound links from live pages (live_inbound_link_count)
+// as a page is planned, and in a settle pass those from the live pages we
+// do not plan (unplanned_inbound_link_count), to which the pass adds the
+// links of the plans before it: each source page counts once there, so a
+// planned page that goes live with the HTML we sent moves no settled
+// score. A move of the count the pass reads marks the page changed for
+// settling.
 //
 // Each count starts from the page's own links, through the (site,
 // target) or (site, source) index, and looks each link's source page up
@@ -275,15 +276,15 @@ const refreshLinkCountsSQL = `
 				END AS outbound
 			FROM pages p
 			WHERE p.site_id = $1 AND p.id = ANY($2))
-		UPDATE pages p SET live_inbound_link_count = c.live_inbound[2], inbound_link_count = c.live_inbound[1] + c.planned_inbound,
-			outbound_link_count = c.outbound,
-			-- the inbound links scores read weigh in them: a move is a change to settle
-			changed_xid = CASE WHEN p.live_inbound_link_count <> c.live_inbound[2] THEN pg_current_xact_id() ELSE p.changed_xid END,
-			changed_at = CASE WHEN p.live_inbound_link_count <> c.live_inbound[2] THEN clock_timestamp() ELSE p.changed_at END
+		UPDATE pages p SET live_inbound_link_count = c.live_inbound[1], unplanned_inbound_link_count = c.live_inbound[2],
+			inbound_link_count = c.live_inbound[1] + c.planned_inbound, outbound_link_count = c.outbound,
+			-- the inbound links a settle pass reads weigh in its scores: a move is a change to settle
+			changed_xid = CASE WHEN p.unplanned_inbound_link_count <> c.live_inbound[2] THEN pg_current_xact_id() ELSE p.changed_xid END,
+			changed_at = CASE WHEN p.unplanned_inbound_link_count <> c.live_inbound[2] THEN clock_timestamp() ELSE p.changed_at END
 		FROM counts c WHERE p.site_id = $1 AND p.id = c.id
 		  -- a count that has not moved writes no new version of a hot row
-		  AND (p.live_inbound_link_count, p.inbound_link_count, p.outbound_link_count)
-		      IS DISTINCT FROM (c.live_inbound[2], c.live_inbound[1] + c.planned_inbound, c.outbound)`
+		  AND (p.live_inbound_link_count, p.unplanned_inbound_link_count, p.inbound_link_count, p.outbound_link_count)
+		      IS DISTINCT FROM (c.live_inbound[1], c.live_inbound[2], c.live_inbound[1] + c.planned_inbound, c.outbound)`
 
 // dedupe returns the distinct non-empty ids in sorted order, so concurrent
 // refreshes lock shared rows in the same order.

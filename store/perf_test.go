@@ -580,3 +580,49 @@ func TestEventTransactionsRunOnGenericPlansAndOthersKeepTheirs(t *testing.T) {
 		t.Fatalf("the transactions ran on %d sessions, want one", len(sessions))
 	}
 }
+
+// A settle pass counts each source page once: a page we plan by the
+// placed links of its plan, live or not (its tally), and a page we do not
+// plan by its live links (unplanned_inbound_link_count). A planned page
+// that went live is not counted again by its link map there; a page
+// planned as it arrives still reads every live link.
+func TestTheSettledCountTakesOnlyTheLiveLinksOfPagesWeDoNotPlan(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "home")
+	lcPage(t, s, "hub", "generated", false)
+	lcPage(t, s, "draft", "generated", false)    // planned, not live
+	lcPage(t, s, "went-live", "published", true) // planned, live with the HTML we sent
+	lcPage(t, s, "theirs", "published", true)    // live, never planned
+	if _, err := s.pool.Exec(ctx, `UPDATE pages SET plan_id = 'plan-' || id WHERE site_id = 'shop' AND id IN ('hub', 'draft', 'went-live')`); err != nil {
+		t.Fatal(err)
+	}
+	toHub := []LinkMapRow{{TargetURL: "/hub/", TargetPageID: "hub", Internal: true, Follow: true, Position: "body"}}
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		for _, source := range []string{"went-live", "theirs"} {
+			if err := tx.ReplaceLinkMap(ctx, "shop", source, toHub); err != nil {
+				return err
+			}
+		}
+		for _, source := range []string{"draft", "went-live"} {
+			if err := tx.ReplaceLinks(ctx, "shop", source, 1, []link.Link{
+				lcLink(source+"-up", source, "hub", link.StatusVerified, link.ZoneInBody),
+			}); err != nil {
+				return err
+			}
+		}
+		return tx.QueueLinkCounts(ctx, "shop", []string{"hub"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RefreshQueuedLinkCounts(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	// from live pages, from live pages we do not plan, as shown (what is
+	// live and what is placed in pages not live yet)
+	got := queryStrings(t, s, `SELECT live_inbound_link_count || ' ' || unplanned_inbound_link_count || ' ' || inbound_link_count
+		FROM pages WHERE site_id = 'shop' AND id = 'hub'`)
+	if want := []string{"2 1 3"}; !slices.Equal(got, want) {
+		t.Errorf("the hub's counts are %q, want %q: went-live and theirs are live, theirs alone is not planned, draft is placed", got, want)
+	}
+}

@@ -26,8 +26,13 @@ import (
 // what scoring needs to know of it. Its HTML is not loaded.
 type Target struct {
 	site.Page
-	// Inbound is the target's inbound links on the live site.
+	// Inbound is the target's inbound links in the site's link graph that
+	// scores read.
 	Inbound int
+	// UnplannedInbound is its live inbound links from the pages we do not
+	// plan: a settle pass adds the planned graph to them, so each source
+	// page counts once.
+	UnplannedInbound int
 	// LinkScore is its link score (0–100) from the site's last whole-site
 	// audit; 0 when it has none.
 	LinkScore float64
