@@ -123,7 +123,10 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 		}
 		if placed {
 			for i, l := range links {
-				if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned && l.Reason != "" && !strings.HasPrefix(l.Reason, reasonAllCapped) {
+				// A link whose target the page links already, or that only the
+				// anchor cap stops, is no work for the fallback.
+				if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned && l.Reason != "" &&
+					!strings.HasPrefix(l.Reason, reasonAllCapped) && !markup.LinkedAlready(l.Reason) {
 					links[i].Reason += "; " + awaitsFallback
 				}
 			}

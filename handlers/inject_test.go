@@ -131,3 +131,26 @@ func TestASuggestionShowsTheWordsThatWouldCarryIt(t *testing.T) {
 		t.Errorf("suggestion whose text holds no candidate: anchor %q in paragraph %d, want none", l.Anchor, l.Paragraph)
 	}
 }
+
+// An uplink the author's own link in the first paragraphs carries, and a
+// link to a target the page links already, stay planned with that
+// reason and are no work for the LLM fallback, which would write a second
+// link to the same page; a link no text carries is.
+func TestALinkThePageCarriesAlreadyIsNotLeftForTheFallback(t *testing.T) {
+	src := []byte(`<p>Start with <a href="/boots/">our boots guide</a> before you buy.</p>` + "\n<p>" + strings.Repeat("word ", 60) + "</p>\n")
+	links := []link.Link{
+		{ID: "up", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
+			Status: link.StatusPlanned, FirstParagraphs: 2, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}},
+		{ID: "sib", TargetPageID: "socks", TargetURL: "/socks/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking socks", Type: link.AnchorPrimaryKeyword}}},
+	}
+	if _, err := placeInBody(src, links, nil, 3, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if links[0].Status != link.StatusPlanned || !markup.LinkedAlready(links[0].Reason) || awaitingFallback(links[0]) {
+		t.Errorf("uplink the author's link carries: %+v, want it planned, saying the page links the hub already, not for the fallback", links[0])
+	}
+	if links[1].Status != link.StatusPlanned || !awaitingFallback(links[1]) {
+		t.Errorf("sibling no text names: %+v, want it left for the fallback", links[1])
+	}
+}

@@ -121,6 +121,20 @@ type Placement struct {
 	Start, End int
 }
 
+// Reasons of a request not placed because its link is there already:
+// no other text would carry it either.
+const (
+	ReasonCarried        = "the page already carries a link with this ID"
+	ReasonAlreadyLinked  = "the page already links to "
+	ReasonEarlierRequest = "an earlier request already links to "
+)
+
+// LinkedAlready reports whether a placement's reason is that the page, or
+// an earlier request, links to its target already.
+func LinkedAlready(reason string) bool {
+	return reason == ReasonCarried || strings.HasPrefix(reason, ReasonAlreadyLinked) || strings.HasPrefix(reason, ReasonEarlierRequest)
+}
+
 // ErrBadRequest is wrapped by every error about an unusable LinkRequest.
 var ErrBadRequest = errors.New("markup: bad link request")
 
@@ -369,7 +383,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 		}
 	}
 	if slices.Contains(p.markers, r.ID) {
-		pl.Reason = "the page already carries a link with this ID"
+		pl.Reason = ReasonCarried
 		return pl
 	}
 	if !p.cfg.opts.AllowDuplicateTargets {
@@ -378,7 +392,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 			within = r.Position.FirstParagraphs
 		}
 		if p.linksTo(pr.sitePath, within) {
-			pl.Reason = "the page already links to " + r.Href
+			pl.Reason = ReasonAlreadyLinked + r.Href
 			if within > 0 {
 				pl.Reason += fmt.Sprintf(" in its first %d paragraphs", within)
 			}
@@ -386,7 +400,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 		}
 		for _, in := range p.placed {
 			if p.cfg.reqs[in.req].sitePath == pr.sitePath {
-				pl.Reason = "an earlier request already links to " + r.Href
+				pl.Reason = ReasonEarlierRequest + r.Href
 				return pl
 			}
 		}
