@@ -389,6 +389,10 @@ func outcomes(links []link.Link) []linkOutcome {
 	for i, l := range links {
 		out[i] = linkOutcome{l.ID, l.TargetPageID, string(l.Type), string(l.Zone), string(l.Status), l.Anchor,
 			string(l.AnchorType), l.Placement, l.Reason, l.Paragraph, l.FailedRules}
+		if len(l.FailedRules) == 0 {
+			// read back from the store as [], from validation as nil
+			out[i].FailedRules = nil
+		}
 	}
 	return out
 }
