@@ -54,12 +54,19 @@ func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crum
 }
 
 // crumbName is what a page is called in every trail it is on, its own and
-// those of the pages under it: a hub by its cluster's name when the site
-// gives one, any page by its short title (the part before a subtitle).
+// those of the pages under it: a hub by its cluster's name and a sector
+// page by its sector's when the site gives one (the pages under a sector
+// name it so, its page or not), any page by its short title (the part
+// before a subtitle).
 func crumbName(st site.Structure, p site.Page) string {
-	if p.Kind == site.KindHub {
+	switch p.Kind {
+	case site.KindHub:
 		if c, ok := st.Cluster(p.ClusterID); ok && c.Name != "" {
 			return c.Name
+		}
+	case site.KindSector:
+		if sec, ok := st.Sector(p.SectorID); ok && sec.Name != "" && sec.URL == p.URL {
+			return sec.Name
 		}
 	}
 	if short := anchors.ShortTitle(p.Title); short != "" {

@@ -1300,6 +1300,25 @@ func TestAPageHasOneNameInEveryTrail(t *testing.T) {
 	}
 }
 
+// A sector page titled otherwise than its sector is called by the
+// sector's name in its own trail, as in the trails under it.
+func TestASectorPageIsCalledByItsSectorsNameInItsOwnTrail(t *testing.T) {
+	boots := bootsCluster()
+	st := testSite(boots)
+	sector := site.Page{ID: "hiking-page", SiteID: "s", URL: "/hiking/", Title: "Hiking Gear for Every Trail", Kind: site.KindSector, SectorID: "hiking"}
+	own := Breadcrumbs(st, sector, nil, nil)
+	hub := hubOf(boots)
+	under := Breadcrumbs(st, articleIn(boots, "care", "Boot Care"), &hub, nil)
+	if got := own[len(own)-1].Name; got != "Hiking" {
+		t.Errorf("the sector page's own crumb is %q, want the sector's name %q", got, "Hiking")
+	}
+	for _, c := range under {
+		if c.URL == sector.URL && c.Name != "Hiking" {
+			t.Errorf("an article's trail calls the sector %q, want %q", c.Name, "Hiking")
+		}
+	}
+}
+
 func TestTheAttributeStepIsTheNearestTermPageOnTheHubsPathWhicheverValueComesFirst(t *testing.T) {
 	// boots has season=winter and terrain=mountain; season=winter sorts
 	// first, and its term page is off the hub's path: the step is still
