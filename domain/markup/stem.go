@@ -61,17 +61,22 @@ var englishIrregularPlurals = map[string]string{
 	"people": "person", "oxen": "ox", "dice": "die",
 }
 
+// englishStemmer is shared by every placement: a stemmer is never changed.
+var englishStemmer = func() *stemmer {
+	plurals := make(map[string]string, len(englishIrregularPlurals))
+	for pl, sg := range englishIrregularPlurals {
+		plurals[sg] = pl
+	}
+	return &stemmer{fn: english.Stem, irregular: englishIrregularPlurals, plurals: plurals, form: englishForm}
+}()
+
 func stemmerFor(lang string) (*stemmer, error) {
 	var fn func(string, bool) string
 	switch strings.ToLower(lang) {
 	case "none":
 		return nil, nil
 	case "english", "en":
-		plurals := make(map[string]string, len(englishIrregularPlurals))
-		for pl, sg := range englishIrregularPlurals {
-			plurals[sg] = pl
-		}
-		return &stemmer{fn: english.Stem, irregular: englishIrregularPlurals, plurals: plurals, form: englishForm}, nil
+		return englishStemmer, nil
 	case "spanish", "es":
 		fn = spanish.Stem
 	case "french", "fr":
@@ -148,10 +153,7 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 			word := folded[start:i]
 			if len(sp.words) == 0 {
 				stem := s.stem(word)
-				n := 0
-				for n < len(word) && n < len(stem) && word[n] == stem[n] {
-					n++
-				}
+				n := commonPrefix(word, stem)
 				if pl, ok := s.plurals[word]; ok {
 					// "loaf" is also found as "loaves"
 					n = min(n, commonPrefix(word, pl))
