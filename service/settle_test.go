@@ -175,7 +175,8 @@ func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
 	}
 	t.Parallel()
 	const siteID = "publish-back"
-	h := startHarness(t, testConfig(t))
+	cfg := testConfig(t)
+	h := startHarness(t, cfg)
 	structure, pages := customSite(siteID)
 	h.publish(structure)
 	h.waitIdle(waitLong)
@@ -216,7 +217,7 @@ func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
 		h.publish(mustEvent(events.ContentPublished, siteID, "live-"+p.ID, events.ContentData{Page: p}))
 	}
 	h.waitIdle(3 * time.Minute)
-	time.Sleep(5 * testConfig(t).SettleDelay)
+	time.Sleep(5 * cfg.SettleDelay)
 	h.waitIdle(3 * time.Minute)
 	after := read()
 	for _, p := range customSitePages() {
@@ -242,7 +243,7 @@ func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
 		}
 	}
 	h.waitIdle(3 * time.Minute)
-	time.Sleep(5 * testConfig(t).SettleDelay)
+	time.Sleep(5 * cfg.SettleDelay)
 	h.waitIdle(3 * time.Minute)
 	// what a publisher sees of a links.inserted, its scores left out
 	type seen struct {
