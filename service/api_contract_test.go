@@ -42,6 +42,7 @@ func siteState(t *testing.T, conn *pgx.Conn) string {
 // fields, malformed JSON and forged cursors each get their 4xx. None of it
 // changes anything, and every answer is the one the document describes.
 func TestEveryRouteAnswersOnlyItsOwnSitesTokensAndRefusesBadInputUnchanged(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	const siteA, siteB = "contract-a", "contract-b"

@@ -102,6 +102,7 @@ func storedPlan(t *testing.T, conn *pgx.Conn, siteID, pageID, planID string) (ke
 // announced, as Postgres holds it), and each page's links.inserted
 // follows.
 func TestPlanInsertAndBatchInsertAnswerWithJobsThatCarryThePlannedLinks(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	const site = "plan-jobs"
@@ -211,6 +212,7 @@ func TestPlanInsertAndBatchInsertAnswerWithJobsThatCarryThePlannedLinks(t *testi
 // and the command's one effect (one audit, one inbox row of the
 // re-planner), and the bus carried one command event.
 func TestARetriedPOSTWithTheSameIdempotencyKeyMakesOneJobAndOneCommandEvent(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	const site = "retried-posts"

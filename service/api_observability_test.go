@@ -26,6 +26,7 @@ type apiLogLine struct {
 // request is one INFO line with its route, status and latency, and the
 // token's site and name; the token's secret is nowhere in the logs.
 func TestEachAPIRequestIsLoggedWithItsRouteStatusLatencyAndTokenButNeverItsSecret(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	logs := &lockedBuffer{}
 	cfg.Logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -84,6 +85,7 @@ func TestEachAPIRequestIsLoggedWithItsRouteStatusLatencyAndTokenButNeverItsSecre
 // the route's label and status 200, and interlinker_api_request_seconds
 // a count for the route.
 func TestAPIRequestsAreCountedByRouteAndStatusAndTimedByRoute(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	const site = "counted"

@@ -15,6 +15,7 @@ import (
 // the ETag again; another one is 200. A resource that changed has a new
 // ETag, and its old one is 200 with the new representation.
 func TestEveryRouteThatSendsAnETagAnswers304WhileItIsCurrent(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	const site = "etags"
@@ -104,6 +105,7 @@ func TestEveryRouteThatSendsAnETagAnswers304WhileItIsCurrent(t *testing.T) {
 // many as Postgres holds for it, paged through with small pages. Filters
 // that leave some links out prove they filter.
 func TestLinkFiltersListExactlyTheLinksTheStoreHoldsForThem(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	site := h.linkExampleSite("outdoor-gear")

@@ -161,6 +161,7 @@ func (c apiClient) getJSON(path, token string, v any) {
 }
 
 func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.AdminToken = "operator-secret-for-tests"
 	h := &auditHarness{harness: startHarness(t, cfg)}

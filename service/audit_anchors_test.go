@@ -55,6 +55,7 @@ func existingSiteWithDominantAnchor(siteID string) (events.Event, []events.PageI
 }
 
 func TestADominantAnchorIsVariedEndToEnd(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-dominant"
 	structure, pages := existingSiteWithDominantAnchor(siteID)
@@ -150,6 +151,7 @@ func TestADominantAnchorIsVariedEndToEnd(t *testing.T) {
 }
 
 func TestEverySuggestedAnchorMarkedFoundIsTextOfItsPage(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-anchors"
 	structure, pages := existingSiteWithDominantAnchor(siteID)

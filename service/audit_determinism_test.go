@@ -14,6 +14,7 @@ import (
 // an audit scores its recommendations from the links of its own snapshot,
 // so the counts being anything at all changes none of them.
 func TestAnAuditsRecommendationsAreAFunctionOfItsSnapshot(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := &auditHarness{harness: startHarness(t, cfg)}
 	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)

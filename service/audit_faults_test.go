@@ -42,6 +42,7 @@ func completedAudits(c *collector, siteID string) map[string]events.AuditComplet
 }
 
 func TestAnAuditCutOffMidwayIsRunAgainAndNeverServedHalfDone(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.ShutdownTimeout = 3 * time.Second
 	h := startHarness(t, cfg)
@@ -139,6 +140,7 @@ func TestAnAuditCutOffMidwayIsRunAgainAndNeverServedHalfDone(t *testing.T) {
 }
 
 func TestTwoAuditsOfOneSiteAtOnceBothCompleteWithTheSameFigures(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := &auditHarness{harness: startHarness(t, cfg)}
 	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
@@ -221,6 +223,7 @@ func TestAnAuditThatKeepsFailingIsGivenUpWithItsReason(t *testing.T) {
 // them; nothing crashes. A page holding U+0000 is the one event refused,
 // at once and with its reason.
 func TestPagesWhoseHTMLIsBrokenAreAuditedAsTheyStand(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := &auditHarness{harness: startHarness(t, cfg)}
 	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)

@@ -188,6 +188,7 @@ func isUnderLinkedFix(r store.StoredRecommendation) bool {
 }
 
 func TestApplyingFixesToUnderLinkedPagesAddsLinksWhoseAnchorsAreTheirText(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-under")
 	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
@@ -281,6 +282,7 @@ func TestApplyingFixesToUnderLinkedPagesAddsLinksWhoseAnchorsAreTheirText(t *tes
 }
 
 func TestApplyingFixesBringsOverLinkedPagesWithinTheirMaximum(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-over")
 	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
@@ -359,6 +361,7 @@ type brokenPlants struct {
 }
 
 func TestABrokenLinkIsPointedAtItsLiveHubOrRemovedKeepingItsText(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages, deleted, plants := existingSiteWithBrokenLinks("cadence-broken")
 	run := fixAllAndAuditAgain(t, h, structure, pages, deleted...)
@@ -456,6 +459,7 @@ func deletedPages(pages []events.PageInfo) []events.PageInfo {
 }
 
 func TestAFixValidationRefusesIsRefusedWithItsRulesAndThePagesOtherFixesApply(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-refused"
 	structure, pages := existingSite(siteID)

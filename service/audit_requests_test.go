@@ -15,6 +15,7 @@ import (
 // itself.
 
 func TestALinkFromAPageToItselfDoesNotMakeItNonOrphan(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-self"
 	structure, pages := existingSite(siteID)
@@ -65,6 +66,7 @@ func TestALinkFromAPageToItselfDoesNotMakeItNonOrphan(t *testing.T) {
 }
 
 func TestAnAuditRequestWithoutAnAuditIDTakesTheEventID(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-default-id"
 	structure, pages := existingSite(siteID)

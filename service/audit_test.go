@@ -108,6 +108,7 @@ var tagOfLink = regexp.MustCompile(`(?i)</?a\b[^>]*>`)
 func withoutLinks(s string) string { return tagOfLink.ReplaceAllString(s, "") }
 
 func TestAnExistingSitesAuditFiguresAreTheCountsOfItsHTML(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-live"
 	structure, pages := existingSite(siteID)
@@ -275,6 +276,7 @@ func TestAnExistingSitesAuditFiguresAreTheCountsOfItsHTML(t *testing.T) {
 }
 
 func TestAuditRefusesWhatItCannotDoWithAReason(t *testing.T) {
+	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-refusals"
 	structure, pages := existingSite(siteID)

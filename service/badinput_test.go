@@ -13,6 +13,7 @@ import (
 )
 
 func TestBadInputIsDeadLetteredWithItsReasonAndProcessingGoesOn(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	// Decoding and schema-checking the 20 MB page takes about 4.7 s under
 	// the race detector (about a tenth of that without), close to the

@@ -14,6 +14,7 @@ import (
 // A re-plan whose cause the dependant's current plan has already seen is
 // skipped; one from a later cause, or from a deletion, is carried out.
 func TestAReplanTheCurrentPlanAlreadyAnsweredIsSkipped(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
@@ -71,6 +72,7 @@ func TestAReplanTheCurrentPlanAlreadyAnsweredIsSkipped(t *testing.T) {
 // Articles arriving together each ask their hub to re-plan; however many
 // of those re-plans are coalesced, the hub's last emission lists them all.
 func TestABurstOfArticlesEndsWithTheHubListingEveryOne(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	const n = 40

@@ -17,6 +17,7 @@ import (
 const waitLong = 90 * time.Second
 
 func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
@@ -104,6 +105,7 @@ func hasRule(v events.ValidationReport, name string, passed bool) bool {
 }
 
 func TestTheSameEventThreeTimesHasOneEffect(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	ev := pageEvent("s1", "care", "supporting", 1, supportingHTML(1))
@@ -131,6 +133,7 @@ func TestTheSameEventThreeTimesHasOneEffect(t *testing.T) {
 }
 
 func TestAnOlderVersionArrivingLateChangesNothing(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	newer := strings.Replace(supportingHTML(1), "tip number 1", "tip number 1, revised", 1)
@@ -153,6 +156,7 @@ func TestAnOlderVersionArrivingLateChangesNothing(t *testing.T) {
 }
 
 func TestTwentyConcurrentEventsForOneSiteAllLink(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	var wg sync.WaitGroup
@@ -183,6 +187,7 @@ func TestTwentyConcurrentEventsForOneSiteAllLink(t *testing.T) {
 }
 
 func TestTheLinkRecordCarriesTheAnchorAsReadersSeeIt(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	// A full page: the header's tagline is not a content paragraph, and the
@@ -203,6 +208,7 @@ func TestTheLinkRecordCarriesTheAnchorAsReadersSeeIt(t *testing.T) {
 // where its result is read, not only in the service's log: here a term
 // page whose site gives it no attribute value to list hubs by.
 func TestAPagesLinksInsertedCarriesWhatThePlannerNotedAboutIt(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.publish(mustEvent(events.ContentGenerated, "s1", "gen-s1-wool-v1", events.ContentData{Page: events.PageInfo{

@@ -8,6 +8,7 @@ import (
 )
 
 func TestAHubArrivingAfterManyArticlesReplansThemAPageAtATime(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.FanoutPage = 2
 	h := startHarness(t, cfg)

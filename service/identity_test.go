@@ -14,6 +14,7 @@ func withIdentity(ev events.Event, source, id string) events.Event {
 }
 
 func TestTheSameEventIDFromTwoSitesAndTwoSourcesHasEveryEffect(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 
 	// Two tenants whose CMSes both number their events from 1.

@@ -18,6 +18,7 @@ import (
 )
 
 func TestHealthReadinessAndMetricsAreServed(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.waitIdle(waitLong)
@@ -55,6 +56,7 @@ func TestHealthReadinessAndMetricsAreServed(t *testing.T) {
 }
 
 func TestReadinessFailsWhenAConsumerIsMissing(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -70,6 +72,7 @@ func TestReadinessFailsWhenAConsumerIsMissing(t *testing.T) {
 }
 
 func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
+	t.Parallel()
 	// The page waits for its site through redeliveries; the suite's
 	// schedule (4 deliveries in 350ms) would dead-letter it whenever a
 	// loaded machine takes longer to project the site.
@@ -87,6 +90,7 @@ func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
 }
 
 func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
@@ -193,6 +197,7 @@ func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
 }
 
 func TestShutdownPastItsBudgetLeavesWorkBehindWithoutPanicking(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.ShutdownTimeout = time.Second
 	proxy := storetest.NewProxy(t, "127.0.0.1:5432")
@@ -240,6 +245,7 @@ func (b *lockedBuffer) String() string {
 }
 
 func TestEachFailedDeliveryIsLoggedOnceAndNeitherItNorTheShutdownAsAnError(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	// The budget is not under test: the page must outlast the wait for
 	// its site however slowly the test polls.

@@ -28,6 +28,7 @@ func queryValue[T any](t *testing.T, h *harness, sql string, args ...any) T {
 }
 
 func TestADeleteHandledBeforeItsGenerateKeepsThePageGone(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 
@@ -60,6 +61,7 @@ func TestADeleteHandledBeforeItsGenerateKeepsThePageGone(t *testing.T) {
 }
 
 func TestAnOlderVersionGoingLiveAfterANewerDraftRecordsItsLinkMap(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
@@ -92,6 +94,7 @@ func TestAnOlderVersionGoingLiveAfterANewerDraftRecordsItsLinkMap(t *testing.T) 
 }
 
 func TestSiteUpdatesApplyInTheOrderTheBrokerStoredThem(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	// The producer's clock runs backwards, one update has no time at all,
 	// and the site projector's workers take them concurrently: the last
@@ -121,6 +124,7 @@ func TestSiteUpdatesApplyInTheOrderTheBrokerStoredThem(t *testing.T) {
 }
 
 func TestEachLinksInsertedOfAPageCarriesAHigherSequence(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	for i := range 5 {

@@ -22,6 +22,7 @@ func smallPayloadServer(t *testing.T, maxPayload int32) string {
 }
 
 func TestEventsTooLargeForTheServerNeverStallThePipeline(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.NATSURL = smallPayloadServer(t, 16<<10)
 	h := startHarness(t, cfg)

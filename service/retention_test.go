@@ -9,6 +9,7 @@ import (
 )
 
 func TestAHubKeepsOnlyItsNewestSnapshots(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	site := siteEvent("s1")
 	var d events.SiteUpdatedData

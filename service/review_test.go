@@ -13,6 +13,7 @@ import (
 // suggestions left, with the sequence of its last links.inserted, or a
 // reviewer would be shown a link to a deleted page for ever.
 func TestAPageWhoseSuggestionsAreGoneGetsAnEmptyReview(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	reviews := collect(t, h.js, "LINKS", events.LinksReview)

@@ -22,6 +22,7 @@ import (
 // race that leaves one in a real run (pages injected at once, each seeing
 // the others' anchors part-way) cannot be forced.
 func TestASettlePassResendsAPageWhoseVerdictAloneChanged(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	h.siteWithLinkedHub("s1")
@@ -95,6 +96,7 @@ func TestASettlePassResendsAPageWhoseVerdictAloneChanged(t *testing.T) {
 // whose link to the hub is optional, gives way: the pass lets supporting
 // articles choose first.
 func TestASettledSiteGivesTheCappedAnchorToUplinksBeforeTheHomePage(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
 	h.siteWithOverrides("cap", `{"max_exact_anchor_per_target": 2}`)

@@ -23,6 +23,7 @@ func listedInRelatedArticles(d events.LinksInsertedData) []string {
 }
 
 func TestReplanningKeepsSnapshotsAndAnyOneCanBeRestored(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
@@ -71,6 +72,7 @@ func TestReplanningKeepsSnapshotsAndAnyOneCanBeRestored(t *testing.T) {
 }
 
 func TestRestoringASnapshotOfAnotherVersionIsRefusedWithItsReason(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
@@ -89,6 +91,7 @@ func TestRestoringASnapshotOfAnotherVersionIsRefusedWithItsReason(t *testing.T) 
 }
 
 func TestPublishingANewerVersionReplansItFromTheStrippedHTML(t *testing.T) {
+	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))

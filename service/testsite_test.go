@@ -646,6 +646,7 @@ func names(text, name string) bool {
 // shared attribute values and what each page's text names, so that an
 // acceptance failure is never the generator's.
 func TestTheGeneratedSiteHasTheShapeItsDocumentationGives(t *testing.T) {
+	t.Parallel()
 	structure, evs := customSite("shape")
 	again, evs2 := customSite("shape")
 	if !reflect.DeepEqual(structure, again) || !reflect.DeepEqual(evs, evs2) {

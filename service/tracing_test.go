@@ -65,6 +65,7 @@ func (c *capturedLogs) WithAttrs([]slog.Attr) slog.Handler { return c }
 func (c *capturedLogs) WithGroup(string) slog.Handler      { return c }
 
 func TestOnePagesJourneyIsOneTraceAcrossItsStagesAndTwoReplicas(t *testing.T) {
+	t.Parallel()
 	exporter := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exporter))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })

@@ -89,6 +89,7 @@ func serveVerifySite(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.T) {
+	t.Parallel()
 	live := startLiveSite(t, serveVerifySite)
 	partner := startLiveSite(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "1")
@@ -240,6 +241,7 @@ func waitVerified(t *testing.T, c *collector, siteID, id string) events.VerifyCo
 // are live: the links whose target answers 404 become broken, the others
 // keep their status, and each records when it was checked.
 func TestVerificationMarksPlannedLinksBrokenOrKeepsThemVerified(t *testing.T) {
+	t.Parallel()
 	live := startLiveSite(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/hiking/boots/" { // the hub is gone from the live site
 			http.NotFound(w, r)
