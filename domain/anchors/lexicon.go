@@ -369,6 +369,21 @@ var foreign = set(
 // "the best lightweight hiking boots" gives "lightweight hiking boots".
 var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect")
 
+// degreeAdverbs grade the adjective after them ("a very light tent"):
+// a natural phrase does not start on that adjective. Adverbs that focus a
+// whole noun phrase ("only", "also", "especially") are not among them.
+var degreeAdverbs = set("very", "too", "so", "quite", "rather", "fairly", "really", "extremely", "incredibly",
+	"highly", "hugely", "truly", "surprisingly", "remarkably", "exceptionally", "unusually", "relatively",
+	"reasonably", "slightly", "somewhat")
+
+// comparatives grade the adjective after them when an article comes
+// first: "the most powerful", "a less expensive".
+var comparatives = set("most", "least", "more", "less")
+
+// articles are the words that make "most" or "more" after them grade an
+// adjective.
+var articles = set("the", "a", "an")
+
 // matchStopWords are open-class words too generic to tell targets apart
 // ("The Best Boots Guide", "Fill Power Explained", "the Right Pair").
 var matchStopWords = set("best", "guide", "complete", "ultimate", "explained", "right")

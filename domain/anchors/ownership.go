@@ -184,8 +184,14 @@ func contentStems(toks []token) map[string]bool {
 
 // comparedStems are the stems a word adds to contentStems: none for a word
 // that is not a content word, its stem, and the stems of the content parts
-// of a hyphenated compound.
+// of a hyphenated compound. A number is compared too, though it is no
+// content word of a phrase: in a name it tells pages apart ("the
+// 50/30/20 budget" is not any "good budget"; "Windows 11" is not
+// "Windows 10").
 func comparedStems(t token) []string {
+	if allDigits(t.low) {
+		return []string{t.low}
+	}
 	if !contentWord(t) {
 		return nil
 	}

@@ -236,8 +236,26 @@ func tokenize(run string) []token {
 		content := !t.verb
 		t.start = t.start && content
 		t.final = t.final && content && t.lex != cPart
+		if i > 0 && graded(toks, i) {
+			// "the most [powerful sinking fund]" would cut the
+			// superlative in two: the phrase starts after the word graded.
+			t.start = false
+		}
 	}
 	return toks
+}
+
+// graded reports whether toks[i] is graded by the word before it: a degree
+// adverb ("very", "really", "surprisingly"), or a comparative or
+// superlative after an article ("the most", "a less"), which grade an
+// adjective. Without the article "most" and "more" also count nouns ("most
+// hiking boots"), so they do not count.
+func graded(toks []token, i int) bool {
+	prev := toks[i-1].low
+	if degreeAdverbs[prev] {
+		return true
+	}
+	return comparatives[prev] && i > 1 && articles[toks[i-2].low]
 }
 
 // resolve decides whether toks[i] is a verb (or any word a noun phrase

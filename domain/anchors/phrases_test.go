@@ -93,6 +93,28 @@ func TestTheDemosFragmentsAreNoLongerNaturalPhrases(t *testing.T) {
 			fragment: "play and indoor cat enrichment",
 			want:     [][]string{{"indoor cat enrichment"}},
 		},
+		// a fourteenth trial site's uplink cut "most powerful" in two
+		{
+			name:     "a phrase does not start on an adjective that a superlative grades",
+			text:     "A car fund is the most flexible holiday travel fund a family can run.",
+			targets:  []Target{{PrimaryKeywords: []string{"travel fund"}, Title: "Travel Funds"}},
+			fragment: "flexible holiday travel fund",
+			want:     [][]string{{"holiday travel fund"}},
+		},
+		{
+			name:     "nor on one a degree adverb grades",
+			text:     "It is a really cheap holiday travel fund to keep.",
+			targets:  []Target{{PrimaryKeywords: []string{"travel fund"}, Title: "Travel Funds"}},
+			fragment: "cheap holiday travel fund",
+			want:     [][]string{{"holiday travel fund"}},
+		},
+		{
+			name:     "'most' counting a noun without an article leaves the phrase whole",
+			text:     "Most flexible holiday travel funds fail in their first year.",
+			targets:  []Target{{PrimaryKeywords: []string{"travel fund"}, Title: "Travel Funds"}},
+			fragment: "holiday travel funds",
+			want:     [][]string{{"flexible holiday travel funds"}},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := sag(t)
@@ -157,6 +179,11 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 		{"the target the phrase is a name of wins", "Running shoes",
 			[]Target{{PrimaryKeywords: []string{"replace running shoes"}, Title: "When to Replace Running Shoes"},
 				{PrimaryKeywords: []string{"running shoes"}, Title: "Running Shoes: How to Choose"}}, 1},
+		// a fourteenth trial site's wrong target: the numbers of "50/30/20
+		// budget" were no words of it, so "good budget" held all of it
+		{"a name's numbers are words of it", "good budget",
+			[]Target{{PrimaryKeywords: []string{"50/30/20 rule"}, Variations: []string{"50/30/20 budget"}, Title: "The 50/30/20 Rule"},
+				{PrimaryKeywords: []string{"budgeting"}, Variations: []string{"budget", "monthly budget"}, Title: "Budgeting: How to Build a Budget"}}, 1},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
