@@ -529,7 +529,7 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 	}
 	scores := planning.TargetScores(in)
 	hub := ""
-	if planning.NeedsUplink(page) {
+	if planning.NeedsUplink(r.sc.policy.Name, page) {
 		hub = r.auditor.Hub(page.ClusterID)
 	}
 	var scored []audit.ScoredLink

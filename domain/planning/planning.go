@@ -110,11 +110,23 @@ func PlanPage(ctx context.Context, in Input) (Plan, error) {
 // text for its anchors), so this stops a plan within milliseconds.
 const checkEvery = 64
 
-// NeedsUplink reports whether the rules require the page to link to its
-// cluster hub: every supporting article does (SAG link type 1, mandatory;
-// the silo policy's child-to-parent link).
-func NeedsUplink(p site.Page) bool {
+// NeedsUplink reports whether the rules of the policy require the page to
+// link to its cluster hub. Under SAG every supporting article does (link
+// type 1, mandatory); its products and services are linked by hubs and
+// link no hub themselves. Under silo every page of a cluster but its
+// parent is a child, and a child links first to its parent: the silo
+// knows parents and children, not page kinds.
+func NeedsUplink(pol string, p site.Page) bool {
+	if pol == policy.Silo {
+		return SiloChild(p)
+	}
 	return p.Kind == site.KindSupporting && p.ClusterID != ""
+}
+
+// SiloChild reports whether the page is a child of its cluster under the
+// silo policy: any page of a cluster but the hub.
+func SiloChild(p site.Page) bool {
+	return p.ClusterID != "" && p.Kind != site.KindHub
 }
 
 // unlimited stands for a density table entry without a maximum.
@@ -269,7 +281,7 @@ func (pl *planner) sag() {
 // article to its hub, placed in the first paragraphs.
 func (pl *planner) verticalUp() {
 	page, hub := pl.in.Page, pl.in.Hub
-	if !NeedsUplink(page) {
+	if !NeedsUplink(pl.in.Policy.Name, page) {
 		return
 	}
 	if hub == nil {
@@ -283,8 +295,8 @@ func (pl *planner) verticalUp() {
 	l.Candidates = pl.rankAnchors(hub.ID, pl.anchorCandidates(Target{Page: *hub}), &l)
 	l.FirstParagraphs = pl.in.Policy.UplinkParagraphs
 	l.Mandatory = true
-	l.Explanation = fmt.Sprintf("vertical_up: every supporting article links to its cluster hub (%s), in paragraph 1–%d; %s",
-		page.ClusterID, l.FirstParagraphs, l.Explanation)
+	l.Explanation = fmt.Sprintf("vertical_up: every %s page of a cluster links to its hub (%s), in paragraph 1–%d; %s",
+		page.Kind, page.ClusterID, l.FirstParagraphs, l.Explanation)
 	pl.add(l)
 	pl.budget--
 }

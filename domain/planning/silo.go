@@ -78,7 +78,7 @@ func (pl *planner) siloFlat() {
 
 // siloParent links a cluster's parent to its children only.
 func (pl *planner) siloParent() {
-	for _, s := range pl.siloRank(pl.clusterArticles()) {
+	for _, s := range pl.siloRank(pl.siloChildren()) {
 		if pl.stopped() {
 			return
 		}
@@ -92,7 +92,7 @@ func (pl *planner) siloParent() {
 
 // siloSiblings links a child to its siblings after its parent link.
 func (pl *planner) siloSiblings() {
-	for _, s := range pl.siloRank(pl.clusterArticles()) {
+	for _, s := range pl.siloRank(pl.siloChildren()) {
 		if pl.stopped() {
 			return
 		}
@@ -101,6 +101,19 @@ func (pl *planner) siloSiblings() {
 		}
 		pl.addSilo(s, link.TypeHorizontal, "a child links to its parent and its siblings")
 	}
+}
+
+// siloChildren are the children of the page's cluster among the targets:
+// its supporting articles and also its products, services and plain pages,
+// which a silo links as it links articles (SiloChild).
+func (pl *planner) siloChildren() []Target {
+	var out []Target
+	for _, t := range pl.targets {
+		if t.ClusterID == pl.in.Page.ClusterID && SiloChild(t.Page) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (pl *planner) addSilo(s siloScored, t link.Type, why string) {

@@ -205,6 +205,32 @@ func TestSiloChildLinksParentFirstThenSiblings(t *testing.T) {
 	}
 }
 
+// A fourteenth trial site's products sat in clusters under silo with no
+// link in or out of their cluster's parent: a silo knows parents and
+// children only, so they are children.
+func TestSiloProductsAndServicesOfAClusterAreItsChildren(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	product := articleIn(boots, "b-shop", "Boot Shop")
+	product.Kind = site.KindProduct
+	service := articleIn(boots, "b-fit", "Boot Fitting")
+	service.Kind = site.KindService
+	article := articleIn(boots, "b-1", "Boot Notes Explained")
+
+	plan := planOf(t, siloInput(t, hub, &hub, Target{Page: product}, Target{Page: service}, Target{Page: article}))
+	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"b-1", "b-fit", "b-shop"}) {
+		t.Errorf("parent links to %v, want its article, service and product", got)
+	}
+
+	plan = planOf(t, siloInput(t, product, &hub, Target{Page: hub}, Target{Page: service}, Target{Page: article}))
+	if len(plan.Links) == 0 || plan.Links[0].TargetPageID != hub.ID || plan.Links[0].Type != link.TypeVerticalUp || !plan.Links[0].Mandatory {
+		t.Fatalf("product's links %v: the first must be the mandatory link to its parent", targetIDs(plan.Links))
+	}
+	if got := targetIDs(plan.Links[1:]); !reflect.DeepEqual(got, []string{"b-1", "b-fit"}) {
+		t.Errorf("product's siblings %v, want the article and the service", got)
+	}
+}
+
 func TestSiloBudgetIsAtMostFive(t *testing.T) {
 	boots := bootsCluster()
 	hub := hubOf(boots)

@@ -9,6 +9,7 @@ import (
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/site"
 )
 
 // This file holds the rules both policies share: no self links, no
@@ -113,6 +114,12 @@ func paragraphDensity(in Input, found []markup.Link) RuleResult {
 	if len(problems) > 0 {
 		r.Passed = false
 		r.Detail = strings.Join(problems, "; ")
+		return r
+	}
+	if in.Page.Kind == site.KindHome {
+		// The home page's text is a list of the site's sections: its
+		// paragraphs have no link limit (planning.ParagraphLimits).
+		r.Detail = fmt.Sprintf("%d paragraph(s) with our links: the home page's paragraphs have no link limit", len(paragraphs))
 		return r
 	}
 	r.Detail = fmt.Sprintf("%d paragraph(s) with our links: at most %d links each, %d+ words apart", len(paragraphs), maxLinks, minWords)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
 )
 
@@ -69,13 +70,11 @@ func directionRules(in Input) RuleResult {
 	var allowed func(site.Page) bool
 	var want string
 	if in.Page.Kind == site.KindHub {
-		want = "children (supporting pages of cluster " + cluster + ")"
-		allowed = func(t site.Page) bool { return t.Kind == site.KindSupporting && t.ClusterID == cluster }
+		want = "children (the other pages of cluster " + cluster + ")"
+		allowed = func(t site.Page) bool { return planning.SiloChild(t) && t.ClusterID == cluster }
 	} else {
 		want = "its parent hub and siblings in cluster " + cluster
-		allowed = func(t site.Page) bool {
-			return t.ClusterID == cluster && (t.Kind == site.KindHub || t.Kind == site.KindSupporting)
-		}
+		allowed = func(t site.Page) bool { return t.ClusterID == cluster }
 	}
 	var problems []string
 	for _, l := range in.Links {

@@ -179,19 +179,27 @@ func TestSiloHubLinkingOnlyToItsChildrenPassesDirectionRules(t *testing.T) {
 	}
 }
 
-func TestSiloHubLinkingToANonChildFailsDirectionRules(t *testing.T) {
-	// The product shares the cluster, so silo integrity holds, but it is not
-	// one of the hub's children.
-	links := []link.Link{to("care", "care", link.TypeVerticalDown), to("sizing", "sizing", link.TypeVerticalDown), to("shop", "shop", "")}
+func TestSiloHubLinksTheProductOfItsClusterAsAChild(t *testing.T) {
+	// A silo knows parents and children: the product of the hub's cluster
+	// is one of its children, as its articles are.
+	links := []link.Link{to("care", "care", link.TypeVerticalDown), to("shop", "shop", link.TypeVerticalDown)}
 	r, out := validate(t, inputFor(t, policy.Silo, "hub", linkedHTML(links...), links...))
-	d := rule(r, RuleDirection)
-	if d.Passed || r.Passed || !strings.Contains(d.Detail, "link shop points to product page shop") {
+	if d := rule(r, RuleDirection); !d.Passed || !r.Passed {
 		t.Errorf("direction %+v", d)
 	}
-	if !rule(r, RuleSiloIntegrity).Passed {
-		t.Errorf("silo integrity should hold: %+v", rule(r, RuleSiloIntegrity))
+	if out["shop"].Status != link.StatusVerified {
+		t.Errorf("links %+v", out)
 	}
-	if out["shop"].Status != link.StatusFlagged || out["care"].Status != link.StatusVerified {
+}
+
+func TestSiloHubLinkingOutsideItsClusterFailsDirectionRules(t *testing.T) {
+	links := []link.Link{to("care", "care", link.TypeVerticalDown), to("sizing", "sizing", link.TypeVerticalDown), to("away", "pitch", "")}
+	r, out := validate(t, inputFor(t, policy.Silo, "hub", linkedHTML(links...), links...))
+	d := rule(r, RuleDirection)
+	if d.Passed || r.Passed || !strings.Contains(d.Detail, "link away points to supporting page pitch in cluster tents") {
+		t.Errorf("direction %+v", d)
+	}
+	if out["away"].Status != link.StatusFlagged || out["care"].Status != link.StatusVerified {
 		t.Errorf("links %+v", out)
 	}
 }
@@ -205,14 +213,27 @@ func TestSiloChildLinkingToParentAndSiblingsPassesDirectionRules(t *testing.T) {
 }
 
 func TestSiloChildLinkingToANonSiblingFailsDirectionRules(t *testing.T) {
-	links := []link.Link{to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal), to("shop", "shop", "")}
+	links := []link.Link{to("up", "hub", link.TypeVerticalUp), to("s1", "shop", link.TypeHorizontal), to("away", "pitch", "")}
 	r, out := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(links...), links...))
 	d := rule(r, RuleDirection)
 	if d.Passed || !strings.Contains(d.Detail, "supporting care may link only to its parent hub and siblings") {
 		t.Errorf("direction %+v", d)
 	}
-	if !failedRule(out["shop"], RuleDirection) || out["s1"].Status != link.StatusVerified {
+	// The product of its cluster is a sibling; the page of another cluster is not.
+	if !failedRule(out["away"], RuleDirection) || out["s1"].Status == link.StatusFlagged {
 		t.Errorf("links %+v", out)
+	}
+}
+
+func TestSiloProductOfAClusterLinksToItsParentFirst(t *testing.T) {
+	sib, up := to("sib", "sizing", link.TypeHorizontal), to("up", "hub", link.TypeVerticalUp)
+	r, _ := validate(t, inputFor(t, policy.Silo, "shop", linkedHTML(sib, up), sib, up))
+	if fl := rule(r, RuleFirstLink); fl.Name == "" || fl.Passed || r.Passed {
+		t.Errorf("first link %+v: a child product whose first link is a sibling must fail it", fl)
+	}
+	r, _ = validate(t, inputFor(t, policy.Silo, "shop", linkedHTML(up, sib), up, sib))
+	if fl, d := rule(r, RuleFirstLink), rule(r, RuleDirection); !fl.Passed || !d.Passed || !r.Passed {
+		t.Errorf("first link %+v, direction %+v", fl, d)
 	}
 }
 
@@ -223,5 +244,19 @@ func TestSiloRulesDoNotApplyUnderSAG(t *testing.T) {
 		if hasRule(r, name) {
 			t.Errorf("SAG report has silo rule %s", name)
 		}
+	}
+}
+
+// A fourteenth trial site's home page was told "at most 2147483647 links
+// each, 0+ words apart".
+func TestTheHomePagesParagraphDensitySaysItHasNoLimit(t *testing.T) {
+	links := []link.Link{to("a", "care", ""), to("b", "sizing", ""), to("c", "laces", "")}
+	html := "<p>Start with " + anchorTag(links[0]) + ", " + anchorTag(links[1]) + " and " + anchorTag(links[2]) + ".</p>"
+	in := inputFor(t, policy.Silo, "hub", html, links...)
+	in.Page.Kind, in.Page.ClusterID = site.KindHome, ""
+	r, _ := validate(t, in)
+	d := rule(r, RuleParagraphDensity)
+	if !d.Passed || !strings.Contains(d.Detail, "no link limit") || strings.Contains(d.Detail, "2147483647") {
+		t.Errorf("paragraph density %+v", d)
 	}
 }

@@ -105,14 +105,14 @@ func rules(in Input, found []markup.Link) []RuleResult {
 		out = append(out, budget(in, found), siloIntegrity(in))
 	}
 	out = append(out, noSelfLinks(in), noDuplicateTargets(in), paragraphDensity(in, found), anchorDiversity(in, found))
-	if planning.NeedsUplink(in.Page) {
+	if planning.NeedsUplink(in.Policy.Name, in.Page) {
 		out = append(out, firstLink(in, found))
 	}
-	if silo && isClusterPage(in.Page) {
+	if silo && in.Page.ClusterID != "" {
 		out = append(out, directionRules(in))
 	}
 	if sag {
-		if planning.NeedsUplink(in.Page) {
+		if planning.NeedsUplink(in.Policy.Name, in.Page) {
 			out = append(out, mandatoryUplink(in, found))
 		}
 		out = append(out, densityRange(in, found), linkTypeCaps(in))
@@ -148,12 +148,6 @@ func settle(links []link.Link, results []RuleResult) []link.Link {
 		out[i] = l
 	}
 	return out
-}
-
-// isClusterPage reports whether the page is a parent (hub) or child
-// (supporting page) of a cluster, the pages the direction rules govern.
-func isClusterPage(p site.Page) bool {
-	return p.ClusterID != "" && (p.Kind == site.KindHub || p.Kind == site.KindSupporting)
 }
 
 // contentLinks are the internal links a writer put in the content: ours and
