@@ -28,6 +28,10 @@ type profile struct {
 type name struct {
 	heads map[string]map[string]bool // head nouns of its noun phrases (stems), each with the phrase's content words
 	words map[string]bool            // its content words (stems)
+	// verbal: the name holds a verb ("pay off debt", "save money"), which
+	// no noun phrase holds, so a phrase with all its content words ("high-rate
+	// debt", "extra money") still lacks what it names.
+	verbal bool
 }
 
 func newProfile(names []string) profile {
@@ -72,6 +76,11 @@ func newProfile(names []string) profile {
 		}
 		pr.exact[nounPhrase(toks).stemKey()] = true
 		n.words = contentStems(toks)
+		for _, t := range toks {
+			if t.verb && (t.lex == cVerb || t.lex == cAmbig || t.lex == cGer) {
+				n.verbal = true
+			}
+		}
 		if len(n.heads) == 0 {
 			// A name in which the lexicon sees no noun phrase is headed by
 			// its last content word.
@@ -118,7 +127,9 @@ func newProfile(names []string) profile {
 // rating"). Words of two different names do not add up: "canister stoves"
 // does not name a target called "winter stove" and "inverted canister";
 // nor do words of two phrases of one name: "two-income family" does not
-// name "Insurance: Protecting Your Income, Health and Family".
+// name "Insurance: Protecting Your Income, Health and Family". A name
+// holding a verb ("pay off debt") is named only the second way: "high-rate
+// debt" holds all of its content words but not what it names.
 //
 // ws is contentStems(np), or nil to have it worked out.
 func (pr profile) named(np nounPhrase, ws map[string]bool) bool {
@@ -162,7 +173,7 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 		if !ok {
 			continue
 		}
-		if count(phrase) >= 2 || count(n.words) == len(n.words) {
+		if count(phrase) >= 2 || !n.verbal && count(n.words) == len(n.words) {
 			return true
 		}
 	}

@@ -184,6 +184,14 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 		{"a name's numbers are words of it", "good budget",
 			[]Target{{PrimaryKeywords: []string{"50/30/20 rule"}, Variations: []string{"50/30/20 budget"}, Title: "The 50/30/20 Rule"},
 				{PrimaryKeywords: []string{"budgeting"}, Variations: []string{"budget", "monthly budget"}, Title: "Budgeting: How to Build a Budget"}}, 1},
+		// ... and its uplink "[high-rate debt]": the name "pay off debt" has
+		// one content word, which a phrase about a kind of debt holds
+		{"a name holding a verb is not named by its nouns alone", "high-rate debt",
+			[]Target{{PrimaryKeywords: []string{"debt payoff"}, Variations: []string{"pay off debt", "getting out of debt"}}}, -1},
+		{"nor is a verb phrase of one noun", "extra money",
+			[]Target{{PrimaryKeywords: []string{"frugal living"}, Variations: []string{"save money"}}}, -1},
+		{"a name holding a verb is still named by two words of its noun phrase", "sturdy hiking boots",
+			[]Target{{PrimaryKeywords: []string{"choose hiking boots"}, Title: "How to Choose Hiking Boots"}}, 0},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
