@@ -50,12 +50,23 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 		add(k, link.AnchorPrimaryKeyword)
 	}
 	add(t.Title, link.AnchorPageTitle)
-	add(ShortTitle(t.Title), link.AnchorPageTitle)
+	add(withoutArticle(ShortTitle(t.Title)), link.AnchorPageTitle)
 	add(t.Brand, link.AnchorBranded)
 	for _, phrase := range natural() {
 		add(phrase, link.AnchorNatural)
 	}
 	return out
+}
+
+// withoutArticle is a short title without the article it opens on: "The
+// 50/30/20 Rule" is found in "the [50/30/20 rule]", not as "[the 50/30/20
+// rule]", an anchor that opens on a determiner.
+func withoutArticle(title string) string {
+	first, rest, ok := strings.Cut(title, " ")
+	if ok && articles[strings.ToLower(first)] {
+		return strings.TrimSpace(rest)
+	}
+	return title
 }
 
 // names are what a target is called by: its keywords and its title.

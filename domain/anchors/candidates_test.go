@@ -76,6 +76,21 @@ func TestNaturalPhrasesNeverCrossPunctuationOrTags(t *testing.T) {
 	}
 }
 
+// A fourteenth trial site linked "[the 50/30/20 rule]" by its short title.
+func TestAShortTitleCandidateDoesNotOpenOnAnArticle(t *testing.T) {
+	tg := Target{PrimaryKeywords: []string{"zero-based budget"}, Title: "The 50/30/20 Rule: A Simple Budget for Busy People"}
+	var titles []string
+	for _, a := range Candidates(tg, nil, sag(t)) {
+		if a.Type == link.AnchorPageTitle {
+			titles = append(titles, a.Text)
+		}
+	}
+	want := []string{"The 50/30/20 Rule: A Simple Budget for Busy People", "50/30/20 Rule"}
+	if !reflect.DeepEqual(titles, want) {
+		t.Errorf("title candidates %q, want %q", titles, want)
+	}
+}
+
 func TestAShortTitleDropsTheSubtitleTheQuestionsAnswerAndTheAside(t *testing.T) {
 	for title, want := range map[string]string{
 		"Sleeping Pads: How R-Value Works":                      "Sleeping Pads",
