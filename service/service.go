@@ -103,16 +103,28 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
 	poolSize := cfg.PoolSize(len(routes))
-	if handlerCount := int32(max(cfg.Workers, 1) * len(routes)); poolSize < handlerCount {
-		s.log.Warn("fewer database connections than handlers: handlers will queue for connections",
-			"db_max_conns", poolSize, "handlers", handlerCount)
-	}
 	if err := retryStart(ctx, "open database", func() error {
-		st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxConns: poolSize})
+		// A pool sized to the workers is a default: it is cut to what
+		// the server allows. One set by hand is kept, and warned of.
+		st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxConns: poolSize, FitToServer: cfg.DBMaxConns == 0})
 		s.store = st
 		return err
 	}); err != nil {
 		return nil, err
+	}
+	switch limit := s.store.ServerConnections(); {
+	case limit <= 0 || int(poolSize) <= limit:
+	case cfg.DBMaxConns == 0:
+		s.log.Info("connection pool cut to the connections Postgres allows (max_connections - superuser_reserved_connections)",
+			"sized_to_workers", poolSize, "pool", s.store.MaxConns())
+	default:
+		s.log.Warn("the connection pool is larger than the connections Postgres allows (max_connections - superuser_reserved_connections)",
+			"db_max_conns", poolSize, "server_connections", limit,
+			"remedy", "set --db-max-conns within what the server allows, less what other clients hold, or raise max_connections")
+	}
+	if handlerCount := int32(max(cfg.Workers, 1) * len(routes)); s.store.MaxConns() < handlerCount {
+		s.log.Warn("fewer database connections than handlers: handlers will queue for connections",
+			"db_max_conns", s.store.MaxConns(), "handlers", handlerCount)
 	}
 	pipeline.Store = s.store
 

@@ -32,11 +32,18 @@ type Store struct {
 	// legacyInbox is set while inbox rows from before event identity
 	// (site, source, id) remain; claims then also honour those rows.
 	legacyInbox atomic.Bool
+	// serverConnections is what the server lets clients open
+	// (max_connections − superuser_reserved_connections); 0 if unread.
+	serverConnections int
 }
 
 // Options tune the connection pool.
 type Options struct {
 	MaxConns int32
+	// FitToServer makes MaxConns a default: a pool larger than the
+	// connections the server allows is cut to them, as a pool sized to
+	// the workers would otherwise fail with "too many clients" under load.
+	FitToServer bool
 }
 
 // Open connects to the database at url, creating the database if it does not
@@ -49,14 +56,18 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
-	if err := ensureDatabase(ctx, cfg.ConnConfig); err != nil {
+	limit, err := ensureDatabase(ctx, cfg.ConnConfig)
+	if err != nil {
 		return nil, err
+	}
+	if opts.FitToServer && limit > 0 && cfg.MaxConns > int32(limit) {
+		cfg.MaxConns = int32(limit)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to database %s: %w", cfg.ConnConfig.Database, err)
 	}
-	s := &Store{pool: pool}
+	s := &Store{pool: pool, serverConnections: limit}
 	if err := s.Migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -70,34 +81,56 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 
 // ensureDatabase creates the configured database when it is missing, through
 // the server's maintenance database. It tries the database itself first:
-// a production role may not be allowed to connect to "postgres".
-func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig) error {
+// a production role may not be allowed to connect to "postgres". It
+// returns the connections the server lets clients open (0 if it could not
+// tell).
+func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig) (int, error) {
 	name := cfg.Database
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err == nil {
-		return conn.Close(ctx)
+		defer conn.Close(ctx)
+		return connectionLimit(ctx, conn), nil
 	}
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "3D000" { // 3D000: invalid_catalog_name, no such database
-		return fmt.Errorf("connect to database %s: %w", name, err)
+		return 0, fmt.Errorf("connect to database %s: %w", name, err)
 	}
 	maint := cfg.Copy()
 	maint.Database = "postgres"
 	conn, err = pgx.ConnectConfig(ctx, maint)
 	if err != nil {
-		return fmt.Errorf("connect to postgres maintenance database: %w", err)
+		return 0, fmt.Errorf("connect to postgres maintenance database: %w", err)
 	}
 	defer conn.Close(ctx)
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created meanwhile by another process
-		return nil
+	if err != nil && !(errors.As(err, &pgErr) && pgErr.Code == "42P04") { // 42P04: created meanwhile by another process
+		return 0, fmt.Errorf("create database %s: %w", name, err)
 	}
-	if err != nil {
-		return fmt.Errorf("create database %s: %w", name, err)
+	if err == nil {
+		slog.Info("created database", "database", name)
 	}
-	slog.Info("created database", "database", name)
-	return nil
+	return connectionLimit(ctx, conn), nil
 }
+
+// connectionLimit is max_connections − superuser_reserved_connections, the
+// connections open to a role without superuser; 0 when it cannot be read.
+func connectionLimit(ctx context.Context, conn *pgx.Conn) int {
+	var n int
+	err := conn.QueryRow(ctx, `SELECT current_setting('max_connections')::int
+		- current_setting('superuser_reserved_connections')::int`).Scan(&n)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// ServerConnections is what the server lets clients open
+// (max_connections − superuser_reserved_connections), read at Open; 0 if
+// it could not be read.
+func (s *Store) ServerConnections() int { return s.serverConnections }
+
+// MaxConns is the size of the connection pool.
+func (s *Store) MaxConns() int32 { return s.pool.Config().MaxConns }
 
 // Migrate applies the embedded migrations under a session lock, so replicas
 // starting together migrate once.
