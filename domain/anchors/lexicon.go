@@ -227,7 +227,7 @@ var ambiguousBases = []string{
 	"limit", "sort", "run", "rinse", "favor", "lick", "waste", "screw", "stand", "spread",
 	"flex", "snap", "crack", "bend", "lean", "travel", "haul", "aim", "rent", "upgrade", "count",
 	"release", "prime", "puncture", "shield", "wrap", "share", "post", "sound", "watch", "swap",
-	"shake", "open", "orient", "bury", "clip", "camp",
+	"shake", "open", "orient", "bury", "clip", "camp", "book", "visit", "hire",
 }
 
 // verbLeaning are the ambiguous verbs whose "-s" form after a noun is
@@ -383,6 +383,11 @@ var comparatives = set("most", "least", "more", "less")
 // articles are the words that make "most" or "more" after them grade an
 // adjective.
 var articles = set("the", "a", "an")
+
+// comparisonWords join the two sides of a comparison into one noun phrase
+// ("couchette vs sleeper comparison"): a phrase never ends or starts at
+// one, which would link half of what the text compares.
+var comparisonWords = set("vs", "versus", "v")
 
 // matchStopWords are open-class words too generic to tell targets apart
 // ("The Best Boots Guide", "Fill Power Explained", "the Right Pair").

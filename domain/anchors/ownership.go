@@ -28,10 +28,12 @@ type profile struct {
 type name struct {
 	heads map[string]map[string]bool // head nouns of its noun phrases (stems), each with the phrase's content words
 	words map[string]bool            // its content words (stems)
-	// verbal: the name holds a verb ("pay off debt", "save money"), which
-	// no noun phrase holds, so a phrase with all its content words ("high-rate
-	// debt", "extra money") still lacks what it names.
-	verbal bool
+	// loose: the name holds a word no noun phrase of it holds past its
+	// opening article, a verb ("pay off debt", "save money") or a
+	// preposition ("May in the Cyclades"), so a phrase with all its
+	// content words ("high-rate debt", "central Cyclades") may still lack
+	// what it names.
+	loose bool
 }
 
 func newProfile(names []string) profile {
@@ -76,11 +78,7 @@ func newProfile(names []string) profile {
 		}
 		pr.exact[nounPhrase(toks).stemKey()] = true
 		n.words = contentStems(toks)
-		for _, t := range toks {
-			if t.verb && (t.lex == cVerb || t.lex == cAmbig || t.lex == cGer) {
-				n.verbal = true
-			}
-		}
+		n.loose = looseName(toks)
 		if len(n.heads) == 0 {
 			// A name in which the lexicon sees no noun phrase is headed by
 			// its last content word.
@@ -128,8 +126,9 @@ func newProfile(names []string) profile {
 // does not name a target called "winter stove" and "inverted canister";
 // nor do words of two phrases of one name: "two-income family" does not
 // name "Insurance: Protecting Your Income, Health and Family". A name
-// holding a verb ("pay off debt") is named only the second way: "high-rate
-// debt" holds all of its content words but not what it names.
+// holding a verb or a preposition ("pay off debt", "May in the Cyclades")
+// is named only the second way: "high-rate debt" and "central Cyclades"
+// hold all of its content words but not what it names (looseName).
 //
 // ws is contentStems(np), or nil to have it worked out.
 func (pr profile) named(np nounPhrase, ws map[string]bool) bool {
@@ -173,7 +172,26 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 		if !ok {
 			continue
 		}
-		if count(phrase) >= 2 || !n.verbal && count(n.words) == len(n.words) {
+		if count(phrase) >= 2 || !n.loose && count(n.words) == len(n.words) {
+			return true
+		}
+	}
+	return false
+}
+
+// looseName reports whether a name's words are more than its noun
+// phrases: past an opening article, it holds a verb, an auxiliary (the
+// lexicon reads the month in "May in the Cyclades" as one), a
+// preposition, a conjunction, a pronoun or a relative word. A number is
+// part of a name ("Alta Via 1"), and "vs" of a comparison's.
+func looseName(toks []token) bool {
+	for i, t := range toks {
+		switch {
+		case i == 0 && t.lex == cDet:
+		case allDigits(t.low) || comparisonWords[t.low]:
+		case t.lex == cPrep || t.lex == cConj || t.lex == cPron || t.lex == cRel || t.lex == cAux || t.lex == cVerb:
+			return true
+		case t.verb && (t.lex == cAmbig || t.lex == cGer):
 			return true
 		}
 	}

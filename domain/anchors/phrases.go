@@ -158,7 +158,8 @@ func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounP
 // all of it when a word before the "and"/"or" is a word of its names
 // ("leather and synthetic trail boots" for a page on leather vs synthetic
 // boots), else what follows the conjunction ("play and indoor cat
-// enrichment" names "indoor cat enrichment", not "play").
+// enrichment" names "indoor cat enrichment", not "play"), but never the
+// back half of a comparison ("couchette vs sleeper").
 func (pr profile) ownConjunct(np nounPhrase) nounPhrase {
 	for i, t := range np {
 		if !t.conj {
@@ -168,6 +169,10 @@ func (pr profile) ownConjunct(np nounPhrase) nounPhrase {
 			if pr.all[w.stem] {
 				return np
 			}
+		}
+		if comparisonWords[t.low] {
+			// Half of a comparison is no phrase of its own.
+			return nil
 		}
 		return np[i+1:]
 	}
@@ -441,6 +446,10 @@ func chunk(toks []token) []nounPhrase {
 			t.conj, t.start, t.final = true, false, false
 			cur = append(cur, t, toks[i+1])
 			i++
+		case comparisonWords[t.low] && len(cur) > 0 && i+1 < len(toks) && !toks[i+1].verb:
+			// "couchette vs sleeper": both sides are one phrase.
+			t.conj, t.start, t.final = true, false, false
+			cur = append(cur, t)
 		default:
 			flush()
 		}
@@ -507,11 +516,14 @@ func GoesOn(phrase, following string) bool {
 	// A phrase ending on an "-ing" word names a thing ("retirement
 	// saving"), whatever its neighbours make of it in running text.
 	gerund := last.lex == cGer
+	// A name may end on a number ("Alta Via 1 itinerary"), which the
+	// lexicon reads as a determiner.
+	numbered := allDigits(last.low) && n > 1
 	// An "-s" word that could be a verb is the plural the phrase goes on
 	// into when a verb follows it: "marathon pace runs teach".
 	pluralBeforeVerb := after.lex == cAmbig && after.plur && len(toks) > n+1 &&
 		(toks[n+1].lex == cVerb || toks[n+1].lex == cAux)
-	if (last.verb || !last.final) && !gerund || last.plur || after.verb && !pluralBeforeVerb || docNouns[after.low] || offerNouns[after.low] {
+	if (last.verb || !last.final) && !gerund && !numbered || last.plur || after.verb && !pluralBeforeVerb || docNouns[after.low] || offerNouns[after.low] {
 		return false
 	}
 	if len(toks) > n+1 {
@@ -584,8 +596,8 @@ func documentPhrases(toks []token) []nounPhrase {
 				break // a plural noun ends its phrase (chunk)
 			}
 		}
-		if !toks[end-1].final {
-			continue
+		if !toks[end-1].final || end < len(toks) && comparisonWords[toks[end].low] {
+			continue // no end, or half of a comparison ("comparison of couchette vs sleeper")
 		}
 		start := i
 		for start > 0 && !toks[start-1].verb && !toks[start-1].plur {

@@ -93,6 +93,28 @@ func TestTheDemosFragmentsAreNoLongerNaturalPhrases(t *testing.T) {
 			fragment: "play and indoor cat enrichment",
 			want:     [][]string{{"indoor cat enrichment"}},
 		},
+		// a fifteenth trial site linked half of a comparison
+		{
+			name:     "a comparison is one phrase: its first half is no phrase",
+			text:     "Our comparison of couchette vs sleeper berths weighs price against sleep.",
+			targets:  []Target{{PrimaryKeywords: []string{"couchette vs sleeper"}, Variations: []string{"couchettes"}, Title: "Couchette or Sleeper?"}},
+			fragment: "comparison of couchette",
+			want:     [][]string{nil},
+		},
+		{
+			name:     "nor its second half; the whole comparison headed by a document noun is one",
+			text:     "Before you book, see our couchette vs sleeper comparison for prices.",
+			targets:  []Target{{PrimaryKeywords: []string{"couchette vs sleeper"}, Title: "Couchette or Sleeper?"}},
+			fragment: "sleeper comparison",
+			want:     [][]string{{"couchette vs sleeper comparison"}},
+		},
+		{
+			name:     "'book' after 'to' is a verb, not the front of a noun phrase",
+			text:     "The hub explains how to book night trains from Vienna to Venice.",
+			targets:  []Target{{PrimaryKeywords: []string{"european night trains"}, Title: "Night Trains"}},
+			fragment: "book night trains",
+			want:     [][]string{nil},
+		},
 		// a fourteenth trial site's uplink cut "most powerful" in two
 		{
 			name:     "a phrase does not start on an adjective that a superlative grades",
@@ -192,6 +214,12 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 			[]Target{{PrimaryKeywords: []string{"frugal living"}, Variations: []string{"save money"}}}, -1},
 		{"a name holding a verb is still named by two words of its noun phrase", "sturdy hiking boots",
 			[]Target{{PrimaryKeywords: []string{"choose hiking boots"}, Title: "How to Choose Hiking Boots"}}, 0},
+		// a fifteenth trial site's wrong targets: "May" of "May in the
+		// Cyclades" was read as an auxiliary, leaving the name one word
+		{"a name holding a preposition is not named by its last noun alone", "central Cyclades",
+			[]Target{{PrimaryKeywords: []string{"greek islands in spring"}, Variations: []string{"May in the Cyclades"}}}, -1},
+		{"a name opening on an article is still named by its content words", "central Cyclades",
+			[]Target{{PrimaryKeywords: []string{"The Cyclades"}}}, 0},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
@@ -630,6 +658,9 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"cat litter", " clumps quickly", false},
 		// and a service named before the word "service"
 		{"mobile dog grooming", " service comes to your door", false},
+		// a fifteenth trial site: a name ending on a number
+		{"Alta Via 1", " itinerary breaks the trek into stages", true},
+		{"Alta Via 1", " is the classic Dolomites trek", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
