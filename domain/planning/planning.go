@@ -788,30 +788,7 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 		}
 	}
 	if z == link.ZoneInBody {
-		// The links the text can carry come first, then those it
-		// mentions but has no room for, then the rest (the LLM fallback's
-		// work), each group by score.
-		named := make([]bool, len(auto))
-		for i, l := range auto {
-			named[i] = pl.mentions(l)
-		}
-		fits := pl.placeable(auto, named)
-		var carried, mentioned, rest []link.Link
-		for i, l := range auto {
-			fit, tried := fits[l.ID]
-			if tried && !fit {
-				pl.noRoom[l.TargetPageID] = true
-			}
-			switch {
-			case fit:
-				carried = append(carried, l)
-			case named[i]:
-				mentioned = append(mentioned, l)
-			default:
-				rest = append(rest, l)
-			}
-		}
-		auto = append(append(carried, mentioned...), rest...)
+		auto = pl.carriedFirst(auto)
 	}
 	p := pl.in.Policy
 	planned := 0
@@ -840,6 +817,35 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 		pl.plan.Links = append(pl.plan.Links, l)
 	}
 	return planned
+}
+
+// carriedFirst orders in-body links as the page's text can take them: the
+// links a trial placement carries first, then those the text mentions but
+// has no room for, then the rest (the LLM fallback's work), each group in
+// the order given (best first). A target tried and not carried is
+// remembered in noRoom.
+func (pl *planner) carriedFirst(links []link.Link) []link.Link {
+	named := make([]bool, len(links))
+	for i, l := range links {
+		named[i] = pl.mentions(l)
+	}
+	fits := pl.placeable(links, named)
+	var carried, mentioned, rest []link.Link
+	for i, l := range links {
+		fit, tried := fits[l.ID]
+		if tried && !fit {
+			pl.noRoom[l.TargetPageID] = true
+		}
+		switch {
+		case fit:
+			carried = append(carried, l)
+		case named[i]:
+			mentioned = append(mentioned, l)
+		default:
+			rest = append(rest, l)
+		}
+	}
+	return append(append(carried, mentioned...), rest...)
 }
 
 // mentions reports whether the page's text holds one of the link's anchors

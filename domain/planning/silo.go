@@ -62,44 +62,44 @@ func (pl *planner) siloFlat() {
 			cands = append(cands, t)
 		}
 	}
+	var related []siloScored
 	for _, s := range pl.siloRank(cands) {
-		if pl.stopped() {
-			return
+		if s.overlap >= pl.in.Policy.LabelOverlapMin {
+			related = append(related, s)
 		}
-		if s.overlap < pl.in.Policy.LabelOverlapMin {
-			continue
-		}
+	}
+	for _, l := range pl.siloLinks(related, link.TypeRelated, func(s siloScored) string {
+		return fmt.Sprintf("shares %d labels (at least %d needed)", s.overlap, pl.in.Policy.LabelOverlapMin)
+	}) {
 		if pl.budget <= 0 {
 			break
 		}
-		pl.addSilo(s, link.TypeRelated, fmt.Sprintf("shares %d labels (at least %d needed)", s.overlap, pl.in.Policy.LabelOverlapMin))
+		pl.addSilo(l)
 	}
 }
 
 // siloParent links a cluster's parent to its children only.
 func (pl *planner) siloParent() {
-	for _, s := range pl.siloRank(pl.siloChildren()) {
-		if pl.stopped() {
-			return
-		}
+	for _, l := range pl.siloLinks(pl.siloRank(pl.siloChildren()), link.TypeVerticalDown, func(siloScored) string {
+		return "the parent links to its children"
+	}) {
 		if pl.budget <= 0 {
-			pl.note("child %s not linked from the parent: budget of %d links reached", s.ID, pl.in.Policy.BudgetMax)
+			pl.note("child %s not linked from the parent: budget of %d links reached", l.TargetPageID, pl.in.Policy.BudgetMax)
 			continue
 		}
-		pl.addSilo(s, link.TypeVerticalDown, "the parent links to its children")
+		pl.addSilo(l)
 	}
 }
 
 // siloSiblings links a child to its siblings after its parent link.
 func (pl *planner) siloSiblings() {
-	for _, s := range pl.siloRank(pl.siloChildren()) {
-		if pl.stopped() {
-			return
-		}
+	for _, l := range pl.siloLinks(pl.siloRank(pl.siloChildren()), link.TypeHorizontal, func(siloScored) string {
+		return "a child links to its parent and its siblings"
+	}) {
 		if pl.budget <= 0 {
 			break
 		}
-		pl.addSilo(s, link.TypeHorizontal, "a child links to its parent and its siblings")
+		pl.addSilo(l)
 	}
 }
 
@@ -116,18 +116,33 @@ func (pl *planner) siloChildren() []Target {
 	return out
 }
 
-func (pl *planner) addSilo(s siloScored, t link.Type, why string) {
-	l := pl.newLink(s.Target, t, link.ZoneInBody)
-	l.Score = s.score
-	l.Factors = map[string]float64{"label_overlap": float64(s.overlap)}
-	if s.Priority > 0 {
-		l.Factors["priority_bonus"] = pl.in.Policy.PriorityBonus
+// siloLinks are the links to the ranked targets, those the page's text
+// can carry first (carriedFirst), then by silo score: the budget of 3–5
+// links goes to links the text takes before those left for the LLM
+// fallback.
+func (pl *planner) siloLinks(ranked []siloScored, t link.Type, why func(siloScored) string) []link.Link {
+	links := make([]link.Link, 0, len(ranked))
+	for _, s := range ranked {
+		if pl.stopped() {
+			return nil
+		}
+		l := pl.newLink(s.Target, t, link.ZoneInBody)
+		l.Score = s.score
+		l.Factors = map[string]float64{"label_overlap": float64(s.overlap)}
+		if s.Priority > 0 {
+			l.Factors["priority_bonus"] = pl.in.Policy.PriorityBonus
+		}
+		if s.Inbound > 0 {
+			l.Factors["diversity_penalty"] = -pl.in.Policy.DiversityPenaltyPerLink * float64(s.Inbound)
+		}
+		l.Candidates = pl.rankAnchors(s.ID, pl.anchorCandidates(s.Target), &l)
+		l.Explanation = fmt.Sprintf("%s: %s, within silo %q; silo score %.2f; %s", t, why(s), siloName(pl.in.Page), s.score, l.Explanation)
+		links = append(links, l)
 	}
-	if s.Inbound > 0 {
-		l.Factors["diversity_penalty"] = -pl.in.Policy.DiversityPenaltyPerLink * float64(s.Inbound)
-	}
-	l.Candidates = pl.rankAnchors(s.ID, pl.anchorCandidates(s.Target), &l)
-	l.Explanation = fmt.Sprintf("%s: %s, within silo %q; silo score %.2f; %s", t, why, siloName(pl.in.Page), s.score, l.Explanation)
+	return pl.carriedFirst(links)
+}
+
+func (pl *planner) addSilo(l link.Link) {
 	pl.add(l)
 	pl.budget--
 }

@@ -231,6 +231,31 @@ func TestSiloProductsAndServicesOfAClusterAreItsChildren(t *testing.T) {
 	}
 }
 
+// The fourteenth trial site's re-run: with its products made children, a
+// priority product no text named took a sibling slot of the budget, and a
+// sibling the text named ("irregular income") lost it.
+func TestSiloBudgetGoesToLinksTheTextCarriesBeforeThoseLeftForTheLLM(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	child := articleIn(boots, "b-0", "Boot Care Explained")
+	child.HTML = `<p>Good hiking boots last for years when you look after them.</p>
+<p>Wax them after every wet walk, and let them dry slowly away from the fire.</p>
+<p>When the eyelets wear out, our notes on boot laces show which ones hold a knot.</p>`
+	priority := articleIn(boots, "b-1", "Boot Soles Explained")
+	priority.PrimaryKeyword, priority.Priority = "boot soles", 1
+	named := articleIn(boots, "b-2", "Boot Laces Explained")
+	named.PrimaryKeyword = "boot laces"
+	in := siloInput(t, child, &hub, Target{Page: hub}, Target{Page: priority}, Target{Page: named})
+	in.Policy.BudgetMax = 2 // the uplink and one sibling
+	in.Texts = []string{"Good hiking boots last for years when you look after them.",
+		"Wax them after every wet walk, and let them dry slowly away from the fire.",
+		"When the eyelets wear out, our notes on boot laces show which ones hold a knot."}
+	plan := planOf(t, in)
+	if got := targetIDs(plan.Links); !reflect.DeepEqual(got, []string{"hub-boots", "b-2"}) {
+		t.Errorf("child links to %v, want its parent and the sibling its text names (b-2), not the priority one it does not (b-1)", got)
+	}
+}
+
 func TestSiloBudgetIsAtMostFive(t *testing.T) {
 	boots := bootsCluster()
 	hub := hubOf(boots)
