@@ -43,16 +43,17 @@ func wordKey(s string) string {
 type nounPhrase []token
 
 type token struct {
-	raw   string   // as written
-	low   string   // folded (lexicon form)
-	stem  string   // folded, possessive and plural removed
-	lex   class    // class before context
-	verb  bool     // resolved as a verb (or not a word a noun phrase holds)
-	start bool     // may start a phrase: a content word starting with a letter or digit, not "best"
-	final bool     // may end one: a content word, not a possessive or a participle
-	conj  bool     // "and"/"or" joining two modifiers
-	plur  bool     // looks like a plural noun
-	parts []string // the stems it is compared by (contentStems), if it is a content word
+	raw    string   // as written
+	low    string   // folded (lexicon form)
+	stem   string   // folded, possessive and plural removed
+	lex    class    // class before context
+	verb   bool     // resolved as a verb (or not a word a noun phrase holds)
+	start  bool     // may start a phrase: a content word starting with a letter or digit, not "best"
+	final  bool     // may end one: a content word, not a possessive or a participle
+	conj   bool     // "and"/"or" joining two modifiers
+	graded bool     // graded by the word before ("the most powerful", "very low"): see profile.ungraded
+	plur   bool     // looks like a plural noun
+	parts  []string // the stems it is compared by (contentStems), if it is a content word
 }
 
 // NewText reads paragraph texts (markup.ParagraphTexts) into noun phrases.
@@ -133,7 +134,7 @@ func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounP
 	var out []string
 	seen := map[string]bool{}
 	for _, np := range source.phrases {
-		words := prof.ownConjunct(np).fit(p.AnchorMaxWords)
+		words := prof.ungraded(prof.ownConjunct(np).fit(p.AnchorMaxWords))
 		if len(words) == 0 || len(words) < p.AnchorMinWords || !prof.named(words, nil) {
 			continue
 		}
@@ -175,6 +176,21 @@ func (pr profile) ownConjunct(np nounPhrase) nounPhrase {
 			return nil
 		}
 		return np[i+1:]
+	}
+	return np
+}
+
+// ungraded drops a phrase's first word while the word before it in the
+// text grades it and it is no word of the target's names: "the most
+// [powerful sinking fund]" would cut the superlative in two, so the phrase
+// is "sinking fund"; "a very [low income]" keeps "low", a word of the name
+// "emergency fund on a low income".
+func (pr profile) ungraded(np nounPhrase) nounPhrase {
+	for len(np) > 0 && np[0].graded && !pr.all[np[0].stem] {
+		np = np[1:]
+		for len(np) > 0 && !np[0].start {
+			np = np[1:]
+		}
 	}
 	return np
 }
@@ -241,11 +257,7 @@ func tokenize(run string) []token {
 		content := !t.verb
 		t.start = t.start && content
 		t.final = t.final && content && t.lex != cPart
-		if i > 0 && graded(toks, i) {
-			// "the most [powerful sinking fund]" would cut the
-			// superlative in two: the phrase starts after the word graded.
-			t.start = false
-		}
+		t.graded = i > 0 && graded(toks, i)
 	}
 	return toks
 }

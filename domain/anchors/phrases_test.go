@@ -131,6 +131,13 @@ func TestTheDemosFragmentsAreNoLongerNaturalPhrases(t *testing.T) {
 			want:     [][]string{{"holiday travel fund"}},
 		},
 		{
+			name:     "a graded adjective that is a word of the target's name starts the phrase",
+			text:     "If you are building from a very low income, small transfers still add up.",
+			targets:  []Target{{PrimaryKeywords: []string{"emergency fund on a low income"}, Title: "Building an Emergency Fund on a Low Income"}},
+			fragment: "income",
+			want:     [][]string{{"low income"}},
+		},
+		{
 			name:     "'most' counting a noun without an article leaves the phrase whole",
 			text:     "Most flexible holiday travel funds fail in their first year.",
 			targets:  []Target{{PrimaryKeywords: []string{"travel fund"}, Title: "Travel Funds"}},
