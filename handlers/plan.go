@@ -127,9 +127,29 @@ func (p *Pipeline) replanLocked(ctx context.Context, ev events.Event, data event
 // readForPlan reads, with whatever the transaction queued ahead, what the
 // page is planned from: its targets under the planning locks of change,
 // its decisions and, when asked, its dependants.
+// The related clusters' pages are left for plan to read if it needs them
+// (planning.PlanDeferring).
 func (p *Pipeline) readForPlan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, change planning.Change, dependants *store.DependantsAsk) (store.PlanReads, error) {
-	return tx.ReadForPlan(ctx, page.SiteID, page.ID, planning.LookupFor(sc.structure, sc.policy, page),
-		planning.LocksFor(sc.structure, page, change), dependants)
+	now, _ := planning.LookupFor(sc.structure, sc.policy, page).Deferred()
+	return tx.ReadForPlan(ctx, page.SiteID, page.ID, now, planning.LocksFor(sc.structure, page, change), dependants)
+}
+
+// planDeferring plans the page from in, whose targets were read with the
+// first half of its lookup (planning.Lookup.Deferred), and reads the
+// related clusters' pages in tx only if the plan needs them; prepare, when
+// given, adjusts them as the caller adjusted the targets it read first.
+func planDeferring(ctx context.Context, tx *store.Tx, sc siteContext, in planning.Input, prepare func([]planning.Target)) (planning.Plan, error) {
+	_, later := planning.LookupFor(sc.structure, sc.policy, in.Page).Deferred()
+	if len(later.RelatedClusters) == 0 {
+		return planning.PlanPage(ctx, in)
+	}
+	return planning.PlanDeferring(ctx, in, func() ([]planning.Target, error) {
+		related, err := tx.ReadTargets(ctx, in.Page.SiteID, in.Page.ID, later)
+		if err == nil && prepare != nil {
+			prepare(related)
+		}
+		return related, err
+	})
 }
 
 // plan plans the page's links under its site's policy from the targets
@@ -145,7 +165,7 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 		return badInput("%v", err)
 	}
 	in.Decisions = reads.Decisions
-	plan, err := planning.PlanPage(ctx, in)
+	plan, err := planDeferring(ctx, tx, sc, in, nil)
 	if err != nil {
 		return err
 	}

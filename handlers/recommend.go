@@ -387,7 +387,9 @@ func (r *recommender) underLinked(ctx context.Context, f audit.Finding) error {
 	if err != nil {
 		return err
 	}
-	lookup := planning.LookupFor(r.sc.structure, r.sc.policy, page)
+	// As the pipeline plans it (planDeferring), so the audit recommends
+	// what the planner would link.
+	lookup, _ := planning.LookupFor(r.sc.structure, r.sc.policy, page).Deferred()
 	targets, _, err := r.tx.PlanningTargets(ctx, r.siteID, page.ID, lookup, planning.Locks{})
 	if err != nil {
 		return err
@@ -400,7 +402,7 @@ func (r *recommender) underLinked(ctx context.Context, f audit.Finding) error {
 	// The page's own links count towards its density already; planning
 	// for what it lacks sees the range's whole room.
 	in.ExistingLinks = 0
-	plan, err := planning.PlanPage(ctx, in)
+	plan, err := planDeferring(ctx, r.tx, r.sc, in, r.asAudited)
 	if err != nil {
 		return err
 	}

@@ -221,7 +221,7 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 		return settledPage{}, false, err
 	}
 	page := before.Page
-	lookup := planning.LookupFor(sc.structure, sc.policy, page.Page)
+	lookup, _ := planning.LookupFor(sc.structure, sc.policy, page.Page).Deferred()
 	reads, err := tx.ReadForPlan(ctx, page.SiteID, page.ID, lookup, planning.Locks{}, nil)
 	if err != nil {
 		return settledPage{}, false, err
@@ -231,16 +231,19 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	// and those the pages before it in the pass placed: the planned graph,
 	// counted in an order that does not depend on timing. A planned page
 	// that went live counts once, by its plan.
-	for i := range targets {
-		targets[i].Inbound = targets[i].UnplannedInbound + tally.inbound[targets[i].ID]
+	asPlanned := func(targets []planning.Target) {
+		for i := range targets {
+			targets[i].Inbound = targets[i].UnplannedInbound + tally.inbound[targets[i].ID]
+		}
 	}
+	asPlanned(targets)
 	in, err := planning.NewInput(sc.structure, sc.policy, page.Page, targets)
 	if err != nil {
 		p.Logger.WarnContext(ctx, "settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
 		return settledPage{}, false, nil
 	}
 	in.Decisions = reads.Decisions
-	plan, err := planning.PlanPage(ctx, in)
+	plan, err := planDeferring(ctx, tx, sc, in, asPlanned)
 	if err != nil {
 		return settledPage{}, false, err
 	}

@@ -151,6 +151,26 @@ func queueTargets(b *pgx.Batch, siteID, pageID string, l planning.Lookup, locks 
 		reads.Horizon, err = parseHorizon(text)
 		return err
 	})
+	queueTargetReads(b, siteID, pageID, l, &reads.Targets)
+}
+
+// ReadTargets reads the live pages the lookup names as possible targets
+// for a page, each once, without the planning locks and horizon of
+// PlanningTargets: the pages a plan reads later in its transaction
+// (planning.PlanDeferring).
+func (t *Tx) ReadTargets(ctx context.Context, siteID, pageID string, l planning.Lookup) ([]planning.Target, error) {
+	var b pgx.Batch
+	var targets []planning.Target
+	queueTargetReads(&b, siteID, pageID, l, &targets)
+	if err := t.sendBatch(ctx, &b); err != nil {
+		return nil, fmt.Errorf("read planning targets of page %s: %w", pageID, err)
+	}
+	return targets, nil
+}
+
+// queueTargetReads queues the reads of the pages the lookup names, which
+// fill targets.
+func queueTargetReads(b *pgx.Batch, siteID, pageID string, l planning.Lookup, targets *[]planning.Target) {
 	// Rows are scanned straight into the targets, sized for the cluster's
 	// and the related clusters' reads when the lookup makes them: a target
 	// is a large struct, and collecting each read into a slice of its own
@@ -160,7 +180,7 @@ func queueTargets(b *pgx.Batch, siteID, pageID string, l planning.Lookup, locks 
 	if len(l.RelatedClusters) > 0 {
 		size += l.RelatedLimit
 	}
-	reads.Targets = make([]planning.Target, 0, size)
+	*targets = make([]planning.Target, 0, size)
 	seen := map[string]bool{}
 	collect := func(rows pgx.Rows) error {
 		defer rows.Close()
@@ -171,7 +191,7 @@ func queueTargets(b *pgx.Batch, siteID, pageID string, l planning.Lookup, locks 
 			}
 			if !seen[tg.ID] {
 				seen[tg.ID] = true
-				reads.Targets = append(reads.Targets, tg)
+				*targets = append(*targets, tg)
 			}
 		}
 		return rows.Err()

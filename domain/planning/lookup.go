@@ -38,6 +38,18 @@ type Lookup struct {
 	RelatedLimit int
 }
 
+// Deferred splits the lookup into what every plan of the page reads and
+// the related clusters' pages, which a plan reads only when it draws on
+// them (PlanDeferring); later is the zero Lookup when there are none.
+func (l Lookup) Deferred() (now, later Lookup) {
+	if len(l.RelatedClusters) == 0 {
+		return l, Lookup{}
+	}
+	later = Lookup{RelatedClusters: l.RelatedClusters, RelatedLimit: l.RelatedLimit}
+	l.RelatedClusters = nil
+	return l, later
+}
+
 // IndexTerms are the terms a page is found by: its labels, its own
 // attribute values and its keywords. The store keeps them with the page.
 func IndexTerms(st site.Structure, p site.Page) []string {

@@ -58,6 +58,10 @@ type Input struct {
 	ExistingLinks int
 	// Decisions are the page's links decided by hand, kept by every plan.
 	Decisions []Decision
+	// RelatedPending says Targets lack the related clusters' pages
+	// (Lookup.Deferred): a plan that would draw on them stops and asks for
+	// them (Plan.NeedsRelated) instead of planning without them.
+	RelatedPending bool
 }
 
 // Plan is the links chosen for a page, in placement order, its breadcrumb
@@ -67,6 +71,9 @@ type Plan struct {
 	Links       []link.Link
 	Breadcrumbs []Crumb
 	Notes       []string
+	// NeedsRelated: the input's related clusters' pages were pending and
+	// the plan draws on them, so it is unfinished (PlanDeferring).
+	NeedsRelated bool
 }
 
 // Review returns the plan's review suggestions.
@@ -101,8 +108,44 @@ func PlanPage(ctx context.Context, in Input) (Plan, error) {
 	if pl.err != nil {
 		return Plan{}, fmt.Errorf("plan page %s: %w", in.Page.ID, pl.err)
 	}
+	if pl.plan.NeedsRelated {
+		return Plan{NeedsRelated: true}, nil
+	}
 	pl.applyDecisions()
 	return pl.plan, nil
+}
+
+// PlanDeferring plans the page from in, whose targets lack the pages of
+// its related clusters (Lookup.Deferred), and reads them with readRelated
+// only when the plan draws on them: a supporting article's Related
+// Reading section that its siblings leave room in. A cluster of any size
+// seldom does, and reading and naming a related cluster's pages was a
+// third of what a page cost the pipeline. Without them, the plan's
+// anchors are owned (anchors.Owners) among the pages it can link in its
+// body, which a related cluster's pages are not.
+func PlanDeferring(ctx context.Context, in Input, readRelated func() ([]Target, error)) (Plan, error) {
+	in.RelatedPending = readRelated != nil
+	plan, err := PlanPage(ctx, in)
+	if err != nil || !plan.NeedsRelated {
+		return plan, err
+	}
+	related, err := readRelated()
+	if err != nil {
+		return Plan{}, fmt.Errorf("read the related clusters' pages of page %s: %w", in.Page.ID, err)
+	}
+	seen := make(map[string]bool, len(in.Targets))
+	for _, t := range in.Targets {
+		seen[t.ID] = true
+	}
+	in.Targets = slices.Clip(in.Targets)
+	for _, t := range related {
+		if !seen[t.ID] {
+			seen[t.ID] = true
+			in.Targets = append(in.Targets, t)
+		}
+	}
+	in.RelatedPending = false
+	return PlanPage(ctx, in)
 }
 
 // checkEvery is how many targets planning handles between looks at its
@@ -366,6 +409,10 @@ func (pl *planner) relatedReading() {
 	// leave room: in a cluster of any size they seldom do, and scoring
 	// every related cluster's pages is most of what a plan costs.
 	if len(picked) < p.RelatedReadingMax {
+		if pl.in.RelatedPending {
+			pl.plan.NeedsRelated = true
+			return
+		}
 		mine := map[string]bool{}
 		for _, f := range pl.facets {
 			mine[f] = true

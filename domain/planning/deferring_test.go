@@ -1,0 +1,85 @@
+package planning
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// splitRelated splits an article's targets as Lookup.Deferred splits its
+// reads: the pages of other clusters' hubs and articles come later.
+func splitRelated(in Input) (first, related []Target) {
+	for _, t := range in.Targets {
+		if t.ClusterID != in.Page.ClusterID && (t.Kind == site.KindHub || t.Kind == site.KindSupporting) {
+			related = append(related, t)
+		} else {
+			first = append(first, t)
+		}
+	}
+	return first, related
+}
+
+func TestAnArticleWhoseSiblingsFillRelatedReadingNeverReadsTheRelatedClusters(t *testing.T) {
+	in := articleScene(t, 8, 5, 1500, 0)
+	first, related := splitRelated(in)
+	if len(related) == 0 {
+		t.Fatal("the scene has no related cluster's page: it no longer tests the rule")
+	}
+	in.Targets = first
+	reads := 0
+	plan, err := PlanDeferring(t.Context(), in, func() ([]Target, error) { reads++; return related, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads != 0 {
+		t.Errorf("the related clusters were read %d time(s) although 8 siblings fill Related Reading", reads)
+	}
+	if rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection); len(rr) != in.Policy.RelatedReadingMax {
+		t.Errorf("Related Reading %v, want %d siblings", targetIDs(rr), in.Policy.RelatedReadingMax)
+	}
+	if want := planOf(t, in); !reflect.DeepEqual(plan, want) {
+		t.Errorf("the deferring plan differs from planning the same targets:\n got %+v\nwant %+v", plan.Links, want.Links)
+	}
+}
+
+func TestAnArticleWithTooFewSiblingsReadsTheRelatedClustersOnceAndPlansWithThem(t *testing.T) {
+	in := articleScene(t, 1, 5, 1500, 0)
+	first, related := splitRelated(in)
+	whole := planOf(t, in)
+	in.Targets = first
+	reads := 0
+	plan, err := PlanDeferring(t.Context(), in, func() ([]Target, error) { reads++; return related, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reads != 1 {
+		t.Fatalf("the related clusters were read %d time(s), want once", reads)
+	}
+	if plan.NeedsRelated {
+		t.Error("the finished plan still says it needs the related clusters")
+	}
+	if !reflect.DeepEqual(plan, whole) {
+		t.Errorf("the deferring plan differs from planning every target at once:\n got %+v\nwant %+v", plan.Links, whole.Links)
+	}
+	crosses := false
+	for _, l := range linksOf(plan, link.TypeRelated, link.ZoneRelatedSection) {
+		crosses = crosses || l.TargetPageID == "hub-insoles" || strings.HasPrefix(l.TargetPageID, "ins-")
+	}
+	if !crosses {
+		t.Error("Related Reading lists no page of the related cluster the siblings left room for")
+	}
+}
+
+func TestAFailedReadOfTheRelatedClustersFailsThePlan(t *testing.T) {
+	in := articleScene(t, 1, 5, 1500, 0)
+	in.Targets, _ = splitRelated(in)
+	refused := errors.New("connection refused")
+	_, err := PlanDeferring(t.Context(), in, func() ([]Target, error) { return nil, refused })
+	if !errors.Is(err, refused) {
+		t.Fatalf("err = %v, want the read's error wrapped", err)
+	}
+}
