@@ -947,6 +947,14 @@ func (pl *planner) newScoredLink(s scored, t link.Type, z link.Zone) link.Link {
 	l := pl.newLink(s.Target, t, z)
 	l.Score = s.score.Total
 	l.Factors = s.score.Factors
+	if z == link.ZoneRelatedSection {
+		// A generated list names the page by its title (newLink) and needs
+		// nothing of the text: searching the text for the anchors of every
+		// article a hub lists cost a plan time for nothing.
+		l.Candidates = []link.Anchor{{Text: l.Anchor, Type: l.AnchorType}}
+		l.Explanation = "named by its title in the generated section"
+		return l
+	}
 	l.Candidates = pl.rankAnchors(s.ID, pl.anchorCandidates(s.Target), &l)
 	return l
 }
