@@ -154,6 +154,9 @@ func queueTargets(b *pgx.Batch, siteID, pageID string, l planning.Lookup, locks 
 	queueTargetReads(b, siteID, pageID, l, &reads.Targets)
 }
 
+// initialTargets is the room a plan's targets start with.
+const initialTargets = 64
+
 // ReadTargets reads the live pages the lookup names as possible targets
 // for a page, each once, without the planning locks and horizon of
 // PlanningTargets: the pages a plan reads later in its transaction
@@ -171,16 +174,13 @@ func (t *Tx) ReadTargets(ctx context.Context, siteID, pageID string, l planning.
 // queueTargetReads queues the reads of the pages the lookup names, which
 // fill targets.
 func queueTargetReads(b *pgx.Batch, siteID, pageID string, l planning.Lookup, targets *[]planning.Target) {
-	// Rows are scanned straight into the targets, sized for the cluster's
-	// and the related clusters' reads when the lookup makes them: a target
-	// is a large struct, and collecting each read into a slice of its own
-	// before copying it into a growing slice allocated a fifth of the
-	// bytes of a burst.
-	size := l.ClusterLimit
-	if len(l.RelatedClusters) > 0 {
-		size += l.RelatedLimit
-	}
-	*targets = make([]planning.Target, 0, size)
+	// Rows are scanned straight into the targets: a target is a large
+	// struct, and collecting each read into a slice of its own before
+	// copying it into a growing slice allocated a fifth of the bytes of a
+	// burst. The slice starts at what most plans read and grows from there;
+	// sized for every limit of the lookup, it took 400 targets' room for a
+	// plan that reads twenty.
+	*targets = make([]planning.Target, 0, initialTargets)
 	seen := map[string]bool{}
 	collect := func(rows pgx.Rows) error {
 		defer rows.Close()
