@@ -190,9 +190,12 @@ type planner struct {
 	// noRoom: targets the trial placement (placeable) found no room for
 	// in the text. One whose in-body link is planned all the same waits
 	// for the LLM fallback, and Related Reading may list it meanwhile.
-	noRoom  map[string]bool
-	maxIn   int
-	targets []Target
+	noRoom map[string]bool
+	// uncarried holds the in-body links (by id) that a trial placement
+	// did not carry (carriedFirst).
+	uncarried map[string]bool
+	maxIn     int
+	targets   []Target
 	// owners decides which target a natural phrase names best: the
 	// targets in order, then the page itself, whose own names link
 	// nowhere; ownerOf is each target's index in it.
@@ -224,7 +227,8 @@ func (pl *planner) stopped() bool {
 }
 
 func newPlanner(in Input) *planner {
-	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, noRoom: map[string]bool{}, scores: map[string]scoring.Score{}}
+	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, noRoom: map[string]bool{},
+		uncarried: map[string]bool{}, scores: map[string]scoring.Score{}}
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
 	pl.facets = unionSorted(in.Structure.ClusterFacets(pl.cluster), in.Structure.Facets(in.Page.Attributes))
 	pl.text = anchors.Normalize(strings.Join(in.Texts, " "))
@@ -259,6 +263,30 @@ func newPlanner(in Input) *planner {
 	}
 	pl.owners = anchors.NewOwnersOf(named, pl.anchorTarget(Target{Page: in.Page}))
 	return pl
+}
+
+// budgetTaken says what took the page's density budget: its own links
+// and the in-body links planned so far, of which those its text cannot
+// carry yet wait for the LLM fallback. They count because the fallback
+// writes them in, so validation may still find the linked page below its
+// minimum until it does.
+func (pl *planner) budgetTaken() string {
+	planned, waiting := 0, 0
+	for _, l := range pl.plan.Links {
+		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
+			continue
+		}
+		planned++
+		if pl.uncarried[l.ID] {
+			waiting++
+		}
+	}
+	why := fmt.Sprintf("the page's density maximum of %d in-body links is taken by %d of its own and %d planned",
+		pl.densityMax(), pl.in.ExistingLinks, planned)
+	if waiting > 0 {
+		why += fmt.Sprintf(", %d of which its text has no anchor or room for: they wait for the LLM fallback", waiting)
+	}
+	return why
 }
 
 // densityMax is the most outbound links the density table allows the page.
@@ -338,6 +366,9 @@ func (pl *planner) verticalUp() {
 	l.Candidates = pl.rankAnchors(hub.ID, pl.anchorCandidates(Target{Page: *hub}), &l)
 	l.FirstParagraphs = pl.in.Policy.UplinkParagraphs
 	l.Mandatory = true
+	if !pl.mentions(l) {
+		pl.uncarried[l.ID] = true
+	}
 	l.Explanation = fmt.Sprintf("vertical_up: every %s page of a cluster links to its hub (%s), in paragraph 1–%d; %s",
 		page.Kind, page.ClusterID, l.FirstParagraphs, l.Explanation)
 	pl.add(l)
@@ -622,7 +653,7 @@ func (pl *planner) homeLinks() {
 			continue
 		}
 		if pl.budget <= 0 {
-			pl.note("vertical_down link to %s not planned: the home page is at its density maximum", l.TargetPageID)
+			pl.note("vertical_down link to %s not planned: %s", l.TargetPageID, pl.budgetTaken())
 			break
 		}
 		l.Explanation = fmt.Sprintf("vertical_down: the home page names this %s in its text; score %.2f, kept for the record; %s",
@@ -844,7 +875,7 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 			break
 		}
 		if pl.budget <= 0 {
-			pl.note("%s link to %s (score %.2f) not planned: the page is at its density maximum", t, l.TargetPageID, l.Score)
+			pl.note("%s link to %s (score %.2f) not planned: %s", t, l.TargetPageID, l.Score, pl.budgetTaken())
 			break
 		}
 		l.Explanation = fmt.Sprintf("%s: %s; score %.2f ≥ %.0f, placed automatically; %s", t, why, l.Score, p.AutoLinkScore, l.Explanation)
@@ -882,6 +913,9 @@ func (pl *planner) carriedFirst(links []link.Link) []link.Link {
 		fit, tried := fits[l.ID]
 		if tried && !fit {
 			pl.noRoom[l.TargetPageID] = true
+		}
+		if !fit {
+			pl.uncarried[l.ID] = true
 		}
 		switch {
 		case fit:

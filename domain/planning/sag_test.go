@@ -1471,3 +1471,26 @@ func TestTheHomePageLinksEverySectionItsTextNames(t *testing.T) {
 		t.Errorf("notes %q, want one saying hub-d is named only as \"lanterns\"", plan.Notes)
 	}
 }
+
+// A link left out for density says what took the budget, the planned
+// links its text cannot carry among them: a trial site's product pages
+// said "at its density maximum" while validation found them below their
+// minimum, the planned links waiting for the LLM fallback.
+func TestALinkLeftOutForDensitySaysWhichPlannedLinksWaitForTheLLMFallback(t *testing.T) {
+	in := articleScene(t, 6, 0, 500, 0)
+	in.Texts = []string{"Nothing here names a page of the site."}
+	in.Policy.MaxSiblingLinks = 4
+	most := in.Policy.Density(DensityClass(in.Page.Kind), in.WordCount).Max
+	if most < 3 {
+		t.Fatalf("density maximum %d: the scene needs room for the uplink and two siblings", most)
+	}
+	in.ExistingLinks = most - 3
+	plan := planOf(t, in)
+	if sib := withStatus(linksOf(plan, link.TypeHorizontal, link.ZoneInBody), link.StatusPlanned); len(sib) != 2 {
+		t.Fatalf("planned siblings %v, want 2 within the budget", targetIDs(sib))
+	}
+	want := fmt.Sprintf("the page's density maximum of %d in-body links is taken by %d of its own and 3 planned, 3 of which its text has no anchor or room for: they wait for the LLM fallback", most, most-3)
+	if !slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.HasSuffix(n, want) }) {
+		t.Errorf("notes %q, want one ending %q", plan.Notes, want)
+	}
+}
