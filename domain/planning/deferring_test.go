@@ -11,10 +11,10 @@ import (
 )
 
 // splitRelated splits an article's targets as Lookup.Deferred splits its
-// reads: the pages of other clusters' hubs and articles come later.
+// reads: other clusters' articles come later, their hubs first.
 func splitRelated(in Input) (first, related []Target) {
 	for _, t := range in.Targets {
-		if t.ClusterID != in.Page.ClusterID && (t.Kind == site.KindHub || t.Kind == site.KindSupporting) {
+		if t.ClusterID != in.Page.ClusterID && t.Kind == site.KindSupporting {
 			related = append(related, t)
 		} else {
 			first = append(first, t)
@@ -67,10 +67,10 @@ func TestAnArticleWithTooFewSiblingsReadsTheRelatedClustersOnceAndPlansWithThem(
 	}
 	crosses := false
 	for _, l := range linksOf(plan, link.TypeRelated, link.ZoneRelatedSection) {
-		crosses = crosses || l.TargetPageID == "hub-insoles" || strings.HasPrefix(l.TargetPageID, "ins-")
+		crosses = crosses || strings.HasPrefix(l.TargetPageID, "ins-")
 	}
 	if !crosses {
-		t.Error("Related Reading lists no page of the related cluster the siblings left room for")
+		t.Error("Related Reading lists no article of the related cluster the siblings left room for")
 	}
 }
 
@@ -81,5 +81,26 @@ func TestAFailedReadOfTheRelatedClustersFailsThePlan(t *testing.T) {
 	_, err := PlanDeferring(t.Context(), in, func() ([]Target, error) { return nil, refused })
 	if !errors.Is(err, refused) {
 		t.Fatalf("err = %v, want the read's error wrapped", err)
+	}
+}
+
+func TestDeferringALookupKeepsTheRelatedClustersHubsInTheFirstRead(t *testing.T) {
+	l := Lookup{ClusterID: "boots", ClusterLimit: 200, HubClusters: []string{"boots"},
+		RelatedClusters: []string{"jackets", "insoles"}, RelatedLimit: 200, Home: true}
+	now, later := l.Deferred()
+	if len(now.RelatedClusters) != 0 {
+		t.Errorf("the first read still reads the related clusters' pages: %v", now.RelatedClusters)
+	}
+	if want := []string{"boots", "insoles", "jackets"}; !reflect.DeepEqual(now.HubClusters, want) {
+		t.Errorf("first read's hubs %v, want %v", now.HubClusters, want)
+	}
+	if now.ClusterID != "boots" || now.ClusterLimit != 200 || !now.Home {
+		t.Errorf("the first read lost the rest of the lookup: %+v", now)
+	}
+	if !reflect.DeepEqual(later, Lookup{RelatedClusters: []string{"jackets", "insoles"}, RelatedLimit: 200}) {
+		t.Errorf("later read %+v, want the related clusters alone", later)
+	}
+	if same, none := (Lookup{ClusterID: "boots"}).Deferred(); !reflect.DeepEqual(same, Lookup{ClusterID: "boots"}) || !reflect.DeepEqual(none, Lookup{}) {
+		t.Errorf("a lookup without related clusters split into %+v and %+v", same, none)
 	}
 }

@@ -41,11 +41,16 @@ type Lookup struct {
 // Deferred splits the lookup into what every plan of the page reads and
 // the related clusters' pages, which a plan reads only when it draws on
 // them (PlanDeferring); later is the zero Lookup when there are none.
+// Every plan still reads the related clusters' hubs, one a cluster: they
+// carry the names a natural phrase in the page's text most likely means
+// when it names another cluster (anchors.Owners), and the site's most
+// linked pages, which the authority factor is measured against.
 func (l Lookup) Deferred() (now, later Lookup) {
 	if len(l.RelatedClusters) == 0 {
 		return l, Lookup{}
 	}
 	later = Lookup{RelatedClusters: l.RelatedClusters, RelatedLimit: l.RelatedLimit}
+	l.HubClusters = unionSorted(l.HubClusters, l.RelatedClusters)
 	l.RelatedClusters = nil
 	return l, later
 }
