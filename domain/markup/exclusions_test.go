@@ -98,6 +98,10 @@ func TestPlaceVariations(t *testing.T) {
 		{"english", "<p>Loaves of sourdough keep.</p>", "loaf of sourdough", "Loaves of sourdough"},
 		{"english", "<p>Check the pipe fittings first.</p>", "pipe fitting", "pipe fittings"},
 		{"english", "<p>Fill the raised bed with compost.</p>", "raised beds", "raised bed"},
+		// A phrase led by a verb: the activity matches the action.
+		{"english", "<p>Most people can get out of debt in three years.</p>", "getting out of debt", "get out of debt"},
+		{"english", "<p>How to choose a burr grinder for pour-over.</p>", "choosing a burr grinder", "choose a burr grinder"},
+		{"english", "<p>Start by brewing espresso at home.</p>", "brew espresso at home", "brewing espresso at home"},
 		{"spanish", "<p>Las mejores zapatillas de correr.</p>", "zapatilla de correr", "zapatillas de correr"},
 		{"russian", "<p>Лучшие беговые кроссовки для бега.</p>", "беговая кроссовка", "беговые кроссовки"},
 		{"french", "<p>Des chaussures de randonnée légères.</p>", "chaussure de randonnée", "chaussures de randonnée"},
@@ -111,11 +115,16 @@ func TestPlaceVariations(t *testing.T) {
 		})
 	}
 	// An activity is not what is done: "baking" does not match "baked" or
-	// "bake", though the stems agree.
+	// "bake", though the stems agree, unless it leads a verb phrase.
 	for _, c := range []struct{ src, anchor string }{
 		{"<p>A loaf of sourdough baked on an open tray sets too soon.</p>", "sourdough baking"},
 		{"<p>Blind bake at 180 degrees for twenty minutes.</p>", "blind baking"},
 		{"<p>The sourdough baking went well.</p>", "sourdough baked"},
+		// Only a phrase of several words is led by its verb, and what was
+		// done is no activity.
+		{"<p>Bake it slowly at a low heat.</p>", "baking"},
+		{"<p>Baked bread cools on a rack.</p>", "baking bread"},
+		{"<p>Baking bread takes a day.</p>", "baked bread"},
 	} {
 		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: "english"})
 		if pl.Placed {

@@ -383,7 +383,7 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 			}
 			end += size
 		}
-		if end == pos || stemOf(p, fold[pos:end]) != stemOf(p, sp.words[j]) || !p.cfg.stemmer.sameForm(string(fold[pos:end]), sp.words[j]) {
+		if end == pos || stemOf(p, fold[pos:end]) != stemOf(p, sp.words[j]) || !p.cfg.stemmer.sameForm(string(fold[pos:end]), sp.words[j], j == 0 && len(sp.words) > 1) {
 			return 0, false
 		}
 		pos = end

@@ -110,9 +110,17 @@ func (s *stemmer) stem(w string) (out string) {
 }
 
 // sameForm reports whether two words whose stems agree are forms of one
-// another for matching.
-func (s *stemmer) sameForm(a, b string) bool {
-	return s.form == nil || s.form(a) == s.form(b)
+// another for matching. head says the words open a phrase of several: a
+// phrase led by a verb names one thing as the activity or the action
+// ("getting out of debt", "get out of debt"; "choosing a grinder",
+// "choose a grinder"), so there a gerund matches the base form. A past
+// form is what was done ("baked bread") and matches only its own form.
+func (s *stemmer) sameForm(a, b string, head bool) bool {
+	if s.form == nil {
+		return true
+	}
+	fa, fb := s.form(a), s.form(b)
+	return fa == fb || head && fa != formPast && fb != formPast
 }
 
 // stemmedPhrase is an anchor as a run of word stems and the exact separators
