@@ -138,18 +138,50 @@ func (p *Pipeline) readForPlan(ctx context.Context, tx *store.Tx, sc siteContext
 // first half of its lookup (planning.Lookup.Deferred), and reads the
 // related clusters' pages in tx only if the plan needs them; prepare, when
 // given, adjusts them as the caller adjusted the targets it read first.
-func planDeferring(ctx context.Context, tx *store.Tx, sc siteContext, in planning.Input, prepare func([]planning.Target)) (planning.Plan, error) {
+// With count, it plans again while the anchors of the links it chose turn
+// out to be at the cap on other pages (planning.PlanUnderCap).
+func planDeferring(ctx context.Context, tx *store.Tx, sc siteContext, in planning.Input, prepare func([]planning.Target), count planning.AnchorCounts) (planning.Plan, error) {
 	_, later := planning.LookupFor(sc.structure, sc.policy, in.Page).Deferred()
-	if len(later.RelatedClusters) == 0 {
-		return planning.PlanPage(ctx, in)
-	}
-	return planning.PlanDeferring(ctx, in, func() ([]planning.Target, error) {
-		related, err := tx.ReadTargets(ctx, in.Page.SiteID, in.Page.ID, later)
-		if err == nil && prepare != nil {
+	var related []planning.Target
+	read := false
+	readRelated := func() ([]planning.Target, error) {
+		if read {
+			return related, nil
+		}
+		var err error
+		if related, err = tx.ReadTargets(ctx, in.Page.SiteID, in.Page.ID, later); err != nil {
+			return nil, err
+		}
+		if prepare != nil {
 			prepare(related)
 		}
-		return related, err
-	})
+		read = true
+		return related, nil
+	}
+	plan := func(in planning.Input) (planning.Plan, error) {
+		if len(later.RelatedClusters) == 0 {
+			return planning.PlanPage(ctx, in)
+		}
+		return planning.PlanDeferring(ctx, in, readRelated)
+	}
+	if count == nil {
+		return plan(in)
+	}
+	return planning.PlanUnderCap(ctx, in, plan, count)
+}
+
+// storedAnchorCounts counts the anchors other pages' placed in-body links
+// use for each target, as the inject stage will (Tx.AnchorUsage).
+func storedAnchorCounts(ctx context.Context, tx *store.Tx, sc siteContext, pageID string) planning.AnchorCounts {
+	return func(asked map[string][]string) (map[string]map[string]int, error) {
+		var uses []store.AnchorUse
+		for target, texts := range asked {
+			for _, text := range texts {
+				uses = append(uses, store.AnchorUse{TargetPageID: target, Text: text})
+			}
+		}
+		return tx.AnchorUsage(ctx, sc.structure.Site.ID, pageID, uses, sc.policy.MaxExactAnchorPerTarget)
+	}
 }
 
 // plan plans the page's links under its site's policy from the targets
@@ -165,7 +197,7 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 		return badInput("%v", err)
 	}
 	in.Decisions = reads.Decisions
-	plan, err := planDeferring(ctx, tx, sc, in, nil)
+	plan, err := planDeferring(ctx, tx, sc, in, nil, storedAnchorCounts(ctx, tx, sc, page.ID))
 	if err != nil {
 		return err
 	}

@@ -243,7 +243,7 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 		return settledPage{}, false, nil
 	}
 	in.Decisions = reads.Decisions
-	plan, err := planDeferring(ctx, tx, sc, in, asPlanned)
+	plan, err := planDeferring(ctx, tx, sc, in, asPlanned, tally.anchorCounts)
 	if err != nil {
 		return settledPage{}, false, err
 	}
@@ -426,6 +426,23 @@ func (a anchorTally) add(links []link.Link) {
 		}
 		a.counts[l.TargetPageID][anchors.Normalize(l.Anchor)]++
 	}
+}
+
+// anchorCounts counts the asked anchors (folded) as the pages before in
+// the pass placed them for each target: what the page is linked against.
+func (a anchorTally) anchorCounts(asked map[string][]string) (map[string]map[string]int, error) {
+	out := map[string]map[string]int{}
+	for target, texts := range asked {
+		for _, f := range texts {
+			if n := a.counts[target][f]; n > 0 {
+				if out[target] == nil {
+					out[target] = map[string]int{}
+				}
+				out[target][f] = n
+			}
+		}
+	}
+	return out, nil
 }
 
 // markChanged marks the page for its site's next settle pass, when the

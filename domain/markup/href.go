@@ -78,8 +78,11 @@ func isInternalHref(href, siteHost string) bool {
 	return siteHost != "" && sameHost(u.Host, siteHost)
 }
 
-// sitePath reduces an internal href to path, query and fragment so that
-// "/a/" and "https://host/a/" compare equal.
+// SitePath reduces an internal href to path, query and fragment so that
+// "/a/" and "https://host/a/" compare equal, as the placer compares a
+// request's href with the links a page has.
+func SitePath(href, siteHost string) string { return sitePath(href, siteHost) }
+
 func sitePath(href, siteHost string) string {
 	if isPlainPath(href) {
 		return href

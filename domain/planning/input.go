@@ -20,14 +20,22 @@ func NewInput(st site.Structure, pol policy.Policy, page site.Page, targets []Ta
 		return Input{}, fmt.Errorf("read links of page %s: %w", page.ID, err)
 	}
 	existing := 0
+	var authored map[string]bool
 	for _, l := range found {
 		if l.Internal && l.Position == "content" && !l.Inserted && l.InBlock == "" {
 			existing++
+			if l.URL != "" {
+				if authored == nil {
+					authored = map[string]bool{}
+				}
+				authored[markup.SitePath(l.URL, st.Site.Host())] = true
+			}
 		}
 	}
 	return Input{
 		Structure: st, Policy: pol, Page: page, Hub: clusterHub(page, targets), Targets: targets,
 		Texts: markup.ParagraphTexts(src), WordCount: markup.WordCount(src), ExistingLinks: existing,
+		AuthorLinks: authored,
 	}, nil
 }
 

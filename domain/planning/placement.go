@@ -128,8 +128,9 @@ const (
 // A text that names three siblings in one short paragraph carries one or
 // two of them; planning the others in the body would leave them planned
 // and out of Related Reading, while a sibling named further on fits. The
-// trial cannot know the anchor cap, which counts other pages' anchors
-// when the page is injected, nor what the LLM fallback may write. named
+// trial leaves out the anchors other pages have used up (Input.AtCap, as
+// far as PlanUnderCap asked), but cannot know what the LLM fallback may
+// write. named
 // says which candidates the text mentions (planner.mentions), which
 // pickScored has worked out already.
 func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bool {
@@ -138,7 +139,7 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 	}
 	var reqs []markup.LinkRequest
 	uplink := UplinkID(pl.plan.Links)
-	request := func(l link.Link) { reqs = append(reqs, Request(l, CandidateTexts(l.Candidates), uplink)) }
+	request := func(l link.Link) { reqs = append(reqs, Request(l, pl.placeableTexts(l), uplink)) }
 	for _, l := range pl.plan.Links {
 		if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned {
 			request(l)
@@ -169,4 +170,11 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 		fits[p.ID] = p.Placed
 	}
 	return fits
+}
+
+// linkedByAuthor reports whether the page's own content links to the
+// target already (Input.AuthorLinks): the inject stage places no second
+// in-body link to it, so a slot planned for it would stay empty.
+func (pl *planner) linkedByAuthor(t Target) bool {
+	return len(pl.in.AuthorLinks) > 0 && pl.in.AuthorLinks[markup.SitePath(t.URL, pl.in.Structure.Site.Host())]
 }

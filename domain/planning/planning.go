@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -56,8 +57,19 @@ type Input struct {
 	// links its own HTML already has in the content. Both bound density.
 	WordCount     int
 	ExistingLinks int
+	// AuthorLinks are the site paths (markup.SitePath) the page's own
+	// content already links to: no optional link and no Related Reading
+	// entry links a target a second time.
+	AuthorLinks map[string]bool
 	// Decisions are the page's links decided by hand, kept by every plan.
 	Decisions []Decision
+	// AtCap holds, by target id, the anchors (folded, anchors.Normalize)
+	// that in-body links on other pages already use for that target as
+	// often as the exact-anchor cap allows. The inject stage places no
+	// more of them, so the trial placement leaves them out too, and a link
+	// whose anchors are all at the cap gives way to one the text can still
+	// carry (PlanUnderCap).
+	AtCap map[string]map[string]bool
 	// RelatedPending says Targets lack the related clusters' pages
 	// (Lookup.Deferred): a plan that would draw on them stops and asks for
 	// them (Plan.NeedsRelated) instead of planning without them.
@@ -146,6 +158,72 @@ func PlanDeferring(ctx context.Context, in Input, readRelated func() ([]Target, 
 	}
 	in.RelatedPending = false
 	return PlanPage(ctx, in)
+}
+
+// AnchorCounts counts, for each target id asked, how many in-body links
+// on pages other than the one planned use each of the asked anchors
+// (folded), up to the exact-anchor cap.
+type AnchorCounts func(asked map[string][]string) (map[string]map[string]int, error)
+
+// maxCapRounds bounds how often PlanUnderCap plans a page again: each
+// round can only add anchors at the cap for targets a round before it
+// chose.
+const maxCapRounds = 3
+
+// PlanUnderCap plans the page with plan, asks count how often other pages
+// use the anchors of the in-body links it planned, and plans again with
+// those at the cap (policy max_exact_anchor_per_target) left out of the
+// trial placement (Input.AtCap), until a plan's links turn up no anchor at
+// the cap it did not know of. A hub whose best cross-cluster hubs' anchors
+// are all used up on other pages then links the next hub its text names,
+// where planning blind to the cap left both links planned and the page
+// without one.
+func PlanUnderCap(ctx context.Context, in Input, plan func(Input) (Plan, error), count AnchorCounts) (Plan, error) {
+	limit := in.Policy.MaxExactAnchorPerTarget
+	for round := 0; ; round++ {
+		p, err := plan(in)
+		if err != nil || limit <= 0 || round == maxCapRounds {
+			return p, err
+		}
+		asked := map[string][]string{}
+		for _, l := range p.Links {
+			if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
+				continue
+			}
+			for _, c := range l.Candidates {
+				if f := anchors.Normalize(c.Text); f != "" && !in.AtCap[l.TargetPageID][f] && !slices.Contains(asked[l.TargetPageID], f) {
+					asked[l.TargetPageID] = append(asked[l.TargetPageID], f)
+				}
+			}
+		}
+		if len(asked) == 0 {
+			return p, nil
+		}
+		counts, err := count(asked)
+		if err != nil {
+			return Plan{}, fmt.Errorf("count the anchors of page %s's links: %w", in.Page.ID, err)
+		}
+		atCap := make(map[string]map[string]bool, len(in.AtCap))
+		for target, texts := range in.AtCap {
+			atCap[target] = maps.Clone(texts)
+		}
+		added := false
+		for target, texts := range asked {
+			for _, f := range texts {
+				if counts[target][f] >= limit {
+					if atCap[target] == nil {
+						atCap[target] = map[string]bool{}
+					}
+					atCap[target][f] = true
+					added = true
+				}
+			}
+		}
+		if !added {
+			return p, nil
+		}
+		in.AtCap = atCap
+	}
 }
 
 // checkEvery is how many targets planning handles between looks at its
@@ -420,7 +498,7 @@ func (pl *planner) relatedReading() {
 	// A sibling whose in-body link the text has no room for is linked
 	// nowhere unless the LLM fallback writes it in: the section lists it.
 	eligible := func(t Target) bool {
-		return (!pl.offered[t.ID] || pl.linked[t.ID] && pl.noRoom[t.ID]) &&
+		return (!pl.offered[t.ID] || pl.linked[t.ID] && pl.noRoom[t.ID]) && !pl.linkedByAuthor(t) &&
 			t.ID != pl.hubID() && (t.Kind == site.KindSupporting || t.Kind == site.KindHub)
 	}
 	sibling := func(t Target) bool { return t.ClusterID == pl.in.Page.ClusterID && t.Kind == site.KindSupporting }
@@ -645,11 +723,16 @@ func (pl *planner) homeLinks() {
 			return
 		}
 		l := pl.newScoredLink(s, link.TypeVerticalDown, link.ZoneInBody)
-		if pl.linked[s.ID] {
+		if pl.linked[s.ID] || pl.linkedByAuthor(s.Target) {
 			continue
 		}
 		if !pl.mentions(l) {
-			pl.noteTooShortName(s.Target)
+			if used := pl.mentionedAtCap(l); used != "" {
+				pl.note("vertical_down link to %s not planned: the home page names it as %q, which other pages use for it %d times (anchor cap)",
+					l.TargetPageID, used, pl.in.Policy.MaxExactAnchorPerTarget)
+			} else {
+				pl.noteTooShortName(s.Target)
+			}
 			continue
 		}
 		if pl.budget <= 0 {
@@ -855,7 +938,7 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 		if pl.stopped() {
 			return 0
 		}
-		if pl.linked[s.ID] && z == link.ZoneInBody {
+		if z == link.ZoneInBody && (pl.linked[s.ID] || pl.linkedByAuthor(s.Target)) {
 			continue
 		}
 		switch scoring.Decide(pl.in.Policy, s.score.Total) {
@@ -935,11 +1018,36 @@ func (pl *planner) carriedFirst(links []link.Link) []link.Link {
 // mentioned; "road bikes" inside "railroad bikes" is not.
 func (pl *planner) mentions(l link.Link) bool {
 	for _, a := range l.Candidates {
-		if containsWords(pl.text, anchors.Normalize(a.Text)) {
+		if f := anchors.Normalize(a.Text); !pl.in.AtCap[l.TargetPageID][f] && containsWords(pl.text, f) {
 			return true
 		}
 	}
 	return false
+}
+
+// mentionedAtCap is the first of the link's candidates the text holds
+// that other pages have used up for its target (Input.AtCap); "" when
+// there is none.
+func (pl *planner) mentionedAtCap(l link.Link) string {
+	for _, a := range l.Candidates {
+		if f := anchors.Normalize(a.Text); pl.in.AtCap[l.TargetPageID][f] && containsWords(pl.text, f) {
+			return a.Text
+		}
+	}
+	return ""
+}
+
+// placeableTexts are the link's candidate texts the inject stage may still
+// place: those other pages have not used up for its target (Input.AtCap).
+func (pl *planner) placeableTexts(l link.Link) []string {
+	capped := pl.in.AtCap[l.TargetPageID]
+	texts := make([]string, 0, len(l.Candidates))
+	for _, c := range l.Candidates {
+		if !capped[anchors.Normalize(c.Text)] {
+			texts = append(texts, c.Text)
+		}
+	}
+	return texts
 }
 
 // containsWords reports whether phrase occurs in text with no letter or

@@ -1494,3 +1494,106 @@ func TestALinkLeftOutForDensitySaysWhichPlannedLinksWaitForTheLLMFallback(t *tes
 		t.Errorf("notes %q, want one ending %q", plan.Notes, want)
 	}
 }
+
+// A hub whose best cross-cluster hubs' anchors are used up on other pages
+// links the next sharing hub its text names: planning blind to the cap
+// chose the two best, which the inject stage then left planned ("anchor
+// cap"), and a trial site's hub ended with no cross-cluster link although
+// its text named a third hub.
+func TestAHubWhoseBestCrossClusterAnchorsAreAtTheCapLinksTheNextHubItsTextNames(t *testing.T) {
+	boots := bootsCluster() // terrain=mountain, season=winter
+	crampons := testCluster("crampons", "Crampons", "winter crampons", "terrain=mountain", "season=winter")
+	glaciers := testCluster("glaciers", "Glacier Walks", "glacier walks", "terrain=mountain", "season=winter")
+	tents := testCluster("tents", "Winter Tents", "winter tents", "terrain=mountain", "season=winter")
+	hub := hubOf(boots)
+	hub.HTML = `<h1>Hiking boots</h1>
+<p>Winter crampons suit most of our boots, so test them on a short slope near home before the first snow.</p>
+<p>Glacier walks are best in late spring, when the snow bridges are still firm enough to cross with care.</p>
+<p>Winter tents need a site out of the wind, and your boots belong inside the porch overnight.</p>`
+	targets := []Target{{Page: hubOf(crampons), Inbound: 100}, {Page: hubOf(glaciers), Inbound: 100}, {Page: hubOf(tents), Inbound: 90}}
+	in := Input{Structure: testSite(boots, crampons, glaciers, tents), Policy: sagPolicy(t), Page: hub, Hub: &hub,
+		Targets: targets, Texts: markup.ParagraphTexts([]byte(hub.HTML)), WordCount: 2500}
+	plan := func(in Input) (Plan, error) { return PlanPage(t.Context(), in) }
+	cross := func(p Plan) []string {
+		return targetIDs(withStatus(linksOf(p, link.TypeCrossCluster, link.ZoneInBody), link.StatusPlanned))
+	}
+
+	blind, err := PlanUnderCap(t.Context(), in, plan, func(map[string][]string) (map[string]map[string]int, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cross(blind); !reflect.DeepEqual(got, []string{"hub-crampons", "hub-glaciers"}) {
+		t.Fatalf("with no anchor at the cap, cross-cluster links %v, want the two best [hub-crampons hub-glaciers]", got)
+	}
+
+	var asked map[string][]string
+	used := map[string]map[string]int{"hub-crampons": {"winter crampons": 3}, "hub-glaciers": {"glacier walks": 3}}
+	capped, err := PlanUnderCap(t.Context(), in, plan, func(a map[string][]string) (map[string]map[string]int, error) {
+		if asked == nil {
+			asked = a
+		}
+		return used, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(asked["hub-crampons"], "winter crampons") || !slices.Contains(asked["hub-glaciers"], "glacier walks") {
+		t.Errorf("the first plan's links asked for %v, want their anchors", asked)
+	}
+	got := cross(capped)
+	if len(got) == 0 || got[0] != "hub-tents" {
+		t.Errorf("cross-cluster links %v, want hub-tents first: the text carries its anchor, the others' are at the cap", got)
+	}
+}
+
+// A target the author's own text links already gets no second link from
+// the plan: the inject stage would leave an in-body one planned ("the page
+// already links to"), taking a sibling's slot, and a trial site's Related
+// Reading listed a page the article linked two paragraphs before.
+func TestATargetTheAuthorLinksAlreadyIsNeitherPickedInTheBodyNorListed(t *testing.T) {
+	in := articleScene(t, 6, 0, 1500, 0)
+	plain := planOf(t, in)
+	var picked string
+	for _, l := range plain.Links {
+		if l.Type == link.TypeHorizontal && l.Status == link.StatusPlanned {
+			picked = l.TargetPageID
+			break
+		}
+	}
+	if picked == "" {
+		t.Fatal("no sibling planned in the body: the scene no longer tests the rule")
+	}
+	var url string
+	for _, tg := range in.Targets {
+		if tg.ID == picked {
+			url = tg.URL
+		}
+	}
+	in.AuthorLinks = map[string]bool{url: true}
+	plan := planOf(t, in)
+	for _, l := range plan.Links {
+		if l.TargetPageID == picked && l.Zone != link.ZoneBreadcrumb {
+			t.Errorf("the plan links %s, which the author links already: %s in %s", picked, l.Type, l.Zone)
+		}
+	}
+	if got, want := len(withStatus(linksOf(plan, link.TypeHorizontal, link.ZoneInBody), link.StatusPlanned)),
+		len(withStatus(linksOf(plain, link.TypeHorizontal, link.ZoneInBody), link.StatusPlanned)); got != want {
+		t.Errorf("%d siblings planned in the body, want %d: another sibling takes the slot", got, want)
+	}
+}
+
+func TestAnInputKnowsTheSitePathsItsContentLinks(t *testing.T) {
+	st := testSite(bootsCluster())
+	page := articleIn(bootsCluster(), "care", "Caring For Leather Hiking Boots")
+	page.HTML = `<p>See <a href="/hiking/boots/fit/">fit</a>, <a href="https://outdoor.example/hiking/boots/socks/">socks</a>,
+<a href="https://elsewhere.example/x/">a friend</a> and <a href="../lacing/">lacing</a>.</p>
+<nav><a href="/hiking/">Hiking</a></nav>`
+	in, err := NewInput(st, sagPolicy(t), page, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"/hiking/boots/fit/": true, "/hiking/boots/socks/": true, "/hiking/boots/lacing/": true}
+	if !reflect.DeepEqual(in.AuthorLinks, want) {
+		t.Errorf("author links %v, want %v (content links on the site, resolved; not the nav)", in.AuthorLinks, want)
+	}
+}

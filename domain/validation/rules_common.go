@@ -36,7 +36,7 @@ func noSelfLinks(in Input) RuleResult {
 // entry or breadcrumb may repeat a body link; those are separate link types,
 // not duplicates.
 func noDuplicateTargets(in Input) RuleResult {
-	r := RuleResult{Name: RuleNoDuplicateTargets, Severity: SeverityError, Passed: true, Detail: "every in-body target is linked once"}
+	r := RuleResult{Name: RuleNoDuplicateTargets, Severity: SeverityError, Passed: true, Detail: "no target is linked twice by the in-body links placed"}
 	byTarget := map[string][]string{}
 	for _, l := range in.Links {
 		if l.Placed() && l.Zone == link.ZoneInBody {
