@@ -53,7 +53,7 @@ func Rank(p policy.Policy, candidates []link.Anchor, u Usage) (ranked []link.Anc
 		case key == "" || seen[key]:
 			continue
 		case words < p.AnchorMinWords || words > p.AnchorMaxWords:
-			refused = append(refused, Refusal{c, fmt.Sprintf("anchor has %d words, outside %d–%d", words, p.AnchorMinWords, p.AnchorMaxWords)})
+			refused = append(refused, Refusal{c, fmt.Sprintf("anchor has %d word(s), outside %d–%d", words, p.AnchorMinWords, p.AnchorMaxWords)})
 		case u.ByText[key] >= p.MaxExactAnchorPerTarget:
 			refused = append(refused, Refusal{c, fmt.Sprintf("anchor already used %d times for this target", u.ByText[key])})
 		default:

@@ -30,7 +30,7 @@ func texts(as []link.Anchor) []string {
 
 func TestAnchorsOutsideTwoToEightWordsAreRefused(t *testing.T) {
 	ranked, refused := Rank(pol(), candidates, Usage{})
-	if len(refused) != 2 || !strings.Contains(refused[0].Reason, "1 words") || !strings.Contains(refused[1].Reason, "12 words") {
+	if len(refused) != 2 || !strings.Contains(refused[0].Reason, "1 word(s)") || !strings.Contains(refused[1].Reason, "12 word(s)") {
 		t.Errorf("refused %+v", refused)
 	}
 	for _, a := range ranked {

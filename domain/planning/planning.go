@@ -961,7 +961,7 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 			pl.note("%s link to %s (score %.2f) not planned: %s", t, l.TargetPageID, l.Score, pl.budgetTaken())
 			break
 		}
-		l.Explanation = fmt.Sprintf("%s: %s; score %.2f ≥ %.0f, placed automatically; %s", t, why, l.Score, p.AutoLinkScore, l.Explanation)
+		l.Explanation = fmt.Sprintf("%s: %s; score %.2f ≥ %.0f, planned without review; %s", t, why, l.Score, p.AutoLinkScore, l.Explanation)
 		pl.add(l)
 		pl.budget--
 		planned++

@@ -79,8 +79,11 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 			listed++
 		}
 	}
-	counted := fmt.Sprintf("%d outbound link(s) in the content (Related Reading's %d not counted) on a %s page of %d words",
-		n, inReading, in.Page.Kind, words)
+	counted := fmt.Sprintf("%d outbound link(s) in the content on a %s page of %d words", n, in.Page.Kind, words)
+	if inReading > 0 {
+		counted = fmt.Sprintf("%d outbound link(s) in the content (Related Reading's %d not counted) on a %s page of %d words",
+			n, inReading, in.Page.Kind, words)
+	}
 	if !linksByList(in.Page.Kind) {
 		listed = 0
 	} else if listed > 0 {
