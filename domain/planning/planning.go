@@ -171,7 +171,7 @@ type AnchorCounts func(asked map[string][]string) (map[string]map[string]int, er
 const maxCapRounds = 3
 
 // PlanUnderCap plans the page with plan, asks count how often other pages
-// use the anchors of the in-body links it planned, and plans again with
+// use the anchors of the optional in-body links it planned, and plans again with
 // those at the cap (policy max_exact_anchor_per_target) left out of the
 // trial placement (Input.AtCap), until a plan's links turn up no anchor at
 // the cap it did not know of. A hub whose best cross-cluster hubs' anchors
@@ -187,7 +187,11 @@ func PlanUnderCap(ctx context.Context, in Input, plan func(Input) (Plan, error),
 		}
 		asked := map[string][]string{}
 		for _, l := range p.Links {
-			if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
+			// The mandatory uplink is planned whatever its anchors' use (the
+			// inject stage picks its least used one), so only the optional
+			// links are asked: a large cluster's hub has its anchors at the
+			// cap for most of its articles, which would plan each twice.
+			if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned || l.Mandatory {
 				continue
 			}
 			for _, c := range l.Candidates {
