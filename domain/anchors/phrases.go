@@ -586,6 +586,9 @@ var (
 	docPreps = set("to", "on", "about", "of", "for")
 )
 
+// isGerund reports whether a word reads as a verb's "-ing" form.
+func isGerund(low string) bool { return len(low) > 4 && strings.HasSuffix(low, "ing") }
+
 // documentPhrases are the phrases of a run that name a page through a
 // document noun: a noun phrase ending on one of docNouns, one of
 // docPreps, and the noun phrase right after it ("guide to tile
@@ -595,13 +598,23 @@ var (
 // anchor cap counts apart from the bare keyword. A text that sends its
 // readers to "our complete guide to tile backsplash" in every article
 // gives each of them two anchors for the hub, not one.
+//
+// What the document is about may be a gerund with its object ("guide to
+// choosing coffee beans", "introduction to baking bread"): the gerund is
+// then a noun, and the phrase goes on through its object.
 func documentPhrases(toks []token) []nounPhrase {
 	var out []nounPhrase
 	for i := 0; i+2 < len(toks); i++ {
-		if toks[i].verb || !docNouns[toks[i].low] || !docPreps[toks[i+1].low] || toks[i+2].verb {
+		if toks[i].verb || !docNouns[toks[i].low] || !docPreps[toks[i+1].low] {
 			continue
 		}
 		end := i + 2
+		if toks[end].verb {
+			if !isGerund(toks[end].low) || end+1 == len(toks) || toks[end+1].verb {
+				continue
+			}
+			end++
+		}
 		for end < len(toks) && !toks[end].verb {
 			end++
 			if toks[end-1].plur {

@@ -334,6 +334,9 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"tile backsplash"}, Title: "Tile Backsplash"}, []string{"guide to tile backsplash"}},
 		{"an overview of the target", "Start with the overview of deck building before you buy timber.",
 			Target{PrimaryKeywords: []string{"deck building"}}, []string{"overview of deck building"}},
+		// trial 16: a guide about a gerund and its object named nothing
+		{"a guide to a gerund and its object", "Our guide to choosing coffee beans explains how to read roast levels.",
+			Target{PrimaryKeywords: []string{"choosing coffee beans"}, Title: "Choosing Coffee Beans"}, []string{"coffee beans", "guide to choosing coffee beans"}},
 		{"a document about something else names nothing", "Our guide to paint colours helps with hiking boots too.",
 			Target{PrimaryKeywords: []string{"tile backsplash"}}, nil},
 		{"a noun that is no document names nothing more", "The cost of tile backsplash varies.",
@@ -408,6 +411,8 @@ func TestNounPhrasesFollowTheLexiconAndItsHeuristics(t *testing.T) {
 		{"ambiguous verb: verb opening a clause", "Never store a wet tent, and check tent stakes often.", []string{"wet tent", "tent stakes"}},
 		{"ambiguous verb: verb after an infinitive 'to'", "Learn how to waterproof boots.", []string{"boots"}},
 		{"'to' as a preposition keeps the noun, and a document names what it is about", "Read our guide to camp stoves.", []string{"guide", "camp stoves", "guide to camp stoves"}},
+		{"a document about a gerund goes on through its object", "Read our guide to choosing camp stoves.", []string{"guide", "camp stoves", "guide to choosing camp stoves"}},
+		{"a document before a verb that is no gerund names nothing more", "Read our guide to buy camp stoves.", []string{"guide", "camp stoves"}},
 		{"verb-leaning '-s' form after a noun is a verb", "The boot fits snugly.", []string{"boot"}},
 		{"noun-leaning '-s' form after a noun is a plural", "Tent stakes bend in rock.", []string{"Tent stakes", "rock"}},
 		{"'-s' form after a noun before an '-ly' adverb is a verb", "The tent stakes easily.", []string{"tent"}},
