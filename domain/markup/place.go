@@ -50,6 +50,13 @@ type LinkRequest struct {
 	// whatever the author linked further down ("back to our decking
 	// guide" in the last paragraph).
 	OverLaterLink bool
+	// InsideOwnNames lets the request take an occurrence inside the page's
+	// own names (Options.OwnNames) when the text offers it no other place:
+	// the mandatory uplink, without which the page fails the rules. Any
+	// other link is better left unplaced than reading as the page naming
+	// itself ("a compact dual-boiler [espresso machine]" on the machine's
+	// own page, linking the espresso hub).
+	InsideOwnNames bool
 }
 
 // Position constrains which <p> blocks are eligible.
@@ -90,8 +97,9 @@ type Options struct {
 	// OwnNames are the page's own names (its title, keywords): an
 	// occurrence inside one of them in the text ("Adjusting [cabinet
 	// doors]" on a page about adjusting cabinet doors) reads as the page
-	// naming itself, so it is taken only when the text offers a request no
-	// other place.
+	// naming itself, so it is taken only by a request that may go there
+	// (LinkRequest.InsideOwnNames), when the text offers it no other
+	// place.
 	OwnNames []string
 	// GoesOn reports whether a phrase of the text (folded: lower case,
 	// single spaces) is only the front of a longer noun phrase, given the
@@ -428,7 +436,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 	}
 	for step := range passes * 2 {
 		pass, own := step/2, step%2 == 1
-		if own && !ownFirst {
+		if own && (!ownFirst || !r.InsideOwnNames) {
 			continue
 		}
 		for variation := 0; variation < 2; variation++ {
@@ -451,12 +459,16 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 				}
 				h, ok := p.search(&m, r.Position, &tally)
 				tally.fragment += m.fragments
-				if ownFirst && !own {
+				if ownFirst && !own && r.InsideOwnNames {
 					// Refusals for the page's own names are the next
 					// step's to report, not this link's.
 					m.inside = 0
 				}
-				tally.inside += m.inside
+				if ownFirst && !own && !r.InsideOwnNames {
+					tally.insideOwn += m.inside
+				} else {
+					tally.inside += m.inside
+				}
 				if !ok {
 					continue
 				}
@@ -573,6 +585,7 @@ func (p *placer) paraFold(para int) (start, end int) {
 // rejectTally remembers why matches were turned down, for the Reason.
 type rejectTally struct {
 	outside, full, close, overlap, fragment, inside, early int
+	insideOwn                                              int // inside the page's own names, for a request that may not go there
 }
 
 func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
@@ -597,6 +610,8 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 		return "candidate anchor found in " + where + " only as the front of a longer phrase"
 	case t.inside > 0:
 		return "candidate anchor found in " + where + " only inside a longer name of another page"
+	case t.insideOwn > 0:
+		return "candidate anchor found in " + where + " only inside this page's own name or another page's longer name"
 	}
 	return "no candidate anchor found in " + where
 }

@@ -112,7 +112,7 @@ func TestPlaceUplinkGoesOverTheAuthorsLaterLinkToTheHub(t *testing.T) {
 // name's only when the text has no other.
 func TestPlacePassesOverThePagesOwnNameWhileTheTextOffersAnotherPlace(t *testing.T) {
 	req := LinkRequest{ID: "up", Href: "/cabinets/", Anchors: []string{"cabinet doors", "kitchen cabinet installation"},
-		Position: Position{FirstParagraphs: 2}}
+		Position: Position{FirstParagraphs: 2}, InsideOwnNames: true}
 	opts := Options{OwnNames: []string{"Adjusting Cabinet Doors", "adjusting cabinet doors"}}
 	src := "<p>Adjusting cabinet doors takes a single screwdriver and finishes any kitchen cabinet installation.</p>"
 	if _, pl := placeOne(t, src, req, opts); !pl.Placed || pl.AnchorText != "kitchen cabinet installation" {
@@ -124,6 +124,17 @@ func TestPlacePassesOverThePagesOwnNameWhileTheTextOffersAnotherPlace(t *testing
 	}
 	if _, pl := placeOne(t, src, req, Options{}); !pl.Placed || pl.AnchorText != "cabinet doors" {
 		t.Errorf("placement without own names %+v, want the first candidate", pl)
+	}
+	// A request that may not go inside the page's own names stays out of
+	// them, the text's only place or not (trial 16: "a compact
+	// dual-boiler [espresso machine]" on the machine's page).
+	optional := req
+	optional.InsideOwnNames = false
+	if _, pl := placeOne(t, only, optional, opts); pl.Placed || !strings.Contains(pl.Reason, "only inside this page's own name") {
+		t.Errorf("placement %+v inside the page's own name for a request that may not go there, or a reason not saying so", pl)
+	}
+	if _, pl := placeOne(t, src, optional, opts); !pl.Placed || pl.AnchorText != "kitchen cabinet installation" {
+		t.Errorf("placement %+v, want it outside the page's own name", pl)
 	}
 }
 

@@ -58,7 +58,10 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l.Candidates),
 		// The author's own link to the hub further down does not stand in
 		// for the uplink the first paragraphs must carry.
-		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp}
+		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp,
+		// Only the uplink the rules require may name the hub inside the
+		// page's own name, and only when nothing else carries it.
+		InsideOwnNames: l.Mandatory && l.Type == link.TypeVerticalUp}
 }
 
 // NotWithin are the other pages' longer names a link's candidates are not
