@@ -1597,3 +1597,28 @@ func TestAnInputKnowsTheSitePathsItsContentLinks(t *testing.T) {
 		t.Errorf("author links %v, want %v (content links on the site, resolved; not the nav)", in.AuthorLinks, want)
 	}
 }
+
+// Among the pages of other clusters sharing a value, those whose names
+// share a word with the article's come first, whatever the others'
+// authority: trial 16 listed "How long does cold brew keep" on four
+// espresso articles because it had the most inbound links.
+func TestRelatedReadingListsPagesOnTheArticlesTopicBeforeBetterLinkedOnes(t *testing.T) {
+	boots, insoles := bootsCluster(), insolesCluster()
+	stoves := testCluster("stoves", "Camp Stoves", "camp stoves", "terrain=mountain", "season=winter")
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	onTopic := articleIn(insoles, "ins-fit", "Fitting Insoles Into Leather Boots")
+	targets := []Target{{Page: hub}, {Page: onTopic}}
+	for i := range 4 {
+		targets = append(targets, Target{Page: articleIn(stoves, fmt.Sprintf("fuel-%d", i), fmt.Sprintf("Stove Fuel Notes %d", i)), Inbound: 100})
+	}
+	plan := planOf(t, Input{Structure: testSite(boots, insoles, stoves), Policy: sagPolicy(t), Page: page, Hub: &hub,
+		Targets: targets, WordCount: 1500})
+	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
+	if len(rr) == 0 || rr[0].TargetPageID != "ins-fit" {
+		t.Errorf("Related Reading %v, want ins-fit first: it shares \"leather\" and \"boots\" with the article, the stove notes nothing", targetIDs(rr))
+	}
+	if len(rr) > 0 && rr[0].Factors[scoring.FactorKeywordOverlap] == 0 {
+		t.Errorf("the first entry has no keyword overlap: %+v", rr[0].Factors)
+	}
+}
