@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/events"
@@ -46,6 +47,9 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 		if !applied {
 			p.skipped(ConsumerSiteProjector, "stale", ev)
 			return true, nil
+		}
+		for _, w := range planning.UnlinkableKeywords(st, pol) {
+			p.Logger.WarnContext(ctx, "site structure: a hub no keyword can link", "site_id", ev.SiteID, "warning", w)
 		}
 		if pol.Authority == policy.AuthorityLinkScore {
 			return true, tx.PagesTakeLinkScores(ctx, ev.SiteID)

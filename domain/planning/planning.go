@@ -775,7 +775,7 @@ func (pl *planner) noteTooShortName(t Target) {
 			continue
 		}
 		pl.note("%s %s not linked: the home page names it only as %q, shorter than the %d words an anchor needs; "+
-			"a phrase such as \"our %s guide\" would carry the link", t.Kind, t.ID, name, pl.in.Policy.AnchorMinWords, n)
+			"a phrase such as \"our %s guide\" would carry the link", t.Kind, t.ID, name, pl.in.Policy.AnchorMinWords, strings.TrimSpace(name))
 		return
 	}
 }

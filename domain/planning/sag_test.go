@@ -1622,3 +1622,21 @@ func TestRelatedReadingListsPagesOnTheArticlesTopicBeforeBetterLinkedOnes(t *tes
 		t.Errorf("the first entry has no keyword overlap: %+v", rr[0].Factors)
 	}
 }
+
+// Trial 16's site named a cluster by a one-word brand, "AeroPress": no
+// keyword could ever be an anchor, and nothing said so.
+func TestAClusterWhoseKeywordsAreAllTooShortForAnAnchorIsReported(t *testing.T) {
+	aero := testCluster("aeropress", "AeroPress", "AeroPress")
+	aero.Keywords = []string{"Aeropress"}
+	boots := bootsCluster()
+	boots.Keywords = []string{"boots"} // the primary keyword has two words
+	got := UnlinkableKeywords(testSite(boots, aero), sagPolicy(t))
+	if len(got) != 1 || !strings.HasPrefix(got[0], "cluster aeropress: no keyword of 2–8 words") || !strings.Contains(got[0], `"AeroPress guide"`) {
+		t.Errorf("warnings %q, want one for cluster aeropress suggesting a longer variation", got)
+	}
+	pol := sagPolicy(t)
+	pol.AnchorMinWords = 1
+	if got := UnlinkableKeywords(testSite(boots, aero), pol); len(got) != 0 {
+		t.Errorf("with anchor_min_words 1: warnings %q, want none", got)
+	}
+}
