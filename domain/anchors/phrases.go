@@ -364,7 +364,10 @@ func resolve(toks []token, i int) {
 	clause := before == nil || before.lex == cConj
 	switch t.lex {
 	case cOpen:
-		t.verb = modal || subject && (before.low != "you" || nextIs(cDet, cPron, cPrep))
+		// "who" is followed by its verb, never by a noun: "people who
+		// [brew] filter coffee" (trial 16 linked "brew filter coffee" to
+		// the cold brew hub).
+		t.verb = modal || subject && (before.low != "you" || nextIs(cDet, cPron, cPrep)) || before != nil && before.low == "who"
 	case cAmbig:
 		third := thirdAmb[t.low]
 		switch {

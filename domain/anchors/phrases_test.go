@@ -410,6 +410,7 @@ func TestNounPhrasesFollowTheLexiconAndItsHeuristics(t *testing.T) {
 		{"ambiguous verb: verb before a determiner", "Check the seams.", []string{"seams"}},
 		{"ambiguous verb: verb opening a clause", "Never store a wet tent, and check tent stakes often.", []string{"wet tent", "tent stakes"}},
 		{"ambiguous verb: verb after an infinitive 'to'", "Learn how to waterproof boots.", []string{"boots"}},
+		{"any word after 'who' is its verb", "For people who brew filter coffee, a burr grinder helps.", []string{"people", "filter coffee", "burr grinder"}},
 		{"'to' as a preposition keeps the noun, and a document names what it is about", "Read our guide to camp stoves.", []string{"guide", "camp stoves", "guide to camp stoves"}},
 		{"a document about a gerund goes on through its object", "Read our guide to choosing camp stoves.", []string{"guide", "camp stoves", "guide to choosing camp stoves"}},
 		{"a document before a verb that is no gerund names nothing more", "Read our guide to buy camp stoves.", []string{"guide", "camp stoves"}},
