@@ -102,6 +102,18 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 		r.Passed = false
 		r.Severity = SeverityWarning
 		r.Detail = fmt.Sprintf("%s: below the minimum of %d", counted, want.Min)
+		waiting := 0
+		for _, l := range in.Links {
+			if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned {
+				waiting++
+			}
+		}
+		if waiting > 0 {
+			// The planner counted them against density: what would bring
+			// the page up is theirs to place (their reasons say why they
+			// are not, the LLM fallback writes in those no text carries).
+			r.Detail += fmt.Sprintf("; %d more in-body link(s) are planned and not placed (see their reasons; the LLM fallback writes in those the text has no anchor for)", waiting)
+		}
 	default:
 		r.Detail = fmt.Sprintf("%s: within %s", counted, rangeText(want))
 	}

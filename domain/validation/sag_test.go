@@ -73,6 +73,17 @@ func TestDensityRangeBelowMinimumWarnsOnly(t *testing.T) {
 	if !r.Passed || out["care"].Status != link.StatusVerified {
 		t.Errorf("a warning failed the page or flagged a link: %+v %+v", r.Rules, out)
 	}
+	if strings.Contains(d.Detail, "planned and not placed") {
+		t.Errorf("detail %q names planned links the page has none of", d.Detail)
+	}
+	// Links planned and not placed counted against density when planned:
+	// the warning says so (trial 16: sixteen such warnings named nothing).
+	waiting := to("socks", "socks", link.TypeVerticalDown)
+	waiting.Status, waiting.Reason = link.StatusPlanned, "no candidate anchor found in any paragraph; left for the LLM fallback"
+	r, _ = validate(t, inputFor(t, policy.SAG, "hub", linkedHTML(links...), append(links, waiting)...))
+	if d := rule(r, RuleDensityRange); d.Passed || !strings.Contains(d.Detail, "; 1 more in-body link(s) are planned and not placed") {
+		t.Errorf("%+v, want the detail to name the planned link", d)
+	}
 }
 
 func TestDensityRangeDoesNotCountRelatedArticlesOrBreadcrumbs(t *testing.T) {
