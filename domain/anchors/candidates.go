@@ -2,6 +2,7 @@ package anchors
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/policy"
@@ -103,4 +104,25 @@ func ShortTitle(title string) string {
 		}
 	}
 	return ""
+}
+
+// SharesContentWord reports whether two lists of names share a word that
+// is none of the lexicon's closed classes or common verbs (closedClass):
+// "Cold Brew Coffee at Home" and "espresso at home" share "home", but
+// "in" or "at" alone makes no two pages about the same thing.
+func SharesContentWord(a, b []string) bool {
+	words := map[string]bool{}
+	each := func(names []string, f func(w string) bool) bool {
+		for _, n := range names {
+			for w := range strings.FieldsSeq(strings.ToLower(n)) {
+				w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+				if w != "" && !closedClass(w) && f(w) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	each(a, func(w string) bool { words[w] = true; return false })
+	return each(b, func(w string) bool { return words[w] })
 }

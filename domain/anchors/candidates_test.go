@@ -107,3 +107,21 @@ func TestAShortTitleDropsTheSubtitleTheQuestionsAnswerAndTheAside(t *testing.T) 
 		}
 	}
 }
+
+func TestNamesShareAContentWordNotAFunctionWord(t *testing.T) {
+	for _, c := range []struct {
+		a, b []string
+		want bool
+	}{
+		{[]string{"Dialing In Espresso"}, []string{"How Long Does Cold Brew Keep in the Fridge?"}, false},
+		{[]string{"espresso tamping"}, []string{"Cold Brew Coffee: Steeping at Home"}, false},
+		{[]string{"Espresso at Home"}, []string{"Cold Brew Coffee at Home"}, true},
+		{[]string{"Caring For Leather Hiking Boots"}, []string{"Fitting Insoles Into Leather Boots"}, true},
+		{[]string{"V60 technique"}, []string{"Chemex vs V60"}, true},
+		{nil, []string{"anything"}, false},
+	} {
+		if got := SharesContentWord(c.a, c.b); got != c.want {
+			t.Errorf("SharesContentWord(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -537,13 +537,15 @@ func (pl *planner) relatedReading() {
 				sharing = append(sharing, t)
 			}
 		}
-		// Of them, those whose names share a word with the page's come
-		// first: a page sharing only a value and the site's most inbound
-		// links outscored every one on topic (trial 16: "How long does cold
-		// brew keep" in the Related Reading of four espresso articles).
+		// Of them, those whose names share a content word with the page's
+		// (no "in" or "at") come first: a page sharing only a value and the
+		// site's most inbound links outscored every one on topic (trial 16:
+		// "How long does cold brew keep" in the Related Reading of four
+		// espresso articles).
 		var onTopic, offTopic []scored
+		own := append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword)
 		for _, s := range pl.scoreAll(sharing) {
-			if s.score.Factors[scoring.FactorKeywordOverlap] > 0 {
+			if s.score.Factors[scoring.FactorKeywordOverlap] > 0 && anchors.SharesContentWord(own, PageNames(s.Page)) {
 				onTopic = append(onTopic, s)
 			} else {
 				offTopic = append(offTopic, s)

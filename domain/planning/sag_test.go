@@ -1634,6 +1634,13 @@ func TestAClusterWhoseKeywordsAreAllTooShortForAnAnchorIsReported(t *testing.T) 
 	if len(got) != 1 || !strings.HasPrefix(got[0], "cluster aeropress: no keyword of 2–8 words") || !strings.Contains(got[0], `"AeroPress guide"`) {
 		t.Errorf("warnings %q, want one for cluster aeropress suggesting a longer variation", got)
 	}
+	// With a longer variation the hub can be linked, but never by its
+	// primary keyword, which the anchor mix prefers.
+	aero.Keywords = []string{"AeroPress recipes"}
+	got = UnlinkableKeywords(testSite(boots, aero), sagPolicy(t))
+	if len(got) != 1 || !strings.HasPrefix(got[0], `cluster aeropress: its primary keyword "AeroPress" has 1 word(s), outside 2–8`) {
+		t.Errorf("warnings %q, want one for the primary keyword alone", got)
+	}
 	pol := sagPolicy(t)
 	pol.AnchorMinWords = 1
 	if got := UnlinkableKeywords(testSite(boots, aero), pol); len(got) != 0 {
