@@ -1037,8 +1037,9 @@ func (pl *planner) carriedFirst(links []link.Link) []link.Link {
 // at the end of a sentence ("our advice on road bikes, written by...") is
 // mentioned; "road bikes" inside "railroad bikes" is not.
 func (pl *planner) mentions(l link.Link) bool {
+	capped := pl.in.AtCap[l.TargetPageID]
 	for _, a := range l.Candidates {
-		if f := anchors.Normalize(a.Text); !pl.in.AtCap[l.TargetPageID][f] && containsWords(pl.text, f) {
+		if f := anchors.Normalize(a.Text); !capped[f] && containsWords(pl.text, f) {
 			return true
 		}
 	}
@@ -1061,6 +1062,9 @@ func (pl *planner) mentionedAtCap(l link.Link) string {
 // place: those other pages have not used up for its target (Input.AtCap).
 func (pl *planner) placeableTexts(l link.Link) []string {
 	capped := pl.in.AtCap[l.TargetPageID]
+	if len(capped) == 0 {
+		return CandidateTexts(l.Candidates) // the common case: no fold needed
+	}
 	texts := make([]string, 0, len(l.Candidates))
 	for _, c := range l.Candidates {
 		if !capped[anchors.Normalize(c.Text)] {

@@ -110,9 +110,10 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 		}
 		if waiting > 0 {
 			// The planner counted them against density: what would bring
-			// the page up is theirs to place (their reasons say why they
-			// are not, the LLM fallback writes in those no text carries).
-			r.Detail += fmt.Sprintf("; %d more in-body link(s) are planned and not placed (see their reasons; the LLM fallback writes in those the text has no anchor for)", waiting)
+			// the page up is theirs to place. Their reasons say why they are
+			// not: some wait for the LLM fallback, some are listed in a
+			// generated section instead, some are at the anchor cap.
+			r.Detail += fmt.Sprintf("; %d more in-body link(s) are planned and not placed (their reasons say why)", waiting)
 		}
 	default:
 		r.Detail = fmt.Sprintf("%s: within %s", counted, rangeText(want))
