@@ -543,9 +543,9 @@ func (pl *planner) relatedReading() {
 		// "How long does cold brew keep" in the Related Reading of four
 		// espresso articles).
 		var onTopic, offTopic []scored
-		own := append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword)
+		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword))
 		for _, s := range pl.scoreAll(sharing) {
-			if s.score.Factors[scoring.FactorKeywordOverlap] > 0 && anchors.SharesContentWord(own, PageNames(s.Page)) {
+			if s.score.Factors[scoring.FactorKeywordOverlap] > 0 && own.SharedBy(PageNames(s.Page)) {
 				onTopic = append(onTopic, s)
 			} else {
 				offTopic = append(offTopic, s)
