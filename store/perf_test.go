@@ -235,6 +235,37 @@ func TestTablesAreAnalyzedWhenTheyHaveMoreThanDoubledSinceTheLastAnalyze(t *test
 	}
 }
 
+// TestATableNeverAnalyzedIsAnalyzedAsSoonAsItHoldsRows checks that the
+// first ANALYZE of a table does not wait for its growth to reach
+// pg_stat_user_tables (up to a second per session) nor for minStatsGrowth
+// rows: a burst on a new database would run its first seconds on plans
+// made without statistics.
+func TestATableNeverAnalyzedIsAnalyzedAsSoonAsItHoldsRows(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	if tables, err := s.KeepStatistics(ctx); err != nil || len(tables) > 0 {
+		t.Fatalf("analyzed %v (%v) with every table empty", tables, err)
+	}
+	obPage(t, s, "shop", "first")
+	tables, err := s.KeepStatistics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(tables, "pages") {
+		t.Fatalf("analyzed %v right after the first page was written, want pages among them", tables)
+	}
+	var tuples float64
+	if err := s.pool.QueryRow(ctx, `SELECT reltuples FROM pg_class WHERE oid = 'pages'::regclass`).Scan(&tuples); err != nil {
+		t.Fatal(err)
+	}
+	if tuples != 1 {
+		t.Errorf("pages has %v tuples in its statistics, want 1", tuples)
+	}
+	if tables, err := s.KeepStatistics(ctx); err != nil || slices.Contains(tables, "pages") {
+		t.Errorf("analyzed %v (%v) again without growth", tables, err)
+	}
+}
+
 // TestAnalyzeKeepsStatisticsOnlyForTheLinkColumnsStatementsLookUp checks
 // that KeepStatistics' ANALYZE of links leaves out the columns no
 // statement filters by (the plan's explanation, candidates, factors and
