@@ -35,11 +35,16 @@ func (t *Tx) RecordVerdict(siteID, pageID string, digest int64, changed bool) {
 }
 
 // UnsettledSites lists sites with pages changed since their last settle
-// pass and none changed in the last quiet: a site still receiving events
-// waits, so one pass answers a whole burst.
+// pass, none changed in the last quiet and no dependant's re-plan request
+// waiting in the outbox: a site still receiving events waits, so one pass
+// answers a whole burst, and a change whose dependants are yet to re-plan
+// is theirs to carry (with its reason, "hub page … deleted") before the
+// pass makes the result independent of order. A request waits the replan
+// delay and the relay's next look, which can outlast the quiet time.
 func (s *Store) UnsettledSites(ctx context.Context, quiet time.Duration, limit int) ([]string, error) {
 	rows, err := s.pool.Query(ctx, `SELECT site_id FROM pages WHERE changed_xid IS NOT NULL
 		GROUP BY site_id HAVING max(changed_at) < clock_timestamp() - make_interval(secs => $1)
+		  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.site_id = pages.site_id AND o.replaces <> '')
 		ORDER BY min(changed_at) LIMIT $2`, quiet.Seconds(), limit)
 	if err != nil {
 		return nil, fmt.Errorf("find unsettled sites: %w", err)

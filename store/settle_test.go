@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/interlinker/interlinker/events"
 )
 
 func markChanged(t *testing.T, s *Store, pageIDs ...string) {
@@ -91,6 +93,37 @@ func TestASiteSettlesOnlyOnceItIsQuiet(t *testing.T) {
 	}
 	if n, err := s.Unsettled(ctx); err != nil || n != 1 {
 		t.Errorf("unsettled pages %d (%v), want 1", n, err)
+	}
+}
+
+func TestASiteWithADependantsReplanWaitingInTheOutboxIsNotQuiet(t *testing.T) {
+	s, _ := ptOpen(t)
+	ctx := context.Background()
+	markChanged(t, s, "home")
+	replan, err := events.New(events.LinksReplan, ptSite, "replan-1", "", events.ReplanData{PageID: "hub"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InTx(ctx, func(tx *Tx) error { return tx.EnqueueReplan(ctx, replan, "hub", nil, time.Hour) }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	waiting, err := s.UnsettledSites(ctx, time.Millisecond, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(waiting) != 0 {
+		t.Errorf("sites to settle %v while a dependant's re-plan waits in the outbox, want none", waiting)
+	}
+	if _, err := s.pool.Exec(ctx, `DELETE FROM outbox WHERE site_id = $1`, ptSite); err != nil {
+		t.Fatal(err)
+	}
+	quiet, err := s.UnsettledSites(ctx, time.Millisecond, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(quiet, []string{ptSite}) {
+		t.Errorf("sites to settle %v once the request left the outbox, want %s", quiet, ptSite)
 	}
 }
 
