@@ -96,13 +96,6 @@ type Config struct {
 	OTLPEndpoint   string
 	TracerProvider trace.TracerProvider
 
-	// GCPercent is the Go collector's target (debug.SetGCPercent) for the
-	// whole process, unless the GOGC environment variable sets it; 0
-	// leaves Go's default of 100. The service keeps tens of megabytes
-	// live and allocates its pages' HTML, rows and events many times
-	// over, so at 100 it collects about ten times a second in a burst.
-	GCPercent int
-
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
 }
@@ -147,7 +140,6 @@ func DefaultConfig() Config {
 			CacheTTL: outbound.DefaultCacheTTL, MaxBodyBytes: outbound.DefaultMaxBodyBytes},
 		LLMCallsPerPage: 4,
 		LLMRetryAfter:   time.Minute,
-		GCPercent:       400,
 		ShutdownTimeout: 25 * time.Second,
 		Logger:          slog.Default(),
 	}

@@ -8,9 +8,7 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,7 +68,6 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	}
 	cfg.Logger = slog.New(traceLogHandler{cfg.Logger.Handler()})
 	s := &Service{cfg: cfg, log: cfg.Logger, metrics: handlers.NewMetrics()}
-	setGCPercent(cfg.GCPercent, s.log)
 	defer func() {
 		if err != nil {
 			s.teardown(context.Background())
@@ -280,17 +277,6 @@ const pruneBatch = 10_000
 
 // retryStart retries a start step while its dependency comes up, for at
 // most a minute.
-// setGCPercent applies the collector's target unless the operator set
-// GOGC, which Go has applied already and which wins.
-func setGCPercent(percent int, log *slog.Logger) {
-	if percent <= 0 || os.Getenv("GOGC") != "" {
-		return
-	}
-	if previous := debug.SetGCPercent(percent); previous != percent {
-		log.Debug("go collector target set", "gc_percent", percent, "previous", previous)
-	}
-}
-
 func retryStart(ctx context.Context, what string, step func() error) error {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 200 * time.Millisecond
