@@ -534,12 +534,32 @@ func expectedTrail(out customOutcome, p events.PageInfo) []crumb {
 		trail = append(trail, crumb{clusterByID(p.ClusterID).name, hub.URL, hub.ID})
 	}
 	// A page has one name in every trail: a hub its cluster's, any other
-	// page its short title.
-	name, _, _ := strings.Cut(p.Title, ":")
+	// page its short title, and a long title without a subtitle the words
+	// of it its keyword matches.
+	name, _, cut := strings.Cut(p.Title, ":")
+	if !cut && len(strings.Fields(p.Title)) > 6 {
+		name = keywordSpan(p)
+	}
 	if p.Kind == "hub" {
 		name = clusterByID(p.ClusterID).name
 	}
 	return append(trail, crumb{strings.TrimSpace(name), p.URL, ""})
+}
+
+// keywordSpan is the part of a page's title its first keyword of two words
+// or more spells, other than its cluster's, in the title's case; the
+// title when none does.
+func keywordSpan(p events.PageInfo) string {
+	lower := strings.ToLower(p.Title)
+	for _, kw := range append([]string{p.PrimaryKeyword}, p.Keywords...) {
+		if len(strings.Fields(kw)) < 2 || (p.ClusterID != "" && kw == clusterByID(p.ClusterID).pk) {
+			continue
+		}
+		if i := strings.Index(lower, strings.ToLower(kw)); i >= 0 {
+			return p.Title[i : i+len(kw)]
+		}
+	}
+	return p.Title
 }
 
 func checkBreadcrumbs(t *testing.T, out customOutcome) {

@@ -1,6 +1,7 @@
 package planning
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -72,7 +73,48 @@ func crumbName(st site.Structure, p site.Page) string {
 	if short := anchors.ShortTitle(p.Title); short != "" {
 		return short
 	}
+	if named := keywordOfTitle(st, p); named != "" {
+		return named
+	}
 	return p.Title
+}
+
+// maxCrumbWords is the most words a title without a subtitle keeps as a
+// crumb: "How Long Does Cold Brew Concentrate Keep in the Fridge" made a
+// trail's last step longer than the rest of the trail.
+const maxCrumbWords = 6
+
+// keywordOfTitle names a page with a long title and no subtitle by the
+// words of its title that one of its keywords of two words or more
+// matches, as the title writes them ("Grind Size Chart for Every Brewing
+// Method" with the keyword "grind size chart": "Grind Size Chart"). A
+// keyword that is its cluster's own name or primary keyword is passed
+// over: it names the hub, the step before. "" when none matches.
+func keywordOfTitle(st site.Structure, p site.Page) string {
+	words := strings.Fields(p.Title)
+	if len(words) <= maxCrumbWords {
+		return ""
+	}
+	bare := make([]string, len(words))
+	for i, w := range words {
+		bare[i] = strings.ToLower(strings.Trim(w, ",;.!?\"'()"))
+	}
+	var cluster []string
+	if c, ok := st.Cluster(p.ClusterID); ok {
+		cluster = []string{strings.ToLower(c.Name), strings.ToLower(c.PrimaryKeyword)}
+	}
+	for _, kw := range append([]string{p.PrimaryKeyword}, p.Keywords...) {
+		want := strings.Fields(strings.ToLower(kw))
+		if len(want) < 2 || slices.Contains(cluster, strings.Join(want, " ")) {
+			continue
+		}
+		for i := 0; i+len(want) <= len(bare); i++ {
+			if slices.Equal(bare[i:i+len(want)], want) {
+				return strings.TrimRight(strings.Join(words[i:i+len(want)], " "), ",;.!?\"'(")
+			}
+		}
+	}
+	return ""
 }
 
 // onPath reports whether path parent is an ancestor of path child in the

@@ -1264,6 +1264,39 @@ func TestATermPageOffTheURLPathIsNoBreadcrumbStepAndTheLastCrumbIsShort(t *testi
 	}
 }
 
+// A trial site's "Grind Size Chart for Every Brewing Method" stayed whole
+// as its own crumb, longer than the trail before it.
+func TestALongTitleWithoutSubtitleIsNamedInItsTrailByTheKeywordItHolds(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	st := testSite(boots)
+	last := func(title, primary string, keywords ...string) string {
+		page := articleIn(boots, "p", title)
+		page.PrimaryKeyword, page.Keywords = primary, keywords
+		trail := Breadcrumbs(st, page, &hub, nil)
+		return trail[len(trail)-1].Name
+	}
+	for _, c := range []struct{ title, primary, want string }{
+		{"Grind Size Chart for Every Brewing Method", "grind size chart", "Grind Size Chart"},
+		{"What Every Hiker Should Know About Waterproof Membranes, Really", "waterproof membranes", "Waterproof Membranes"},
+		// short enough to stay whole
+		{"Grind Size Chart for Espresso", "grind size chart", "Grind Size Chart for Espresso"},
+		// no keyword in the title: the title stays
+		{"How Long a Pair of Good Boots Should Last You", "boot lifespan", "How Long a Pair of Good Boots Should Last You"},
+		// one word is too little to name the page by
+		{"Everything You Need to Know About Gaiters on the Trail", "gaiters", "Everything You Need to Know About Gaiters on the Trail"},
+		// the cluster's own keyword names the hub, the step before
+		{"Breaking In New " + boots.PrimaryKeyword + " Without the Blisters", boots.PrimaryKeyword, "Breaking In New " + boots.PrimaryKeyword + " Without the Blisters"},
+	} {
+		if got := last(c.title, c.primary); got != c.want {
+			t.Errorf("crumb of %q (keyword %q) = %q, want %q", c.title, c.primary, got, c.want)
+		}
+	}
+	if got := last("Why the Lacing Technique Matters More Than the Boot", "boot fit", "lacing technique"); got != "Lacing Technique" {
+		t.Errorf("crumb by a secondary keyword = %q, want %q", got, "Lacing Technique")
+	}
+}
+
 // A page is called the same in its own trail and in those of the pages
 // under it: a term page titled with a subtitle by its short title, a hub
 // by its cluster's name.
