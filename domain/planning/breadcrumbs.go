@@ -80,8 +80,8 @@ func crumbName(st site.Structure, p site.Page) string {
 }
 
 // maxCrumbWords is the most words a title without a subtitle keeps as a
-// crumb: "How Long Does Cold Brew Concentrate Keep in the Fridge" made a
-// trail's last step longer than the rest of the trail.
+// crumb: trial 16's "Grind Size Chart for Every Brewing Method" stayed
+// whole as the last step of its trail.
 const maxCrumbWords = 6
 
 // keywordOfTitle names a page with a long title and no subtitle by the
