@@ -535,9 +535,9 @@ func expectedTrail(out customOutcome, p events.PageInfo) []crumb {
 	}
 	// A page has one name in every trail: a hub its cluster's, any other
 	// page its short title, and a long title without a subtitle the words
-	// of it its keyword matches.
+	// of it its primary keyword spells.
 	name, _, cut := strings.Cut(p.Title, ":")
-	if !cut && len(strings.Fields(p.Title)) > 6 {
+	if !cut && len(strings.Fields(p.Title)) > 6 && len(p.Title) > 40 {
 		name = keywordSpan(p)
 	}
 	if p.Kind == "hub" {
@@ -546,20 +546,27 @@ func expectedTrail(out customOutcome, p events.PageInfo) []crumb {
 	return append(trail, crumb{strings.TrimSpace(name), p.URL, ""})
 }
 
-// keywordSpan is the part of a page's title its first keyword of two words
-// or more spells, other than its cluster's, in the title's case; the
-// title when none does.
+// keywordSpan is the part of a page's title its primary keyword (two
+// words or more, not its cluster's) spells, in the title's case, with a
+// "How to" before it; the title when the keyword is not in it or is one
+// item of a list ("and" or "or" next to it, or a comma and one after it).
 func keywordSpan(p events.PageInfo) string {
+	kw := strings.ToLower(p.PrimaryKeyword)
 	lower := strings.ToLower(p.Title)
-	for _, kw := range append([]string{p.PrimaryKeyword}, p.Keywords...) {
-		if len(strings.Fields(kw)) < 2 || (p.ClusterID != "" && kw == clusterByID(p.ClusterID).pk) {
-			continue
-		}
-		if i := strings.Index(lower, strings.ToLower(kw)); i >= 0 {
-			return p.Title[i : i+len(kw)]
-		}
+	i := strings.Index(lower, kw)
+	if len(strings.Fields(kw)) < 2 || (p.ClusterID != "" && kw == clusterByID(p.ClusterID).pk) || i < 0 {
+		return p.Title
 	}
-	return p.Title
+	before, after := strings.Fields(lower[:i]), lower[i+len(kw):]
+	if strings.HasPrefix(after, " and ") || strings.HasPrefix(after, " or ") ||
+		len(before) > 0 && (before[len(before)-1] == "and" || before[len(before)-1] == "or") ||
+		strings.HasPrefix(after, ",") && (strings.Contains(after, " and ") || strings.Contains(after, " or ")) {
+		return p.Title
+	}
+	if strings.HasSuffix(lower[:i], "how to ") {
+		i -= len("how to ")
+	}
+	return p.Title[i : i+len(lower[i:])-len(after)]
 }
 
 func checkBreadcrumbs(t *testing.T, out customOutcome) {

@@ -79,42 +79,72 @@ func crumbName(st site.Structure, p site.Page) string {
 	return p.Title
 }
 
-// maxCrumbWords is the most words a title without a subtitle keeps as a
-// crumb: trial 16's "Grind Size Chart for Every Brewing Method" stayed
-// whole as the last step of its trail.
-const maxCrumbWords = 6
+// A title keeps its whole length as a crumb up to maxCrumbWords words or
+// maxCrumbChars characters: trial 16's "Grind Size Chart for Every Brewing
+// Method" stayed whole as the last step of its trail, where "How to Read
+// a Coffee Bag Label" reads well whole.
+const (
+	maxCrumbWords = 6
+	maxCrumbChars = 40
+)
 
 // keywordOfTitle names a page with a long title and no subtitle by the
-// words of its title that one of its keywords of two words or more
-// matches, as the title writes them ("Grind Size Chart for Every Brewing
-// Method" with the keyword "grind size chart": "Grind Size Chart"). A
-// keyword that is its cluster's own name or primary keyword is passed
-// over: it names the hub, the step before. "" when none matches.
+// words of its title its primary keyword (two words or more) matches, as
+// the title writes them ("Grind Size Chart for Every Brewing Method" with
+// the primary keyword "grind size chart": "Grind Size Chart"), with the
+// "How to" before them ("How to Store Coffee Beans So They Stay Fresh":
+// "How to Store Coffee Beans"). It is "" when the title does not hold
+// the keyword, or holds it as one of a list ("Kayak Length, Width, and
+// Cockpit Fit" is about more than the length), or when the keyword is
+// the cluster's own name or primary keyword, which names the hub, the
+// step before. Other keywords are not tried: they name what else the
+// page touches ("cold brew" for "Making Cold Brew in a French Press").
 func keywordOfTitle(st site.Structure, p site.Page) string {
 	words := strings.Fields(p.Title)
-	if len(words) <= maxCrumbWords {
+	if len(words) <= maxCrumbWords || len(p.Title) <= maxCrumbChars {
 		return ""
+	}
+	want := strings.Fields(strings.ToLower(p.PrimaryKeyword))
+	if len(want) < 2 {
+		return ""
+	}
+	if c, ok := st.Cluster(p.ClusterID); ok {
+		kw := strings.Join(want, " ")
+		if kw == strings.ToLower(c.Name) || kw == strings.ToLower(c.PrimaryKeyword) {
+			return ""
+		}
 	}
 	bare := make([]string, len(words))
 	for i, w := range words {
 		bare[i] = strings.ToLower(strings.Trim(w, ",;.!?\"'()"))
 	}
-	var cluster []string
-	if c, ok := st.Cluster(p.ClusterID); ok {
-		cluster = []string{strings.ToLower(c.Name), strings.ToLower(c.PrimaryKeyword)}
-	}
-	for _, kw := range append([]string{p.PrimaryKeyword}, p.Keywords...) {
-		want := strings.Fields(strings.ToLower(kw))
-		if len(want) < 2 || slices.Contains(cluster, strings.Join(want, " ")) {
+	for i := 0; i+len(want) <= len(bare); i++ {
+		if !slices.Equal(bare[i:i+len(want)], want) {
 			continue
 		}
-		for i := 0; i+len(want) <= len(bare); i++ {
-			if slices.Equal(bare[i:i+len(want)], want) {
-				return strings.TrimRight(strings.Join(words[i:i+len(want)], " "), ",;.!?\"'(")
-			}
+		end := i + len(want)
+		if listed(words, bare, i, end) {
+			return ""
 		}
+		if i >= 2 && bare[i-2] == "how" && bare[i-1] == "to" {
+			i -= 2
+		}
+		return strings.TrimRight(strings.Join(words[i:end], " "), ",;.!?\"'(")
 	}
 	return ""
+}
+
+// listed reports whether words[from:to] is one item of a list: "and",
+// "or" or "&" joins it to a neighbour, or a comma next to it opens a list
+// that one of them closes ("Kayak Length, Width, and Cockpit Fit"; not
+// "Waterproof Membranes, Really").
+func listed(words, bare []string, from, to int) bool {
+	joins := func(w string) bool { return w == "and" || w == "or" || w == "&" }
+	if to < len(bare) && joins(bare[to]) || from > 0 && joins(bare[from-1]) {
+		return true
+	}
+	comma := strings.HasSuffix(words[to-1], ",") || from > 0 && strings.HasSuffix(words[from-1], ",")
+	return comma && slices.ContainsFunc(bare[to:], joins)
 }
 
 // onPath reports whether path parent is an ancestor of path child in the
