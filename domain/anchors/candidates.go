@@ -106,16 +106,13 @@ func ShortTitle(title string) string {
 	return ""
 }
 
-// SharesContentWord reports whether two lists of names share a word that
-// is none of the lexicon's closed classes or common verbs (closedClass):
-// "Cold Brew Coffee at Home" and "espresso at home" share "home", but
-// "in" or "at" alone makes no two pages about the same thing.
-func SharesContentWord(a, b []string) bool { return NewContentWords(a).SharedBy(b) }
-
-// ContentWords is the set of content words of a list of names, built once
-// where many lists are held against the same names (an article's Related
-// Reading candidates): building it per candidate was the largest part of
-// a plan's cost in a burst.
+// ContentWords is the set of content words of a list of names: words
+// that are none of the lexicon's closed classes or common verbs
+// (closedClass). "Cold Brew Coffee at Home" and "espresso at home" share
+// "home", but "in" or "at" alone makes no two pages about the same
+// thing. It is built once where many lists are held against the same
+// names (an article's Related Reading candidates): building it per
+// candidate was the largest part of a plan's cost in a burst.
 type ContentWords map[string]bool
 
 // NewContentWords collects the content words of names.

@@ -120,8 +120,8 @@ func TestNamesShareAContentWordNotAFunctionWord(t *testing.T) {
 		{[]string{"V60 technique"}, []string{"Chemex vs V60"}, true},
 		{nil, []string{"anything"}, false},
 	} {
-		if got := SharesContentWord(c.a, c.b); got != c.want {
-			t.Errorf("SharesContentWord(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
+		if got := NewContentWords(c.a).SharedBy(c.b); got != c.want {
+			t.Errorf("NewContentWords(%q).SharedBy(%q) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }
