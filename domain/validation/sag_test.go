@@ -176,6 +176,21 @@ func TestLinkTypeCapsFlagTheThirdSibling(t *testing.T) {
 	}
 }
 
+func TestAFlaggedLinksReasonNamesEachRuleItFailsWithWhatTheRuleFound(t *testing.T) {
+	links := []link.Link{
+		to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal),
+		to("s2", "laces", link.TypeHorizontal), to("s3", "socks", link.TypeHorizontal),
+	}
+	r, out := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), links...))
+	c := rule(r, RuleLinkTypeCaps)
+	if want := "fails " + RuleLinkTypeCaps + ": " + c.Detail; out["s3"].Reason != want {
+		t.Errorf("flagged link's reason %q, want %q", out["s3"].Reason, want)
+	}
+	if out["s2"].Reason != "" {
+		t.Errorf("verified link has reason %q", out["s2"].Reason)
+	}
+}
+
 func TestLinkTypeCapsFlagTheThirdCrossClusterLink(t *testing.T) {
 	links := []link.Link{
 		to("care", "care", link.TypeVerticalDown), to("sizing", "sizing", link.TypeVerticalDown),

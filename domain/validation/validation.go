@@ -122,8 +122,10 @@ func rules(in Input, found []markup.Link) []RuleResult {
 
 // settle gives each placed link its final status. Only error failures flag
 // a link: a warning describes the page, not something wrong with the link.
+// A flagged link's reason says what each rule it fails found, so a reader
+// of the link alone learns why without the page's report.
 func settle(links []link.Link, results []RuleResult) []link.Link {
-	failedBy := map[string][]string{}
+	failedBy := map[string][]RuleResult{}
 	for _, r := range results {
 		if r.Passed || r.Severity != SeverityError {
 			continue
@@ -132,22 +134,40 @@ func settle(links []link.Link, results []RuleResult) []link.Link {
 		for _, id := range r.LinkIDs {
 			if !seen[id] {
 				seen[id] = true
-				failedBy[id] = append(failedBy[id], r.Name)
+				failedBy[id] = append(failedBy[id], r)
 			}
 		}
 	}
 	out := make([]link.Link, len(links))
 	for i, l := range links {
-		l.FailedRules = failedBy[l.ID]
+		failed := failedBy[l.ID]
+		l.FailedRules = nil
+		for _, r := range failed {
+			l.FailedRules = append(l.FailedRules, r.Name)
+		}
 		if l.Placed() {
 			l.Status = link.StatusVerified
-			if len(l.FailedRules) > 0 {
+			if len(failed) > 0 {
 				l.Status = link.StatusFlagged
+				l.Reason = flaggedReason(failed)
 			}
 		}
 		out[i] = l
 	}
 	return out
+}
+
+// flaggedReason is the reason of a link that fails the rules given: each
+// rule's name and what it found.
+func flaggedReason(failed []RuleResult) string {
+	parts := make([]string, len(failed))
+	for i, r := range failed {
+		parts[i] = "fails " + r.Name
+		if r.Detail != "" {
+			parts[i] += ": " + r.Detail
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // contentLinks are the internal links a writer put in the content: ours and
