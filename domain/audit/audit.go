@@ -31,6 +31,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/linkscore"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
@@ -150,6 +151,9 @@ type Auditor struct {
 	// every page would cost more.
 	linksIn narrow[uint8]
 	inBody  narrow[uint8]
+	// listed are the links in the generated list of each page that links
+	// by one (planning.LinksByList), for the pages that have any: few.
+	listed map[int32]int32
 	// sums are clusterLinks by cluster (pageTable.cluster), and of the
 	// pages of no cluster at [len(clusters)].
 	sums []clusterLinks
@@ -445,7 +449,8 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		hub = a.hubOf(cluster)
 	}
 	a.tos = a.tos[:0]
-	inBody, linksOut := 0, false
+	inBody, listed, linksOut := 0, 0, false
+	byList := planning.LinksByList(kind)
 	st := &a.stats[src]
 	sums := a.sumsOf(src)
 	if len(a.prev) < len(links) {
@@ -466,6 +471,9 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		sums.links++
 		if l.InBody() {
 			inBody++
+		}
+		if byList && l.InBlock == markup.BlockRelatedArticles {
+			listed++
 		}
 		if seen.url != l.URL {
 			seen.url, seen.target = l.URL, a.resolve(l.URL)
@@ -538,6 +546,12 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		st.flags |= flagLinksOut
 	}
 	a.inBody.set(src, int32(min(inBody, 1<<31-1)))
+	if listed > 0 {
+		if a.listed == nil {
+			a.listed = map[int32]int32{}
+		}
+		a.listed[src] = int32(min(listed, 1<<31-1))
+	}
 	if err := a.graph.Links(a.pages.live.pos(src), a.tos); err != nil {
 		return fmt.Errorf("audit: links of page %q: %w", pageID, err)
 	}
@@ -826,8 +840,10 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		}
 		st := a.stats[i]
 		rng, bounded := a.densityRange(kind, a.pages.wordCount(i))
-		inBody := int(a.inBody.at(i))
-		over, under := bounded && rng.Max > 0 && inBody > rng.Max, bounded && inBody < rng.Min
+		inBody, listed := int(a.inBody.at(i)), int(a.listed[i])
+		// As density_range counts them: a page's list towards the minimum,
+		// its text alone against the maximum.
+		over, under := bounded && rng.Max > 0 && inBody > rng.Max, bounded && inBody+listed < rng.Min
 		if c >= 0 {
 			t := &tallies[c]
 			if over || under {
@@ -866,8 +882,12 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 			r.OverLinked = append(r.OverLinked, Finding{PageID: id, Count: inBody, Limit: rng.Max,
 				Detail: fmt.Sprintf("%d in-body links, over the maximum of %d for a %s page of %d words", inBody, rng.Max, kind, a.pages.wordCount(i))})
 		case under:
-			r.UnderLinked = append(r.UnderLinked, Finding{PageID: id, Count: inBody, Limit: rng.Min,
-				Detail: fmt.Sprintf("%d in-body links, under the minimum of %d for a %s page of %d words", inBody, rng.Min, kind, a.pages.wordCount(i))})
+			counted := fmt.Sprintf("%d in-body links", inBody)
+			if listed > 0 {
+				counted += fmt.Sprintf(" and %d in its list", listed)
+			}
+			r.UnderLinked = append(r.UnderLinked, Finding{PageID: id, Count: inBody + listed, Limit: rng.Min,
+				Detail: fmt.Sprintf("%s, under the minimum of %d for a %s page of %d words", counted, rng.Min, kind, a.pages.wordCount(i))})
 		}
 		if f, ok := dominant[i]; ok {
 			r.DominantAnchors = append(r.DominantAnchors, f)

@@ -407,3 +407,68 @@ func TestTheReportsTopLinkScoresLeadTheFullOrder(t *testing.T) {
 		}
 	}
 }
+
+// A term page that links the hubs of its value by our generated list is
+// linked as density_range counts it: the list counts towards the minimum.
+// A list on an article does not, and a term page without one is short.
+func TestATermPagesGeneratedListCountsTowardsItsDensityMinimumAsValidationCountsIt(t *testing.T) {
+	st := site.Structure{
+		Site: site.Site{ID: "s", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
+		Clusters: []site.Cluster{
+			{ID: "boots", Name: "Boots", PrimaryKeyword: "boots"},
+			{ID: "tents", Name: "Tents", PrimaryKeyword: "tents"},
+			{ID: "packs", Name: "Packs", PrimaryKeyword: "packs"},
+		},
+	}
+	list := `<section data-interlinker-block="related-articles"><ul>` +
+		`<li><a href="/boots/">Boots</a></li><li><a href="/tents/">Tents</a></li><li><a href="/packs/">Packs</a></li></ul></section>`
+	pages := []struct {
+		Page
+		html string
+	}{
+		{Page{ID: "boots", URL: "/boots/", Kind: site.KindHub, ClusterID: "boots", WordCount: 100, Live: true}, `<p>Boots.</p>`},
+		{Page{ID: "tents", URL: "/tents/", Kind: site.KindHub, ClusterID: "tents", WordCount: 100, Live: true}, `<p>Tents.</p>`},
+		{Page{ID: "packs", URL: "/packs/", Kind: site.KindHub, ClusterID: "packs", WordCount: 100, Live: true}, `<p>Packs.</p>`},
+		{Page{ID: "listed", URL: "/terrain/mountain/", Kind: site.KindTerm, WordCount: 100, Live: true}, `<p>For mountains.</p>` + list},
+		{Page{ID: "short", URL: "/terrain/forest/", Kind: site.KindTerm, WordCount: 100, Live: true},
+			`<p>For forests, <a href="/boots/">boots</a>.</p>`},
+		{Page{ID: "article", URL: "/boots/care/", Kind: site.KindSupporting, ClusterID: "boots", WordCount: 300, Live: true},
+			`<p>Care for boots.</p>` + list},
+	}
+	known := make([]Page, len(pages))
+	for i, p := range pages {
+		known[i] = p.Page
+	}
+	a := newAuditor(t, st, known)
+	for _, p := range pages {
+		found, err := markup.Links([]byte(p.html), "https://shop.example"+p.URL, "shop.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := make([]Link, len(found))
+		for i, f := range found {
+			links[i] = Link{URL: f.URL, Internal: f.Internal, Follow: !f.Nofollow(), Position: f.Position,
+				InBlock: f.InBlock, Paragraph: f.Paragraph, Text: f.Text}
+		}
+		if err := a.AddPage(p.ID, links); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	under := map[string]Finding{}
+	for _, f := range r.UnderLinked {
+		under[f.PageID] = f
+	}
+	if f, ok := under["listed"]; ok {
+		t.Errorf("a term page listing 3 hubs is under-linked: %s", f.Detail)
+	}
+	if f, ok := under["short"]; !ok || f.Count != 1 || !strings.Contains(f.Detail, "1 in-body links, under the minimum of 3") {
+		t.Errorf("a term page with 1 link and no list: %+v (found %v)", f, ok)
+	}
+	if f, ok := under["article"]; !ok || f.Count != 0 {
+		t.Errorf("an article's list counted towards its minimum: %+v (found %v)", f, ok)
+	}
+}

@@ -401,6 +401,15 @@ func DensityClass(k site.Kind) policy.DensityClass {
 	}
 }
 
+// LinksByList reports whether a page of the kind links by its generated
+// list: a term page lists the hubs of its value (the seed's "Term Page
+// (taxonomy): 3+" counts those), a sector page its hubs. Its list counts
+// towards the minimum of the density table, so the page is not called
+// under-linked for the way it is built, by validation or by the audit;
+// the maximum still counts the links in its text alone, the list being
+// uncapped.
+func LinksByList(k site.Kind) bool { return k == site.KindTerm || k == site.KindSector }
+
 func (pl *planner) note(format string, args ...any) {
 	pl.plan.Notes = append(pl.plan.Notes, fmt.Sprintf(format, args...))
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/policy"
-	"github.com/interlinker/interlinker/domain/site"
 )
 
 // This file holds the checks only the SAG policy applies: the mandatory
@@ -84,7 +83,7 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 		counted = fmt.Sprintf("%d outbound link(s) in the content (Related Reading's %d not counted) on a %s page of %d words",
 			n, inReading, in.Page.Kind, words)
 	}
-	if !linksByList(in.Page.Kind) {
+	if !planning.LinksByList(in.Page.Kind) {
 		listed = 0
 	} else if listed > 0 {
 		counted += fmt.Sprintf(", and %d in its list", listed)
@@ -120,14 +119,6 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 	}
 	return r
 }
-
-// linksByList reports whether a page of the kind links by its generated
-// list: a term page lists the hubs of its value (the seed's "Term Page
-// (taxonomy): 3+" counts those), a sector page its hubs. Its list counts
-// towards the minimum of the density table, so the page is not warned of
-// too few links for the way it is built; the maximum still counts the
-// links in its text alone, the list being uncapped.
-func linksByList(k site.Kind) bool { return k == site.KindTerm || k == site.KindSector }
 
 func rangeText(d policy.DensityRange) string {
 	if d.Max == 0 {
