@@ -129,10 +129,12 @@ func Paragraphs(src []byte) []Paragraph {
 }
 
 // WordCount counts the visible words of a page: text outside script, style,
-// template, noscript and the head. A character of a no-space script counts as
-// one word.
+// template, noscript and the head, and outside the blocks we generate. A
+// character of a no-space script counts as one word. The density table
+// sizes a page by its author's text: a page published with our Related
+// Reading and breadcrumb is the same length as the page we linked.
 func WordCount(src []byte) int {
-	doc, err := scanDocument(src, wantWords)
+	doc, err := scanDocument(src, wantWords|wantBlocks)
 	if err != nil {
 		return 0
 	}

@@ -1,6 +1,7 @@
 package markup
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
 )
@@ -84,5 +85,33 @@ func TestLinksHonourBaseHref(t *testing.T) {
 	}
 	if links[0].URL != "https://www.site.example/docs/v2/intro.html" || links[1].URL != "https://www.site.example/abs" {
 		t.Fatalf("links %+v", links)
+	}
+}
+
+// The density table sizes a page by its author's text, so the blocks we
+// write into it (Related Reading, a breadcrumb trail) add no words: a page
+// published with them counts as the page we linked.
+func TestWordCountLeavesOutTheBlocksWeGenerate(t *testing.T) {
+	page := []byte(`<article><h1>Boot care</h1><p>Clean your boots after every walk.</p></article>`)
+	reading, err := RelatedReading([]BlockLink{{Title: "Waxing leather boots", Href: "/boots/wax/"}, {Title: "Drying wet boots", Href: "/boots/dry/"}}, BlockMarkup{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nav, _, err := Breadcrumbs([]Crumb{{Name: "Home", URL: "/"}, {Name: "Boots", URL: "/boots/"}, {Name: "Boot care"}}, BlockMarkup{}, "https://shop.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	linked, err := InsertBlock(page, reading, BlockAtEnd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if linked, err = InsertBlock(linked, nav, BlockAtStart); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(linked, []byte("Waxing leather boots")) || !bytes.Contains(linked, []byte(">Boots<")) {
+		t.Fatalf("blocks not written: %s", linked)
+	}
+	if got, want := WordCount(linked), WordCount(page); got != want || want != 8 {
+		t.Errorf("WordCount with our blocks %d, without %d (want 8)", got, want)
 	}
 }
