@@ -238,13 +238,14 @@ func (h *harness) siteWithOverrides(siteID, overrides string) {
 	})
 }
 
-// waitIdle waits until every consumer has acknowledged everything and the
-// outbox is empty, twice in a row.
+// waitIdle waits until every consumer has acknowledged everything, the
+// outbox is empty and the collectors have every event it sent, twice in a
+// row.
 func (h *harness) waitIdle(timeout time.Duration) {
 	h.t.Helper()
 	calm := 0
 	waitFor(h.t, timeout, "pipeline idle", func() bool {
-		if h.idle() {
+		if h.idle() && h.inserted.caughtUp() && h.dead.caughtUp() {
 			calm++
 		} else {
 			calm = 0
@@ -303,10 +304,13 @@ func (c *collector) decodeLocked() {
 }
 
 type collector struct {
+	cons    jetstream.Consumer
 	mu      sync.Mutex
 	msgs    []received
 	pages   map[string]map[string]int // site → page → links.inserted count
 	settled map[string]int            // site NUL page → links.inserted of settle passes
+	// lastSeq is the stream sequence of the latest message handled.
+	lastSeq uint64
 }
 
 func collect(t testing.TB, js jetstream.JetStream, stream, subject string) *collector {
@@ -317,7 +321,7 @@ func collect(t testing.TB, js jetstream.JetStream, stream, subject string) *coll
 	if err != nil {
 		t.Fatalf("collect %s: %v", subject, err)
 	}
-	c := &collector{pages: map[string]map[string]int{}, settled: map[string]int{}}
+	c := &collector{cons: cons, pages: map[string]map[string]int{}, settled: map[string]int{}}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		r := received{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()}
 		_ = json.Unmarshal(m.Data(), &r.Event)
@@ -330,6 +334,9 @@ func collect(t testing.TB, js jetstream.JetStream, stream, subject string) *coll
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.msgs = append(c.msgs, r)
+		if meta, err := m.Metadata(); err == nil {
+			c.lastSeq = max(c.lastSeq, meta.Sequence.Stream)
+		}
 		if inserted {
 			if c.pages[r.Event.SiteID] == nil {
 				c.pages[r.Event.SiteID] = map[string]int{}
@@ -345,6 +352,21 @@ func collect(t testing.TB, js jetstream.JetStream, stream, subject string) *coll
 	}
 	t.Cleanup(cc.Stop)
 	return c
+}
+
+// caughtUp reports whether the collector has handled every message of its
+// subject that the stream holds: the service's outbox may be empty while
+// the last events it published are still on their way to the collector.
+func (c *collector) caughtUp() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	info, err := c.cons.Info(ctx)
+	if err != nil || info.NumPending > 0 {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lastSeq >= info.Delivered.Stream
 }
 
 func (c *collector) all() []received {
