@@ -75,16 +75,7 @@ func auditTestSiteChecked(t *testing.T, checks map[string]Check) Report {
 		if !tp.Live {
 			continue
 		}
-		found, err := markup.Links([]byte(tp.html), "https://shop.example"+tp.URL, "shop.example")
-		if err != nil {
-			t.Fatal(err)
-		}
-		links := make([]Link, len(found))
-		for i, f := range found {
-			links[i] = Link{URL: f.URL, Internal: f.Internal, Follow: !f.Nofollow(), Position: f.Position,
-				InBlock: f.InBlock, Paragraph: f.Paragraph, Text: f.Text}
-		}
-		if err := a.AddPage(tp.ID, links); err != nil {
+		if err := a.AddPage(tp.ID, shopLinks(t, tp.URL, tp.html)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,6 +84,22 @@ func auditTestSiteChecked(t *testing.T, checks map[string]Check) Report {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// shopLinks are the links of a page at path on shop.example, as the
+// audit is given them.
+func shopLinks(t *testing.T, path, html string) []Link {
+	t.Helper()
+	found, err := markup.Links([]byte(html), "https://shop.example"+path, "shop.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := make([]Link, len(found))
+	for i, f := range found {
+		links[i] = Link{URL: f.URL, Internal: f.Internal, Follow: !f.Nofollow(), Position: f.Position,
+			InBlock: f.InBlock, Paragraph: f.Paragraph, Text: f.Text}
+	}
+	return links
 }
 
 // newAuditor starts an audit of pages, with its spills in memory.
@@ -441,16 +448,7 @@ func TestATermPagesGeneratedListCountsTowardsItsDensityMinimumAsValidationCounts
 	}
 	a := newAuditor(t, st, known)
 	for _, p := range pages {
-		found, err := markup.Links([]byte(p.html), "https://shop.example"+p.URL, "shop.example")
-		if err != nil {
-			t.Fatal(err)
-		}
-		links := make([]Link, len(found))
-		for i, f := range found {
-			links[i] = Link{URL: f.URL, Internal: f.Internal, Follow: !f.Nofollow(), Position: f.Position,
-				InBlock: f.InBlock, Paragraph: f.Paragraph, Text: f.Text}
-		}
-		if err := a.AddPage(p.ID, links); err != nil {
+		if err := a.AddPage(p.ID, shopLinks(t, p.URL, p.html)); err != nil {
 			t.Fatal(err)
 		}
 	}

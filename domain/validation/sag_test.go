@@ -161,7 +161,7 @@ func TestLinkTypeCapsPassWithinLimits(t *testing.T) {
 	}
 }
 
-func TestLinkTypeCapsFlagTheThirdSibling(t *testing.T) {
+func TestLinkTypeCapsFlagTheThirdSiblingAndSayWhyInItsReason(t *testing.T) {
 	links := []link.Link{
 		to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal),
 		to("s2", "laces", link.TypeHorizontal), to("s3", "socks", link.TypeHorizontal),
@@ -174,15 +174,7 @@ func TestLinkTypeCapsFlagTheThirdSibling(t *testing.T) {
 	if !reflect.DeepEqual(c.LinkIDs, []string{"s3"}) || out["s2"].Status != link.StatusVerified || out["s3"].Status != link.StatusFlagged {
 		t.Errorf("flagged %v, links %+v", c.LinkIDs, out)
 	}
-}
-
-func TestAFlaggedLinksReasonNamesEachRuleItFailsWithWhatTheRuleFound(t *testing.T) {
-	links := []link.Link{
-		to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal),
-		to("s2", "laces", link.TypeHorizontal), to("s3", "socks", link.TypeHorizontal),
-	}
-	r, out := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), links...))
-	c := rule(r, RuleLinkTypeCaps)
+	// A flagged link's reason names each rule it fails with what it found.
 	if want := "fails " + RuleLinkTypeCaps + ": " + c.Detail; out["s3"].Reason != want {
 		t.Errorf("flagged link's reason %q, want %q", out["s3"].Reason, want)
 	}
