@@ -289,7 +289,7 @@ func placeFixAt(html []byte, sc siteContext, page site.Page, r audit.Recommendat
 	}
 	out, placements, err := markup.Place(html, []markup.LinkRequest{{ID: r.ID, Href: r.TargetURL, Anchors: r.Anchors,
 		NotWithin: r.NotWithin, Position: markup.Position{FirstParagraphs: r.FirstParagraphs}, WholePhrase: planning.WholePhrase(r.LinkType),
-		WholePhraseFirst: !planning.WholePhrase(r.LinkType)}}, markupOptions(sc, page.Kind))
+		WholePhraseFirst: !planning.WholePhrase(r.LinkType)}}, markupOptions(sc, page))
 	if err != nil {
 		return nil, nil, -1, fmt.Errorf("place the link to %s: %w", r.TargetID, err)
 	}
@@ -313,7 +313,7 @@ func findLink(html []byte, sc siteContext, page site.Page, path, text string, oc
 	}
 	n := 0
 	for _, l := range links {
-		if !l.Internal || l.URL == "" || audit.Path(l.URL) != path || l.Text != text {
+		if !l.Internal || l.URL == "" || markup.PagePath(l.URL) != path || l.Text != text {
 			continue
 		}
 		if n == occurrence {
@@ -360,23 +360,20 @@ func validateFixed(ctx context.Context, tx *store.Tx, sc siteContext, page site.
 			ids = append(ids, l.TargetPageID)
 			continue
 		}
-		path := audit.Path(f.URL)
+		path := markup.PagePath(f.URL)
 		paths[path] = true
 		links = append(links, link.Link{ID: fmt.Sprintf("%s-existing-%d", page.ID, i), SourcePageID: page.ID, TargetURL: path,
 			Anchor: f.Text, Zone: link.ZoneInBody, Paragraph: f.ContentParagraph, Placement: "existing",
 			Status: link.StatusInserted, Factors: map[string]float64{}})
 	}
 	// Existing links are matched to the pages they point to by path.
-	byPath, err := tx.PageIDsByURL(ctx, page.SiteID, pathVariants(paths))
+	byPath, err := pagesByPath(ctx, tx, page.SiteID, paths)
 	if err != nil {
 		return validation.Report{}, nil, err
 	}
 	for i := range links {
 		if links[i].TargetPageID == "" {
 			links[i].TargetPageID = byPath[links[i].TargetURL]
-			if links[i].TargetPageID == "" {
-				links[i].TargetPageID = byPath[links[i].TargetURL+"/"]
-			}
 			ids = append(ids, links[i].TargetPageID)
 		}
 	}
@@ -418,19 +415,6 @@ func linksToLivePages(links []link.Link) []link.Link {
 	for _, l := range links {
 		if l.Type != "" {
 			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// pathVariants are the page URLs a set of link paths may be stored as:
-// with and without a trailing slash.
-func pathVariants(paths map[string]bool) []string {
-	out := make([]string, 0, 2*len(paths))
-	for p := range paths {
-		out = append(out, p)
-		if p != "/" {
-			out = append(out, p+"/")
 		}
 	}
 	return out

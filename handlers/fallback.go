@@ -123,7 +123,7 @@ func answerKey(fields ...string) []byte {
 // sibling there because the text has no room for it, and a rewrite would
 // link it twice on one page.
 func placeByFallback(html []byte, st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) ([]byte, *fallbackAsk, error) {
-	opts := markupOptions(st.site, st.page.Kind)
+	opts := markupOptions(st.site, st.page.Page)
 	listed := map[string]string{}
 	for _, l := range links {
 		if l.Zone == link.ZoneRelatedSection {

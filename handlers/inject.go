@@ -81,7 +81,7 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 // kept answers (rw; nil with the LLM off), then writes its generated
 // blocks. ask is an answer the fallback needs first, when rw may ask.
 func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) (html []byte, ask *fallbackAsk, err error) {
-	opts := markupOptions(st.site, st.page.Kind)
+	opts := markupOptions(st.site, st.page.Page)
 	opts.OwnNames = planning.PageNames(st.page.Page)
 	html, err = placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, opts)
 	if err != nil {

@@ -318,10 +318,10 @@ func sitePath(s site.Site, u string) (path string, ok bool) {
 	return "", false
 }
 
-// markupOptions are the placement settings of a site's policy for a page
-// of kind k, the same the planner's trial placement uses.
-func markupOptions(sc siteContext, k site.Kind) markup.Options {
-	return planning.MarkupOptions(sc.structure, sc.policy, k)
+// markupOptions are the placement settings of a site's policy for the
+// page, the same the planner's trial placement uses.
+func markupOptions(sc siteContext, page site.Page) markup.Options {
+	return planning.MarkupOptions(sc.structure, sc.policy, page)
 }
 
 // planStage is what the inject and validate stages work on: the page whose

@@ -69,13 +69,13 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 // recordLinkMap makes the links found in a page's live HTML its link map
 // rows, and queues the counts they change.
 func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, found []markup.Link, ev events.Event) error {
-	var paths []string
+	paths := map[string]bool{}
 	for _, l := range found {
-		if path, ok := sitePath(sc.structure.Site, l.URL); l.Internal && ok {
-			paths = append(paths, path)
+		if _, ok := sitePath(sc.structure.Site, l.URL); l.Internal && ok {
+			paths[markup.PagePath(l.URL)] = true
 		}
 	}
-	ids, err := tx.PageIDsByURL(ctx, ev.SiteID, paths)
+	ids, err := pagesByPath(ctx, tx, ev.SiteID, paths)
 	if err != nil {
 		return err
 	}
@@ -92,9 +92,8 @@ func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteConte
 		if row.TargetURL == "" {
 			row.TargetURL = l.Href
 		}
-		if l.Internal {
-			path, _ := sitePath(sc.structure.Site, l.URL)
-			row.TargetPageID = ids[path]
+		if _, ok := sitePath(sc.structure.Site, l.URL); l.Internal && ok {
+			row.TargetPageID = ids[markup.PagePath(l.URL)]
 			touched = append(touched, row.TargetPageID)
 		}
 		rows = append(rows, row)
@@ -167,4 +166,31 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		p.markChanged(tx, ev.SiteID, data.PageID)
 		return true, p.ripple(ctx, tx, sc, page, ev, "deleted")
 	})
+}
+
+// pagesByPath resolves page paths (markup.PagePath) to the ids of the live
+// pages there, whether a page's URL ends in a slash or not: "/a", "/a/",
+// "/a/#part" and "/a?ref=x" all link the page at "/a/". Were a site to
+// have pages at both "/a" and "/a/", the one with the smaller id is taken,
+// so the answer does not depend on the order rows come back in.
+func pagesByPath(ctx context.Context, tx *store.Tx, siteID string, paths map[string]bool) (map[string]string, error) {
+	urls := make([]string, 0, 2*len(paths))
+	for p := range paths {
+		urls = append(urls, p)
+		if p != "/" {
+			urls = append(urls, p+"/")
+		}
+	}
+	ids, err := tx.PageIDsByURL(ctx, siteID, urls)
+	if err != nil {
+		return nil, err
+	}
+	byPath := make(map[string]string, len(ids))
+	for url, id := range ids {
+		path := markup.PagePath(url)
+		if have, ok := byPath[path]; !ok || id < have {
+			byPath[path] = id
+		}
+	}
+	return byPath, nil
 }

@@ -188,7 +188,7 @@ func (r *recommender) place(page site.Page, links []link.Link) ([]proposal, erro
 		// Apply places each fix alone (placeFixAt), bound to no other link.
 		reqs[i] = planning.Request(l, planning.CandidateTexts(l.Candidates), "")
 	}
-	_, placements, err := markup.Place([]byte(page.HTML), reqs, markupOptions(r.sc, page.Kind))
+	_, placements, err := markup.Place([]byte(page.HTML), reqs, markupOptions(r.sc, page))
 	if err != nil {
 		return nil, fmt.Errorf("place links in page %s: %w", page.ID, err)
 	}
@@ -479,7 +479,7 @@ func (r *recommender) pageLinks(ctx context.Context, pageID string) ([]pageLink,
 		if !l.Internal || l.URL == "" {
 			continue
 		}
-		path := audit.Path(l.URL)
+		path := markup.PagePath(l.URL)
 		key := [2]string{path, l.Text}
 		pl := pageLink{Link: l, path: path, occurrence: seen[key]}
 		seen[key]++
@@ -591,7 +591,7 @@ func (r *recommender) broken(ctx context.Context) error {
 		}
 		seen := map[[2]string]int{}
 		for _, f := range bySource[src] {
-			path := audit.Path(f.URL)
+			path := markup.PagePath(f.URL)
 			key := [2]string{path, f.Anchor}
 			occurrence := seen[key]
 			seen[key]++
@@ -652,7 +652,7 @@ func (r *recommender) anchorUses(ctx context.Context, findings []audit.Finding) 
 			if !l.Internal || l.URL == "" {
 				continue
 			}
-			path := audit.Path(l.URL)
+			path := markup.PagePath(l.URL)
 			key := [2]string{path, l.Text}
 			occurrence := seen[key]
 			seen[key]++

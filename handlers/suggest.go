@@ -58,7 +58,7 @@ func (r *recommender) needAnchor(page site.Page, l link.Link) {
 	}
 	r.needs = append(r.needs, anchorNeed{pageID: page.ID, pageTitle: page.Title, html: page.HTML,
 		target:   llm.PhraseTarget{TargetURL: l.TargetURL, Title: targetTitle(l), Keyword: keyword},
-		targetID: l.TargetPageID, firstParagraphs: l.FirstParagraphs, opts: markupOptions(r.sc, page.Kind)})
+		targetID: l.TargetPageID, firstParagraphs: l.FirstParagraphs, opts: markupOptions(r.sc, page)})
 }
 
 // suggestAnchors asks the model, outside any transaction, for phrases for

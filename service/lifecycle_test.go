@@ -102,8 +102,10 @@ func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
 	waitFor(t, waitLong, "article linked", func() bool { return len(h.inserted.insertedFor(t, "s1", "care")) == 1 })
 	linked := h.inserted.insertedFor(t, "s1", "care")[0]
 
-	// The publisher puts the linked HTML live, plus a link of its own.
-	published := strings.Replace(linked.HTML, "</ul>", `</ul><p>See <a href="https://shop.example/hiking/boots/" rel="nofollow">all boots</a> and <a href="https://other.example/">a friend</a>.</p>`, 1)
+	// The publisher puts the linked HTML live, plus a link of its own,
+	// written as writers do: absolute, without the trailing slash, to a part
+	// of the hub. It is a link to the hub all the same (markup.PagePath).
+	published := strings.Replace(linked.HTML, "</ul>", `</ul><p>See <a href="https://shop.example/hiking/boots#sizes" rel="nofollow">all boots</a> and <a href="https://other.example/">a friend</a>.</p>`, 1)
 	var d events.ContentData
 	_ = json.Unmarshal(pageEvent("s1", "care", "supporting", 1, published).Data, &d)
 	h.publish(mustEvent(events.ContentPublished, "s1", "pub-care-v1", d))

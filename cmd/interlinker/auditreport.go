@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -197,7 +198,7 @@ func writeAuditFiles(ctx context.Context, st *store.Store, rec store.AuditRecord
 		byPath := map[string]store.AuditPage{}
 		err := tx.EachAuditPage(ctx, rec.SiteID, func(p store.AuditPage) error {
 			byID[p.ID] = p
-			byPath[audit.Path(p.URL)] = p
+			byPath[markup.PagePath(p.URL)] = p
 			return nil
 		})
 		if err != nil {
@@ -285,7 +286,7 @@ func linkTarget(l audit.Link, byPath map[string]store.AuditPage) (pageID, state 
 	if !l.Internal || l.URL == "" {
 		return "", "external"
 	}
-	p, ok := byPath[audit.Path(l.URL)]
+	p, ok := byPath[markup.PagePath(l.URL)]
 	switch {
 	case !ok:
 		return "", "unknown"

@@ -21,13 +21,12 @@ package audit
 import (
 	"cmp"
 	"fmt"
-	"github.com/interlinker/interlinker/domain/spill"
 	"hash/maphash"
 	"iter"
 	"math"
-	"net/url"
 	"slices"
-	"strings"
+
+	"github.com/interlinker/interlinker/domain/spill"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/linkscore"
@@ -64,71 +63,6 @@ type Link struct {
 // InBody reports whether a link is in the page's own text: outside the
 // navigation, header, footer and asides, and outside generated blocks.
 func (l Link) InBody() bool { return l.Position == "content" && l.InBlock == "" }
-
-// Path is a URL's path as pages are matched by it: query and fragment
-// dropped, and a trailing slash ignored ("/a/" and "/a" are one page).
-func Path(u string) string {
-	if p, ok := plainPath(u); ok {
-		u = p
-	} else if parsed, err := url.Parse(u); err == nil {
-		u = parsed.Path
-	}
-	if i := strings.IndexAny(u, "?#"); i >= 0 {
-		u = u[:i]
-	}
-	if len(u) > 1 {
-		u = strings.TrimRight(u, "/")
-	}
-	if u == "" {
-		u = "/"
-	}
-	return u
-}
-
-// plainPath is the path of an http(s) URL or a rooted path with nothing
-// url.Parse would decode or refuse (no escapes, no spaces or controls, a
-// plain host), without parsing it: an audit reads millions of link URLs,
-// and parsing each was its largest cost in garbage. It is url.Parse's
-// path, query and fragment left on, for every URL it takes
-// (FuzzPlainPathIsURLParsesPath); false for the others.
-func plainPath(u string) (string, bool) {
-	var rest string
-	switch {
-	case strings.HasPrefix(u, "https://"):
-		rest = u[len("https://"):]
-	case strings.HasPrefix(u, "http://"):
-		rest = u[len("http://"):]
-	case strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//"):
-		return u, plain(u)
-	default:
-		return "", false
-	}
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	host := rest[:end]
-	if host == "" {
-		return "", false
-	}
-	for i := 0; i < len(host); i++ {
-		if c := host[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-') {
-			return "", false
-		}
-	}
-	return rest[end:], plain(rest[end:])
-}
-
-// plain reports whether a path has nothing url.Parse would decode or
-// refuse.
-func plain(path string) bool {
-	for i := 0; i < len(path); i++ {
-		if c := path[i]; c <= ' ' || c >= 0x7f || c == '%' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
 
 // Auditor gathers a site's figures from its pages' links.
 type Auditor struct {
@@ -585,7 +519,7 @@ func (a *Auditor) resolve(u string) int32 {
 	if i, ok := a.resolved[u]; ok {
 		return i
 	}
-	i := a.pages.atPath(Path(u))
+	i := a.pages.atPath(markup.PagePath(u))
 	if len(a.resolved) >= maxResolved {
 		clear(a.resolved)
 	}
@@ -1042,7 +976,7 @@ func (a *Auditor) Resolve(u string) (pageID string, live, ok bool) {
 	if err := a.seal(); err != nil {
 		return "", false, false
 	}
-	i := a.pages.atPath(Path(u))
+	i := a.pages.atPath(markup.PagePath(u))
 	if i < 0 {
 		return "", false, false
 	}

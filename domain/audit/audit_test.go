@@ -3,7 +3,6 @@ package audit
 import (
 	"fmt"
 	"math"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -200,24 +199,6 @@ func TestAClusterWithoutTermPagesKeepsTheTermPoints(t *testing.T) {
 	}
 }
 
-func TestPagesAreMatchedByPathWhateverTheirQueryFragmentOrTrailingSlash(t *testing.T) {
-	for in, want := range map[string]string{
-		"/a/b/":                      "/a/b",
-		"/a/b":                       "/a/b",
-		"/a/b/?x=1#top":              "/a/b",
-		"https://shop.example/a/b/":  "/a/b",
-		"https://shop.example":       "/",
-		"/":                          "/",
-		"https://shop.example/?q=1":  "/",
-		"https://shop.example/a//":   "/a",
-		"https://shop.example/a%20b": "/a b",
-	} {
-		if got := Path(in); got != want {
-			t.Errorf("Path(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestAPageIsReadOnceAndOnlyIfLive(t *testing.T) {
 	a := newAuditor(t, testStructure, []Page{
 		{ID: "x", URL: "/x/", Kind: site.KindPage, Live: true}, {ID: "y", URL: "/y/", Kind: site.KindPage}})
@@ -329,33 +310,6 @@ func TestHTTPChecksMakeLinksBrokenRedirectingOrUnverified(t *testing.T) {
 	if slices.Contains(r.Orphans, "tents") {
 		t.Errorf("a link through a redirect still reaches its page: tents is no orphan")
 	}
-}
-
-// FuzzPlainPathIsURLParsesPath holds the fast path of Path to url.Parse:
-// for every URL plainPath takes, it gives url.Parse's path.
-func FuzzPlainPathIsURLParsesPath(f *testing.F) {
-	for _, u := range []string{"/a/b/", "https://shop.example/a/b/?x=1#top", "http://x.example", "https://x.example?q=1",
-		"/a b", "/a%20b", "https://a_b.example/x", "//host/x", "https://host:8080/x", "/a#b#c", "https://h/[x]", "/a?b/c",
-		"https://h.example/a;b", "https://h.example/a//"} {
-		f.Add(u)
-	}
-	f.Fuzz(func(t *testing.T, u string) {
-		got, ok := plainPath(u)
-		if !ok {
-			return
-		}
-		parsed, err := url.Parse(u)
-		if err != nil {
-			t.Fatalf("plainPath took %q, which url.Parse refuses: %v", u, err)
-		}
-		want := parsed.Path
-		if i := strings.IndexAny(got, "?#"); i >= 0 {
-			got = got[:i]
-		}
-		if got != want {
-			t.Fatalf("plainPath(%q) = %q, url.Parse's path %q", u, got, want)
-		}
-	})
 }
 
 // A site of 400 articles, many tied: the report's top link scores are the

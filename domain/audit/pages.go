@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/domain/spill"
 )
@@ -106,7 +107,7 @@ func (t *pageTable) add(p Page) {
 	if p.Kind == site.KindTerm && len(p.Values) > 0 {
 		t.values[i] = p.Values
 	}
-	t.pathHash = append(t.pathHash, t.hashPath(Path(p.URL)))
+	t.pathHash = append(t.pathHash, t.hashPath(markup.PagePath(p.URL)))
 }
 
 func (t *pageTable) hashPath(path string) uint64 { return maphash.String(t.seed, path) }

@@ -78,11 +78,6 @@ func isInternalHref(href, siteHost string) bool {
 	return siteHost != "" && sameHost(u.Host, siteHost)
 }
 
-// SitePath reduces an internal href to path, query and fragment so that
-// "/a/" and "https://host/a/" compare equal, as the placer compares a
-// request's href with the links a page has.
-func SitePath(href, siteHost string) string { return sitePath(href, siteHost) }
-
 func sitePath(href, siteHost string) string {
 	if isPlainPath(href) {
 		return href
@@ -98,6 +93,75 @@ func sitePath(href, siteHost string) string {
 		u.Path = "/"
 	}
 	return u.String()
+}
+
+// PagePath is a URL's path as pages are matched by it: scheme and host,
+// query and fragment dropped, and a trailing slash ignored ("/a/",
+// "/a", "/a/#part" and "https://host/a?ref=x" are one page). Writers link
+// a page in all these forms, and the audit, the planner, the placer and
+// validation must agree that each is a link to it; a caller compares
+// internal links only.
+func PagePath(u string) string {
+	if p, ok := plainPath(u); ok {
+		u = p
+	} else if parsed, err := url.Parse(u); err == nil {
+		u = parsed.Path
+	}
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i]
+	}
+	if len(u) > 1 {
+		u = strings.TrimRight(u, "/")
+	}
+	if u == "" {
+		u = "/"
+	}
+	return u
+}
+
+// plainPath is the path of an http(s) URL or a rooted path with nothing
+// url.Parse would decode or refuse (no escapes, no spaces or controls, a
+// plain host), without parsing it: an audit reads millions of link URLs,
+// and parsing each was its largest cost in garbage. It is url.Parse's
+// path, query and fragment left on, for every URL it takes
+// (FuzzPlainPathIsURLParsesPath); false for the others.
+func plainPath(u string) (string, bool) {
+	var rest string
+	switch {
+	case strings.HasPrefix(u, "https://"):
+		rest = u[len("https://"):]
+	case strings.HasPrefix(u, "http://"):
+		rest = u[len("http://"):]
+	case strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//"):
+		return u, plain(u)
+	default:
+		return "", false
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	host := rest[:end]
+	if host == "" {
+		return "", false
+	}
+	for i := 0; i < len(host); i++ {
+		if c := host[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-') {
+			return "", false
+		}
+	}
+	return rest[end:], plain(rest[end:])
+}
+
+// plain reports whether a path has nothing url.Parse would decode or
+// refuse.
+func plain(path string) bool {
+	for i := 0; i < len(path); i++ {
+		if c := path[i]; c <= ' ' || c >= 0x7f || c == '%' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // allowedAttr reports attribute names a site may add to inserted links.

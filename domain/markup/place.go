@@ -3,6 +3,7 @@ package markup
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -76,7 +77,12 @@ type Position struct {
 
 // Options are the site's policy values for placing links.
 type Options struct {
-	SiteHost             string            // e.g. "www.trailhead-outfitters.example"; hrefs must be relative paths or this host
+	SiteHost string // e.g. "www.trailhead-outfitters.example"; hrefs must be relative paths or this host
+	// PageURL is the page's own URL (a site path or absolute): the page's
+	// links relative to it ("../kettles/") are resolved against it when
+	// the placer asks whether the page links to a target already. Empty
+	// reads such links as rooted at "/".
+	PageURL              string
 	MaxLinksPerParagraph int               // 0 means default 2 (existing internal links in the paragraph count)
 	MinWordsBetweenLinks int               // 0 means default 50; negative means no minimum
 	Attributes           map[string]string // extra attributes for inserted <a> (rel, class, data-*), validated
@@ -219,6 +225,7 @@ type placeConfig struct {
 type preparedRequest struct {
 	tags     [2]string // the opening tag and "</a>"
 	sitePath string
+	page     string   // PagePath of the href: the page it links, whatever form the page's links take
 	anchors  []string // folded, whitespace collapsed; "" when unusable
 	noSpace  []bool
 	// stems are prepared on first use: stemming costs more than most
@@ -296,6 +303,7 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		pr.tags[0] = `<a href="` + escapeAttr(r.Href) + `" ` + MarkerAttr + `="` + escapeAttr(r.ID) + `"` + attrs + `>`
 		pr.tags[1] = "</a>"
 		pr.sitePath = sitePath(r.Href, opts.SiteHost)
+		pr.page = PagePath(pr.sitePath)
 		pr.anchors = make([]string, len(r.Anchors))
 		pr.stems = make([]*stemmedPhrase, len(r.Anchors))
 		pr.stemmed = make([]bool, len(r.Anchors))
@@ -399,7 +407,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 		if r.OverLaterLink {
 			within = r.Position.FirstParagraphs
 		}
-		if p.linksTo(pr.sitePath, within) {
+		if p.linksTo(pr.page, within) {
 			pl.Reason = ReasonAlreadyLinked + r.Href
 			if within > 0 {
 				pl.Reason += fmt.Sprintf(" in its first %d paragraphs", within)
@@ -407,7 +415,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 			return pl
 		}
 		for _, in := range p.placed {
-			if p.cfg.reqs[in.req].sitePath == pr.sitePath {
+			if p.cfg.reqs[in.req].page == pr.page {
 				pl.Reason = ReasonEarlierRequest + r.Href
 				return pl
 			}
@@ -652,22 +660,27 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	return true
 }
 
-// linksTo reports whether the page links to path: anywhere when within
-// is 0, else in one of the content's first within paragraphs, as the
+// linksTo reports whether the page links to the page at path (a
+// PagePath), in whichever form its link takes: anywhere when within is 0,
+// else in one of the content's first within paragraphs, as the
 // mandatory_uplink rule counts an author's link to the hub.
 func (p *placer) linksTo(path string, within int) bool {
 	if p.anchorPaths == nil {
 		p.anchorPaths = make([]string, len(p.doc.anchors))
 		host := p.cfg.opts.SiteHost
 		inBodyOnly := p.cfg.opts.DuplicateTargetsInBodyOnly
+		var base *url.URL
 		for i := range p.doc.anchors {
 			switch l := &p.doc.anchors[i]; {
 			case !l.hasHref, inBodyOnly && l.zone != zoneContent:
 			case isPlainPath(l.href):
 				// The common case, which both functions below take first.
-				p.anchorPaths[i] = l.href
+				p.anchorPaths[i] = PagePath(l.href)
 			case isInternalHref(l.href, host):
-				p.anchorPaths[i] = sitePath(l.href, host)
+				if base == nil {
+					base = pageBase(p.cfg.opts.PageURL)
+				}
+				p.anchorPaths[i] = PagePath(resolve(base, sitePath(l.href, host)))
 			}
 		}
 	}
@@ -779,4 +792,18 @@ func visibleText(raw []byte) string {
 		}
 	}
 	return b.String()
+}
+
+// pageBase is what a page's relative links resolve against: its URL made
+// absolute, as a browser would hold it. Only the path of what resolves
+// against it is read.
+func pageBase(pageURL string) *url.URL {
+	u, err := url.Parse(pageURL)
+	if err != nil || u.Path == "" {
+		u = &url.URL{Path: "/"}
+	}
+	if !u.IsAbs() {
+		u.Scheme, u.Host = "https", "site.invalid"
+	}
+	return u
 }

@@ -334,6 +334,30 @@ func TestPlaceDuplicateTargets(t *testing.T) {
 	}
 }
 
+// Writers link a page in many forms, and each is a link to it: a second
+// link to the same page beside the author's would be a duplicate to a
+// reader, whatever its href says.
+func TestPlaceCountsTheAuthorsLinkToThePageInAnyFormAsLinkingItAlready(t *testing.T) {
+	opts := Options{SiteHost: "www.shop.example", PageURL: "/gear/boot-care/"}
+	req := LinkRequest{ID: "1", Href: "/gear/boots/", Anchors: []string{"boots"}}
+	for _, href := range []string{
+		"/gear/boots", "/gear/boots/#fit", "/gear/boots?ref=care", "/gear/boots/?ref=care#fit",
+		"https://www.shop.example/gear/boots", "HTTPS://WWW.SHOP.EXAMPLE/gear/boots/#fit", "../boots/", "../boots#fit",
+	} {
+		src := `<p>See <a href="` + href + `">our range</a>. Boots and more boots ` + filler(60) + ` boots.</p>`
+		if _, pl := placeOne(t, src, req, opts); pl.Placed || !strings.Contains(pl.Reason, ReasonAlreadyLinked) {
+			t.Errorf("with the author's link %q the page was linked again: %+v", href, pl)
+		}
+	}
+	// Another page, whatever it shares with the target's path, is not it.
+	for _, href := range []string{"/gear/boots-sale/", "/gear/boots/laces/", "/gear/", "https://elsewhere.example/gear/boots/", "../../boots/"} {
+		src := `<p>See <a href="` + href + `">our range</a>. Boots and more boots ` + filler(60) + ` boots.</p>`
+		if _, pl := placeOne(t, src, req, opts); !pl.Placed {
+			t.Errorf("a link to %q stopped the link to /gear/boots/: %+v", href, pl)
+		}
+	}
+}
+
 func TestPlaceDuplicateTargetsInBodyOnlyIgnoresMenuLinks(t *testing.T) {
 	body := `<p>Boots and more boots ` + filler(60) + ` boots.</p>`
 	opts := Options{SiteHost: "www.shop.example", DuplicateTargetsInBodyOnly: true}

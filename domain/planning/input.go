@@ -28,7 +28,7 @@ func NewInput(st site.Structure, pol policy.Policy, page site.Page, targets []Ta
 				if authored == nil {
 					authored = map[string]bool{}
 				}
-				authored[markup.SitePath(l.URL, st.Site.Host())] = true
+				authored[markup.PagePath(l.URL)] = true
 			}
 		}
 	}

@@ -11,16 +11,17 @@ import (
 	"github.com/interlinker/interlinker/domain/site"
 )
 
-// MarkupOptions are the placement settings of a site's policy for a page
-// of kind k: the inject stage places links with them, and the planner's
-// trial placement (placeable) with the same.
-func MarkupOptions(st site.Structure, pol policy.Policy, k site.Kind) markup.Options {
-	maxLinks, minWords := ParagraphLimits(pol, k)
+// MarkupOptions are the placement settings of a site's policy for the
+// page: the inject stage places links with them, and the planner's trial
+// placement (placeable) with the same.
+func MarkupOptions(st site.Structure, pol policy.Policy, page site.Page) markup.Options {
+	maxLinks, minWords := ParagraphLimits(pol, page.Kind)
 	if minWords == 0 {
 		minWords = -1 // markup reads 0 as "default"; the policy means "no minimum"
 	}
 	return markup.Options{
 		SiteHost:             st.Site.Host(),
+		PageURL:              page.URL,
 		MaxLinksPerParagraph: maxLinks,
 		MinWordsBetweenLinks: minWords,
 		// A menu or footer link to a hub is no uplink: the rules count
@@ -162,7 +163,7 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 	if len(reqs) == planned {
 		return nil
 	}
-	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page.Kind))
+	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page))
 	if err != nil {
 		// The inject stage will refuse the page with this error; the plan
 		// keeps the order the text's mentions give.
@@ -179,5 +180,5 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 // target already (Input.AuthorLinks): the inject stage places no second
 // in-body link to it, so a slot planned for it would stay empty.
 func (pl *planner) linkedByAuthor(t Target) bool {
-	return len(pl.in.AuthorLinks) > 0 && pl.in.AuthorLinks[markup.SitePath(t.URL, pl.in.Structure.Site.Host())]
+	return len(pl.in.AuthorLinks) > 0 && pl.in.AuthorLinks[markup.PagePath(t.URL)]
 }

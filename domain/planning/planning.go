@@ -57,7 +57,7 @@ type Input struct {
 	// links its own HTML already has in the content. Both bound density.
 	WordCount     int
 	ExistingLinks int
-	// AuthorLinks are the site paths (markup.SitePath) the page's own
+	// AuthorLinks are the page paths (markup.PagePath) the page's own
 	// content already links to: no optional link and no Related Reading
 	// entry links a target a second time.
 	AuthorLinks map[string]bool

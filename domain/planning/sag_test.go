@@ -1499,7 +1499,7 @@ func TestTheHomePageLinksEverySectionItsTextNames(t *testing.T) {
 	for _, l := range body {
 		reqs = append(reqs, Request(l, CandidateTexts(l.Candidates), ""))
 	}
-	_, placements, err := markup.Place([]byte(home.HTML), reqs, MarkupOptions(in.Structure, in.Policy, home.Kind))
+	_, placements, err := markup.Place([]byte(home.HTML), reqs, MarkupOptions(in.Structure, in.Policy, home))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1612,7 +1612,7 @@ func TestATargetTheAuthorLinksAlreadyIsNeitherPickedInTheBodyNorListed(t *testin
 			url = tg.URL
 		}
 	}
-	in.AuthorLinks = map[string]bool{url: true}
+	in.AuthorLinks = map[string]bool{markup.PagePath(url): true}
 	plan := planOf(t, in)
 	for _, l := range plan.Links {
 		if l.TargetPageID == picked && l.Zone != link.ZoneBreadcrumb {
@@ -1625,17 +1625,18 @@ func TestATargetTheAuthorLinksAlreadyIsNeitherPickedInTheBodyNorListed(t *testin
 	}
 }
 
-func TestAnInputKnowsTheSitePathsItsContentLinks(t *testing.T) {
+// Writers link a page in many forms; each is the page (markup.PagePath).
+func TestAnInputKnowsThePagesItsContentLinksWhateverTheFormOfTheLink(t *testing.T) {
 	st := testSite(bootsCluster())
 	page := articleIn(bootsCluster(), "care", "Caring For Leather Hiking Boots")
-	page.HTML = `<p>See <a href="/hiking/boots/fit/">fit</a>, <a href="https://outdoor.example/hiking/boots/socks/">socks</a>,
-<a href="https://elsewhere.example/x/">a friend</a> and <a href="../lacing/">lacing</a>.</p>
+	page.HTML = `<p>See <a href="/hiking/boots/fit">fit</a>, <a href="https://outdoor.example/hiking/boots/socks/?ref=care#wool">socks</a>,
+<a href="https://elsewhere.example/x/">a friend</a> and <a href="../lacing/#knots">lacing</a>.</p>
 <nav><a href="/hiking/">Hiking</a></nav>`
 	in, err := NewInput(st, sagPolicy(t), page, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"/hiking/boots/fit/": true, "/hiking/boots/socks/": true, "/hiking/boots/lacing/": true}
+	want := map[string]bool{"/hiking/boots/fit": true, "/hiking/boots/socks": true, "/hiking/boots/lacing": true}
 	if !reflect.DeepEqual(in.AuthorLinks, want) {
 		t.Errorf("author links %v, want %v (content links on the site, resolved; not the nav)", in.AuthorLinks, want)
 	}

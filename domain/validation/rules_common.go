@@ -233,7 +233,6 @@ func firstLink(in Input, found []markup.Link) RuleResult {
 		r.Detail = fmt.Sprintf("cluster %s has no hub to point to", in.Page.ClusterID)
 		return r
 	}
-	hubURL := absolute(in.Structure.Site.BaseURL, in.Hub.URL)
 	for _, f := range found {
 		if f.Position != "content" || f.InBlock != "" || f.Href == "" {
 			continue
@@ -241,7 +240,7 @@ func firstLink(in Input, found []markup.Link) RuleResult {
 		if !f.Internal && !in.Policy.FirstLinkCountsExternal {
 			continue
 		}
-		if sameURL(f.URL, hubURL) {
+		if linksToPage(f, in.Hub.URL) {
 			r.Passed = true
 			r.Detail = fmt.Sprintf("first link points to hub %s", in.Hub.URL)
 			return r

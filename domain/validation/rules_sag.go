@@ -21,10 +21,9 @@ func mandatoryUplink(in Input, found []markup.Link) RuleResult {
 	}
 	// The author's own link to the hub in the first paragraphs is the
 	// page's uplink: the placer adds none beside it.
-	hubURL := absolute(in.Structure.Site.BaseURL, in.Hub.URL)
 	for _, f := range found {
 		if !f.Inserted && f.Position == "content" && f.InBlock == "" && f.ContentParagraph > 0 &&
-			f.ContentParagraph <= in.Policy.UplinkParagraphs && sameURL(f.URL, hubURL) {
+			f.ContentParagraph <= in.Policy.UplinkParagraphs && linksToPage(f, in.Hub.URL) {
 			r.Passed = true
 			r.Detail = fmt.Sprintf("the page's own link to hub %s in paragraph %d is its uplink", in.Hub.ID, f.ContentParagraph)
 			return r

@@ -206,6 +206,9 @@ func absolute(baseURL, u string) string {
 	return u
 }
 
-func sameURL(a, b string) bool {
-	return strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
+// linksToPage reports whether a link found in the page goes to the site's
+// page at pageURL, in whichever form it is written: "/hub", "/hub/#part"
+// and "https://host/hub/?ref=x" all link the hub (markup.PagePath).
+func linksToPage(f markup.Link, pageURL string) bool {
+	return f.Internal && f.URL != "" && markup.PagePath(f.URL) == markup.PagePath(pageURL)
 }

@@ -276,6 +276,36 @@ func TestTheAuthorsOwnLinkToTheHubInTheFirstParagraphsIsTheUplink(t *testing.T) 
 	}
 }
 
+// The author's link to the hub counts in whichever form it is written:
+// without the trailing slash, to a part of the hub, with a query, as an
+// absolute URL or relative to the page. A link to another page under the
+// hub's path is not one.
+func TestTheAuthorsLinkToTheHubInAnyFormIsTheUplinkAndTheFirstLink(t *testing.T) {
+	up := uplink(link.StatusPlanned)
+	up.Reason = "the page already links to /boots/ in its first 2 paragraphs"
+	for _, href := range []string{"/boots", "/boots/#sizing", "/boots?ref=care", "https://shop.example/boots#sizing", "../"} {
+		r, _, err := Validate(input(`<p>Start with <a href="`+href+`">our hiking boots guide</a>.</p>`, up))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mu := rule(r, RuleMandatoryUplink); !mu.Passed {
+			t.Errorf("%s: mandatory uplink %+v", href, mu)
+		}
+		if fl := rule(r, RuleFirstLink); !fl.Passed {
+			t.Errorf("%s: first link %+v", href, fl)
+		}
+	}
+	for _, href := range []string{"/boots/care/sizing/", "https://elsewhere.example/boots/"} {
+		r, _, err := Validate(input(`<p>Start with <a href="`+href+`">our hiking boots guide</a>.</p>`, uplink(link.StatusPlanned)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mu := rule(r, RuleMandatoryUplink); mu.Passed {
+			t.Errorf("%s counted as the uplink: %+v", href, mu)
+		}
+	}
+}
+
 // When the uplink waits for the LLM fallback (or anything else), the first
 // link rule fails because of it: its detail carries the uplink's reason,
 // so a reader of the report sees what will place it.
