@@ -384,13 +384,14 @@ func (pl *planner) densityMax() int {
 }
 
 // DensityClass is the row of the density table a page kind falls in. The
-// seed's table has no row for the home page; it takes the hub's: it is the
-// hub of the whole site, linking from its text to the sectors and hubs it
-// names (Home → Sector → Hub), and a blog article's 2–5 would leave all but
-// five of them unlinked.
+// seed's table has no row for the home page or a sector page; they take
+// the hub's: the home page is the hub of the whole site and a sector page
+// the hub of its hubs, linking from their text to the sections they name
+// (Home → Sector → Hub), and a blog article's 2–5 would call a sector page
+// whose text names its six hubs over-linked.
 func DensityClass(k site.Kind) policy.DensityClass {
 	switch k {
-	case site.KindHub, site.KindHome:
+	case site.KindHub, site.KindHome, site.KindSector:
 		return policy.ClassHub
 	case site.KindProduct, site.KindService:
 		return policy.ClassProduct

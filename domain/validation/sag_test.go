@@ -8,6 +8,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
 )
 
 // The SAG-only checks: density table and per-type caps.
@@ -136,6 +137,22 @@ func TestDensityRangeUsesTheWordCountBand(t *testing.T) {
 	r, _ := validate(t, in)
 	if d := rule(r, RuleDensityRange); !d.Passed || !strings.Contains(d.Detail, "1500 words") || !strings.Contains(d.Detail, "3–8") {
 		t.Errorf("%+v", d)
+	}
+}
+
+// The seed's table has no row for a sector page: it takes the hub's, as
+// the home page does. A sector page whose text names six of its hubs is
+// within it; an article's 2–5 would call it over-linked.
+func TestDensityRangeHoldsASectorPageToTheHubRow(t *testing.T) {
+	var body strings.Builder
+	for _, h := range []string{"hub", "tents", "camp", "care", "sizing", "laces"} {
+		fmt.Fprintf(&body, "<p>%s <a href=%q>%s guide</a> %s.</p>\n", filler(10), pages[h].URL, h, filler(10))
+	}
+	in := inputFor(t, policy.SAG, "about", body.String())
+	in.Page.Kind = site.KindSector
+	r, _ := validate(t, in)
+	if d := rule(r, RuleDensityRange); !d.Passed || !strings.Contains(d.Detail, "6 outbound link(s)") || !strings.Contains(d.Detail, "within 5–10") {
+		t.Errorf("sector page with six links in its text: %+v", d)
 	}
 }
 
