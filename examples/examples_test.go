@@ -6,7 +6,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/interlinker/interlinker/domain/audit"
 	"github.com/interlinker/interlinker/domain/markup"
 )
 
@@ -119,7 +118,7 @@ func TestLoadReadsTheOptionalFiles(t *testing.T) {
 // The defects planted in home-coffee (its README.md lists them all).
 var (
 	homeCoffeeDeleted    = []string{"chemex-brewing-guide"}
-	homeCoffeeUnverified = []string{"/brewing/water-for-coffee"} // audit.Path of the link
+	homeCoffeeUnverified = []string{"/brewing/water-for-coffee"} // markup.PagePath of the link
 	homeCoffeeNoUplink   = []string{"cleaning-a-french-press", "descaling-an-espresso-machine", "v60-vs-kalita-wave"}
 )
 
@@ -157,10 +156,10 @@ func TestHomeCoffeeIsARealisticExistingSite(t *testing.T) {
 	hubs, supporting := map[string]int{}, map[string]int{}
 	for i, p := range s.Pages {
 		byID[p.ID] = i
-		if other, dup := byPath[audit.Path(p.URL)]; dup {
+		if other, dup := byPath[markup.PagePath(p.URL)]; dup {
 			t.Errorf("pages %s and %s share the path %s", other, p.ID, p.URL)
 		}
-		byPath[audit.Path(p.URL)] = p.ID
+		byPath[markup.PagePath(p.URL)] = p.ID
 		kinds[p.Kind]++
 		switch p.Kind {
 		case "hub":
@@ -245,10 +244,10 @@ func TestHomeCoffeeIsARealisticExistingSite(t *testing.T) {
 				continue
 			}
 			body++
-			target, known := byPath[audit.Path(l.URL)]
+			target, known := byPath[markup.PagePath(l.URL)]
 			switch {
 			case !known:
-				unverified = append(unverified, audit.Path(l.URL))
+				unverified = append(unverified, markup.PagePath(l.URL))
 			case deleted[target]:
 				if !deleted[p.ID] {
 					toDeleted++
