@@ -384,14 +384,13 @@ func (pl *planner) densityMax() int {
 }
 
 // DensityClass is the row of the density table a page kind falls in. The
-// seed's table has no row for the home page or a sector page; they take
-// the hub's: the home page is the hub of the whole site and a sector page
-// the hub of its hubs, linking from their text to the sections they name
-// (Home → Sector → Hub), and a blog article's 2–5 would call a sector page
-// whose text names its six hubs over-linked.
+// seed's table has no row for the home page; it takes the hub's: it is the
+// hub of the whole site, linking from its text to the sectors and hubs it
+// names (Home → Sector → Hub), and a blog article's 2–5 would leave all but
+// five of them unlinked. A sector page is held to no row (DensityHeld).
 func DensityClass(k site.Kind) policy.DensityClass {
 	switch k {
-	case site.KindHub, site.KindHome, site.KindSector:
+	case site.KindHub, site.KindHome:
 		return policy.ClassHub
 	case site.KindProduct, site.KindService:
 		return policy.ClassProduct
@@ -401,6 +400,14 @@ func DensityClass(k site.Kind) policy.DensityClass {
 		return policy.ClassArticle
 	}
 }
+
+// DensityHeld reports whether the density table holds a page of the kind.
+// A sector page is not: the seed's table has no row for it, and it lists
+// the hubs of its sector, however many there are, beside whatever its own
+// text links. The article row called a sector page whose text links its
+// six hubs over-linked; the hub row called one listing its three hubs
+// under-linked. The audit holds it to none either.
+func DensityHeld(k site.Kind) bool { return k != site.KindSector }
 
 // LinksByList reports whether a page of the kind links by its generated
 // list: a term page lists the hubs of its value (the seed's "Term Page
