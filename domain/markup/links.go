@@ -128,11 +128,15 @@ func Paragraphs(src []byte) []Paragraph {
 	return ps
 }
 
-// WordCount counts the visible words of a page: text outside script, style,
-// template, noscript and the head, and outside the blocks we generate. A
-// character of a no-space script counts as one word. The density table
-// sizes a page by its author's text: a page published with our Related
-// Reading and breadcrumb is the same length as the page we linked.
+// WordCount counts the visible words of a page's content: text outside
+// script, style, template, noscript and the head, outside the site's
+// header, navigation, asides and footer, and outside the blocks we
+// generate. A character of a no-space script counts as one word. The
+// density table sizes a page by its author's text, as it counts the links
+// in that text alone: a page sent whole, with a menu and footer of 300
+// words, is the same length as its article sent alone, and a page
+// published with our Related Reading and breadcrumb the same length as the
+// page we linked.
 func WordCount(src []byte) int {
 	doc, err := scanDocument(src, wantWords|wantBlocks)
 	if err != nil {

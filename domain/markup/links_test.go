@@ -91,6 +91,21 @@ func TestLinksHonourBaseHref(t *testing.T) {
 // The density table sizes a page by its author's text, so the blocks we
 // write into it (Related Reading, a breadcrumb trail) add no words: a page
 // published with them counts as the page we linked.
+// A page sent whole is as long as its article: the density table sizes a
+// page by the text its in-body links are counted in.
+func TestWordCountLeavesOutTheSitesHeaderMenuAsideAndFooter(t *testing.T) {
+	article := `<article><h1>Boot care</h1><p>Clean your boots after every walk.</p></article>`
+	whole := `<!DOCTYPE html><html><head><title>Boot care | Shop</title></head><body>
+<header><a href="/">Shop</a> <p>Free delivery on every order over fifty pounds</p></header>
+<nav><ul><li><a href="/boots/">Hiking boots</a></li><li><a href="/tents/">Tents and shelters</a></li></ul></nav>
+<main>` + article + `<aside><h3>Popular</h3><p>Our ten most read guides this month</p></aside></main>
+<div role="navigation"><a href="/a/">All guides</a></div>
+<footer><p>Copyright 2026 Shop Limited, all rights reserved.</p></footer></body></html>`
+	if got, want := WordCount([]byte(whole)), WordCount([]byte(article)); got != want || want != 8 {
+		t.Errorf("WordCount of the whole page %d, of its article %d (want 8)", got, want)
+	}
+}
+
 func TestWordCountLeavesOutTheBlocksWeGenerate(t *testing.T) {
 	page := []byte(`<article><h1>Boot care</h1><p>Clean your boots after every walk.</p></article>`)
 	reading, err := RelatedReading([]BlockLink{{Title: "Waxing leather boots", Href: "/boots/wax/"}, {Title: "Drying wet boots", Href: "/boots/dry/"}}, BlockMarkup{}, "")

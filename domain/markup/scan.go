@@ -332,7 +332,7 @@ func (s *scan) text(start, end int) {
 		s.segs[s.pendingSeg].nextRune = r
 		s.pendingSeg = -1
 	}
-	if s.mode&wantWords != 0 && s.block.depth == 0 {
+	if s.mode&wantWords != 0 && s.block.depth == 0 && s.zone() == zoneContent {
 		s.words += countWords(b, &s.wc)
 	}
 	run := -1
