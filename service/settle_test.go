@@ -279,3 +279,68 @@ func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
 		}
 	}
 }
+
+// A settle pass scores every page against the same planned graph, the
+// plans of a first pass over the whole site (handlers.plannedGraph). When
+// each page counted only the pages before it in the pass, the first
+// articles of the pass's order saw no inbound links anywhere: here the
+// aquarium articles, the earliest, share one value (budget premium) with
+// the dog-food cluster and nothing else, and scored its articles 35-38,
+// authority 0 of 25, so the first of them got no Related Reading while
+// the later ones listed three dog-food articles at 46-51. Their siblings
+// are all linked in their text, so the section is the other cluster's.
+func TestTheFirstArticlesOfASettlePassScoreAgainstTheWholePlannedGraph(t *testing.T) {
+	t.Parallel()
+	const siteID = "pawprint"
+	structure := mustEvent(events.SiteUpdated, siteID, "pawprint-site", events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: siteID, BaseURL: "https://www.cadence-cycles.example", Name: "Pawprint", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "pets", Name: "Pet Care", URL: "/pets/"}},
+		Attributes: []events.AttributeInfo{{ID: "pet", Name: "pet", Values: []string{"dog", "fish"}},
+			{ID: "budget", Name: "budget", Values: []string{"under-50", "premium"}}},
+		Clusters: []events.ClusterInfo{
+			{ID: "dog-food", SectorID: "pets", Name: "Dog Food", PrimaryKeyword: "dog food", Keywords: []string{"kibble"},
+				Attributes: map[string][]string{"pet": {"dog"}, "budget": {"under-50", "premium"}}},
+			{ID: "aquariums", SectorID: "pets", Name: "Aquariums", PrimaryKeyword: "home aquariums", Keywords: []string{"fish tank"},
+				Attributes: map[string][]string{"pet": {"fish"}, "budget": {"premium"}}},
+		},
+	})
+	filler := "Owners tell us the small routines matter most, and a calm week at home starts with a plan that fits the animal in front of you. " +
+		"We tested each option for a month, noted what changed, and wrote down what we would buy again."
+	para := func(s ...string) string { return "<p>" + strings.Join(s, " ") + " " + filler + "</p>\n" }
+	type article struct{ id, title, keyword string }
+	clusters := []struct {
+		id, hubURL, hubKeyword string
+		attrs                  map[string][]string
+		articles               []article
+		day                    int
+	}{
+		{"aquariums", "/fish/aquariums/", "home aquariums", map[string][]string{"pet": {"fish"}, "budget": {"premium"}}, []article{
+			{"cycling-a-fish-tank", "Cycling a New Fish Tank", "cycle a fish tank"},
+			{"aquarium-filters", "Choosing an Aquarium Filter", "aquarium filter"},
+			{"water-changes", "How Often to Change Aquarium Water", "aquarium water changes"}}, 1},
+		{"dog-food", "/dog/food/", "dog food", map[string][]string{"pet": {"dog"}, "budget": {"under-50", "premium"}}, []article{
+			{"grain-free-dog-food", "Is Grain-Free Dog Food Worth It?", "grain-free dog food"},
+			{"puppy-feeding-schedule", "A Puppy Feeding Schedule That Works", "puppy feeding schedule"},
+			{"raw-dog-food", "Raw Dog Food: Risks and Benefits", "raw dog food"},
+			{"switching-dog-food", "How to Switch Dog Food Safely", "switch dog food"}}, 10},
+	}
+	var order []events.Event
+	for _, c := range clusters {
+		if c.id == "dog-food" {
+			order = append(order, customPageEvent(siteID, events.PageInfo{ID: c.id, URL: c.hubURL, Title: "Dog Food: The Complete Guide",
+				Kind: "hub", ClusterID: c.id, SectorID: "pets", PrimaryKeyword: c.hubKeyword, Attributes: c.attrs, PublishedAt: tsDate(time.September, 0),
+				Version: 1, HTML: "<h1>Dog Food: The Complete Guide</h1>\n" + para("This guide to dog food covers what to buy and why.") + para(filler)}))
+		}
+		for i, a := range c.articles {
+			next, after := c.articles[(i+1)%len(c.articles)], c.articles[(i+2)%len(c.articles)]
+			order = append(order, customPageEvent(siteID, events.PageInfo{ID: a.id, URL: c.hubURL + a.id + "/", Title: a.title,
+				Kind: "supporting", ClusterID: c.id, SectorID: "pets", PrimaryKeyword: a.keyword, Attributes: c.attrs,
+				PublishedAt: tsDate(time.September, c.day+i), Version: 1, HTML: "<h1>" + a.title + "</h1>\n" +
+					para("Choosing "+c.hubKeyword+" starts with the basics, and "+a.keyword+" is one of them.") +
+					para("Read this before you look at "+next.keyword+".") + para(filler) +
+					para("In the end, "+a.keyword+" depends on the animal; our notes on "+after.keyword+" add more.")}))
+		}
+	}
+	out := runCustomSite(t, siteID, structure, order, false, 0)
+	checkRelatedReading(t, out)
+}
