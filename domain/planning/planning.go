@@ -572,11 +572,10 @@ func (pl *planner) relatedReading() {
 		pick(pl.spread(offTopic))
 	}
 	if len(picked) < max(p.RelatedReadingMin, 1) {
-		if len(picked) == 0 {
-			return // nothing to say: no page to suggest
-		}
+		// Said even when no page qualifies: a reader missing the section
+		// on one article of a cluster otherwise has no way to tell why.
 		pl.note("related reading left out: %d eligible candidate(s) (score %.0f or more), the section needs %d",
-			len(picked), p.ReviewScore, p.RelatedReadingMin)
+			len(picked), p.ReviewScore, max(p.RelatedReadingMin, 1))
 		return
 	}
 	for _, s := range picked {

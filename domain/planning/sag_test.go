@@ -709,6 +709,12 @@ func TestRelatedReadingTakesCandidatesFromTheReviewBandButNeedsTwo(t *testing.T)
 	if !noted {
 		t.Errorf("no note says why Related Reading was left out: %q", plan.Notes)
 	}
+
+	// With no candidate at all, the note still says why.
+	plan = planOf(t, Input{Structure: st, Policy: pol, Page: page, Hub: &hub, Targets: asTargets(0, hub), WordCount: 1500})
+	if !slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, "related reading left out: 0 eligible candidate(s)") }) {
+		t.Errorf("an article with no candidate for Related Reading has notes %q, want one saying it has none", plan.Notes)
+	}
 }
 
 // ---------------------------------------------------------------------------
