@@ -69,10 +69,13 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 // recordLinkMap makes the links found in a page's live HTML its link map
 // rows, and queues the counts they change.
 func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, found []markup.Link, ev events.Event) error {
+	// pageOf[i] is the page path of found[i] when it links this site.
+	pageOf := make([]string, len(found))
 	paths := map[string]bool{}
-	for _, l := range found {
+	for i, l := range found {
 		if _, ok := sitePath(sc.structure.Site, l.URL); l.Internal && ok {
-			paths[markup.PagePath(l.URL)] = true
+			pageOf[i] = markup.PagePath(l.URL)
+			paths[pageOf[i]] = true
 		}
 	}
 	ids, err := pagesByPath(ctx, tx, ev.SiteID, paths)
@@ -85,15 +88,15 @@ func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteConte
 	}
 	rows := make([]store.LinkMapRow, 0, len(found))
 	touched := append([]string{page.ID}, previous...)
-	for _, l := range found {
+	for i, l := range found {
 		row := store.LinkMapRow{TargetURL: l.URL, Anchor: l.Text, Internal: l.Internal,
 			Follow: !l.Nofollow(), Position: l.Position, Paragraph: l.Paragraph,
 			ContentParagraph: l.ContentParagraph, InBlock: l.InBlock}
 		if row.TargetURL == "" {
 			row.TargetURL = l.Href
 		}
-		if _, ok := sitePath(sc.structure.Site, l.URL); l.Internal && ok {
-			row.TargetPageID = ids[markup.PagePath(l.URL)]
+		if pageOf[i] != "" {
+			row.TargetPageID = ids[pageOf[i]]
 			touched = append(touched, row.TargetPageID)
 		}
 		rows = append(rows, row)

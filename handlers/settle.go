@@ -259,6 +259,9 @@ type settleRead struct {
 	horizon planning.Horizon
 	// asPlanned gives targets their inbound links in the pass's graph.
 	asPlanned func([]planning.Target)
+	// unplannable is why a page found cannot be planned: the pass proper
+	// logs it, the first pass passes over it, so it is logged once a pass.
+	unplannable error
 }
 
 // settleInput reads one page and its targets as the pass sees the site,
@@ -287,8 +290,7 @@ func (p *Pipeline) settleInput(ctx context.Context, tx *store.Tx, sc siteContext
 	asPlanned(reads.Targets)
 	in, err := planning.NewInput(sc.structure, sc.policy, page.Page, reads.Targets)
 	if err != nil {
-		p.Logger.WarnContext(ctx, "settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)
-		return settleRead{}, false, nil
+		return settleRead{before: before, unplannable: err}, false, nil
 	}
 	in.Decisions = reads.Decisions
 	return settleRead{before: before, in: in, horizon: reads.Horizon, asPlanned: asPlanned}, true, nil
@@ -300,6 +302,10 @@ func (p *Pipeline) settleInput(ctx context.Context, tx *store.Tx, sc siteContext
 // one that cannot be planned, which keeps what it has.
 func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext, pageID string, tally anchorTally, graph map[string]int, missing *passAsks) (settledPage, bool, error) {
 	r, ok, err := p.settleInput(ctx, tx, sc, pageID, graph)
+	if r.unplannable != nil {
+		page := r.before.Page
+		p.Logger.WarnContext(ctx, "settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", r.unplannable)
+	}
 	if err != nil || !ok {
 		return settledPage{}, false, err
 	}

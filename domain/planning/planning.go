@@ -412,10 +412,11 @@ func DensityHeld(k site.Kind) bool { return k != site.KindSector }
 // LinksByList reports whether a page of the kind links by its generated
 // list: a term page lists the hubs of its value (the seed's "Term Page
 // (taxonomy): 3+" counts those), a sector page its hubs. Its list counts
-// towards the minimum of the density table, so the page is not called
+// towards the minimum of the density table, so a term page is not called
 // under-linked for the way it is built, by validation or by the audit;
 // the maximum still counts the links in its text alone, the list being
-// uncapped.
+// uncapped. A sector page, held to no row (DensityHeld), has its list
+// reported beside its links.
 func LinksByList(k site.Kind) bool { return k == site.KindTerm || k == site.KindSector }
 
 func (pl *planner) note(format string, args ...any) {
