@@ -460,12 +460,15 @@ func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anch
 	}), source)
 }
 
-// withNotWithin gives each candidate the longer names of the Owners' other
+// withNotWithin gives each candidate the longer names of the Owners'
 // targets (the source page's aside) that hold it as whole words and that
-// the source text says (link.Anchor.NotWithin): "compost pile" for a hub
-// is not taken inside "hot compost pile", a sibling's keyword. Those words
-// name the longer name's page best. Names the text does not say are left
-// out: a hub's keyword is in the titles of hundreds of its articles.
+// the source text says (link.Anchor.NotWithin). "compost pile" for a hub
+// is not taken inside "hot compost pile", a sibling's keyword: those words
+// name the longer name's page best. Nor is "cast iron" for an article
+// taken inside "cleaning cast iron", its own keyword: the anchor would be
+// a fragment of the name the text gives it whole. Names the text does not
+// say are left out: a hub's keyword is in the titles of hundreds of its
+// articles.
 func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []link.Anchor {
 	if source == nil {
 		return cands
@@ -479,7 +482,7 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 		padded := " " + key + " "
 		var within, norms []string
 		for _, n := range said {
-			if n.owner != self && len(n.norm) > len(padded) && strings.Contains(n.norm, padded) && !slices.Contains(norms, n.norm) {
+			if len(n.norm) > len(padded) && strings.Contains(n.norm, padded) && !slices.Contains(norms, n.norm) {
 				within, norms = append(within, n.text), append(norms, n.norm)
 			}
 		}

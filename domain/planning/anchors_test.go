@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/site"
 )
 
@@ -150,5 +152,54 @@ func TestHomeLinksUseTheSiteBrand(t *testing.T) {
 	home, ok := findLink(planOf(t, in), "home", link.TypeBreadcrumb)
 	if !ok || home.Anchor != "Outdoor Shop" || home.AnchorType != link.AnchorBranded {
 		t.Errorf("home link %+v, want the brand as a branded anchor", home)
+	}
+}
+
+// A kitchen trial site linked "A common question is cleaning [cast iron]"
+// from its hub to the article whose keyword is "cleaning cast iron": a
+// natural phrase drawn from inside the name the text gives whole. A
+// candidate is now not taken inside its own target's longer name; only
+// the mandatory uplink may still be, when nothing else carries it.
+func TestALinkIsNotPlacedOnAFragmentOfItsTargetsOwnNameTheTextSaysWhole(t *testing.T) {
+	pol := sagPolicy(t)
+	cleaning := anchors.Target{PrimaryKeywords: []string{"cleaning cast iron"}, Title: "Cleaning Cast Iron Without Ruining the Seasoning"}
+	versus := anchors.Target{PrimaryKeywords: []string{"carbon steel pans"}, Title: "Cast Iron vs Carbon Steel Pans"}
+	hub := anchors.Target{PrimaryKeywords: []string{"cast iron skillets"}, Variations: []string{"cast iron skillet"}}
+	texts := []string{"Choosing among cast iron skillets is easier once you know what each one does well.",
+		"A common question is cleaning cast iron, and the answer depends on how often you cook."}
+	own := anchors.NewOwnersOf([]anchors.Target{cleaning, versus}, hub)
+	cands := own.Candidates(0, anchors.NewText(texts), pol)
+	// The anchor mix drew a natural phrase for this link: it comes first.
+	var natural []link.Anchor
+	for _, c := range cands {
+		if c.Type == link.AnchorNatural {
+			natural = append(natural, c)
+		}
+	}
+	if len(natural) == 0 {
+		t.Fatalf("no natural candidate to test with: %+v", cands)
+	}
+	l := link.Link{ID: "lnk", Type: link.TypeVerticalDown, TargetURL: "/cast-iron-skillets/cleaning-cast-iron/",
+		Candidates: append(natural, cands...)}
+	if got := NotWithin(l); !slices.Contains(got, "cleaning cast iron") {
+		t.Fatalf("NotWithin = %q, want the target's own keyword among them", got)
+	}
+	html := "<p>" + texts[0] + "</p>\n<p>" + texts[1] + "</p>"
+	out, placed, err := markup.Place([]byte(html), []markup.LinkRequest{Request(l, CandidateTexts(l.Candidates), "")},
+		markup.Options{OwnNames: []string{"cast iron skillets", "cast iron skillet"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(placed) != 1 || !placed[0].Placed || placed[0].AnchorText != "cleaning cast iron" {
+		t.Fatalf("placed %+v in %s, want the whole keyword \"cleaning cast iron\"", placed, out)
+	}
+
+	// The uplink keeps a shorter name of its hub inside a longer one.
+	up := link.Link{ID: "up", Type: link.TypeVerticalUp, Mandatory: true, Candidates: []link.Anchor{
+		{Text: "cast iron skillet", Type: link.AnchorPrimaryKeyword, NotWithin: []string{"cast iron skillets"}},
+		{Text: "cast iron skillets", Type: link.AnchorPrimaryKeyword},
+		{Text: "cast iron skillet", Type: link.AnchorPrimaryKeyword, NotWithin: []string{"seasoned cast iron skillet"}}}}
+	if got, want := NotWithin(up), []string{"seasoned cast iron skillet"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("uplink NotWithin = %q, want %q: only other pages' names", got, want)
 	}
 }

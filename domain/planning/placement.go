@@ -56,7 +56,7 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	}
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
-		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l.Candidates),
+		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l),
 		// The author's own link to the hub further down does not stand in
 		// for the uplink the first paragraphs must carry.
 		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp,
@@ -65,13 +65,24 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 		InsideOwnNames: l.Mandatory && l.Type == link.TypeVerticalUp}
 }
 
-// NotWithin are the other pages' longer names a link's candidates are not
-// taken inside (link.Anchor.NotWithin), each once.
-func NotWithin(cands []link.Anchor) []string {
+// NotWithin are the longer names a link's candidates are not taken inside
+// (link.Anchor.NotWithin), each once: other pages' names, and the target's
+// own, so "cleaning [cast iron]" gives way to the whole "cleaning cast
+// iron". The mandatory uplink keeps a shorter name of the hub inside a
+// longer one: the first paragraphs may offer it nothing else, and the
+// longer name may be at the anchor cap.
+func NotWithin(l link.Link) []string {
+	var own map[string]bool
+	if l.Mandatory && l.Type == link.TypeVerticalUp {
+		own = make(map[string]bool, len(l.Candidates))
+		for _, c := range l.Candidates {
+			own[anchors.Normalize(c.Text)] = true
+		}
+	}
 	var out []string
-	for _, c := range cands {
+	for _, c := range l.Candidates {
 		for _, w := range c.NotWithin {
-			if !slices.Contains(out, w) {
+			if !own[anchors.Normalize(w)] && !slices.Contains(out, w) {
 				out = append(out, w)
 			}
 		}
