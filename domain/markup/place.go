@@ -617,7 +617,7 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	case t.fragment > 0:
 		return "candidate anchor found in " + where + " only as the front of a longer phrase"
 	case t.inside > 0:
-		return "candidate anchor found in " + where + " only inside a longer name of another page"
+		return "candidate anchor found in " + where + " only inside a longer name: another page's, or the target's own"
 	case t.insideOwn > 0:
 		return "candidate anchor found in " + where + " only inside this page's own name or another page's longer name"
 	}

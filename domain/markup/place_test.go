@@ -465,7 +465,7 @@ func TestAnOccurrenceInsideAnotherPagesLongerNameIsPassedOver(t *testing.T) {
 	}
 
 	req.Position.FirstParagraphs = 1
-	if _, pl := placeOne(t, src, req, opts); pl.Placed || pl.Reason != "candidate anchor found in paragraph 1 only inside a longer name of another page" {
+	if _, pl := placeOne(t, src, req, opts); pl.Placed || pl.Reason != "candidate anchor found in paragraph 1 only inside a longer name: another page's, or the target's own" {
 		t.Errorf("paragraph 1 only: %+v, want it refused with the reason", pl)
 	}
 
