@@ -856,7 +856,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 // densityRange is the density table's range for a page; false for kinds
 // the table leaves unbounded.
 func (a *Auditor) densityRange(kind site.Kind, words int) (policy.DensityRange, bool) {
-	if kind == site.KindHome || !planning.DensityHeld(kind) {
+	if !planning.DensityHeld(kind) {
 		return policy.DensityRange{}, false
 	}
 	r := a.pol.Density(planning.DensityClass(kind), words)

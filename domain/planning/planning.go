@@ -384,10 +384,11 @@ func (pl *planner) densityMax() int {
 }
 
 // DensityClass is the row of the density table a page kind falls in. The
-// seed's table has no row for the home page; it takes the hub's: it is the
-// hub of the whole site, linking from its text to the sectors and hubs it
-// names (Home → Sector → Hub), and a blog article's 2–5 would leave all but
-// five of them unlinked. A sector page is held to no row (DensityHeld).
+// seed's table has no row for the home page; the planner takes the hub's
+// for what it adds there: it is the hub of the whole site, linking from
+// its text to the sectors and hubs it names (Home → Sector → Hub), and a
+// blog article's 2–5 would leave all but five of them unlinked. Neither
+// the home page nor a sector page is judged by a row (DensityHeld).
 func DensityClass(k site.Kind) policy.DensityClass {
 	switch k {
 	case site.KindHub, site.KindHome:
@@ -402,12 +403,15 @@ func DensityClass(k site.Kind) policy.DensityClass {
 }
 
 // DensityHeld reports whether the density table holds a page of the kind.
-// A sector page is not: the seed's table has no row for it, and it lists
-// the hubs of its sector, however many there are, beside whatever its own
-// text links. The article row called a sector page whose text links its
-// six hubs over-linked; the hub row called one listing its three hubs
-// under-linked. The audit holds it to none either.
-func DensityHeld(k site.Kind) bool { return k != site.KindSector }
+// A sector page is not, nor the home page: the seed's table has no row for
+// either, and each lists the hubs (the home page also the sectors) of the
+// site, however many there are, beside whatever its own text links. The
+// article row called a sector page whose text links its six hubs
+// over-linked; the hub row called one listing its three hubs
+// under-linked, and a home page whose text links twelve sections
+// over-linked, flagging the links we had placed there. The audit holds
+// them to none either.
+func DensityHeld(k site.Kind) bool { return k != site.KindSector && k != site.KindHome }
 
 // LinksByList reports whether a page of the kind links by its generated
 // list: a term page lists the hubs of its value (the seed's "Term Page
