@@ -67,6 +67,8 @@ type Policy struct {
 	// SharedAttributeSaturation is how many shared attribute values give
 	// the shared-attributes factor its full weight: sharing a value of
 	// the same attribute is strong evidence, so two are enough by default.
+	// A source with fewer values reaches the full weight by sharing all of
+	// them.
 	SharedAttributeSaturation int     `json:"shared_attribute_saturation"` // 1–20
 	AutoLinkScore             float64 `json:"auto_link_score"`             // 0–100
 	ReviewScore               float64 `json:"review_score"`                // 0–100, at most auto_link_score

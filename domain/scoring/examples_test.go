@@ -27,6 +27,37 @@ func TestSharedAttributesSaturateAtTwoValues(t *testing.T) {
 	}
 }
 
+// A kitchen trial site tagged each cluster with one value: its hub's
+// links to its own articles, and the articles' links to each other, got
+// 20 of 40 and fell to review at 59.34. A source with fewer values than
+// the saturation gets the whole weight by sharing all of them, however
+// many the target carries; a source with more still needs the saturation.
+func TestASourceSharingAllOfItsFewerValuesGetsTheWholeWeight(t *testing.T) {
+	p := sag()
+	cases := []struct {
+		name           string
+		source, target []string
+		saturation     int
+		want           float64
+	}{
+		{"one value, its own cluster's page", []string{"difficulty=easy"}, []string{"Difficulty=Easy"}, 2, 40},
+		{"one value, a target with more", []string{"difficulty=easy"}, []string{"difficulty=easy", "difficulty=hard", "cuisine=french"}, 2, 40},
+		{"one value listed twice", []string{"difficulty=easy", "DIFFICULTY=easy"}, []string{"difficulty=easy"}, 2, 40},
+		{"two of three at a saturation of 4", []string{"a=1", "b=2", "c=3"}, []string{"a=1", "b=2"}, 4, 26.67},
+		{"three of three at a saturation of 4", []string{"a=1", "b=2", "c=3"}, []string{"a=1", "b=2", "c=3", "d=4"}, 4, 40},
+		{"one of two", []string{"a=1", "b=2"}, []string{"a=1", "c=3"}, 2, 20},
+		{"none of one", []string{"a=1"}, []string{"a=2"}, 2, 0},
+		{"no values", nil, []string{"a=1"}, 2, 0},
+	}
+	for _, c := range cases {
+		p.SharedAttributeSaturation = c.saturation
+		got := SAG(p, Candidate{AttributeValues: c.source}, Candidate{AttributeValues: c.target}, Context{Now: now}).Factors[FactorSharedAttributes]
+		if got != c.want {
+			t.Errorf("%s: %v points, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 func TestWorkedExampleHubToHubSharingTwoValuesQualifiesAsCrossCluster(t *testing.T) {
 	source := Candidate{AttributeValues: []string{"terrain=mountain", "material=leather"},
 		Keywords: []string{"hiking boots", "trail boots"}}

@@ -51,7 +51,8 @@ type Score struct {
 // policy. Each factor is a fraction from 0 to 1, multiplied by its weight:
 //   - shared attributes: the attribute values (same attribute, same value)
 //     source and target share, saturating: shared_attribute_saturation of
-//     them (2) give the whole weight, one gives half;
+//     them (2) give the whole weight, one gives half, and a source with
+//     fewer values than that gets the whole weight by sharing them all;
 //   - target authority: the target's inbound links on a log scale against
 //     the best-linked candidate, or under the policy authority=link_score
 //     its link score (0–100) as a fraction;
@@ -121,11 +122,20 @@ func Silo(p policy.Policy, sourceLabels, targetLabels []string, targetPriority b
 // share, over the saturation, at most 1. A share of the source's values
 // would punish a cluster for having many (one shared value of four gave a
 // quarter), so two clusters that share a value scored too low to link.
+// A source with fewer values than the saturation reaches the whole weight
+// by sharing all of them: a cluster tagged with one value would otherwise
+// give even its own pages half, and its hub's links to its articles and
+// its articles' links to each other fell to review.
 func sharedSaturating(source, target []string, saturation int) float64 {
-	if saturation < 1 {
-		saturation = 1
+	shared := countShared(source, target)
+	if shared == 0 {
+		return 0
 	}
-	return math.Min(1, float64(countShared(source, target))/float64(saturation))
+	full := max(saturation, 1)
+	if shared < full {
+		full = min(full, countShared(source, source))
+	}
+	return math.Min(1, float64(shared)/float64(full))
 }
 
 // countShared counts the distinct values of a that b holds, lower-cased.
