@@ -829,7 +829,14 @@ func (pl *planner) crossCluster() {
 			}
 		}
 	}
-	pl.pickScored(cands, link.TypeCrossCluster, link.ZoneInBody, pl.in.Policy.MaxCrossClusterPerHub, "hub sharing an attribute value")
+	// Sharing a value is what makes a hub a candidate; the score only
+	// orders the candidates. Two clusters on different subjects share few
+	// keyword words, so a pair sharing one value (20 of the 40 points)
+	// scores at most 55 without a keyword word in common and would never
+	// pass auto_link_score: the best of them are planned from review_score
+	// up.
+	pl.pickScoredFrom(cands, link.TypeCrossCluster, link.ZoneInBody, pl.in.Policy.MaxCrossClusterPerHub, "hub sharing an attribute value",
+		pl.in.Policy.ReviewScore)
 }
 
 // taxonomy is SAG link type 5: a term page links to every hub whose
@@ -974,6 +981,13 @@ func (pl *planner) scoreAll(targets []Target) []scored {
 // In-body links and related reading count against density. It returns how
 // many links it planned.
 func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit int, why string) int {
+	return pl.pickScoredFrom(targets, t, z, limit, why, pl.in.Policy.AutoLinkScore)
+}
+
+// pickScoredFrom is pickScored planning the targets that score plan or
+// more: auto_link_score for most link types, review_score for
+// cross-cluster links (crossCluster).
+func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, limit int, why string, plan float64) int {
 	var auto, review []link.Link
 	for _, s := range pl.scoreAll(targets) {
 		if pl.stopped() {
@@ -982,10 +996,10 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 		if z == link.ZoneInBody && (pl.linked[s.ID] || pl.linkedByAuthor(s.Target)) {
 			continue
 		}
-		switch scoring.Decide(pl.in.Policy, s.score.Total) {
-		case scoring.Auto:
+		switch d := scoring.Decide(pl.in.Policy, s.score.Total); {
+		case d == scoring.Auto || d == scoring.Review && s.score.Total >= plan:
 			auto = append(auto, pl.newScoredLink(s, t, z))
-		case scoring.Review:
+		case d == scoring.Review:
 			review = append(review, pl.newScoredLink(s, t, z))
 		}
 	}
@@ -1002,7 +1016,7 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 			pl.note("%s link to %s (score %.2f) not planned: %s", t, l.TargetPageID, l.Score, pl.budgetTaken())
 			break
 		}
-		l.Explanation = fmt.Sprintf("%s: %s; score %.2f ≥ %.0f, planned without review; %s", t, why, l.Score, p.AutoLinkScore, l.Explanation)
+		l.Explanation = fmt.Sprintf("%s: %s; score %.2f ≥ %.0f, planned without review; %s", t, why, l.Score, min(plan, p.AutoLinkScore), l.Explanation)
 		pl.add(l)
 		pl.budget--
 		planned++

@@ -426,6 +426,36 @@ func TestCrossClusterLinksGoOnlyToHubsSharingAnAttributeValueAndAreCappedAtTwo(t
 	}
 }
 
+// A kitchen trial site's hubs each shared one value with others and named
+// them in their text, but scored 52-55: 20 points for the value, no
+// keyword words in common (they are on different subjects), and 5 of its
+// 7 hubs got only review suggestions. A hub sharing a value is a
+// cross-cluster candidate; the score orders the candidates and drops
+// those under review_score, and the best are planned and placed.
+func TestAHubSharingOneValueIsLinkedFromReviewScoreUp(t *testing.T) {
+	skillets := testCluster("skillets", "Cast Iron Skillets", "cast iron skillets", "terrain=mountain", "season=winter")
+	ovens := testCluster("ovens", "Dutch Ovens", "dutch ovens", "terrain=mountain", "season=summer")
+	kettles := testCluster("kettles", "Camp Kettles", "camp kettles", "terrain=desert", "season=summer")
+	hub := hubOf(skillets)
+	hub.HTML = `<h1>Cast iron skillets</h1>
+<p>A skillet sears, roasts and bakes. Many of the same recipes work in dutch ovens too, and camp kettles boil the water.</p>`
+	targets := []Target{{Page: hubOf(ovens), Inbound: 9}, {Page: hubOf(kettles), Inbound: 9}}
+	in := Input{Structure: testSite(skillets, ovens, kettles), Policy: sagPolicy(t), Page: hub, Hub: &hub,
+		Targets: targets, Texts: markup.ParagraphTexts([]byte(hub.HTML)), WordCount: 600}
+	plan := planOf(t, in)
+	cross := linksOf(plan, link.TypeCrossCluster, link.ZoneInBody)
+	if len(cross) != 1 || cross[0].TargetPageID != "hub-ovens" {
+		t.Fatalf("cross-cluster links %+v, want one, to the hub sharing a value (hub-ovens), none to hub-kettles", cross)
+	}
+	l := cross[0]
+	if l.Score < sagPolicy(t).ReviewScore || l.Score >= sagPolicy(t).AutoLinkScore {
+		t.Fatalf("score %.2f: the scene should score the pair between review_score and auto_link_score", l.Score)
+	}
+	if l.Status != link.StatusPlanned || len(l.Candidates) == 0 {
+		t.Errorf("cross-cluster link to hub-ovens is %s with candidates %v, want planned with its anchors: %s", l.Status, l.Candidates, l.Explanation)
+	}
+}
+
 func TestATermPageLinksToEveryHubUsingItsAttributeValue(t *testing.T) {
 	var clusters []site.Cluster
 	var targets []Target
