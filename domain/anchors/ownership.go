@@ -462,13 +462,13 @@ func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anch
 
 // withNotWithin gives each candidate the longer names of the Owners'
 // targets (the source page's aside) that hold it as whole words and that
-// the source text says (link.Anchor.NotWithin). "compost pile" for a hub
-// is not taken inside "hot compost pile", a sibling's keyword: those words
+// the source text says. "compost pile" for a hub is not taken inside "hot
+// compost pile", a sibling's keyword (link.Anchor.NotWithin): those words
 // name the longer name's page best. Nor is "cast iron" for an article
-// taken inside "cleaning cast iron", its own keyword: the anchor would be
-// a fragment of the name the text gives it whole. Names the text does not
-// say are left out: a hub's keyword is in the titles of hundreds of its
-// articles.
+// taken inside "cleaning cast iron", its own keyword
+// (link.Anchor.NotWithinOwn): the anchor would be a fragment of the name
+// the text gives it whole. Names the text does not say are left out: a
+// hub's keyword is in the titles of hundreds of its articles.
 func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []link.Anchor {
 	if source == nil {
 		return cands
@@ -480,13 +480,18 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 			continue
 		}
 		padded := " " + key + " "
-		var within, norms []string
+		var within, own, norms []string
 		for _, n := range said {
 			if len(n.norm) > len(padded) && strings.Contains(n.norm, padded) && !slices.Contains(norms, n.norm) {
-				within, norms = append(within, n.text), append(norms, n.norm)
+				norms = append(norms, n.norm)
+				if n.owner == self {
+					own = append(own, n.text)
+				} else {
+					within = append(within, n.text)
+				}
 			}
 		}
-		cands[i].NotWithin = within
+		cands[i].NotWithin, cands[i].NotWithinOwn = within, own
 	}
 	return cands
 }

@@ -280,8 +280,9 @@ func TestOwnersGiveANaturalPhraseOnlyToTheLinkOfItsOwner(t *testing.T) {
 }
 
 // A fourth trial site linked "compost pile" inside "hot compost pile", a
-// sibling's keyword: each candidate now carries the targets' longer names
-// that hold it and that the text says, never the source page's.
+// sibling's keyword: each candidate now carries the other targets' longer
+// names that hold it and that the text says (its own target's apart, in
+// NotWithinOwn), never the source page's.
 func TestACandidateCarriesTheLongerNamesOfOtherTargetsThatHoldIt(t *testing.T) {
 	p := sag(t)
 	hub := Target{PrimaryKeywords: []string{"raised beds"}, Variations: []string{"raised bed", "raised bed gardening"}, Title: "Raised Beds: Building and Filling"}

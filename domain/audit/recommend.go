@@ -67,8 +67,9 @@ type Recommendation struct {
 	// order; FirstParagraphs bounds where (the uplink's paragraphs 1–2).
 	Anchors         []string
 	FirstParagraphs int
-	// NotWithin are other pages' longer names the anchors are not taken
-	// inside (link.Anchor.NotWithin).
+	// NotWithin are the longer names the anchors are not taken inside:
+	// other pages', and the target's own but for the uplink
+	// (planning.NotWithin).
 	NotWithin []string
 	// Found reports whether Anchor was found in the page's text.
 	Found bool

@@ -70,6 +70,11 @@ type Anchor struct {
 	// raised bed" for "raised bed"): where the page's text says one of
 	// them, it names that page, so the link does not take Text there.
 	NotWithin []string `json:"not_within,omitempty"`
+	// NotWithinOwn are the target's own longer names that hold Text
+	// ("cleaning cast iron" for "cast iron"): where the text says one, a
+	// link there takes the whole name, not a fragment of it. The
+	// mandatory uplink is not held to them (planning.NotWithin).
+	NotWithinOwn []string `json:"not_within_own,omitempty"`
 }
 
 // Link is one planned or placed internal link from a source page.

@@ -184,6 +184,11 @@ func TestALinkIsNotPlacedOnAFragmentOfItsTargetsOwnNameTheTextSaysWhole(t *testi
 	if got := NotWithin(l); !slices.Contains(got, "cleaning cast iron") {
 		t.Fatalf("NotWithin = %q, want the target's own keyword among them", got)
 	}
+	for _, c := range natural {
+		if slices.Contains(c.NotWithin, "cleaning cast iron") || !slices.Contains(c.NotWithinOwn, "cleaning cast iron") {
+			t.Errorf("candidate %q: NotWithin %q, NotWithinOwn %q: the own keyword belongs to the second", c.Text, c.NotWithin, c.NotWithinOwn)
+		}
+	}
 	html := "<p>" + texts[0] + "</p>\n<p>" + texts[1] + "</p>"
 	out, placed, err := markup.Place([]byte(html), []markup.LinkRequest{Request(l, CandidateTexts(l.Candidates), "")},
 		markup.Options{OwnNames: []string{"cast iron skillets", "cast iron skillet"}})
@@ -194,12 +199,17 @@ func TestALinkIsNotPlacedOnAFragmentOfItsTargetsOwnNameTheTextSaysWhole(t *testi
 		t.Fatalf("placed %+v in %s, want the whole keyword \"cleaning cast iron\"", placed, out)
 	}
 
-	// The uplink keeps a shorter name of its hub inside a longer one.
+	// The uplink keeps a shorter name of its hub inside a longer one; any
+	// other link to the hub does not.
 	up := link.Link{ID: "up", Type: link.TypeVerticalUp, Mandatory: true, Candidates: []link.Anchor{
-		{Text: "cast iron skillet", Type: link.AnchorPrimaryKeyword, NotWithin: []string{"cast iron skillets"}},
-		{Text: "cast iron skillets", Type: link.AnchorPrimaryKeyword},
-		{Text: "cast iron skillet", Type: link.AnchorPrimaryKeyword, NotWithin: []string{"seasoned cast iron skillet"}}}}
+		{Text: "cast iron skillet", Type: link.AnchorPrimaryKeyword, NotWithinOwn: []string{"cast iron skillet care guide"},
+			NotWithin: []string{"seasoned cast iron skillet"}},
+		{Text: "cast iron skillets", Type: link.AnchorPrimaryKeyword}}}
 	if got, want := NotWithin(up), []string{"seasoned cast iron skillet"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("uplink NotWithin = %q, want %q: only other pages' names", got, want)
+	}
+	up.Mandatory, up.Type = false, link.TypeRelated
+	if got, want := NotWithin(up), []string{"seasoned cast iron skillet", "cast iron skillet care guide"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("another link's NotWithin = %q, want %q", got, want)
 	}
 }

@@ -65,26 +65,26 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 		InsideOwnNames: l.Mandatory && l.Type == link.TypeVerticalUp}
 }
 
-// NotWithin are the longer names a link's candidates are not taken inside
-// (link.Anchor.NotWithin), each once: other pages' names, and the target's
-// own, so "cleaning [cast iron]" gives way to the whole "cleaning cast
-// iron". The mandatory uplink keeps a shorter name of the hub inside a
-// longer one: the first paragraphs may offer it nothing else, and the
+// NotWithin are the longer names a link's candidates are not taken inside,
+// each once: other pages' names (link.Anchor.NotWithin), and the target's
+// own (NotWithinOwn), so "cleaning [cast iron]" gives way to the whole
+// "cleaning cast iron". The mandatory uplink is not held to its hub's own
+// longer names: the first paragraphs may offer it nothing else, and the
 // longer name may be at the anchor cap.
 func NotWithin(l link.Link) []string {
-	var own map[string]bool
-	if l.Mandatory && l.Type == link.TypeVerticalUp {
-		own = make(map[string]bool, len(l.Candidates))
-		for _, c := range l.Candidates {
-			own[anchors.Normalize(c.Text)] = true
-		}
-	}
 	var out []string
-	for _, c := range l.Candidates {
-		for _, w := range c.NotWithin {
-			if !own[anchors.Normalize(w)] && !slices.Contains(out, w) {
+	add := func(names []string) {
+		for _, w := range names {
+			if !slices.Contains(out, w) {
 				out = append(out, w)
 			}
+		}
+	}
+	uplink := l.Mandatory && l.Type == link.TypeVerticalUp
+	for _, c := range l.Candidates {
+		add(c.NotWithin)
+		if !uplink {
+			add(c.NotWithinOwn)
 		}
 	}
 	return out
