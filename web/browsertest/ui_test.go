@@ -41,6 +41,24 @@ func xssPage(site examples.Site) events.PageInfo {
 	return base
 }
 
+// suggestiblePage is a product outside the clusters that shares one of
+// its two values (leather) with the hiking-boots hub alone, has no keyword
+// word in common with it, and names it in its text ("hiking footwear"):
+// its link to the hub scores in the review band, and the suggestion
+// carries an anchor, so accepting it places it. The bundled example's own
+// suggestions are links no text names, now that hubs sharing a value are
+// linked from review_score up.
+func suggestiblePage() events.PageInfo {
+	published := time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC)
+	return events.PageInfo{ID: "saddle-leather-conditioner", URL: "/shop/saddle-leather-conditioner/",
+		Title: "Saddle Leather Conditioner", Kind: "product", SectorID: "hiking",
+		PrimaryKeyword: "leather conditioner", Keywords: []string{"saddle conditioner"},
+		Attributes:  map[string][]string{"material": {"leather"}, "terrain": {"desert"}},
+		PublishedAt: &published, Version: 1,
+		HTML: "<h1>Saddle Leather Conditioner</h1>\n<p>Work our conditioner into the seams after every long walk in the wet: it is made for hiking footwear.</p>\n" +
+			"<p>One tin treats about twenty pairs. It darkens light leather a shade, so try it on the tongue first.</p>\n"}
+}
+
 // TestTheWebUI drives the UI in headless chromium against a real service
 // (Postgres, embedded NATS JetStream) holding the two example sites: the
 // outdoor-gear store as generated content, with a page titled like an
@@ -59,7 +77,7 @@ func TestTheWebUI(t *testing.T) {
 	}
 	gearID, coffeeID := gear.Structure.Site.ID, coffee.Structure.Site.ID
 	bctx := browser(t)
-	e.generateSite(gear, xssPage(gear))
+	e.generateSite(gear, xssPage(gear), suggestiblePage())
 	e.publishExisting(coffee)
 	e.waitIdle(3 * time.Minute)
 	gearToken, coffeeToken := e.token(gearID), e.token(coffeeID)
