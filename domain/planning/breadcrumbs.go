@@ -6,6 +6,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/site"
 )
 
@@ -27,9 +28,9 @@ type Crumb struct {
 // would repeat the page itself, are left out. A page has one name in
 // every trail (crumbName).
 func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crumb {
-	trail := []Crumb{{Name: homeName(st), URL: "/"}}
+	trail := []Crumb{{Name: homeName(st), URL: st.Site.RootPath()}}
 	if page.Kind == site.KindHome {
-		trail[0].PageID = page.ID
+		trail[0].PageID, trail[0].URL = page.ID, page.URL
 		return trail
 	}
 	sectorID := page.SectorID
@@ -38,7 +39,7 @@ func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crum
 			sectorID = c.SectorID
 		}
 	}
-	if sec, ok := st.Sector(sectorID); ok && sec.URL != page.URL {
+	if sec, ok := st.Sector(sectorID); ok && markup.PagePath(sec.URL) != markup.PagePath(page.URL) {
 		trail = append(trail, Crumb{Name: sec.Name, URL: sec.URL})
 	}
 	under := page.URL
@@ -66,7 +67,7 @@ func crumbName(st site.Structure, p site.Page) string {
 			return c.Name
 		}
 	case site.KindSector:
-		if sec, ok := st.Sector(p.SectorID); ok && sec.Name != "" && sec.URL == p.URL {
+		if sec, ok := st.Sector(p.SectorID); ok && sec.Name != "" && markup.PagePath(sec.URL) == markup.PagePath(p.URL) {
 			return sec.Name
 		}
 	}
@@ -175,15 +176,18 @@ func (pl *planner) breadcrumbs() {
 		hub = pl.in.Hub
 	}
 	trail := Breadcrumbs(pl.in.Structure, page, hub, pl.attributeTerm())
-	byURL := map[string]Target{}
+	// The home and sector steps are the site's pages at those addresses,
+	// in whatever form site.updated gives them ("https://host/blog/baking"
+	// for the page at "/blog/baking/"): the step then links the page's URL.
+	byPath := map[string]Target{}
 	for _, t := range pl.targets {
 		if t.Kind == site.KindHome || t.Kind == site.KindSector {
-			byURL[t.URL] = t
+			byPath[markup.PagePath(t.URL)] = t
 		}
 	}
 	for i := range trail {
-		if t, ok := byURL[trail[i].URL]; ok && trail[i].PageID == "" {
-			trail[i].PageID = t.ID
+		if t, ok := byPath[markup.PagePath(trail[i].URL)]; ok && trail[i].PageID == "" {
+			trail[i].PageID, trail[i].URL = t.ID, t.URL
 		}
 	}
 	pl.plan.Breadcrumbs = trail

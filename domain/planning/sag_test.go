@@ -1381,6 +1381,48 @@ func TestAPageHasOneNameInEveryTrail(t *testing.T) {
 
 // A sector page titled otherwise than its sector is called by the
 // sector's name in its own trail, as in the trails under it.
+// A trial site living under https://saucepan.example/blog, its sectors
+// given in site.updated as absolute URLs, had the trail's Home step link
+// "/" and its sector step the absolute URL: neither matched the home page
+// at /blog/ or the sector page at /blog/baking/, so neither was a link
+// record, and the sector page's own trail named it twice.
+func TestTheTrailOfASiteUnderAPathLinksItsHomeAndSectorPages(t *testing.T) {
+	boots := bootsCluster()
+	st := testSite(boots)
+	st.Site.BaseURL = "https://outdoor.example/blog"
+	for i := range st.Sectors {
+		st.Sectors[i].URL = "https://outdoor.example/blog/hiking"
+	}
+	hub := hubOf(boots)
+	hub.URL = "/blog/hiking/boots/"
+	page := articleIn(boots, "care", "Boot Care")
+	page.URL = "/blog/hiking/boots/care/"
+	home := site.Page{SiteID: "s", ID: "home", URL: "/blog/", Title: "Welcome", Kind: site.KindHome}
+	sector := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/blog/hiking/", Title: "Hiking Guides", Kind: site.KindSector, SectorID: "hiking"}
+	in := Input{Structure: st, Policy: sagPolicy(t), Page: page, Hub: &hub, WordCount: 1500, Targets: asTargets(0, home, sector, hub)}
+	want := []Crumb{
+		{"Outdoor Shop", "/blog/", "home"},
+		{"Hiking", "/blog/hiking/", "sector-hiking"},
+		{"Hiking Boots", "/blog/hiking/boots/", "hub-boots"},
+		{"Boot Care", "/blog/hiking/boots/care/", "care"},
+	}
+	plan := planOf(t, in)
+	if !reflect.DeepEqual(plan.Breadcrumbs, want) {
+		t.Errorf("trail\n%+v\nwant\n%+v", plan.Breadcrumbs, want)
+	}
+	if got := targetIDs(linksOf(plan, link.TypeBreadcrumb, link.ZoneBreadcrumb)); !reflect.DeepEqual(got, []string{"home", "sector-hiking", "hub-boots"}) {
+		t.Errorf("breadcrumb links %v, want home, sector and hub", got)
+	}
+	in.Page, in.Hub = sector, nil
+	if got := planOf(t, in).Breadcrumbs; len(got) != 2 || got[0].PageID != "home" || got[1].PageID != "sector-hiking" {
+		t.Errorf("the sector page's own trail %+v, want Home → the sector once", got)
+	}
+	// Without a home page the Home step still points where the site lives.
+	if got := Breadcrumbs(st, page, &hub, nil); got[0].URL != "/blog/" {
+		t.Errorf("Home step %+v, want /blog/", got[0])
+	}
+}
+
 func TestASectorPageIsCalledByItsSectorsNameInItsOwnTrail(t *testing.T) {
 	boots := bootsCluster()
 	st := testSite(boots)

@@ -18,6 +18,17 @@ func (s Site) Host() string {
 	return u.Host
 }
 
+// RootPath is the path the site lives under, from its base URL, with a
+// trailing slash: "/" for https://example.com, "/blog/" for
+// https://example.com/blog. It is where the trail's Home step points.
+func (s Site) RootPath() string {
+	u, err := url.Parse(s.BaseURL)
+	if err != nil || strings.Trim(u.Path, "/") == "" {
+		return "/"
+	}
+	return "/" + strings.Trim(u.Path, "/") + "/"
+}
+
 // checkEvery is how many items Validate handles between looks at its
 // context: often enough to stop within a fraction of a millisecond, rarely
 // enough to cost nothing next to the work.
