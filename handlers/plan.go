@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
@@ -43,6 +44,17 @@ func (p *Pipeline) withPhrases(ctx context.Context, stage func(*phrasing) error)
 
 func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasing) error {
 	return p.onPageVersion(ctx, ConsumerPlanner, ev, func(tx *store.Tx, sc siteContext, page site.Page) error {
+		// A producer may send back what we sent it, our links and blocks
+		// in it: the page is planned from what it was before we linked it,
+		// as a published page is (replanPublished), not read as an author
+		// who already links every target and has a Related Reading.
+		if strings.Contains(page.HTML, markup.MarkerAttr) {
+			base, err := markup.StripInserted([]byte(page.HTML))
+			if err != nil {
+				return badInput("page %s: strip inserted links: %v", page.ID, err)
+			}
+			page.HTML = string(base)
+		}
 		planID := events.DerivedID(ev, events.LinksPlanned)
 		// The page is saved in the round trip that reads what it is
 		// planned from, and its dependants with them.

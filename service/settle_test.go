@@ -344,3 +344,80 @@ func TestTheFirstArticlesOfASettlePassScoreAgainstTheWholePlannedGraph(t *testin
 	out := runCustomSite(t, siteID, structure, order, false, 0)
 	checkRelatedReading(t, out)
 }
+
+// A producer that sends back what we sent it, as a new version of
+// content.generated, gets the same links: a trial showed such a page read
+// as an author who already links every target, its uplink refused ("the
+// page already carries a link with this ID") and its Related Reading not
+// written ("the page already has a related-reading block"). The planner
+// now strips what we inserted, as it does for a published page.
+func TestGeneratingTheHTMLWeSentAgainGivesTheSameLinks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("publishes a 50-page site")
+	}
+	t.Parallel()
+	const siteID = "generate-back"
+	cfg := testConfig(t)
+	h := startHarness(t, cfg)
+	structure, pages := customSite(siteID)
+	h.publish(structure)
+	h.waitIdle(waitLong)
+	for _, ev := range pages {
+		h.publish(ev)
+	}
+	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(pages) })
+	h.waitIdle(3 * time.Minute)
+
+	ctx := t.Context()
+	// The links as a publisher reads them, without their ids, which name
+	// the plan that placed them.
+	read := func() map[string][]linkRow {
+		out := map[string][]linkRow{}
+		for _, p := range customSitePages() {
+			links, err := h.svc.Store().LinksFrom(ctx, siteID, p.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := rowsOf(links)
+			for i := range rows {
+				rows[i].ID = ""
+			}
+			out[p.ID] = rows
+		}
+		return out
+	}
+	before := read()
+	for _, p := range customSitePages() {
+		last, ok := h.inserted.latestFor(t, siteID, p.ID)
+		if !ok {
+			t.Fatalf("page %s: no links.inserted", p.ID)
+		}
+		p.HTML, p.Version = last.HTML, p.Version+1
+		h.publish(customPageEvent(siteID, p))
+	}
+	waitFor(t, 3*time.Minute, "every page's second version linked", func() bool {
+		for _, p := range customSitePages() {
+			last, ok := h.inserted.latestFor(t, siteID, p.ID)
+			if !ok || last.Version != p.Version+1 {
+				return false
+			}
+		}
+		return true
+	})
+	h.waitIdle(3 * time.Minute)
+	time.Sleep(5 * cfg.SettleDelay)
+	h.waitIdle(3 * time.Minute)
+	after := read()
+	for _, p := range customSitePages() {
+		if !reflect.DeepEqual(before[p.ID], after[p.ID]) {
+			t.Errorf("page %s: links changed when its linked HTML came back as a new version%s", p.ID, rowDiff(before[p.ID], after[p.ID]))
+		}
+		last, _ := h.inserted.latestFor(t, siteID, p.ID)
+		if n := strings.Count(last.HTML, `data-interlinker-block="breadcrumb"`); n > 1 {
+			t.Errorf("page %s: %d breadcrumb trails in its HTML", p.ID, n)
+		}
+		if n := strings.Count(last.HTML, `data-interlinker-block="related-reading"`); n > 1 {
+			t.Errorf("page %s: %d Related Reading sections in its HTML", p.ID, n)
+		}
+	}
+}
