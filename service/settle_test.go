@@ -172,21 +172,8 @@ func TestASettledSiteGivesTheCappedAnchorToUplinksBeforeTheHomePage(t *testing.T
 // store with no failed rule ([]) once compared unequal to the pass's own
 // (nil), and a page whose result had not changed was sent again.
 func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("publishes a 50-page site")
-	}
-	t.Parallel()
 	const siteID = "publish-back"
-	cfg := testConfig(t)
-	h := startHarness(t, cfg)
-	structure, pages := customSite(siteID)
-	h.publish(structure)
-	h.waitIdle(waitLong)
-	for _, ev := range pages {
-		h.publish(ev)
-	}
-	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(pages) })
-	h.waitIdle(3 * time.Minute)
+	h, cfg := settledCustomSite(t, siteID)
 
 	ctx := t.Context()
 	type state struct {
@@ -196,28 +183,19 @@ func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
 	}
 	read := func() map[string]state {
 		out := map[string]state{}
-		for _, p := range customSitePages() {
-			links, err := h.svc.Store().LinksFrom(ctx, siteID, p.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec, ok, err := h.svc.Store().Page(ctx, siteID, p.ID)
+		for id, links := range customSiteLinks(t, h, siteID) {
+			rec, ok, err := h.svc.Store().Page(ctx, siteID, id)
 			if err != nil || !ok {
-				t.Fatalf("page %s: stored %v, err %v", p.ID, ok, err)
+				t.Fatalf("page %s: stored %v, err %v", id, ok, err)
 			}
-			out[p.ID] = state{rowsOf(links), rec.LinkedHTML, len(h.inserted.insertedFor(t, siteID, p.ID))}
+			out[id] = state{rowsOf(links), rec.LinkedHTML, len(h.inserted.insertedFor(t, siteID, id))}
 		}
 		return out
 	}
 	before := read()
-	for _, p := range customSitePages() {
-		last, ok := h.inserted.latestFor(t, siteID, p.ID)
-		if !ok {
-			t.Fatalf("page %s: no links.inserted", p.ID)
-		}
-		p.HTML = last.HTML
-		h.publish(mustEvent(events.ContentPublished, siteID, "live-"+p.ID, events.ContentData{Page: p}))
-	}
+	sendOurHTMLBack(t, h, siteID, func(p events.PageInfo) events.Event {
+		return mustEvent(events.ContentPublished, siteID, "live-"+p.ID, events.ContentData{Page: p})
+	})
 	h.waitIdle(3 * time.Minute)
 	time.Sleep(5 * cfg.SettleDelay)
 	h.waitIdle(3 * time.Minute)
@@ -352,49 +330,27 @@ func TestTheFirstArticlesOfASettlePassScoreAgainstTheWholePlannedGraph(t *testin
 // written ("the page already has a related-reading block"). The planner
 // now strips what we inserted, as it does for a published page.
 func TestGeneratingTheHTMLWeSentAgainGivesTheSameLinks(t *testing.T) {
-	if testing.Short() {
-		t.Skip("publishes a 50-page site")
-	}
-	t.Parallel()
 	const siteID = "generate-back"
-	cfg := testConfig(t)
-	h := startHarness(t, cfg)
-	structure, pages := customSite(siteID)
-	h.publish(structure)
-	h.waitIdle(waitLong)
-	for _, ev := range pages {
-		h.publish(ev)
-	}
-	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(pages) })
-	h.waitIdle(3 * time.Minute)
+	h, cfg := settledCustomSite(t, siteID)
 
-	ctx := t.Context()
 	// The links as a publisher reads them, without their ids, which name
 	// the plan that placed them.
 	read := func() map[string][]linkRow {
 		out := map[string][]linkRow{}
-		for _, p := range customSitePages() {
-			links, err := h.svc.Store().LinksFrom(ctx, siteID, p.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for id, links := range customSiteLinks(t, h, siteID) {
 			rows := rowsOf(links)
 			for i := range rows {
 				rows[i].ID = ""
 			}
-			out[p.ID] = rows
+			out[id] = rows
 		}
 		return out
 	}
 	before := read()
-	for _, p := range customSitePages() {
-		last, ok := h.inserted.latestFor(t, siteID, p.ID)
-		if !ok {
-			t.Fatalf("page %s: no links.inserted", p.ID)
-		}
-		p.HTML, p.Version = last.HTML, p.Version+1
-		h.publish(customPageEvent(siteID, p))
-	}
+	sendOurHTMLBack(t, h, siteID, func(p events.PageInfo) events.Event {
+		p.Version++
+		return customPageEvent(siteID, p)
+	})
 	waitFor(t, 3*time.Minute, "every page's second version linked", func() bool {
 		for _, p := range customSitePages() {
 			last, ok := h.inserted.latestFor(t, siteID, p.ID)
@@ -419,5 +375,56 @@ func TestGeneratingTheHTMLWeSentAgainGivesTheSameLinks(t *testing.T) {
 		if n := strings.Count(last.HTML, `data-interlinker-block="related-reading"`); n > 1 {
 			t.Errorf("page %s: %d Related Reading sections in its HTML", p.ID, n)
 		}
+	}
+}
+
+// settledCustomSite starts a service, sends it customSite as siteID and
+// waits until every page is linked and the pipeline is idle. The test
+// runs in parallel with others, and not at all in -short runs.
+func settledCustomSite(t *testing.T, siteID string) (*harness, Config) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("publishes a 50-page site")
+	}
+	t.Parallel()
+	cfg := testConfig(t)
+	h := startHarness(t, cfg)
+	structure, pages := customSite(siteID)
+	h.publish(structure)
+	h.waitIdle(waitLong)
+	for _, ev := range pages {
+		h.publish(ev)
+	}
+	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(pages) })
+	h.waitIdle(3 * time.Minute)
+	return h, cfg
+}
+
+// customSiteLinks reads the links of every page of customSite as siteID,
+// by page.
+func customSiteLinks(t *testing.T, h *harness, siteID string) map[string][]link.Link {
+	t.Helper()
+	out := map[string][]link.Link{}
+	for _, p := range customSitePages() {
+		links, err := h.svc.Store().LinksFrom(t.Context(), siteID, p.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[p.ID] = links
+	}
+	return out
+}
+
+// sendOurHTMLBack sends every page of customSite as siteID back with the
+// HTML of its last links.inserted, in the event event makes of it.
+func sendOurHTMLBack(t *testing.T, h *harness, siteID string, event func(events.PageInfo) events.Event) {
+	t.Helper()
+	for _, p := range customSitePages() {
+		last, ok := h.inserted.latestFor(t, siteID, p.ID)
+		if !ok {
+			t.Fatalf("page %s: no links.inserted", p.ID)
+		}
+		p.HTML = last.HTML
+		h.publish(event(p))
 	}
 }
