@@ -13,6 +13,21 @@ import (
 	"github.com/interlinker/interlinker/store"
 )
 
+// withoutOurLinks is the page with what we inserted in its HTML (links
+// and generated blocks) taken out: what it was before we linked it. A
+// page without our marker is returned as it is, unscanned.
+func withoutOurLinks(page site.Page) (site.Page, error) {
+	if !strings.Contains(page.HTML, markup.MarkerAttr) {
+		return page, nil
+	}
+	base, err := markup.StripInserted([]byte(page.HTML))
+	if err != nil {
+		return page, badInput("page %s: strip inserted links: %v", page.ID, err)
+	}
+	page.HTML = string(base)
+	return page, nil
+}
+
 // planPage stores a generated page version and plans its links; the plan
 // starts the inject stage through links.planned. The pages whose required
 // links depend on this one are then asked to plan again.
@@ -48,12 +63,9 @@ func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasin
 		// in it: the page is planned from what it was before we linked it,
 		// as a published page is (replanPublished), not read as an author
 		// who already links every target and has a Related Reading.
-		if strings.Contains(page.HTML, markup.MarkerAttr) {
-			base, err := markup.StripInserted([]byte(page.HTML))
-			if err != nil {
-				return badInput("page %s: strip inserted links: %v", page.ID, err)
-			}
-			page.HTML = string(base)
+		page, err := withoutOurLinks(page)
+		if err != nil {
+			return err
 		}
 		planID := events.DerivedID(ev, events.LinksPlanned)
 		// The page is saved in the round trip that reads what it is

@@ -112,11 +112,10 @@ func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteConte
 // replanPublished plans a page whose newer version went live: the plan
 // starts from the published HTML with the links we inserted stripped.
 func (p *Pipeline) replanPublished(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, planID string, before int64, ev events.Event) error {
-	base, err := markup.StripInserted([]byte(page.HTML))
+	page, err := withoutOurLinks(page)
 	if err != nil {
-		return badInput("page %s: strip inserted links: %v", page.ID, err)
+		return err
 	}
-	page.HTML = string(base)
 	if err := tx.SetBaseHTML(ctx, page.SiteID, page.ID, page.HTML); err != nil {
 		return err
 	}

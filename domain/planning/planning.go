@@ -986,7 +986,7 @@ func (pl *planner) pickScored(targets []Target, t link.Type, z link.Zone, limit 
 
 // pickScoredFrom is pickScored planning the targets that score plan or
 // more: auto_link_score for most link types, review_score for
-// cross-cluster links (crossCluster).
+// cross-cluster links (crossCluster). plan is at least review_score.
 func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, limit int, why string, plan float64) int {
 	var auto, review []link.Link
 	for _, s := range pl.scoreAll(targets) {
@@ -996,10 +996,10 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 		if z == link.ZoneInBody && (pl.linked[s.ID] || pl.linkedByAuthor(s.Target)) {
 			continue
 		}
-		switch d := scoring.Decide(pl.in.Policy, s.score.Total); {
-		case d == scoring.Auto || d == scoring.Review && s.score.Total >= plan:
+		switch {
+		case s.score.Total >= plan:
 			auto = append(auto, pl.newScoredLink(s, t, z))
-		case d == scoring.Review:
+		case scoring.Decide(pl.in.Policy, s.score.Total) == scoring.Review:
 			review = append(review, pl.newScoredLink(s, t, z))
 		}
 	}
@@ -1016,7 +1016,7 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 			pl.note("%s link to %s (score %.2f) not planned: %s", t, l.TargetPageID, l.Score, pl.budgetTaken())
 			break
 		}
-		l.Explanation = fmt.Sprintf("%s: %s; score %.2f ≥ %.0f, planned without review; %s", t, why, l.Score, min(plan, p.AutoLinkScore), l.Explanation)
+		l.Explanation = fmt.Sprintf("%s: %s; score %.2f ≥ %.0f, planned without review; %s", t, why, l.Score, plan, l.Explanation)
 		pl.add(l)
 		pl.budget--
 		planned++

@@ -133,7 +133,7 @@ func sharedSaturating(source, target []string, saturation int) float64 {
 	}
 	full := max(saturation, 1)
 	if shared < full {
-		full = min(full, countShared(source, source))
+		full = min(full, countShared(source, source)) // the source's distinct values
 	}
 	return math.Min(1, float64(shared)/float64(full))
 }
