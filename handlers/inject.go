@@ -209,16 +209,15 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 	if err != nil {
 		return nil, false, err
 	}
-	for k, pl := range placements {
+	if k, candidate, capped := planning.CappedPlacement(placements, reqs, func(k int, placed string) bool {
+		return usage[links[placing[k]].TargetPageID][placed] >= maxExact
+	}); capped {
 		i := placing[k]
-		if pl.Placed && usage[links[i].TargetPageID][anchors.Normalize(pl.AnchorText)] >= maxExact &&
-			pl.CandidateIndex >= 0 && pl.CandidateIndex < len(reqs[k].Anchors) {
-			if refused[i] == nil {
-				refused[i] = map[string]bool{}
-			}
-			refused[i][reqs[k].Anchors[pl.CandidateIndex]] = true
-			return nil, false, nil
+		if refused[i] == nil {
+			refused[i] = map[string]bool{}
 		}
+		refused[i][candidate] = true
+		return nil, false, nil
 	}
 	for k, pl := range placements {
 		i := placing[k]

@@ -148,43 +148,88 @@ const (
 // write. named
 // says which candidates the text mentions (planner.mentions), which
 // pickScored has worked out already.
+//
+// A candidate the placer finds as a variation of itself ("road bike" on
+// the text's "road bikes") takes the text's words as its anchor, which
+// other pages may have used up although the candidate is not: the inject
+// stage refuses such a placement and places again without that candidate
+// (CappedPlacement), and so does the trial. Otherwise a hub's best
+// cross-cluster hub would seem carried by its used-up name, take the room
+// of the next hub its text names, and be left planned by inject.
 func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bool {
 	if pl.in.Page.HTML == "" || len(candidates) == 0 {
 		return nil
 	}
-	var reqs []markup.LinkRequest
-	uplink := UplinkID(pl.plan.Links)
-	request := func(l link.Link) { reqs = append(reqs, Request(l, pl.placeableTexts(l), uplink)) }
+	var trial []link.Link
 	for _, l := range pl.plan.Links {
 		if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned {
-			request(l)
+			trial = append(trial, l)
 		}
 	}
-	planned := len(reqs)
+	planned := len(trial)
 	tried := 0
 	for i, l := range candidates {
 		if tried == trialMax {
 			break
 		}
 		if tried < trialLimit || named[i] {
-			request(l)
+			trial = append(trial, l)
 			tried++
 		}
 	}
-	if len(reqs) == planned {
+	if len(trial) == planned {
 		return nil
 	}
-	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page))
-	if err != nil {
-		// The inject stage will refuse the page with this error; the plan
-		// keeps the order the text's mentions give.
-		return nil
+	uplink := UplinkID(pl.plan.Links)
+	opts := MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page)
+	refused := map[int]map[string]bool{} // candidate texts held back, by index in trial
+	for {
+		reqs := make([]markup.LinkRequest, len(trial))
+		for i, l := range trial {
+			texts := pl.placeableTexts(l)
+			if len(refused[i]) > 0 {
+				texts = slices.DeleteFunc(slices.Clone(texts), func(t string) bool { return refused[i][t] })
+			}
+			reqs[i] = Request(l, texts, uplink)
+		}
+		_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, opts)
+		if err != nil {
+			// The inject stage will refuse the page with this error; the plan
+			// keeps the order the text's mentions give.
+			return nil
+		}
+		k, candidate, capped := CappedPlacement(placements, reqs, func(k int, placed string) bool {
+			return pl.in.AtCap[trial[k].TargetPageID][placed]
+		})
+		if capped {
+			if refused[k] == nil {
+				refused[k] = map[string]bool{}
+			}
+			refused[k][candidate] = true
+			continue // each round holds one more candidate back, so the loop ends
+		}
+		fits := make(map[string]bool, len(trial)-planned)
+		for _, p := range placements[planned:] {
+			fits[p.ID] = p.Placed
+		}
+		return fits
 	}
-	fits := make(map[string]bool, len(reqs)-planned)
-	for _, p := range placements[planned:] {
-		fits[p.ID] = p.Placed
+}
+
+// CappedPlacement finds the first placement whose anchor, as the text
+// spells it, is used up for its target (capped, given the request's index
+// and the anchor folded by anchors.Normalize) while the candidate that
+// matched it is another text: a candidate found as a variation of itself.
+// It returns the request's index and that candidate, which the caller
+// holds back before placing again.
+func CappedPlacement(placements []markup.Placement, reqs []markup.LinkRequest, capped func(k int, placed string) bool) (k int, candidate string, ok bool) {
+	for k, p := range placements {
+		if p.Placed && p.CandidateIndex >= 0 && p.CandidateIndex < len(reqs[k].Anchors) &&
+			capped(k, anchors.Normalize(p.AnchorText)) {
+			return k, reqs[k].Anchors[p.CandidateIndex], true
+		}
 	}
-	return fits
+	return 0, "", false
 }
 
 // linkedByAuthor reports whether the page's own content links to the

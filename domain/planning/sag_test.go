@@ -1676,6 +1676,39 @@ func TestAHubWhoseBestCrossClusterAnchorsAreAtTheCapLinksTheNextHubItsTextNames(
 	}
 }
 
+// A used-up name is used up however a candidate reaches it: a hub whose
+// best sharing hubs are named in its text only by their used-up plurals,
+// which their singular keywords match as variations ("winter crampon" on
+// "Winter crampons"), links the next hub its text names. On a trial site
+// the trial placement took "road bike" on the text's "road bikes" as
+// carried, the inject stage refused it at the cap, and the hub was left
+// with no cross-cluster link although its text named a third hub.
+func TestAHubWhoseBestCrossClusterHubsAreNamedOnlyByUsedUpVariationsLinksTheNextHubItsTextNames(t *testing.T) {
+	boots := bootsCluster() // terrain=mountain, season=winter
+	crampons := testCluster("crampons", "Crampons", "winter crampons", "terrain=mountain", "season=winter")
+	glaciers := testCluster("glaciers", "Glacier Walks", "glacier walks", "terrain=mountain", "season=winter")
+	tents := testCluster("tents", "Winter Tents", "winter tents", "terrain=mountain", "season=winter")
+	hub := hubOf(boots)
+	hub.HTML = `<h1>Hiking boots</h1>
+<p>Winter crampons suit most of our boots, and glacier walks are best in late spring when the snow bridges hold; winter tents need a site out of the wind.</p>`
+	cramponsHub, glaciersHub := hubOf(crampons), hubOf(glaciers)
+	cramponsHub.Keywords, glaciersHub.Keywords = []string{"winter crampon"}, []string{"glacier walk"}
+	targets := []Target{{Page: cramponsHub, Inbound: 100}, {Page: glaciersHub, Inbound: 100}, {Page: hubOf(tents), Inbound: 90}}
+	in := Input{Structure: testSite(boots, crampons, glaciers, tents), Policy: sagPolicy(t), Page: hub, Hub: &hub,
+		Targets: targets, Texts: markup.ParagraphTexts([]byte(hub.HTML)), WordCount: 2500}
+	in.Policy.MaxLinksPerParagraph, in.Policy.MinWordsBetweenLinks = 1, 0 // one paragraph, room for one link
+	used := map[string]map[string]int{"hub-crampons": {"winter crampons": 3}, "hub-glaciers": {"glacier walks": 3}}
+	plan, err := PlanUnderCap(t.Context(), in, func(in Input) (Plan, error) { return PlanPage(t.Context(), in) },
+		func(map[string][]string) (map[string]map[string]int, error) { return used, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := targetIDs(withStatus(linksOf(plan, link.TypeCrossCluster, link.ZoneInBody), link.StatusPlanned))
+	if len(got) == 0 || got[0] != "hub-tents" {
+		t.Errorf("cross-cluster links %v, want hub-tents first: the others' names in the text are at the cap, whichever candidate finds them", got)
+	}
+}
+
 // A target the author's own text links already gets no second link from
 // the plan: the inject stage would leave an in-body one planned ("the page
 // already links to"), taking a sibling's slot, and a trial site's Related
