@@ -96,7 +96,7 @@ func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteConte
 			row.TargetURL = l.Href
 		}
 		if pageOf[i] != "" {
-			row.TargetPageID = ids[pageOf[i]]
+			row.TargetPageID, row.TargetPath = ids[pageOf[i]], pageOf[i]
 			touched = append(touched, row.TargetPageID)
 		}
 		rows = append(rows, row)

@@ -164,6 +164,54 @@ func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
 	}
 }
 
+// A live page's link to a page the site has not sent yet counts once that
+// page arrives: an existing site imported in any order has the same link
+// counts, and a deletion breaks the same links, as one sent targets
+// first. Before, the link stayed matched to no page for good.
+func TestALinkPublishedBeforeItsTargetArrivedCountsOnceTheTargetDoes(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.SettleDelay = 0
+	h := startHarness(t, cfg)
+	h.publish(siteEvent("s1"))
+	waitFor(t, waitLong, "site projected", func() bool {
+		_, found, err := h.svc.Store().LoadSite(context.Background(), "s1")
+		return err == nil && found
+	})
+	live := func(id, kind, url, html string) events.Event {
+		var d events.ContentData
+		_ = json.Unmarshal(pageEvent("s1", id, kind, 1, html).Data, &d)
+		d.Page.URL = url
+		return mustEvent(events.ContentPublished, "s1", "pub-"+id+"-v1", d)
+	}
+	// The article links the hub, relative and without its trailing slash,
+	// before the site has sent the hub.
+	h.publish(live("care", "supporting", "/hiking/boots/care/",
+		`<h1>Care</h1><p>Start with <a href="../../boots">our hiking boots guide</a> before you clean anything.</p>`))
+	h.waitIdle(waitLong)
+	ctx := context.Background()
+	care, _, err := h.svc.Store().Page(ctx, "s1", "care")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if care.Outbound != 0 {
+		t.Fatalf("care has %d outbound links to known pages before the hub arrived, want 0", care.Outbound)
+	}
+
+	h.publish(live("boots-hub", "hub", "/hiking/boots/", hubHTML))
+	waitFor(t, waitLong, "the early link counted", func() bool {
+		hub, _, err := h.svc.Store().Page(ctx, "s1", "boots-hub")
+		care, _, err2 := h.svc.Store().Page(ctx, "s1", "care")
+		return err == nil && err2 == nil && hub.Inbound == 1 && care.Outbound == 1
+	})
+
+	h.publish(mustEvent(events.ContentDeleted, "s1", "del-hub-v2", events.ContentDeletedData{PageID: "boots-hub", Version: 2}))
+	h.waitIdle(waitLong)
+	if care, _, _ = h.svc.Store().Page(ctx, "s1", "care"); care.Outbound != 0 {
+		t.Errorf("care still has %d outbound links to live pages after the hub's deletion, want its link broken", care.Outbound)
+	}
+}
+
 func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)

@@ -305,11 +305,15 @@ func dedupe(ids []string) []string {
 type LinkMapRow struct {
 	TargetURL    string
 	TargetPageID string
-	Anchor       string
-	Internal     bool
-	Follow       bool
-	Position     string
-	Paragraph    int
+	// TargetPath is the link's page path on this site (markup.PagePath),
+	// "" for a link off the site: a page saved later at that path takes
+	// the row as its inbound link (SavePageVersion).
+	TargetPath string
+	Anchor     string
+	Internal   bool
+	Follow     bool
+	Position   string
+	Paragraph  int
 	// ContentParagraph counts the content's paragraphs only; InBlock names
 	// the generated block the link is in, if any.
 	ContentParagraph int
@@ -325,20 +329,22 @@ func (t *Tx) ReplaceLinkMap(ctx context.Context, siteID, pageID string, rows []L
 	}
 	n := len(rows)
 	urls, targets, anchorTexts, positions, blocks := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	paths := make([]string, n)
 	internal, follow := make([]bool, n), make([]bool, n)
 	paragraphs, contentParagraphs := make([]int32, n), make([]int32, n)
 	for i, r := range rows {
 		urls[i], targets[i], anchorTexts[i], positions[i], blocks[i] = r.TargetURL, r.TargetPageID, r.Anchor, r.Position, r.InBlock
+		paths[i] = r.TargetPath
 		internal[i], follow[i] = r.Internal, r.Follow
 		paragraphs[i], contentParagraphs[i] = int32(r.Paragraph), int32(r.ContentParagraph)
 	}
 	t.queue(`INSERT INTO link_map (site_id, source_page_id, ordinal, target_url, target_page_id, anchor, internal,
-			follow, position, paragraph, content_paragraph, in_block, status)
+			follow, position, paragraph, content_paragraph, in_block, target_path, status)
 		SELECT $1, $2, u.ord - 1, u.url, u.target, u.anchor, u.internal, u.follow, u.position, u.paragraph,
-			u.content_paragraph, u.in_block, 'active'
-		FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::boolean[], $8::text[], $9::int[], $10::int[], $11::text[])
-			WITH ORDINALITY AS u(url, target, anchor, internal, follow, position, paragraph, content_paragraph, in_block, ord)`,
-		siteID, pageID, urls, targets, anchorTexts, internal, follow, positions, paragraphs, contentParagraphs, blocks)
+			u.content_paragraph, u.in_block, u.path, 'active'
+		FROM unnest($3::text[], $4::text[], $5::text[], $6::boolean[], $7::boolean[], $8::text[], $9::int[], $10::int[], $11::text[], $12::text[])
+			WITH ORDINALITY AS u(url, target, anchor, internal, follow, position, paragraph, content_paragraph, in_block, path, ord)`,
+		siteID, pageID, urls, targets, anchorTexts, internal, follow, positions, paragraphs, contentParagraphs, blocks, paths)
 	return nil
 }
 
