@@ -3,7 +3,9 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -71,8 +73,16 @@ func (p *Pipeline) runApply(ctx context.Context, job store.Job, req events.Event
 				Reason: fmt.Sprintf("unknown recommendation of audit %q", data.AuditID)})
 		}
 	}
+	// Mandatory uplinks go first: under the anchor cap, which the pages
+	// fixed before count towards, an optional link must not take the
+	// last use of an anchor a missing uplink needs, as the recommender
+	// gave them theirs first.
+	sort.SliceStable(pages, func(i, j int) bool {
+		return hasUplinkFix(byPage[pages[i]]) && !hasUplinkFix(byPage[pages[j]])
+	})
+	placed := newAnchorTally() // the anchors this apply added, for the anchor cap
 	for _, pageID := range pages {
-		applied, failed, err := p.applyPage(ctx, job, req, data.AuditID, pageID, byPage[pageID])
+		applied, failed, err := p.applyPage(ctx, job, req, data.AuditID, pageID, byPage[pageID], placed)
 		if err != nil {
 			return false, err
 		}
@@ -104,8 +114,14 @@ func (p *Pipeline) finishApply(ctx context.Context, job store.Job, req events.Ev
 // recommendation this apply already applied (its request delivered again)
 // counts as applied; one applied by another apply, or made from another
 // version of the page, is refused with the reason.
+//
+// A link added with an anchor that other live pages and the pages this
+// apply fixed before (placed, which it adds the page's links to) already
+// use max_exact_anchor_per_target times for its target is refused, the
+// mandatory uplink's too: the cap holds for every link (SAG §2.3).
 func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Event, auditID, pageID string,
-	recs []store.StoredRecommendation) (applied int, failed []events.ApplyFailure, err error) {
+	recs []store.StoredRecommendation, placed anchorTally) (applied int, failed []events.ApplyFailure, err error) {
+	var kept []link.Link
 	err = p.Store.InTx(ctx, func(tx *store.Tx) error {
 		applied, failed = 0, nil
 		fail := func(id, format string, args ...any) {
@@ -182,15 +198,27 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 			if err != nil {
 				return err
 			}
+			capped, err := overCap(ctx, tx, sc, page, added, placed)
+			if err != nil {
+				return err
+			}
 			refused := flaggedIDs(links, added, newlyFailed(before, report))
-			if len(refused) == 0 {
+			if len(refused) == 0 && len(capped) == 0 {
 				failed = append(failed, failedNow...)
+				kept = added
 				break
 			}
 			drop := map[string]bool{}
+			for _, l := range capped {
+				drop[l.ID] = true
+				fail(l.ID, "anchor cap: %q already links to page %s %d times on other pages (max_exact_anchor_per_target)",
+					l.Anchor, l.TargetPageID, sc.policy.MaxExactAnchorPerTarget)
+			}
 			for _, id := range refused {
-				drop[id] = true
-				fail(id, "refused by validation: %s", failedRules(report))
+				if !drop[id] {
+					drop[id] = true
+					fail(id, "refused by validation: %s", failedRules(report))
+				}
 			}
 			kept := pending[:0:0]
 			for _, r := range pending {
@@ -216,7 +244,49 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 		}
 		return enqueue(ctx, tx, req, out, pageID)
 	})
+	if err == nil {
+		placed.add(kept)
+	}
 	return applied, failed, err
+}
+
+// hasUplinkFix reports whether a page's recommendations add its missing
+// uplink.
+func hasUplinkFix(recs []store.StoredRecommendation) bool {
+	return slices.ContainsFunc(recs, func(r store.StoredRecommendation) bool {
+		return r.Problem == audit.ProblemMissingUplink && r.Action == audit.ActionAdd
+	})
+}
+
+// overCap lists the added links whose anchor other live pages, the pages
+// fixed before in the same apply (placed), and the links added before it
+// on this page already use max_exact_anchor_per_target times for its
+// target.
+func overCap(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, added []link.Link, placed anchorTally) ([]link.Link, error) {
+	if len(added) == 0 {
+		return nil, nil
+	}
+	uses := make([]store.AnchorUse, len(added))
+	for i, l := range added {
+		uses[i] = store.AnchorUse{TargetPageID: l.TargetPageID, Text: l.Anchor}
+	}
+	limit := sc.policy.MaxExactAnchorPerTarget
+	live, err := tx.LiveAnchorUsage(ctx, page.SiteID, page.ID, uses, limit)
+	if err != nil {
+		return nil, err
+	}
+	onPage := map[[2]string]int{}
+	var over []link.Link
+	for _, l := range added {
+		f := anchors.Normalize(l.Anchor)
+		key := [2]string{l.TargetPageID, f}
+		if live[l.TargetPageID][f]+placed.counts[l.TargetPageID][f]+onPage[key] >= limit {
+			over = append(over, l)
+			continue
+		}
+		onPage[key]++
+	}
+	return over, nil
 }
 
 // applyRecommendation makes one recommendation's change to a page's HTML.
@@ -367,7 +437,7 @@ func validateFixed(ctx context.Context, tx *store.Tx, sc siteContext, page site.
 			Status: link.StatusInserted, Factors: map[string]float64{}})
 	}
 	// Existing links are matched to the pages they point to by path.
-	byPath, err := pagesByPath(ctx, tx, page.SiteID, paths)
+	byPath, err := tx.PagesByPath(ctx, page.SiteID, slices.Collect(maps.Keys(paths)))
 	if err != nil {
 		return validation.Report{}, nil, err
 	}

@@ -3,6 +3,8 @@ package handlers
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/markup"
@@ -78,7 +80,7 @@ func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteConte
 			paths[pageOf[i]] = true
 		}
 	}
-	ids, err := pagesByPath(ctx, tx, ev.SiteID, paths)
+	ids, err := tx.PagesByPath(ctx, ev.SiteID, slices.Collect(maps.Keys(paths)))
 	if err != nil {
 		return err
 	}
@@ -168,31 +170,4 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 		p.markChanged(tx, ev.SiteID, data.PageID)
 		return true, p.ripple(ctx, tx, sc, page, ev, "deleted")
 	})
-}
-
-// pagesByPath resolves page paths (markup.PagePath) to the ids of the live
-// pages there, whether a page's URL ends in a slash or not: "/a", "/a/",
-// "/a/#part" and "/a?ref=x" all link the page at "/a/". Were a site to
-// have pages at both "/a" and "/a/", the one with the smaller id is taken,
-// so the answer does not depend on the order rows come back in.
-func pagesByPath(ctx context.Context, tx *store.Tx, siteID string, paths map[string]bool) (map[string]string, error) {
-	urls := make([]string, 0, 2*len(paths))
-	for p := range paths {
-		urls = append(urls, p)
-		if p != "/" {
-			urls = append(urls, p+"/")
-		}
-	}
-	ids, err := tx.PageIDsByURL(ctx, siteID, urls)
-	if err != nil {
-		return nil, err
-	}
-	byPath := make(map[string]string, len(ids))
-	for url, id := range ids {
-		path := markup.PagePath(url)
-		if have, ok := byPath[path]; !ok || id < have {
-			byPath[path] = id
-		}
-	}
-	return byPath, nil
 }

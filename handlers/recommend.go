@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/audit"
@@ -39,6 +41,9 @@ type recommender struct {
 	progress *auditProgress
 
 	recs []audit.Recommendation
+	// proposed counts the anchors the additions so far place, by target:
+	// with the live site's, they are what the anchor cap leaves the next.
+	proposed anchorTally
 	// needs are the add recommendations without an anchor in their page's
 	// text, for the model to suggest one after the audit's transaction.
 	needs []anchorNeed
@@ -178,25 +183,80 @@ func (r *recommender) asAudited(targets []planning.Target) {
 type proposal struct {
 	link      link.Link
 	placement markup.Placement
+	// capped are the candidates held back at the anchor cap.
+	capped []string
 }
 
 // place tries the links on the page's HTML as apply would, all at once
-// (each respects the ones before), and reports where each went.
-func (r *recommender) place(page site.Page, links []link.Link) ([]proposal, error) {
-	reqs := make([]markup.LinkRequest, len(links))
-	for i, l := range links {
-		// Apply places each fix alone (placeFixAt), bound to no other link.
-		reqs[i] = planning.Request(l, planning.CandidateTexts(l.Candidates), "")
+// (each respects the ones before), and reports where each went. A
+// candidate that other live pages and the additions proposed so far use
+// max_exact_anchor_per_target times for its target is not offered (SAG
+// §2.3), as the inject stage offers none; the candidates left are the
+// link's anchors.
+func (r *recommender) place(ctx context.Context, page site.Page, links []link.Link) ([]proposal, error) {
+	used, err := r.anchorsUsed(ctx, page.ID, links)
+	if err != nil {
+		return nil, err
 	}
-	_, placements, err := markup.Place([]byte(page.HTML), reqs, markupOptions(r.sc, page))
+	limit := r.sc.policy.MaxExactAnchorPerTarget
+	links = slices.Clone(links)
+	capped := make([][]string, len(links))
+	reqs := make([]markup.LinkRequest, len(links))
+	for i := range links {
+		l := &links[i]
+		l.Candidates = slices.DeleteFunc(slices.Clone(l.Candidates), func(c link.Anchor) bool {
+			if used[l.TargetPageID][anchors.Normalize(c.Text)] >= limit {
+				capped[i] = append(capped[i], c.Text)
+				return true
+			}
+			return false
+		})
+		// Apply places each fix alone (placeFixAt), bound to no other link.
+		reqs[i] = planning.Request(*l, planning.CandidateTexts(l.Candidates), "")
+	}
+	_, placements, err := planning.PlaceHoldingBack([]byte(page.HTML), reqs, func(k int, placed string) bool {
+		return used[links[k].TargetPageID][placed] >= limit
+	}, markupOptions(r.sc, page))
 	if err != nil {
 		return nil, fmt.Errorf("place links in page %s: %w", page.ID, err)
 	}
 	out := make([]proposal, len(links))
 	for i := range links {
-		out[i] = proposal{links[i], placements[i]}
+		out[i] = proposal{links[i], placements[i], capped[i]}
+		if pl := placements[i]; pl.Placed {
+			// The candidate placed goes first (add), by its index in what
+			// the placer was offered at last.
+			out[i].placement.CandidateIndex = slices.IndexFunc(links[i].Candidates, func(c link.Anchor) bool {
+				return c.Text == reqs[i].Anchors[pl.CandidateIndex]
+			})
+		}
 	}
 	return out, nil
+}
+
+// anchorsUsed counts, for the links' candidates, the in-body links to
+// their targets that carry them on the live site's other pages and in
+// the additions proposed so far.
+func (r *recommender) anchorsUsed(ctx context.Context, pageID string, links []link.Link) (map[string]map[string]int, error) {
+	var uses []store.AnchorUse
+	for _, l := range links {
+		for _, c := range l.Candidates {
+			uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: c.Text})
+		}
+	}
+	used, err := r.tx.LiveAnchorUsage(ctx, r.siteID, pageID, uses, r.sc.policy.MaxExactAnchorPerTarget)
+	if err != nil {
+		return nil, err
+	}
+	for target, texts := range r.proposed.counts {
+		for text, n := range texts {
+			if used[target] == nil {
+				used[target] = map[string]int{}
+			}
+			used[target][text] += n
+		}
+	}
+	return used, nil
 }
 
 // refusedByValidation places a proposed link in the page as apply would
@@ -234,19 +294,35 @@ func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, we
 	switch {
 	case pl.Placed:
 		rec.Anchor, rec.Found = pl.AnchorText, true
+		r.proposed.add([]link.Link{{TargetPageID: l.TargetPageID, Anchor: pl.AnchorText, Zone: link.ZoneInBody, Status: link.StatusInserted}})
 		// The anchor found goes first, so apply places what was suggested.
 		rec.Anchors = append([]string{anchors[pl.CandidateIndex]}, without(anchors, pl.CandidateIndex)...)
 		reason += fmt.Sprintf("; anchor %q found in paragraph %d", pl.AnchorText, pl.ContentParagraph)
 	case len(anchors) > 0:
 		rec.Anchor = anchors[0]
-		reason += fmt.Sprintf("; no anchor for it found in the page (%s): work %q into the text", pl.Reason, anchors[0])
+		reason += fmt.Sprintf("; no anchor for it found in the page (%s)%s: work %q into the text", pl.Reason, r.heldBack(l, pr.capped), anchors[0])
 		r.needAnchor(page, l)
 	default:
-		reason += "; the planner has no anchor for it: write one"
+		reason += "; the planner has no anchor for it" + r.heldBack(l, pr.capped) + ": write one"
 		r.needAnchor(page, l)
 	}
 	rec.Reason = reason
 	r.recs = append(r.recs, rec)
+}
+
+// heldBack says which of a link's candidates the anchor cap held back,
+// "" for none: a writer told to work a name in should not pick one of
+// them.
+func (r *recommender) heldBack(l link.Link, capped []string) string {
+	if len(capped) == 0 {
+		return ""
+	}
+	quoted := make([]string, len(capped))
+	for i, c := range capped {
+		quoted[i] = strconv.Quote(c)
+	}
+	return fmt.Sprintf(" (anchor cap: %s already link to %s %d times on other live pages or in other fixes; max_exact_anchor_per_target)",
+		strings.Join(quoted, ", "), l.TargetPageID, r.sc.policy.MaxExactAnchorPerTarget)
 }
 
 func without(s []string, i int) []string {
@@ -274,7 +350,7 @@ func (r *recommender) uplink(ctx context.Context, pageID string) error {
 	if !ok {
 		return nil
 	}
-	prs, err := r.place(page, []link.Link{l})
+	prs, err := r.place(ctx, page, []link.Link{l})
 	if err != nil {
 		return err
 	}
@@ -342,7 +418,7 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 		if !ok {
 			continue
 		}
-		prs, err := r.place(src, []link.Link{l})
+		prs, err := r.place(ctx, src, []link.Link{l})
 		if err != nil {
 			return err
 		}
@@ -421,7 +497,7 @@ func (r *recommender) underLinked(ctx context.Context, f audit.Finding) error {
 		}
 	}
 	lacking = append(lacking, review...)
-	prs, err := r.place(page, lacking)
+	prs, err := r.place(ctx, page, lacking)
 	if err != nil {
 		return err
 	}
@@ -732,9 +808,11 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 		var prs []proposal
 		for {
 			var err error
-			if prs, err = r.place(unwrapped, []link.Link{l}); err != nil {
+			if prs, err = r.place(ctx, unwrapped, []link.Link{l}); err != nil {
 				return err
 			}
+			// place offers only the candidates under the anchor cap.
+			l.Candidates = prs[0].link.Candidates
 			pl := prs[0].placement
 			if !pl.Placed {
 				break

@@ -571,3 +571,75 @@ func TestAFixValidationRefusesIsRefusedWithItsRulesAndThePagesOtherFixesApply(t 
 		}
 	}
 }
+
+// The anchor cap holds for an audit's fixes as for the pipeline's links,
+// and counts the anchors the site's writers chose: two live articles link
+// the hub as "hiking boots", and two more lack their uplink. Recommending
+// "hiking boots" for both would take the anchor to four uses (the cap is
+// three), as a trial site's apply did: the second gets the other name its
+// text holds, and the site ends with no anchor over the cap.
+func TestAnAuditsFixesKeepEveryAnchorWithinTheCapCountingTheSitesOwnLinks(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure := mustEvent(events.SiteUpdated, "cap", "site-cap", events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: "cap", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "hiking", Name: "Hiking", URL: "/hiking/"}},
+		Clusters: []events.ClusterInfo{{ID: "boots", SectorID: "hiking", Name: "Hiking Boots",
+			PrimaryKeyword: "hiking boots", Keywords: []string{"trail boots"}}},
+	})
+	page := func(id, kind, url, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "boots",
+			SectorID: "hiking", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
+	}
+	linked := `<p>Choosing <a href="/hiking/boots/">hiking boots</a> starts with how your heel sits when you walk downhill.</p>
+<p>Everything else follows from a good fit, from socks to lacing and insoles.</p>`
+	pages := []events.PageInfo{
+		page("boots-hub", "hub", "/hiking/boots/", `<p>Our guide to hiking boots covers fit, materials and care for every kind of trail.</p>`),
+		page("fit", "supporting", "/hiking/boots/fit/", linked),
+		page("socks", "supporting", "/hiking/boots/socks/", linked),
+		page("care", "supporting", "/hiking/boots/care/", `<p>Wet hiking boots dry slowly, away from the fire, with newspaper inside.</p>
+<p>Brush the mud off before it dries and the leather stays supple for years.</p>`),
+		page("lacing", "supporting", "/hiking/boots/lacing/", `<p>Hiking boots and trail boots both loosen on long descents, so relace before you drop.</p>
+<p>A surgeon's knot at the ankle keeps the heel in place without cutting off the blood.</p>`),
+	}
+	run := fixAllAndAuditAgain(t, h, structure, pages)
+
+	uplinks := map[string]store.StoredRecommendation{}
+	for _, r := range run.recs {
+		if r.Action == "add" && r.TargetID == "boots-hub" {
+			uplinks[r.PageID] = r
+		}
+	}
+	if len(uplinks) != 2 {
+		t.Fatalf("uplink recommendations for %v, want care and lacing", sortedKeysOf(uplinks))
+	}
+	if got := uplinks["lacing"].Anchor; !strings.EqualFold(got, "trail boots") || !uplinks["lacing"].Found {
+		t.Errorf("lacing's uplink is recommended with %q (found %v), want \"trail boots\": \"hiking boots\" is at the cap once care takes it",
+			got, uplinks["lacing"].Found)
+	}
+	// Every page as it stands after the fixes: the republished ones, and
+	// the others as first published.
+	final := map[string]events.PageInfo{}
+	for id, p := range run.input {
+		final[id] = p
+	}
+	for id, p := range run.republishedByPage {
+		final[id] = p
+	}
+	uses := map[string]int{}
+	for _, id := range sortedKeysOf(final) {
+		for _, l := range linksOf(t, final[id], final[id].HTML) {
+			if l.position == "content" && l.path == "/hiking/boots" {
+				uses[strings.ToLower(l.text)]++
+			}
+		}
+	}
+	for anchor, n := range uses {
+		if n > 3 {
+			t.Errorf("the hub carries the anchor %q %d times after the fixes, over the cap of 3", anchor, n)
+		}
+	}
+	if uses["hiking boots"] != 3 || uses["trail boots"] != 1 {
+		t.Errorf("the hub's in-body anchors after the fixes: %v, want hiking boots 3 and trail boots 1", uses)
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
 )
 
 // placedStatuses are the states of a link that is in a page's HTML.
@@ -201,6 +202,9 @@ func (s *Store) RefreshQueuedLinkCounts(ctx context.Context, limit int) (int, er
 		}
 		sort.Strings(sites)
 		for _, site := range sites {
+			if err := tx.resolveLinkMap(ctx, site, bySite[site]); err != nil {
+				return err
+			}
 			if err := tx.RefreshLinkCounts(ctx, site, bySite[site]); err != nil {
 				return err
 			}
@@ -221,6 +225,89 @@ func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("measure link count queue: %w", err)
 	}
 	return n, nil
+}
+
+// resolveLinkMap matches the link map rows of the pages to recount, and
+// the rows pointing at their paths, to the pages the site has now. A
+// published page's links are matched when it is projected, but a target
+// the site sends later, or at the same moment in another transaction,
+// is not yet there to match; the recount of either page, which runs
+// after both have committed, matches them. The pages whose rows it
+// matches are recounted in the next round.
+func (t *Tx) resolveLinkMap(ctx context.Context, siteID string, pageIDs []string) error {
+	// Rows waiting for these pages' paths.
+	rows, err := t.query(ctx, `SELECT id, url FROM pages WHERE site_id = $1 AND id = ANY($2) AND state <> 'deleted'`, siteID, pageIDs)
+	if err != nil {
+		return fmt.Errorf("read the paths of pages to recount: %w", err)
+	}
+	var ids, paths []string
+	for rows.Next() {
+		var id, url string
+		if err := rows.Scan(&id, &url); err != nil {
+			rows.Close()
+			return fmt.Errorf("read the paths of pages to recount: %w", err)
+		}
+		ids, paths = append(ids, id), append(paths, markup.PagePath(url))
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the paths of pages to recount: %w", err)
+	}
+	// Paths these pages' own rows wait for.
+	waiting, err := t.strings(ctx, `SELECT DISTINCT target_path FROM link_map
+		WHERE site_id = $1 AND source_page_id = ANY($2) AND target_page_id = '' AND target_path <> ''`, siteID, pageIDs)
+	if err != nil {
+		return fmt.Errorf("read unmatched links of pages to recount: %w", err)
+	}
+	if len(waiting) > 0 {
+		byPath, err := t.PagesByPath(ctx, siteID, waiting)
+		if err != nil {
+			return err
+		}
+		for path, id := range byPath {
+			ids, paths = append(ids, id), append(paths, path)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := t.exec(ctx, `WITH matched AS (
+			UPDATE link_map lm SET target_page_id = u.id FROM unnest($2::text[], $3::text[]) AS u(id, path)
+			WHERE lm.site_id = $1 AND lm.target_page_id = '' AND lm.target_path = u.path
+			RETURNING lm.source_page_id, lm.target_page_id)
+		INSERT INTO link_count_queue (site_id, page_id)
+		SELECT DISTINCT $1, page_id FROM (SELECT source_page_id FROM matched UNION SELECT target_page_id FROM matched) m(page_id)`,
+		siteID, ids, paths); err != nil {
+		return fmt.Errorf("match the link map to pages that arrived: %w", err)
+	}
+	return nil
+}
+
+// PagesByPath resolves page paths (markup.PagePath) to the ids of the
+// live pages there, whether a page's URL ends in a slash or not: "/a",
+// "/a/", "/a/#part" and "/a?ref=x" all link the page at "/a/". Were a
+// site to have pages at both "/a" and "/a/", the one with the smaller id
+// is taken, so the answer does not depend on the order rows come back in.
+func (t *Tx) PagesByPath(ctx context.Context, siteID string, paths []string) (map[string]string, error) {
+	urls := make([]string, 0, 2*len(paths))
+	for _, p := range paths {
+		urls = append(urls, p)
+		if p != "/" {
+			urls = append(urls, p+"/")
+		}
+	}
+	ids, err := t.PageIDsByURL(ctx, siteID, urls)
+	if err != nil {
+		return nil, err
+	}
+	byPath := make(map[string]string, len(ids))
+	for url, id := range ids {
+		path := markup.PagePath(url)
+		if have, ok := byPath[path]; !ok || id < have {
+			byPath[path] = id
+		}
+	}
+	return byPath, nil
 }
 
 // RefreshLinkCounts recomputes the cached inbound and outbound counts of the

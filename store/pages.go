@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -113,16 +112,7 @@ func (t *Tx) QueueSavePageVersion(p site.Page, state, planID string, wordCount i
 			SELECT `+snapshotOfPage+`, 'replaced by version ' || $14::bigint || ' (plan ' || $18 || ')'
 			FROM pages p
 			WHERE p.site_id = $1 AND p.id = $2 AND $17 = 'generated' AND p.plan_id <> '' AND p.state <> 'deleted'
-			  AND p.version <= $14 AND p.plan_id <> $18),
-		-- links published before this page was known take it as their
-		-- target, and their pages and this one are recounted
-		resolved AS (
-			UPDATE link_map SET target_page_id = $2
-			WHERE site_id = $1 AND target_page_id = '' AND target_path = $22 AND $22 <> '' AND $17 <> 'deleted'
-			RETURNING source_page_id),
-		recount AS (
-			INSERT INTO link_count_queue (site_id, page_id)
-			SELECT $1, id FROM (SELECT DISTINCT source_page_id AS id FROM resolved UNION SELECT $2 WHERE EXISTS (SELECT 1 FROM resolved)) r)
+			  AND p.version <= $14 AND p.plan_id <> $18)
 		INSERT INTO pages (site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
 			attributes, priority, published_at, version, html, published_html, state, plan_id, word_count, terms, live_version, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, now())
@@ -142,7 +132,7 @@ func (t *Tx) QueueSavePageVersion(p site.Page, state, planID string, wordCount i
 		   OR (pages.version = EXCLUDED.version AND pages.state <> 'deleted')`,
 		p.SiteID, p.ID, p.URL, p.Title, string(p.Kind), p.ClusterID, p.SectorID, p.PrimaryKeyword,
 		nonNil(p.Keywords), nonNil(p.Labels), attrs, p.Priority, publishedAt, p.Version, p.HTML, publishedHTML,
-		state, planID, wordCount, nonNil(terms), liveVersion, markup.PagePath(p.URL))
+		state, planID, wordCount, nonNil(terms), liveVersion)
 	q.Fn = func(br pgx.BatchResults) error {
 		tag, err := br.Exec()
 		if err != nil {

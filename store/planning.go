@@ -372,6 +372,60 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 	return usage, nil
 }
 
+// LiveAnchorUsage is AnchorUsage for the live site: it counts, for each
+// use, the in-body links of live pages other than the source in the link
+// map that carry that anchor (folded as anchors.Normalize folds it) to
+// that target, up to atMost. The anchors a site's writers chose count
+// against the cap as ours do: an audit's fixes must not add a fourth
+// "dog training" to a page three live pages already link so.
+func (t *Tx) LiveAnchorUsage(ctx context.Context, siteID, sourcePageID string, uses []AnchorUse, atMost int) (map[string]map[string]int, error) {
+	usage := map[string]map[string]int{}
+	var targets, texts []string
+	seen := map[AnchorUse]bool{}
+	for _, u := range uses {
+		u.Text = anchors.Normalize(u.Text)
+		if u.Text != "" && u.TargetPageID != "" && !seen[u] {
+			seen[u] = true
+			targets, texts = append(targets, u.TargetPageID), append(texts, u.Text)
+		}
+	}
+	if len(targets) == 0 {
+		return usage, nil
+	}
+	// The anchor is folded in SQL as anchors.Normalize folds it: lower
+	// case, whitespace runs as one space, none at either end.
+	rows, err := t.query(ctx, `SELECT u.target, u.text, (SELECT count(*) FROM (SELECT 1 FROM link_map lm
+			JOIN pages p ON p.site_id = lm.site_id AND p.id = lm.source_page_id
+			WHERE lm.site_id = $1 AND lm.target_page_id = u.target AND lm.source_page_id <> $2
+			  AND lm.internal AND lm.status = 'active' AND lm.position = 'content' AND lm.in_block = ''
+			  AND lower(btrim(regexp_replace(lm.anchor, '\s+', ' ', 'g'))) = u.text
+			  AND p.state <> 'deleted' AND `+liveVersionSQLOf("p")+` IS NOT NULL
+			LIMIT $3) found)
+		FROM unnest($4::text[], $5::text[]) AS u(target, text)`,
+		siteID, sourcePageID, atMost, targets, texts)
+	if err != nil {
+		return nil, fmt.Errorf("count live anchors for page %s's targets: %w", sourcePageID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var target, text string
+		var n int
+		if err := rows.Scan(&target, &text, &n); err != nil {
+			return nil, fmt.Errorf("count live anchors for page %s's targets: %w", sourcePageID, err)
+		}
+		if n > 0 {
+			if usage[target] == nil {
+				usage[target] = map[string]int{}
+			}
+			usage[target][text] = n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count live anchors for page %s's targets: %w", sourcePageID, err)
+	}
+	return usage, nil
+}
+
 // RecordPlan stores what a plan decided besides its links, the trail it
 // chose for the page, what it noted, and what it saw of the site, which
 // says which re-plans it already answers.

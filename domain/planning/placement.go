@@ -181,38 +181,42 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 		return nil
 	}
 	uplink := UplinkID(pl.plan.Links)
-	opts := MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page)
-	refused := map[int]map[string]bool{} // candidate texts held back, by index in trial
+	reqs := make([]markup.LinkRequest, len(trial))
+	for i, l := range trial {
+		reqs[i] = Request(l, pl.placeableTexts(l), uplink)
+	}
+	_, placements, err := PlaceHoldingBack([]byte(pl.in.Page.HTML), reqs, func(k int, placed string) bool {
+		return pl.in.AtCap[trial[k].TargetPageID][placed]
+	}, MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page))
+	if err != nil {
+		// The inject stage will refuse the page with this error; the plan
+		// keeps the order the text's mentions give.
+		return nil
+	}
+	fits := make(map[string]bool, len(trial)-planned)
+	for _, p := range placements[planned:] {
+		fits[p.ID] = p.Placed
+	}
+	return fits
+}
+
+// PlaceHoldingBack places reqs as markup.Place does, then holds back, one
+// at a time, each candidate that landed on a used-up anchor through a
+// variation of itself (CappedPlacement, with capped) and places again,
+// until none does. It removes the held-back candidates from reqs' Anchors,
+// which the placements' CandidateIndex then refers to.
+func PlaceHoldingBack(src []byte, reqs []markup.LinkRequest, capped func(k int, placed string) bool, opts markup.Options) ([]byte, []markup.Placement, error) {
 	for {
-		reqs := make([]markup.LinkRequest, len(trial))
-		for i, l := range trial {
-			texts := pl.placeableTexts(l)
-			if len(refused[i]) > 0 {
-				texts = slices.DeleteFunc(slices.Clone(texts), func(t string) bool { return refused[i][t] })
-			}
-			reqs[i] = Request(l, texts, uplink)
-		}
-		_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs, opts)
+		out, placements, err := markup.Place(src, reqs, opts)
 		if err != nil {
-			// The inject stage will refuse the page with this error; the plan
-			// keeps the order the text's mentions give.
-			return nil
+			return nil, nil, err
 		}
-		k, candidate, capped := CappedPlacement(placements, reqs, func(k int, placed string) bool {
-			return pl.in.AtCap[trial[k].TargetPageID][placed]
-		})
-		if capped {
-			if refused[k] == nil {
-				refused[k] = map[string]bool{}
-			}
-			refused[k][candidate] = true
-			continue // each round holds one more candidate back, so the loop ends
+		k, candidate, ok := CappedPlacement(placements, reqs, capped)
+		if !ok {
+			return out, placements, nil
 		}
-		fits := make(map[string]bool, len(trial)-planned)
-		for _, p := range placements[planned:] {
-			fits[p.ID] = p.Placed
-		}
-		return fits
+		// Each round removes one candidate, so the loop ends.
+		reqs[k].Anchors = slices.DeleteFunc(slices.Clone(reqs[k].Anchors), func(t string) bool { return t == candidate })
 	}
 }
 
