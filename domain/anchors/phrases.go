@@ -305,8 +305,9 @@ func graded(toks []token, i int) bool {
 //     "comfort rating").
 //   - An open-class word is a verb after a modal ("should replace") or a
 //     subject pronoun ("Nothing beats"; after "you" only when a
-//     determiner, pronoun or preposition follows: "you hike in winter");
-//     content otherwise.
+//     determiner, pronoun or preposition follows: "you hike in winter"),
+//     and between a plural subject and its object ("commuters ride road
+//     bikes": subjectsVerb); content otherwise.
 func resolve(toks []token, i int) {
 	t := &toks[i]
 	if t.lex != cOpen && t.lex != cAmbig && t.lex != cPart && t.lex != cGer {
@@ -367,7 +368,8 @@ func resolve(toks []token, i int) {
 		// "who" is followed by its verb, never by a noun: "people who
 		// [brew] filter coffee" (trial 16 linked "brew filter coffee" to
 		// the cold brew hub).
-		t.verb = modal || subject && (before.low != "you" || nextIs(cDet, cPron, cPrep)) || before != nil && before.low == "who"
+		t.verb = modal || subject && (before.low != "you" || nextIs(cDet, cPron, cPrep)) || before != nil && before.low == "who" ||
+			subjectsVerb(toks, i, b)
 	case cAmbig:
 		third := thirdAmb[t.low]
 		switch {
@@ -400,6 +402,95 @@ func resolve(toks []token, i int) {
 		}
 	}
 }
+
+// subjectsVerb reports whether the open-class word toks[i] is the verb of
+// the subject before it (toks[b], the word before it with adverbs
+// skipped), though the lexicon does not know the word as a verb. English
+// puts subject, verb and object in that order, so a word standing between
+// a subject and the noun phrase or determiner that follows it is the
+// verb, not the object's first modifier: "commuters [ride] road bikes",
+// "Gardeners [plant] tomato seedlings", "many of us [prune] fruit trees",
+// "riders often [lug] touring bikes", "Homeowners [reglaze] the tub".
+// A natural phrase may start after it, never on it.
+//
+// The subject is a plural noun (pluralSubject) or an object pronoun that
+// a partitive "of" makes one ("many of us", "some of them", "most of
+// you"). The subject pronouns (we, they, who, ...) are resolve's own
+// rule. A document noun is never the verb ("our credit cards overview").
+//
+// The word after must be one a noun phrase goes on with (an open-class,
+// ambiguous, "-ing" or "-ed" word) or a determiner or pronoun (an
+// object): a word at the end of a run or before a preposition may be the
+// plural's own head noun's partner ("sports nutrition", "kids bike for").
+func subjectsVerb(toks []token, i, b int) bool {
+	if b < 0 || i+1 >= len(toks) || docNouns[toks[i].low] {
+		return false
+	}
+	switch toks[i+1].lex {
+	case cOpen, cAmbig, cGer, cPart, cDet, cPron:
+	default:
+		return false
+	}
+	return pluralSubject(toks, b) || partitiveObjects[toks[b].low] && b > 0 && toks[b-1].low == "of"
+}
+
+// partitiveObjects are the object pronouns that are a verb's subject after
+// a partitive "of": "many of us prune", "some of them vlog".
+var partitiveObjects = set("us", "them", "you")
+
+// pluralSubject reports whether toks[b], a content word that looks
+// plural, can be the subject of the word after it. Plural nouns head
+// their phrases (chunk), and one directly before another content word is
+// that word's subject, except where the "-s" word is not a plural head:
+//   - a capitalised word inside a run is a name ("the classic Brooks
+//     leather saddles", "Clipless Pedals Road Bike Setup" in a title); the
+//     run's first word is capitalised as any sentence's is ("Gardeners
+//     plant");
+//   - a plural-form modifier (pluralModifiers: "kids bike helmets", "mens
+//     road shoes", "sports nutrition") or an "-ics" mass noun ("graphics
+//     card", "electronics store");
+//   - a plural whose noun phrase a singular determiner opens: its "-s"
+//     word is the verb of a singular subject, not a plural ("a gardener
+//     prunes old fruit trees"), or a modifier ("a kids bike");
+//   - the object of a preposition that opens the run: a fronted
+//     adverbial, after which the subject comes ("For most people
+//     low-cost index funds are ..."). "of" is not one ("Plenty of
+//     commuters ride"), nor a preposition inside the run ("riders in
+//     cities lug touring bikes").
+func pluralSubject(toks []token, b int) bool {
+	s := toks[b]
+	if s.verb || !s.plur || closed(s.lex) || s.lex == cBarrier {
+		return false
+	}
+	if first, _ := utf8.DecodeRuneInString(s.raw); b > 0 && unicode.IsUpper(first) {
+		return false
+	}
+	if pluralModifiers[s.low] || strings.HasSuffix(s.low, "ics") {
+		return false
+	}
+	j := b - 1
+	for j >= 0 && !toks[j].verb && !closed(toks[j].lex) && toks[j].lex != cBarrier {
+		j--
+	}
+	if j >= 0 && singularDeterminers[toks[j].low] {
+		return false
+	}
+	for j >= 0 && (toks[j].lex == cDet || !toks[j].verb && !closed(toks[j].lex) && toks[j].lex != cBarrier) {
+		j--
+	}
+	return j != 0 || toks[0].lex != cPrep || toks[0].low == "of"
+}
+
+// pluralModifiers look plural but mostly modify the noun after them: "kids
+// bikes", "womens jerseys", "sports drinks", "savings account", "sales
+// tax". After one, the next word is not read as its verb (pluralSubject).
+var pluralModifiers = set("kids", "mens", "womens", "ladies", "sports", "savings", "sales", "arts", "crafts",
+	"goods", "outdoors", "customs", "earnings")
+
+// singularDeterminers open a singular noun phrase: a plural-looking word
+// in one is not its head ("a kids bike") or is its verb ("a rider
+// pedals").
+var singularDeterminers = set("a", "an", "each", "every", "this", "one", "another", "either", "neither")
 
 // mannerAdverb reports whether a word is an "-ly" adverb, which follows
 // verbs ("fits snugly"), unlike the closed adverbs that often come before

@@ -1,0 +1,127 @@
+package anchors
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+)
+
+// naturalOf is the natural candidates a target is offered in a text.
+func naturalOf(t *testing.T, tg Target, text string) []string {
+	t.Helper()
+	var out []string
+	for _, a := range Candidates(tg, NewText([]string{text}), sag(t)) {
+		if a.Type == link.AnchorNatural {
+			out = append(out, a.Text)
+		}
+	}
+	return out
+}
+
+// A cycling-shop trial linked "ride road bikes" to the road-bikes hub: a
+// verb between its subject and the noun phrase it governs was read as a
+// modifier. No natural phrase starts on such a verb, whether the lexicon
+// knows it (the trial's four sentences) or not (the last cases use verbs
+// no list holds, so only the subject–verb–object rule refuses them); a
+// phrase starting after it is fine.
+func TestAVerbBetweenItsSubjectAndItsObjectNeverStartsANaturalPhrase(t *testing.T) {
+	roadBikes := Target{PrimaryKeywords: []string{"road bikes"}, Title: "Road Bikes: How to Choose"}
+	for _, tc := range []struct {
+		name, text, verb string
+		target           Target
+	}{
+		// the trial's sentences
+		{"a plural subject's verb the lexicon lacked: ride", "Plenty of commuters ride road bikes, and most of them never race.", "ride", roadBikes},
+		{"a sentence-initial plural subject's verb: plant", "Gardeners plant tomato seedlings after the last frost.", "plant",
+			Target{PrimaryKeywords: []string{"tomato seedlings"}, Variations: []string{"seedlings"}, Title: "Growing Tomatoes from Seedlings"}},
+		{"the verb of 'many of us': prune", "Many of us prune fruit trees in late winter.", "prune",
+			Target{PrimaryKeywords: []string{"fruit trees"}, Variations: []string{"trees"}, Title: "Pruning Fruit Trees"}},
+		{"a quantified plural subject's verb: pedal", "Most riders pedal carbon road bikes on weekend club runs.", "pedal", roadBikes},
+		// verbs no lexicon list holds: the structural rule alone
+		{"an unlisted verb after a plural subject", "Keen cooks julienne spring carrots for salads.", "julienne",
+			Target{PrimaryKeywords: []string{"spring carrots"}, Variations: []string{"carrots"}}},
+		{"an unlisted verb after 'of them'", "Some of them vlog budget travel tips every week.", "vlog",
+			Target{PrimaryKeywords: []string{"budget travel tips"}, Variations: []string{"travel tips"}}},
+		{"an unlisted verb after an adverb after a plural subject", "Serious riders often lug heavy touring bikes up hills.", "lug",
+			Target{PrimaryKeywords: []string{"touring bikes"}, Variations: []string{"bikes"}}},
+		{"an unlisted verb before a determiner", "Homeowners reglaze the old bathtub themselves.", "reglaze",
+			Target{PrimaryKeywords: []string{"old bathtub"}, Variations: []string{"bathtub"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, phrase := range naturalOf(t, tc.target, tc.text) {
+				if first := strings.Fields(phrase)[0]; strings.EqualFold(first, tc.verb) {
+					t.Errorf("%q: natural phrase %q starts on the verb %q", tc.text, phrase, tc.verb)
+				}
+			}
+			for _, np := range nounPhrasesOf(tc.text) {
+				if strings.EqualFold(strings.Fields(np)[0], tc.verb) {
+					t.Errorf("%q: noun phrase %q starts on the verb %q", tc.text, np, tc.verb)
+				}
+			}
+		})
+	}
+}
+
+// What the verb leaves is still offered: the object's own modifiers.
+func TestTheObjectAfterASubjectsVerbKeepsItsModifiers(t *testing.T) {
+	roadBikes := Target{PrimaryKeywords: []string{"road bikes"}, Title: "Road Bikes: How to Choose"}
+	if got := naturalOf(t, roadBikes, "Most riders pedal carbon road bikes on weekend club runs."); !reflect.DeepEqual(got, []string{"carbon road bikes"}) {
+		t.Errorf("natural phrases %q, want [carbon road bikes]", got)
+	}
+	if got := naturalOf(t, roadBikes, "Plenty of commuters ride road bikes."); len(got) != 0 {
+		t.Errorf("the bare keyword is a keyword candidate, not a natural phrase: %q", got)
+	}
+}
+
+// Legitimate modifiers before a head noun still start natural phrases,
+// across several sites' vocabularies: numbers and determiners, a
+// possessive plural, a plural before a document noun, nouns that are also
+// verbs used as modifiers ("water", "paint", "drill", "plant", "ride"), a
+// plural-form modifier ("kids"), a brand that looks plural, and a
+// singular subject whose "-s" verb the lexicon lacks.
+func TestModifiersBeforeTheHeadStillStartNaturalPhrases(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		target     Target
+		want       []string
+	}{
+		{"cycling: a number word before the modifiers", "The shop has three carbon road bikes in stock.",
+			Target{PrimaryKeywords: []string{"road bikes"}}, []string{"carbon road bikes"}},
+		{"cycling: a demonstrative before an adjective", "Compare these lightweight road bikes before you buy.",
+			Target{PrimaryKeywords: []string{"road bikes"}}, []string{"lightweight road bikes"}},
+		{"cycling: a plural possessive is a modifier, not a subject", "Look closely at other riders' road bikes at the start.",
+			Target{PrimaryKeywords: []string{"road bikes"}}, []string{"riders' road bikes"}},
+		{"cycling: a plural before a document noun", "See our road bikes guide for sizing.",
+			Target{PrimaryKeywords: []string{"road bikes"}}, []string{"road bikes guide"}},
+		{"cycling: 'ride' as a noun modifier", "Steel frames are known for a smooth ride quality on rough roads.",
+			Target{PrimaryKeywords: []string{"ride quality"}}, []string{"smooth ride quality"}},
+		{"cycling: a plural-form modifier is no subject", "Kids bike helmets come in three sizes.",
+			Target{PrimaryKeywords: []string{"helmets"}}, []string{"bike helmets"}},
+		{"cycling: a capitalised plural inside a sentence is a name, not a subject", "The classic Brooks leather saddles last for years.",
+			Target{PrimaryKeywords: []string{"saddles"}}, []string{"leather saddles"}},
+		{"cycling: 'water' as a noun modifier", "Keep a refillable water bottle on the bike.",
+			Target{PrimaryKeywords: []string{"water bottle"}}, []string{"refillable water bottle"}},
+		{"DIY: 'paint' as a noun modifier", "A soft paint brush leaves fewer marks.",
+			Target{PrimaryKeywords: []string{"paint brush"}}, []string{"soft paint brush"}},
+		{"DIY: 'drill' as a noun modifier", "You will need new drill bits for tile.",
+			Target{PrimaryKeywords: []string{"drill bits"}}, []string{"new drill bits"}},
+		{"gardening: 'plant' as a noun modifier opening a sentence", "Terracotta plant pots dry out fast in the sun.",
+			Target{PrimaryKeywords: []string{"plant pots"}}, []string{"Terracotta plant pots"}},
+		{"gardening: a singular subject's unlisted '-s' verb leaves the object whole", "A gardener prunes old fruit trees in winter.",
+			Target{PrimaryKeywords: []string{"fruit trees"}}, []string{"old fruit trees"}},
+		{"finance: a compound adjective before a plural head", "For most people low-cost index funds are the simplest start.",
+			Target{PrimaryKeywords: []string{"index funds"}}, []string{"low-cost index funds"}},
+		{"pets: stacked modifiers", "Grain-free dry dog food costs more than it should.",
+			Target{PrimaryKeywords: []string{"dog food"}}, []string{"Grain-free dry dog food"}},
+		{"cooking: a participle modifier after a determiner", "The recipe calls for a rested bread dough and some flour.",
+			Target{PrimaryKeywords: []string{"bread dough"}}, []string{"rested bread dough"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := naturalOf(t, tc.target, tc.text); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("%q: natural phrases %q, want %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
