@@ -308,6 +308,9 @@ func graded(toks []token, i int) bool {
 //     determiner, pronoun or preposition follows: "you hike in winter"),
 //     and between a plural subject and its object ("commuters ride road
 //     bikes": subjectsVerb); content otherwise.
+//
+// A subject pronoun is one of subjects, or "us", "them", "you" after a
+// partitive "of" ("many of us prune", "some of them vlog").
 func resolve(toks []token, i int) {
 	t := &toks[i]
 	if t.lex != cOpen && t.lex != cAmbig && t.lex != cPart && t.lex != cGer {
@@ -359,7 +362,10 @@ func resolve(toks []token, i int) {
 		}
 		return false
 	}
-	subject := before != nil && before.lex == cPron && subjects[before.low]
+	// "many of us prune": an object pronoun after a partitive "of" is the
+	// subject of the word after it.
+	partitive := b > 0 && partitiveObjects[toks[b].low] && toks[b-1].low == "of"
+	subject := before != nil && before.lex == cPron && subjects[before.low] || partitive
 	modal := before != nil && before.lex == cAux && modals[before.low]
 	afterPlural := is(before, cOpen) && before.plur
 	clause := before == nil || before.lex == cConj
@@ -368,8 +374,8 @@ func resolve(toks []token, i int) {
 		// "who" is followed by its verb, never by a noun: "people who
 		// [brew] filter coffee" (trial 16 linked "brew filter coffee" to
 		// the cold brew hub).
-		t.verb = modal || subject && (before.low != "you" || nextIs(cDet, cPron, cPrep)) || before != nil && before.low == "who" ||
-			subjectsVerb(toks, i, b)
+		t.verb = modal || subject && (before.low != "you" || partitive || nextIs(cDet, cPron, cPrep)) ||
+			before != nil && before.low == "who" || subjectsVerb(toks, i, b)
 	case cAmbig:
 		third := thirdAmb[t.low]
 		switch {
@@ -413,10 +419,10 @@ func resolve(toks []token, i int) {
 // "riders often [lug] touring bikes", "Homeowners [reglaze] the tub".
 // A natural phrase may start after it, never on it.
 //
-// The subject is a plural noun (pluralSubject) or an object pronoun that
-// a partitive "of" makes one ("many of us", "some of them", "most of
-// you"). The subject pronouns (we, they, who, ...) are resolve's own
-// rule. A document noun is never the verb ("our credit cards overview").
+// The subject here is a plural noun (pluralSubject); subject pronouns
+// (we, they, "many of us", ...) are resolve's own rule, and ambiguous
+// verbs have their own after a plural ("boots need"). A document noun is
+// never the verb ("our credit cards overview").
 //
 // The word after must be one a noun phrase goes on with (an open-class,
 // ambiguous, "-ing" or "-ed" word) or a determiner or pronoun (an
@@ -431,7 +437,7 @@ func subjectsVerb(toks []token, i, b int) bool {
 	default:
 		return false
 	}
-	return pluralSubject(toks, b) || partitiveObjects[toks[b].low] && b > 0 && toks[b-1].low == "of"
+	return pluralSubject(toks, b)
 }
 
 // partitiveObjects are the object pronouns that are a verb's subject after
