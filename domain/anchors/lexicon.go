@@ -26,10 +26,13 @@ import (
 //     has, do, can, should, isn't, ...);
 //   - closed adverbs (not, very, also, so, then, there, ...);
 //   - common verbs in their base, third-person and irregular past forms
-//     (gives, loses, means, choose, expect, buy, read, stay, gave, ...).
+//     (gives, loses, means, choose, expect, buy, read, stay, gave, ...),
+//     and those of how-to prose on other subjects (howToVerbs: knead,
+//     afford, configure, ...).
 //
 // Verbs that are also nouns (care, fit, use, need, support, rate, match,
-// waterproof, ...) are "ambiguous": context decides (see resolve). Suffix
+// waterproof, ...; in how-to prose plant, water, ride, paint, drill, ...:
+// howToAmbiguous) are "ambiguous": context decides (see resolve). Suffix
 // heuristics:
 //   - "-ly" (five letters or more, not hyphenated, not in lyWords such as
 //     "family", "supply", "daily") is an adverb;
@@ -189,12 +192,40 @@ var verbBases = []string{
 	"teach", "remind", "recover", "adapt", "eat",
 }
 
+// howToVerbs are verbs of how-to and product prose outside the outdoor
+// gear the lists above were first written for, grouped by the kind of
+// site that writes them. Like verbBases they are rarely nouns, and their
+// "-ing" forms rarely modify one ("kneading", "configuring"), so they are
+// verbs wherever they stand. A verb whose noun or "-ing" form does modify
+// ("plant pots", "baking soda", "serving size", "bathing suit") is in
+// howToAmbiguous instead. The subject-verb-object rule (subjectsVerb)
+// reads any other verb after a plural subject; these lists are for where
+// no subject shows it: an imperative, a singular subject, "to".
+var howToVerbs = []string{
+	// cooking
+	"knead", "marinate", "sift", "simmer", "saute", "sauté",
+	// gardening
+	"germinate", "repot", "overwater", "deadhead",
+	// cycling and fitness
+	"inflate", "deflate",
+	// pets
+	"adopt", "vaccinate", "neuter", "spay",
+	// money
+	"afford", "owe", "repay", "refinance", "withdraw", "deduct",
+	// DIY
+	"assemble", "renovate", "unscrew", "dismantle",
+	// travel
+	"explore", "unpack",
+	// software
+	"configure", "deploy", "compile", "delete", "disable", "reinstall", "uninstall",
+}
+
 // verbForms are irregular simple pasts (participles are in participles)
 // and participles that do not modify nouns.
 var verbForms = set(
 	"became", "began", "came", "chose", "drew", "drove", "fell", "gave", "got", "grew", "knew", "ran",
 	"rose", "sat", "saw", "shook", "stood", "struck", "swam", "took", "threw", "went", "woke", "wore",
-	"wrote", "ate", "forgot", "lay",
+	"wrote", "ate", "forgot", "lay", "rode", "flew",
 	// participles that are not adjectives: "often called Z-poles"
 	"called", "named", "considered", "labeled", "labelled",
 )
@@ -207,7 +238,7 @@ var participles = set(
 	"lost", "made", "meant", "met", "paid", "ridden", "risen", "said", "seen", "sent", "shown",
 	"sold", "spent", "stolen", "taken", "taught", "thought", "thrown", "told", "understood", "won",
 	"worn", "written", "broken", "frozen", "sewn", "woven", "shrunk", "torn", "stuck", "built",
-	"bent", "gotten", "forgotten",
+	"bent", "gotten", "forgotten", "fed", "flown", "swum", "dug", "sown",
 )
 
 // ambiguousBases are verbs that are also common nouns (or adjectives):
@@ -230,6 +261,41 @@ var ambiguousBases = []string{
 	"shake", "open", "orient", "bury", "clip", "camp", "book", "visit", "hire",
 }
 
+// howToAmbiguous are verbs of how-to and product prose (see howToVerbs)
+// that are also nouns, most of them often a modifier of another noun:
+// "water bottle", "paint brush", "drill bits", "plant pots", "ride
+// quality", "brew ratio", "budget airlines", "packing list". Like
+// ambiguousBases, context decides: a noun after a determiner or before
+// another noun, a verb after a plural or a subject pronoun ("commuters
+// ride", "we water"), after a modal or an infinitive "to" ("how to
+// prune"), before a determiner or pronoun ("water the beds"), and, for
+// the few in clauseVerbs, opening a clause ("Prune fruit trees in
+// winter").
+var howToAmbiguous = []string{
+	// cooking
+	"bake", "brew", "whisk", "stir", "chop", "slice", "roast", "grill", "fry", "blend", "steam",
+	"toast", "grate", "peel", "mash", "sear", "poach", "drain", "serve", "taste", "melt", "season",
+	"mix",
+	// gardening
+	"plant", "prune", "sow", "water", "weed", "mulch", "harvest", "transplant", "dig", "trim", "feed",
+	// cycling
+	"ride", "pedal", "shift", "brake", "climb", "cycle", "commute", "coast", "lube", "tune",
+	// fitness
+	"stretch", "squat", "jog", "sprint", "swim", "exercise", "strengthen",
+	// pets
+	"groom", "bathe", "brush", "reward",
+	// money
+	"budget", "deposit", "claim",
+	// DIY
+	"install", "sand", "drill", "paint", "nail", "glue", "caulk", "patch", "plaster", "hammer",
+	"mount", "fix",
+	// travel
+	"pack", "fly", "tour", "cruise",
+	// software
+	"download", "upload", "update", "sync", "stream", "debug", "restart", "reboot", "click",
+	"scroll", "edit", "copy", "paste",
+}
+
 // verbLeaning are the ambiguous verbs whose "-s" form after a noun is
 // more often a verb than a plural head ("type fits", "water boils",
 // "pressure drops"); the others' "-s" forms there are read as plural
@@ -240,6 +306,8 @@ var verbLeaning = set(
 	"clean", "care", "struggle", "chill", "crush", "conduct", "pass", "lean", "flex", "travel",
 	"haul", "aim", "favor", "lick", "waste", "wear", "look", "fill", "turn", "cost", "weigh", "run",
 	"break", "increase", "decrease", "change", "improve", "cause", "shape", "offer",
+	// how-to prose: "the recipe serves four", "the sauce tastes sweet"
+	"serve", "taste", "melt",
 )
 
 // clauseVerbs are the ambiguous verbs that are verbs when they open a
@@ -254,6 +322,11 @@ var clauseVerbs = set(
 	"push", "press", "roll", "loosen", "tighten", "wrap", "shield", "compress", "lace", "zip",
 	"release", "prime", "rent", "watch", "need", "limit", "sort", "run", "rinse", "swap",
 	"shake", "open", "orient", "bury", "clip",
+	// how-to imperatives whose nouns rarely open a noun phrase ("Prune
+	// fruit trees", "Sear the steak", "Install the app"); not "plant",
+	// "water", "paint", "ride" ("Plant pots", "Water bottles")
+	"prune", "sow", "bake", "whisk", "stir", "chop", "drain", "sear", "poach", "serve", "dig",
+	"strengthen", "groom", "bathe", "install", "fix", "restart", "reboot",
 )
 
 var (
@@ -264,13 +337,13 @@ var (
 )
 
 func init() {
-	for _, b := range verbBases {
+	for _, b := range append(verbBases, howToVerbs...) {
 		verbs[b], verbs[thirdPerson(b)] = true, true
 	}
 	for w := range verbForms {
 		verbs[w] = true
 	}
-	for _, b := range ambiguousBases {
+	for _, b := range append(ambiguousBases, howToAmbiguous...) {
 		if verbs[b] {
 			continue
 		}

@@ -125,3 +125,35 @@ func TestModifiersBeforeTheHeadStillStartNaturalPhrases(t *testing.T) {
 		})
 	}
 }
+
+// Where no subject shows the verb (an imperative, "how to", a
+// determiner-less clause after "and"), the lexicon's how-to verbs do:
+// a phrase does not start on them. Their nouns still modify ("plant
+// pots", "water bottle": TestModifiersBeforeTheHeadStillStartNaturalPhrases).
+func TestHowToVerbsTheLexiconKnowsNeverStartANaturalPhrase(t *testing.T) {
+	for _, tc := range []struct {
+		name, text, verb string
+		target           Target
+	}{
+		{"gardening: an imperative", "Prune fruit trees in late winter.", "prune",
+			Target{PrimaryKeywords: []string{"fruit trees"}, Variations: []string{"trees"}}},
+		{"gardening: after 'how to'", "Learn how to prune young fruit trees.", "prune",
+			Target{PrimaryKeywords: []string{"fruit trees"}, Variations: []string{"trees"}}},
+		{"cooking: an imperative verb that is rarely a noun", "Knead bread dough for ten minutes.", "knead",
+			Target{PrimaryKeywords: []string{"bread dough"}, Variations: []string{"dough"}}},
+		{"cycling: after a modal (as before 'ride' was listed)", "You can ride carbon road bikes all year.", "ride",
+			Target{PrimaryKeywords: []string{"road bikes"}}},
+		{"software: an imperative", "Install browser extensions from the store only.", "install",
+			Target{PrimaryKeywords: []string{"browser extensions"}, Variations: []string{"extensions"}}},
+		{"pets: a clause after 'and'", "Brush long-haired cats daily and groom long-haired dogs weekly.", "groom",
+			Target{PrimaryKeywords: []string{"long-haired dogs"}, Variations: []string{"dogs"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, phrase := range naturalOf(t, tc.target, tc.text) {
+				if first := strings.Fields(phrase)[0]; strings.EqualFold(first, tc.verb) {
+					t.Errorf("%q: natural phrase %q starts on the verb %q", tc.text, phrase, tc.verb)
+				}
+			}
+		})
+	}
+}
