@@ -194,10 +194,11 @@ func (s *pageStats) noteUplink(at uplinkAt) {
 
 func (s *pageStats) has(f pageFlags) bool { return s.flags&f != 0 }
 
-// clusterLinks are the sums of a cluster's pages: their internal links
-// and their broken links.
+// clusterLinks are the sums of a cluster's pages: their internal links,
+// their broken links, and under the silo policy the pages with an in-body
+// link across their silo.
 type clusterLinks struct {
-	links, broken int
+	links, broken, crossing int
 }
 
 type seenLink struct {
@@ -383,7 +384,8 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		hub = a.hubOf(cluster)
 	}
 	a.tos = a.tos[:0]
-	inBody, listed, linksOut := 0, 0, false
+	inBody, listed, linksOut, crosses := 0, 0, false, false
+	silo := a.pol.Name == policy.Silo
 	byList := planning.LinksByList(kind)
 	st := &a.stats[src]
 	sums := a.sumsOf(src)
@@ -469,6 +471,12 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		if kind == site.KindHub && tkind == site.KindHub && a.pages.clusterIndex(t) != a.pages.clusterIndex(src) && l.InBody() {
 			st.flags |= flagCrossHub
 		}
+		// Silo integrity as validation's silo_integrity judges a link: its
+		// target is in the page's silo when both are in one cluster or
+		// both outside any.
+		if silo && l.InBody() && a.pages.clusterIndex(t) != a.pages.clusterIndex(src) {
+			crosses = true
+		}
 		if kind == site.KindTerm && tkind == site.KindHub {
 			if a.termLinks[src] == nil {
 				a.termLinks[src] = map[int32]bool{}
@@ -478,6 +486,9 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 	}
 	if linksOut {
 		st.flags |= flagLinksOut
+	}
+	if crosses {
+		sums.crossing++
 	}
 	a.inBody.set(src, int32(min(inBody, 1<<31-1)))
 	if listed > 0 {
@@ -718,7 +729,7 @@ func (a *Auditor) Report() (Report, error) { return a.ReportFor("") }
 // clusterTally is what a cluster's health is scored from, gathered in one
 // pass over the pages.
 type clusterTally struct {
-	articles, withoutUplink, broken, outOfRange int
+	articles, withoutUplink, broken, crossing, outOfRange int
 }
 
 // ReportFor works out the figures of one cluster's pages ("" for the whole
@@ -840,7 +851,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		var t clusterTally
 		if k := slices.Index(a.pages.clusters, c.ID); k >= 0 {
 			t = tallies[k]
-			t.broken = a.sums[k].broken
+			t.broken, t.crossing = a.sums[k].broken, a.sums[k].crossing
 		}
 		h := a.clusterHealth(c, t, termsOf)
 		r.Clusters[c.ID] = h
@@ -891,7 +902,7 @@ func (a *Auditor) dominantAnchors() (map[int32]Finding, error) {
 const (
 	pointsHubLinked    = 25
 	pointsUplinks      = 25
-	pointsCrossCluster = 15
+	pointsCrossCluster = 15 // under the silo policy: silo integrity
 	pointsTermsLinkHub = 15
 	pointsNoBroken     = 10
 	pointsDensity      = 10
@@ -901,7 +912,10 @@ const (
 //   - its hub is live and linked: it links to a live page and a live page
 //     links to it (25);
 //   - every live supporting article links to the hub in its body (25);
-//   - the hub links in its body to another cluster's hub (15);
+//   - under SAG, the hub links in its body to another cluster's hub;
+//     under the silo policy, where no link may cross a silo, silo
+//     integrity instead: no in-body link of the cluster's live pages
+//     leaves the cluster (15);
 //   - every live term page of one of the cluster's attribute values links
 //     to the hub; a cluster with no such term page has nothing to miss
 //     and keeps the points, noted as an issue (15);
@@ -925,9 +939,14 @@ func (a *Auditor) clusterHealth(c site.Cluster, t clusterTally, termsOf map[stri
 		h.Issues = append(h.Issues, fmt.Sprintf("%d of %d supporting articles have no in-body link to the hub", t.withoutUplink, t.articles))
 	}
 
-	if hub >= 0 && a.stats[hub].has(flagCrossHub) {
+	switch {
+	case a.pol.Name == policy.Silo && t.crossing == 0:
 		h.Score += pointsCrossCluster
-	} else {
+	case a.pol.Name == policy.Silo:
+		h.Issues = append(h.Issues, fmt.Sprintf("%d page(s) of the cluster link across its silo", t.crossing))
+	case hub >= 0 && a.stats[hub].has(flagCrossHub):
+		h.Score += pointsCrossCluster
+	default:
 		h.Issues = append(h.Issues, "the hub links to no other cluster's hub")
 	}
 

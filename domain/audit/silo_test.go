@@ -1,0 +1,110 @@
+package audit
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/domain/spill"
+)
+
+// siloStructure is a strict-silo coffee site of two clusters.
+var siloStructure = site.Structure{
+	Site: site.Site{ID: "s", BaseURL: "https://shop.example", Name: "Shop", Policy: policy.Silo},
+	Clusters: []site.Cluster{
+		{ID: "grinders", Name: "Grinders", PrimaryKeyword: "coffee grinders"},
+		{ID: "kettles", Name: "Kettles", PrimaryKeyword: "pour over kettles"},
+	},
+}
+
+type siloPage struct {
+	Page
+	html string
+}
+
+func siloPolicy(t *testing.T) policy.Policy {
+	t.Helper()
+	p, err := policy.Default(policy.Silo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// auditSilo audits pages of siloStructure under the silo policy.
+func auditSilo(t *testing.T, pages []siloPage) Report {
+	t.Helper()
+	a := New(siloStructure, siloPolicy(t), spill.Memory{})
+	for _, p := range pages {
+		if err := a.Know(p.Page); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range pages {
+		if !p.Live {
+			continue
+		}
+		if err := a.AddPage(p.ID, shopLinks(t, p.URL, p.html)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// siloCluster is a cluster that keeps to its silo: the parent links its
+// three children, each child links up to the parent first and then to
+// its two siblings. extra goes into the first child's last paragraph.
+func siloCluster(id string, extra string) []siloPage {
+	hub := "/" + id + "/"
+	child := func(n string) string { return "/" + id + "/" + n + "/" }
+	a := func(href, text string) string { return `<a href="` + href + `">` + text + `</a>` }
+	return []siloPage{
+		{Page{ID: id, URL: hub, Kind: site.KindHub, ClusterID: id, WordCount: 77, Live: true},
+			`<p>Start with ` + a(child("one"), "the first guide") + `.</p><p>Then ` + a(child("two"), "the second guide") +
+				`.</p><p>And ` + a(child("three"), "the third guide") + `.</p>`},
+		{Page{ID: id + "-one", URL: child("one"), Kind: site.KindSupporting, ClusterID: id, WordCount: 300, Live: true},
+			`<p>Back to ` + a(hub, "the parent") + `.</p><p>See ` + a(child("two"), "the second guide") +
+				`.</p><p>And ` + a(child("three"), "the third guide") + `.</p><p>More.` + extra + `</p>`},
+		{Page{ID: id + "-two", URL: child("two"), Kind: site.KindSupporting, ClusterID: id, WordCount: 300, Live: true},
+			`<p>Back to ` + a(hub, "the parent") + `.</p><p>See ` + a(child("one"), "the first guide") +
+				`.</p><p>And ` + a(child("three"), "the third guide") + `.</p>`},
+		{Page{ID: id + "-three", URL: child("three"), Kind: site.KindSupporting, ClusterID: id, WordCount: 300, Live: true},
+			`<p>Back to ` + a(hub, "the parent") + `.</p><p>See ` + a(child("one"), "the first guide") +
+				`.</p><p>And ` + a(child("two"), "the second guide") + `.</p>`},
+	}
+}
+
+func crossesSilo(issue string) bool {
+	return strings.HasSuffix(issue, "of the cluster link across its silo")
+}
+
+// Under the silo policy no link may cross a silo, so a hub linking no
+// other cluster's hub is the rule obeyed, not a fault: the 15 points go
+// to silo integrity instead, and are lost by a cluster one of whose
+// pages links across its silo.
+func TestASiloClusterEarnsTheCrossClusterPointsForKeepingToItsSilo(t *testing.T) {
+	pages := append(siloCluster("grinders", ""),
+		siloCluster("kettles", ` Also <a href="/grinders/one/">a grinder guide</a>.`)...)
+	r := auditSilo(t, pages)
+	kept, crossed := r.Clusters["grinders"], r.Clusters["kettles"]
+	for name, h := range map[string]ClusterHealth{"grinders": kept, "kettles": crossed} {
+		if slices.Contains(h.Issues, "the hub links to no other cluster's hub") {
+			t.Errorf("%s: a silo hub is faulted for linking no other cluster's hub: %v", name, h.Issues)
+		}
+	}
+	if slices.ContainsFunc(kept.Issues, crossesSilo) {
+		t.Errorf("grinders keeps to its silo, yet: %v", kept.Issues)
+	}
+	if !slices.ContainsFunc(crossed.Issues, crossesSilo) {
+		t.Errorf("kettles' first child links a grinder guide, but its issues are %v", crossed.Issues)
+	}
+	if kept.Score-crossed.Score != pointsCrossCluster {
+		t.Errorf("grinders %.0f, kettles %.0f: want the silo integrity points (%d) between them", kept.Score, crossed.Score, pointsCrossCluster)
+	}
+}
