@@ -784,9 +784,13 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 			}
 		}
 		st := a.stats[i]
-		rng, bounded := a.densityRange(kind, a.pages.wordCount(i))
-		inBody, listed := int(a.inBody.at(i)), int(a.listed[i])
-		// As density_range counts them: a page's list towards the minimum,
+		held := a.linkRange(kind, a.pages.wordCount(i))
+		rng, bounded := held.DensityRange, held.bounded
+		inBody, listed := int(a.inBody.at(i)), 0
+		if held.byList {
+			listed = int(a.listed[i])
+		}
+		// As validation counts them: a page's list towards the minimum,
 		// its text alone against the maximum.
 		over, under := bounded && rng.Max > 0 && inBody > rng.Max, bounded && inBody+listed < rng.Min
 		if c >= 0 {
@@ -825,14 +829,14 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		switch {
 		case over:
 			r.OverLinked = append(r.OverLinked, Finding{PageID: id, Count: inBody, Limit: rng.Max,
-				Detail: fmt.Sprintf("%d in-body links, over the maximum of %d for a %s page of %d words", inBody, rng.Max, kind, a.pages.wordCount(i))})
+				Detail: fmt.Sprintf("%d in-body links, over the maximum of %d %s", inBody, rng.Max, held.of)})
 		case under:
 			counted := fmt.Sprintf("%d in-body links", inBody)
 			if listed > 0 {
 				counted += fmt.Sprintf(" and %d in its list", listed)
 			}
 			r.UnderLinked = append(r.UnderLinked, Finding{PageID: id, Count: inBody + listed, Limit: rng.Min,
-				Detail: fmt.Sprintf("%s, under the minimum of %d for a %s page of %d words", counted, rng.Min, kind, a.pages.wordCount(i))})
+				Detail: fmt.Sprintf("%s, under the minimum of %d %s", counted, rng.Min, held.of)})
 		}
 		if f, ok := dominant[i]; ok {
 			r.DominantAnchors = append(r.DominantAnchors, f)
@@ -864,14 +868,31 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 	return r, nil
 }
 
-// densityRange is the density table's range for a page; false for kinds
-// the table leaves unbounded.
-func (a *Auditor) densityRange(kind site.Kind, words int) (policy.DensityRange, bool) {
+// heldRange is the range of in-body links a page is held to.
+type heldRange struct {
+	policy.DensityRange
+	bounded bool   // false: the page is held to no range
+	byList  bool   // its generated list counts towards the minimum (planning.LinksByList)
+	of      string // what the range is, for findings: "for a hub page of 300 words"
+}
+
+// linkRange is the range of in-body links a page is held to, as
+// validation holds it: under the silo policy the budget rule's
+// (Policy.Budget), for every page, its content's links alone; under SAG
+// density_range's row of the density table (planning.DensityClass), for
+// the kinds it holds (planning.DensityHeld), a term page's list counting
+// towards its minimum.
+func (a *Auditor) linkRange(kind site.Kind, words int) heldRange {
+	if a.pol.Name == policy.Silo {
+		b := a.pol.Budget()
+		return heldRange{DensityRange: b, bounded: true, of: fmt.Sprintf("of the silo budget (%d–%d)", b.Min, b.Max)}
+	}
 	if !planning.DensityHeld(kind) {
-		return policy.DensityRange{}, false
+		return heldRange{}
 	}
 	r := a.pol.Density(planning.DensityClass(kind), words)
-	return r, r.Min > 0 || r.Max > 0
+	return heldRange{DensityRange: r, bounded: r.Min > 0 || r.Max > 0, byList: planning.LinksByList(kind),
+		of: fmt.Sprintf("for a %s page of %d words", kind, words)}
 }
 
 // dominantAnchors are the targets at least anchor_dominance_min_inbound

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/domain/spill"
+	"github.com/interlinker/interlinker/domain/validation"
 )
 
 // siloStructure is a strict-silo coffee site of two clusters.
@@ -106,5 +108,60 @@ func TestASiloClusterEarnsTheCrossClusterPointsForKeepingToItsSilo(t *testing.T)
 	}
 	if kept.Score-crossed.Score != pointsCrossCluster {
 		t.Errorf("grinders %.0f, kettles %.0f: want the silo integrity points (%d) between them", kept.Score, crossed.Score, pointsCrossCluster)
+	}
+}
+
+// A silo parent of 77 words linking its 3 children was called under the
+// minimum of 5 for a hub page, the SAG density row. Under the silo policy
+// the audit holds a page to the range validation's budget rule holds it
+// to, so the two agree on every page: a parent linking 2, 3, 5 or 6
+// children is flagged by both or by neither.
+func TestASiloPageIsHeldToTheBudgetValidationHoldsItTo(t *testing.T) {
+	pol := siloPolicy(t)
+	for _, n := range []int{2, 3, 5, 6} {
+		html := ""
+		pages := []siloPage{{Page: Page{ID: "parent", URL: "/grinders/", Kind: site.KindHub, ClusterID: "grinders", WordCount: 77, Live: true}}}
+		for k := range n {
+			url := fmt.Sprintf("/grinders/c%d/", k)
+			html += fmt.Sprintf(`<p>See <a href="%s">guide %d</a>.</p>`, url, k)
+			pages = append(pages, siloPage{Page{ID: fmt.Sprintf("c%d", k), URL: url, Kind: site.KindSupporting, ClusterID: "grinders",
+				WordCount: 300, Live: true}, `<p>Back to <a href="/grinders/">the parent</a>.</p>`})
+		}
+		pages[0].html = html
+		r := auditSilo(t, pages)
+		flagged := slices.Contains(ids(r.UnderLinked), "parent") || slices.Contains(ids(r.OverLinked), "parent")
+
+		report, _, err := validation.Validate(validation.Input{Structure: siloStructure, Policy: pol,
+			Page: site.Page{ID: "parent", URL: "/grinders/", Kind: site.KindHub, ClusterID: "grinders"},
+			HTML: []byte(html), SiteHost: "shop.example", WordCount: 77})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var budget *validation.RuleResult
+		for i, rule := range report.Rules {
+			if rule.Name == validation.RuleBudget {
+				budget = &report.Rules[i]
+			}
+		}
+		if budget == nil {
+			t.Fatalf("%d children: validation ran no budget rule: %+v", n, report.Rules)
+		}
+		if flagged != !budget.Passed {
+			t.Errorf("a parent linking %d children: the audit flags it %v (under %v, over %v), validation's budget rule %q",
+				n, flagged, r.UnderLinked, r.OverLinked, budget.Detail)
+		}
+	}
+}
+
+// The trial's case whole: a silo cluster whose parent links its 3
+// children and whose children link up first and across to each other
+// keeps every rule the silo policy has, and scores 100.
+func TestASiloClusterKeepingEverySiloRuleScoresFullHealth(t *testing.T) {
+	r := auditSilo(t, siloCluster("grinders", ""))
+	if h := r.Clusters["grinders"]; h.Score != 100 {
+		t.Errorf("grinders: %+v, want 100", h)
+	}
+	if len(r.UnderLinked) > 0 || len(r.OverLinked) > 0 {
+		t.Errorf("under-linked %v, over-linked %v: want none", r.UnderLinked, r.OverLinked)
 	}
 }

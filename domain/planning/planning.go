@@ -374,7 +374,7 @@ func (pl *planner) budgetTaken() string {
 // densityMax is the most outbound links the density table allows the page.
 func (pl *planner) densityMax() int {
 	if pl.in.Policy.Name == policy.Silo {
-		return pl.in.Policy.BudgetMax
+		return pl.in.Policy.Budget().Max
 	}
 	r := pl.in.Policy.Density(DensityClass(pl.in.Page.Kind), pl.in.WordCount)
 	if r.Max == 0 {

@@ -84,7 +84,7 @@ func (pl *planner) siloParent() {
 		return "the parent links to its children"
 	}) {
 		if pl.budget <= 0 {
-			pl.note("child %s not linked from the parent: budget of %d links reached", l.TargetPageID, pl.in.Policy.BudgetMax)
+			pl.note("child %s not linked from the parent: budget of %d links reached", l.TargetPageID, pl.in.Policy.Budget().Max)
 			continue
 		}
 		pl.addSilo(l)

@@ -259,6 +259,13 @@ func (p Policy) validate() error {
 	return nil
 }
 
+// Budget is the silo policy's link budget, budget_min to budget_max (the
+// silo seed's 3–5): the internal links a page carries in its content.
+// Validation's budget rule holds every page of a silo site to it, the
+// audit holds them to it alike, and the silo planner plans up to its
+// maximum.
+func (p Policy) Budget() DensityRange { return DensityRange{Min: p.BudgetMin, Max: p.BudgetMax} }
+
 // Density returns the outbound-link range for a page of the given density
 // class and word count.
 func (p Policy) Density(class DensityClass, words int) DensityRange {

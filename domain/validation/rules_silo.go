@@ -13,12 +13,15 @@ import (
 // This file holds the rules only the silo policy applies: the link budget,
 // silo integrity and the parent/child direction rules.
 
-// budget: a page carries BudgetMin to BudgetMax internal links in its
-// content. Outside the range is a warning only (the seeds' scenario "Budget
-// under minimum"): a short page may simply have few places for a link.
+// budget: a page carries the policy's Budget (budget_min to budget_max)
+// of internal links in its content. Outside the range is a warning only
+// (the seeds' scenario "Budget under minimum"): a short page may simply
+// have few places for a link. The audit holds silo pages to the same
+// range.
 func budget(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleBudget, Severity: SeverityWarning, Passed: true}
-	lo, hi := in.Policy.BudgetMin, in.Policy.BudgetMax
+	want := in.Policy.Budget()
+	lo, hi := want.Min, want.Max
 	n := len(contentLinks(found))
 	r.Detail = fmt.Sprintf("%d internal link(s) in the content, within %d–%d", n, lo, hi)
 	if n < lo || n > hi {
