@@ -14,6 +14,7 @@ import (
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
@@ -331,7 +332,8 @@ func without(s []string, i int) []string {
 	return append(out, s[i+1:]...)
 }
 
-// uplink recommends a supporting article's missing link to its hub.
+// uplink recommends the missing link to its hub of a page that must link
+// up to it (planning.NeedsUplink, as the audit's MissingMandatory holds).
 func (r *recommender) uplink(ctx context.Context, pageID string) error {
 	page, found, err := r.livePage(ctx, pageID)
 	if err != nil || !found {
@@ -354,8 +356,12 @@ func (r *recommender) uplink(ctx context.Context, pageID string) error {
 	if err != nil {
 		return err
 	}
+	who := "supporting article"
+	if r.sc.policy.Name == policy.Silo {
+		who = fmt.Sprintf("%s page, a child of its cluster,", page.Kind)
+	}
 	r.add(audit.ProblemMissingUplink, page, prs[0], l.Score/100,
-		fmt.Sprintf("supporting article has no in-body link to its hub %s (mandatory, in paragraphs 1–%d)", hubID, l.FirstParagraphs))
+		fmt.Sprintf("%s has no in-body link to its hub %s (mandatory, in paragraphs 1–%d)", who, hubID, l.FirstParagraphs))
 	return nil
 }
 

@@ -155,17 +155,18 @@ const (
 	flagBodyLinked                       // a live page links to it outside navigation, header and footer
 	flagLinkedIn                         // another live page links to it, any position: it is no orphan
 
-	// The last two bits are where a supporting article's best in-body
-	// link to its hub is (uplinkAt): the audit asks only whether one is
-	// in paragraphs 1–2, elsewhere, or nowhere.
+	// The last two bits are where the best in-body link to its hub is,
+	// for a page that must link up to it (uplinkAt): the audit asks only
+	// whether one is in paragraphs 1–2, elsewhere, or nowhere.
 	uplinkShift = 5
 	uplinkBits  = pageFlags(3) << uplinkShift
 )
 
-// uplinkAt is where a supporting article's uplink is, the better the
-// higher: a link in paragraphs 1–2 is what the seed asks for, one
-// elsewhere in the body (past paragraph 2, or in no paragraph) is a
-// lesser finding, none is missing mandatory.
+// uplinkAt is where the uplink of a page that must link up to its hub
+// (Auditor.needsUplink) is, the better the higher: a link in paragraphs
+// 1–2 is what the seeds ask for, one elsewhere in the body (past
+// paragraph 2, or in no paragraph) is a lesser finding, none is missing
+// mandatory.
 type uplinkAt uint8
 
 const (
@@ -346,6 +347,14 @@ func (a *Auditor) seal() error {
 	return nil
 }
 
+// needsUplink reports whether a page of the kind in the cluster must link
+// up to the cluster's hub, by the planner's rule (planning.NeedsUplink):
+// under SAG a supporting article, under the silo policy every child
+// (planning.SiloChild), products and services included.
+func (a *Auditor) needsUplink(kind site.Kind, clusterID string) bool {
+	return planning.NeedsUplink(a.pol.Name, site.Page{Kind: kind, ClusterID: clusterID})
+}
+
 // hubOf is the live hub of a cluster, -1 when it has none.
 func (a *Auditor) hubOf(clusterID string) int32 {
 	if i, ok := a.hubs[clusterID]; ok {
@@ -380,7 +389,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 	a.stats[src].flags |= flagRead
 	kind, cluster := a.pages.kindOf(src), a.pages.clusterOf(src)
 	hub := int32(-1)
-	if kind == site.KindSupporting {
+	if a.needsUplink(kind, cluster) {
 		hub = a.hubOf(cluster)
 	}
 	a.tos = a.tos[:0]
@@ -544,8 +553,8 @@ type Report struct {
 	TotalLinks         int
 	Orphans            []string // live pages, home aside, no other live page links to
 	NavigationOnly     []string // linked to only from navigation, header or footer
-	MissingMandatory   []string // supporting articles with a live hub and no in-body link to it
-	UplinkOutsideFirst []string // supporting articles whose uplink is only past paragraph 2
+	MissingMandatory   []string // pages that must link their live hub (planning.NeedsUplink) and have no in-body link to it
+	UplinkOutsideFirst []string // such pages whose uplink is only past paragraph 2
 	OverLinked         []Finding
 	UnderLinked        []Finding
 	Broken             []Finding
@@ -798,7 +807,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 			if over || under {
 				t.outOfRange++
 			}
-			if kind == site.KindSupporting {
+			if a.needsUplink(kind, a.pages.clusters[c]) {
 				t.articles++
 				if a.hubOf(a.pages.clusters[c]) < 0 || st.uplink() == uplinkNone {
 					t.withoutUplink++
@@ -818,7 +827,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 				r.NavigationOnly = append(r.NavigationOnly, id)
 			}
 		}
-		if kind == site.KindSupporting && c >= 0 && a.hubOf(a.pages.clusters[c]) >= 0 {
+		if c >= 0 && a.needsUplink(kind, a.pages.clusters[c]) && a.hubOf(a.pages.clusters[c]) >= 0 {
 			switch {
 			case st.uplink() == uplinkNone:
 				r.MissingMandatory = append(r.MissingMandatory, id)
@@ -932,7 +941,9 @@ const (
 // clusterHealth scores a cluster on the seed's six factors:
 //   - its hub is live and linked: it links to a live page and a live page
 //     links to it (25);
-//   - every live supporting article links to the hub in its body (25);
+//   - every live page that must link up to the hub (planning.NeedsUplink:
+//     a supporting article, under silo every child) does so in its body
+//     (25);
 //   - under SAG, the hub links in its body to another cluster's hub;
 //     under the silo policy, where no link may cross a silo, silo
 //     integrity instead: no in-body link of the cluster's live pages
@@ -957,7 +968,11 @@ func (a *Auditor) clusterHealth(c site.Cluster, t clusterTally, termsOf map[stri
 	if t.withoutUplink == 0 {
 		h.Score += pointsUplinks
 	} else {
-		h.Issues = append(h.Issues, fmt.Sprintf("%d of %d supporting articles have no in-body link to the hub", t.withoutUplink, t.articles))
+		pages := "supporting articles"
+		if a.pol.Name == policy.Silo {
+			pages = "child pages"
+		}
+		h.Issues = append(h.Issues, fmt.Sprintf("%d of %d %s have no in-body link to the hub", t.withoutUplink, t.articles, pages))
 	}
 
 	switch {

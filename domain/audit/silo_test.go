@@ -165,3 +165,49 @@ func TestASiloClusterKeepingEverySiloRuleScoresFullHealth(t *testing.T) {
 		t.Errorf("under-linked %v, over-linked %v: want none", r.UnderLinked, r.OverLinked)
 	}
 }
+
+// Under the silo policy every page of a cluster but its parent is a child
+// that links up to the parent first (planning.SiloChild), products
+// included: one without that link misses its mandatory uplink, so its
+// recommendation comes from the missing-uplink band rather than the
+// under-linked rule, and the cluster's health counts it. Under SAG a
+// product links no hub and misses nothing.
+func TestASiloClustersProductWithoutItsUplinkMissesItsMandatoryLink(t *testing.T) {
+	pages := siloCluster("grinders", "")
+	pages = append(pages,
+		siloPage{Page{ID: "burr-set", URL: "/grinders/burr-set/", Kind: site.KindProduct, ClusterID: "grinders", WordCount: 120, Live: true},
+			`<p>Spare burrs; see <a href="/grinders/one/">the first guide</a>.</p><p>And <a href="/grinders/two/">the second guide</a>.</p>`},
+		siloPage{Page{ID: "cleaning", URL: "/grinders/cleaning/", Kind: site.KindService, ClusterID: "grinders", WordCount: 120, Live: true},
+			`<p>See <a href="/grinders/one/">the first guide</a>.</p><p>And <a href="/grinders/two/">the second guide</a>.</p>` +
+				`<p>Back to <a href="/grinders/">the parent</a>.</p>`})
+	r := auditSilo(t, pages)
+	if want := []string{"burr-set"}; !slices.Equal(r.MissingMandatory, want) {
+		t.Errorf("missing mandatory: %v, want %v", r.MissingMandatory, want)
+	}
+	if want := []string{"cleaning"}; !slices.Equal(r.UplinkOutsideFirst, want) {
+		t.Errorf("uplink past paragraph 2: %v, want %v", r.UplinkOutsideFirst, want)
+	}
+	if h := r.Clusters["grinders"]; h.Missing != 1 {
+		t.Errorf("grinders: %+v, want 1 missing uplink", h)
+	}
+
+	a := New(siloStructure, sagPolicy(t), spill.Memory{})
+	for _, p := range pages {
+		if err := a.Know(p.Page); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range pages {
+		if err := a.AddPage(p.ID, shopLinks(t, p.URL, p.html)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sag, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sag.MissingMandatory) > 0 || len(sag.UplinkOutsideFirst) > 0 || sag.Clusters["grinders"].Missing != 0 {
+		t.Errorf("under SAG: missing %v, past paragraph 2 %v, health %+v: want none",
+			sag.MissingMandatory, sag.UplinkOutsideFirst, sag.Clusters["grinders"])
+	}
+}
