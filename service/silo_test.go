@@ -1,6 +1,7 @@
 package service
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
@@ -72,5 +73,64 @@ func TestASiloClustersProductIsLinkedByItsParentAndLinksUpToItFirst(t *testing.T
 	}
 	if !hasRule(out.Validation, "first_link_rule", true) || !hasRule(out.Validation, "direction_rules", true) || !out.Validation.Passed {
 		t.Errorf("service's rules %+v, want first_link_rule and direction_rules passed", out.Validation.Rules)
+	}
+}
+
+// A trial of the audit on a strict-silo site: its parent linking all 3 of
+// its children was called under-linked by the SAG hub row, every cluster
+// was faulted for its hub linking no other cluster's hub, which the silo
+// forbids, and a child service without its link up to the parent was
+// left to the under-linked rule. Audited under the silo's own rules, the
+// parent is within its budget, the cluster keeps the points for keeping
+// to its silo, and the service's missing uplink is recommended from the
+// missing-uplink band.
+func TestASiloSitesAuditHoldsItToTheSiloRules(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "silo-audit"
+	page := func(id, kind, url, keyword, html string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: keyword, Kind: kind, ClusterID: "boots", SectorID: "hiking",
+			PrimaryKeyword: keyword, Version: 1, HTML: html}
+	}
+	pages := []events.PageInfo{
+		page("boots-hub", "hub", "/hiking/boots/", "hiking boots", `<h1>Hiking Boots</h1>
+<p>Start with <a href="/hiking/boots/fit/">boot fit</a> before anything else.</p>
+<p>Keep them going with <a href="/hiking/boots/care/">boot care</a> after every walk.</p>
+<p>When the soles wear out, our <a href="/hiking/boots/resoling/">boot resoling</a> service helps.</p>`),
+		page("fit", "supporting", "/hiking/boots/fit/", "boot fit", `<h1>Boot fit</h1>
+<p>Fit is the first thing to get right with <a href="/hiking/boots/">hiking boots</a>.</p>
+<p>A boot that fits still needs <a href="/hiking/boots/care/">boot care</a>.</p>
+<p>And worn soles need <a href="/hiking/boots/resoling/">boot resoling</a>.</p>`),
+		page("care", "supporting", "/hiking/boots/care/", "boot care", `<h1>Boot care</h1>
+<p>Care keeps <a href="/hiking/boots/">hiking boots</a> going for years.</p>
+<p>Care starts with <a href="/hiking/boots/fit/">boot fit</a>.</p>
+<p>And ends with <a href="/hiking/boots/resoling/">boot resoling</a>.</p>`),
+		page("resoling", "service", "/hiking/boots/resoling/", "boot resoling", `<h1>Boot resoling</h1>
+<p>We resole hiking boots of every make in our workshop, in about two weeks.</p>
+<p>Good <a href="/hiking/boots/fit/">boot fit</a> and <a href="/hiking/boots/care/">boot care</a> make soles last.</p>`),
+	}
+	h.publishExisting(siloSiteEvent(siteID), pages)
+	got := h.audit(siteID, "silo", events.AuditRequestedData{})
+	if got.Status != "complete" {
+		t.Fatalf("status %q (%v), want complete", got.Status, got.Reasons)
+	}
+	if got.MissingMandatory != 1 || got.UnderLinkedPages != 1 {
+		t.Errorf("missing_mandatory %d, under_linked_pages %d: want the service alone in each", got.MissingMandatory, got.UnderLinkedPages)
+	}
+	health := got.ClusterScores["boots"]
+	if health.Missing != 1 || slices.Contains(health.Issues, "the hub links to no other cluster's hub") {
+		t.Errorf("boots health %+v: want 1 missing uplink and no fault for keeping to the silo", health)
+	}
+	var uplink *events.Recommendation
+	for i, r := range got.Recommendations {
+		if r.ContentID == "boots-hub" {
+			t.Errorf("the parent, within its budget, has a recommendation: %+v", r)
+		}
+		if r.ContentID == "resoling" && r.TargetID == "boots-hub" {
+			uplink = &got.Recommendations[i]
+		}
+	}
+	if uplink == nil || uplink.Action != "add" || uplink.LinkType != string(link.TypeVerticalUp) || uplink.Priority < 100-100.0/6 {
+		t.Errorf("the service's uplink: %+v, want an add of a vertical_up in the missing-uplink band (recommendations %+v)", uplink, got.Recommendations)
 	}
 }
