@@ -1625,16 +1625,23 @@ func TestALinkLeftOutForDensitySaysWhichPlannedLinksWaitForTheLLMFallback(t *tes
 	}
 }
 
+// winterClusters are the boots cluster and three clusters sharing both
+// its values (terrain=mountain, season=winter), for the cross-cluster
+// tests under the anchor cap.
+func winterClusters() (boots, crampons, glaciers, tents site.Cluster) {
+	return bootsCluster(),
+		testCluster("crampons", "Crampons", "winter crampons", "terrain=mountain", "season=winter"),
+		testCluster("glaciers", "Glacier Walks", "glacier walks", "terrain=mountain", "season=winter"),
+		testCluster("tents", "Winter Tents", "winter tents", "terrain=mountain", "season=winter")
+}
+
 // A hub whose best cross-cluster hubs' anchors are used up on other pages
 // links the next sharing hub its text names: planning blind to the cap
 // chose the two best, which the inject stage then left planned ("anchor
 // cap"), and a trial site's hub ended with no cross-cluster link although
 // its text named a third hub.
 func TestAHubWhoseBestCrossClusterAnchorsAreAtTheCapLinksTheNextHubItsTextNames(t *testing.T) {
-	boots := bootsCluster() // terrain=mountain, season=winter
-	crampons := testCluster("crampons", "Crampons", "winter crampons", "terrain=mountain", "season=winter")
-	glaciers := testCluster("glaciers", "Glacier Walks", "glacier walks", "terrain=mountain", "season=winter")
-	tents := testCluster("tents", "Winter Tents", "winter tents", "terrain=mountain", "season=winter")
+	boots, crampons, glaciers, tents := winterClusters()
 	hub := hubOf(boots)
 	hub.HTML = `<h1>Hiking boots</h1>
 <p>Winter crampons suit most of our boots, so test them on a short slope near home before the first snow.</p>
@@ -1684,10 +1691,7 @@ func TestAHubWhoseBestCrossClusterAnchorsAreAtTheCapLinksTheNextHubItsTextNames(
 // carried, the inject stage refused it at the cap, and the hub was left
 // with no cross-cluster link although its text named a third hub.
 func TestAHubWhoseBestCrossClusterHubsAreNamedOnlyByUsedUpVariationsLinksTheNextHubItsTextNames(t *testing.T) {
-	boots := bootsCluster() // terrain=mountain, season=winter
-	crampons := testCluster("crampons", "Crampons", "winter crampons", "terrain=mountain", "season=winter")
-	glaciers := testCluster("glaciers", "Glacier Walks", "glacier walks", "terrain=mountain", "season=winter")
-	tents := testCluster("tents", "Winter Tents", "winter tents", "terrain=mountain", "season=winter")
+	boots, crampons, glaciers, tents := winterClusters()
 	hub := hubOf(boots)
 	hub.HTML = `<h1>Hiking boots</h1>
 <p>Winter crampons suit most of our boots, and glacier walks are best in late spring when the snow bridges hold; winter tents need a site out of the wind.</p>`
