@@ -1,6 +1,7 @@
 package events
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -41,5 +42,26 @@ func TestAnAuditReportHoldsAtMostAHundredRecommendations(t *testing.T) {
 	}
 	if _, err := Decode(report(101)); err == nil {
 		t.Error("a report with 101 recommendations was accepted, want at most 100 in the event")
+	}
+}
+
+// An audit's figures are in its report when they are 0 too: a reader
+// told nothing about navigation-only pages cannot tell "none" from "not
+// counted" (a trial's consumer read the stored audit.json that way).
+func TestAnAuditReportCarriesEveryFigureEvenWhenItIsZero(t *testing.T) {
+	raw, err := json.Marshal(AuditCompletedData{AuditID: "a1", Status: "complete"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"pages", "total_links", "orphan_pages", "navigation_only_pages", "missing_mandatory",
+		"uplinks_outside_first_paragraphs", "broken_links", "unverified_links", "redirect_links", "over_linked_pages",
+		"under_linked_pages", "dominant_anchors"} {
+		if v, ok := fields[name]; !ok || v != float64(0) {
+			t.Errorf("figure %s is %v (present %v), want 0", name, v, ok)
+		}
 	}
 }

@@ -169,15 +169,15 @@ type AuditCompletedData struct {
 	Pages                 int                     `json:"pages"`
 	TotalLinks            int                     `json:"total_links"`
 	OrphanPages           int                     `json:"orphan_pages"`
-	NavigationOnlyPages   int                     `json:"navigation_only_pages,omitempty"`
+	NavigationOnlyPages   int                     `json:"navigation_only_pages"`
 	MissingMandatory      int                     `json:"missing_mandatory"`
-	UplinksOutsideOpening int                     `json:"uplinks_outside_first_paragraphs,omitempty"`
+	UplinksOutsideOpening int                     `json:"uplinks_outside_first_paragraphs"`
 	BrokenLinks           int                     `json:"broken_links"`
-	UnverifiedLinks       int                     `json:"unverified_links,omitempty"`
-	RedirectLinks         int                     `json:"redirect_links,omitempty"`
+	UnverifiedLinks       int                     `json:"unverified_links"`
+	RedirectLinks         int                     `json:"redirect_links"`
 	OverLinkedPages       int                     `json:"over_linked_pages"`
 	UnderLinkedPages      int                     `json:"under_linked_pages"`
-	DominantAnchors       int                     `json:"dominant_anchors,omitempty"`
+	DominantAnchors       int                     `json:"dominant_anchors"`
 	ClusterScores         map[string]ClusterScore `json:"cluster_scores"`
 	OverallHealthScore    float64                 `json:"overall_health_score"`
 	Recommendations       []Recommendation        `json:"recommendations"`
