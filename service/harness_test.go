@@ -200,8 +200,12 @@ func (h *harness) linkExampleSite(name string) examples.Site {
 	for _, pg := range site.Pages {
 		h.publish(mustEvent(events.ContentGenerated, siteID, "example-"+pg.ID, events.ContentData{Page: pg}))
 	}
-	waitFor(h.t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
-	h.waitIdle(2 * time.Minute)
+	// Deadlines, not timings: on a slow machine running two packages and
+	// two of this package's tests at once, the LLM fallback's run of the
+	// example site took over two minutes to settle (CI on 2026-11-29, raw
+	// JetStream at a third of a fast machine's), and 46 s alone.
+	waitFor(h.t, 4*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
+	h.waitIdle(4 * time.Minute)
 	return site
 }
 
