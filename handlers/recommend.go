@@ -322,8 +322,8 @@ func (r *recommender) heldBack(l link.Link, capped []string) string {
 	for i, c := range capped {
 		quoted[i] = strconv.Quote(c)
 	}
-	return fmt.Sprintf(" (anchor cap: %s already link to %s %d times on other live pages or in other fixes; max_exact_anchor_per_target)",
-		strings.Join(quoted, ", "), l.TargetPageID, r.sc.policy.MaxExactAnchorPerTarget)
+	return fmt.Sprintf(" (anchor cap: other live pages or fixes already link to %s %d times with %s; max_exact_anchor_per_target)",
+		l.TargetPageID, r.sc.policy.MaxExactAnchorPerTarget, strings.Join(quoted, ", "))
 }
 
 func without(s []string, i int) []string {

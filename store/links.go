@@ -235,6 +235,17 @@ func (s *Store) LinkCountBacklog(ctx context.Context) (int, error) {
 // after both have committed, matches them. The pages whose rows it
 // matches are recounted in the next round.
 func (t *Tx) resolveLinkMap(ctx context.Context, siteID string, pageIDs []string) error {
+	// Most rounds find no row of the site waiting (a new-content burst
+	// has no link map at all): one look through the index of waiting
+	// rows spares them the rest.
+	var waitingAny bool
+	if err := t.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM link_map
+		WHERE site_id = $1 AND target_page_id = '' AND target_path <> '')`, siteID).Scan(&waitingAny); err != nil {
+		return fmt.Errorf("look for unmatched links of site %s: %w", siteID, err)
+	}
+	if !waitingAny {
+		return nil
+	}
 	// Rows waiting for these pages' paths.
 	rows, err := t.query(ctx, `SELECT id, url FROM pages WHERE site_id = $1 AND id = ANY($2) AND state <> 'deleted'`, siteID, pageIDs)
 	if err != nil {
@@ -393,8 +404,8 @@ type LinkMapRow struct {
 	TargetURL    string
 	TargetPageID string
 	// TargetPath is the link's page path on this site (markup.PagePath),
-	// "" for a link off the site: a page saved later at that path takes
-	// the row as its inbound link (SavePageVersion).
+	// "" for a link off the site: a row no page matched yet is matched
+	// to the page at that path once one is there (resolveLinkMap).
 	TargetPath string
 	Anchor     string
 	Internal   bool
