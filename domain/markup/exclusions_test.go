@@ -98,6 +98,9 @@ func TestPlaceVariations(t *testing.T) {
 		{"english", "<p>Loaves of sourdough keep.</p>", "loaf of sourdough", "Loaves of sourdough"},
 		{"english", "<p>Check the pipe fittings first.</p>", "pipe fitting", "pipe fittings"},
 		{"english", "<p>Fill the raised bed with compost.</p>", "raised beds", "raised bed"},
+		{"english", "<p>Compare the family tents side by side.</p>", "family tent", "family tents"},
+		{"english", "<p>Two bread knives and a board.</p>", "bread knife", "bread knives"},
+		{"english", "<p>Keep shopping lists short.</p>", "shop list", "shopping lists"},
 		// A phrase led by a verb: the activity matches the action.
 		{"english", "<p>Most people can get out of debt in three years.</p>", "getting out of debt", "get out of debt"},
 		{"english", "<p>How to choose a burr grinder for pour-over.</p>", "choosing a burr grinder", "choose a burr grinder"},
@@ -125,6 +128,11 @@ func TestPlaceVariations(t *testing.T) {
 		{"<p>Bake it slowly at a low heat.</p>", "baking"},
 		{"<p>Baked bread cools on a rack.</p>", "baking bread"},
 		{"<p>Baking bread takes a day.</p>", "baked bread"},
+		// A derived word shares the stem but is another word.
+		{"<p>Add a cast iron skilletful of onions.</p>", "cast iron skillet"},
+		{"<p>Hold the knife carefully when you slice.</p>", "knife care"},
+		{"<p>Stir in a wooden spoonful of honey.</p>", "wooden spoon"},
+		{"<p>Our national parks guide is free.</p>", "nation park"},
 	} {
 		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: "english"})
 		if pl.Placed {

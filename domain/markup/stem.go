@@ -24,6 +24,11 @@ type stemmer struct {
 	// form, when set, tells word forms whose stems agree apart: a word
 	// matches only a word of the same form.
 	form func(word string) wordForm
+	// inflects, when set, reports whether two words whose stems agree are
+	// inflections of one word. A stemmer also strips derivational endings
+	// ("skilletful" and "skillet", "carefully" and "care" share a stem),
+	// and a word so derived is another word, not a variation.
+	inflects func(a, b string) bool
 }
 
 // wordForm is what an English word's ending makes of it: "baking" is an
@@ -67,8 +72,37 @@ var englishStemmer = func() *stemmer {
 	for pl, sg := range englishIrregularPlurals {
 		plurals[sg] = pl
 	}
-	return &stemmer{fn: english.Stem, irregular: englishIrregularPlurals, plurals: plurals, form: englishForm}
+	return &stemmer{fn: english.Stem, irregular: englishIrregularPlurals, plurals: plurals, form: englishForm, inflects: englishInflects}
 }()
+
+// englishInflectionEndings are the endings that make an inflection of an
+// English word, as what follows the letters two forms share: "boot"/"boots",
+// "family"/"families", "bake"/"baking", "leaf"/"leaves".
+var englishInflectionEndings = map[string]bool{
+	"": true, "s": true, "es": true, "e": true, "y": true, "ies": true, "ied": true,
+	"ing": true, "ings": true, "ed": true, "d": true, "f": true, "fe": true, "ves": true,
+}
+
+// englishInflects reports whether two English words whose stems agree are
+// forms of one word: plural and singular, or a verb's -s, -ing and -ed
+// forms (a doubled final consonant included: "shop"/"shopping"), never a
+// derivation ("skilletful", "carefully", "national").
+func englishInflects(a, b string) bool {
+	if a == b || englishIrregularPlurals[a] == b || englishIrregularPlurals[b] == a {
+		return true
+	}
+	n := commonPrefix(a, b)
+	ta, tb := a[n:], b[n:]
+	if englishInflectionEndings[ta] && englishInflectionEndings[tb] {
+		return true
+	}
+	// "shop"/"shopping": the longer form doubles the shared last consonant.
+	if ta != "" && tb != "" || n == 0 {
+		return false
+	}
+	tail := ta + tb
+	return tail[0] == a[n-1] && englishInflectionEndings[tail[1:]] && tail[1:] != ""
+}
 
 func stemmerFor(lang string) (*stemmer, error) {
 	var fn func(string, bool) string
@@ -116,6 +150,9 @@ func (s *stemmer) stem(w string) (out string) {
 // "choose a grinder"), so there a gerund matches the base form. A past
 // form is what was done ("baked bread") and matches only its own form.
 func (s *stemmer) sameForm(a, b string, head bool) bool {
+	if s.inflects != nil && !s.inflects(a, b) {
+		return false
+	}
 	if s.form == nil {
 		return true
 	}
