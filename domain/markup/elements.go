@@ -61,7 +61,7 @@ func classify(a atom.Atom) elemClass {
 		c |= classTableContext
 	}
 	switch a {
-	case atom.Html, atom.Body, atom.Article, atom.Main, atom.A, atom.Code:
+	case atom.Html, atom.Body, atom.Article, atom.Main, atom.A, atom.Code, atom.S, atom.Strike:
 		c |= classStartRules | classEndRules
 	case atom.Caption, atom.Col, atom.Colgroup, atom.Frame, atom.Tbody, atom.Td, atom.Tfoot, atom.Th,
 		atom.Thead, atom.Tr, atom.Head, atom.Frameset, atom.Li, atom.Dd, atom.Dt,
@@ -129,10 +129,12 @@ func baseClass(a atom.Atom) elemClass {
 		return classSpecial
 
 	case atom.B, atom.I, atom.Em, atom.Strong, atom.Span, atom.Small, atom.Mark, atom.U,
-		atom.S, atom.Sub, atom.Sup, atom.Abbr, atom.Cite, atom.Q, atom.Dfn, atom.Time,
-		atom.Data, atom.Bdi, atom.Bdo, atom.Ins, atom.Del, atom.Font, atom.Big, atom.Strike,
-		atom.Nobr:
+		atom.Sub, atom.Sup, atom.Abbr, atom.Cite, atom.Q, atom.Dfn, atom.Time,
+		atom.Data, atom.Bdi, atom.Bdo, atom.Ins, atom.Font, atom.Big, atom.Nobr:
 		return classInline
+	case atom.Del, atom.S, atom.Strike:
+		// Struck-through text is what the page no longer says.
+		return classInline | classExcluded
 	}
 	return 0
 }

@@ -36,6 +36,18 @@ func TestPlaceNeverInExcludedContexts(t *testing.T) {
 		"kbd":             `<p><kbd>trail map</kbd></p>`,
 		"cdata in svg":    `<p><svg><![CDATA[trail map]]></svg></p>`,
 		"label":           `<p><label>trail map</label></p>`,
+		// Text a reader does not see, cannot use, or sees struck out.
+		"hidden p":          `<p hidden>trail map</p>`,
+		"hidden div":        `<div hidden=""><p>trail map</p></div>`,
+		"aria-hidden":       `<p aria-hidden="TRUE">trail map</p>`,
+		"inert":             `<section inert><p>trail map</p></section>`,
+		"closed details":    `<details><summary>More</summary><p>trail map</p></details>`,
+		"closed dialog":     `<dialog><p>trail map</p></dialog>`,
+		"del":               `<p><del>trail map</del></p>`,
+		"s":                 `<p><s>trail map</s></p>`,
+		"strike":            `<p><strike>trail map</strike></p>`,
+		"s reopened":        `<p><s>old</p><p>trail map</p>`,
+		"hidden formatting": `<p><b hidden>x</p><p>trail map</p>`,
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -54,21 +66,25 @@ func TestPlaceNeverInExcludedContexts(t *testing.T) {
 // The same anchors in allowed contexts are placed.
 func TestPlaceInAllowedContexts(t *testing.T) {
 	cases := map[string]string{
-		"plain":            `<p>a trail map here</p>`,
-		"in strong":        `<p><strong>trail map</strong></p>`,
-		"in span in em":    `<p><em><span class=x>the trail map</span></em></p>`,
-		"p in article":     `<article><section><p>trail map</p></section></article>`,
-		"p in blockquote":  `<blockquote><p>trail map</p></blockquote>`,
-		"p in table cell":  `<table><tr><td><p>trail map</p></td></tr></table>`,
-		"unclosed p":       `<p>first<p>trail map`,
-		"after closed a":   `<p><a href="/o/">x</a> trail map</p>`,
-		"after cell a":     `<table><tr><td><a href="/o/">x</td></tr></table><p>trail map</p>`,
-		"uppercase tags":   `<P CLASS=x>The TRAIL MAP</P>`,
-		"line break words": "<p>trail\n\t map</p>",
-		"entity space":     `<p>trail&nbsp;map</p>`,
-		"numeric entities": `<p>&#116;rail&#x20;ma&#x70;</p>`,
-		"after svg":        `<p><svg><title>x</title></svg> trail map</p>`,
-		"no head close":    `<html><head><title>t</title><body><p>trail map</p>`,
+		"plain":                 `<p>a trail map here</p>`,
+		"in strong":             `<p><strong>trail map</strong></p>`,
+		"in span in em":         `<p><em><span class=x>the trail map</span></em></p>`,
+		"p in article":          `<article><section><p>trail map</p></section></article>`,
+		"p in blockquote":       `<blockquote><p>trail map</p></blockquote>`,
+		"p in table cell":       `<table><tr><td><p>trail map</p></td></tr></table>`,
+		"unclosed p":            `<p>first<p>trail map`,
+		"after closed a":        `<p><a href="/o/">x</a> trail map</p>`,
+		"after cell a":          `<table><tr><td><a href="/o/">x</td></tr></table><p>trail map</p>`,
+		"uppercase tags":        `<P CLASS=x>The TRAIL MAP</P>`,
+		"line break words":      "<p>trail\n\t map</p>",
+		"entity space":          `<p>trail&nbsp;map</p>`,
+		"numeric entities":      `<p>&#116;rail&#x20;ma&#x70;</p>`,
+		"after svg":             `<p><svg><title>x</title></svg> trail map</p>`,
+		"no head close":         `<html><head><title>t</title><body><p>trail map</p>`,
+		"open details":          `<details open><summary>More</summary><p>trail map</p></details>`,
+		"aria-hidden false":     `<p aria-hidden="false">trail map</p>`,
+		"after del":             `<p><del>x</del> trail map</p>`,
+		"visually-hidden class": `<p class="visually-hidden-not">trail map</p>`,
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {

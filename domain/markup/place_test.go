@@ -81,6 +81,32 @@ func TestPlaceMandatoryUplinkFirstTwoParagraphs(t *testing.T) {
 	}
 }
 
+// What a CMS puts before the text (an empty or spacer paragraph, an image,
+// an ad script, a hidden note) is no paragraph a reader reads: the uplink's
+// paragraphs 1–2 are the first two that show words.
+func TestPlaceMandatoryUplinkCountsOnlyParagraphsThatShowWords(t *testing.T) {
+	for _, lead := range []string{
+		`<p>&nbsp;</p><p><img src="/hero.jpg" alt="A trail"></p>`,
+		`<p></p><p><br></p><p>&shy; </p>`,
+		`<p><script>ads()</script></p><p><!-- spacer --></p>`,
+		`<p hidden>Editor's note.</p><p><del>Old intro.</del></p>`,
+	} {
+		src := lead + `<p>First words.</p><p>Running shoes for every trail.</p><p>Third.</p>`
+		_, pl := placeOne(t, src, LinkRequest{ID: "up", Href: "/running-shoes/", Anchors: []string{"running shoes"},
+			Position: Position{FirstParagraphs: 2}}, Options{})
+		if !pl.Placed || pl.ContentParagraph != 2 {
+			t.Errorf("after %s: placement %+v, want it placed in content paragraph 2", lead, pl)
+		}
+		links, err := Links([]byte(lead+`<p>First words.</p><p>See <a href="/hub/">the hub</a>.</p>`), "https://example.com/a/", "example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(links) != 1 || links[0].ContentParagraph != 2 {
+			t.Errorf("after %s: links %+v, want the link read in content paragraph 2", lead, links)
+		}
+	}
+}
+
 // The author's link to the hub at the end of an article does not keep the
 // uplink out of its first paragraphs; one within them does, and any link
 // to the target keeps out a request that does not ask to go over it.

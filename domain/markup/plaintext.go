@@ -57,7 +57,8 @@ func visibleOutsideLinks(fragment []byte) string {
 // placed in.
 func hidesText(a atom.Atom) bool {
 	switch a {
-	case atom.A, atom.Script, atom.Style, atom.Code, atom.Pre, atom.Svg, atom.Math, atom.Button, atom.Select, atom.Textarea:
+	case atom.A, atom.Script, atom.Style, atom.Code, atom.Pre, atom.Svg, atom.Math, atom.Button, atom.Select, atom.Textarea,
+		atom.Del, atom.S, atom.Strike:
 		return true
 	}
 	return false

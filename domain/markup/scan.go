@@ -40,6 +40,10 @@ type paragraph struct {
 	tagEnd     int // end of the <p> start tag: the content starts here
 	contentEnd int // start of the token that closes it ("</p>", the next block...)
 	linkCount  int
+	// prose is set once the paragraph shows a word a reader can read as
+	// text (a link's included); one without any (empty, a spacer, an
+	// image, a form control) gets no content number.
+	prose bool
 	// The paragraph's first and last text runs, -1 when it has none; its
 	// words are counted from them on first use (countParagraph).
 	firstRun, lastRun int32
@@ -327,6 +331,9 @@ func (s *scan) text(start, end int) {
 	if len(b) == 0 {
 		return
 	}
+	if para >= 0 && !s.paras[para].prose && (s.openLink >= 0 || s.eligible()) && hasWord(b) {
+		s.paras[para].prose = true
+	}
 	if s.pendingSeg >= 0 {
 		r, _, _, _ := nextUnit(b, 0)
 		s.segs[s.pendingSeg].nextRune = r
@@ -358,6 +365,57 @@ func (s *scan) text(start, end int) {
 	s.fold = append(s.fold, 0)
 	s.segs = append(s.segs, seg)
 	s.pendingSeg = len(s.segs) - 1
+}
+
+// hasWord reports whether raw text shows a letter or digit, character
+// references decoded: "&nbsp;" and a soft hyphen show none.
+func hasWord(b []byte) bool {
+	for i := 0; i < len(b); {
+		if b[i] == '&' {
+			// Only a reference before the first word is decoded, on its own.
+			end := i + 1
+			for end < len(b) && end-i < 40 && b[end] != ';' && b[end] != '&' && b[end] != '<' && !isTagSpace(b[end]) {
+				end++
+			}
+			if end < len(b) && b[end] == ';' {
+				end++
+			}
+			for _, r := range html.UnescapeString(string(b[i:end])) {
+				if isWordRune(r) {
+					return true
+				}
+			}
+			i = end
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if isWordRune(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// numberContent numbers the content paragraphs that show prose, in
+// order, and takes the number from the rest: "paragraphs 1–2" are the
+// first two a reader reads, whatever empty or image-only <p> a CMS puts
+// before them.
+func (s *scan) numberContent() {
+	n := 0
+	for i := range s.paras {
+		p := &s.paras[i]
+		if p.content == 0 {
+			continue
+		}
+		if p.prose {
+			n++
+			p.content = n
+		} else {
+			p.content = 0
+		}
+	}
+	s.contentParas = n
 }
 
 // addRun records a text run of paragraph para.

@@ -17,6 +17,9 @@ import (
 type tagAttrs struct {
 	href, rel, marker, role, block, encoding   string
 	hasHref, hasMarker, hasBlock, fontBreakout bool
+	// concealed: the element is not shown or not usable (hidden,
+	// aria-hidden="true", inert); open: a <details> or <dialog> is shown.
+	concealed, open bool
 }
 
 // readAttrs reads the attributes the scanner acts on, from the raw bytes
@@ -58,7 +61,25 @@ func (t *tagAttrs) set(name, val string) {
 		t.encoding = val
 	case "color", "face", "size":
 		t.fontBreakout = true
+	case "hidden", "inert":
+		t.concealed = true
+	case "aria-hidden":
+		t.concealed = t.concealed || strings.EqualFold(strings.TrimSpace(val), "true")
+	case "open":
+		t.open = true
 	}
+}
+
+// conceals reports whether an element hides what it holds from readers:
+// a hidden, aria-hidden or inert element, or a <details> or <dialog> not
+// open. A link there is one nobody sees or can use.
+func conceals(a atom.Atom, at tagAttrs) bool {
+	return at.concealed || (a == atom.Details || a == atom.Dialog) && !at.open
+}
+
+// mayConceal reports start tags whose attributes conceals must read.
+func mayConceal(a atom.Atom, tag []byte) bool {
+	return a == atom.Details || a == atom.Dialog || containsFold(tag, "hidden") || containsFold(tag, "inert")
 }
 
 // inForeignContent reports whether the tree builder handles a start tag by
@@ -94,7 +115,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	var at tagAttrs
 	if hasAttr && (a == atom.A || a == atom.Font || string(name) == "annotation-xml" ||
 		a == atom.Base && s.mode&wantLinks != 0 ||
-		containsFold(s.src[start:end], "role") ||
+		containsFold(s.src[start:end], "role") || mayConceal(a, s.src[start:end]) ||
 		s.mode&wantBlocks != 0 && containsFold(s.src[start:end], BlockMarkerAttr)) {
 		at = s.readAttrs(z, s.src[start:end])
 	}
@@ -174,6 +195,14 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	if c&classClosesP != 0 {
 		s.closeP()
 	}
+	if conceals(a, at) {
+		c |= classExcluded | classHidden
+		if c&classFormatting != 0 {
+			// The tree builder may open it again in the next block, where
+			// the scanner would not know it hides; the parser checks.
+			s.uncertain = true
+		}
+	}
 	if c&classStartRules != 0 {
 		switch a {
 		case atom.Li:
@@ -191,8 +220,10 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 				s.adoptionAgency(atom.A)
 			}
 			s.active = append(s.active, activeFormatting{a: atom.A, markers: s.markers})
-		case atom.Code:
-			s.active = append(s.active, activeFormatting{a: atom.Code, markers: s.markers})
+		case atom.Code, atom.S, atom.Strike:
+			// Formatting the tree builder opens again in later blocks, and
+			// no link goes inside: it excludes for as long as it is active.
+			s.active = append(s.active, activeFormatting{a: a, markers: s.markers})
 		}
 	}
 
@@ -487,8 +518,8 @@ func (s *scan) endTag(a atom.Atom, c elemClass, name []byte, start, end int) {
 				s.closeLink(s.openLink, end)
 			}
 			s.forget(atom.A)
-		case atom.Code:
-			s.forget(atom.Code)
+		case atom.Code, atom.S, atom.Strike:
+			s.forget(a)
 		case atom.Body, atom.Html:
 			return
 		}
@@ -541,6 +572,7 @@ func (s *scan) endOfDocument(end int) {
 	s.cursor, s.tokenStart = end, end
 	s.popTo(0)
 	s.wordBreak()
+	s.numberContent()
 }
 
 func belongsInHead(a atom.Atom) bool {

@@ -48,7 +48,7 @@ func verifyInsertions(out []byte, want map[string]string) map[string]bool {
 					inA = true
 				case n.DataAtom == atom.P:
 					inP = true
-				case classify(n.DataAtom)&classExcluded != 0:
+				case classify(n.DataAtom)&classExcluded != 0 || concealedNode(n):
 					excluded = true
 				}
 			}
@@ -64,6 +64,17 @@ func verifyInsertions(out []byte, want map[string]string) map[string]bool {
 		}
 	}
 	return bad
+}
+
+// concealedNode is conceals for a parsed element.
+func concealedNode(n *html.Node) bool {
+	var at tagAttrs
+	for _, a := range n.Attr {
+		if a.Namespace == "" {
+			at.set(a.Key, a.Val)
+		}
+	}
+	return conceals(n.DataAtom, at)
 }
 
 func markerOf(n *html.Node) (string, bool) {
