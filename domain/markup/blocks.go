@@ -1,6 +1,7 @@
 package markup
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -237,11 +238,16 @@ func Breadcrumbs(trail []Crumb, m BlockMarkup, siteURL string) (nav, jsonLD stri
 type BlockPosition int
 
 const (
-	// BlockAtEnd puts the block at the end of the last <article>, else of
-	// <main>, else of <body>, else of the document: where Related Reading goes.
+	// BlockAtEnd puts the block at the end of the page's one <article>,
+	// else of <main>, else before the site's footer (a <footer> outside
+	// any article, after the last content paragraph), else at the end of
+	// <body>, else of the document: where Related Reading goes.
 	BlockAtEnd BlockPosition = iota
-	// BlockAtStart puts the block at the start of <main>, else of the first
-	// <article>, else of <body>, else of the document: where breadcrumbs go.
+	// BlockAtStart puts the block at the start of <main>, else of the
+	// page's one <article>, else (in a whole document) after the site's
+	// header and navigation that come before the content, else at the
+	// start of <body>, else of the document, after a byte order mark:
+	// where breadcrumbs go.
 	BlockAtStart
 )
 
@@ -249,6 +255,7 @@ const (
 // out again, byte for byte. The block must be one element carrying
 // BlockMarkerAttr, as the generators write it; a page that already holds a
 // block of the same kind is refused, so running twice never duplicates one.
+// In a page written with CRLF line ends the block's lines end so too.
 func InsertBlock(src []byte, block string, at BlockPosition) ([]byte, error) {
 	b, err := scanDocument([]byte(block), wantBlocks)
 	if err != nil {
@@ -266,31 +273,55 @@ func InsertBlock(src []byte, block string, at BlockPosition) ([]byte, error) {
 			return nil, fmt.Errorf("%w: the page already has a %q block", ErrBadRequest, have.kind)
 		}
 	}
+	if bytes.Contains(src, []byte("\r\n")) {
+		block = strings.ReplaceAll(block, "\n", "\r\n")
+	}
 	off := doc.landmarks.insertionPoint(at, len(src))
+	if off == 0 && bytes.HasPrefix(src, utf8BOM) {
+		off = len(utf8BOM) // the mark must stay the first bytes
+	}
 	out := make([]byte, 0, len(src)+len(block))
 	out = append(out, src[:off]...)
 	out = append(out, block...)
 	return append(out, src[off:]...), nil
 }
 
-// landmarks are where blocks can go: the inner start and end of the first
-// and last <article>, <main> and <body>, -1 when absent.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// landmarks are where blocks can go: the inner start and end of the page's
+// top-level <article> elements, of the first <main> and of <body>; where
+// the site's header and navigation before the content end and where its
+// footer after the content starts. -1 when absent.
 type landmarks struct {
 	articleStart, articleEnd int
 	mainStart, mainEnd       int
 	bodyStart, bodyEnd       int
+	// articles counts the top-level <article> elements: several are cards
+	// or teasers, not the page's article, and hold no block.
+	articles, articleDepth int
+	chromeEnd              int
+	footerStart            int
+	// footerAfter is how many content paragraphs came before footerStart,
+	// of contentParas in all: a paragraph after it makes it a footer
+	// inside the content.
+	footerAfter, contentParas int
 }
 
 func newLandmarks() landmarks {
-	return landmarks{-1, -1, -1, -1, -1, -1}
+	return landmarks{articleStart: -1, articleEnd: -1, mainStart: -1, mainEnd: -1, bodyStart: -1, bodyEnd: -1,
+		chromeEnd: -1, footerStart: -1}
 }
 
 func (l *landmarks) start(a atom.Atom, end int) {
 	switch a {
 	case atom.Article:
-		if l.articleStart < 0 {
-			l.articleStart = end
+		if l.articleDepth == 0 {
+			l.articles++
+			if l.articleStart < 0 {
+				l.articleStart = end
+			}
 		}
+		l.articleDepth++
 	case atom.Main:
 		if l.mainStart < 0 {
 			l.mainStart = end
@@ -305,11 +336,31 @@ func (l *landmarks) start(a atom.Atom, end int) {
 func (l *landmarks) end(a atom.Atom, start int) {
 	switch a {
 	case atom.Article:
-		l.articleEnd = start
+		if l.articleDepth > 0 {
+			if l.articleDepth--; l.articleDepth == 0 {
+				l.articleEnd = start
+			}
+		}
 	case atom.Main:
 		l.mainEnd = start
 	case atom.Body:
 		l.bodyEnd = start
+	}
+}
+
+// chrome notes the end of a site header or navigation element; it counts
+// only before the first content paragraph.
+func (l *landmarks) chrome(end, contentParas int) {
+	if contentParas == 0 {
+		l.chromeEnd = end
+	}
+}
+
+// footer notes the start of a <footer> outside any article, after
+// contentParas content paragraphs.
+func (l *landmarks) footer(start, contentParas int) {
+	if contentParas > 0 && (l.footerStart < 0 || contentParas > l.footerAfter) {
+		l.footerStart, l.footerAfter = start, contentParas
 	}
 }
 
@@ -322,13 +373,25 @@ func (l landmarks) insertionPoint(at BlockPosition, size int) int {
 		}
 		return -1
 	}
+	articleStart, articleEnd := -1, -1
+	if l.articles == 1 {
+		articleStart, articleEnd = l.articleStart, l.articleEnd
+	}
 	if at == BlockAtStart {
-		if o := first(l.mainStart, l.articleStart, l.bodyStart); o >= 0 {
+		chromeEnd := -1
+		if l.bodyStart >= 0 {
+			chromeEnd = l.chromeEnd
+		}
+		if o := first(l.mainStart, articleStart, chromeEnd, l.bodyStart); o >= 0 {
 			return o
 		}
 		return 0
 	}
-	if o := first(l.articleEnd, l.mainEnd, l.bodyEnd); o >= 0 {
+	footerStart := -1
+	if l.footerAfter == l.contentParas {
+		footerStart = l.footerStart
+	}
+	if o := first(articleEnd, l.mainEnd, footerStart, l.bodyEnd); o >= 0 {
 		return o
 	}
 	return size

@@ -85,6 +85,18 @@ func TestInsertBlockAndStrip(t *testing.T) {
 		"fragment": {"<p>Body text.</p>", "", "<p>Body text.</p>"},
 		"article":  {"<html><body><header>h</header><main><article><h1>T</h1><p>x</p></article><aside>a</aside></main></body></html>", "<main>", "<p>x</p>"},
 		"body":     {"<!DOCTYPE html><html><body class=x><p>x</p>\n</body></html>", "<body class=x>", "\n"},
+		// Several articles are cards, not the page's article.
+		"cards": {"<p>Intro.</p><article class=card><h3>A</h3><p>a</p></article><article class=card><h3>B</h3><p>b</p></article><p>Closing.</p>",
+			"", "<p>Closing.</p>"},
+		"cards in main": {"<body><main><p>x</p><article><p>a</p></article><article><p>b</p></article></main></body>", "<main>", "<p>b</p></article>"},
+		// Comments nested in the page's article leave it the one.
+		"nested comments": {"<article><h1>T</h1><p>x</p><section><article class=comment><p>c</p></article></section></article><p>after</p>",
+			"<article>", "</section>"},
+		// Without main or article, the blocks go between the site's
+		// header and footer, not around them.
+		"site chrome": {"<!DOCTYPE html><html><body><header><nav><a href=/>Home</a></nav></header><div id=content><h1>T</h1><p>x</p></div><footer><p>f</p></footer><script src=/x.js></script></body></html>",
+			"</header>", "</div>"},
+		"footer inside content": {"<html><body><div><p>x</p><footer>meta</footer><p>more</p></div></body></html>", "<body>", "</div>"},
 	}
 	nav, ld, err := Breadcrumbs([]Crumb{{"Home", "/"}, {"Page", ""}}, BlockMarkup{}, "https://www.shop.example")
 	if err != nil {
@@ -112,7 +124,7 @@ func TestInsertBlockAndStrip(t *testing.T) {
 			if out, err = InsertBlock(out, nav, BlockAtStart); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Contains(out, []byte(pg.start+nav+ld)) {
+			if !bytes.Contains(out, []byte(pg.start+nav+ld)) || pg.start == "" && !bytes.HasPrefix(out, []byte(nav)) {
 				t.Fatalf("breadcrumbs misplaced: %s", out)
 			}
 			if _, err := InsertBlock(out, nav, BlockAtStart); !errors.Is(err, ErrBadRequest) {
@@ -134,5 +146,30 @@ func TestInsertBlockAndStrip(t *testing.T) {
 				t.Fatalf("strip: %v\n%s", err, back)
 			}
 		})
+	}
+}
+
+// A block keeps a page's byte order mark first and its CRLF line ends.
+func TestInsertBlockKeepsByteOrderMarkAndLineEnds(t *testing.T) {
+	reading, err := RelatedReading([]BlockLink{{Title: "A", Href: "/a/"}, {Title: "B", Href: "/b/"}}, BlockMarkup{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(reading, "\n") {
+		t.Fatalf("the block has no line to end: %q", reading)
+	}
+	src := "\xef\xbb\xbf<p>Line one.</p>\r\n<p>Line two.</p>\r\n"
+	out, err := InsertBlock([]byte(src), reading, BlockAtStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(out, []byte("\xef\xbb\xbf<")) {
+		t.Errorf("the block went before the byte order mark: %q", out)
+	}
+	if bare := bytes.Count(out, []byte("\n")) - bytes.Count(out, []byte("\r\n")); bare != 0 {
+		t.Errorf("%d bare LF in a CRLF page: %q", bare, out)
+	}
+	if back, err := StripInserted(out); err != nil || string(back) != src {
+		t.Fatalf("strip: %v %q", err, back)
 	}
 }

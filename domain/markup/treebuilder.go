@@ -236,6 +236,9 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 			zn = rz
 		}
 	}
+	if zn == zoneFooter && s.zone() != zoneFooter && s.excluded == 0 && s.foreign == 0 && !s.inArticle() {
+		s.landmarks.footer(start, s.contentParas)
+	}
 	para, link := -1, -1
 	if a == atom.P {
 		para = len(s.paras)
@@ -478,6 +481,9 @@ func (s *scan) endTag(a atom.Atom, c elemClass, name []byte, start, end int) {
 	if a == atom.P {
 		s.cursor = end
 	}
+	if (a == atom.Header || a == atom.Nav) && s.excluded == 0 && s.foreign == 0 && !s.inArticle() {
+		s.landmarks.chrome(end, s.contentParas)
+	}
 	if c&classEndRules != 0 && s.excluded == 0 && s.foreign == 0 {
 		s.landmarks.end(a, start)
 	}
@@ -572,7 +578,18 @@ func (s *scan) endOfDocument(end int) {
 	s.cursor, s.tokenStart = end, end
 	s.popTo(0)
 	s.wordBreak()
+	s.landmarks.contentParas = s.contentParas
 	s.numberContent()
+}
+
+// inArticle reports whether an <article> is open.
+func (s *scan) inArticle() bool {
+	for i := range s.stack {
+		if s.stack[i].a == atom.Article && s.stack[i].ns == nsHTML {
+			return true
+		}
+	}
+	return false
 }
 
 func belongsInHead(a atom.Atom) bool {
