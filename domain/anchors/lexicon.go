@@ -406,7 +406,8 @@ var notPlural = set(
 )
 
 // irregularPlurals are plural nouns without an "s".
-var irregularPlurals = set("feet", "teeth", "people", "children", "men", "women", "mice", "geese")
+var irregularPlurals = set("feet", "teeth", "people", "children", "men", "women", "mice", "geese", "oxen", "lice",
+	"bacteria", "fungi", "cacti", "criteria", "phenomena", "larvae", "algae", "alumni", "nuclei", "stimuli", "vertebrae")
 
 // foreign are common function words of German, French, Spanish, Italian,
 // Portuguese and Dutch. A paragraph whose words hold at least as many of

@@ -64,6 +64,26 @@ func TestAVerbBetweenItsSubjectAndItsObjectNeverStartsANaturalPhrase(t *testing.
 	}
 }
 
+// A recipe trial linked "lactic bacteria raise sourdough bread": a plural
+// without an "s" was not read as a subject, so its verb joined the phrase.
+// The object alone is the phrase.
+func TestTheVerbOfAnIrregularPluralSubjectEndsThePhraseBeforeIt(t *testing.T) {
+	for _, tc := range []struct{ text, verb, keyword string }{
+		{"Wild yeast and lactic bacteria raise sourdough bread slowly.", "raise", "sourdough bread"},
+		{"Airborne fungi spoil homemade jam within weeks.", "spoil", "homemade jam"},
+		{"Most larvae damage young cabbage plants.", "damage", "cabbage plants"},
+	} {
+		target := Target{PrimaryKeywords: []string{tc.keyword}}
+		for _, phrase := range append(naturalOf(t, target, tc.text), nounPhrasesOf(tc.text)...) {
+			for _, w := range strings.Fields(phrase) {
+				if strings.EqualFold(w, tc.verb) {
+					t.Errorf("%q: phrase %q holds the verb %q", tc.text, phrase, tc.verb)
+				}
+			}
+		}
+	}
+}
+
 // What the verb leaves is still offered: the object's own modifiers.
 func TestTheObjectAfterASubjectsVerbKeepsItsModifiers(t *testing.T) {
 	roadBikes := Target{PrimaryKeywords: []string{"road bikes"}, Title: "Road Bikes: How to Choose"}
