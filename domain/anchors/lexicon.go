@@ -103,7 +103,8 @@ var determiners = set(
 )
 
 var prepositions = set(
-	"about", "above", "across", "after", "against", "along", "amid", "among", "around", "as", "at",
+	"about", "above", "across", "after", "against", "along", "alongside", "amid", "amidst", "among",
+	"amongst", "around", "as", "at", "atop", "aboard", "regarding", "concerning",
 	"before", "behind", "below", "beneath", "beside", "besides", "between", "beyond", "by", "despite",
 	"down", "during", "except", "for", "from", "in", "inside", "into", "like", "near", "of", "off",
 	"on", "onto", "out", "outside", "over", "past", "per", "since", "through", "throughout", "till",
@@ -441,7 +442,21 @@ var foreign = set(
 
 // genericStarts are evaluative words a natural phrase does not start on:
 // "the best lightweight hiking boots" gives "lightweight hiking boots".
-var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect")
+var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect", "worst")
+
+// superlative reports an "-est" adjective ("cheapest", "easiest",
+// "biggest"): like the evaluative words, it grades the phrase it opens
+// ("the cheapest water heater installation" is about "water heater
+// installation"). Nouns ending so are not ("forest", "interest").
+func superlative(w string) bool {
+	return len(w) >= 6 && strings.HasSuffix(w, "est") && !estNouns[w]
+}
+
+// estNouns are common words ending in "est" that are no superlative.
+var estNouns = set("forest", "forests", "interest", "harvest", "contest", "protest", "request", "conquest",
+	"bequest", "inquest", "tempest", "behest", "manifest", "digest", "arrest", "unrest", "honest", "modest",
+	"earnest", "suggest", "invest", "ingest", "detest", "attest", "infest", "midwest", "northwest",
+	"southwest", "rainforest", "everest", "bucharest", "budapest")
 
 // degreeAdverbs grade the adjective after them ("a very light tent"):
 // a natural phrase does not start on that adjective. Adverbs that focus a

@@ -246,7 +246,7 @@ func tokenize(run string) []token {
 		toks[i].parts = comparedStems(toks[i])
 		first, _ := utf8.DecodeRuneInString(f)
 		last, _ := utf8.DecodeLastRuneInString(f)
-		toks[i].start = !notWordRune(first) && !genericStarts[low]
+		toks[i].start = !notWordRune(first) && !genericStarts[low] && !superlative(low)
 		toks[i].final = !notWordRune(last) && !possessive
 	}
 	for i := range toks {

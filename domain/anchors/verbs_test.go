@@ -177,3 +177,28 @@ func TestHowToVerbsTheLexiconKnowsNeverStartANaturalPhrase(t *testing.T) {
 		})
 	}
 }
+
+// A services trial linked "the [cheapest water heater installation]" and
+// "usually done [alongside home rewiring]": a superlative grades the
+// phrase it would open, and "alongside" is a preposition.
+func TestSuperlativesAndPrepositionsOpenNoNaturalPhrase(t *testing.T) {
+	for _, tc := range []struct{ text, keyword, want string }{
+		{"A heat pump makes it the cheapest water heater installation to run.", "water heater installation", "water heater installation"},
+		{"It is the easiest kitchen drain fix of all.", "kitchen drain fix", "kitchen drain fix"},
+		{"A panel upgrade is usually done alongside home rewiring, because both open the walls.", "home rewiring", "home rewiring"},
+		{"Walk the forest trails at dawn.", "forest trails", "forest trails"},
+	} {
+		got := naturalOf(t, Target{PrimaryKeywords: []string{tc.keyword}}, tc.text)
+		for _, phrase := range got {
+			if phrase != tc.want && strings.HasSuffix(phrase, tc.want) {
+				t.Errorf("%q: natural phrase %q, want %q", tc.text, phrase, tc.want)
+			}
+		}
+		for _, np := range nounPhrasesOf(tc.text) {
+			first := strings.ToLower(strings.Fields(np)[0])
+			if first == "alongside" {
+				t.Errorf("%q: noun phrase %q", tc.text, np)
+			}
+		}
+	}
+}
