@@ -64,6 +64,9 @@ func newProfile(names []string) profile {
 				rt[n-1].lex, rt[n-1].verb = cOpen, false
 				rt[n-1].parts = comparedStems(rt[n-1])
 			}
+			if k := audience(rt, len(toks) > 0); k >= 0 {
+				rt = rt[:k]
+			}
 			toks = append(toks, rt...)
 			for _, np := range chunk(rt) {
 				head := np[len(np)-1].stem
@@ -115,6 +118,23 @@ func newProfile(names []string) profile {
 		}
 	}
 	return pr
+}
+
+// audience finds where a name says whom or what it is for rather than
+// what it is about: "for" after a document noun ("A Complete Guide for
+// Older Houses", "A Sizing Guide for Wide Feet") or anywhere in a subtitle
+// ("Sleeping Bags: Ratings for Cold Nights"). What follows does not name
+// the page: "older houses" is no name of a rewiring guide. -1 when the
+// run has none.
+func audience(run []token, subtitle bool) int {
+	doc := false
+	for i, t := range run {
+		if t.low == "for" && i > 0 && (doc || subtitle) {
+			return i
+		}
+		doc = doc || docNouns[t.low]
+	}
+	return -1
 }
 
 // named reports whether a noun phrase names the profile's target: for one

@@ -2,6 +2,7 @@ package anchors
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -200,5 +201,26 @@ func TestSuperlativesAndPrepositionsOpenNoNaturalPhrase(t *testing.T) {
 				t.Errorf("%q: noun phrase %q", tc.text, np)
 			}
 		}
+	}
+}
+
+// A services trial linked "[Older houses] are mostly plumbed in copper" to
+// "Home Rewiring: A Complete Guide for Older Houses": whom a guide is for
+// does not name it.
+func TestWhomATitleIsForDoesNotNameThePage(t *testing.T) {
+	for _, tc := range []struct{ title, text, refused string }{
+		{"Home Rewiring: A Complete Guide for Older Houses", "Older houses are mostly plumbed in copper.", "Older houses"},
+		{"A Sizing Guide for Wide Feet", "Wide feet need a roomy toe box.", "Wide feet"},
+		{"Sleeping Bags: Ratings for Cold Nights", "Cold nights call for a warmer bag.", "Cold nights"},
+	} {
+		for _, phrase := range naturalOf(t, Target{Title: tc.title}, tc.text) {
+			if strings.EqualFold(phrase, tc.refused) {
+				t.Errorf("%q offered %q for %q", tc.text, phrase, tc.title)
+			}
+		}
+	}
+	// What the guide is about still names it.
+	if got := naturalOf(t, Target{Title: "Home Rewiring: A Complete Guide for Older Houses"}, "Plan the full home rewiring before you plaster."); !slices.Contains(got, "full home rewiring") {
+		t.Errorf("the subject of the guide: %q", got)
 	}
 }
