@@ -1311,7 +1311,8 @@ func TestATermPageOffTheURLPathIsNoBreadcrumbStepAndTheLastCrumbIsShort(t *testi
 
 // A trial site's "Grind Size Chart for Every Brewing Method" stayed whole
 // as its own crumb; the bundled examples' titles show where a keyword
-// would misname a page.
+// would misname a page, and a services trial's where the main clause
+// names it.
 func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testing.T) {
 	boots := bootsCluster()
 	hub := hubOf(boots)
@@ -1340,11 +1341,17 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		{"Why the Lacing Technique Matters More Than the Boot", "boot fit", []string{"lacing technique"}, "Why the Lacing Technique Matters More Than the Boot"},
 		// one item of a list is not what the page is about
 		{"How to Choose Kayak Length, Width, and Cockpit Fit", "kayak length", nil, "How to Choose Kayak Length, Width, and Cockpit Fit"},
-		{"Comparing Leather Boots and Synthetic Boots on Wet Trails", "synthetic boots", nil, "Comparing Leather Boots and Synthetic Boots on Wet Trails"},
+		// (then the main clause names it)
+		{"Comparing Leather Boots and Synthetic Boots on Wet Trails", "synthetic boots", nil, "Comparing Leather Boots and Synthetic Boots"},
 		// one word is too little to name the page by
-		{"Everything You Need to Know About Gaiters on the Trail", "gaiters", nil, "Everything You Need to Know About Gaiters on the Trail"},
+		{"Everything You Need to Know About Gaiters on the Trail", "gaiters", nil, "Everything You Need to Know About Gaiters"},
 		// the cluster's own keyword names the hub, the step before
-		{"Breaking In New " + boots.PrimaryKeyword + " Without the Blisters", boots.PrimaryKeyword, nil, "Breaking In New " + boots.PrimaryKeyword + " Without the Blisters"},
+		{"Breaking In New " + boots.PrimaryKeyword + " Without the Blisters", boots.PrimaryKeyword, nil, "Breaking In New " + boots.PrimaryKeyword},
+		// a services trial's titles, which hold no keyword as written:
+		// the main clause, before a clause of its own or for whom
+		{"How to Find a Hidden Water Leak Before It Finds Your Ceiling", "hidden water leaks", nil, "How to Find a Hidden Water Leak"},
+		{"When to Call an Emergency Electrician, and When It Can Wait", "emergency electrician cost", nil, "When to Call an Emergency Electrician"},
+		{"How to Size a Water Heater for Your Household", "water heater size", nil, "How to Size a Water Heater"},
 	} {
 		if got := last(c.title, c.primary, c.keywords...); got != c.want {
 			t.Errorf("crumb of %q (primary keyword %q) = %q, want %q", c.title, c.primary, got, c.want)
