@@ -45,7 +45,8 @@ func newProfile(names []string) profile {
 		}
 		pr.exact[Normalize(text)] = true
 		key := wordKey(text)
-		pr.spellings = append(pr.spellings, spelling{text: text, norm: " " + Normalize(text) + " ", key: key, words: strings.Fields(key)})
+		words := strings.Fields(key)
+		pr.spellings = append(pr.spellings, spelling{text: text, norm: " " + Normalize(text) + " ", key: key, words: words, stems: stemKey(words)})
 		n := name{heads: map[string]map[string]bool{}}
 		var toks []token
 		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
@@ -310,6 +311,20 @@ type spelling struct {
 	norm  string   // Normalize(text), padded with a space on each side
 	key   string   // wordKey(text)
 	words []string // its words, as wordKey has them
+	stems string   // stemKey(words)
+}
+
+// stemKey is words as their stems (plurals singular), padded with a space
+// on each side: "panel upgrades" is found inside "electrical panel
+// upgrade" by it.
+func stemKey(words []string) string {
+	var b strings.Builder
+	b.WriteByte(' ')
+	for _, w := range words {
+		b.WriteString(stem(w))
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 // NewOwners reads the targets' names once (keywords, variations, title and
@@ -500,9 +515,14 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 			continue
 		}
 		padded := " " + key + " "
+		// A candidate the placer finds as a variation ("panel upgrades" as
+		// "panel upgrade") is inside the names that hold its stems.
+		stems := stemKey(strings.Fields(wordKey(c.Text)))
 		var within, own, norms []string
 		for _, n := range said {
-			if len(n.norm) > len(padded) && strings.Contains(n.norm, padded) && !slices.Contains(norms, n.norm) {
+			inside := len(n.norm) > len(padded) && strings.Contains(n.norm, padded) ||
+				len(n.stems) > len(stems) && strings.Contains(n.stems, stems)
+			if inside && !slices.Contains(norms, n.norm) {
 				norms = append(norms, n.norm)
 				if n.owner == self {
 					own = append(own, n.text)

@@ -54,6 +54,10 @@ type token struct {
 	graded bool     // graded by the word before ("the most powerful", "very low"): see profile.ungraded
 	plur   bool     // looks like a plural noun
 	parts  []string // the stems it is compared by (contentStems), if it is a content word
+	// number is the number written just before the word, if any: a
+	// phrase that starts here and a name that starts with the number
+	// ("100 amp service") are the same words.
+	number string
 }
 
 // NewText reads paragraph texts (markup.ParagraphTexts) into noun phrases.
@@ -141,6 +145,11 @@ func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounP
 		phrase := words.text()
 		key := Normalize(phrase)
 		if seen[key] || prof.exact[key] || prof.exact[words.stemKey()] {
+			continue
+		}
+		if n := words[0].number; n != "" && prof.exact["\x00"+n+" "+words.stemKey()[1:]] {
+			// "many 100 [amp services]" is the name "100 amp service"
+			// less its number: the name itself is the candidate.
 			continue
 		}
 		seen[key] = true
@@ -242,6 +251,9 @@ func tokenize(run string) []token {
 			}
 		}
 		toks[i].stem = stem(low)
+		if i > 0 && allDigits(toks[i-1].low) {
+			toks[i].number = toks[i-1].low
+		}
 		toks[i].plur = !possessive && plural(low)
 		toks[i].parts = comparedStems(toks[i])
 		first, _ := utf8.DecodeRuneInString(f)

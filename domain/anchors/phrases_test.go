@@ -296,9 +296,10 @@ func TestACandidateCarriesTheLongerNamesOfOtherTargetsThatHoldIt(t *testing.T) {
 		got[a.Text] = a.NotWithin
 	}
 	// The text does not say "Building a Cedar Raised Bed": that name is no
-	// matter here.
+	// matter here. "raised beds" is found as its variation "raised bed",
+	// so the same names hold it.
 	want := map[string][]string{
-		"raised beds":                       nil,
+		"raised beds":                       {"raised bed soil mix", "filling a raised bed", "cedar raised bed"},
 		"raised bed":                        {"raised bed soil mix", "filling a raised bed", "cedar raised bed"},
 		"raised bed gardening":              nil,
 		"Raised Beds: Building and Filling": nil,
@@ -681,6 +682,21 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
+		}
+	}
+}
+
+// A services trial linked "an electrical [panel upgrade]" to the panel
+// upgrades hub, its keyword "panel upgrades" found as a variation inside
+// the hub's primary keyword, which the text says whole (and which was at
+// the anchor cap). A candidate's own longer names hold it by its stems too.
+func TestACandidateFoundAsAVariationCarriesTheOwnLongerNamesThatHoldIt(t *testing.T) {
+	hub := Target{PrimaryKeywords: []string{"electrical panel upgrade"}, Variations: []string{"panel upgrades", "breaker panel"}, Title: "Electrical Panel Upgrades"}
+	own := NewOwnersOf([]Target{hub}, Target{PrimaryKeywords: []string{"water heaters"}})
+	text := NewText([]string{"A new tankless unit may need an electrical panel upgrade first."})
+	for _, a := range own.Candidates(0, text, sag(t)) {
+		if a.Text == "panel upgrades" && !slices.Contains(a.NotWithinOwn, "electrical panel upgrade") {
+			t.Errorf("%q is not held back inside %q: NotWithinOwn %q", a.Text, "electrical panel upgrade", a.NotWithinOwn)
 		}
 	}
 }

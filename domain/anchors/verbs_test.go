@@ -224,3 +224,17 @@ func TestWhomATitleIsForDoesNotNameThePage(t *testing.T) {
 		t.Errorf("the subject of the guide: %q", got)
 	}
 }
+
+// A services trial linked "many 100 [amp services]" to the page whose
+// keyword is "100 amp service": a name's number is a word of it, and the
+// rest of the name is no natural phrase of its own.
+func TestANameLessItsNumberIsNoNaturalPhrase(t *testing.T) {
+	tg := Target{PrimaryKeywords: []string{"200 amp service"}, Variations: []string{"100 amp service"}}
+	if got := naturalOf(t, tg, "A small charger fits within many 100 amp services."); len(got) != 0 {
+		t.Errorf("natural phrases %q, want none: the keyword is the candidate", got)
+	}
+	// Another number makes another name: the phrase is still one.
+	if got := naturalOf(t, tg, "Old homes ran on 60 amp services for decades."); !slices.Contains(got, "amp services") {
+		t.Errorf("natural phrases %q, want %q", got, "amp services")
+	}
+}
