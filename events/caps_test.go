@@ -127,8 +127,7 @@ func capsPage() map[string]any {
 }
 
 // refused checks that err is a schema refusal naming the field and, when
-// want is set, saying what is wrong with it. (Through page.json's $ref the
-// validator's flattened output says only "validation failed" at the field.)
+// want is set, saying what is wrong with it.
 func refused(t *testing.T, what string, err error, field, want string) {
 	t.Helper()
 	if !errors.Is(err, ErrInvalid) {

@@ -23,7 +23,10 @@ func TestPriorityIsAnIntegerOrTheSiloSeedsBoolean(t *testing.T) {
 			t.Errorf("priority %s read as %d, want %d", raw, d.Page.Priority, want)
 		}
 	}
-	if _, err := Decode(page(`"high"`)); err == nil || !strings.Contains(err.Error(), "priority") {
-		t.Errorf("a priority of \"high\" gave %v, want a refusal naming priority", err)
+	// The refusal says what is wrong, not only where.
+	for raw, want := range map[string]string{`"high"`: "got string, want boolean or integer", "1.5": "got number, want boolean or integer"} {
+		if _, err := Decode(page(raw)); err == nil || !strings.Contains(err.Error(), "at /page/priority: "+want) {
+			t.Errorf("a priority of %s gave %v, want a refusal saying %q", raw, err, want)
+		}
 	}
 }

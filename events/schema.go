@@ -171,7 +171,9 @@ func schemaReason(err error) string {
 			walk(&u.Errors[i])
 		}
 	}
-	walk(verr.BasicOutput())
+	// The detailed output keeps each leaf's own message; the basic one
+	// says only "validation failed" for a field reached through a $ref.
+	walk(verr.DetailedOutput())
 	sort.Strings(reasons)
 	if len(reasons) == 0 {
 		return verr.Error()

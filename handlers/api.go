@@ -475,7 +475,7 @@ type ListParams struct {
 type RecommendationParams struct {
 	SiteParam
 	ListParams
-	Action      string  `query:"action" enum:"add,remove,retarget,vary_anchor," doc:"only recommendations of this action"`
+	Action      string  `query:"action" enum:"add,remove,retarget,vary_anchor" doc:"only recommendations of this action"`
 	MinPriority float64 `query:"min_priority" minimum:"0" maximum:"100" doc:"only recommendations of at least this priority"`
 }
 
@@ -692,8 +692,8 @@ func pageSize(limit int) int {
 type LinkParams struct {
 	SiteParam
 	ListParams
-	LinkType        string `query:"link_type" enum:"vertical_up,vertical_down,horizontal,cross_cluster,taxonomy,breadcrumb,related," doc:"only links of this type"`
-	Status          string `query:"status" enum:"planned,review,inserted,verified,flagged,broken,removed," doc:"only links of this status"`
+	LinkType        string `query:"link_type" enum:"vertical_up,vertical_down,horizontal,cross_cluster,taxonomy,breadcrumb,related" doc:"only links of this type"`
+	Status          string `query:"status" enum:"planned,review,inserted,verified,flagged,broken,removed" doc:"only links of this status"`
 	ClusterID       string `query:"cluster_id" maxLength:"200" doc:"only links from pages of this cluster"`
 	SourceContentID string `query:"source_content_id" maxLength:"256" doc:"only links from this page"`
 	TargetContentID string `query:"target_content_id" maxLength:"256" doc:"only links to this page"`
