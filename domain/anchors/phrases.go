@@ -405,6 +405,9 @@ func resolve(toks []token, i int) {
 			t.verb = true
 		case before == nil && nextIs(cPrep):
 			t.verb = true
+		case nextIs(cOpen, cAmbig, cGer, cPart) && i-1 > b && verbAdverbs[toks[i-1].low] && is(before, cOpen):
+			// "a toaster now [feed] heat pumps" (subjectsVerb)
+			t.verb = true
 		}
 	case cPart:
 		t.verb = is(before, cAux, cRel) || subject || is(prev, cOpen) && prev.plur ||
@@ -449,8 +452,19 @@ func subjectsVerb(toks []token, i, b int) bool {
 	default:
 		return false
 	}
+	// "circuits designed for a toaster now [feed] heat pumps": a time or
+	// frequency adverb after a noun comes before the noun's verb, whether
+	// the subject is that noun or one further back.
+	if i-1 > b && verbAdverbs[toks[i-1].low] && !toks[b].verb && contentWord(toks[b]) {
+		return true
+	}
 	return pluralSubject(toks, b)
 }
+
+// verbAdverbs say when or how often, and stand before a verb rather than
+// inside a noun phrase.
+var verbAdverbs = set("now", "often", "always", "never", "still", "also", "usually", "already", "sometimes",
+	"rarely", "seldom", "typically", "generally", "frequently", "regularly", "occasionally", "soon")
 
 // partitiveObjects are the object pronouns that are a verb's subject after
 // a partitive "of": "many of us prune", "some of them vlog".

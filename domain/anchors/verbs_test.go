@@ -238,3 +238,20 @@ func TestANameLessItsNumberIsNoNaturalPhrase(t *testing.T) {
 		t.Errorf("natural phrases %q, want %q", got, "amp services")
 	}
 }
+
+// A services trial suggested "feed heat pumps" for a heat pump product:
+// "circuits designed for a radio and a toaster now feed heat pumps" puts
+// a time adverb between the subject's phrase and its verb.
+func TestAWordAfterATimeAdverbAfterANounIsAVerb(t *testing.T) {
+	pumps := Target{PrimaryKeywords: []string{"heat pumps"}, Title: "ThermaCore Heat Pumps"}
+	for _, text := range []string{
+		"Circuits designed for a radio and a toaster now feed heat pumps, induction hobs and a car charger.",
+		"The old fuse box often powers heat pumps badly.",
+	} {
+		for _, phrase := range naturalOf(t, pumps, text) {
+			if first := strings.ToLower(strings.Fields(phrase)[0]); first == "feed" || first == "powers" {
+				t.Errorf("%q: natural phrase %q starts on the verb", text, phrase)
+			}
+		}
+	}
+}
