@@ -535,10 +535,12 @@ func expectedTrail(out customOutcome, p events.PageInfo) []crumb {
 	}
 	// A page has one name in every trail: a hub its cluster's, any other
 	// page its short title, and a long title without a subtitle the words
-	// of it its primary keyword spells.
+	// of it its primary keyword spells, or else its main clause.
 	name, _, cut := strings.Cut(p.Title, ":")
 	if !cut && len(strings.Fields(p.Title)) > 6 && len(p.Title) > 40 {
-		name = keywordSpan(p)
+		if name = keywordSpan(p); name == p.Title {
+			name = mainClause(p.Title)
+		}
 	}
 	if p.Kind == "hub" {
 		name = clusterByID(p.ClusterID).name
@@ -567,6 +569,29 @@ func keywordSpan(p events.PageInfo) string {
 		i -= len("how to ")
 	}
 	return p.Title[i : i+len(lower[i:])-len(after)]
+}
+
+// mainClause is a long title up to a word that opens a clause of its own
+// or, failing one, up to a "for", "with", "in" or "on" after its fourth
+// word, keeping three words or more (this site's titles have no comma
+// before a clause).
+func mainClause(title string) string {
+	words := strings.Fields(title)
+	for i, w := range words {
+		switch strings.ToLower(w) {
+		case "before", "after", "when", "while", "because", "if", "so", "until", "unless", "since", "once", "without":
+			if i >= 3 {
+				return strings.Join(words[:i], " ")
+			}
+		}
+	}
+	for i := 4; i < len(words); i++ {
+		switch strings.ToLower(words[i]) {
+		case "for", "with", "in", "on":
+			return strings.Join(words[:i], " ")
+		}
+	}
+	return title
 }
 
 func checkBreadcrumbs(t *testing.T, out customOutcome) {
