@@ -165,11 +165,13 @@ func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounP
 }
 
 // ownConjunct is the part of a coordinated phrase that names the target:
-// all of it when a word before the "and"/"or" is a word of its names
-// ("leather and synthetic trail boots" for a page on leather vs synthetic
-// boots), else what follows the conjunction ("play and indoor cat
-// enrichment" names "indoor cat enrichment", not "play"), but never the
-// back half of a comparison ("couchette vs sleeper").
+// all of it when the words either side of the "and"/"or" are words of its
+// names ("leather and synthetic trail boots" for a page on leather vs
+// synthetic boots), none of it when only the word before is ("kitchen and
+// bathroom drain" for a page on kitchen drains), else what follows the
+// conjunction ("play and indoor cat enrichment" names "indoor cat
+// enrichment", not "play"), but never the back half of a comparison
+// ("couchette vs sleeper").
 func (pr profile) ownConjunct(np nounPhrase) nounPhrase {
 	for i, t := range np {
 		if !t.conj {
@@ -177,7 +179,14 @@ func (pr profile) ownConjunct(np nounPhrase) nounPhrase {
 		}
 		for _, w := range np[:i] {
 			if pr.all[w.stem] {
-				return np
+				// Both sides are the target's ("leather and synthetic
+				// trail boots" for a page comparing them); one that is not
+				// names another thing ("kitchen and bathroom drain" for a
+				// page on kitchen drains), and no part of it is a phrase.
+				if i+1 < len(np) && pr.all[np[i+1].stem] {
+					return np
+				}
+				return nil
 			}
 		}
 		if comparisonWords[t.low] {

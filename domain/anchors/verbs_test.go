@@ -255,3 +255,19 @@ func TestAWordAfterATimeAdverbAfterANounIsAVerb(t *testing.T) {
 		}
 	}
 }
+
+// A services trial linked "each [kitchen and bathroom drain]" to the page
+// on kitchen drain clogs: the other side of the "and" names another
+// thing. Both sides of the target's own names still make one phrase.
+func TestACoordinatedPhraseNamesTheTargetOnlyWhenBothSidesDo(t *testing.T) {
+	kitchen := Target{PrimaryKeywords: []string{"kitchen drain clogs"}, Title: "Why Your Kitchen Drain Keeps Clogging"}
+	for _, phrase := range naturalOf(t, kitchen, "Pour it down each kitchen and bathroom drain once a week.") {
+		if strings.Contains(phrase, "bathroom") {
+			t.Errorf("natural phrase %q names the bathroom drain too", phrase)
+		}
+	}
+	comparison := Target{PrimaryKeywords: []string{"leather vs synthetic boots"}, Title: "Leather vs Synthetic Trail Boots"}
+	if got := naturalOf(t, comparison, "Read our comparison of leather and synthetic trail boots."); !slices.Contains(got, "leather and synthetic trail boots") {
+		t.Errorf("the comparison was offered %q", got)
+	}
+}
