@@ -564,17 +564,24 @@ func (pl *planner) relatedReading() {
 		// site's most inbound links outscored every one on topic (trial 16:
 		// "How long does cold brew keep" in the Related Reading of four
 		// espresso articles).
-		var onTopic, offTopic []scored
+		// Of the rest, those in the page's own sector come first: a
+		// checklist on power outages reads oddly with a drain cleaner in
+		// its Related Reading (a services trial), though both are urgent.
+		var onTopic, offTopic, offSector []scored
 		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword))
 		for _, s := range pl.scoreAll(sharing) {
-			if s.score.Factors[scoring.FactorKeywordOverlap] > 0 && own.SharedBy(PageNames(s.Page)) {
+			switch {
+			case s.score.Factors[scoring.FactorKeywordOverlap] > 0 && own.SharedBy(PageNames(s.Page)):
 				onTopic = append(onTopic, s)
-			} else {
+			case pl.sectorOf(s.Page) == "" || pl.sectorOf(s.Page) == pl.sectorOf(pl.in.Page):
 				offTopic = append(offTopic, s)
+			default:
+				offSector = append(offSector, s)
 			}
 		}
 		pick(pl.spread(onTopic))
 		pick(pl.spread(offTopic))
+		pick(pl.spread(offSector))
 	}
 	if len(picked) < max(p.RelatedReadingMin, 1) {
 		// Said even when no page qualifies: a reader missing the section
@@ -593,6 +600,17 @@ func (pl *planner) relatedReading() {
 			why, l.Score, p.ReviewScore, l.Explanation)
 		pl.add(l)
 	}
+}
+
+// sectorOf is the sector a page is in: its own, else its cluster's.
+func (pl *planner) sectorOf(p site.Page) string {
+	if p.SectorID != "" {
+		return p.SectorID
+	}
+	if c, ok := pl.in.Structure.Cluster(p.ClusterID); ok {
+		return c.SectorID
+	}
+	return ""
 }
 
 // relatedSpread is how far below the best score of the pages sharing a

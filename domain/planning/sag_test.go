@@ -1822,3 +1822,35 @@ func TestAClusterWhoseKeywordsAreAllTooShortForAnAnchorIsReported(t *testing.T) 
 		t.Errorf("with anchor_min_words 1: warnings %q, want none", got)
 	}
 }
+
+// A services trial's power-outage checklist listed a drain cleaner in its
+// Related Reading: both pages share a value, neither names the other's
+// topic. Of such pages, those in the article's own sector come first,
+// however better linked the others are.
+func TestRelatedReadingListsPagesOfTheArticlesSectorBeforeOthersOffTopic(t *testing.T) {
+	boots := bootsCluster()
+	stoves := testCluster("stoves", "Camp Stoves", "camp stoves", "terrain=mountain", "season=winter")
+	kayaks := testCluster("kayaks", "Sea Kayaks", "sea kayaks", "terrain=mountain", "season=winter")
+	kayaks.SectorID = "paddling"
+	st := testSite(boots, stoves, kayaks)
+	st.Sectors = append(st.Sectors, site.Sector{ID: "paddling", Name: "Paddling", URL: "/paddling/"})
+	st.BuildIndex()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	targets := []Target{{Page: hub}}
+	for i := range 3 {
+		targets = append(targets,
+			Target{Page: articleIn(kayaks, fmt.Sprintf("paddle-%d", i), fmt.Sprintf("Paddle Stroke Notes %d", i)), Inbound: 100},
+			Target{Page: articleIn(stoves, fmt.Sprintf("fuel-%d", i), fmt.Sprintf("Stove Fuel Notes %d", i)), Inbound: 1})
+	}
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 1500})
+	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
+	if len(rr) < 2 {
+		t.Fatalf("Related Reading %v, want 2-3 entries", targetIDs(rr))
+	}
+	for _, l := range rr {
+		if !strings.HasPrefix(l.TargetPageID, "fuel-") {
+			t.Errorf("Related Reading %v lists %s of another sector before the hiking sector's stove notes", targetIDs(rr), l.TargetPageID)
+		}
+	}
+}
