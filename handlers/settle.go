@@ -353,7 +353,11 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err != nil {
 		return false, err
 	}
-	report, links, err := validatePage(st, live, others)
+	authors, err := authorTargets(ctx, tx, st)
+	if err != nil {
+		return false, err
+	}
+	report, links, err := validatePage(st, live, others, authors)
 	if err != nil {
 		return false, err
 	}

@@ -2,11 +2,14 @@ package handlers
 
 import (
 	"context"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/domain/validation"
 	"github.com/interlinker/interlinker/events"
@@ -30,7 +33,11 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		if err != nil {
 			return err
 		}
-		report, links, err := validatePage(st, live, usage)
+		authors, err := authorTargets(ctx, tx, st)
+		if err != nil {
+			return err
+		}
+		report, links, err := validatePage(st, live, usage, authors)
 		if err != nil {
 			return err
 		}
@@ -64,7 +71,7 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 // site's rules; live are its targets still on the site and usage the other
 // pages' in-body anchors per target. It returns the report and the links
 // with their final status.
-func validatePage(st planStage, live map[string]planning.Target, usage map[string]map[string]int) (validation.Report, []link.Link, error) {
+func validatePage(st planStage, live map[string]planning.Target, usage map[string]map[string]int, authors map[string]site.Page) (validation.Report, []link.Link, error) {
 	page, sc := st.page, st.site
 	targets := make(map[string]site.Page, len(live))
 	for id, t := range live {
@@ -73,8 +80,37 @@ func validatePage(st planStage, live map[string]planning.Target, usage map[strin
 	return validation.Validate(validation.Input{
 		Structure: sc.structure, Policy: sc.policy, Page: page.Page, Hub: st.hub,
 		HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: st.links,
-		Targets: targets, AnchorUsage: usage, WordCount: page.WordCount,
+		Targets: targets, AnchorUsage: usage, WordCount: page.WordCount, AuthorTargets: authors,
 	})
+}
+
+// authorTargets are the live pages a silo page's own content links lead
+// to (validation.Input.AuthorTargets), by path; nil under other policies,
+// whose rules judge the links we place alone.
+func authorTargets(ctx context.Context, tx *store.Tx, st planStage) (map[string]site.Page, error) {
+	sc := st.site
+	if sc.policy.Name != policy.Silo {
+		return nil, nil
+	}
+	paths, err := validation.AuthorLinkPaths([]byte(st.page.LinkedHTML), sc.structure.Site.BaseURL, st.page.URL, sc.structure.Site.Host())
+	if err != nil || len(paths) == 0 {
+		return nil, err
+	}
+	byPath, err := tx.PagesByPath(ctx, st.page.SiteID, paths)
+	if err != nil {
+		return nil, err
+	}
+	live, err := tx.LiveTargets(ctx, st.page.SiteID, slices.Collect(maps.Values(byPath)))
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]site.Page, len(byPath))
+	for path, id := range byPath {
+		if t, ok := live[id]; ok {
+			out[path] = t.Page
+		}
+	}
+	return out, nil
 }
 
 // insertedData is the links.inserted of a validated page.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
@@ -132,5 +133,58 @@ func TestASiloSitesAuditHoldsItToTheSiloRules(t *testing.T) {
 	}
 	if uplink == nil || uplink.Action != "add" || uplink.LinkType != string(link.TypeVerticalUp) || uplink.Priority < 100-100.0/6 {
 		t.Errorf("the service's uplink: %+v, want an add of a vertical_up in the missing-uplink band (recommendations %+v)", uplink, got.Recommendations)
+	}
+}
+
+// A silo trial's child carried its writer's link to the pricing page, a
+// page outside every cluster: the budget and the first link rule counted
+// it, but silo_integrity and direction_rules said every link stayed in
+// the cluster. The pipeline now looks the writer's links up and the silo's
+// rules judge them as ours.
+func TestASiloChildsOwnLinkAcrossTheSiloFailsItsSiloRules(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	h.publish(siloSiteEvent("s1"))
+	h.waitIdle(waitLong)
+
+	pricing := pageEvent("s1", "pricing", "page", 1, `<h1>Pricing</h1>
+<p>Every plan includes free resoling quotes and returns within thirty days.</p>
+`)
+	hub := pageEvent("s1", "boots-hub", "hub", 1, `<h1>Hiking Boots</h1>
+<p>Our guide to hiking boots covers fit, materials and care for every kind of trail.</p>
+`)
+	child := pageEvent("s1", "boot-care", "supporting", 1, `<h1>Boot care</h1>
+<p>Good hiking boots last for years when you clean them after every walk, as our <a href="/pricing/">care plan</a> reminds you.</p>
+<p>Let them dry slowly, away from the fire, and wax the leather twice a season.</p>
+`)
+	for _, ev := range []*events.Event{&pricing, &hub, &child} {
+		d, err := events.DecodeData[events.ContentData](*ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch d.Page.ID {
+		case "pricing":
+			d.Page.URL, d.Page.ClusterID, d.Page.SectorID = "/pricing/", "", ""
+		case "boots-hub":
+			d.Page.URL = "/hiking/boots/"
+		}
+		*ev = mustEvent(ev.Type, "s1", ev.ID, d)
+	}
+	h.publish(pricing)
+	h.publish(hub)
+	h.publish(child)
+	h.waitIdle(waitLong)
+
+	out, ok := h.inserted.latestFor(t, "s1", "boot-care")
+	if !ok {
+		t.Fatal("the child was never linked")
+	}
+	if !hasRule(out.Validation, "silo_integrity", false) || !hasRule(out.Validation, "direction_rules", false) || out.Validation.Passed {
+		t.Errorf("child's rules %+v, want silo_integrity and direction_rules failed by its link to /pricing/", out.Validation.Rules)
+	}
+	for _, r := range out.Validation.Rules {
+		if r.Name == "silo_integrity" && !strings.Contains(r.Detail, "/pricing/") {
+			t.Errorf("silo_integrity's detail %q does not name the link", r.Detail)
+		}
 	}
 }

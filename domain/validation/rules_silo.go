@@ -32,12 +32,26 @@ func budget(in Input, found []markup.Link) RuleResult {
 }
 
 // siloIntegrity: every placed link stays in the page's silo, its cluster,
-// or for a page without one the flat onboarding scope. Breadcrumbs are
-// exempt: the trail climbs to home and sector by definition.
-func siloIntegrity(in Input) RuleResult {
+// or for a page without one the flat onboarding scope, and so does every
+// link the writer put in the content to a page of the site
+// (Input.AuthorTargets): the seed's "all link targets", as the audit
+// counts them. Breadcrumbs are exempt: the trail climbs to home and sector
+// by definition.
+func siloIntegrity(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleSiloIntegrity, Severity: SeverityError, Passed: true}
 	var problems []string
 	judged := 0
+	for _, f := range authorLinks(found) {
+		target, ok := in.AuthorTargets[markup.PagePath(f.URL)]
+		if !ok || target.ID == in.Page.ID {
+			continue
+		}
+		judged++
+		if target.ClusterID != in.Page.ClusterID {
+			problems = append(problems, fmt.Sprintf("the page's own link to %s (page %s) points outside %s, into %s",
+				f.Href, target.ID, scopeName(in.Page.ClusterID), scopeName(target.ClusterID)))
+		}
+	}
 	for _, l := range in.Links {
 		if !l.Placed() || l.Zone == link.ZoneBreadcrumb || l.TargetPageID == in.Page.ID {
 			continue
@@ -65,9 +79,10 @@ func siloIntegrity(in Input) RuleResult {
 }
 
 // directionRules: in a cluster the parent (hub) links only down to its
-// children, and a child only up to its parent and across to its siblings.
-// Targets that no longer exist are silo_integrity's to report.
-func directionRules(in Input) RuleResult {
+// children, and a child only up to its parent and across to its siblings,
+// with its own links as with ours. Targets that no longer exist are
+// silo_integrity's to report.
+func directionRules(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleDirection, Severity: SeverityError, Passed: true}
 	cluster := in.Page.ClusterID
 	var allowed func(site.Page) bool
@@ -80,6 +95,12 @@ func directionRules(in Input) RuleResult {
 		allowed = func(t site.Page) bool { return t.ClusterID == cluster }
 	}
 	var problems []string
+	for _, f := range authorLinks(found) {
+		if target, ok := in.AuthorTargets[markup.PagePath(f.URL)]; ok && target.ID != in.Page.ID && !allowed(target) {
+			problems = append(problems, fmt.Sprintf("the page's own link to %s points to %s page %s in %s",
+				f.Href, target.Kind, target.ID, scopeName(target.ClusterID)))
+		}
+	}
 	for _, l := range in.Links {
 		if !l.Placed() || l.Zone == link.ZoneBreadcrumb || l.TargetPageID == in.Page.ID {
 			continue

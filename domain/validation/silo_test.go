@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -82,6 +83,45 @@ func TestSiloLinkToAnotherClusterFailsSiloIntegrity(t *testing.T) {
 	}
 	if !failedRule(links["away"], RuleSiloIntegrity) || failedRule(links["sib"], RuleSiloIntegrity) {
 		t.Errorf("links %+v", links)
+	}
+}
+
+// A silo trial's child carried its writer's link to /pricing/ in its first
+// paragraph: budget and the first link rule counted it, silo_integrity and
+// direction_rules said every link stayed in the cluster, and the audit
+// said the cluster linked across its silo. The writer's links to pages of
+// the site are judged as ours (Input.AuthorTargets); links to pages the
+// site does not know, and to the page's own cluster, are not faults.
+func TestSiloTheWritersOwnLinksAreJudgedAsOurs(t *testing.T) {
+	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
+	authored := func(hrefs ...string) string {
+		var b strings.Builder
+		b.WriteString(linkedHTML(up, sib))
+		for _, h := range hrefs {
+			b.WriteString(`<p>` + filler(60) + ` <a href="` + h + `">see here</a>.</p>`)
+		}
+		return b.String()
+	}
+	authors := map[string]site.Page{}
+	for _, id := range []string{"pricing", "laces", "pitch"} {
+		authors[markup.PagePath(pages[id].URL)] = pages[id]
+	}
+	in := inputFor(t, policy.Silo, "care", authored("/pricing/", "/boots/laces/", "/unknown/"), up, sib)
+	in.AuthorTargets = authors
+	r, links := validate(t, in)
+	if s := rule(r, RuleSiloIntegrity); s.Passed || !strings.Contains(s.Detail, "the page's own link to /pricing/ (page pricing) points outside cluster boots") {
+		t.Errorf("silo integrity %+v", s)
+	}
+	if d := rule(r, RuleDirection); d.Passed || !strings.Contains(d.Detail, "the page's own link to /pricing/ points to page page pricing") {
+		t.Errorf("direction %+v", d)
+	}
+	if links["up"].Status != link.StatusVerified || links["sib"].Status != link.StatusVerified {
+		t.Errorf("our links %+v: a writer's link flags none of them", links)
+	}
+	in = inputFor(t, policy.Silo, "care", authored("/boots/laces/", "/unknown/"), up, sib)
+	in.AuthorTargets = authors
+	if r, _ := validate(t, in); !rule(r, RuleSiloIntegrity).Passed || !rule(r, RuleDirection).Passed {
+		t.Errorf("links within the cluster and to no page of the site: %+v", r.Rules)
 	}
 }
 

@@ -4,6 +4,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/link"
@@ -73,6 +74,38 @@ type Input struct {
 	AnchorUsage map[string]map[string]int
 	// WordCount is the page's visible words; 0 means count them from HTML.
 	WordCount int
+	// AuthorTargets are the pages the writer's own content links lead to,
+	// by markup.PagePath of their URLs (AuthorLinkPaths): a silo's
+	// rules judge those links as they judge ours.
+	AuthorTargets map[string]site.Page
+}
+
+// AuthorLinkPaths are the page paths (markup.PagePath) of the internal
+// links the writer put in a page's content, ours and generated blocks
+// left out: what Input.AuthorTargets resolves.
+func AuthorLinkPaths(html []byte, siteBaseURL, pageURL, siteHost string) ([]string, error) {
+	found, err := markup.Links(html, absolute(siteBaseURL, pageURL), siteHost)
+	if err != nil {
+		return nil, fmt.Errorf("read links of %s: %w", pageURL, err)
+	}
+	var paths []string
+	for _, f := range authorLinks(found) {
+		if p := markup.PagePath(f.URL); !slices.Contains(paths, p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// authorLinks are the content links the writer put there, with a URL.
+func authorLinks(found []markup.Link) []markup.Link {
+	var out []markup.Link
+	for _, f := range contentLinks(found) {
+		if f.MarkerID == "" && f.URL != "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Validate runs every rule that applies to the page and returns the report
@@ -102,14 +135,14 @@ func rules(in Input, found []markup.Link) []RuleResult {
 	sag := in.Policy.Name == policy.SAG
 	var out []RuleResult
 	if silo {
-		out = append(out, budget(in, found), siloIntegrity(in))
+		out = append(out, budget(in, found), siloIntegrity(in, found))
 	}
 	out = append(out, noSelfLinks(in), noDuplicateTargets(in), paragraphDensity(in, found), anchorDiversity(in, found))
 	if planning.NeedsUplink(in.Policy.Name, in.Page) {
 		out = append(out, firstLink(in, found))
 	}
 	if silo && in.Page.ClusterID != "" {
-		out = append(out, directionRules(in))
+		out = append(out, directionRules(in, found))
 	}
 	if sag {
 		if planning.NeedsUplink(in.Policy.Name, in.Page) {
