@@ -50,7 +50,7 @@ func newProfile(names []string) profile {
 		n := name{heads: map[string]map[string]bool{}}
 		var toks []token
 		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
-			rt := tokenize(run)
+			rt := tokenizeName(run)
 			if len(toks) == 0 && len(rt) > 1 && rt[0].lex == cPrep && !closed(rt[1].lex) {
 				// A name does not open on a preposition: its first word is
 				// part of it ("down payment", "off season"), and a phrase

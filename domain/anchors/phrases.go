@@ -243,6 +243,16 @@ func (np nounPhrase) stemKey() string {
 // tokenize classes a run's words and resolves the ambiguous ones from
 // their neighbours.
 func tokenize(run string) []token {
+	return tokenizeAs(run, false)
+}
+
+// tokenizeName is tokenize for a target's name, whose words are all
+// capitalised in title case.
+func tokenizeName(run string) []token {
+	return tokenizeAs(run, true)
+}
+
+func tokenizeAs(run string, name bool) []token {
 	fields := strings.Fields(run)
 	toks := make([]token, len(fields))
 	for i, f := range fields {
@@ -250,6 +260,13 @@ func tokenize(run string) []token {
 		lower := strings.ToLower(strings.ReplaceAll(f, "’", "'"))
 		possessive := false
 		toks[i] = token{raw: f, low: low, lex: lexClass(low)}
+		if toks[i].lex == cAdv && !adverbs[low] && (name || i > 0) {
+			if first, _ := utf8.DecodeRuneInString(f); unicode.IsUpper(first) {
+				// An "-ly" word capitalised where no sentence starts is a
+				// name, not an adverb: "Ledgerly", "Calendly".
+				toks[i].lex = cOpen
+			}
+		}
 		if c := toks[i].lex; c == cOpen || c == cAmbig || c == cGer || c == cPart {
 			if base, ok := strings.CutSuffix(low, "'s"); ok {
 				low, possessive = base, true

@@ -271,3 +271,17 @@ func TestACoordinatedPhraseNamesTheTargetOnlyWhenBothSidesDo(t *testing.T) {
 		t.Errorf("the comparison was offered %q", got)
 	}
 }
+
+// A silo trial's home page linked "the [Stripe integration]" to the
+// sector page "Ledgerly Integrations": the brand "Ledgerly" was read as an
+// "-ly" adverb, so the title's one content word was "integrations". A
+// capitalised "-ly" word where no sentence starts is a name.
+func TestABrandEndingInLyIsANameNotAnAdverb(t *testing.T) {
+	sector := Target{Title: "Ledgerly Integrations"}
+	if got := naturalOf(t, sector, "Every plan includes the Stripe integration at no cost."); len(got) != 0 {
+		t.Errorf("the sector page was offered %q", got)
+	}
+	if got := naturalOf(t, sector, "Try the new Ledgerly integrations today."); !slices.Contains(got, "new Ledgerly integrations") {
+		t.Errorf("the sector page was offered %q, want its own name in the text", got)
+	}
+}
