@@ -412,7 +412,7 @@ func resolve(toks []token, i int) {
 		// "who" is followed by its verb, never by a noun: "people who
 		// [brew] filter coffee" (trial 16 linked "brew filter coffee" to
 		// the cold brew hub).
-		t.verb = modal || subject && (before.low != "you" || partitive || nextIs(cDet, cPron, cPrep)) ||
+		t.verb = modal || subject && (before.low != "you" || youSubject(toks, b) || partitive || nextIs(cDet, cPron, cPrep)) ||
 			before != nil && before.low == "who" || subjectsVerb(toks, i, b)
 	case cAmbig:
 		third := thirdAmb[t.low]
@@ -491,6 +491,19 @@ func subjectsVerb(toks []token, i, b int) bool {
 // inside a noun phrase.
 var verbAdverbs = set("now", "often", "always", "never", "still", "also", "usually", "already", "sometimes",
 	"rarely", "seldom", "typically", "generally", "frequently", "regularly", "occasionally", "soon")
+
+// youSubject reports whether "you" at toks[b] is a subject: it opens the
+// run or follows a conjunction, a relative word or a noun ("the same way
+// you [record] accrued expenses", "when you [file] expense reports"). After
+// a verb it is an object, and the word after it may open a noun phrase
+// ("shows you hiking boots").
+func youSubject(toks []token, b int) bool {
+	if b == 0 {
+		return true
+	}
+	prev := toks[b-1]
+	return prev.lex == cConj || prev.lex == cRel || !prev.verb && contentWord(prev)
+}
 
 // partitiveObjects are the object pronouns that are a verb's subject after
 // a partitive "of": "many of us prune", "some of them vlog".

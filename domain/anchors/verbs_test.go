@@ -285,3 +285,24 @@ func TestABrandEndingInLyIsANameNotAnAdverb(t *testing.T) {
 		t.Errorf("the sector page was offered %q, want its own name in the text", got)
 	}
 }
+
+// A silo trial linked "the same way you [record accrued expenses]":
+// second-person documentation puts its verbs after "you". After a verb,
+// "you" is an object and a noun phrase may follow it.
+func TestAWordAfterASubjectYouIsItsVerb(t *testing.T) {
+	accruals := Target{PrimaryKeywords: []string{"accrued expenses"}, Title: "Accrued Expenses"}
+	for _, text := range []string{
+		"Post payroll the same way you record accrued expenses at month end.",
+		"When you reclass accrued expenses, keep the memo.",
+	} {
+		for _, phrase := range naturalOf(t, accruals, text) {
+			if first := strings.ToLower(strings.Fields(phrase)[0]); first == "record" || first == "reclass" {
+				t.Errorf("%q: natural phrase %q starts on the verb", text, phrase)
+			}
+		}
+	}
+	boots := Target{PrimaryKeywords: []string{"hiking boots"}, Title: "Hiking Boots"}
+	if got := naturalOf(t, boots, "It gives you leather hiking boots that last."); !slices.Contains(got, "leather hiking boots") {
+		t.Errorf("after a verb, 'you' is an object: got %q", got)
+	}
+}
