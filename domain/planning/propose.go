@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 )
 
@@ -13,7 +14,8 @@ import (
 // it for a link a page lacks (an orphan's inbound link, a varied anchor)
 // and weighs it against what the page has. Its type follows the two
 // pages' places in the site, its score and anchors are the planner's.
-// false when targetID is not among the targets.
+// false when targetID is not among the targets, or under the silo policy
+// when the silo planner would never make that link (siloAllows).
 func ProposeLink(in Input, targetID string) (link.Link, bool) {
 	pl := newPlanner(in)
 	pl.ctx = context.Background()
@@ -22,6 +24,9 @@ func ProposeLink(in Input, targetID string) (link.Link, bool) {
 		return link.Link{}, false
 	}
 	t := pl.targets[i]
+	if in.Policy.Name == policy.Silo && !pl.siloAllows(t) {
+		return link.Link{}, false
+	}
 	typ := Relation(in.Page, t.Page)
 	l := pl.newScoredLink(pl.scoreAll([]Target{t})[0], typ, link.ZoneInBody)
 	if typ == link.TypeVerticalUp {

@@ -78,6 +78,24 @@ func (pl *planner) siloFlat() {
 	}
 }
 
+// siloAllows reports whether the silo planner would ever link the page to
+// t: a page outside clusters to another sharing label_overlap_min labels
+// (siloFlat), a parent to its children (siloParent), a child to its
+// parent and siblings (siloSiblings); never across a silo.
+func (pl *planner) siloAllows(t Target) bool {
+	page := pl.in.Page
+	switch {
+	case page.ClusterID == "" && t.ClusterID == "":
+		_, overlap := scoring.Silo(pl.in.Policy, page.Labels, t.Labels, t.Priority > 0, t.Inbound)
+		return overlap >= pl.in.Policy.LabelOverlapMin
+	case page.ClusterID != t.ClusterID:
+		return false
+	case page.Kind == site.KindHub:
+		return SiloChild(t.Page)
+	}
+	return t.Kind == site.KindHub || SiloChild(t.Page)
+}
+
 // siloParent links a cluster's parent to its children only.
 func (pl *planner) siloParent() {
 	for _, l := range pl.siloLinks(pl.siloRank(pl.siloChildren()), link.TypeVerticalDown, func(siloScored) string {

@@ -315,3 +315,34 @@ func TestSiloLookupStaysInsideTheSilo(t *testing.T) {
 		t.Errorf("flat lookup %+v, want %+v", flat, want)
 	}
 }
+
+// A silo trial's audit recommended that a sector page (outside clusters)
+// link the orphan security page, with which it shares one label: the
+// silo planner needs two. A proposal is only what the silo planner would
+// make.
+func TestASiloProposalIsOnlyALinkTheSiloPlannerWouldMake(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	care := articleIn(boots, "care", "Boot Care")
+	in := siloInput(t, flatPage("src", theLabels...), nil,
+		Target{Page: flatPage("f-two", "Boots", "winter", "sandals")},
+		Target{Page: flatPage("f-one", "boots", "sandals", "desert")},
+		Target{Page: care})
+	if _, ok := ProposeLink(in, "f-two"); !ok {
+		t.Error("no proposal to a flat page sharing two labels")
+	}
+	for _, id := range []string{"f-one", "care"} {
+		if l, ok := ProposeLink(in, id); ok {
+			t.Errorf("proposed %+v to %s: one shared label, or across the silo", l, id)
+		}
+	}
+	// In a cluster: a child to its parent and siblings, the parent to its
+	// children, nothing across.
+	sib := articleIn(boots, "laces", "Boot Laces")
+	child := siloInput(t, care, &hub, Target{Page: hub}, Target{Page: sib}, Target{Page: flatPage("f-two", "boots", "winter")})
+	for id, want := range map[string]bool{"hub-boots": true, "laces": true, "f-two": false} {
+		if _, ok := ProposeLink(child, id); ok != want {
+			t.Errorf("child care proposing a link to %s: %v, want %v", id, ok, want)
+		}
+	}
+}
