@@ -371,6 +371,9 @@ func (a *API) pageHTML(ctx context.Context, in *PageParams) (*HTMLOutput, error)
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
+	if found && p.State == store.StateDeleted {
+		return nil, huma.Error404NotFound(fmt.Sprintf("page %s was deleted at version %d: it has no linked HTML", in.PageID, p.Version))
+	}
 	if !found || p.LinkedHTML == "" {
 		return nil, notFound("linked HTML of page " + in.PageID)
 	}

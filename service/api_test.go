@@ -536,6 +536,14 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 	if got := h.metricTotal("interlinker_api_requests_total", `status="401"`); got == 0 {
 		t.Errorf("no 401 counted in interlinker_api_requests_total")
 	}
+
+	// A deleted page has no linked HTML to serve: a silo trial's client
+	// got the old page, its links already removed, with a 200.
+	h.publish(mustEvent(events.ContentDeleted, "gen-api", "del-hub-v2", events.ContentDeletedData{PageID: "boots-hub", Version: 2}))
+	h.waitIdle(waitLong)
+	if status, _, body := c.get("/linker/content/boots-hub/html/?site_id=gen-api", tokenGen); status != 404 || !strings.Contains(string(body), "deleted at version 2") {
+		t.Errorf("a deleted page's HTML: %d %.200s, want 404 saying it was deleted", status, body)
+	}
 }
 
 type posted struct {
