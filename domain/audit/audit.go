@@ -950,7 +950,8 @@ const (
 //     leaves the cluster (15);
 //   - every live term page of one of the cluster's attribute values links
 //     to the hub; a cluster with no such term page has nothing to miss
-//     and keeps the points, noted as an issue (15);
+//     and keeps the points, noted as an issue; under silo, where such a
+//     link would cross the silo, the points are kept unasked (15);
 //   - no link on the cluster's pages is broken (10);
 //   - every live page of the cluster is within its density range (10).
 func (a *Auditor) clusterHealth(c site.Cluster, t clusterTally, termsOf map[string][]int32) ClusterHealth {
@@ -1001,6 +1002,10 @@ func (a *Auditor) clusterHealth(c site.Cluster, t clusterTally, termsOf map[stri
 		}
 	}
 	switch {
+	case a.pol.Name == policy.Silo:
+		// A term page is outside every cluster: its link to the hub
+		// would cross the silo.
+		h.Score += pointsTermsLinkHub
 	case terms == 0:
 		h.Score += pointsTermsLinkHub
 		h.Issues = append(h.Issues, "no term page carries the cluster's values (nothing to link the hub)")
