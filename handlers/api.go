@@ -367,18 +367,18 @@ func (a *API) pageHTML(ctx context.Context, in *PageParams) (*HTMLOutput, error)
 	if err := a.site(ctx, in.SiteID); err != nil {
 		return nil, err
 	}
-	p, found, err := a.Store.Page(ctx, in.SiteID, in.PageID)
+	html, state, version, found, err := a.Store.InsertedHTML(ctx, in.SiteID, in.PageID)
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	if found && p.State == store.StateDeleted {
-		return nil, huma.Error404NotFound(fmt.Sprintf("page %s was deleted at version %d: it has no linked HTML", in.PageID, p.Version))
+	if found && state == store.StateDeleted {
+		return nil, huma.Error404NotFound(fmt.Sprintf("page %s was deleted at version %d: it has no linked HTML", in.PageID, version))
 	}
-	if !found || p.LinkedHTML == "" {
+	if !found || html == "" {
 		return nil, notFound("linked HTML of page " + in.PageID)
 	}
-	tag := etag(p.LinkedHTML)
-	return etagged(in.ConditionalParam, tag, &HTMLOutput{ContentType: "text/html; charset=utf-8", ETag: tag, Body: []byte(p.LinkedHTML)})
+	tag := etag(html)
+	return etagged(in.ConditionalParam, tag, &HTMLOutput{ContentType: "text/html; charset=utf-8", ETag: tag, Body: []byte(html)})
 }
 
 func etag(s string) string {

@@ -52,10 +52,29 @@ func fixAllAndAuditAgain(t *testing.T, h *auditHarness, structure events.Event, 
 		t.Fatal(err)
 	}
 	run.fixed = h.fixedPages(siteID, "before")
+	checkServedHTML(t, h.harness, siteID, run.fixed, "after the fixes went out")
 	run.republishedByPage = h.republishFixed(siteID, run.input, run.fixed)
+	checkServedHTML(t, h.harness, siteID, run.fixed, "once the fixed pages were published")
 	run.after = h.audit(siteID, "after", events.AuditRequestedData{})
 	run.afterF = storedFindings(t, h, siteID, "after")
 	return run
+}
+
+// checkServedHTML holds content/{id}/html/ to the HTML of each page's last
+// links.inserted: a silo trial's client read a fixed page there and got
+// the page as it was planned, without the fix.
+func checkServedHTML(t *testing.T, h *harness, siteID string, last map[string]events.LinksInsertedData, when string) {
+	t.Helper()
+	_, token, err := h.svc.Store().CreateToken(t.Context(), siteID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newAPIClient(t, h)
+	for _, id := range sortedKeysOf(last) {
+		if status, _, body := c.get("/linker/content/"+id+"/html/?site_id="+siteID, token); status != 200 || string(body) != last[id].HTML {
+			t.Errorf("%s: content/%s/html/ answered %d with %d bytes, want its last links.inserted's %d", when, id, status, len(body), len(last[id].HTML))
+		}
+	}
 }
 
 // republishFixed publishes the fixed pages as their publisher would put

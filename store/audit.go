@@ -621,7 +621,8 @@ func (t *Tx) LivePage(ctx context.Context, siteID, pageID string, forFix bool) (
 // numbers the links.inserted it goes out in, which it returns.
 func (t *Tx) SaveFixedPage(ctx context.Context, siteID, pageID string, version int64, html string) (int64, error) {
 	var seq int64
-	err := t.queryRow(ctx, `UPDATE pages SET fixed_html = $4, fixed_version = $3, inserted_seq = inserted_seq + 1, updated_at = now()
+	err := t.queryRow(ctx, `UPDATE pages SET fixed_html = $4, fixed_version = $3, inserted_seq = inserted_seq + 1,
+			fixed_seq = inserted_seq + 1, updated_at = now()
 		WHERE site_id = $1 AND id = $2 RETURNING inserted_seq`, siteID, pageID, version, html).Scan(&seq)
 	if err != nil {
 		return 0, fmt.Errorf("store fixed page %s: %w", pageID, err)

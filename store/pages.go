@@ -192,6 +192,22 @@ func (s *Store) Page(ctx context.Context, siteID, pageID string) (PageRecord, bo
 	return p, true, nil
 }
 
+// InsertedHTML is the HTML of a page's last links.inserted: its applied
+// fixes when they went out last (SaveFixedPage), else its linked HTML, ""
+// when it has neither; with the page's state and version.
+func (s *Store) InsertedHTML(ctx context.Context, siteID, pageID string) (html, state string, version int64, found bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT CASE WHEN fixed_seq = inserted_seq THEN COALESCE(fixed_html, '') ELSE COALESCE(linked_html, '') END,
+			state, version
+		FROM pages WHERE site_id = $1 AND id = $2`, siteID, pageID).Scan(&html, &state, &version)
+	if err == pgx.ErrNoRows {
+		return "", "", 0, false, nil
+	}
+	if err != nil {
+		return "", "", 0, false, fmt.Errorf("read the inserted HTML of page %s: %w", pageID, err)
+	}
+	return html, state, version, true, nil
+}
+
 // SetLinkedHTML stores the HTML with our links placed and numbers the
 // links.inserted it will go out in: the page's next sequence (PageRecord's
 // InsertedSeq once read back). The caller holds the page's row lock, so
