@@ -19,6 +19,17 @@ func siloSiteEvent(siteID string) events.Event {
 	})
 }
 
+// withPage is a page event with its page changed by edit.
+func withPage(t *testing.T, ev events.Event, edit func(*events.PageInfo)) events.Event {
+	t.Helper()
+	d, err := events.DecodeData[events.ContentData](ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(&d.Page)
+	return mustEvent(ev.Type, ev.SiteID, ev.ID, d)
+}
+
 // A fourteenth trial site's products sat in clusters under silo with no
 // link from their hub, no uplink and no first_link_rule: a silo knows
 // parents and children, so a product of a cluster is one of its children.
@@ -36,20 +47,8 @@ func TestASiloClustersProductIsLinkedByItsParentAndLinksUpToItFirst(t *testing.T
 <p>We resole hiking boots of every make in our workshop, in about two weeks.</p>
 <p>Send them clean and dry, with a note of what you want done.</p>
 `)
-	for _, ev := range []*events.Event{&hub, &product} {
-		d, err := events.DecodeData[events.ContentData](*ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d.Page.Kind == "hub" {
-			d.Page.URL = "/hiking/boots/"
-		} else {
-			d.Page.PrimaryKeyword, d.Page.Priority = "boot resoling service", 1
-		}
-		*ev = mustEvent(ev.Type, "s1", ev.ID, d)
-	}
-	h.publish(hub)
-	h.publish(product)
+	h.publish(withPage(t, hub, func(p *events.PageInfo) { p.URL = "/hiking/boots/" }))
+	h.publish(withPage(t, product, func(p *events.PageInfo) { p.PrimaryKeyword, p.Priority = "boot resoling service", 1 }))
 	h.waitIdle(waitLong)
 
 	hubOut, ok := h.inserted.latestFor(t, "s1", "boots-hub")
@@ -157,21 +156,8 @@ func TestASiloChildsOwnLinkAcrossTheSiloFailsItsSiloRules(t *testing.T) {
 <p>Good hiking boots last for years when you clean them after every walk, as our <a href="/pricing/">care plan</a> reminds you.</p>
 <p>Let them dry slowly, away from the fire, and wax the leather twice a season.</p>
 `)
-	for _, ev := range []*events.Event{&pricing, &hub, &child} {
-		d, err := events.DecodeData[events.ContentData](*ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		switch d.Page.ID {
-		case "pricing":
-			d.Page.URL, d.Page.ClusterID, d.Page.SectorID = "/pricing/", "", ""
-		case "boots-hub":
-			d.Page.URL = "/hiking/boots/"
-		}
-		*ev = mustEvent(ev.Type, "s1", ev.ID, d)
-	}
-	h.publish(pricing)
-	h.publish(hub)
+	h.publish(withPage(t, pricing, func(p *events.PageInfo) { p.URL, p.ClusterID, p.SectorID = "/pricing/", "", "" }))
+	h.publish(withPage(t, hub, func(p *events.PageInfo) { p.URL = "/hiking/boots/" }))
 	h.publish(child)
 	h.waitIdle(waitLong)
 

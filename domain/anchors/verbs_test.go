@@ -244,12 +244,19 @@ func TestANameLessItsNumberIsNoNaturalPhrase(t *testing.T) {
 // a time adverb between the subject's phrase and its verb.
 func TestAWordAfterATimeAdverbAfterANounIsAVerb(t *testing.T) {
 	pumps := Target{PrimaryKeywords: []string{"heat pumps"}, Title: "ThermaCore Heat Pumps"}
-	for _, text := range []string{
-		"Circuits designed for a radio and a toaster now feed heat pumps, induction hobs and a car charger.",
-		"The old fuse box often powers heat pumps badly.",
-	} {
-		for _, phrase := range naturalOf(t, pumps, text) {
-			if first := strings.ToLower(strings.Fields(phrase)[0]); first == "feed" || first == "powers" {
+	noPhraseStartsOn(t, pumps, map[string]string{
+		"Circuits designed for a radio and a toaster now feed heat pumps, induction hobs and a car charger.": "feed",
+		"The old fuse box often powers heat pumps badly.":                                                    "powers",
+	})
+}
+
+// noPhraseStartsOn checks that no natural phrase offered to target in
+// each text starts on the text's verb.
+func noPhraseStartsOn(t *testing.T, target Target, verbOf map[string]string) {
+	t.Helper()
+	for text, verb := range verbOf {
+		for _, phrase := range naturalOf(t, target, text) {
+			if strings.EqualFold(strings.Fields(phrase)[0], verb) {
 				t.Errorf("%q: natural phrase %q starts on the verb", text, phrase)
 			}
 		}
@@ -291,16 +298,10 @@ func TestABrandEndingInLyIsANameNotAnAdverb(t *testing.T) {
 // "you" is an object and a noun phrase may follow it.
 func TestAWordAfterASubjectYouIsItsVerb(t *testing.T) {
 	accruals := Target{PrimaryKeywords: []string{"accrued expenses"}, Title: "Accrued Expenses"}
-	for _, text := range []string{
-		"Post payroll the same way you record accrued expenses at month end.",
-		"When you reclass accrued expenses, keep the memo.",
-	} {
-		for _, phrase := range naturalOf(t, accruals, text) {
-			if first := strings.ToLower(strings.Fields(phrase)[0]); first == "record" || first == "reclass" {
-				t.Errorf("%q: natural phrase %q starts on the verb", text, phrase)
-			}
-		}
-	}
+	noPhraseStartsOn(t, accruals, map[string]string{
+		"Post payroll the same way you record accrued expenses at month end.": "record",
+		"When you reclass accrued expenses, keep the memo.":                   "reclass",
+	})
 	boots := Target{PrimaryKeywords: []string{"hiking boots"}, Title: "Hiking Boots"}
 	if got := naturalOf(t, boots, "It gives you leather hiking boots that last."); !slices.Contains(got, "leather hiking boots") {
 		t.Errorf("after a verb, 'you' is an object: got %q", got)
