@@ -328,18 +328,9 @@ type AnchorUse struct {
 // no more than one with ten. The counts are not a target's whole anchor
 // usage (anchors.Usage): only the texts asked, only that far.
 func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses []AnchorUse, atMost int) (map[string]map[string]int, error) {
-	usage := map[string]map[string]int{}
-	var targets, texts []string
-	seen := map[AnchorUse]bool{}
-	for _, u := range uses {
-		u.Text = anchors.Normalize(u.Text)
-		if u.Text != "" && !seen[u] {
-			seen[u] = true
-			targets, texts = append(targets, u.TargetPageID), append(texts, u.Text)
-		}
-	}
+	targets, texts := foldedUses(uses)
 	if len(targets) == 0 {
-		return usage, nil
+		return map[string]map[string]int{}, nil
 	}
 	// anchor_key <> '' and the zone match links_in_body_anchor's predicate,
 	// so a generic plan reads only the in-body links with the text.
@@ -351,12 +342,38 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 	if err != nil {
 		return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
 	}
+	usage, err := readAnchorCounts(rows)
+	if err != nil {
+		return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
+	}
+	return usage, nil
+}
+
+// foldedUses are the distinct uses as the columns of an unnest, their
+// texts folded as anchors.Normalize folds them; uses without a text or a
+// target are left out.
+func foldedUses(uses []AnchorUse) (targets, texts []string) {
+	seen := map[AnchorUse]bool{}
+	for _, u := range uses {
+		u.Text = anchors.Normalize(u.Text)
+		if u.Text != "" && u.TargetPageID != "" && !seen[u] {
+			seen[u] = true
+			targets, texts = append(targets, u.TargetPageID), append(texts, u.Text)
+		}
+	}
+	return targets, texts
+}
+
+// readAnchorCounts reads (target, text, count) rows into counts by target
+// and text, leaving out the zeros.
+func readAnchorCounts(rows pgx.Rows) (map[string]map[string]int, error) {
 	defer rows.Close()
+	usage := map[string]map[string]int{}
 	for rows.Next() {
 		var target, text string
 		var n int
 		if err := rows.Scan(&target, &text, &n); err != nil {
-			return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
+			return nil, err
 		}
 		if n == 0 {
 			continue
@@ -366,10 +383,7 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 		}
 		usage[target][text] = n
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
-	}
-	return usage, nil
+	return usage, rows.Err()
 }
 
 // LiveAnchorUsage is AnchorUsage for the live site: it counts, for each
@@ -379,18 +393,9 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 // against the cap as ours do: an audit's fixes must not add a fourth
 // "dog training" to a page three live pages already link so.
 func (t *Tx) LiveAnchorUsage(ctx context.Context, siteID, sourcePageID string, uses []AnchorUse, atMost int) (map[string]map[string]int, error) {
-	usage := map[string]map[string]int{}
-	var targets, texts []string
-	seen := map[AnchorUse]bool{}
-	for _, u := range uses {
-		u.Text = anchors.Normalize(u.Text)
-		if u.Text != "" && u.TargetPageID != "" && !seen[u] {
-			seen[u] = true
-			targets, texts = append(targets, u.TargetPageID), append(texts, u.Text)
-		}
-	}
+	targets, texts := foldedUses(uses)
 	if len(targets) == 0 {
-		return usage, nil
+		return map[string]map[string]int{}, nil
 	}
 	// The anchor is folded in SQL as anchors.Normalize folds it: lower
 	// case, whitespace runs as one space, none at either end.
@@ -406,21 +411,8 @@ func (t *Tx) LiveAnchorUsage(ctx context.Context, siteID, sourcePageID string, u
 	if err != nil {
 		return nil, fmt.Errorf("count live anchors for page %s's targets: %w", sourcePageID, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var target, text string
-		var n int
-		if err := rows.Scan(&target, &text, &n); err != nil {
-			return nil, fmt.Errorf("count live anchors for page %s's targets: %w", sourcePageID, err)
-		}
-		if n > 0 {
-			if usage[target] == nil {
-				usage[target] = map[string]int{}
-			}
-			usage[target][text] = n
-		}
-	}
-	if err := rows.Err(); err != nil {
+	usage, err := readAnchorCounts(rows)
+	if err != nil {
 		return nil, fmt.Errorf("count live anchors for page %s's targets: %w", sourcePageID, err)
 	}
 	return usage, nil
