@@ -106,6 +106,42 @@ func ShortTitle(title string) string {
 	return ""
 }
 
+// MainClause is a title cut to its main clause, for a title with no
+// subtitle that is too long to name its page whole: the words before a
+// word that opens a clause of its own ("before", "when", "so", ...), a
+// comma before one, or failing those the "for", "with", "in" or "on"
+// that says for whom or with what ("How to Find a Hidden Water Leak
+// Before It Finds Your Ceiling": "How to Find a Hidden Water Leak"; "When
+// to Call an Emergency Electrician, and When It Can Wait": "When to Call
+// an Emergency Electrician"; "How to Size a Water Heater for Your
+// Household": "How to Size a Water Heater"). Each cut keeps at least
+// three words; "" when the title has no such place. A comma in a list
+// ("Kayak Length, Width, and Cockpit Fit") is none.
+func MainClause(title string) string {
+	words := strings.Fields(title)
+	const least = 3
+	cut := func(i int) string {
+		return strings.TrimRight(strings.Join(words[:i], " "), ",;.!?\"'(-–—")
+	}
+	word := func(i int) string { return strings.ToLower(strings.Trim(words[i], ",;.!?\"'()")) }
+	opens := func(i int) bool { return clauseOpeners[word(i)] || relatives[word(i)] }
+	for i, w := range words {
+		if i >= least && clauseOpeners[word(i)] {
+			return cut(i)
+		}
+		if i+1 >= least && i+1 < len(words) && strings.HasSuffix(w, ",") &&
+			(opens(i+1) || conjunctions[word(i+1)] && i+2 < len(words) && opens(i+2)) {
+			return cut(i + 1)
+		}
+	}
+	for i := least + 1; i < len(words); i++ {
+		if complementOpeners[word(i)] {
+			return cut(i)
+		}
+	}
+	return ""
+}
+
 // ContentWords is the set of content words of a list of names: words
 // that are none of the lexicon's closed classes or common verbs
 // (closedClass). "Cold Brew Coffee at Home" and "espresso at home" share

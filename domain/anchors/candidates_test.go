@@ -108,6 +108,23 @@ func TestAShortTitleDropsTheSubtitleTheQuestionsAnswerAndTheAside(t *testing.T) 
 	}
 }
 
+func TestAMainClauseEndsBeforeAClauseOfItsOwnOrWhomTheTitleIsFor(t *testing.T) {
+	for title, want := range map[string]string{
+		"How to Find a Hidden Water Leak Before It Finds Your Ceiling": "How to Find a Hidden Water Leak",
+		"When to Call an Emergency Electrician, and When It Can Wait":  "When to Call an Emergency Electrician",
+		"How to Size a Water Heater for Your Household":                "How to Size a Water Heater",
+		"Why Old Wiring Fails, Which Signs Come First":                 "Why Old Wiring Fails",
+		// a comma in a list, and a cut that would leave too few words
+		"How to Choose Kayak Length, Width, and Cockpit Fit": "",
+		"Boots for Every Season and Trail":                   "",
+		"How Long a Pair of Good Boots Should Last You":      "",
+	} {
+		if got := MainClause(title); got != want {
+			t.Errorf("MainClause(%q) = %q, want %q", title, got, want)
+		}
+	}
+}
+
 func TestNamesShareAContentWordNotAFunctionWord(t *testing.T) {
 	for _, c := range []struct {
 		a, b []string

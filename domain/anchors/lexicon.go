@@ -440,6 +440,15 @@ var foreign = set(
 	"om", "te", "ze", "wordt", "maar", "nog",
 )
 
+// clauseOpeners start a clause of their own inside a title
+// (MainClause); complementOpeners a phrase that says for whom or with
+// what, once the title has named its subject.
+var (
+	clauseOpeners = set("before", "after", "when", "while", "because", "if", "so", "until", "unless", "since",
+		"once", "without")
+	complementOpeners = set("for", "with", "in", "on")
+)
+
 // genericStarts are evaluative words a natural phrase does not start on:
 // "the best lightweight hiking boots" gives "lightweight hiking boots".
 var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect", "worst")

@@ -77,63 +77,13 @@ func crumbName(st site.Structure, p site.Page) string {
 	if named := keywordOfTitle(st, p); named != "" {
 		return named
 	}
-	if head := titleHead(p.Title); head != "" {
-		return head
+	if len(strings.Fields(p.Title)) > maxCrumbWords && len(p.Title) > maxCrumbChars {
+		if head := anchors.MainClause(p.Title); head != "" {
+			return head
+		}
 	}
 	return p.Title
 }
-
-// titleHead shortens a long title with no subtitle to its main clause:
-// the words before a comma, a word that opens a clause of its own
-// ("before", "when", "so", ...) or, failing those, the "for" or "with"
-// that says for whom or with what ("How to Find a Hidden Water Leak
-// Before It Finds Your Ceiling": "How to Find a Hidden Water Leak"; "When
-// to Call an Emergency Electrician, and When It Can Wait": "When to Call
-// an Emergency Electrician"; "How to Size a Water Heater for Your
-// Household": "How to Size a Water Heater"). Each cut keeps at least
-// three words; "" when the title is short or has no such place.
-func titleHead(title string) string {
-	words := strings.Fields(title)
-	if len(words) <= maxCrumbWords || len(title) <= maxCrumbChars {
-		return ""
-	}
-	const least = 3
-	cut := func(i int) string {
-		return strings.TrimRight(strings.Join(words[:i], " "), ",;.!?\"'(-–—")
-	}
-	lower := func(i int) string { return strings.ToLower(strings.Trim(words[i], ",;.!?\"'()")) }
-	for i, w := range words {
-		if i >= least && clauseOpeners[lower(i)] {
-			return cut(i)
-		}
-		// A comma before a clause ("…, and When It Can Wait"), not one
-		// in a list ("Kayak Length, Width, and Cockpit Fit").
-		if i+1 >= least && i+1 < len(words) && strings.HasSuffix(w, ",") {
-			next := lower(i + 1)
-			if clauseOpeners[next] || whWords[next] ||
-				conjunctions[next] && i+2 < len(words) && (clauseOpeners[lower(i+2)] || whWords[lower(i+2)]) {
-				return cut(i + 1)
-			}
-		}
-	}
-	for i := range words {
-		if i > least && complementOpeners[lower(i)] {
-			return cut(i)
-		}
-	}
-	return ""
-}
-
-// clauseOpeners start a clause of their own inside a title; complementOpeners
-// a phrase that says for whom or with what, after the title has named its
-// subject.
-var (
-	clauseOpeners = map[string]bool{"before": true, "after": true, "when": true, "while": true, "because": true,
-		"if": true, "so": true, "until": true, "unless": true, "since": true, "once": true, "without": true}
-	complementOpeners = map[string]bool{"for": true, "with": true, "in": true, "on": true}
-	whWords           = map[string]bool{"what": true, "why": true, "how": true, "when": true, "where": true, "which": true, "who": true}
-	conjunctions      = map[string]bool{"and": true, "but": true, "or": true}
-)
 
 // A title keeps its whole length as a crumb up to maxCrumbWords words or
 // maxCrumbChars characters: trial 16's "Grind Size Chart for Every Brewing
