@@ -569,11 +569,12 @@ func (pl *planner) relatedReading() {
 		// its Related Reading (a services trial), though both are urgent.
 		var onTopic, offTopic, offSector []scored
 		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword))
+		sector := pl.sectorOf(pl.in.Page)
 		for _, s := range pl.scoreAll(sharing) {
 			switch {
 			case s.score.Factors[scoring.FactorKeywordOverlap] > 0 && own.SharedBy(PageNames(s.Page)):
 				onTopic = append(onTopic, s)
-			case pl.sectorOf(s.Page) == "" || pl.sectorOf(s.Page) == pl.sectorOf(pl.in.Page):
+			case pl.sectorOf(s.Page) == "" || pl.sectorOf(s.Page) == sector:
 				offTopic = append(offTopic, s)
 			default:
 				offSector = append(offSector, s)
