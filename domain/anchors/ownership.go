@@ -403,7 +403,11 @@ func (c *profileCache) of(names []string) profile {
 //     against a title that also says "Building, Filling and Planting").
 //  5. Then the target with the name the phrase covers most closely: the
 //     largest share of one name's content words found in the phrase.
-//  6. Then the lower index, so the answer never depends on map order.
+//  6. Then the target whose closest name is a noun phrase rather than a
+//     clause around one ("main guide to running shoes" goes to "running
+//     shoes", not to "when to replace running shoes": both names' content
+//     words are the two the phrase holds).
+//  7. Then the lower index, so the answer never depends on map order.
 //
 // Words are compared stemmed ("boots" = "boot"), hyphenated compounds also
 // by their parts; closed-class words, common verbs and generic title words
@@ -439,7 +443,7 @@ func (o *Owners) best(np nounPhrase) int {
 	if len(ws) == 0 {
 		return -1
 	}
-	best, bestName, bestShare, bestExact, bestCover := -1, false, 0.0, false, 0.0
+	best, bestName, bestShare, bestExact, bestCover, bestTight := -1, false, 0.0, false, 0.0, false
 	text, stems := Normalize(np.text()), np.stemKey()
 	for i, pr := range o.profiles {
 		if !pr.named(np, ws) {
@@ -448,7 +452,7 @@ func (o *Owners) best(np nounPhrase) int {
 		isName := pr.exact[text] || pr.exact[stems]
 		if best >= 0 && bestName != isName {
 			if isName {
-				best, bestName, bestShare, bestExact, bestCover = -1, false, 0, false, 0
+				best, bestName, bestShare, bestExact, bestCover, bestTight = -1, false, 0, false, 0, false
 			} else {
 				continue
 			}
@@ -460,7 +464,10 @@ func (o *Owners) best(np nounPhrase) int {
 			}
 		}
 		share := float64(found) / float64(len(ws))
-		cover, exact := 0.0, false
+		// tight: a name covering the phrase that closely is a noun phrase,
+		// not a clause around one ("running shoes", not "when to replace
+		// running shoes", whose content words are the same two).
+		cover, exact, tight := 0.0, false, false
 		for _, n := range pr.names {
 			in := 0
 			for w := range n.words {
@@ -468,13 +475,19 @@ func (o *Owners) best(np nounPhrase) int {
 					in++
 				}
 			}
-			cover = max(cover, float64(in)/float64(len(n.words)))
+			c := float64(in) / float64(len(n.words))
+			if c > cover {
+				cover, tight = c, !n.loose
+			} else if c == cover {
+				tight = tight || !n.loose
+			}
 			exact = exact || in == len(n.words) && in == len(ws)
 		}
 		better := share > bestShare ||
-			share == bestShare && (exact && !bestExact || exact == bestExact && cover > bestCover)
+			share == bestShare && (exact && !bestExact || exact == bestExact &&
+				(cover > bestCover || cover == bestCover && tight && !bestTight))
 		if best < 0 || better {
-			best, bestName, bestShare, bestExact, bestCover = i, isName, share, exact, cover
+			best, bestName, bestShare, bestExact, bestCover, bestTight = i, isName, share, exact, cover, tight
 		}
 	}
 	return best

@@ -228,6 +228,11 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 			[]Target{{PrimaryKeywords: []string{"greek islands in spring"}, Variations: []string{"May in the Cyclades"}}}, -1},
 		{"a name opening on an article is still named by its content words", "central Cyclades",
 			[]Target{{PrimaryKeywords: []string{"The Cyclades"}}}, 0},
+		// a trial site's wrong target: the sibling's "when to replace running
+		// shoes" and the hub's "running shoes" have the same content words
+		{"a noun-phrase name wins over a clause around the same words", "main guide to running shoes",
+			[]Target{{PrimaryKeywords: []string{"running shoe lifespan"}, Variations: []string{"when to replace running shoes"}, Title: "How Long Do Running Shoes Last?"},
+				{PrimaryKeywords: []string{"running shoes"}, Title: "Running Shoes: How to Choose the Right Pair"}}, 1},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
