@@ -91,7 +91,7 @@ func (t Target) names() []string {
 // title has none of them.
 func ShortTitle(title string) string {
 	for _, sep := range []string{":", " – ", " — ", " - ", " | "} {
-		if head, _, ok := strings.Cut(title, sep); ok {
+		if head, ok := subtitleCut(title, sep); ok {
 			return strings.TrimSpace(head)
 		}
 	}
@@ -106,6 +106,29 @@ func ShortTitle(title string) string {
 	return ""
 }
 
+// subtitleCut is the title before the first sep that sets a subtitle off:
+// one with words before it, and for a colon not one between two digits, a
+// ratio or a time ("1:1 Running Coaching", "A 5:2 Diet Plan").
+func subtitleCut(title, sep string) (string, bool) {
+	for from := 0; ; {
+		i := strings.Index(title[from:], sep)
+		if i < 0 {
+			return "", false
+		}
+		i += from
+		from = i + len(sep)
+		if sep == ":" && i > 0 && from < len(title) && isDigit(title[i-1]) && isDigit(title[from]) {
+			continue
+		}
+		if !strings.ContainsFunc(title[:i], unicode.IsLetter) {
+			continue
+		}
+		return title[:i], true
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 // MainClause is a title cut to its main clause, for a title with no
 // subtitle that is too long to name its page whole: the words before a
 // word that opens a clause of its own ("before", "when", "so", ...), a
@@ -116,7 +139,8 @@ func ShortTitle(title string) string {
 // an Emergency Electrician"; "How to Size a Water Heater for Your
 // Household": "How to Size a Water Heater"). Each cut keeps at least
 // three words; "" when the title has no such place. A comma in a list
-// ("Kayak Length, Width, and Cockpit Fit") is none.
+// ("Kayak Length, Width, and Cockpit Fit") is none, nor are two paired
+// prepositions ("Should You Stretch Before or After Running?").
 func MainClause(title string) string {
 	words := strings.Fields(title)
 	const least = 3
@@ -125,8 +149,13 @@ func MainClause(title string) string {
 	}
 	word := func(i int) string { return strings.ToLower(strings.Trim(words[i], ",;.!?\"'()")) }
 	opens := func(i int) bool { return clauseOpeners[word(i)] || relatives[word(i)] }
+	// "Before or After Running" pairs two prepositions: it opens no clause.
+	paired := func(i int) bool {
+		return i+2 < len(words) && conjunctions[word(i+1)] && clauseOpeners[word(i+2)] ||
+			i >= 2 && conjunctions[word(i-1)] && clauseOpeners[word(i-2)]
+	}
 	for i, w := range words {
-		if i >= least && clauseOpeners[word(i)] {
+		if i >= least && clauseOpeners[word(i)] && !paired(i) {
 			return cut(i)
 		}
 		if i+1 >= least && i+1 < len(words) && strings.HasSuffix(w, ",") &&

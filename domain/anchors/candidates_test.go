@@ -101,6 +101,11 @@ func TestAShortTitleDropsTheSubtitleTheQuestionsAnswerAndTheAside(t *testing.T) 
 		"Hiking Boots":                                          "",
 		"(Almost) Everything About Mulch":                       "",
 		"Cover Crops and Living Mulch (Green Manure) Explained": "",
+		// a colon between digits is a ratio or a time, no subtitle's
+		"1:1 Running Coaching":               "",
+		"The 5:2 Diet: What the Studies Say": "The 5:2 Diet",
+		"10:30 Tempo Runs":                   "",
+		": A Title That Opens on Its Colon":  "",
 	} {
 		if got := ShortTitle(title); got != want {
 			t.Errorf("ShortTitle(%q) = %q, want %q", title, got, want)
@@ -118,6 +123,8 @@ func TestAMainClauseEndsBeforeAClauseOfItsOwnOrWhomTheTitleIsFor(t *testing.T) {
 		"How to Choose Kayak Length, Width, and Cockpit Fit": "",
 		"Boots for Every Season and Trail":                   "",
 		"How Long a Pair of Good Boots Should Last You":      "",
+		// two prepositions paired by a conjunction open no clause
+		"Should You Stretch Before or After Running?": "",
 	} {
 		if got := MainClause(title); got != want {
 			t.Errorf("MainClause(%q) = %q, want %q", title, got, want)
