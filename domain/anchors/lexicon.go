@@ -322,12 +322,12 @@ var clauseVerbs = set(
 	"adjust", "attach", "cook", "boil", "pitch", "measure", "treat", "repair", "start", "stop", "pull",
 	"push", "press", "roll", "loosen", "tighten", "wrap", "shield", "compress", "lace", "zip",
 	"release", "prime", "rent", "watch", "need", "limit", "sort", "run", "rinse", "swap",
-	"shake", "open", "orient", "bury", "clip",
+	"shake", "open", "orient", "bury", "clip", "wear", "hold", "hire", "visit",
 	// how-to imperatives whose nouns rarely open a noun phrase ("Prune
 	// fruit trees", "Sear the steak", "Install the app"); not "plant",
 	// "water", "paint", "ride" ("Plant pots", "Water bottles")
 	"prune", "sow", "bake", "whisk", "stir", "chop", "drain", "sear", "poach", "serve", "dig",
-	"strengthen", "groom", "bathe", "install", "fix", "restart", "reboot",
+	"strengthen", "groom", "bathe", "install", "fix", "restart", "reboot", "stretch",
 )
 
 var (
@@ -452,6 +452,12 @@ var (
 // genericStarts are evaluative words a natural phrase does not start on:
 // "the best lightweight hiking boots" gives "lightweight hiking boots".
 var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect", "worst")
+
+// quantityAfterA reports "little" or "bit" after "a": "a little interval
+// training" is some interval training, not a phrase about small ones.
+func quantityAfterA(toks []token, i int, low string) bool {
+	return (low == "little" || low == "bit") && i > 0 && toks[i-1].low == "a"
+}
 
 // superlative reports an "-est" adjective ("cheapest", "easiest",
 // "biggest"): like the evaluative words, it grades the phrase it opens

@@ -284,7 +284,7 @@ func tokenizeAs(run string, name bool) []token {
 		toks[i].parts = comparedStems(toks[i])
 		first, _ := utf8.DecodeRuneInString(f)
 		last, _ := utf8.DecodeLastRuneInString(f)
-		toks[i].start = !notWordRune(first) && !genericStarts[low] && !superlative(low)
+		toks[i].start = !notWordRune(first) && !genericStarts[low] && !superlative(low) && !quantityAfterA(toks, i, low)
 		toks[i].final = !notWordRune(last) && !possessive
 	}
 	for i := range toks {

@@ -164,6 +164,12 @@ func TestHowToVerbsTheLexiconKnowsNeverStartANaturalPhrase(t *testing.T) {
 			Target{PrimaryKeywords: []string{"browser extensions"}, Variations: []string{"extensions"}}},
 		{"pets: a clause after 'and'", "Brush long-haired cats daily and groom long-haired dogs weekly.", "groom",
 			Target{PrimaryKeywords: []string{"long-haired dogs"}, Variations: []string{"dogs"}}},
+		{"fitness: an imperative of a verb that is also a noun", "Wear light running shoes with a secure fit.", "wear",
+			Target{PrimaryKeywords: []string{"running shoes"}}},
+		{"fitness: an imperative of 'stretch'", "Stretch tight hamstrings after every run.", "stretch",
+			Target{PrimaryKeywords: []string{"tight hamstrings"}, Variations: []string{"hamstrings"}}},
+		{"services: an imperative of 'hire'", "Hire licensed electricians for panel work.", "hire",
+			Target{PrimaryKeywords: []string{"licensed electricians"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			noPhraseStartsOn(t, tc.target, map[string]string{tc.text: tc.verb})
@@ -174,12 +180,14 @@ func TestHowToVerbsTheLexiconKnowsNeverStartANaturalPhrase(t *testing.T) {
 // A services trial linked "the [cheapest water heater installation]" and
 // "usually done [alongside home rewiring]": a superlative grades the
 // phrase it would open, and "alongside" is a preposition.
-func TestSuperlativesAndPrepositionsOpenNoNaturalPhrase(t *testing.T) {
+func TestSuperlativesQuantitiesAndPrepositionsOpenNoNaturalPhrase(t *testing.T) {
 	for _, tc := range []struct{ text, keyword, want string }{
 		{"A heat pump makes it the cheapest water heater installation to run.", "water heater installation", "water heater installation"},
 		{"It is the easiest kitchen drain fix of all.", "kitchen drain fix", "kitchen drain fix"},
 		{"A panel upgrade is usually done alongside home rewiring, because both open the walls.", "home rewiring", "home rewiring"},
 		{"Walk the forest trails at dawn.", "forest trails", "forest trails"},
+		// "a little" is a quantity, as "some" is
+		{"A little interval training helps even first-time marathoners.", "interval training", "interval training"},
 	} {
 		got := naturalOf(t, Target{PrimaryKeywords: []string{tc.keyword}}, tc.text)
 		for _, phrase := range got {
