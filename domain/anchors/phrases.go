@@ -413,7 +413,7 @@ func resolve(toks []token, i int) {
 		// [brew] filter coffee" (trial 16 linked "brew filter coffee" to
 		// the cold brew hub).
 		t.verb = modal || subject && (before.low != "you" || youSubject(toks, b) || partitive || nextIs(cDet, cPron, cPrep)) ||
-			before != nil && before.low == "who" || subjectsVerb(toks, i, b)
+			before != nil && before.low == "who" || subjectsVerb(toks, i, b) || verbBeforeWhat(toks, i, b)
 	case cAmbig:
 		third := thirdAmb[t.low]
 		switch {
@@ -485,6 +485,18 @@ func subjectsVerb(toks []token, i, b int) bool {
 		return true
 	}
 	return pluralSubject(toks, b)
+}
+
+// verbBeforeWhat reports an "-s" word after a noun and before "what" or
+// "how", which no noun phrase goes on into: "the fitness section
+// [collects] what we do", "the app [explains] how to file". It is the
+// noun's verb, so the noun phrase ends before it.
+func verbBeforeWhat(toks []token, i, b int) bool {
+	if b < 0 || i+1 >= len(toks) || !toks[i].plur || docNouns[toks[i].low] {
+		return false
+	}
+	next := toks[i+1].low
+	return (next == "what" || next == "how") && contentWord(toks[b]) && !toks[b].verb
 }
 
 // verbAdverbs say when or how often, and stand before a verb rather than

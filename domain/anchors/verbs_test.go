@@ -81,6 +81,27 @@ func TestTheVerbOfAnIrregularPluralSubjectEndsThePhraseBeforeIt(t *testing.T) {
 	}
 }
 
+// Trial F's home page named its sector as "The fitness section collects
+// what we do ...": "collects" was read as a plural head, so the phrase
+// was "fitness section collects" and named nothing.
+func TestAVerbBeforeWhatOrHowEndsTheNounPhraseBeforeIt(t *testing.T) {
+	for _, tc := range []struct{ text, verb, keyword, want string }{
+		{"The fitness section collects what we do between runs.", "collects", "runner fitness", "fitness section"},
+		{"Our budgeting guide explains how to track every expense.", "explains", "budgeting", "budgeting guide"},
+	} {
+		target := Target{PrimaryKeywords: []string{tc.keyword}}
+		got := naturalOf(t, target, tc.text)
+		if !slices.Contains(got, tc.want) {
+			t.Errorf("%q: natural phrases %q, want %q among them", tc.text, got, tc.want)
+		}
+		for _, phrase := range nounPhrasesOf(tc.text) {
+			if slices.Contains(strings.Fields(strings.ToLower(phrase)), tc.verb) {
+				t.Errorf("%q: noun phrase %q holds the verb %q", tc.text, phrase, tc.verb)
+			}
+		}
+	}
+}
+
 // What the verb leaves is still offered: the object's own modifiers.
 func TestTheObjectAfterASubjectsVerbKeepsItsModifiers(t *testing.T) {
 	roadBikes := Target{PrimaryKeywords: []string{"road bikes"}, Title: "Road Bikes: How to Choose"}
