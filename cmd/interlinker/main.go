@@ -28,7 +28,7 @@ import (
 const usage = `interlinker gives content sites their internal links.
 
 Usage:
-  interlinker serve   [flags]          run the service (embeds NATS JetStream unless --nats-url is set)
+  interlinker serve   [flags]          run the service on --nats-url, or with --embedded-nats on a private JetStream server
   interlinker migrate [flags]          create and migrate the database, then exit
   interlinker demo    [flags]          link the bundled example site end to end and print a summary
   interlinker publish [flags] PATH...  publish CloudEvents from JSON files or directories to NATS

@@ -24,6 +24,10 @@ func tokenCommand(ctx context.Context, args []string) error {
 		return errors.New("token: no action given (create, list or revoke)")
 	}
 	action, rest := args[0], args[1:]
+	if action == "-h" || action == "-help" || action == "--help" || action == "help" {
+		fmt.Fprintln(os.Stderr, tokenUsage)
+		return flag.ErrHelp
+	}
 	databaseURL := service.DefaultConfig().DatabaseURL
 	var siteID, name string
 	s := &settings{fs: flag.NewFlagSet("token "+action, flag.ContinueOnError)}
@@ -62,6 +66,16 @@ func tokenCommand(ctx context.Context, args []string) error {
 
 	switch action {
 	case "create":
+		known, err := st.SiteExists(ctx, siteID)
+		if err != nil {
+			return err
+		}
+		if !known {
+			// A token may come before its site's first site.updated, so this
+			// is no error; a mistyped id would otherwise fail only later,
+			// as 404s to whoever holds the token.
+			fmt.Fprintf(os.Stderr, "warning: no site %q is known yet; the token answers for it once its site.updated arrives\n", siteID)
+		}
 		t, secret, err := st.CreateToken(ctx, siteID, name)
 		if err != nil {
 			return err

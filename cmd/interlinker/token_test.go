@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -56,4 +61,52 @@ func TestTokenVerbCreatesListsAndRevokesASitesTokens(t *testing.T) {
 	if err := run([]string{"token", "mint"}); err == nil {
 		t.Error("an unknown action was accepted")
 	}
+}
+
+func TestTokenHelpPrintsTheUsageAndIsNoError(t *testing.T) {
+	for _, h := range []string{"-h", "--help", "help"} {
+		if err := run([]string{"token", h}); !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("token %s: %v, want the usage and exit status 0 (flag.ErrHelp)", h, err)
+		}
+	}
+}
+
+// A token for a site no site.updated has created yet is made, as one may
+// be handed out before the site's first event, with a warning that names
+// the site, so a mistyped id shows at once rather than as later 404s.
+func TestTokenCreateWarnsOfASiteNotKnownYet(t *testing.T) {
+	db := storetest.NewDatabase(t)
+	var warned string
+	err := withStderr(t, &warned, func() error {
+		_, err := runCapturing(t, "token", "create", "--site", "no-such-site", "--database-url", db)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("token create: %v", err)
+	}
+	if !strings.Contains(warned, `no site "no-such-site" is known yet`) {
+		t.Errorf("no warning about the unknown site; stderr: %q", warned)
+	}
+}
+
+// withStderr runs f with os.Stderr read into *into.
+func withStderr(t *testing.T, into *string, f func() error) error {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := os.Stderr
+	os.Stderr = w
+	out := make(chan string)
+	go func() {
+		var b bytes.Buffer
+		_, _ = io.Copy(&b, r)
+		out <- b.String()
+	}()
+	runErr := f()
+	os.Stderr = stderr
+	w.Close()
+	*into = <-out
+	return runErr
 }
