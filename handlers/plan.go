@@ -284,7 +284,7 @@ func (p *Pipeline) rippleTo(ctx context.Context, tx *store.Tx, page site.Page, e
 	f := events.FanoutData{
 		Cause:       events.CauseIdentity{Source: ev.Source, Type: ev.Type, ID: ev.ID},
 		CausePageID: page.ID, CauseChange: cause,
-		Reason:     fmt.Sprintf("%s page %s %s (event %s)", page.Kind, page.ID, change, ev.ID),
+		Reason:     fmt.Sprintf("%s %s %s (event %s)", page.Kind.Page(), page.ID, change, ev.ID),
 		Dependants: dependantsRef(d),
 	}
 	return p.askToReplan(ctx, tx, ev, f, ids)

@@ -901,7 +901,7 @@ func (a *Auditor) linkRange(kind site.Kind, words int) heldRange {
 	}
 	r := a.pol.Density(planning.DensityClass(kind), words)
 	return heldRange{DensityRange: r, bounded: r.Min > 0 || r.Max > 0, byList: planning.LinksByList(kind),
-		of: fmt.Sprintf("for a %s page of %d words", kind, words)}
+		of: fmt.Sprintf("for a %s of %d words", kind.Page(), words)}
 }
 
 // dominantAnchors are the targets at least anchor_dominance_min_inbound

@@ -473,8 +473,8 @@ func (pl *planner) verticalUp() {
 	if !pl.mentions(l) {
 		pl.uncarried[l.ID] = true
 	}
-	l.Explanation = fmt.Sprintf("vertical_up: every %s page of a cluster links to its hub (%s), in paragraph 1–%d; %s",
-		page.Kind, page.ClusterID, l.FirstParagraphs, l.Explanation)
+	l.Explanation = fmt.Sprintf("vertical_up: every %s of a cluster links to its hub (%s), in paragraph 1–%d; %s",
+		page.Kind.Page(), page.ClusterID, l.FirstParagraphs, l.Explanation)
 	pl.add(l)
 	pl.budget--
 }

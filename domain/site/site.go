@@ -25,6 +25,15 @@ const (
 
 var kinds = []Kind{KindHome, KindSector, KindHub, KindSupporting, KindTerm, KindProduct, KindService, KindPage}
 
+// Page names a page of the kind in prose: "a hub page", but "a page" for
+// a plain one, not "a page page".
+func (k Kind) Page() string {
+	if k == KindPage || k == "" {
+		return "page"
+	}
+	return string(k) + " page"
+}
+
 // ParseKind accepts exactly the kinds of the event contract.
 func ParseKind(s string) (Kind, error) {
 	for _, k := range kinds {

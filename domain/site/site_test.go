@@ -62,3 +62,11 @@ func TestPagesMustFitTheirSite(t *testing.T) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }
+
+func TestAKindNamesItsPageInProse(t *testing.T) {
+	for k, want := range map[Kind]string{KindHub: "hub page", KindSupporting: "supporting page", KindPage: "page"} {
+		if got := k.Page(); got != want {
+			t.Errorf("%s.Page() = %q, want %q", k, got, want)
+		}
+	}
+}

@@ -77,10 +77,10 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 			listed++
 		}
 	}
-	counted := fmt.Sprintf("%d outbound link(s) in the content on a %s page of %d words", n, in.Page.Kind, words)
+	counted := fmt.Sprintf("%d outbound link(s) in the content on a %s of %d words", n, in.Page.Kind.Page(), words)
 	if inReading > 0 {
-		counted = fmt.Sprintf("%d outbound link(s) in the content (Related Reading's %d not counted) on a %s page of %d words",
-			n, inReading, in.Page.Kind, words)
+		counted = fmt.Sprintf("%d outbound link(s) in the content (Related Reading's %d not counted) on a %s of %d words",
+			n, inReading, in.Page.Kind.Page(), words)
 	}
 	if !planning.LinksByList(in.Page.Kind) {
 		listed = 0

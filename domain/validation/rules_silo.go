@@ -97,8 +97,8 @@ func directionRules(in Input, found []markup.Link) RuleResult {
 	var problems []string
 	for _, f := range authorLinks(found) {
 		if target, ok := in.AuthorTargets[markup.PagePath(f.URL)]; ok && target.ID != in.Page.ID && !allowed(target) {
-			problems = append(problems, fmt.Sprintf("the page's own link to %s points to %s page %s in %s",
-				f.Href, target.Kind, target.ID, scopeName(target.ClusterID)))
+			problems = append(problems, fmt.Sprintf("the page's own link to %s points to %s %s in %s",
+				f.Href, target.Kind.Page(), target.ID, scopeName(target.ClusterID)))
 		}
 	}
 	for _, l := range in.Links {
@@ -109,8 +109,8 @@ func directionRules(in Input, found []markup.Link) RuleResult {
 		if !ok || allowed(target) {
 			continue
 		}
-		problems = append(problems, fmt.Sprintf("link %s points to %s page %s in %s",
-			l.ID, target.Kind, l.TargetPageID, scopeName(target.ClusterID)))
+		problems = append(problems, fmt.Sprintf("link %s points to %s %s in %s",
+			l.ID, target.Kind.Page(), l.TargetPageID, scopeName(target.ClusterID)))
 		r.LinkIDs = append(r.LinkIDs, l.ID)
 	}
 	if len(problems) > 0 {

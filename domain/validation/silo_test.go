@@ -112,7 +112,7 @@ func TestSiloTheWritersOwnLinksAreJudgedAsOurs(t *testing.T) {
 	if s := rule(r, RuleSiloIntegrity); s.Passed || !strings.Contains(s.Detail, "the page's own link to /pricing/ (page pricing) points outside cluster boots") {
 		t.Errorf("silo integrity %+v", s)
 	}
-	if d := rule(r, RuleDirection); d.Passed || !strings.Contains(d.Detail, "the page's own link to /pricing/ points to page page pricing") {
+	if d := rule(r, RuleDirection); d.Passed || !strings.Contains(d.Detail, "the page's own link to /pricing/ points to page pricing") {
 		t.Errorf("direction %+v", d)
 	}
 	if links["up"].Status != link.StatusVerified || links["sib"].Status != link.StatusVerified {
