@@ -567,8 +567,13 @@ func (pl *planner) relatedReading() {
 		// Of the rest, those in the page's own sector come first: a
 		// checklist on power outages reads oddly with a drain cleaner in
 		// its Related Reading (a services trial), though both are urgent.
+		// A word most of the candidates' names hold marks no topic: on a
+		// running site "running" is in half the titles, and an article on
+		// stretching listed two running-shoe guides over the yoga articles
+		// sharing all its values (trial F).
 		var onTopic, offTopic, offSector []scored
 		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword))
+		own = withoutCommonWords(own, sharing)
 		sector := pl.sectorOf(pl.in.Page)
 		for _, s := range pl.scoreAll(sharing) {
 			switch {
@@ -602,6 +607,33 @@ func (pl *planner) relatedReading() {
 		pl.add(l)
 	}
 }
+
+// withoutCommonWords is own less the words that the names of at least
+// half of the targets, and at least minCommonTargets of them, hold.
+func withoutCommonWords(own anchors.ContentWords, targets []Target) anchors.ContentWords {
+	if len(own) == 0 || len(targets) < minCommonTargets {
+		return own
+	}
+	held := map[string]int{}
+	for _, t := range targets {
+		for w := range anchors.NewContentWords(PageNames(t.Page)) {
+			if own[w] {
+				held[w]++
+			}
+		}
+	}
+	out := anchors.ContentWords{}
+	for w := range own {
+		if n := held[w]; n < minCommonTargets || 2*n < len(targets) {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// minCommonTargets is the fewest targets a word must be common to: among
+// two or three, sharing a word is still a sign of a topic.
+const minCommonTargets = 4
 
 // sectorOf is the sector a page is in: its own, else its cluster's.
 func (pl *planner) sectorOf(p site.Page) string {

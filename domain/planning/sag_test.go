@@ -1854,3 +1854,32 @@ func TestRelatedReadingListsPagesOfTheArticlesSectorBeforeOthersOffTopic(t *test
 		}
 	}
 }
+
+// Trial F's stretching article listed two running-shoe guides in its
+// Related Reading for the one word "running", which half the site's
+// titles hold, over yoga articles that shared all its values. A word most
+// candidates' names hold marks no topic.
+func TestRelatedReadingDoesNotTakeAWordMostCandidatesShareForATopic(t *testing.T) {
+	boots := bootsCluster()
+	poles := testCluster("poles", "Trekking Poles", "trekking poles", "terrain=mountain", "season=winter")
+	stoves := testCluster("stoves", "Camp Stoves", "camp stoves", "terrain=mountain", "season=winter")
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	targets := []Target{{Page: hub}}
+	for i := range 4 {
+		targets = append(targets, Target{Page: articleIn(poles, fmt.Sprintf("pole-%d", i), fmt.Sprintf("Hiking Pole Notes %d", i)), Inbound: 1})
+	}
+	for i := range 3 {
+		targets = append(targets, Target{Page: articleIn(stoves, fmt.Sprintf("fuel-%d", i), fmt.Sprintf("Stove Fuel Notes %d", i)), Inbound: 100})
+	}
+	plan := planOf(t, Input{Structure: testSite(boots, poles, stoves), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 1500})
+	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
+	if len(rr) < 2 {
+		t.Fatalf("Related Reading %v, want 2-3 entries", targetIDs(rr))
+	}
+	for _, l := range rr {
+		if !strings.HasPrefix(l.TargetPageID, "fuel-") {
+			t.Errorf("Related Reading %v lists %s for the word \"hiking\" that 4 of the 7 candidates hold, before the better-scored stove notes", targetIDs(rr), l.TargetPageID)
+		}
+	}
+}
