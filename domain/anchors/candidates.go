@@ -74,9 +74,14 @@ func withoutArticle(title string) string {
 func (t Target) names() []string {
 	names := append(append([]string{}, t.PrimaryKeywords...), t.Variations...)
 	if t.Title != "" {
-		names = append(names, t.Title)
+		// A subtitle's words do not name the page: "race day" of "Marathon
+		// Training: Long Runs and Race Day" is one of its topics, and "the
+		// right pair" of "Running Shoes: How to Choose the Right Pair" is
+		// any pair of anything.
 		if short := ShortTitle(t.Title); short != "" {
 			names = append(names, short)
+		} else {
+			names = append(names, t.Title)
 		}
 	}
 	return names

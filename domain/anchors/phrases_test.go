@@ -233,6 +233,9 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 		{"a noun-phrase name wins over a clause around the same words", "main guide to running shoes",
 			[]Target{{PrimaryKeywords: []string{"running shoe lifespan"}, Variations: []string{"when to replace running shoes"}, Title: "How Long Do Running Shoes Last?"},
 				{PrimaryKeywords: []string{"running shoes"}, Title: "Running Shoes: How to Choose the Right Pair"}}, 1},
+		// and its uplink "[race day]", one of a subtitle's topics
+		{"a subtitle's words do not name the page", "race day",
+			[]Target{{PrimaryKeywords: []string{"marathon training"}, Title: "Marathon Training: Long Runs and Race Day"}}, -1},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
