@@ -98,7 +98,7 @@ type Auditor struct {
 	// every page, and a string compare costs less than a look-up.
 	prev []seenLink
 
-	termLinks map[int32]map[int32]bool // term page → hubs it links to
+	termLinks map[int32]map[int32]bool // term page → hubs it links to in its body or its list
 	// anchors counts in-body links with an anchor text by target and
 	// folded anchor, spilled (anchorCounts).
 	anchors        *anchorCounts
@@ -486,7 +486,11 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		if silo && l.InBody() && a.pages.clusterIndex(t) != a.pages.clusterIndex(src) {
 			crosses = true
 		}
-		if kind == site.KindTerm && tkind == site.KindHub {
+		// A term page links its hubs in its text or by its generated list
+		// (planning.LinksByList), as the other factors ask for in-body
+		// links: a menu linking the hub from every page is no term page
+		// linking it.
+		if kind == site.KindTerm && tkind == site.KindHub && (l.InBody() || byList && l.InBlock == markup.BlockRelatedArticles) {
 			if a.termLinks[src] == nil {
 				a.termLinks[src] = map[int32]bool{}
 			}

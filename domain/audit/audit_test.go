@@ -424,3 +424,54 @@ func TestATermPagesGeneratedListCountsTowardsItsDensityMinimumAsValidationCounts
 		t.Errorf("an article's list counted towards its minimum: %+v (found %v)", f, ok)
 	}
 }
+
+// A term page's link to a hub counts for the cluster's health where the
+// other factors look, in the page's body (or its generated list of hubs,
+// which is how the planner links a term page's hubs): a site menu that
+// links the hub from every page, term pages included, is no term page
+// linking its hub.
+func TestATermPageLinkingTheHubOnlyFromTheMenuCostsTheClusterItsTermPoints(t *testing.T) {
+	st := site.Structure{
+		Site:     site.Site{ID: "s", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
+		Clusters: []site.Cluster{{ID: "c", Name: "Cacti", PrimaryKeyword: "cacti", Attributes: map[string][]string{"terrain": {"desert"}}}},
+	}
+	for _, c := range []struct {
+		name, html string
+		linked     bool
+	}{
+		{"menu only", `<nav><a href="/c/">Cacti</a></nav><p>For the desert.</p>`, false},
+		{"footer only", `<p>For the desert.</p><footer><a href="/c/">Cacti</a></footer>`, false},
+		{"in its body", `<nav><a href="/c/">Cacti</a></nav><p>For the desert, <a href="/c/">cacti</a>.</p>`, true},
+		{"in its generated list", `<p>For the desert.</p><section data-interlinker-block="related-articles"><ul><li><a href="/c/">Cacti</a></li></ul></section>`, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newAuditor(t, st, []Page{
+				{ID: "hub", URL: "/c/", Kind: site.KindHub, ClusterID: "c", WordCount: 100, Live: true},
+				{ID: "desert", URL: "/terrain/desert/", Kind: site.KindTerm, WordCount: 100, Live: true,
+					Values: st.Facets(map[string][]string{"terrain": {"desert"}})},
+			})
+			if err := a.AddPage("hub", nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := a.AddPage("desert", shopLinks(t, "/terrain/desert/", c.html)); err != nil {
+				t.Fatal(err)
+			}
+			r, err := a.Report()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := r.Clusters["c"]
+			missing := slices.Contains(h.Issues, "1 of 1 term pages of its values do not link to the hub")
+			// The hub is linked but links nowhere 0, no articles 25, no
+			// other hub 0, the term page 15 or 0, nothing broken 10,
+			// under its density 0.
+			want := 50.0
+			if !c.linked {
+				want = 35
+			}
+			if missing == c.linked || h.Score != want {
+				t.Errorf("%+v; want score %.0f, the term page counted as linking the hub: %v", h, want, c.linked)
+			}
+		})
+	}
+}
