@@ -161,73 +161,56 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 				pending = append(pending, r)
 			}
 		}
-		// A rule the live page already failed is not the fixes' doing (a
-		// page over its density before any fix): only a rule the fixes make
-		// fail refuses them.
-		before, _, err := validateFixed(ctx, tx, sc, page, []byte(page.HTML), nil)
+		// Each fix is applied on what the fixes before it made of the page
+		// and the page validated again: a fix that makes a rule worse
+		// (validation.Worse: a rule the page passed fails, or one it
+		// failed flags more links), whatever link it adds, retargets or
+		// removes, is refused with the rules' reasons, and the page's
+		// other fixes apply without it. A rule the live page already
+		// failed no worse is not the fixes' doing (a page over its
+		// density before any fix). So the page that goes out never fails
+		// a rule worse than it came in, however its fixes combine.
+		html := []byte(page.HTML)
+		report, links, err := validateFixed(ctx, tx, sc, page, html, nil)
 		if err != nil {
 			return err
 		}
-		// A fix validation refuses is dropped and the page's others are
-		// applied again without it, until none is refused.
-		var html []byte
+		var added []link.Link
 		var done []string
-		var report validation.Report
-		var links []link.Link
-		for {
-			html, done = []byte(page.HTML), nil
-			var added []link.Link
-			var failedNow []events.ApplyFailure
-			for _, r := range pending {
-				next, l, err := applyRecommendation(html, sc, page, r.Recommendation)
+		for _, r := range pending {
+			next, l, err := applyRecommendation(html, sc, page, r.Recommendation)
+			if err != nil {
+				fail(r.ID, "%s", err.Error())
+				continue
+			}
+			withFix := added
+			if l != nil {
+				capped, err := overCap(ctx, tx, sc, page, added, *l, placed)
 				if err != nil {
-					failedNow = append(failedNow, events.ApplyFailure{ID: r.ID, Reason: err.Error()})
+					return err
+				}
+				if capped {
+					fail(r.ID, "anchor cap: %q already links to page %s %d times on other pages (max_exact_anchor_per_target)",
+						l.Anchor, l.TargetPageID, sc.policy.MaxExactAnchorPerTarget)
 					continue
 				}
-				html = next
-				if l != nil {
-					added = append(added, *l)
-				}
-				done = append(done, r.ID)
+				withFix = append(slices.Clip(added), *l)
 			}
-			if len(done) == 0 {
-				failed = append(failed, failedNow...)
-				return nil
-			}
-			report, links, err = validateFixed(ctx, tx, sc, page, html, added)
+			nextReport, nextLinks, err := validateFixed(ctx, tx, sc, page, next, withFix)
 			if err != nil {
 				return err
 			}
-			capped, err := overCap(ctx, tx, sc, page, added, placed)
-			if err != nil {
-				return err
+			if worse := validation.Worse(report, nextReport); len(worse) > 0 {
+				fail(r.ID, "refused by validation: %s", ruleReasons(worse))
+				continue
 			}
-			refused := flaggedIDs(links, added, newlyFailed(before, report))
-			if len(refused) == 0 && len(capped) == 0 {
-				failed = append(failed, failedNow...)
-				kept = added
-				break
-			}
-			drop := map[string]bool{}
-			for _, l := range capped {
-				drop[l.ID] = true
-				fail(l.ID, "anchor cap: %q already links to page %s %d times on other pages (max_exact_anchor_per_target)",
-					l.Anchor, l.TargetPageID, sc.policy.MaxExactAnchorPerTarget)
-			}
-			for _, id := range refused {
-				if !drop[id] {
-					drop[id] = true
-					fail(id, "refused by validation: %s", failedRules(report))
-				}
-			}
-			kept := pending[:0:0]
-			for _, r := range pending {
-				if !drop[r.ID] {
-					kept = append(kept, r)
-				}
-			}
-			pending = kept
+			html, added, report, links = next, withFix, nextReport, nextLinks
+			done = append(done, r.ID)
 		}
+		if len(done) == 0 {
+			return nil
+		}
+		kept = added
 		seq, err := tx.SaveFixedPage(ctx, job.SiteID, pageID, page.Version, string(html))
 		if err != nil {
 			return err
@@ -258,35 +241,24 @@ func hasUplinkFix(recs []store.StoredRecommendation) bool {
 	})
 }
 
-// overCap lists the added links whose anchor other live pages, the pages
-// fixed before in the same apply (placed), and the links added before it
-// on this page already use max_exact_anchor_per_target times for its
-// target.
-func overCap(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, added []link.Link, placed anchorTally) ([]link.Link, error) {
-	if len(added) == 0 {
-		return nil, nil
-	}
-	uses := make([]store.AnchorUse, len(added))
-	for i, l := range added {
-		uses[i] = store.AnchorUse{TargetPageID: l.TargetPageID, Text: l.Anchor}
-	}
+// overCap reports whether a link to add carries an anchor that other
+// live pages, the pages fixed before in the same apply (placed), and the
+// links added before it on this page already use
+// max_exact_anchor_per_target times for its target.
+func overCap(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, added []link.Link, l link.Link, placed anchorTally) (bool, error) {
 	limit := sc.policy.MaxExactAnchorPerTarget
-	live, err := tx.LiveAnchorUsage(ctx, page.SiteID, page.ID, uses, limit)
+	f := anchors.Normalize(l.Anchor)
+	live, err := tx.LiveAnchorUsage(ctx, page.SiteID, page.ID, []store.AnchorUse{{TargetPageID: l.TargetPageID, Text: l.Anchor}}, limit)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	onPage := map[[2]string]int{}
-	var over []link.Link
-	for _, l := range added {
-		f := anchors.Normalize(l.Anchor)
-		key := [2]string{l.TargetPageID, f}
-		if live[l.TargetPageID][f]+placed.counts[l.TargetPageID][f]+onPage[key] >= limit {
-			over = append(over, l)
-			continue
+	onPage := 0
+	for _, a := range added {
+		if a.TargetPageID == l.TargetPageID && anchors.Normalize(a.Anchor) == f {
+			onPage++
 		}
-		onPage[key]++
 	}
-	return over, nil
+	return live[l.TargetPageID][f]+placed.counts[l.TargetPageID][f]+onPage >= limit, nil
 }
 
 // applyRecommendation makes one recommendation's change to a page's HTML.
@@ -490,52 +462,11 @@ func linksToLivePages(links []link.Link) []link.Link {
 	return out
 }
 
-// flaggedIDs are the added links validation flagged for one of the rules
-// in failing.
-func flaggedIDs(settled, added []link.Link, failing map[string]bool) []string {
-	ours := map[string]bool{}
-	for _, l := range added {
-		ours[l.ID] = true
-	}
-	var out []string
-	for _, l := range settled {
-		if !ours[l.ID] || l.Status != link.StatusFlagged {
-			continue
-		}
-		for _, rule := range l.FailedRules {
-			if failing[rule] {
-				out = append(out, l.ID)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// newlyFailed are the error rules the fixed page fails that the page
-// passed before.
-func newlyFailed(before, after validation.Report) map[string]bool {
-	failedBefore := map[string]bool{}
-	for _, r := range before.Rules {
-		if !r.Passed && r.Severity == validation.SeverityError {
-			failedBefore[r.Name] = true
-		}
-	}
-	out := map[string]bool{}
-	for _, r := range after.Rules {
-		if !r.Passed && r.Severity == validation.SeverityError && !failedBefore[r.Name] {
-			out[r.Name] = true
-		}
-	}
-	return out
-}
-
-func failedRules(r validation.Report) string {
-	var out []string
-	for _, rule := range r.Rules {
-		if !rule.Passed && rule.Severity == validation.SeverityError {
-			out = append(out, rule.Name+": "+rule.Detail)
-		}
+// ruleReasons names validation's rules with what each found.
+func ruleReasons(rules []validation.RuleResult) string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.Name + ": " + r.Detail
 	}
 	return strings.Join(out, "; ")
 }

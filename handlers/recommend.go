@@ -16,6 +16,7 @@ import (
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/domain/validation"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -275,12 +276,12 @@ func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, p
 	if err != nil {
 		return "", err
 	}
-	after, settled, err := validateFixed(ctx, r.tx, r.sc, page, html, []link.Link{*added})
+	after, _, err := validateFixed(ctx, r.tx, r.sc, page, html, []link.Link{*added})
 	if err != nil {
 		return "", err
 	}
-	if len(flaggedIDs(settled, []link.Link{*added}, newlyFailed(before, after))) > 0 {
-		return "validation would refuse it: " + failedRules(after), nil
+	if worse := validation.Worse(before, after); len(worse) > 0 {
+		return "validation would refuse it: " + ruleReasons(worse), nil
 	}
 	return "", nil
 }

@@ -245,3 +245,27 @@ func absolute(baseURL, u string) string {
 func linksToPage(f markup.Link, pageURL string) bool {
 	return f.Internal && f.URL != "" && markup.PagePath(f.URL) == markup.PagePath(pageURL)
 }
+
+// Worse are the error rules a changed page (after) fails that it passed
+// before the change, or fails flagging more links than before: what the
+// change made worse. A rule the page failed before and fails no worse
+// (a page over its density, whose fix removes links) is not the change's
+// doing. An audit's fix, or a set of them, that makes any rule worse is
+// refused.
+func Worse(before, after Report) []RuleResult {
+	flaggedBefore := map[string]int{}
+	failedBefore := map[string]bool{}
+	for _, r := range before.Rules {
+		if !r.Passed && r.Severity == SeverityError {
+			failedBefore[r.Name] = true
+			flaggedBefore[r.Name] = len(r.LinkIDs)
+		}
+	}
+	var out []RuleResult
+	for _, r := range after.Rules {
+		if !r.Passed && r.Severity == SeverityError && (!failedBefore[r.Name] || len(r.LinkIDs) > flaggedBefore[r.Name]) {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -590,3 +590,35 @@ func TestAnUnknownPolicyIsAnError(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// An audit's fix is judged by what it makes worse: a rule that newly
+// fails, or one that failed and now flags more links (a retarget that
+// duplicates a target on a page already failing no_duplicate_links), not
+// a failure the page had before, nor a warning.
+func TestAChangeIsWorseWhenAnErrorRuleNewlyFailsOrFlagsMoreLinks(t *testing.T) {
+	rule := func(name string, passed bool, severity string, flagged ...string) RuleResult {
+		return RuleResult{Name: name, Passed: passed, Severity: severity, LinkIDs: flagged}
+	}
+	before := Report{Rules: []RuleResult{
+		rule(RuleNoDuplicateTargets, false, SeverityError, "a"),
+		rule(RuleLinkTypeCaps, true, SeverityError),
+		rule(RuleDensityRange, false, SeverityError, "x", "y"),
+		rule(RuleAnchorDiversity, true, SeverityError),
+	}}
+	after := Report{Rules: []RuleResult{
+		rule(RuleNoDuplicateTargets, false, SeverityError, "a", "b"), // flags more
+		rule(RuleLinkTypeCaps, false, SeverityError, "b"),            // newly fails
+		rule(RuleDensityRange, false, SeverityError, "x"),            // fails, less so
+		rule(RuleAnchorDiversity, false, SeverityWarning),            // a warning only
+	}}
+	var names []string
+	for _, r := range Worse(before, after) {
+		names = append(names, r.Name)
+	}
+	if want := []string{RuleNoDuplicateTargets, RuleLinkTypeCaps}; !reflect.DeepEqual(names, want) {
+		t.Errorf("worse: %v, want %v", names, want)
+	}
+	if got := Worse(before, before); len(got) != 0 {
+		t.Errorf("a page is worse than itself: %+v", got)
+	}
+}
