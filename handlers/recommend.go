@@ -572,7 +572,10 @@ func (r *recommender) pageLinks(ctx context.Context, pageID string) ([]pageLink,
 	return out, nil
 }
 
-// linkedTargets are the live pages a page links to from anywhere.
+// linkedTargets are the pages a page links to in its body, and those the
+// recommendations made so far add or retarget a link of it to. A menu,
+// header or footer link is none: the checks a fix answers (the uplink,
+// no_duplicate_links, the density range) count in-body links alone.
 func (r *recommender) linkedTargets(ctx context.Context, pageID string) (map[string]bool, error) {
 	links, err := r.pageLinks(ctx, pageID)
 	if err != nil {
@@ -580,8 +583,13 @@ func (r *recommender) linkedTargets(ctx context.Context, pageID string) (map[str
 	}
 	out := map[string]bool{}
 	for _, l := range links {
-		if l.targetID != "" {
+		if l.targetID != "" && l.InBody() {
 			out[l.targetID] = true
+		}
+	}
+	for _, rec := range r.recs {
+		if rec.PageID == pageID && (rec.Action == audit.ActionAdd || rec.Action == audit.ActionRetarget) {
+			out[rec.TargetID] = true
 		}
 	}
 	return out, nil
@@ -650,7 +658,12 @@ func find(targets []planning.Target, id string) (planning.Target, bool) {
 
 // broken recommends, for each link to a deleted page, pointing it at the
 // deleted page's cluster hub when that hub is live and the page does not
-// link to it yet, else removing it.
+// link to it yet (in its body, by another broken link pointed at it, or
+// by a fix recommended before: a page missing its uplink gets the
+// uplink's addition, placed in paragraphs 1–2 on an anchor that names
+// the hub, and the broken link is removed), else removing it: a retarget
+// beside any of those would link the hub twice (no_duplicate_links, and
+// for the page's own hub a second vertical_up link, link_type_caps).
 func (r *recommender) broken(ctx context.Context) error {
 	bySource := map[string][]audit.Finding{}
 	var order []string
@@ -682,17 +695,22 @@ func (r *recommender) broken(ctx context.Context) error {
 				Action: audit.ActionRemove, LinkType: link.TypeRelated, Anchor: f.Anchor, LinkPath: path, LinkText: f.Anchor,
 				Occurrence: occurrence, Weight: r.linkScore(src),
 				Reason: fmt.Sprintf("links to %s, a deleted page (%q)", f.TargetID, f.Anchor)}
-			if hub := r.auditor.Hub(r.cluster(f.TargetID)); hub != "" && hub != src && !has[hub] {
-				targets, err := r.targets(ctx, hub)
-				if err != nil {
+			hub := r.auditor.Hub(r.cluster(f.TargetID))
+			var targets []planning.Target
+			if hub != "" && hub != src && !has[hub] {
+				if targets, err = r.targets(ctx, hub); err != nil {
 					return err
 				}
-				if len(targets) == 1 {
-					rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRetarget, hub, targets[0].URL
-					rec.LinkType = planning.Relation(page, targets[0].Page)
-					rec.Reason += fmt.Sprintf("; point it at %s, the hub of the deleted page's cluster", hub)
-				}
-			} else {
+			}
+			switch {
+			case len(targets) == 1:
+				rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRetarget, hub, targets[0].URL
+				rec.LinkType = planning.Relation(page, targets[0].Page)
+				rec.Reason += fmt.Sprintf("; point it at %s, the hub of the deleted page's cluster", hub)
+				has[hub] = true
+			case hub != "" && hub != src && has[hub]:
+				rec.Reason += fmt.Sprintf("; remove the link, keeping its text: the page links %s, the hub of the deleted page's cluster, already or by another fix", hub)
+			default:
 				rec.Reason += "; remove the link, keeping its text"
 			}
 			r.recs = append(r.recs, rec)

@@ -46,6 +46,119 @@ func recsOf(recs []store.StoredRecommendation, pageID string) []store.StoredReco
 	return out
 }
 
+// A page without its uplink that links a deleted sibling: the audit
+// recommends adding the uplink, and the broken link, whose retarget
+// would be the page's second link to its hub (no_duplicate_links, and two
+// vertical_up links where link_type_caps allows one), is removed instead.
+// No page gets two fixes linking one target, and the page that goes out
+// links its hub once and fails neither rule.
+func TestABrokenLinkIsNotRetargetedToTheHubTheAuditAlsoRecommendsAsTheUplink(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-uplink-retarget"
+	structure, pages := existingSite(siteID)
+	page := tsClusters[0].articles[0].id // no uplink to gravel-bikes
+	hub := tsClusters[0].id
+	// Its siblings use the hub's name up to the anchor cap: its first
+	// paragraph gets another of the hub's names for the uplink to take.
+	plantOn(pages, page, func(html string) string {
+		html = strings.Replace(html, "<p>", "<p>We wrote this for riders of all-road bikes. ", 1)
+		return appendToArticle(html, fmt.Sprintf("<p>Riders new to this asked us before, so read <a href=\"%s\">our bike fit notes</a> too.</p>", oldFitURL(pages)))
+	})
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+
+	var uplink, broken *store.StoredRecommendation
+	for _, r := range recsOf(run.recs, page) {
+		switch {
+		case r.Action == "add" && r.LinkType == "vertical_up":
+			uplink = &r
+		case r.LinkText == "our bike fit notes":
+			broken = &r
+		}
+	}
+	if uplink == nil || uplink.TargetID != hub {
+		t.Fatalf("page %s: no uplink to %s recommended: %+v", page, hub, recsOf(run.recs, page))
+	}
+	if broken == nil || broken.Action != "remove" {
+		t.Fatalf("page %s: the broken link's fix is %+v; want remove, the uplink fix linking the hub", page, broken)
+	}
+	if !strings.Contains(broken.Reason, hub) {
+		t.Errorf("the removal's reason %q does not say the hub is linked by another fix", broken.Reason)
+	}
+	// No page of the site gets two fixes that link one target.
+	linking := map[[2]string][]string{}
+	for _, r := range run.recs {
+		if r.Action == "add" || r.Action == "retarget" {
+			k := [2]string{r.PageID, r.TargetID}
+			linking[k] = append(linking[k], r.ID)
+		}
+	}
+	for k, ids := range linking {
+		if len(ids) > 1 {
+			t.Errorf("page %s has %d fixes linking %s: %v", k[0], len(ids), k[1], ids)
+		}
+	}
+
+	for _, f := range run.applied.Failed {
+		if f.ID == uplink.ID || f.ID == broken.ID {
+			t.Errorf("fix %s refused: %s", f.ID, f.Reason)
+		}
+	}
+	fixed, ok := run.fixed[page]
+	if !ok {
+		t.Fatalf("page %s did not come back fixed", page)
+	}
+	for _, r := range fixed.Validation.Rules {
+		if (r.Name == "no_duplicate_links" || r.Name == "link_type_caps") && !r.Passed {
+			t.Errorf("the fixed page fails %s: %s", r.Name, r.Detail)
+		}
+	}
+	hubPath := strings.TrimRight(run.input[hub].URL, "/")
+	n := 0
+	for _, l := range linksOf(t, run.input[page], fixed.HTML) {
+		if l.position == "content" && l.path == hubPath {
+			n++
+		}
+		if l.text == "our bike fit notes" {
+			t.Errorf("the broken link is still a link, to %s", l.path)
+		}
+	}
+	if n != 1 {
+		t.Errorf("the fixed page links its hub %d times in its body, want 1", n)
+	}
+}
+
+// A broken link is pointed at its cluster's hub when the page does not
+// link the hub in its body: a menu link to the hub, on every page, is no
+// reason to unwrap it.
+func TestABrokenLinkIsRetargetedToTheHubAPageLinksOnlyFromItsMenu(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-menu-hub"
+	structure, pages := existingSite(siteID)
+	page := tsClusters[5].articles[2].id // bike-wheels: no link to gravel-bikes
+	hub := tsClusters[0]
+	plantOn(pages, page, func(html string) string {
+		html = strings.Replace(html, "<nav>", fmt.Sprintf("<nav><a href=\"%s\">Gravel Bikes</a> ", hub.url), 1)
+		return appendToArticle(html, fmt.Sprintf("<p>Wheels are half the story; we once wrote <a href=\"%s\">how to fit a bike</a> properly.</p>", oldFitURL(pages)))
+	})
+	h.publishExisting(structure, pages, existingDeleted)
+	h.audit(siteID, "before", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fix *store.StoredRecommendation
+	for _, r := range recsOf(recs, page) {
+		if r.LinkText == "how to fit a bike" {
+			fix = &r
+		}
+	}
+	if fix == nil || fix.Action != "retarget" || fix.TargetID != hub.id {
+		t.Fatalf("page %s: the broken link's fix is %+v; want a retarget to the hub %s, which the page links only from its menu", page, fix, hub.id)
+	}
+}
+
 // An apply validates each page's fixes as it makes them and refuses one
 // whose result validation flags, whatever the fix does: here a retarget,
 // which adds no link of its own. A hub's broken link to a deleted article
