@@ -29,6 +29,7 @@ import (
 	"github.com/interlinker/interlinker/domain/spill"
 
 	"github.com/interlinker/interlinker/domain/anchors"
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/linkscore"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
@@ -124,6 +125,14 @@ type Auditor struct {
 
 	broken     []Finding
 	unverified []Finding
+	// duplicates are in-body links to a target a page links in its body
+	// already (no_duplicate_links), a finding a page and target;
+	// overCap the pages with more in-body sibling links than
+	// link_type_caps allows. onPage counts the page being read's in-body
+	// links by target, for both.
+	duplicates []Finding
+	overCap    []Finding
+	onPage     map[int32]int32
 	redirects  []Finding
 
 	// checks is what HTTP checks found of link targets, by URL (nil: the
@@ -393,6 +402,13 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		hub = a.hubOf(cluster)
 	}
 	a.tos = a.tos[:0]
+	if a.onPage == nil {
+		a.onPage = map[int32]int32{}
+	}
+	clear(a.onPage)
+	var firstTo []Link // the first in-body link to each target, in order
+	var firstAt []int32
+	siblings := 0
 	inBody, listed, linksOut, crosses := 0, 0, false, false
 	silo := a.pol.Name == policy.Silo
 	byList := planning.LinksByList(kind)
@@ -474,6 +490,15 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			}
 		}
 		tkind := a.pages.kindOf(t)
+		if l.InBody() {
+			if a.onPage[t] == 0 {
+				firstTo, firstAt = append(firstTo, l), append(firstAt, t)
+				if a.sibling(kind, cluster, tkind, a.pages.clusterOf(t)) {
+					siblings++
+				}
+			}
+			a.onPage[t]++
+		}
 		if t == hub && l.InBody() {
 			st.noteUplink(uplinkAtParagraph(l.Paragraph))
 		}
@@ -497,6 +522,16 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			a.termLinks[src][t] = true
 		}
 	}
+	for k, l := range firstTo {
+		if n := a.onPage[firstAt[k]]; n > 1 {
+			a.duplicates = append(a.duplicates, Finding{PageID: pageID, TargetID: a.pages.id(firstAt[k]), URL: l.URL, Anchor: l.Text,
+				Count: int(n), Limit: 1, Detail: fmt.Sprintf("links %s %d times in its body (no_duplicate_links)", a.pages.id(firstAt[k]), n)})
+		}
+	}
+	if a.pol.Name == policy.SAG && siblings > a.pol.MaxSiblingLinks {
+		a.overCap = append(a.overCap, Finding{PageID: pageID, Count: siblings, Limit: a.pol.MaxSiblingLinks,
+			Detail: fmt.Sprintf("links %d sibling pages in its body, over the cap of %d (link_type_caps, max_sibling_links)", siblings, a.pol.MaxSiblingLinks)})
+	}
 	if linksOut {
 		st.flags |= flagLinksOut
 	}
@@ -514,6 +549,13 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		return fmt.Errorf("audit: links of page %q: %w", pageID, err)
 	}
 	return nil
+}
+
+// sibling reports whether a link from a page of one kind and cluster to
+// one of another is a sibling (horizontal) link, as validation types it
+// (planning.Relation) for link_type_caps.
+func (a *Auditor) sibling(kind site.Kind, cluster string, tkind site.Kind, tcluster string) bool {
+	return planning.Relation(site.Page{Kind: kind, ClusterID: cluster}, site.Page{Kind: tkind, ClusterID: tcluster}) == link.TypeHorizontal
 }
 
 // fold is anchors.Normalize of a link's text and its hash, cached.
@@ -562,10 +604,17 @@ type Report struct {
 	OverLinked         []Finding
 	UnderLinked        []Finding
 	Broken             []Finding
-	Unverified         []Finding
-	Redirects          []Finding // links whose target answered through redirects
-	DominantAnchors    []Finding
-	Clusters           map[string]ClusterHealth
+	// Duplicates are a page's in-body links to a target it links in its
+	// body more than once (validation's no_duplicate_links), a finding a
+	// page and target, with the first link's URL and text and the count.
+	Duplicates []Finding
+	// OverCap are the pages with more in-body sibling links than
+	// link_type_caps allows (Policy.MaxSiblingLinks; SAG only).
+	OverCap         []Finding
+	Unverified      []Finding
+	Redirects       []Finding // links whose target answered through redirects
+	DominantAnchors []Finding
+	Clusters        map[string]ClusterHealth
 	// Health is the mean of the clusters' scores; 0 for a site without
 	// clusters.
 	Health float64
@@ -767,6 +816,16 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 	for _, f := range a.broken {
 		if inScope(f.PageID) {
 			r.Broken = append(r.Broken, f)
+		}
+	}
+	for _, f := range a.duplicates {
+		if inScope(f.PageID) {
+			r.Duplicates = append(r.Duplicates, f)
+		}
+	}
+	for _, f := range a.overCap {
+		if inScope(f.PageID) {
+			r.OverCap = append(r.OverCap, f)
 		}
 	}
 	for _, f := range a.unverified {

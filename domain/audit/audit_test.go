@@ -475,3 +475,49 @@ func TestATermPageLinkingTheHubOnlyFromTheMenuCostsTheClusterItsTermPoints(t *te
 		})
 	}
 }
+
+// Validation holds every page to no_duplicate_links and link_type_caps:
+// the audit reports a page's in-body links to a target it already links
+// in its body (a menu link aside), and pages with more in-body sibling
+// links than max_sibling_links, so their fixes can remove the extras.
+func TestAnAuditReportsDuplicateLinksAndSiblingLinksOverTheCap(t *testing.T) {
+	st := site.Structure{
+		Site:     site.Site{ID: "s", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
+		Clusters: []site.Cluster{{ID: "soil", Name: "Soil", PrimaryKeyword: "soil"}},
+	}
+	art := func(id string) Page {
+		return Page{ID: id, URL: "/soil/" + id + "/", Kind: site.KindSupporting, ClusterID: "soil", WordCount: 600, Live: true}
+	}
+	pages := []Page{{ID: "soil", URL: "/soil/", Kind: site.KindHub, ClusterID: "soil", WordCount: 300, Live: true},
+		art("hot"), art("cold"), art("worms"), art("leaves"), art("what-not")}
+	html := map[string]string{
+		"hot": `<nav><a href="/soil/what-not/">What not</a></nav>
+			<p>Start with <a href="/soil/">soil</a>.</p>
+			<p>Skip <a href="/soil/what-not/">what not to compost</a>.</p>
+			<p>Again, <a href="/soil/what-not/">what not to compost</a>.</p>
+			<p>Once more <a href="/soil/what-not/?x=1">what not to compost</a>.</p>
+			<p>See <a href="/soil/cold/">cold composting</a>.</p>`,
+		"cold": `<p>Start with <a href="/soil/">soil</a>, then <a href="/soil/hot/">hot</a>.</p>
+			<p>Or <a href="/soil/worms/">worms</a>, or <a href="/soil/leaves/">leaves</a>.</p>`,
+	}
+	a := newAuditor(t, st, pages)
+	for _, p := range pages {
+		if err := a.AddPage(p.ID, shopLinks(t, p.URL, html[p.ID])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Duplicates) != 1 {
+		t.Fatalf("duplicates: %+v, want hot's links to what-not", r.Duplicates)
+	}
+	if f := r.Duplicates[0]; f.PageID != "hot" || f.TargetID != "what-not" || f.Count != 3 || f.Anchor != "what not to compost" {
+		t.Errorf("duplicate: %+v, want hot linking what-not 3 times in its body, first as \"what not to compost\"", f)
+	}
+	// hot links 2 siblings (what-not, cold): at the cap; cold links 3.
+	if len(r.OverCap) != 1 || r.OverCap[0].PageID != "cold" || r.OverCap[0].Count != 3 || r.OverCap[0].Limit != 2 {
+		t.Errorf("over the sibling cap: %+v, want cold with 3 of 2", r.OverCap)
+	}
+}
