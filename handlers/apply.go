@@ -177,8 +177,22 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 		}
 		var added []link.Link
 		var done []string
+		// A fix names an existing link by its occurrence among the live
+		// page's links with its path and text; the links of those the fixes
+		// before it took out (removed, retargeted, moved to another anchor)
+		// are no longer counted.
+		gone := map[[2]string][]int{}
 		for _, r := range pending {
-			next, l, err := applyRecommendation(html, sc, page, r.Recommendation)
+			rec := r.Recommendation
+			if rec.LinkPath != "" {
+				key := [2]string{rec.LinkPath, rec.LinkText}
+				for _, o := range gone[key] {
+					if o < r.Occurrence {
+						rec.Occurrence--
+					}
+				}
+			}
+			next, l, err := applyRecommendation(html, sc, page, rec)
 			if err != nil {
 				fail(r.ID, "%s", err.Error())
 				continue
@@ -206,6 +220,10 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 			}
 			html, added, report, links = next, withFix, nextReport, nextLinks
 			done = append(done, r.ID)
+			if r.LinkPath != "" {
+				key := [2]string{r.LinkPath, r.LinkText}
+				gone[key] = append(gone[key], r.Occurrence)
+			}
 		}
 		if len(done) == 0 {
 			return nil

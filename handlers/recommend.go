@@ -49,6 +49,32 @@ type recommender struct {
 	// needs are the add recommendations without an anchor in their page's
 	// text, for the model to suggest one after the audit's transaction.
 	needs []anchorNeed
+	// removing are the links the removals so far take out, so no other
+	// fix is recommended on them.
+	removing map[linkKey]bool
+}
+
+// linkKey is a link of a page as apply finds it: path, text, occurrence.
+type linkKey struct {
+	page, path, text string
+	occurrence       int
+}
+
+func keyOf(pageID string, l pageLink) linkKey { return linkKey{pageID, l.path, l.Text, l.occurrence} }
+
+// remove records the removal of a page's link, once.
+func (r *recommender) remove(page site.Page, l pageLink, typ link.Type, weight float64, reason string) {
+	k := keyOf(page.ID, l)
+	if r.removing[k] {
+		return
+	}
+	if r.removing == nil {
+		r.removing = map[linkKey]bool{}
+	}
+	r.removing[k] = true
+	r.recs = append(r.recs, audit.Recommendation{Problem: audit.ProblemOverLinked, PageID: page.ID,
+		Action: audit.ActionRemove, LinkType: typ, TargetID: l.targetID, Anchor: l.Text, LinkPath: l.path, LinkText: l.Text,
+		Occurrence: l.occurrence, Weight: weight, Reason: reason})
 }
 
 // cluster is a page's cluster, deleted pages' too.
@@ -62,7 +88,8 @@ func (r *recommender) linkScore(id string) float64 { return r.auditor.LinkScore(
 
 func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, error) {
 	rep := r.report
-	total := len(rep.MissingMandatory) + len(rep.Orphans) + len(rep.UnderLinked) + len(rep.OverLinked) + len(rep.Broken) + len(rep.DominantAnchors)
+	total := len(rep.MissingMandatory) + len(rep.Orphans) + len(rep.UnderLinked) + len(rep.Duplicates) + len(rep.OverCap) +
+		len(rep.OverLinked) + len(rep.Broken) + len(rep.DominantAnchors)
 	r.progress.stage(ctx, events.AuditStageRecommendations, total)
 	done := 0
 	step := func(err error) error {
@@ -85,6 +112,18 @@ func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, er
 	}
 	for _, f := range rep.UnderLinked {
 		if err := step(r.underLinked(ctx, f)); err != nil {
+			return nil, err
+		}
+	}
+	// Duplicates and sibling links over the cap go first: an over-linked
+	// page loses those before any link validation would let it keep.
+	for _, f := range rep.Duplicates {
+		if err := step(r.duplicate(ctx, f)); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range rep.OverCap {
+		if err := step(r.overCapSiblings(ctx, f)); err != nil {
 			return nil, err
 		}
 	}
@@ -625,24 +664,110 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 	if planning.NeedsUplink(r.sc.policy.Name, page) {
 		hub = r.auditor.Hub(page.ClusterID)
 	}
+	// The duplicates and sibling links over the cap already recommended
+	// for removal count towards the excess; the weakest of the rest make
+	// up what is left of it.
+	excess := f.Count - f.Limit
 	var scored []audit.ScoredLink
+	byKey := map[linkKey]pageLink{}
 	for _, l := range links {
 		if !l.InBody() || !l.live || l.targetID == page.ID {
 			continue
 		}
+		if r.removing[keyOf(page.ID, l)] {
+			excess--
+			continue
+		}
+		byKey[keyOf(page.ID, l)] = l
 		scored = append(scored, audit.ScoredLink{Path: l.path, Text: l.Text, Occurrence: l.occurrence, TargetID: l.targetID,
 			Score: scores[l.targetID], Mandatory: l.targetID == hub})
 	}
-	for _, w := range audit.Weakest(scored, f.Count-f.Limit) {
+	for _, w := range audit.Weakest(scored, max(excess, 0)) {
 		typ := link.TypeRelated
 		if t, ok := find(targets, w.TargetID); ok {
 			typ = planning.Relation(page, t.Page)
 		}
-		r.recs = append(r.recs, audit.Recommendation{Problem: audit.ProblemOverLinked, PageID: page.ID,
-			Action: audit.ActionRemove, LinkType: typ, TargetID: w.TargetID,
-			Anchor: w.Text, LinkPath: w.Path, LinkText: w.Text, Occurrence: w.Occurrence, Weight: 1 - w.Score/100,
-			Reason: fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) scores %.1f, among its weakest",
-				f.Count, f.Limit, w.TargetID, w.Text, w.Score)})
+		r.remove(page, byKey[linkKey{page.ID, w.Path, w.Text, w.Occurrence}], typ, 1-w.Score/100,
+			fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) scores %.1f, among its weakest",
+				f.Count, f.Limit, w.TargetID, w.Text, w.Score))
+	}
+	return nil
+}
+
+// duplicate recommends removing a page's in-body links to a target it
+// links in its body before (no_duplicate_links): the first, the one
+// readers meet, is kept.
+func (r *recommender) duplicate(ctx context.Context, f audit.Finding) error {
+	page, found, err := r.livePage(ctx, f.PageID)
+	if err != nil || !found {
+		return err
+	}
+	links, err := r.pageLinks(ctx, page.ID)
+	if err != nil {
+		return err
+	}
+	typ := link.TypeRelated
+	if t, ok := r.auditor.Page(f.TargetID); ok {
+		typ = planning.Relation(page, site.Page{ID: t.ID, Kind: t.Kind, ClusterID: t.ClusterID})
+	}
+	first := true
+	for _, l := range links {
+		if !l.InBody() || l.targetID != f.TargetID {
+			continue
+		}
+		if first {
+			first = false
+			continue
+		}
+		// Above every weakest link of an over-linked page: validation
+		// fails the page for it whatever its density.
+		r.remove(page, l, typ, 1, fmt.Sprintf("page links %s %d times in its body (no_duplicate_links); keep the first (%q) and remove this one, keeping its text",
+			f.TargetID, f.Count, f.Anchor))
+	}
+	return nil
+}
+
+// overCapSiblings recommends removing the in-body links to the siblings
+// the planner scores lowest from a page with more sibling targets than
+// link_type_caps allows (Policy.MaxSiblingLinks), down to the cap.
+func (r *recommender) overCapSiblings(ctx context.Context, f audit.Finding) error {
+	page, found, err := r.livePage(ctx, f.PageID)
+	if err != nil || !found {
+		return err
+	}
+	links, err := r.pageLinks(ctx, page.ID)
+	if err != nil {
+		return err
+	}
+	var ids []string
+	for _, l := range links {
+		if l.InBody() && l.live && l.targetID != page.ID && !slices.Contains(ids, l.targetID) {
+			ids = append(ids, l.targetID)
+		}
+	}
+	targets, err := r.targets(ctx, ids...)
+	if err != nil {
+		return err
+	}
+	in, err := r.input(ctx, page, targets)
+	if err != nil {
+		return err
+	}
+	scores := planning.TargetScores(in)
+	var scored []audit.ScoredLink
+	for _, t := range targets {
+		if planning.Relation(page, t.Page) == link.TypeHorizontal {
+			scored = append(scored, audit.ScoredLink{TargetID: t.ID, Score: scores[t.ID]})
+		}
+	}
+	for _, w := range audit.Weakest(scored, len(scored)-r.sc.policy.MaxSiblingLinks) {
+		for _, l := range links {
+			if l.InBody() && l.targetID == w.TargetID {
+				r.remove(page, l, link.TypeHorizontal, 1-w.Score/100,
+					fmt.Sprintf("page links %d sibling pages in its body, over the cap of %d (link_type_caps); %s scores %.1f, among the weakest",
+						len(scored), r.sc.policy.MaxSiblingLinks, w.TargetID, w.Score))
+			}
+		}
 	}
 	return nil
 }
@@ -783,6 +908,14 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 		}
 		return uses[i].source < uses[j].source
 	})
+	// A dominant link a removal takes out leaves the target's links and
+	// the anchor's share both one fewer.
+	for _, u := range uses {
+		if r.removing[linkKey{u.source, u.path, u.text, u.occurrence}] {
+			f.Count--
+			f.Limit--
+		}
+	}
 	n := audit.ExcessAnchorLinks(f, r.sc.policy.AnchorDominanceFlagShare)
 	// Links whose page has another anchor for the target are moved first;
 	// those that need a writer only when there are too few of them.
@@ -790,6 +923,9 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 	for _, u := range uses {
 		if len(placed) == n {
 			break
+		}
+		if r.removing[linkKey{u.source, u.path, u.text, u.occurrence}] {
+			continue // a removal takes the link out: no anchor to vary
 		}
 		page, found, err := r.livePage(ctx, u.source)
 		if err != nil {

@@ -219,3 +219,80 @@ func TestApplyRefusesARetargetWhoseResultValidationFlags(t *testing.T) {
 		t.Errorf("page %s went out with the refused retarget: validation passed %v", page, fixed.Validation.Passed)
 	}
 }
+
+// A page that links one target four times, with one anchor, and is over
+// its density maximum: the audit recommends removing the three extra
+// links (the first kept), over-linked removals count them before taking
+// the weakest others, no two fixes touch one link, and the page that goes
+// out passes no_duplicate_links and link_type_caps and is within range.
+func TestAnAuditReportsDuplicateLinksAndRecommendsRemovingTheExtraOnes(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-duplicates"
+	structure, pages := existingSite(siteID)
+	c := tsClusters[4]
+	page, dup := c.articles[0].id, c.articles[1] // over-linked, links its next sibling once already
+	var dupURL string
+	for _, p := range pages {
+		if p.ID == dup.id {
+			dupURL = p.URL
+		}
+	}
+	plantOn(pages, page, func(html string) string {
+		for _, s := range []string{"Before you buy", "When it rains", "Back at home"} {
+			html = appendToArticle(html, fmt.Sprintf("<p>%s, read about <a href=\"%s\">%s</a> once more.</p>", s, dupURL, dup.pk))
+		}
+		return html
+	})
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+
+	seen := map[string]string{}
+	removed := 0
+	for _, r := range recsOf(run.recs, page) {
+		if r.LinkPath == "" {
+			continue
+		}
+		k := fmt.Sprintf("%s|%s|%d", r.LinkPath, r.LinkText, r.Occurrence)
+		if other, ok := seen[k]; ok {
+			t.Errorf("two fixes of one link %s: %s and %s", k, other, r.ID)
+		}
+		seen[k] = r.ID
+		if r.Action == "remove" && r.TargetID == dup.id {
+			removed++
+			if r.Occurrence == 0 && r.LinkText == dup.pk {
+				t.Errorf("the first link to %s is removed: %+v", dup.id, r)
+			}
+		}
+	}
+	if removed != 3 {
+		t.Errorf("%d removals of links to %s, want the 3 extra ones", removed, dup.id)
+	}
+	for _, f := range run.applied.Failed {
+		for _, r := range recsOf(run.recs, page) {
+			if r.ID == f.ID && r.Action == "remove" {
+				t.Errorf("fix %s (%s %s) refused: %s", r.ID, r.Action, r.TargetID, f.Reason)
+			}
+		}
+	}
+	fixed, ok := run.fixed[page]
+	if !ok {
+		t.Fatalf("page %s did not come back fixed", page)
+	}
+	for _, r := range fixed.Validation.Rules {
+		if (r.Name == "no_duplicate_links" || r.Name == "link_type_caps" || r.Name == "density_range") && !r.Passed && r.Severity == "error" {
+			t.Errorf("the fixed page fails %s: %s", r.Name, r.Detail)
+		}
+	}
+	n := 0
+	for _, l := range linksOf(t, run.input[page], fixed.HTML) {
+		if l.position == "content" && l.path == strings.TrimRight(dupURL, "/") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the fixed page links %s %d times in its body, want 1", dup.id, n)
+	}
+	if findingPages(run.afterF.OverLinked)[page] {
+		t.Errorf("page %s is over-linked after the fixes", page)
+	}
+}
