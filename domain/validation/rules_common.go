@@ -34,13 +34,13 @@ func noSelfLinks(in Input) RuleResult {
 // supporting article in its Related Articles section and may also link to
 // one from its body (SAG §2.1, vertical downward), and a Related Reading
 // entry or breadcrumb may repeat a body link; those are separate link types,
-// not duplicates.
+// not duplicates. Links are grouped by duplicateTarget.
 func noDuplicateTargets(in Input) RuleResult {
 	r := RuleResult{Name: RuleNoDuplicateTargets, Severity: SeverityError, Passed: true, Detail: "no target is linked twice by the in-body links placed"}
 	byTarget := map[string][]string{}
 	for _, l := range in.Links {
-		if l.Placed() && l.Zone == link.ZoneInBody {
-			byTarget[l.TargetPageID] = append(byTarget[l.TargetPageID], l.ID)
+		if target := duplicateTarget(l); target != "" && l.Placed() && l.Zone == link.ZoneInBody {
+			byTarget[target] = append(byTarget[target], l.ID)
 		}
 	}
 	var dups []string
@@ -57,6 +57,21 @@ func noDuplicateTargets(in Input) RuleResult {
 		r.Detail = "linked more than once in the body: " + strings.Join(dups, ", ")
 	}
 	return r
+}
+
+// duplicateTarget is what two links must share to be duplicates: the page
+// a link points to, or, for a link to no known page (a media file, a path
+// no page holds), its page path (markup.PagePath of its target URL). Links
+// to unknown paths are never one target between them; a link with neither
+// is no one's duplicate ("").
+func duplicateTarget(l link.Link) string {
+	if l.TargetPageID != "" {
+		return l.TargetPageID
+	}
+	if l.TargetURL != "" {
+		return markup.PagePath(l.TargetURL)
+	}
+	return ""
 }
 
 // paragraphDensity checks every paragraph holding one of our links: at most

@@ -356,6 +356,33 @@ func TestSelfLinksAndDuplicateTargetsAreFlagged(t *testing.T) {
 	}
 }
 
+func TestLinksToNoKnownPageAreNotDuplicatesOfEachOtherAndAreNamedByPath(t *testing.T) {
+	unknown := func(id, url string) link.Link {
+		return link.Link{ID: id, TargetURL: url, Zone: link.ZoneInBody, Status: link.StatusInserted, Placement: "existing"}
+	}
+	html := `<p><a href="/boots/" data-interlinker="up">hiking boots</a></p>`
+	image := unknown("img", "/wp-content/uploads/2023/03/tomato-seedlings.jpg")
+	stale := unknown("stale", "/Vegetables/Tomatoes/Best-Tomato-Varieties/")
+	category := unknown("cat", "/category/tomatoes/")
+	r, _, err := Validate(input(html, uplink(link.StatusInserted), image, stale, category))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := rule(r, RuleNoDuplicateTargets); !d.Passed {
+		t.Errorf("three links to three unknown paths: %+v, want passed", d)
+	}
+
+	again := unknown("again", "/category/tomatoes")
+	r, _, err = Validate(input(html, uplink(link.StatusInserted), image, category, again))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rule(r, RuleNoDuplicateTargets)
+	if d.Passed || d.Detail != "linked more than once in the body: /category/tomatoes (2 links)" {
+		t.Errorf("two links to one unknown path: %+v, want failed naming the path", d)
+	}
+}
+
 func TestNoSelfLinksPassesWithoutSelfLinks(t *testing.T) {
 	links := []link.Link{to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal)}
 	r, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(links...), links...))
