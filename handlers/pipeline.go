@@ -296,8 +296,8 @@ func intakeLimit(maxEventBytes int) int {
 	return maxEventBytes - maxEventBytes/4
 }
 
-// sitePath reduces an absolute path, or an http(s) URL on the site's host,
-// to its path without fragment; ok is false for anything else.
+// sitePath reduces an absolute path, or an http(s) URL on the site's host
+// (markup.SameSiteHost), to its path without fragment; ok is false for anything else.
 func sitePath(s site.Site, u string) (path string, ok bool) {
 	u, _, _ = strings.Cut(u, "#")
 	if strings.HasPrefix(u, "/") && !strings.HasPrefix(u, "//") {
@@ -306,7 +306,7 @@ func sitePath(s site.Site, u string) (path string, ok bool) {
 	for _, scheme := range []string{"https://", "http://"} {
 		if rest, found := strings.CutPrefix(u, scheme); found {
 			h, p, hasPath := strings.Cut(rest, "/")
-			if !strings.EqualFold(h, s.Host()) {
+			if !markup.SameSiteHost(h, s.Host()) {
 				return "", false
 			}
 			if !hasPath {

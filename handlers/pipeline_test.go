@@ -15,6 +15,7 @@ func TestPageURLsAreStoredAsTheirPathOnTheSite(t *testing.T) {
 		"http://WWW.SHOP.EXAMPLE/hiking/?page=2": "/hiking/?page=2",
 		"https://www.shop.example":               "/",
 		"https://www.shop.example#intro":         "/",
+		"http://shop.example/hiking/boots/":      "/hiking/boots/",
 	} {
 		if got, ok := sitePath(s, in); !ok || got != want {
 			t.Errorf("sitePath(%q) = %q, %v; want %q", in, got, ok, want)

@@ -44,15 +44,33 @@ func checkHref(href, siteHost string) error {
 	default:
 		return fmt.Errorf("%w: %q is neither an absolute path nor an http(s) URL", ErrUnsafeHref, href)
 	}
-	if siteHost == "" || !sameHost(u.Host, siteHost) || u.User != nil {
+	if siteHost == "" || !SameSiteHost(u.Host, siteHost) || u.User != nil {
 		return fmt.Errorf("%w: %q is not on the site's host %q", ErrUnsafeHref, href, siteHost)
 	}
 	return nil
 }
 
-// sameHost compares hosts case-insensitively; a port in either must match.
-func sameHost(a, b string) bool {
-	return a != "" && strings.EqualFold(strings.TrimSuffix(a, "."), strings.TrimSuffix(b, "."))
+// SameSiteHost reports whether host is the site's host: the one place a
+// URL's host is compared with the site's, for the placer, the link reader
+// (Link.Internal), stripping, validation and the link map alike. Hosts
+// compare case-insensitively, a trailing dot ignored, and with or without a
+// leading "www.": a site at https://www.example.com is linked as
+// http://example.com/… too, and both name its pages. A port in either must
+// match.
+func SameSiteHost(host, siteHost string) bool {
+	return host != "" && siteHost != "" && strings.EqualFold(bareHost(host), bareHost(siteHost))
+}
+
+// bareHost is a host without a trailing dot and without a leading "www.".
+func bareHost(h string) string {
+	if name, port, ok := strings.Cut(h, ":"); ok && !strings.Contains(port, ":") {
+		return bareHost(name) + ":" + port
+	}
+	h = strings.TrimSuffix(h, ".")
+	if len(h) > len("www.") && strings.EqualFold(h[:len("www.")], "www.") {
+		h = h[len("www."):]
+	}
+	return h
 }
 
 // isInternalHref reports whether a link written on a page of siteHost stays
@@ -75,7 +93,7 @@ func isInternalHref(href, siteHost string) bool {
 	if u.Scheme != "" && !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https") {
 		return false
 	}
-	return siteHost != "" && sameHost(u.Host, siteHost)
+	return siteHost != "" && SameSiteHost(u.Host, siteHost)
 }
 
 func sitePath(href, siteHost string) string {
@@ -86,7 +104,7 @@ func sitePath(href, siteHost string) string {
 	if err != nil {
 		return href
 	}
-	if u.Host != "" && sameHost(u.Host, siteHost) {
+	if u.Host != "" && SameSiteHost(u.Host, siteHost) {
 		u.Scheme, u.Host = "", ""
 	}
 	if u.Path == "" && u.Host == "" {

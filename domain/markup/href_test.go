@@ -50,3 +50,42 @@ func FuzzPlainPathIsURLParsesPath(f *testing.F) {
 		}
 	})
 }
+
+// A site answers at its host with and without "www.": a link to either is
+// a link on the site, to the page with its path.
+func TestTheSitesHostWithAndWithoutWWWIsOneSite(t *testing.T) {
+	for _, c := range []struct {
+		host, siteHost string
+		same           bool
+	}{
+		{"rootandbloom.example", "www.rootandbloom.example", true},
+		{"www.rootandbloom.example", "rootandbloom.example", true},
+		{"WWW.RootAndBloom.example.", "www.rootandbloom.example", true},
+		{"rootandbloom.example:8080", "www.rootandbloom.example:8080", true},
+		{"rootandbloom.example:8080", "www.rootandbloom.example", false},
+		{"shop.rootandbloom.example", "www.rootandbloom.example", false},
+		{"wwwrootandbloom.example", "www.rootandbloom.example", false},
+		{"www.", "www.rootandbloom.example", false},
+		{"", "", false},
+	} {
+		if got := SameSiteHost(c.host, c.siteHost); got != c.same {
+			t.Errorf("SameSiteHost(%q, %q) = %v, want %v", c.host, c.siteHost, got, c.same)
+		}
+	}
+	src := []byte(`<p><a href="http://rootandbloom.example/vegetables/tomatoes/">tomatoes</a>
+<a href="https://www.rootandbloom.example/vegetables/garlic/">garlic</a>
+<a href="https://shop.rootandbloom.example/seeds/">seeds</a></p>`)
+	links, err := Links(src, "https://www.rootandbloom.example/vegetables/", "www.rootandbloom.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links) != 3 || !links[0].Internal || !links[1].Internal || links[2].Internal {
+		t.Fatalf("links %+v: want the first two internal, the shop's external", links)
+	}
+	opts := Options{SiteHost: "www.rootandbloom.example", PageURL: "/vegetables/garlic/"}
+	req := LinkRequest{ID: "1", Href: "/vegetables/tomatoes/", Anchors: []string{"tomatoes"}}
+	page := `<p>Grow <a href="http://rootandbloom.example/vegetables/tomatoes/">our favourites</a>. Tomatoes and more tomatoes ` + filler(60) + ` tomatoes.</p>`
+	if _, pl := placeOne(t, page, req, opts); pl.Placed || !strings.Contains(pl.Reason, ReasonAlreadyLinked) {
+		t.Errorf("a page linking the target on the host without www got a second link: %+v", pl)
+	}
+}
