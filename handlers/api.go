@@ -102,17 +102,17 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 		Path: "/linker/link-map/", Summary: "Every <a> in the site's live HTML, by source page",
 		Errors: []int{400, 401, 404}}, a.linkMap)
 	huma.Register(api, withETag(huma.Operation{OperationID: "get-audit", Method: http.MethodGet,
-		Path: "/linker/audit/", Summary: "The site's latest finished audit: every figure, list and finding",
-		Errors: []int{400, 401, 404}}), a.latestAudit)
+		Path: "/linker/audit/", Summary: "An audit's whole report, every figure, list and finding: the site's latest completed whole-site audit, or the one audit_id names",
+		Errors: []int{400, 401, 404, 409}}), a.latestAudit)
 	huma.Register(api, huma.Operation{OperationID: "list-recommendations", Method: http.MethodGet,
-		Path: "/linker/audit/recommendations/", Summary: "The latest audit's recommendations, highest priority first",
-		Errors: []int{400, 401, 404}}, a.recommendations)
+		Path: "/linker/audit/recommendations/", Summary: "An audit's recommendations (the latest completed whole-site audit's, or audit_id's), highest priority first",
+		Errors: []int{400, 401, 404, 409}}, a.recommendations)
 	huma.Register(api, huma.Operation{OperationID: "list-orphans", Method: http.MethodGet,
-		Path: "/linker/orphans/", Summary: "Orphan and navigation-only pages, as the latest audit found them",
-		Errors: []int{400, 401, 404}}, a.orphans)
+		Path: "/linker/orphans/", Summary: "Orphan and navigation-only pages, as the latest completed whole-site audit (or audit_id) found them",
+		Errors: []int{400, 401, 404, 409}}, a.orphans)
 	huma.Register(api, withETag(huma.Operation{OperationID: "get-health", Method: http.MethodGet,
-		Path: "/linker/health/", Summary: "Cluster and site link health, from the latest audit",
-		Errors: []int{400, 401, 404}}), a.health)
+		Path: "/linker/health/", Summary: "Cluster and site link health, from the latest completed whole-site audit (or audit_id)",
+		Errors: []int{400, 401, 404, 409}}), a.health)
 	// A job's result is one of these, by its kind: named in the document
 	// for clients to read it by.
 	api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[PlanResult](), true, "PlanResult")
@@ -428,23 +428,50 @@ func (a *API) pageLinks(ctx context.Context, in *PageParams) (*PageLinksOutput, 
 	return etagged(in.ConditionalParam, tag, &PageLinksOutput{ETag: tag, Body: body})
 }
 
-// latest reads the site's latest finished audit and its report.
-func (a *API) latest(ctx context.Context, siteID string) (store.AuditRecord, events.AuditCompletedData, error) {
+// AuditParam picks the audit a read or an apply is about.
+type AuditParam struct {
+	AuditID string `query:"audit_id" maxLength:"200" doc:"the audit to read, by its id (a cluster audit's, or an older one's); without it, the site's latest completed whole-site audit"`
+}
+
+// auditReport reads the audit named auditID, or without one the site's
+// latest completed whole-site audit (store.LatestSiteAudit), and its
+// report. An unknown audit is 404, and so is a site that has no completed
+// whole-site audit; one named that is still running has no report yet
+// (409).
+func (a *API) auditReport(ctx context.Context, siteID, auditID string) (store.AuditRecord, events.AuditCompletedData, error) {
 	var rep events.AuditCompletedData
 	if err := a.site(ctx, siteID); err != nil {
 		return store.AuditRecord{}, rep, err
 	}
-	rec, found, err := a.Store.LatestAudit(ctx, siteID)
+	if auditID == "" {
+		rec, found, err := a.Store.LatestSiteAudit(ctx, siteID)
+		if err != nil {
+			return rec, rep, a.internal(ctx, err)
+		}
+		if !found {
+			return rec, rep, notFound("a completed whole-site audit of site " + siteID)
+		}
+		return rec, rep, a.readReport(ctx, rec, &rep)
+	}
+	rec, found, err := a.Store.Audit(ctx, siteID, auditID)
 	if err != nil {
 		return rec, rep, a.internal(ctx, err)
 	}
 	if !found {
-		return rec, rep, notFound("a finished audit of site " + siteID)
+		return rec, rep, notFound("audit " + auditID + " of site " + siteID)
 	}
-	if err := json.Unmarshal(rec.Report, &rep); err != nil {
-		return rec, rep, a.internal(ctx, fmt.Errorf("read the report of audit %s: %w", rec.ID, err))
+	if rec.Status == store.AuditRunning {
+		return rec, rep, huma.Error409Conflict("audit " + auditID + " is still running: it has no report yet")
 	}
-	return rec, rep, nil
+	return rec, rep, a.readReport(ctx, rec, &rep)
+}
+
+// readReport decodes a finished audit's stored report.
+func (a *API) readReport(ctx context.Context, rec store.AuditRecord, rep *events.AuditCompletedData) error {
+	if err := json.Unmarshal(rec.Report, rep); err != nil {
+		return a.internal(ctx, fmt.Errorf("read the report of audit %s: %w", rec.ID, err))
+	}
+	return nil
 }
 
 // AuditOutput is a whole stored audit report.
@@ -453,14 +480,16 @@ type AuditOutput struct {
 	Body events.AuditCompletedData
 }
 
-// SiteReadParams name a site, for a read that sends an ETag.
-type SiteReadParams struct {
+// AuditReadParams name a site and, optionally, one of its audits, for a
+// read that sends an ETag.
+type AuditReadParams struct {
 	SiteParam
+	AuditParam
 	ConditionalParam
 }
 
-func (a *API) latestAudit(ctx context.Context, in *SiteReadParams) (*AuditOutput, error) {
-	rec, rep, err := a.latest(ctx, in.SiteID)
+func (a *API) latestAudit(ctx context.Context, in *AuditReadParams) (*AuditOutput, error) {
+	rec, rep, err := a.auditReport(ctx, in.SiteID, in.AuditID)
 	if err != nil {
 		return nil, err
 	}
@@ -474,9 +503,10 @@ type ListParams struct {
 	Cursor string `query:"cursor" maxLength:"512" doc:"next_cursor of the previous page"`
 }
 
-// RecommendationParams filter the latest audit's recommendations.
+// RecommendationParams filter an audit's recommendations.
 type RecommendationParams struct {
 	SiteParam
+	AuditParam
 	ListParams
 	Action      string  `query:"action" enum:"add,remove,retarget,vary_anchor" doc:"only recommendations of this action"`
 	MinPriority float64 `query:"min_priority" minimum:"0" maximum:"100" doc:"only recommendations of at least this priority"`
@@ -505,7 +535,7 @@ type RecommendationListOutput struct {
 }
 
 func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*RecommendationListOutput, error) {
-	rec, _, err := a.latest(ctx, in.SiteID)
+	rec, _, err := a.auditReport(ctx, in.SiteID, in.AuditID)
 	if err != nil {
 		return nil, err
 	}
@@ -594,14 +624,15 @@ type OrphansOutput struct {
 	Body OrphanList
 }
 
-// OrphanParams page through the latest audit's orphans.
+// OrphanParams page through an audit's orphans.
 type OrphanParams struct {
 	SiteParam
+	AuditParam
 	ListParams
 }
 
 func (a *API) orphans(ctx context.Context, in *OrphanParams) (*OrphansOutput, error) {
-	rec, rep, err := a.latest(ctx, in.SiteID)
+	rec, rep, err := a.auditReport(ctx, in.SiteID, in.AuditID)
 	if err != nil {
 		return nil, err
 	}
@@ -666,8 +697,8 @@ type HealthOutput struct {
 	Body Health
 }
 
-func (a *API) health(ctx context.Context, in *SiteReadParams) (*HealthOutput, error) {
-	rec, rep, err := a.latest(ctx, in.SiteID)
+func (a *API) health(ctx context.Context, in *AuditReadParams) (*HealthOutput, error) {
+	rec, rep, err := a.auditReport(ctx, in.SiteID, in.AuditID)
 	if err != nil {
 		return nil, err
 	}
@@ -864,11 +895,12 @@ type AuditRunInput struct {
 	}
 }
 
-// AuditApplyInput applies the latest audit's recommendations.
+// AuditApplyInput applies an audit's recommendations.
 type AuditApplyInput struct {
 	IdempotencyParam
 	Body struct {
 		SiteID            string   `json:"site_id" minLength:"1" maxLength:"200"`
+		AuditID           string   `json:"audit_id,omitempty" maxLength:"200" doc:"the audit whose recommendations to apply; without it, the site's latest completed whole-site audit"`
 		RecommendationIDs []string `json:"recommendation_ids,omitempty" maxItems:"10000" doc:"the recommendations to apply"`
 		All               bool     `json:"all,omitempty" doc:"apply every recommendation"`
 	}
@@ -886,7 +918,7 @@ func (a *API) registerJobs(api huma.API) {
 		Summary: "Start an audit of the site (audit.requested); poll the job", DefaultStatus: http.StatusAccepted,
 		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.runAudit)
 	huma.Register(api, huma.Operation{OperationID: "apply-audit", Method: http.MethodPost, Path: "/linker/audit/apply/",
-		Summary: "Apply the latest audit's recommendations (audit.apply); poll the job", DefaultStatus: http.StatusAccepted,
+		Summary: "Apply an audit's recommendations (audit.apply): the latest completed whole-site audit's, or audit_id's; poll the job", DefaultStatus: http.StatusAccepted,
 		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.applyAudit)
 	huma.Register(api, withETag(huma.Operation{OperationID: "get-job", Method: http.MethodGet, Path: "/linker/jobs/{job_id}/",
 		Summary: "How far a job has come", Errors: []int{400, 401, 404}}), a.job)
@@ -1072,7 +1104,7 @@ func (a *API) applyAudit(ctx context.Context, in *AuditApplyInput) (*JobOutput, 
 	if in.Body.All == (len(in.Body.RecommendationIDs) > 0) {
 		return nil, invalid("body.all", in.Body.All, "name the recommendations to apply (recommendation_ids) or ask for all of them (all: true), not both")
 	}
-	rec, _, err := a.latest(ctx, in.Body.SiteID)
+	rec, err := a.auditToApply(ctx, in.Body.SiteID, in.Body.AuditID)
 	if err != nil {
 		return nil, err
 	}
@@ -1083,6 +1115,30 @@ func (a *API) applyAudit(ctx context.Context, in *AuditApplyInput) (*JobOutput, 
 		return nil, a.internal(ctx, err)
 	}
 	return a.startJob(ctx, in.Body.SiteID, in.IdempotencyKey, in.Body, store.APIJob{ID: id, Kind: store.JobApply}, nil, ev)
+}
+
+// auditToApply is the audit an apply names, or without one the site's
+// latest completed whole-site audit. One still running is taken (the
+// apply waits for it); a failed one has nothing to apply (409).
+func (a *API) auditToApply(ctx context.Context, siteID, auditID string) (store.AuditRecord, error) {
+	if auditID == "" {
+		rec, _, err := a.auditReport(ctx, siteID, "")
+		return rec, err
+	}
+	if err := a.site(ctx, siteID); err != nil {
+		return store.AuditRecord{}, err
+	}
+	rec, found, err := a.Store.Audit(ctx, siteID, auditID)
+	if err != nil {
+		return rec, a.internal(ctx, err)
+	}
+	if !found {
+		return rec, notFound("audit " + auditID + " of site " + siteID)
+	}
+	if rec.Status == store.AuditFailed {
+		return rec, huma.Error409Conflict("audit " + auditID + " failed: it has no recommendations to apply")
+	}
+	return rec, nil
 }
 
 // startJob records the job and enqueues its command events in one

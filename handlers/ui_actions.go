@@ -217,7 +217,7 @@ func (u *UI) recommendationsCSV(w http.ResponseWriter, r *http.Request, s *uiSes
 // findingsCSV writes what the latest audit found, a row a finding:
 // finding, page_id, target_id, url, anchor, detail.
 func (u *UI) findingsCSV(w http.ResponseWriter, r *http.Request, s *uiSession) {
-	out, err := u.api.latestAudit(r.Context(), &SiteReadParams{SiteParam: SiteParam{SiteID: s.SiteID}})
+	out, err := u.api.latestAudit(r.Context(), &AuditReadParams{SiteParam: SiteParam{SiteID: s.SiteID}})
 	if err != nil {
 		u.failWith(w, r, s, err)
 		return

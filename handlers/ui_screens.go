@@ -60,7 +60,7 @@ func (u *UI) overview(w http.ResponseWriter, r *http.Request, s *uiSession) {
 		return
 	}
 	d := overviewData{Running: running}
-	rec, rep, err := u.api.latest(ctx, s.SiteID)
+	rec, rep, err := u.api.auditReport(ctx, s.SiteID, "")
 	switch {
 	case err == nil:
 		d.HasAudit, d.AuditID, d.AuditStatus, d.Report, d.Health = true, rec.ID, rec.Status, rep, rep.OverallHealthScore
@@ -233,7 +233,7 @@ func (u *UI) linkMap(w http.ResponseWriter, r *http.Request, s *uiSession) {
 	d := mapData{Filter: store.MapFilter{Type: oneOf(q.Get("type"), linkTypes), Status: oneOf(q.Get("status"), linkStatuses)},
 		Cluster: q.Get("cluster"), Query: strings.TrimSpace(q.Get("q")), Types: linkTypes, Statuses: linkStatuses}
 	var health map[string]events.ClusterScore
-	if h, err := u.api.health(ctx, &SiteReadParams{SiteParam: SiteParam{SiteID: s.SiteID}}); err == nil {
+	if h, err := u.api.health(ctx, &AuditReadParams{SiteParam: SiteParam{SiteID: s.SiteID}}); err == nil {
 		health = h.Body.ClusterScores
 	} else if !notFoundErr(err) {
 		u.failWith(w, r, s, err)
@@ -720,7 +720,7 @@ func (u *UI) auditScreen(w http.ResponseWriter, r *http.Request, s *uiSession) {
 	q := r.URL.Query()
 	d := auditData{Action: oneOf(q.Get("action"), recommendationActions), MinPriority: min(formInt(q.Get("min_priority"), 0), 100),
 		Actions: recommendationActions}
-	rec, rep, err := u.api.latest(ctx, s.SiteID)
+	rec, rep, err := u.api.auditReport(ctx, s.SiteID, "")
 	switch {
 	case err == nil:
 		d.HasAudit, d.AuditID, d.AuditStatus, d.Report = true, rec.ID, rec.Status, rep

@@ -29,11 +29,14 @@ func (s *Store) LinksTo(ctx context.Context, siteID, pageID string) ([]link.Link
 	return links, nil
 }
 
-// LatestAudit reads the site's most recently finished audit.
-func (s *Store) LatestAudit(ctx context.Context, siteID string) (AuditRecord, bool, error) {
+// LatestSiteAudit reads the site's latest completed whole-site audit
+// (completedWholeSiteAudit): what the site's "latest audit" means. A
+// cluster audit covers part of the site and a failed one has no figures;
+// either is read by its id (Audit).
+func (s *Store) LatestSiteAudit(ctx context.Context, siteID string) (AuditRecord, bool, error) {
 	var a AuditRecord
 	err := s.pool.QueryRow(ctx, `SELECT site_id, id, cluster_id, status, report, requested_at, completed_at
-		FROM audits WHERE site_id = $1 AND status <> 'running' ORDER BY completed_at DESC, id DESC LIMIT 1`, siteID).
+		FROM audits WHERE site_id = $1 AND `+completedWholeSiteAudit+` ORDER BY completed_at DESC, id DESC LIMIT 1`, siteID).
 		Scan(&a.SiteID, &a.ID, &a.ClusterID, &a.Status, &a.Report, &a.RequestedAt, &a.CompletedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return AuditRecord{}, false, nil

@@ -251,7 +251,7 @@ func (t *Tx) FinishAudit(ctx context.Context, siteID, auditID, status string, re
 func (t *Tx) PagesTakeLinkScores(ctx context.Context, siteID string) error {
 	_, err := t.exec(ctx, `UPDATE pages p SET link_score = s.score FROM audit_link_scores s
 		WHERE s.site_id = $1 AND p.site_id = $1 AND p.id = s.page_id AND p.link_score IS DISTINCT FROM s.score
-		  AND s.audit_id = (SELECT id FROM audits WHERE site_id = $1 AND cluster_id = '' AND status IN ('complete', 'inconclusive')
+		  AND s.audit_id = (SELECT id FROM audits WHERE site_id = $1 AND `+completedWholeSiteAudit+`
 			ORDER BY completed_at DESC, id DESC LIMIT 1)`, siteID)
 	if err != nil {
 		return fmt.Errorf("give the pages of site %s their link scores: %w", siteID, err)
@@ -280,6 +280,13 @@ type AuditRecord struct {
 	RequestedAt time.Time
 	CompletedAt *time.Time
 }
+
+// completedWholeSiteAudit is the SQL condition on audits of one that
+// covers the whole site and finished with a report: complete, or
+// inconclusive (its figures stand, some link checks could not be made).
+// A site's latest such audit is its latest audit, for the API and for
+// link scores alike.
+const completedWholeSiteAudit = `cluster_id = '' AND status IN ('` + AuditComplete + `', '` + AuditInconclusive + `')`
 
 // Audit reads an audit.
 func (s *Store) Audit(ctx context.Context, siteID, auditID string) (AuditRecord, bool, error) {

@@ -159,7 +159,7 @@ func TestTheREADMEsCurlFlowsWorkAsWritten(t *testing.T) {
 	if applied == nil || applied[1] == "0" {
 		t.Errorf("the audit flow applied nothing:\n%s", out)
 	}
-	rec, found, err := st.LatestAudit(ctx, siteID)
+	rec, found, err := st.LatestSiteAudit(ctx, siteID)
 	if err != nil || !found || rec.Status != "complete" {
 		t.Fatalf("latest audit of %s: %+v %v %v", siteID, rec, found, err)
 	}
