@@ -422,7 +422,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			continue
 		}
 		check, checked := a.check(l.URL)
-		if !l.Internal {
+		if !l.Internal || markup.IsFileURL(l.URL) { // a file is no page: only its HTTP check counts
 			if checked {
 				a.checkFinding(sums, pageID, "", l, check)
 			}

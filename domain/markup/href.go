@@ -137,6 +137,34 @@ func PagePath(u string) string {
 	return u
 }
 
+// IsFileURL reports whether a URL names a media or document file by its
+// path's extension (an image, audio, video, a PDF, an office document, an
+// archive): WordPress's "link to media file" around an image, or a
+// download. Such a link leads to no page, so it is no content link: it
+// counts towards no link density (the planner's existing links, the
+// density_range and budget rules, the audit's over- and under-linked
+// pages), it is never the first link of first_link_rule, and the audit
+// does not report it as an unverified link to an unknown page.
+func IsFileURL(u string) bool {
+	p := PagePath(u)
+	dot := strings.LastIndexByte(p, '.')
+	if dot < 0 || dot < strings.LastIndexByte(p, '/') {
+		return false
+	}
+	return fileExtensions[strings.ToLower(p[dot+1:])]
+}
+
+// fileExtensions are the extensions IsFileURL takes for files, not pages.
+var fileExtensions = map[string]bool{
+	"jpg": true, "jpeg": true, "png": true, "gif": true, "webp": true, "avif": true, "svg": true, "bmp": true,
+	"tif": true, "tiff": true, "ico": true, "heic": true,
+	"mp3": true, "wav": true, "ogg": true, "m4a": true, "flac": true,
+	"mp4": true, "m4v": true, "mov": true, "webm": true, "avi": true, "mkv": true,
+	"pdf": true, "doc": true, "docx": true, "xls": true, "xlsx": true, "ppt": true, "pptx": true,
+	"odt": true, "ods": true, "odp": true, "rtf": true, "csv": true, "epub": true,
+	"zip": true, "gz": true, "tgz": true, "rar": true, "7z": true,
+}
+
 // plainPath is the path of an http(s) URL or a rooted path with nothing
 // url.Parse would decode or refuse (no escapes, no spaces or controls, a
 // plain host), without parsing it: an audit reads millions of link URLs,

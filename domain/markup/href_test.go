@@ -89,3 +89,23 @@ func TestTheSitesHostWithAndWithoutWWWIsOneSite(t *testing.T) {
 		t.Errorf("a page linking the target on the host without www got a second link: %+v", pl)
 	}
 }
+
+func TestIsFileURLTakesMediaAndDocumentFilesNotPages(t *testing.T) {
+	for u, want := range map[string]bool{
+		"https://www.rootandbloom.example/wp-content/uploads/2024/06/scapes.jpg": true,
+		"wp-content/uploads/2023/03/tomato-seedlings.JPEG":                       true,
+		"/downloads/planting-calendar.pdf?v=2":                                   true,
+		"/media/clip.mp4#t=10":                                                   true,
+		"/vegetables/tomatoes/":                                                  false,
+		"/vegetables/tomatoes":                                                   false,
+		"/blog/v1.2/notes/":                                                      false,
+		"/index.html":                                                            false,
+		"/shop/item.php?id=3":                                                    false,
+		"https://www.rootandbloom.example":                                       false,
+		"/files.pdf/readme/":                                                     false,
+	} {
+		if got := IsFileURL(u); got != want {
+			t.Errorf("IsFileURL(%q) = %v, want %v", u, got, want)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func NewInput(st site.Structure, pol policy.Policy, page site.Page, targets []Ta
 	existing := 0
 	var authored map[string]bool
 	for _, l := range found {
-		if l.Internal && l.Position == "content" && !l.Inserted && l.InBlock == "" {
+		if l.Internal && l.Position == "content" && !l.Inserted && l.InBlock == "" && !markup.IsFileURL(l.URL) {
 			existing++
 			if l.URL != "" {
 				if authored == nil {

@@ -249,7 +249,7 @@ func firstLink(in Input, found []markup.Link) RuleResult {
 		return r
 	}
 	for _, f := range found {
-		if f.Position != "content" || f.InBlock != "" || f.Href == "" {
+		if f.Position != "content" || f.InBlock != "" || f.Href == "" || markup.IsFileURL(f.URL) {
 			continue
 		}
 		if !f.Internal && !in.Policy.FirstLinkCountsExternal {

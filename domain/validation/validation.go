@@ -209,7 +209,7 @@ func flaggedReason(failed []RuleResult) string {
 func contentLinks(found []markup.Link) []markup.Link {
 	var out []markup.Link
 	for _, f := range found {
-		if f.Position == "content" && f.InBlock == "" && f.Href != "" && f.Internal {
+		if f.Position == "content" && f.InBlock == "" && f.Href != "" && f.Internal && !markup.IsFileURL(f.URL) {
 			out = append(out, f)
 		}
 	}

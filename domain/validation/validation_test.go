@@ -201,6 +201,27 @@ func TestFirstLinkRuleFailsWhenAnotherLinkComesFirst(t *testing.T) {
 	}
 }
 
+// WordPress's "link to media file": an image wrapped in a link to the
+// file. It leads to no page: it is no first link, and no link the density
+// range counts.
+func TestALinkToAMediaFileIsNoContentLinkForTheFirstLinkRuleOrTheDensityRange(t *testing.T) {
+	image := `<p><a href="/wp-content/uploads/2024/06/scapes.jpg"><img src="/wp-content/uploads/2024/06/scapes-300x200.jpg" alt="Scapes"></a></p>`
+	html := image + `<p>Our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
+	r, links := validate(t, input(html, uplink(link.StatusInserted)))
+	if fl := rule(r, RuleFirstLink); !fl.Passed || links["up"].Status != link.StatusVerified {
+		t.Errorf("first link rule %+v, uplink %s: the uplink is the first link, the image link none", fl, links["up"].Status)
+	}
+	if d := rule(r, RuleDensityRange); !strings.HasPrefix(d.Detail, "1 outbound link(s) in the content") {
+		t.Errorf("density range %+v: want the uplink counted alone", d)
+	}
+	// A link to a page that comes first still fails the rule.
+	html = image + `<p>Read <a href="/boots/sizing/">sizing</a>, then our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
+	r, _ = validate(t, input(html, uplink(link.StatusInserted)))
+	if fl := rule(r, RuleFirstLink); fl.Passed || !strings.Contains(fl.Detail, "/boots/sizing/") {
+		t.Errorf("first link rule %+v: want it failed on the sizing link", fl)
+	}
+}
+
 func TestFirstLinkSkipsExternalLinksWhenTheyDoNotCount(t *testing.T) {
 	// SAG's default: a citation before the uplink is not the "first link".
 	html := `<p>As <a href="https://nps.gov/">the park service</a> says.</p><p>Our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
