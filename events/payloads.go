@@ -201,6 +201,12 @@ type AuditFindings struct {
 	Unverified            []AuditFinding `json:"unverified"`
 	Redirects             []AuditFinding `json:"redirects,omitempty"`
 	DominantAnchors       []AuditFinding `json:"dominant_anchors"`
+	// DuplicateLinks are a page's targets it links more than once in its
+	// body (no_duplicate_links); SiblingsOverCap the pages linking more
+	// sibling pages in their body than link_type_caps allows. Their fixes
+	// remove the extra links.
+	DuplicateLinks  []AuditFinding `json:"duplicate_links,omitempty"`
+	SiblingsOverCap []AuditFinding `json:"sibling_links_over_cap,omitempty"`
 }
 
 // AuditFinding is one finding: a page, and for a link its target, URL and

@@ -295,4 +295,19 @@ func TestAnAuditReportsDuplicateLinksAndRecommendsRemovingTheExtraOnes(t *testin
 	if findingPages(run.afterF.OverLinked)[page] {
 		t.Errorf("page %s is over-linked after the fixes", page)
 	}
+	// The stored report lists the duplicate before the fixes, not after.
+	listed := func(fs []events.AuditFinding) bool {
+		for _, f := range fs {
+			if f.PageID == page && f.TargetID == dup.id {
+				return true
+			}
+		}
+		return false
+	}
+	if !listed(run.beforeF.DuplicateLinks) {
+		t.Errorf("the stored report's duplicate_links %+v do not list %s linking %s 4 times", run.beforeF.DuplicateLinks, page, dup.id)
+	}
+	if listed(run.afterF.DuplicateLinks) {
+		t.Errorf("the duplicate is still listed after the fixes: %+v", run.afterF.DuplicateLinks)
+	}
 }
