@@ -634,32 +634,40 @@ func (r *recommender) linkedTargets(ctx context.Context, pageID string) (map[str
 	return out, nil
 }
 
-// overLinked recommends removing the weakest in-body links of a page over
-// its maximum: those whose targets the planner scores lowest from it.
-func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
-	page, found, err := r.livePage(ctx, f.PageID)
+// scoredBodyLinks reads a live page, its links, the live pages its
+// in-body links point to and the planner's scores of them from the page:
+// what a removal chooses the weakest links by.
+func (r *recommender) scoredBodyLinks(ctx context.Context, pageID string) (page site.Page, links []pageLink, targets []planning.Target, scores map[string]float64, found bool, err error) {
+	page, found, err = r.livePage(ctx, pageID)
 	if err != nil || !found {
-		return err
+		return page, nil, nil, nil, found, err
 	}
-	links, err := r.pageLinks(ctx, page.ID)
-	if err != nil {
-		return err
+	if links, err = r.pageLinks(ctx, page.ID); err != nil {
+		return page, nil, nil, nil, false, err
 	}
 	var ids []string
 	for _, l := range links {
-		if l.InBody() && l.live && l.targetID != page.ID {
+		if l.InBody() && l.live && l.targetID != page.ID && !slices.Contains(ids, l.targetID) {
 			ids = append(ids, l.targetID)
 		}
 	}
-	targets, err := r.targets(ctx, ids...)
-	if err != nil {
-		return err
+	if targets, err = r.targets(ctx, ids...); err != nil {
+		return page, nil, nil, nil, false, err
 	}
 	in, err := r.input(ctx, page, targets)
 	if err != nil {
+		return page, nil, nil, nil, false, err
+	}
+	return page, links, targets, planning.TargetScores(in), true, nil
+}
+
+// overLinked recommends removing the weakest in-body links of a page over
+// its maximum: those whose targets the planner scores lowest from it.
+func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
+	page, links, targets, scores, found, err := r.scoredBodyLinks(ctx, f.PageID)
+	if err != nil || !found {
 		return err
 	}
-	scores := planning.TargetScores(in)
 	hub := ""
 	if planning.NeedsUplink(r.sc.policy.Name, page) {
 		hub = r.auditor.Hub(page.ClusterID)
@@ -731,29 +739,10 @@ func (r *recommender) duplicate(ctx context.Context, f audit.Finding) error {
 // the planner scores lowest from a page with more sibling targets than
 // link_type_caps allows (Policy.MaxSiblingLinks), down to the cap.
 func (r *recommender) overCapSiblings(ctx context.Context, f audit.Finding) error {
-	page, found, err := r.livePage(ctx, f.PageID)
+	page, links, targets, scores, found, err := r.scoredBodyLinks(ctx, f.PageID)
 	if err != nil || !found {
 		return err
 	}
-	links, err := r.pageLinks(ctx, page.ID)
-	if err != nil {
-		return err
-	}
-	var ids []string
-	for _, l := range links {
-		if l.InBody() && l.live && l.targetID != page.ID && !slices.Contains(ids, l.targetID) {
-			ids = append(ids, l.targetID)
-		}
-	}
-	targets, err := r.targets(ctx, ids...)
-	if err != nil {
-		return err
-	}
-	in, err := r.input(ctx, page, targets)
-	if err != nil {
-		return err
-	}
-	scores := planning.TargetScores(in)
 	var scored []audit.ScoredLink
 	for _, t := range targets {
 		if planning.Relation(page, t.Page) == link.TypeHorizontal {

@@ -49,20 +49,27 @@ func startTestService(t *testing.T, configure ...func(*service.Config)) (*servic
 // runCapturing runs the command line and returns what it printed.
 func runCapturing(t *testing.T, args ...string) (string, error) {
 	t.Helper()
+	return capturing(t, &os.Stdout, func() error { return run(args) })
+}
+
+// capturing runs f with *file (os.Stdout or os.Stderr) read into the
+// string it returns.
+func capturing(t *testing.T, file **os.File, f func() error) (string, error) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout := os.Stdout
-	os.Stdout = w
+	saved := *file
+	*file = w
 	out := make(chan string)
 	go func() {
 		var b bytes.Buffer
 		_, _ = io.Copy(&b, r)
 		out <- b.String()
 	}()
-	runErr := run(args)
-	os.Stdout = stdout
+	runErr := f()
+	*file = saved
 	w.Close()
 	return <-out, runErr
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -76,8 +74,7 @@ func TestTokenHelpPrintsTheUsageAndIsNoError(t *testing.T) {
 // the site, so a mistyped id shows at once rather than as later 404s.
 func TestTokenCreateWarnsOfASiteNotKnownYet(t *testing.T) {
 	db := storetest.NewDatabase(t)
-	var warned string
-	err := withStderr(t, &warned, func() error {
+	warned, err := capturing(t, &os.Stderr, func() error {
 		_, err := runCapturing(t, "token", "create", "--site", "no-such-site", "--database-url", db)
 		return err
 	})
@@ -87,26 +84,4 @@ func TestTokenCreateWarnsOfASiteNotKnownYet(t *testing.T) {
 	if !strings.Contains(warned, `no site "no-such-site" is known yet`) {
 		t.Errorf("no warning about the unknown site; stderr: %q", warned)
 	}
-}
-
-// withStderr runs f with os.Stderr read into *into.
-func withStderr(t *testing.T, into *string, f func() error) error {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := os.Stderr
-	os.Stderr = w
-	out := make(chan string)
-	go func() {
-		var b bytes.Buffer
-		_, _ = io.Copy(&b, r)
-		out <- b.String()
-	}()
-	runErr := f()
-	os.Stderr = stderr
-	w.Close()
-	*into = <-out
-	return runErr
 }
