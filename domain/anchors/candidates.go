@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -201,6 +202,20 @@ func NewContentWords(names []string) ContentWords {
 // holds content words alone, so a word found in it needs no more checks.
 func (c ContentWords) SharedBy(names []string) bool {
 	return len(c) > 0 && eachWord(names, func(w string) bool { return c[w] })
+}
+
+// CountHeldBy adds one to counts for each of its words that names hold,
+// each word once, without building the names' own set: over the many
+// candidates of a plan, a set per candidate cost most of a burst's plans.
+func (c ContentWords) CountHeldBy(names []string, counts map[string]int) {
+	var found []string
+	eachWord(names, func(w string) bool {
+		if c[w] && !slices.Contains(found, w) {
+			found = append(found, w)
+			counts[w]++
+		}
+		return false
+	})
 }
 
 // eachWord calls f with each lower-cased word of names, stripped of

@@ -616,11 +616,7 @@ func withoutCommonWords(own anchors.ContentWords, targets []Target) anchors.Cont
 	}
 	held := map[string]int{}
 	for _, t := range targets {
-		for w := range anchors.NewContentWords(PageNames(t.Page)) {
-			if own[w] {
-				held[w]++
-			}
-		}
+		own.CountHeldBy(PageNames(t.Page), held)
 	}
 	out := anchors.ContentWords{}
 	for w := range own {
