@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -72,23 +73,28 @@ func (d *drainer) run(ctx context.Context) {
 	}
 }
 
-// Halt ends the loop without draining what is left.
-func (d *drainer) Halt() {
+// Halt ends the loop without draining what is left. It waits for the
+// step under way until ctx ends; a step still running then is left to
+// see its cancelled context on its own.
+func (d *drainer) Halt(ctx context.Context) error {
 	if d.stop == nil {
-		return
+		return nil
 	}
 	d.stop()
-	<-d.done
+	select {
+	case <-d.done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("stop %s: %w", d.name, ctx.Err())
+	}
 }
 
 // Stop ends the loop and then drains what is left, until the queue is
 // empty or ctx ends.
 func (d *drainer) Stop(ctx context.Context) error {
-	if d.stop == nil {
-		return nil
+	if err := d.Halt(ctx); err != nil || d.stop == nil {
+		return err
 	}
-	d.stop()
-	<-d.done
 	for {
 		n, err := d.step(ctx)
 		if err != nil {

@@ -396,30 +396,35 @@ func (s *Service) teardown(ctx context.Context) error {
 		sub.StopPulling()
 	}
 	for _, sub := range s.subs {
-		if err := sub.Wait(ctx); err != nil {
+		if err := s.timed("wait for handlers", func() error { return sub.Wait(ctx) }); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if s.router != nil {
-		if err := within(ctx, "close router", s.router.Close); err != nil {
+		if err := s.timed("close router", func() error { return within(ctx, "close router", s.router.Close) }); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if s.watch != nil {
-		if err := within(ctx, "stop delivery watch", func() error { s.watch.Stop(); return nil }); err != nil {
+		if err := s.timed("stop delivery watch", func() error {
+			return within(ctx, "stop delivery watch", func() error { s.watch.Stop(); return nil })
+		}); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	for _, d := range []*drainer{s.pruner, s.stats, s.settler, s.jobs} {
-		if d != nil {
-			d.Halt()
+		if d == nil {
+			continue
+		}
+		if err := s.timed("stop "+d.name, func() error { return d.Halt(ctx) }); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	for _, d := range []*drainer{s.relay, s.counter} {
 		if d == nil {
 			continue
 		}
-		err := d.Stop(ctx)
+		err := s.timed("flush "+d.name, func() error { return d.Stop(ctx) })
 		switch {
 		case err == nil:
 		case d == s.relay && ctx.Err() == nil:
@@ -433,7 +438,7 @@ func (s *Service) teardown(ctx context.Context) error {
 		}
 	}
 	if s.http != nil {
-		if err := s.http.Shutdown(ctx); err != nil {
+		if err := s.timed("stop http", func() error { return s.http.Shutdown(ctx) }); err != nil {
 			errs = append(errs, fmt.Errorf("stop http: %w", err))
 		}
 	}
@@ -443,17 +448,22 @@ func (s *Service) teardown(ctx context.Context) error {
 		}
 	}
 	if s.embedded != nil {
-		s.embedded.Shutdown()
-		s.embedded.WaitForShutdown()
+		if err := s.timed("stop embedded nats", func() error {
+			return within(ctx, "stop embedded nats", func() error { s.embedded.Shutdown(); s.embedded.WaitForShutdown(); return nil })
+		}); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if s.store != nil {
 		// Closing the pool waits for every connection a handler still holds.
-		if err := within(ctx, "close database", func() error { s.store.Close(); return nil }); err != nil {
+		if err := s.timed("close database", func() error {
+			return within(ctx, "close database", func() error { s.store.Close(); return nil })
+		}); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if s.shutdownTracing != nil {
-		if err := s.shutdownTracing(ctx); err != nil {
+		if err := s.timed("flush traces", func() error { return s.shutdownTracing(ctx) }); err != nil {
 			errs = append(errs, fmt.Errorf("flush traces: %w", err))
 		}
 	}
@@ -462,6 +472,20 @@ func (s *Service) teardown(ctx context.Context) error {
 	}
 	s.log.Info("interlinker stopped")
 	return nil
+}
+
+// slowShutdownStep is how long a step of the shutdown may take before it
+// is logged: a stop that nears its budget says which step held it.
+const slowShutdownStep = 2 * time.Second
+
+// timed runs one step of the shutdown and logs it when it is slow.
+func (s *Service) timed(what string, step func() error) error {
+	began := time.Now()
+	err := step()
+	if took := time.Since(began); took >= slowShutdownStep {
+		s.log.Warn("shutdown step slow", "step", what, "took", took.Round(time.Millisecond), "err", err)
+	}
+	return err
 }
 
 // within runs step and waits for it until ctx ends; a step still running
