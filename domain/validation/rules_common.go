@@ -85,9 +85,10 @@ func paragraphDensity(in Input, found []markup.Link) RuleResult {
 	maxLinks, minWords := planning.ParagraphLimits(in.Policy, in.Page.Kind)
 	byParagraph := map[int][]markup.Link{}
 	for _, f := range found {
-		// internal links, as the seed counts them: a citation elsewhere is
-		// not part of the site's linking
-		if f.Paragraph > 0 && f.InBlock == "" && f.Internal {
+		// internal links to pages, as the seed counts them: a citation
+		// elsewhere is not part of the site's linking, and a media file is
+		// no page (the planner counts neither)
+		if f.Paragraph > 0 && f.InBlock == "" && f.Internal && !markup.IsFileURL(f.URL) {
 			byParagraph[f.Paragraph] = append(byParagraph[f.Paragraph], f)
 		}
 	}

@@ -464,6 +464,19 @@ func TestParagraphDensityDoesNotCountLinksToOtherSites(t *testing.T) {
 	}
 }
 
+// A link to a media file on the site (a photo's full size, a PDF) is no
+// link to a page: the planner does not count it in a paragraph, and
+// neither does validation, so a plan the planner made is not failed for it.
+func TestParagraphDensityDoesNotCountLinksToMediaFiles(t *testing.T) {
+	up, s1 := to("up", "hub", link.TypeVerticalUp), to("s1", "sizing", link.TypeHorizontal)
+	html := `<p><a href="/wp-content/uploads/2024/05/rose-pruning.jpg">the full photo</a> ` + filler(10) + " " + anchorTag(up) + " " +
+		filler(60) + " " + anchorTag(s1) + "</p>"
+	r, links := validate(t, inputFor(t, policy.SAG, "care", html, up, s1))
+	if d := rule(r, RuleParagraphDensity); !d.Passed || links["up"].Status != link.StatusVerified {
+		t.Errorf("a media link counted: %+v, links %+v", d, links)
+	}
+}
+
 func TestParagraphDensityFailsLinksTwentyWordsApart(t *testing.T) {
 	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
 	html := "<p>" + anchorTag(up) + " " + filler(20) + " " + anchorTag(sib) + "</p><p>" + filler(30) + "</p>"
