@@ -785,6 +785,8 @@ func (a *API) links(ctx context.Context, in *LinkParams) (*LinkListOutput, error
 type LinkMapParams struct {
 	SiteParam
 	ListParams
+	SourceContentID string `query:"source_content_id" maxLength:"256" doc:"only the links in this page's HTML"`
+	TargetContentID string `query:"target_content_id" maxLength:"256" doc:"only the links to this page"`
 }
 
 // LinkMapItem is one <a> of a live page.
@@ -816,16 +818,17 @@ func (a *API) linkMap(ctx context.Context, in *LinkMapParams) (*LinkMapOutput, e
 	if err := a.site(ctx, in.SiteID); err != nil {
 		return nil, err
 	}
-	afterPage, afterOrdinal := "", -1
+	f := store.LinkMapFilter{Source: in.SourceContentID, Target: in.TargetContentID, AfterOrdinal: -1}
 	if in.Cursor != "" {
 		var c listCursor
 		if err := c.decode(in.Cursor, in.SiteID, "link-map"); err != nil {
 			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
 		}
-		afterPage, afterOrdinal = c.Page, c.After
+		f.AfterPage, f.AfterOrdinal = c.Page, c.After
 	}
 	limit := pageSize(in.Limit)
-	rows, err := a.Store.LinkMapPage(ctx, in.SiteID, afterPage, afterOrdinal, limit+1)
+	f.Limit = limit + 1
+	rows, err := a.Store.LinkMapPage(ctx, in.SiteID, f)
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -319,6 +320,34 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 	if internal != report.TotalLinks {
 		t.Errorf("link map over HTTP: %d internal links of %d, the audit counted %d", internal, len(mapItems), report.TotalLinks)
 	}
+	// Filtered by source or by target page, the link map holds exactly the
+	// entries of the whole map with that page, in the same order, paged
+	// by the same cursors.
+	for _, filter := range []struct{ param, page string }{
+		{"source_content_id", mapItems[0].SourceContentID},
+		{"target_content_id", mostLinkedTarget(mapItems)},
+	} {
+		var want, got []handlers.LinkMapItem
+		for _, m := range mapItems {
+			if (filter.param == "source_content_id" && m.SourceContentID == filter.page) ||
+				(filter.param == "target_content_id" && m.TargetContentID == filter.page) {
+				want = append(want, m)
+			}
+		}
+		base := "/linker/link-map/?limit=2&site_id=" + siteA + "&" + filter.param + "=" + url.QueryEscape(filter.page)
+		for next = base; next != ""; {
+			var page handlers.LinkMap
+			c.getJSON(next, tokenA, &page)
+			got = append(got, page.Items...)
+			next = ""
+			if page.NextCursor != "" {
+				next = base + "&cursor=" + url.QueryEscape(page.NextCursor)
+			}
+		}
+		if len(want) < 2 || !reflect.DeepEqual(got, want) {
+			t.Errorf("link map by %s=%s: %d entries, want the whole map's %d with it", filter.param, filter.page, len(got), len(want))
+		}
+	}
 	if status, _, _ := c.get("/linker/link-map/?site_id="+siteA+"&cursor="+url.QueryEscape(tamperedCursor(siteA)), tokenA); status != 400 {
 		t.Errorf("a recommendations cursor used on the link map: %d, want 400", status)
 	}
@@ -575,4 +604,20 @@ func (c apiClient) poll(path, token, want string) handlers.Job {
 func tamperedCursor(siteID string) string {
 	raw, _ := json.Marshal(map[string]any{"s": siteID, "a": "other-audit", "k": 3})
 	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// mostLinkedTarget is the known page the most link map entries point to.
+func mostLinkedTarget(items []handlers.LinkMapItem) string {
+	counts := map[string]int{}
+	best := ""
+	for _, m := range items {
+		if m.TargetContentID == "" {
+			continue
+		}
+		counts[m.TargetContentID]++
+		if c := counts[m.TargetContentID]; c > counts[best] || (c == counts[best] && m.TargetContentID < best) {
+			best = m.TargetContentID
+		}
+	}
+	return best
 }

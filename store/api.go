@@ -133,15 +133,26 @@ type LinkMapEntry struct {
 	ContentParagraph int
 }
 
+// LinkMapFilter picks the link map entries a page of it holds: those of
+// one source page or to one target page (empty: any), after the entry
+// (AfterPage, AfterOrdinal), at most Limit.
+type LinkMapFilter struct {
+	Source, Target string
+	AfterPage      string
+	AfterOrdinal   int
+	Limit          int
+}
+
 // LinkMapPage reads a page of the link map of the site's live pages, by
-// source page and then in page order, after the given entry.
-func (s *Store) LinkMapPage(ctx context.Context, siteID, afterPage string, afterOrdinal, limit int) ([]LinkMapEntry, error) {
+// source page and then in page order.
+func (s *Store) LinkMapPage(ctx context.Context, siteID string, f LinkMapFilter) ([]LinkMapEntry, error) {
 	rows, err := s.pool.Query(ctx, `SELECT lm.source_page_id, lm.ordinal, lm.target_url, lm.target_page_id, lm.anchor, lm.internal,
 			lm.follow, lm.position, lm.in_block, lm.content_paragraph
 		FROM link_map lm JOIN pages p ON p.site_id = lm.site_id AND p.id = lm.source_page_id
 		WHERE lm.site_id = $1 AND (lm.source_page_id, lm.ordinal) > ($2, $3)
+		  AND ($4 = '' OR lm.source_page_id = $4) AND ($5 = '' OR lm.target_page_id = $5)
 		  AND p.state <> 'deleted' AND `+liveVersionSQLOf("p")+` IS NOT NULL
-		ORDER BY lm.source_page_id, lm.ordinal LIMIT $4`, siteID, afterPage, afterOrdinal, limit)
+		ORDER BY lm.source_page_id, lm.ordinal LIMIT $6`, siteID, f.AfterPage, f.AfterOrdinal, f.Source, f.Target, f.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("read link map of site %s: %w", siteID, err)
 	}
