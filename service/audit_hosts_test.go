@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
 )
 
 // A writer links the site's own pages on its host without "www." as often
@@ -49,5 +50,63 @@ func TestAnAuditCountsLinksToTheSitesHostWithoutWWWAsInternal(t *testing.T) {
 	}
 	if !slices.Contains(report.Findings.Orphans, "aero-50") {
 		t.Errorf("the planted orphan aero-50 is missing from %v", report.Findings.Orphans)
+	}
+}
+
+// A WordPress site on its default permalinks addresses a post by its
+// query at the root ("/?p=412"): a link there is a link to that post, not
+// to the home page, with or without tracking parameters.
+func TestAnAuditResolvesALinkToAPagePickedByItsQueryAtTheRoot(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-plain-permalinks"
+	structure, pages := existingSite(siteID)
+	post, linker := tsClusters[3].articles[3].id, tsClusters[3].articles[2].id
+	const postURL = "/?p=412"
+	var oldURL string
+	for i, p := range pages {
+		if p.ID == post {
+			oldURL, pages[i].URL = p.URL, postURL
+		}
+	}
+	for i, p := range pages {
+		pages[i].HTML = strings.ReplaceAll(p.HTML, `href="`+oldURL+`"`, `href="`+postURL+`"`)
+		if p.ID == linker {
+			pages[i].HTML = strings.Replace(pages[i].HTML, "</article>",
+				`<p>Read on in <a href="https://www.cadence-cycles.example/?p=412&amp;utm_source=news">the next guide</a>.</p>`+"\n</article>", 1)
+		}
+	}
+	h.publishExisting(structure, pages, existingDeleted)
+	h.audit(siteID, "plain-permalinks", events.AuditRequestedData{})
+
+	rec, found, err := h.svc.Store().Audit(t.Context(), siteID, "plain-permalinks")
+	if err != nil || !found {
+		t.Fatalf("stored audit: found %v, err %v", found, err)
+	}
+	var report events.AuditCompletedData
+	if err := json.Unmarshal(rec.Report, &report); err != nil {
+		t.Fatal(err)
+	}
+	if report.Findings == nil {
+		t.Fatal("the stored report has no findings")
+	}
+	if slices.Contains(report.Findings.Orphans, post) {
+		t.Errorf("%s at %s, linked from %s, is reported an orphan: %v", post, postURL, linker, report.Findings.Orphans)
+	}
+	entries, err := h.svc.Store().LinkMapPage(t.Context(), siteID, store.LinkMapFilter{Source: linker, AfterOrdinal: -1, Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved := false
+	for _, e := range entries {
+		if strings.Contains(e.TargetURL, "p=412") {
+			resolved = true
+			if e.TargetPageID != post {
+				t.Errorf("the link to %s resolves to %q, want %s", e.TargetURL, e.TargetPageID, post)
+			}
+		}
+	}
+	if !resolved {
+		t.Errorf("%s's link map has no link to %s: %+v", linker, postURL, entries)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -308,7 +309,7 @@ func (t *Tx) PagesByPath(ctx context.Context, siteID string, paths []string) (ma
 	urls := make([]string, 0, 2*len(paths))
 	for _, p := range paths {
 		urls = append(urls, p)
-		if p != "/" {
+		if p != "/" && !strings.Contains(p, "?") { // "/?p=4" is a page picked by its query
 			urls = append(urls, p+"/")
 		}
 	}

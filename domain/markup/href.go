@@ -119,13 +119,25 @@ func sitePath(href, siteHost string) string {
 // a page in all these forms, and the audit, the planner, the placer and
 // validation must agree that each is a link to it; a caller compares
 // internal links only.
+//
+// A page addressed by its query keeps it (queryAddressed): the site root
+// or a script with a query other than tracking parameters names another
+// page than the path alone ("/?p=412", WordPress's default permalink and
+// its shortlink; "/index.php?id=3"), so it is not the home page.
 func PagePath(u string) string {
+	query := ""
 	if p, ok := plainPath(u); ok {
 		u = p
 	} else if parsed, err := url.Parse(u); err == nil {
-		u = parsed.Path
+		u, query = parsed.Path, parsed.RawQuery
 	}
 	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		if u[i] == '?' {
+			query = u[i+1:]
+			if j := strings.IndexByte(query, '#'); j >= 0 {
+				query = query[:j]
+			}
+		}
 		u = u[:i]
 	}
 	if len(u) > 1 {
@@ -134,7 +146,58 @@ func PagePath(u string) string {
 	if u == "" {
 		u = "/"
 	}
+	if query != "" && queryAddressed(u) {
+		if q := identityQuery(query); q != "" {
+			return u + "?" + q
+		}
+	}
 	return u
+}
+
+// queryAddressed reports whether the page at a path is picked by its
+// query: the site root, or a server script ("/index.php", "/page.aspx").
+func queryAddressed(path string) bool {
+	if path == "/" {
+		return true
+	}
+	base := path[strings.LastIndexByte(path, '/')+1:]
+	dot := strings.LastIndexByte(base, '.')
+	return dot >= 0 && scriptExtensions[strings.ToLower(base[dot+1:])]
+}
+
+// scriptExtensions are the extensions of pages a server script answers,
+// whose query says which page.
+var scriptExtensions = map[string]bool{"php": true, "asp": true, "aspx": true, "jsp": true, "cfm": true, "cgi": true, "pl": true}
+
+// identityQuery is a query without its tracking parameters, its
+// parameters in a fixed order, so that "?p=4&lang=en" and
+// "?lang=en&p=4&utm_source=x" name one page; empty when nothing is left
+// or the query cannot be read.
+func identityQuery(raw string) string {
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		return ""
+	}
+	for k := range values {
+		if trackingParameter(k) {
+			delete(values, k)
+		}
+	}
+	return values.Encode()
+}
+
+// trackingParameter reports whether a query parameter only says where a
+// visitor came from: campaign tags and ad and mail click identifiers.
+func trackingParameter(name string) bool {
+	name = strings.ToLower(name)
+	if strings.HasPrefix(name, "utm_") {
+		return true
+	}
+	switch name {
+	case "gclid", "gbraid", "wbraid", "dclid", "fbclid", "msclkid", "yclid", "twclid", "igshid", "mc_cid", "mc_eid", "_ga", "_gl", "ref":
+		return true
+	}
+	return false
 }
 
 // IsFileURL reports whether a URL names a media or document file by its
@@ -147,6 +210,9 @@ func PagePath(u string) string {
 // does not report it as an unverified link to an unknown page.
 func IsFileURL(u string) bool {
 	p := PagePath(u)
+	if i := strings.IndexByte(p, '?'); i >= 0 {
+		p = p[:i] // a script's query is no file's extension
+	}
 	dot := strings.LastIndexByte(p, '.')
 	if dot < 0 || dot < strings.LastIndexByte(p, '/') {
 		return false

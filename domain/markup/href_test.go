@@ -8,19 +8,45 @@ import (
 
 func TestPagesAreMatchedByPathWhateverTheirQueryFragmentOrTrailingSlash(t *testing.T) {
 	for in, want := range map[string]string{
-		"/a/b/":                      "/a/b",
-		"/a/b":                       "/a/b",
-		"/a/b/?x=1#top":              "/a/b",
-		"https://shop.example/a/b/":  "/a/b",
-		"https://shop.example":       "/",
-		"/":                          "/",
-		"https://shop.example/?q=1":  "/",
-		"https://shop.example/a//":   "/a",
-		"https://shop.example/a%20b": "/a b",
+		"/a/b/":                       "/a/b",
+		"/a/b":                        "/a/b",
+		"/a/b/?x=1#top":               "/a/b",
+		"https://shop.example/a/b/":   "/a/b",
+		"https://shop.example":        "/",
+		"/":                           "/",
+		"https://shop.example/?ref=x": "/",
+		"https://shop.example/a//":    "/a",
+		"https://shop.example/a%20b":  "/a b",
 	} {
 		if got := PagePath(in); got != want {
 			t.Errorf("PagePath(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// The site root and server scripts are pages picked by their query:
+// WordPress's default permalink "/?p=412" (and its shortlink) is a post,
+// not the home page, and "/index.php?id=3" is page 3. Tracking parameters
+// pick nothing, and the order of the others does not matter.
+func TestAQueryThatPicksThePageAtTheRootOrAScriptIsPartOfItsPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/?p=412":                                  "/?p=412",
+		"https://blog.example/?p=412#comments":     "/?p=412",
+		"https://blog.example?page_id=7":           "/?page_id=7",
+		"/?lang=en&p=4":                            "/?lang=en&p=4",
+		"/?p=4&utm_source=news&lang=en":            "/?lang=en&p=4",
+		"/?utm_source=news&fbclid=abc":             "/",
+		"/index.php?id=3":                          "/index.php?id=3",
+		"https://old.example/Shop/Item.ASPX?sku=9": "/Shop/Item.ASPX?sku=9",
+		"/blog/?page=2":                            "/blog",
+		"/a/b.html?x=1":                            "/a/b.html",
+	} {
+		if got := PagePath(in); got != want {
+			t.Errorf("PagePath(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if IsFileURL("/index.php?file=photo.jpg") {
+		t.Error(`"/index.php?file=photo.jpg" taken for a file by its query`)
 	}
 }
 
