@@ -798,7 +798,7 @@ type LinkMapItem struct {
 	Anchor           string `json:"anchor"`
 	Internal         bool   `json:"internal"`
 	Follow           bool   `json:"follow"`
-	Position         string `json:"position" doc:"content, navigation, header, footer or aside"`
+	Position         string `json:"position" doc:"content, navigation, header, footer, aside, comments or comments"`
 	InBlock          string `json:"in_block,omitempty" doc:"the generated block it is in"`
 	ContentParagraph int    `json:"content_paragraph,omitempty" doc:"1-based among the content's paragraphs"`
 }

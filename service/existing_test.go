@@ -222,7 +222,7 @@ type oracle struct {
 
 type oracleLink struct {
 	path      string
-	position  string // content, navigation, header, footer, aside
+	position  string // content, navigation, header, footer, aside, comments
 	paragraph int    // among content paragraphs
 	text      string
 	follow    bool

@@ -55,7 +55,7 @@ type Link struct {
 	URL       string // resolved against the page (and its <base>); "" when it could not be
 	Internal  bool   // on the site's host
 	Follow    bool   // no rel=nofollow
-	Position  string // content, navigation, header, footer or aside
+	Position  string // content, navigation, header, footer, aside, comments or comments
 	InBlock   string // the generated block it is in, if any
 	Paragraph int    // 1-based content paragraph, 0 outside any
 	Text      string // visible anchor text

@@ -173,6 +173,7 @@ const (
 	zoneHeader
 	zoneFooter
 	zoneAside
+	zoneComments // the readers' comment section
 )
 
 func (z zone) String() string {
@@ -185,6 +186,8 @@ func (z zone) String() string {
 		return "footer"
 	case zoneAside:
 		return "aside"
+	case zoneComments:
+		return "comments"
 	}
 	return "content"
 }

@@ -12,7 +12,7 @@ type Link struct {
 	Text      string   // visible anchor text, whitespace collapsed
 	Rel       []string // rel tokens, lower case (nofollow, sponsored, ugc...)
 	Internal  bool     // relative, or on the site's host
-	Position  string   // content, navigation, header, footer or aside
+	Position  string   // content, navigation, header, footer, aside, comments or comments
 	Paragraph int      // 1-based index of the <p> it is in, 0 outside any
 	// ContentParagraph is the same paragraph counted among the content's
 	// paragraphs only (Position.FirstParagraphs' numbering), 0 outside them.

@@ -550,3 +550,35 @@ func TestALinkBoundToFollowTheUplinkGoesAfterIt(t *testing.T) {
 		t.Errorf("uplink not placed: sibling %+v, want it at its first occurrence", pls[1])
 	}
 }
+
+// A reader's comment is not the page's text: a link is never spliced
+// into it, even where the comment is the only place its anchor occurs,
+// its words are not the content's, and a link a reader left there is in
+// the comment section, not in the body.
+func TestACommentSectionIsNeitherContentNorAPlaceForLinks(t *testing.T) {
+	article := `<article><h1>Pruning roses</h1><p>Prune in late winter, above an outward bud.</p></article>`
+	// Drupal's markup; WordPress's differs in names (div#comments.comments-area).
+	comments := `<section id="comments" class="comments"><h2>2 comments</h2><div class="comment-wrapper">` +
+		`<div class="comment-author"><a href="https://reader.example/" rel="ugc external nofollow">Ann</a></div>` +
+		`<div class="comment-content"><p>Which climbing roses need this?</p><p>See <a href="/roses/">my rose list</a>.</p></div>` +
+		`</div></section>`
+	page := `<main>` + article + comments + `</main>`
+
+	out, pl := placeOne(t, page, LinkRequest{ID: "l1", Href: "/roses/climbing/", Anchors: []string{"climbing roses"}}, Options{})
+	if pl.Placed || out != page {
+		t.Errorf("a link was placed in a comment: %+v\n%s", pl, out)
+	}
+	if got, want := WordCount([]byte(page)), WordCount([]byte(article)); got != want {
+		t.Errorf("WordCount of the page with comments %d, of its article %d", got, want)
+	}
+	links, _ := Links([]byte(page), "https://garden.example/pruning/", "garden.example")
+	if len(links) != 2 {
+		t.Fatalf("links %+v, want the comment's two", links)
+	}
+	for _, l := range links {
+		if l.Position != "comments" || l.ContentParagraph != 0 {
+			t.Errorf("link %q: position %q, content paragraph %d; want the comment section's, in no content paragraph",
+				l.Text, l.Position, l.ContentParagraph)
+		}
+	}
+}

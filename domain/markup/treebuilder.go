@@ -20,6 +20,9 @@ type tagAttrs struct {
 	// concealed: the element is not shown or not usable (hidden,
 	// aria-hidden="true", inert); open: a <details> or <dialog> is shown.
 	concealed, open bool
+	// comments: the element holds the readers' comments (commentsID,
+	// commentsClass).
+	comments bool
 }
 
 // readAttrs reads the attributes the scanner acts on, from the raw bytes
@@ -67,7 +70,32 @@ func (t *tagAttrs) set(name, val string) {
 		t.concealed = t.concealed || strings.EqualFold(strings.TrimSpace(val), "true")
 	case "open":
 		t.open = true
+	case "id":
+		t.comments = t.comments || commentsID[strings.ToLower(strings.TrimSpace(val))]
+	case "class":
+		for _, c := range strings.Fields(val) {
+			t.comments = t.comments || commentsClass[strings.ToLower(c)]
+		}
 	}
+}
+
+// commentsID and commentsClass name the elements that hold a page's
+// comment section, as WordPress themes (id "comments", class
+// "comments-area" around an ol "comment-list", the reply form "respond"),
+// Drupal ("comments", "comment-wrapper") and Disqus ("disqus_thread")
+// write them. The readers' words are not the page's content: no link is
+// placed there, their paragraphs and words are not the content's, and
+// their links are not in-body links (zone "comments").
+var (
+	commentsID    = map[string]bool{"comments": true, "respond": true, "disqus_thread": true}
+	commentsClass = map[string]bool{"comments-area": true, "comment-list": true, "commentlist": true,
+		"comment-respond": true, "comments": true, "comment-wrapper": true}
+)
+
+// mayHoldComments reports start tags whose attributes may mark a comment
+// section: only those are read for it.
+func mayHoldComments(tag []byte) bool {
+	return containsFold(tag, "comment") || containsFold(tag, "respond") || containsFold(tag, "disqus")
 }
 
 // conceals reports whether an element hides what it holds from readers:
@@ -115,7 +143,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	var at tagAttrs
 	if hasAttr && (a == atom.A || a == atom.Font || string(name) == "annotation-xml" ||
 		a == atom.Base && s.mode&wantLinks != 0 ||
-		containsFold(s.src[start:end], "role") || mayConceal(a, s.src[start:end]) ||
+		containsFold(s.src[start:end], "role") || mayConceal(a, s.src[start:end]) || mayHoldComments(s.src[start:end]) ||
 		s.mode&wantBlocks != 0 && containsFold(s.src[start:end], BlockMarkerAttr)) {
 		at = s.readAttrs(z, s.src[start:end])
 	}
@@ -235,6 +263,11 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 		if rz, ok := zoneOfRole(strings.ToLower(strings.TrimSpace(at.role))); ok {
 			zn = rz
 		}
+	}
+	if at.comments || s.zone() == zoneComments {
+		// A comment's own header and footer (its author, its date) are
+		// the comment section's still.
+		zn = zoneComments
 	}
 	if zn == zoneFooter && s.zone() != zoneFooter && s.excluded == 0 && s.foreign == 0 && !s.inArticle() {
 		s.landmarks.footer(start, s.contentParas)
