@@ -252,10 +252,12 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 }
 
 // hasUplinkFix reports whether a page's recommendations add its missing
-// uplink.
+// uplink: a link up to its hub, which the recommender offers only to a
+// page without one. It reads the action and link type, which the store
+// keeps, not the problem, which it does not.
 func hasUplinkFix(recs []store.StoredRecommendation) bool {
 	return slices.ContainsFunc(recs, func(r store.StoredRecommendation) bool {
-		return r.Problem == audit.ProblemMissingUplink && r.Action == audit.ActionAdd
+		return r.Action == audit.ActionAdd && r.LinkType == link.TypeVerticalUp
 	})
 }
 

@@ -5,9 +5,11 @@ import (
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/store"
 )
 
 // An anchor variation unwraps a link and places it again under another of
@@ -79,5 +81,28 @@ func TestApplyPassesOverAnAnchorInsideAnotherPagesName(t *testing.T) {
 	}
 	if l.Paragraph != 2 || !strings.Contains(string(out), `a large <a href="/composting/"`) {
 		t.Errorf("placed %+v in %s, want the second paragraph's phrase, not the one inside \"hot compost pile\"", l, out)
+	}
+}
+
+// Apply fixes the pages missing their uplink first, so that the last use
+// of an anchor under the cap goes to them. Recommendations read back from
+// the store carry no problem, so the uplink fix is known by what it does:
+// it adds a link up to the hub.
+func TestApplyKnowsAPagesUplinkFixByItsActionAndLinkType(t *testing.T) {
+	stored := func(action audit.Action, typ link.Type) store.StoredRecommendation {
+		return store.StoredRecommendation{Recommendation: audit.Recommendation{Action: action, LinkType: typ}}
+	}
+	for _, c := range []struct {
+		recs []store.StoredRecommendation
+		want bool
+	}{
+		{[]store.StoredRecommendation{stored(audit.ActionAdd, link.TypeHorizontal), stored(audit.ActionAdd, link.TypeVerticalUp)}, true},
+		{[]store.StoredRecommendation{stored(audit.ActionAdd, link.TypeHorizontal)}, false},
+		{[]store.StoredRecommendation{stored(audit.ActionRetarget, link.TypeVerticalUp)}, false},
+		{[]store.StoredRecommendation{stored(audit.ActionAdd, link.TypeVerticalDown), stored(audit.ActionRemove, link.TypeHorizontal)}, false},
+	} {
+		if got := hasUplinkFix(c.recs); got != c.want {
+			t.Errorf("hasUplinkFix(%+v) = %v, want %v", c.recs, got, c.want)
+		}
 	}
 }
