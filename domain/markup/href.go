@@ -174,16 +174,30 @@ var scriptExtensions = map[string]bool{"php": true, "asp": true, "aspx": true, "
 // "?lang=en&p=4&utm_source=x" name one page; empty when nothing is left
 // or the query cannot be read.
 func identityQuery(raw string) string {
-	values, err := url.ParseQuery(raw)
+	values, err := url.ParseQuery(WithoutTracking(raw))
 	if err != nil {
 		return ""
 	}
-	for k := range values {
-		if trackingParameter(k) {
-			delete(values, k)
-		}
-	}
 	return values.Encode()
+}
+
+// WithoutTracking is a raw query with its tracking parameters taken out
+// and the rest as they were, in their order and spelling: a crawler that
+// follows "/?p=4&utm_source=news" fetches "/?p=4", the page the site
+// knows, once.
+func WithoutTracking(rawQuery string) string {
+	if rawQuery == "" {
+		return ""
+	}
+	kept := make([]string, 0, strings.Count(rawQuery, "&")+1)
+	for _, pair := range strings.Split(rawQuery, "&") {
+		key, _, _ := strings.Cut(pair, "=")
+		if name, err := url.QueryUnescape(key); pair == "" || err == nil && trackingParameter(name) {
+			continue
+		}
+		kept = append(kept, pair)
+	}
+	return strings.Join(kept, "&")
 }
 
 // trackingParameter reports whether a query parameter only says where a

@@ -50,6 +50,23 @@ func TestAQueryThatPicksThePageAtTheRootOrAScriptIsPartOfItsPath(t *testing.T) {
 	}
 }
 
+// Tracking parameters leave a query; the others stay as they were
+// written, in their order.
+func TestWithoutTrackingKeepsTheOtherParametersAsWritten(t *testing.T) {
+	for in, want := range map[string]string{
+		"p=4&utm_source=news&lang=en":  "p=4&lang=en",
+		"UTM_Medium=mail&q=a+b&fbclid": "q=a+b",
+		"gclid=x&ref=home":             "",
+		"b=2&a=1":                      "b=2&a=1",
+		"p=4&&x=%zz":                   "p=4&x=%zz",
+		"":                             "",
+	} {
+		if got := WithoutTracking(in); got != want {
+			t.Errorf("WithoutTracking(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // FuzzPlainPathIsURLParsesPath holds the fast path of PagePath to url.Parse:
 // for every URL plainPath takes, it gives url.Parse's path.
 func FuzzPlainPathIsURLParsesPath(f *testing.F) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/interlinker/interlinker/domain/markup"
 )
 
 // Site is the one host a crawl stays on.
@@ -53,8 +55,8 @@ func canonicalHost(scheme, host string) string {
 // returns the URL the crawl knows it by, with ok false for a URL it must
 // not follow: another scheme than http(s), credentials, or another host.
 // The normal form has a lower-case scheme and host, no default port, no
-// fragment, dot segments resolved, "/" for an empty path and the site's
-// scheme: the same page reached over http and https is one page, and the
+// fragment, no tracking parameters in its query (markup.WithoutTracking),
+// dot segments resolved, "/" for an empty path and the site's scheme: the same page reached over http and https is one page, and the
 // same URL spelt two ways is fetched once.
 func (s Site) Normalize(base *url.URL, ref string) (string, bool) {
 	r, err := url.Parse(strings.TrimSpace(ref))
@@ -79,7 +81,7 @@ func (s Site) Normalize(base *url.URL, ref string) (string, bool) {
 	if canonicalHost(scheme, u.Host) != s.Host {
 		return "", false
 	}
-	out := url.URL{Scheme: s.Scheme, Host: s.Host, Path: u.Path, RawPath: u.RawPath, RawQuery: u.RawQuery}
+	out := url.URL{Scheme: s.Scheme, Host: s.Host, Path: u.Path, RawPath: u.RawPath, RawQuery: markup.WithoutTracking(u.RawQuery)}
 	if out.Path == "" {
 		out.Path, out.RawPath = "/", ""
 	}

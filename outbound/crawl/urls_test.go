@@ -21,6 +21,8 @@ func TestNormalizeStaysOnTheSite(t *testing.T) {
 	}{
 		{"../brew#steps", "https://example.com/guides/brew", true},
 		{"?page=2", "https://example.com/guides/grind/?page=2", true},
+		{"/?p=412&utm_source=news&utm_medium=mail", "https://example.com/?p=412", true},
+		{"/guides/brew?fbclid=abc", "https://example.com/guides/brew", true},
 		{"http://EXAMPLE.com:80", "https://example.com/", true}, // the site's scheme
 		{"//example.com/a/./b/../c", "https://example.com/a/c", true},
 		{"https://example.com:8443/a", "", false},
