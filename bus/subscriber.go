@@ -164,6 +164,9 @@ func (s *Subscriber) StopPulling() {
 	})
 }
 
+// Durable is the name of the durable consumer it pulls from.
+func (s *Subscriber) Durable() string { return s.spec.Durable }
+
 // Wait blocks until every pull loop has stopped, or ctx ends.
 func (s *Subscriber) Wait(ctx context.Context) error {
 	done := make(chan struct{})

@@ -64,3 +64,24 @@ func TestHaltingADrainerWaitsForTheStepUnderWay(t *testing.T) {
 		t.Error("Halt returned before the step under way had finished")
 	}
 }
+
+// TestAShutdownStepThatTakesTwoSecondsIsLoggedByName proves that a slow
+// stop names the step that held it, with the error the step returned.
+func TestAShutdownStepThatTakesTwoSecondsIsLoggedByName(t *testing.T) {
+	var logged strings.Builder
+	s := &Service{log: slog.New(slog.NewTextHandler(&logged, nil))}
+	stepErr := errors.New("flush failed")
+	if err := s.timed("flush outbox", func() error { time.Sleep(slowShutdownStep); return stepErr }); err != stepErr {
+		t.Errorf("timed returned %v, want the step's error", err)
+	}
+	if err := s.timed("close database", func() error { return nil }); err != nil {
+		t.Errorf("timed returned %v for a step that succeeded", err)
+	}
+	out := logged.String()
+	if !strings.Contains(out, `msg="shutdown step slow" step="flush outbox"`) || !strings.Contains(out, `err="flush failed"`) {
+		t.Errorf("the slow step is not logged by name with its error:\n%s", out)
+	}
+	if strings.Contains(out, "close database") {
+		t.Errorf("a quick step was logged as slow:\n%s", out)
+	}
+}

@@ -396,7 +396,7 @@ func (s *Service) teardown(ctx context.Context) error {
 		sub.StopPulling()
 	}
 	for _, sub := range s.subs {
-		if err := s.timed("wait for handlers", func() error { return sub.Wait(ctx) }); err != nil {
+		if err := s.timed("wait for "+sub.Durable()+"'s handlers", func() error { return sub.Wait(ctx) }); err != nil {
 			errs = append(errs, err)
 		}
 	}
