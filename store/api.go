@@ -92,16 +92,18 @@ type LinkRow struct {
 // LinkPage reads a page of a site's links, by source page and then in each
 // page's order.
 func (s *Store) LinkPage(ctx context.Context, siteID string, f LinkFilter) ([]LinkRow, error) {
+	q := listQuery{args: []any{siteID, f.AfterPage, f.AfterPosition, f.Limit}}
+	q.filter("l.type = $%d", f.Type)
+	q.filter("l.status = $%d", f.Status)
+	q.filter("l.source_page_id = $%d", f.Source)
+	q.filter("l.target_page_id = $%d", f.Target)
+	q.filter("EXISTS (SELECT 1 FROM pages p WHERE p.site_id = l.site_id AND p.id = l.source_page_id AND p.cluster_id = $%d)", f.ClusterID)
 	rows, err := s.pool.Query(ctx, `SELECT l.position, l.id, l.source_page_id, l.target_page_id, l.target_url, l.type, l.anchor,
 			l.anchor_type, l.candidates, l.zone, l.first_paragraphs, COALESCE(l.paragraph, 0), l.score, l.factors, l.mandatory,
 			l.placement, l.status, l.reason, l.failed_rules, l.explanation
 		FROM links l
-		WHERE l.site_id = $1 AND (l.source_page_id, l.position) > ($2, $3)
-		  AND ($4 = '' OR l.type = $4) AND ($5 = '' OR l.status = $5)
-		  AND ($6 = '' OR l.source_page_id = $6) AND ($7 = '' OR l.target_page_id = $7)
-		  AND ($8 = '' OR EXISTS (SELECT 1 FROM pages p WHERE p.site_id = l.site_id AND p.id = l.source_page_id AND p.cluster_id = $8))
-		ORDER BY l.source_page_id, l.position LIMIT $9`,
-		siteID, f.AfterPage, f.AfterPosition, f.Type, f.Status, f.Source, f.Target, f.ClusterID, f.Limit)
+		WHERE l.site_id = $1 AND (l.source_page_id, l.position) > ($2, $3)`+q.where+`
+		ORDER BY l.source_page_id, l.position LIMIT $4`, q.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list links of site %s: %w", siteID, err)
 	}
@@ -146,13 +148,15 @@ type LinkMapFilter struct {
 // LinkMapPage reads a page of the link map of the site's live pages, by
 // source page and then in page order.
 func (s *Store) LinkMapPage(ctx context.Context, siteID string, f LinkMapFilter) ([]LinkMapEntry, error) {
+	q := listQuery{args: []any{siteID, f.AfterPage, f.AfterOrdinal, f.Limit}}
+	q.filter("lm.source_page_id = $%d", f.Source)
+	q.filter("lm.target_page_id = $%d", f.Target)
 	rows, err := s.pool.Query(ctx, `SELECT lm.source_page_id, lm.ordinal, lm.target_url, lm.target_page_id, lm.anchor, lm.internal,
 			lm.follow, lm.position, lm.in_block, lm.content_paragraph
 		FROM link_map lm JOIN pages p ON p.site_id = lm.site_id AND p.id = lm.source_page_id
-		WHERE lm.site_id = $1 AND (lm.source_page_id, lm.ordinal) > ($2, $3)
-		  AND ($4 = '' OR lm.source_page_id = $4) AND ($5 = '' OR lm.target_page_id = $5)
+		WHERE lm.site_id = $1 AND (lm.source_page_id, lm.ordinal) > ($2, $3)`+q.where+`
 		  AND p.state <> 'deleted' AND `+liveVersionSQLOf("p")+` IS NOT NULL
-		ORDER BY lm.source_page_id, lm.ordinal LIMIT $6`, siteID, f.AfterPage, f.AfterOrdinal, f.Source, f.Target, f.Limit)
+		ORDER BY lm.source_page_id, lm.ordinal LIMIT $4`, q.args...)
 	if err != nil {
 		return nil, fmt.Errorf("read link map of site %s: %w", siteID, err)
 	}
@@ -244,4 +248,25 @@ func (s *Store) PagesWithLinkScores(ctx context.Context, siteID, auditID string,
 		out[p.ID] = p
 	}
 	return out, nil
+}
+
+// listQuery gathers the optional filters of a list's statement. A filter
+// is written into the statement only when it is given, rather than as
+// "$n = ” OR column = $n": a prepared statement's generic plan keeps that
+// OR as a filter, and reads the site's list from its start through the
+// keyset index to find one page's rows (EXPLAIN on 200,000 rows: 199,990
+// removed by the filter, against an index condition when written in).
+type listQuery struct {
+	where string
+	args  []any
+}
+
+// filter adds condition, whose %d is the next parameter's number, with
+// value as that parameter, unless value is empty.
+func (q *listQuery) filter(condition, value string) {
+	if value == "" {
+		return
+	}
+	q.args = append(q.args, value)
+	q.where += " AND " + fmt.Sprintf(condition, len(q.args))
 }
