@@ -69,8 +69,10 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 }
 
 // recordLinkMap makes the links found in a page's live HTML its link map
-// rows, and queues the counts they change.
+// rows, and queues the counts they change. A jump within the page is no
+// link between pages and has no row.
 func (p *Pipeline) recordLinkMap(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, found []markup.Link, ev events.Event) error {
+	found = slices.DeleteFunc(slices.Clone(found), markup.Link.JumpsWithinPage)
 	// pageOf[i] is the page path of found[i] when it links this site.
 	pageOf := make([]string, len(found))
 	paths := map[string]bool{}

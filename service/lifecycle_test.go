@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
 	"github.com/interlinker/interlinker/store/storetest"
 )
 
@@ -350,5 +351,56 @@ func TestEachFailedDeliveryIsLoggedOnceAndNeitherItNorTheShutdownAsAnError(t *te
 	}
 	if float64(reported) != failed {
 		t.Errorf("%d failed deliveries logged %d times at INFO, want once each", int(failed), reported)
+	}
+}
+
+// A live page's jumps within itself (a table of contents' "#part") are no
+// links between pages: they have no link map rows, so no report shows them
+// as external links. And a page's link to itself (a theme linking the title
+// of the page it is on) is not an inbound link of it, as the audit counts
+// it: before, every such page counted one inbound link it does not have.
+func TestAJumpWithinAPageIsNoLinkAndAPagesLinkToItselfIsNotInbound(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.SettleDelay = 0
+	h := startHarness(t, cfg)
+	h.publish(siteEvent("s1"))
+	waitFor(t, waitLong, "site projected", func() bool {
+		_, found, err := h.svc.Store().LoadSite(context.Background(), "s1")
+		return err == nil && found
+	})
+	live := func(id, kind, url, html string) events.Event {
+		var d events.ContentData
+		_ = json.Unmarshal(pageEvent("s1", id, kind, 1, html).Data, &d)
+		d.Page.URL = url
+		return mustEvent(events.ContentPublished, "s1", "pub-"+id+"-v1", d)
+	}
+	h.publish(live("boots-hub", "hub", "/hiking/boots/",
+		`<h1><a href="https://shop.example/hiking/boots/">Hiking Boots</a></h1>
+<ul><li><a href="#fit">Fit</a></li><li><a href=" #care">Care</a></li></ul>
+<p id="fit">Our guide to hiking boots covers fit, materials and care for every kind of trail.</p>
+<p id="care">Read on for sizing, breaking in and waterproofing. <a href="#top">Back to the top</a>.</p>`))
+	h.publish(live("care", "supporting", "/hiking/boots/care/",
+		`<h1>Care</h1><p>Start with <a href="/hiking/boots/">our hiking boots guide</a> before you clean anything.</p>`))
+	ctx := context.Background()
+	waitFor(t, waitLong, "the article's link to the hub counted", func() bool {
+		care, _, err := h.svc.Store().Page(ctx, "s1", "care")
+		return err == nil && care.Outbound == 1
+	})
+	h.waitIdle(waitLong)
+
+	hub, _, err := h.svc.Store().Page(ctx, "s1", "boots-hub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hub.Inbound != 1 {
+		t.Errorf("the hub has %d inbound links, want 1: the article's, not its own title's", hub.Inbound)
+	}
+	entries, err := h.svc.Store().LinkMapPage(ctx, "s1", store.LinkMapFilter{Source: "boots-hub", AfterOrdinal: -1, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].TargetPageID != "boots-hub" || !entries[0].Internal {
+		t.Errorf("the hub's link map is %+v, want its title's link to itself alone, no row for a jump within it", entries)
 	}
 }

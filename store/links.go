@@ -330,8 +330,9 @@ func (t *Tx) PagesByPath(ctx context.Context, siteID string, paths []string) (ma
 // RefreshLinkCounts recomputes the cached inbound and outbound counts of the
 // given pages, and the inbound counts that scores read. A page with a live
 // version counts the links of its link map (what is live); a page never
-// published counts the links we placed in it. A page whose counts did not
-// move is not written.
+// published counts the links we placed in it. A page's link to itself (a
+// theme's title or last crumb linking the page it is on) is not inbound,
+// as the audit counts it. A page whose counts did not move is not written.
 //
 // Scores read the inbound links from live pages (live_inbound_link_count)
 // as a page is planned, and in a settle pass those from the live pages we
@@ -365,7 +366,8 @@ const refreshLinkCountsSQL = `
 				                             WHEN s.plan_id <> '' THEN 1 ELSE 2 END
 				                   FROM pages s WHERE s.site_id = lm.site_id AND s.id = lm.source_page_id) AS source
 				           FROM link_map lm
-				          WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active') live
+				          WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active'
+				            AND lm.source_page_id <> p.id) live
 				) AS live_inbound,
 				(SELECT count(*) FROM links l
 				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb'

@@ -12,7 +12,7 @@ type Link struct {
 	Text      string   // visible anchor text, whitespace collapsed
 	Rel       []string // rel tokens, lower case (nofollow, sponsored, ugc...)
 	Internal  bool     // relative, or on the site's host
-	Position  string   // content, navigation, header, footer, aside, comments or comments
+	Position  string   // content, navigation, header, footer, aside or comments
 	Paragraph int      // 1-based index of the <p> it is in, 0 outside any
 	// ContentParagraph is the same paragraph counted among the content's
 	// paragraphs only (Position.FirstParagraphs' numbering), 0 outside them.
@@ -28,6 +28,14 @@ type Link struct {
 func (l Link) Nofollow() bool  { return l.hasRel("nofollow") }
 func (l Link) Sponsored() bool { return l.hasRel("sponsored") }
 func (l Link) UGC() bool       { return l.hasRel("ugc") }
+
+// JumpsWithinPage reports whether the link only moves within the page it
+// is on: its href is a bare fragment ("#top", a table of contents' "#step-2").
+// Such a link names no page, so it is neither an internal link to another
+// page nor an external one, and crawlers and link maps pass it by.
+func (l Link) JumpsWithinPage() bool {
+	return strings.HasPrefix(strings.TrimSpace(l.Href), "#")
+}
 
 func (l Link) hasRel(v string) bool {
 	for _, r := range l.Rel {

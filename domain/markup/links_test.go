@@ -130,3 +130,21 @@ func TestWordCountLeavesOutTheBlocksWeGenerate(t *testing.T) {
 		t.Errorf("WordCount with our blocks %d, without %d (want 8)", got, want)
 	}
 }
+
+func TestALinkWhoseHrefIsABareFragmentJumpsWithinThePage(t *testing.T) {
+	found, err := Links([]byte(`<p><a href="#step-2">Step 2</a> <a href=" #top">Top</a> <a href="#">Menu</a>
+<a href="/guide/#step-2">The guide's step 2</a> <a href="https://shop.example/#deals">Deals</a> <a href="">Here</a> <a>None</a></p>`),
+		"https://shop.example/page/", "shop.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"Step 2": true, "Top": true, "Menu": true, "The guide's step 2": false, "Deals": false, "Here": false, "None": false}
+	for _, l := range found {
+		if got := l.JumpsWithinPage(); got != want[l.Text] {
+			t.Errorf("%q (href %q): JumpsWithinPage = %v, want %v", l.Text, l.Href, got, want[l.Text])
+		}
+	}
+	if len(found) != len(want) {
+		t.Errorf("found %d links, want %d", len(found), len(want))
+	}
+}
