@@ -25,7 +25,7 @@ func rawAttrs(raw []byte) (t tagAttrs, ok bool) {
 // and one buffer for all their hrefs saves as many allocations. Strings
 // taken from a strings.Builder stay valid as it grows: it only appends.
 func rawAttrsInto(raw []byte, strs *strings.Builder) (t tagAttrs, ok bool) {
-	var seen uint16 // bits of knownAttrs: the tokenizer keeps the first of repeated names
+	var seen uint32 // bits of knownAttrs: the tokenizer keeps the first of repeated names
 	var a attrSpan
 	for i := nextAttr(raw, attrsStart(raw), &a); a.keyEnd > 0; i = nextAttr(raw, i, &a) {
 		k, known := attrIndex(raw[a.keyStart:a.keyEnd])
@@ -150,7 +150,7 @@ func skipTagSpace(raw []byte, i int) int {
 
 // knownAttrs are the attributes the scanner reads.
 var knownAttrs = [...]string{"href", "rel", MarkerAttr, BlockMarkerAttr, "role", "encoding", "color", "face", "size",
-	"hidden", "aria-hidden", "inert", "open", "id", "class"}
+	"hidden", "aria-hidden", "inert", "open", "id", "class", "itemtype", "itemprop"}
 
 // attrIndex says which of knownAttrs key names, in any case, -1 for none.
 // known is false (and rawAttrs's caller must fall back) for names with

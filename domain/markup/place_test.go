@@ -557,28 +557,48 @@ func TestALinkBoundToFollowTheUplinkGoesAfterIt(t *testing.T) {
 // the comment section, not in the body.
 func TestACommentSectionIsNeitherContentNorAPlaceForLinks(t *testing.T) {
 	article := `<article><h1>Pruning roses</h1><p>Prune in late winter, above an outward bud.</p></article>`
-	// Drupal's markup; WordPress's differs in names (div#comments.comments-area).
-	comments := `<section id="comments" class="comments"><h2>2 comments</h2><div class="comment-wrapper">` +
-		`<div class="comment-author"><a href="https://reader.example/" rel="ugc external nofollow">Ann</a></div>` +
-		`<div class="comment-content"><p>Which climbing roses need this?</p><p>See <a href="/roses/">my rose list</a>.</p></div>` +
-		`</div></section>`
-	page := `<main>` + article + comments + `</main>`
+	comment := `<div class="comment-author"><a href="https://reader.example/" rel="ugc external nofollow">Ann</a></div>` +
+		`<div class="comment-content"><p>Which climbing roses need this?</p><p>See <a href="/roses/">my rose list</a>.</p></div>`
+	sections := map[string]string{
+		// WordPress's differs in names (div#comments.comments-area).
+		"drupal": `<section id="comments" class="comments"><h2>2 comments</h2><div class="comment-wrapper">` + comment + `</div></section>`,
+		// schema.org microdata, whatever the theme calls its elements.
+		"microdata comment":       `<div class="feedback"><div itemprop="comment" itemscope itemtype="https://schema.org/Comment">` + comment + `</div></div>`,
+		"microdata type only":     `<div class="thread"><article itemscope itemtype="http://schema.org/Comment">` + comment + `</article></div>`,
+		"microdata user comments": `<div itemscope itemtype="https://schema.org/UserComments">` + comment + `</div>`,
+	}
+	for name, section := range sections {
+		t.Run(name, func(t *testing.T) {
+			page := `<main>` + article + section + `</main>`
+			out, pl := placeOne(t, page, LinkRequest{ID: "l1", Href: "/roses/climbing/", Anchors: []string{"climbing roses"}}, Options{})
+			if pl.Placed || out != page {
+				t.Errorf("a link was placed in a comment: %+v\n%s", pl, out)
+			}
+			if got, want := WordCount([]byte(page)), WordCount([]byte(article)); got != want {
+				t.Errorf("WordCount of the page with comments %d, of its article %d", got, want)
+			}
+			links, _ := Links([]byte(page), "https://garden.example/pruning/", "garden.example")
+			if len(links) != 2 {
+				t.Fatalf("links %+v, want the comment's two", links)
+			}
+			for _, l := range links {
+				if l.Position != "comments" || l.ContentParagraph != 0 {
+					t.Errorf("link %q: position %q, content paragraph %d; want the comment section's, in no content paragraph",
+						l.Text, l.Position, l.ContentParagraph)
+				}
+			}
+		})
+	}
+}
 
+// A page's article is often marked up as schema.org microdata too; only a
+// comment's type makes a comment section.
+func TestMicrodataOtherThanACommentIsContent(t *testing.T) {
+	page := `<main><article itemscope itemtype="https://schema.org/BlogPosting"><h1>Pruning roses</h1>` +
+		`<div itemprop="articleBody"><p>Prune climbing roses in late winter.</p></div>` +
+		`<p itemprop="commentCount">0 comments</p></article></main>`
 	out, pl := placeOne(t, page, LinkRequest{ID: "l1", Href: "/roses/climbing/", Anchors: []string{"climbing roses"}}, Options{})
-	if pl.Placed || out != page {
-		t.Errorf("a link was placed in a comment: %+v\n%s", pl, out)
-	}
-	if got, want := WordCount([]byte(page)), WordCount([]byte(article)); got != want {
-		t.Errorf("WordCount of the page with comments %d, of its article %d", got, want)
-	}
-	links, _ := Links([]byte(page), "https://garden.example/pruning/", "garden.example")
-	if len(links) != 2 {
-		t.Fatalf("links %+v, want the comment's two", links)
-	}
-	for _, l := range links {
-		if l.Position != "comments" || l.ContentParagraph != 0 {
-			t.Errorf("link %q: position %q, content paragraph %d; want the comment section's, in no content paragraph",
-				l.Text, l.Position, l.ContentParagraph)
-		}
+	if !pl.Placed || !strings.Contains(out, `>climbing roses</a>`) {
+		t.Errorf("no link placed in a BlogPosting's body: %+v\n%s", pl, out)
 	}
 }

@@ -21,7 +21,7 @@ type tagAttrs struct {
 	// aria-hidden="true", inert); open: a <details> or <dialog> is shown.
 	concealed, open bool
 	// comments: the element holds the readers' comments (commentsID,
-	// commentsClass).
+	// commentsClass, commentsItemType).
 	comments bool
 }
 
@@ -76,6 +76,14 @@ func (t *tagAttrs) set(name, val string) {
 		for _, c := range strings.Fields(val) {
 			t.comments = t.comments || commentsClass[strings.ToLower(c)]
 		}
+	case "itemtype":
+		for _, typ := range strings.Fields(val) {
+			t.comments = t.comments || commentsItemType[strings.ToLower(typ[strings.LastIndexByte(typ, '/')+1:])]
+		}
+	case "itemprop":
+		for _, prop := range strings.Fields(val) {
+			t.comments = t.comments || strings.EqualFold(prop, "comment")
+		}
 	}
 }
 
@@ -83,13 +91,16 @@ func (t *tagAttrs) set(name, val string) {
 // comment section, as WordPress themes (id "comments", class
 // "comments-area" around an ol "comment-list", the reply form "respond"),
 // Drupal ("comments", "comment-wrapper") and Disqus ("disqus_thread")
-// write them. The readers' words are not the page's content: no link is
+// write them, and as schema.org microdata marks them whatever a theme
+// calls its elements (itemtype Comment or UserComments, itemprop
+// "comment"). The readers' words are not the page's content: no link is
 // placed there, their paragraphs and words are not the content's, and
 // their links are not in-body links (zone "comments").
 var (
 	commentsID    = map[string]bool{"comments": true, "respond": true, "disqus_thread": true}
 	commentsClass = map[string]bool{"comments-area": true, "comment-list": true, "commentlist": true,
 		"comment-respond": true, "comments": true, "comment-wrapper": true}
+	commentsItemType = map[string]bool{"comment": true, "usercomments": true}
 )
 
 // mayHoldComments reports start tags whose attributes may mark a comment
