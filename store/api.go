@@ -58,10 +58,12 @@ type RecommendationFilter struct {
 // RecommendationPage reads a page of an audit's recommendations in report
 // order.
 func (s *Store) RecommendationPage(ctx context.Context, siteID, auditID string, f RecommendationFilter) ([]StoredRecommendation, error) {
+	q := listQuery{args: []any{siteID, auditID, f.After, f.MinPriority, f.Limit}}
+	q.filter("action = $%d", f.Action)
 	rows, err := s.pool.Query(ctx, `SELECT `+recommendationColumns+`
 		FROM audit_recommendations WHERE site_id = $1 AND audit_id = $2 AND ordinal > $3
-		  AND ($4 = '' OR action = $4) AND priority >= $5
-		ORDER BY ordinal LIMIT $6`, siteID, auditID, f.After, f.Action, f.MinPriority, f.Limit)
+		  AND priority >= $4`+q.where+`
+		ORDER BY ordinal LIMIT $5`, q.args...)
 	if err != nil {
 		return nil, fmt.Errorf("read recommendations of audit %s: %w", auditID, err)
 	}
