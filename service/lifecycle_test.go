@@ -177,12 +177,10 @@ func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
 	}
 }
 
-// A live page's link to a page the site has not sent yet counts once that
-// page arrives: an existing site imported in any order has the same link
-// counts, and a deletion breaks the same links, as one sent targets
-// first. Before, the link stayed matched to no page for good.
-func TestALinkPublishedBeforeItsTargetArrivedCountsOnceTheTargetDoes(t *testing.T) {
-	t.Parallel()
+// startPublishedSite starts a service without settling that holds site s1,
+// for tests of pages that go live as they are (livePage).
+func startPublishedSite(t *testing.T) *harness {
+	t.Helper()
 	cfg := testConfig(t)
 	cfg.SettleDelay = 0
 	h := startHarness(t, cfg)
@@ -191,15 +189,28 @@ func TestALinkPublishedBeforeItsTargetArrivedCountsOnceTheTargetDoes(t *testing.
 		_, found, err := h.svc.Store().LoadSite(context.Background(), "s1")
 		return err == nil && found
 	})
-	live := func(id, kind, url, html string) events.Event {
-		var d events.ContentData
-		_ = json.Unmarshal(pageEvent("s1", id, kind, 1, html).Data, &d)
-		d.Page.URL = url
-		return mustEvent(events.ContentPublished, "s1", "pub-"+id+"-v1", d)
-	}
+	return h
+}
+
+// livePage is the content.published of version 1 of a page of site s1 at
+// url, with html as it is live.
+func livePage(id, kind, url, html string) events.Event {
+	var d events.ContentData
+	_ = json.Unmarshal(pageEvent("s1", id, kind, 1, html).Data, &d)
+	d.Page.URL = url
+	return mustEvent(events.ContentPublished, "s1", "pub-"+id+"-v1", d)
+}
+
+// A live page's link to a page the site has not sent yet counts once that
+// page arrives: an existing site imported in any order has the same link
+// counts, and a deletion breaks the same links, as one sent targets
+// first. Before, the link stayed matched to no page for good.
+func TestALinkPublishedBeforeItsTargetArrivedCountsOnceTheTargetDoes(t *testing.T) {
+	t.Parallel()
+	h := startPublishedSite(t)
 	// The article links the hub, relative and without its trailing slash,
 	// before the site has sent the hub.
-	h.publish(live("care", "supporting", "/hiking/boots/care/",
+	h.publish(livePage("care", "supporting", "/hiking/boots/care/",
 		`<h1>Care</h1><p>Start with <a href="../../boots">our hiking boots guide</a> before you clean anything.</p>`))
 	h.waitIdle(waitLong)
 	ctx := context.Background()
@@ -211,7 +222,7 @@ func TestALinkPublishedBeforeItsTargetArrivedCountsOnceTheTargetDoes(t *testing.
 		t.Fatalf("care has %d outbound links to known pages before the hub arrived, want 0", care.Outbound)
 	}
 
-	h.publish(live("boots-hub", "hub", "/hiking/boots/", hubHTML))
+	h.publish(livePage("boots-hub", "hub", "/hiking/boots/", hubHTML))
 	waitFor(t, waitLong, "the early link counted", func() bool {
 		hub, _, err := h.svc.Store().Page(ctx, "s1", "boots-hub")
 		care, _, err2 := h.svc.Store().Page(ctx, "s1", "care")
@@ -361,26 +372,13 @@ func TestEachFailedDeliveryIsLoggedOnceAndNeitherItNorTheShutdownAsAnError(t *te
 // it: before, every such page counted one inbound link it does not have.
 func TestAJumpWithinAPageIsNoLinkAndAPagesLinkToItselfIsNotInbound(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
-	cfg.SettleDelay = 0
-	h := startHarness(t, cfg)
-	h.publish(siteEvent("s1"))
-	waitFor(t, waitLong, "site projected", func() bool {
-		_, found, err := h.svc.Store().LoadSite(context.Background(), "s1")
-		return err == nil && found
-	})
-	live := func(id, kind, url, html string) events.Event {
-		var d events.ContentData
-		_ = json.Unmarshal(pageEvent("s1", id, kind, 1, html).Data, &d)
-		d.Page.URL = url
-		return mustEvent(events.ContentPublished, "s1", "pub-"+id+"-v1", d)
-	}
-	h.publish(live("boots-hub", "hub", "/hiking/boots/",
+	h := startPublishedSite(t)
+	h.publish(livePage("boots-hub", "hub", "/hiking/boots/",
 		`<h1><a href="https://shop.example/hiking/boots/">Hiking Boots</a></h1>
 <ul><li><a href="#fit">Fit</a></li><li><a href=" #care">Care</a></li></ul>
 <p id="fit">Our guide to hiking boots covers fit, materials and care for every kind of trail.</p>
 <p id="care">Read on for sizing, breaking in and waterproofing. <a href="#top">Back to the top</a>.</p>`))
-	h.publish(live("care", "supporting", "/hiking/boots/care/",
+	h.publish(livePage("care", "supporting", "/hiking/boots/care/",
 		`<h1>Care</h1><p>Start with <a href="/hiking/boots/">our hiking boots guide</a> before you clean anything.</p>`))
 	ctx := context.Background()
 	waitFor(t, waitLong, "the article's link to the hub counted", func() bool {
