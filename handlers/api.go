@@ -177,7 +177,7 @@ type Problem struct {
 	Title  string              `json:"title" doc:"the status' reason phrase"`
 	Status int                 `json:"status"`
 	Detail string              `json:"detail" doc:"what is wrong with this request"`
-	Errors []*huma.ErrorDetail `json:"errors" nullable:"false" doc:"the invalid parameters and fields, each with its location (query.limit, body.content_ids, headers.Authorization); empty when no one of them is at fault"`
+	Errors []*huma.ErrorDetail `json:"errors" nullable:"false" doc:"the invalid parameters and fields, each with its location (query.limit, body.content_ids, header.Authorization); empty when no one of them is at fault"`
 }
 
 func newProblem(status int, msg string, errs ...error) huma.StatusError {
@@ -236,10 +236,10 @@ func (a *API) authenticate(api huma.API) func(huma.Context, func(huma.Context)) 
 				slog.String("route", route), slog.Int("status", status), slog.Duration("latency", took),
 				slog.String("token_site", who.siteID), slog.String("token_name", who.name), slog.Bool("admin", who.admin))
 		}()
-		secret, ok := strings.CutPrefix(ctx.Header("Authorization"), "Bearer ")
-		secret = strings.TrimSpace(secret)
-		authorization := &huma.ErrorDetail{Location: "headers.Authorization", Message: "Bearer <token>: a site's token or the operator's"}
-		if !ok || secret == "" {
+		secret, ok := bearerToken(ctx.Header("Authorization"))
+		authorization := &huma.ErrorDetail{Location: "header.Authorization", Message: "Bearer <token>: a site's token or the operator's"}
+		if !ok {
+			ctx.SetHeader("WWW-Authenticate", `Bearer realm="interlinker"`)
 			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "a bearer token is required: Authorization: Bearer <token>", authorization)
 			return
 		}
@@ -251,11 +251,20 @@ func (a *API) authenticate(api huma.API) func(huma.Context, func(huma.Context)) 
 			return
 		}
 		if !found {
+			ctx.SetHeader("WWW-Authenticate", `Bearer realm="interlinker", error="invalid_token"`)
 			_ = huma.WriteErr(api, ctx, http.StatusUnauthorized, "the token is unknown or revoked", authorization)
 			return
 		}
 		next(huma.WithValue(ctx, callerKey{}, who))
 	}
+}
+
+// bearerToken is the token of an Authorization header of the Bearer
+// scheme, whose name is case-insensitive (RFC 9110, section 11.1).
+func bearerToken(authorization string) (string, bool) {
+	scheme, token, found := strings.Cut(strings.TrimSpace(authorization), " ")
+	token = strings.TrimSpace(token)
+	return token, found && strings.EqualFold(scheme, "Bearer") && token != ""
 }
 
 // callerWith is who a token's secret belongs to: the operator, or a live
@@ -352,6 +361,11 @@ func (a *API) site(ctx context.Context, siteID string) error {
 }
 
 func (a *API) internal(ctx context.Context, err error) error {
+	// Postgres refuses text holding U+0000 or bytes that are not UTF-8:
+	// that is the request's fault, wherever in it the text was.
+	if isUnstorableText(err) {
+		return invalid("body", nil, "the request holds U+0000 (NUL) or bytes that are not UTF-8, which no text may carry")
+	}
 	a.Logger.ErrorContext(ctx, "api: request failed", "err", err)
 	return huma.Error500InternalServerError("the request could not be answered; it has been logged")
 }
@@ -458,12 +472,31 @@ func (a *API) auditReport(ctx context.Context, siteID, auditID string) (store.Au
 		return rec, rep, a.internal(ctx, err)
 	}
 	if !found {
+		// An audit asked for through the API exists as its job until the
+		// auditor takes the command.
+		job, queued, err := a.Store.APIJobState(ctx, siteID, auditID)
+		if err != nil {
+			return rec, rep, a.internal(ctx, err)
+		}
+		if queued && job.Kind == store.JobAudit {
+			return rec, rep, huma.Error409Conflict("audit " + auditID + " is queued: it has no report yet")
+		}
 		return rec, rep, notFound("audit " + auditID + " of site " + siteID)
 	}
 	if rec.Status == store.AuditRunning {
 		return rec, rep, huma.Error409Conflict("audit " + auditID + " is still running: it has no report yet")
 	}
 	return rec, rep, a.readReport(ctx, rec, &rep)
+}
+
+// auditFigures is auditReport for a read of the report's figures: a
+// failed audit has none (409, with its reason).
+func (a *API) auditFigures(ctx context.Context, siteID, auditID string) (store.AuditRecord, events.AuditCompletedData, error) {
+	rec, rep, err := a.auditReport(ctx, siteID, auditID)
+	if err == nil && rec.Status == store.AuditFailed {
+		err = huma.Error409Conflict(fmt.Sprintf("audit %s failed (%s): it has no figures", rec.ID, strings.Join(rep.Reasons, "; ")))
+	}
+	return rec, rep, err
 }
 
 // readReport decodes a finished audit's stored report.
@@ -535,7 +568,7 @@ type RecommendationListOutput struct {
 }
 
 func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*RecommendationListOutput, error) {
-	rec, _, err := a.auditReport(ctx, in.SiteID, in.AuditID)
+	rec, _, err := a.auditFigures(ctx, in.SiteID, in.AuditID)
 	if err != nil {
 		return nil, err
 	}
@@ -573,7 +606,7 @@ func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*R
 // checked against the request it is used with.
 type listCursor struct {
 	Site  string `json:"s"`
-	Scope string `json:"a"` // the list it pages through: an audit's recommendations (its id), "orphans <audit id>", "links" or "link-map"
+	Scope string `json:"a"` // the list it pages through: an audit's recommendations (its id), "orphans <audit id>", "links", "review" or "link-map"
 	Page  string `json:"p,omitempty"`
 	After int    `json:"k"`
 }
@@ -632,7 +665,7 @@ type OrphanParams struct {
 }
 
 func (a *API) orphans(ctx context.Context, in *OrphanParams) (*OrphansOutput, error) {
-	rec, rep, err := a.auditReport(ctx, in.SiteID, in.AuditID)
+	rec, rep, err := a.auditFigures(ctx, in.SiteID, in.AuditID)
 	if err != nil {
 		return nil, err
 	}
@@ -698,7 +731,7 @@ type HealthOutput struct {
 }
 
 func (a *API) health(ctx context.Context, in *AuditReadParams) (*HealthOutput, error) {
-	rec, rep, err := a.auditReport(ctx, in.SiteID, in.AuditID)
+	rec, rep, err := a.auditFigures(ctx, in.SiteID, in.AuditID)
 	if err != nil {
 		return nil, err
 	}
@@ -751,6 +784,12 @@ type LinkListOutput struct {
 }
 
 func (a *API) links(ctx context.Context, in *LinkParams) (*LinkListOutput, error) {
+	return a.listLinks(ctx, in, "links")
+}
+
+// listLinks answers links/ and review/, each with cursors of its own
+// (scope), which the other refuses.
+func (a *API) listLinks(ctx context.Context, in *LinkParams, scope string) (*LinkListOutput, error) {
 	if err := a.site(ctx, in.SiteID); err != nil {
 		return nil, err
 	}
@@ -758,7 +797,7 @@ func (a *API) links(ctx context.Context, in *LinkParams) (*LinkListOutput, error
 		Target: in.TargetContentID, AfterPosition: -1}
 	if in.Cursor != "" {
 		var c listCursor
-		if err := c.decode(in.Cursor, in.SiteID, "links"); err != nil {
+		if err := c.decode(in.Cursor, in.SiteID, scope); err != nil {
 			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
 		}
 		f.AfterPage, f.AfterPosition = c.Page, c.After
@@ -773,7 +812,7 @@ func (a *API) links(ctx context.Context, in *LinkParams) (*LinkListOutput, error
 	for i, r := range rows {
 		if i == limit {
 			last := rows[limit-1]
-			out.NextCursor = listCursor{Site: in.SiteID, Scope: "links", Page: last.SourcePageID, After: last.Position}.encode()
+			out.NextCursor = listCursor{Site: in.SiteID, Scope: scope, Page: last.SourcePageID, After: last.Position}.encode()
 			break
 		}
 		out.Items = append(out.Items, SiteLink{SourceContentID: r.SourcePageID, LinkResult: linkResults([]link.Link{r.Link})[0]})
@@ -852,19 +891,24 @@ type Job struct {
 	Kind      string    `json:"kind" enum:"audit,apply,plan,restore"`
 	Status    string    `json:"status" doc:"queued, running, then complete, inconclusive or failed (an audit) or done (an apply, or the pipeline has taken every command of a plan or restore job: links.inserted follows)"`
 	Stage     string    `json:"stage,omitempty" doc:"an audit's current stage: link_map, figures, link_scores or recommendations"`
-	Done      int       `json:"done" doc:"how much of the stage is done; of a plan or restore job, the commands taken"`
-	Total     int       `json:"total" doc:"how much the stage has to do; of a plan or restore job, its commands"`
+	Done      int       `json:"done" doc:"how much of the stage is done; of a plan or restore job, the commands taken; of a finished apply, the recommendations it took (applied and failed)"`
+	Total     int       `json:"total" doc:"how much the stage has to do; of a plan or restore job, its commands; of a finished apply, as done"`
 	AuditID   string    `json:"audit_id,omitempty" doc:"the audit the job runs or applies"`
 	Result    any       `json:"result,omitempty" doc:"once done: an apply's audit.applied data (AuditAppliedData); a plan or restore job's plans (PlanResult): the links each of its pages was planned"`
 	CreatedAt time.Time `json:"created_at"`
 	Location  string    `json:"location" doc:"where to poll it"`
 }
 
-// JobOutput answers a POST that started a job, and a poll of it.
+// JobOutput answers a POST that started a job.
 type JobOutput struct {
 	Location string `header:"Location"`
-	ETag     string `header:"ETag" doc:"of a poll: the job as it stands"`
 	Body     Job
+}
+
+// JobPollOutput answers a poll of a job.
+type JobPollOutput struct {
+	ETag string `header:"ETag" doc:"the job as it stands"`
+	Body Job
 }
 
 // PlanResult is what a plan or restore job planned: the result of such a
@@ -919,26 +963,26 @@ type JobParams struct {
 func (a *API) registerJobs(api huma.API) {
 	huma.Register(api, huma.Operation{OperationID: "run-audit", Method: http.MethodPost, Path: "/linker/audit/run/",
 		Summary: "Start an audit of the site (audit.requested); poll the job", DefaultStatus: http.StatusAccepted,
-		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.runAudit)
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413, 415}}, a.runAudit)
 	huma.Register(api, huma.Operation{OperationID: "apply-audit", Method: http.MethodPost, Path: "/linker/audit/apply/",
 		Summary: "Apply an audit's recommendations (audit.apply): the latest completed whole-site audit's, or audit_id's; poll the job", DefaultStatus: http.StatusAccepted,
-		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.applyAudit)
+		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413, 415}}, a.applyAudit)
 	huma.Register(api, withETag(huma.Operation{OperationID: "get-job", Method: http.MethodGet, Path: "/linker/jobs/{job_id}/",
 		Summary: "How far a job has come", Errors: []int{400, 401, 404}}), a.job)
 	huma.Register(api, huma.Operation{OperationID: "plan-page", Method: http.MethodPost, Path: "/linker/links/plan/",
 		Summary: "Plan a page again (links.replan); its links.inserted follows", DefaultStatus: http.StatusAccepted,
-		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.planPage)
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413, 415}}, a.planPage)
 	huma.Register(api, huma.Operation{OperationID: "insert-page", Method: http.MethodPost, Path: "/linker/links/insert/",
 		Summary: "Place and validate a page's links: a re-plan, which places and validates in the same pass", DefaultStatus: http.StatusAccepted,
-		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.planPage)
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413, 415}}, a.planPage)
 	huma.Register(api, huma.Operation{OperationID: "batch-insert", Method: http.MethodPost, Path: "/linker/links/batch-insert/",
 		Summary: "Re-plan, place and validate many pages: one job", DefaultStatus: http.StatusAccepted,
-		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413}}, a.batchInsert)
+		MaxBodyBytes: 1 << 20, Errors: []int{400, 401, 404, 409, 413, 415}}, a.batchInsert)
 	huma.Register(api, withETag(huma.Operation{OperationID: "list-snapshots", Method: http.MethodGet, Path: "/linker/content/{page_id}/snapshots/",
 		Summary: "A page's kept plans, newest first", Errors: []int{400, 401, 404}}), a.snapshots)
 	huma.Register(api, huma.Operation{OperationID: "restore-snapshot", Method: http.MethodPost,
 		Path: "/linker/content/{page_id}/snapshots/{snapshot_id}/restore/", Summary: "Make a kept plan current again (links.restore)",
-		DefaultStatus: http.StatusAccepted, MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.restoreSnapshot)
+		DefaultStatus: http.StatusAccepted, MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413, 415}}, a.restoreSnapshot)
 }
 
 // PlanInput names a page to plan again.
@@ -959,7 +1003,7 @@ type BatchInput struct {
 	IdempotencyParam
 	Body struct {
 		SiteID     string   `json:"site_id" minLength:"1" maxLength:"200"`
-		ContentIDs []string `json:"content_ids" minItems:"1" maxItems:"1000" uniqueItems:"true"`
+		ContentIDs []string `json:"content_ids" minItems:"1" maxItems:"1000" uniqueItems:"true" nullable:"false"`
 	}
 }
 
@@ -979,12 +1023,21 @@ func (a *API) replan(ctx context.Context, siteID, key string, body any, write fu
 		if len(pageID) == 0 || len(pageID) > 256 {
 			return nil, invalid("body.content_ids", pageID, fmt.Sprintf("content id %q: 1 to 256 characters", pageID))
 		}
-		_, found, err := a.Store.PageHead(ctx, siteID, pageID)
+		head, found, err := a.Store.PageHead(ctx, siteID, pageID)
 		if err != nil {
 			return nil, a.internal(ctx, err)
 		}
 		if !found {
 			return nil, notFound("page " + pageID)
+		}
+		// The replanner plans only pages the pipeline plans; asked to
+		// plan another, its job would end done with nothing planned.
+		switch {
+		case !head.Planned && head.State == store.StatePublished:
+			return nil, huma.Error409Conflict("page " + pageID + " is not planned by interlinker: it came only as content.published " +
+				"(existing content), so its links change through an audit's recommendations (audit/apply/), or once it is sent as content.generated")
+		case !head.Planned && head.State != store.StateDeleted:
+			return nil, huma.Error409Conflict("page " + pageID + " has no plan yet: the planner plans it once it can (its site and hub arrived)")
 		}
 		sum := sha256.Sum256([]byte(pageID))
 		ev, err := events.New(events.LinksReplan, siteID, id+"-"+hex.EncodeToString(sum[:8]), "", events.ReplanData{PageID: pageID,
@@ -1094,6 +1147,15 @@ func (a *API) runAudit(ctx context.Context, in *AuditRunInput) (*JobOutput, erro
 	if err := a.site(ctx, in.Body.SiteID); err != nil {
 		return nil, err
 	}
+	if in.Body.ClusterID != "" {
+		rec, found, err := a.Store.LoadSite(ctx, in.Body.SiteID)
+		if err != nil {
+			return nil, a.internal(ctx, err)
+		}
+		if _, ok := rec.Structure.Cluster(in.Body.ClusterID); !found || !ok {
+			return nil, notFound("cluster " + in.Body.ClusterID + " of site " + in.Body.SiteID)
+		}
+	}
 	id := newJobID()
 	data := events.AuditRequestedData{AuditID: id, ClusterID: in.Body.ClusterID, Verify: in.Body.Verify, VerifyExternal: in.Body.VerifyExternal}
 	ev, err := events.New(events.AuditRequested, in.Body.SiteID, id, "", data)
@@ -1104,8 +1166,11 @@ func (a *API) runAudit(ctx context.Context, in *AuditRunInput) (*JobOutput, erro
 }
 
 func (a *API) applyAudit(ctx context.Context, in *AuditApplyInput) (*JobOutput, error) {
-	if in.Body.All == (len(in.Body.RecommendationIDs) > 0) {
+	switch named := len(in.Body.RecommendationIDs) > 0; {
+	case in.Body.All && named:
 		return nil, invalid("body.all", in.Body.All, "name the recommendations to apply (recommendation_ids) or ask for all of them (all: true), not both")
+	case !in.Body.All && !named:
+		return nil, invalid("body.recommendation_ids", in.Body.RecommendationIDs, "name the recommendations to apply (recommendation_ids) or ask for all of them (all: true)")
 	}
 	rec, err := a.auditToApply(ctx, in.Body.SiteID, in.Body.AuditID)
 	if err != nil {
@@ -1153,6 +1218,15 @@ func (a *API) auditToApply(ctx context.Context, siteID, auditID string) (store.A
 func (a *API) startJob(ctx context.Context, siteID, key string, body any, j store.APIJob, write func(*store.Tx) error, evs ...events.Event) (*JobOutput, error) {
 	for i := range evs {
 		evs[i].Source = apiEventSource
+		// A command its consumer's schema refuses would be dead-lettered,
+		// and its job left queued for good: the request is refused now.
+		raw, err := evs[i].Encode()
+		if err != nil {
+			return nil, a.internal(ctx, err)
+		}
+		if _, err := events.Decode(raw); err != nil {
+			return nil, invalid("body", nil, "the request makes a command its consumer would refuse: "+err.Error())
+		}
 	}
 	switch j.Kind {
 	case store.JobApply:
@@ -1192,7 +1266,7 @@ func (a *API) startJob(ctx context.Context, siteID, key string, body any, j stor
 	})
 	if errors.Is(err, store.ErrIdempotencyConflict) {
 		return nil, huma.Error409Conflict("Idempotency-Key "+key+" was used for another request",
-			&huma.ErrorDetail{Location: "headers.Idempotency-Key", Value: key, Message: "used for another request"})
+			&huma.ErrorDetail{Location: "header.Idempotency-Key", Value: key, Message: "used for another request"})
 	}
 	if err != nil {
 		return nil, a.internal(ctx, err)
@@ -1257,12 +1331,15 @@ func jobView(s store.JobState) Job {
 		var applied events.AuditAppliedData
 		if json.Unmarshal(s.Result, &applied) == nil {
 			j.Result, j.AuditID = applied, applied.AuditID
+			// A finished apply has taken every recommendation it was given.
+			j.Done = applied.Applied + len(applied.Failed)
+			j.Total = j.Done
 		}
 	}
 	return j
 }
 
-func (a *API) job(ctx context.Context, in *JobParams) (*JobOutput, error) {
+func (a *API) job(ctx context.Context, in *JobParams) (*JobPollOutput, error) {
 	if err := a.site(ctx, in.SiteID); err != nil {
 		return nil, err
 	}
@@ -1273,10 +1350,11 @@ func (a *API) job(ctx context.Context, in *JobParams) (*JobOutput, error) {
 	if !found {
 		return nil, notFound("job " + in.JobID)
 	}
-	out, err := a.jobOutput(ctx, state)
+	started, err := a.jobOutput(ctx, state)
 	if err != nil {
 		return nil, err
 	}
+	out := &JobPollOutput{Body: started.Body}
 	if out.ETag, err = bodyETag(out.Body); err != nil {
 		return nil, a.internal(ctx, err)
 	}
@@ -1288,13 +1366,13 @@ func (a *API) registerDecisions(api huma.API) {
 		Summary: "Links scored for review (40–59), for a person to accept or reject", Errors: []int{400, 401, 404}}, a.reviewQueue)
 	huma.Register(api, huma.Operation{OperationID: "accept-review", Method: http.MethodPost, Path: "/linker/review/{link_id}/accept/",
 		Summary: "Accept a suggestion: every plan of the page places it; a job re-plans the page now", DefaultStatus: http.StatusAccepted,
-		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.acceptReview)
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413, 415}}, a.acceptReview)
 	huma.Register(api, huma.Operation{OperationID: "reject-review", Method: http.MethodPost, Path: "/linker/review/{link_id}/reject/",
 		Summary: "Reject a suggestion: no plan of the page offers it again", DefaultStatus: http.StatusAccepted,
-		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.rejectReview)
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413, 415}}, a.rejectReview)
 	huma.Register(api, huma.Operation{OperationID: "add-link", Method: http.MethodPost, Path: "/linker/content/{page_id}/links/",
 		Summary: "Add a link by hand, with its target and anchor: every plan of the page keeps it", DefaultStatus: http.StatusAccepted,
-		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413}}, a.addLink)
+		MaxBodyBytes: 64 << 10, Errors: []int{400, 401, 404, 409, 413, 415}}, a.addLink)
 	huma.Register(api, huma.Operation{OperationID: "remove-link", Method: http.MethodDelete, Path: "/linker/content/{page_id}/links/{link_id}/",
 		Summary: "Remove a link by hand: no plan of the page has it again", DefaultStatus: http.StatusAccepted,
 		Errors: []int{400, 401, 404, 409}}, a.removeLink)
@@ -1310,7 +1388,7 @@ type ReviewParams struct {
 }
 
 func (a *API) reviewQueue(ctx context.Context, in *ReviewParams) (*LinkListOutput, error) {
-	return a.links(ctx, &LinkParams{SiteParam: in.SiteParam, ListParams: in.ListParams, Status: string(link.StatusReview)})
+	return a.listLinks(ctx, &LinkParams{SiteParam: in.SiteParam, ListParams: in.ListParams, Status: string(link.StatusReview)}, "review")
 }
 
 // ReviewInput names a review suggestion.

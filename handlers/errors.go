@@ -42,6 +42,14 @@ func isPermanent(err error) bool {
 		errors.Is(err, ErrExhausted) || errors.As(err, &panicked)
 }
 
+// isUnstorableText reports whether Postgres refused text it cannot store:
+// holding U+0000 or bytes that are not UTF-8 (22021,
+// character_not_in_repertoire; 22P05, untranslatable_character).
+func isUnstorableText(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "22021" || pgErr.Code == "22P05")
+}
+
 // isTransient reports whether err says a dependency is away or busy rather
 // than that the event cannot be handled: Postgres or NATS unreachable,
 // a connection lost, the server shutting down or out of resources, a

@@ -80,6 +80,8 @@ func TestTheLatestAuditIsTheLatestCompletedWholeSiteAuditAndAnyIsReachedByItsID(
 	}
 	if job := c.poll(apply.job.Location[len(handlers.APIPrefix):], token, "done"); job.AuditID != "whole-site" {
 		t.Errorf("apply without audit_id applied audit %q, want whole-site", job.AuditID)
+	} else if job.Done != 1 || job.Total != 1 {
+		t.Errorf("the finished apply of one recommendation shows %d of %d taken, want 1 of 1", job.Done, job.Total)
 	}
 	apply = c.post("/linker/audit/apply/", token, "", `{"site_id":"`+siteID+`","audit_id":"one-cluster","recommendation_ids":["rec-nope"]}`)
 	if apply.status != http.StatusAccepted {

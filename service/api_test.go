@@ -99,7 +99,7 @@ type problem struct {
 // readProblem reads an error answer and reports how it falls short of the
 // API's problems: application/problem+json with a type (README's URI for
 // its status), title, status, detail and errors[], which names where each
-// fault is on a 400 (query.limit, body.sneaky, headers.Authorization).
+// fault is on a 400 (query.limit, body.sneaky, header.Authorization).
 func readProblem(status int, hdr http.Header, raw []byte) (problem, error) {
 	var p problem
 	var fields map[string]json.RawMessage
@@ -449,7 +449,7 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 	if first.status != 202 || again.status != 202 || first.job.ID != again.job.ID || first.job.Kind != "audit" {
 		t.Fatalf("POST audit/run twice with one key: %d %+v, %d %+v", first.status, first.job, again.status, again.job)
 	}
-	if other := c.post("/linker/audit/run/", tokenA, "key-1", `{"site_id":"`+siteA+`","cluster_id":"x"}`); other.status != 409 {
+	if other := c.post("/linker/audit/run/", tokenA, "key-1", `{"site_id":"`+siteA+`","verify_external":true}`); other.status != 409 {
 		t.Errorf("the key reused for another request: %d, want 409", other.status)
 	}
 	job := c.poll(first.job.Location[len(handlers.APIPrefix):], tokenA, "complete")

@@ -204,13 +204,14 @@ func (s *Store) SiteExists(ctx context.Context, siteID string) (bool, error) {
 type PageHead struct {
 	ID, URL, Kind, ClusterID, State string
 	Version                         int64
+	Planned                         bool // interlinker has planned its links (it came as content.generated)
 }
 
 // PageHead reads a page's identity.
 func (s *Store) PageHead(ctx context.Context, siteID, pageID string) (PageHead, bool, error) {
 	var p PageHead
-	err := s.pool.QueryRow(ctx, `SELECT id, url, kind, cluster_id, state, version FROM pages WHERE site_id = $1 AND id = $2`,
-		siteID, pageID).Scan(&p.ID, &p.URL, &p.Kind, &p.ClusterID, &p.State, &p.Version)
+	err := s.pool.QueryRow(ctx, `SELECT id, url, kind, cluster_id, state, version, plan_id <> '' FROM pages WHERE site_id = $1 AND id = $2`,
+		siteID, pageID).Scan(&p.ID, &p.URL, &p.Kind, &p.ClusterID, &p.State, &p.Version, &p.Planned)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return PageHead{}, false, nil
 	}
