@@ -808,7 +808,7 @@ func (r *recommender) broken(ctx context.Context) error {
 			rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src,
 				Action: audit.ActionRemove, LinkType: link.TypeRelated, Anchor: f.Anchor, LinkPath: path, LinkText: f.Anchor,
 				Occurrence: occurrence, Weight: r.linkScore(src),
-				Reason: fmt.Sprintf("links to %s, a deleted page (%q)", f.TargetID, f.Anchor)}
+				Reason: brokenReason(f)}
 			hub := r.auditor.Hub(r.cluster(f.TargetID))
 			var targets []planning.Target
 			if hub != "" && hub != src && !has[hub] {
@@ -831,6 +831,19 @@ func (r *recommender) broken(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// brokenReason says why a link is broken: its target page was deleted,
+// or, checked over HTTP, its URL answers an error (a page the site never
+// sent has no id, only its URL).
+func brokenReason(f audit.Finding) string {
+	switch {
+	case f.TargetID != "" && f.Detail == audit.DeletedTargetDetail:
+		return fmt.Sprintf("links to %s, a deleted page (%q)", f.TargetID, f.Anchor)
+	case f.TargetID != "":
+		return fmt.Sprintf("links to %s at %s (%q): %s", f.TargetID, f.URL, f.Anchor, f.Detail)
+	}
+	return fmt.Sprintf("links to %s (%q): %s", f.URL, f.Anchor, f.Detail)
 }
 
 // anchorUse is an in-body link to a target with a dominant anchor: its

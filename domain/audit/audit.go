@@ -271,6 +271,10 @@ func (a *Auditor) check(u string) (Check, bool) {
 	return a.checks(u)
 }
 
+// DeletedTargetDetail is the detail of a broken link whose target page the
+// site deleted.
+const DeletedTargetDetail = "links to a deleted page"
+
 // checkFinding records the finding a check makes of a link (broken,
 // redirecting or unverified; none for ok) and reports whether the link is
 // broken.
@@ -461,7 +465,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		case !a.pages.live.has(t):
 			sums.broken++
 			a.broken = append(a.broken, Finding{PageID: pageID, TargetID: a.pages.id(t), URL: l.URL, Anchor: l.Text,
-				Detail: "links to a deleted page"})
+				Detail: DeletedTargetDetail})
 			continue
 		}
 		ts := &a.stats[t]
