@@ -388,7 +388,10 @@ func insertBreadcrumbs(html []byte, links []link.Link, st planStage) ([]byte, er
 		trail[i] = markup.Crumb{Name: c.Name, URL: c.URL}
 	}
 	trail[len(trail)-1].URL = "" // the current page is not linked
-	nav, jsonLD, err := markup.Breadcrumbs(trail, markup.BlockMarkup{AriaLabel: "Breadcrumb"}, strings.TrimRight(st.site.structure.Site.BaseURL, "/"))
+	// The label is read out by screen readers, so it is the site's words
+	// (breadcrumb_aria_label), as the blocks' headings are.
+	nav, jsonLD, err := markup.Breadcrumbs(trail, markup.BlockMarkup{AriaLabel: st.site.policy.BreadcrumbAriaLabel},
+		strings.TrimRight(st.site.structure.Site.BaseURL, "/"))
 	if err == nil {
 		html, err = markup.InsertBlock(html, nav, markup.BlockAtStart)
 	}

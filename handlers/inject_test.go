@@ -6,6 +6,9 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/store"
 )
 
 func TestNoLinkTakesAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
@@ -152,5 +155,25 @@ func TestALinkThePageCarriesAlreadyIsNotLeftForTheFallback(t *testing.T) {
 	}
 	if links[1].Status != link.StatusPlanned || !awaitingFallback(links[1]) {
 		t.Errorf("sibling no text names: %+v, want it left for the fallback", links[1])
+	}
+}
+
+// The breadcrumb's <nav> is read out by its aria-label, so a site writes
+// it in its own language (breadcrumb_aria_label), as it does the
+// headings of its blocks.
+func TestTheBreadcrumbNavIsLabelledInTheSitesWords(t *testing.T) {
+	sc := sagSiteContext(t)
+	page := store.PageRecord{Page: site.Page{SiteID: "s", ID: "p", URL: "/pulpo/congelar/", Kind: site.KindSupporting, Version: 1},
+		Breadcrumbs: []planning.Crumb{{Name: "Cocina", URL: "/"}, {Name: "¿Por qué congelar el pulpo antes de cocerlo?", URL: "/pulpo/congelar/"}}}
+	html := []byte("<main><p>El pulpo congelado queda más tierno.</p></main>\n")
+	for label, want := range map[string]string{"Ruta de navegación": `aria-label="Ruta de navegación"`, "": `aria-label="Breadcrumb"`} {
+		sc.policy.BreadcrumbAriaLabel = label
+		out, err := insertBreadcrumbs(html, nil, planStage{page: page, site: sc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), "<nav "+want+" ") {
+			t.Errorf("label %q: %s, want the nav with %s", label, out, want)
+		}
 	}
 }

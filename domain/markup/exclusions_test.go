@@ -122,6 +122,9 @@ func TestPlaceVariations(t *testing.T) {
 		{"english", "<p>How to choose a burr grinder for pour-over.</p>", "choosing a burr grinder", "choose a burr grinder"},
 		{"english", "<p>Start by brewing espresso at home.</p>", "brew espresso at home", "brewing espresso at home"},
 		{"spanish", "<p>Las mejores zapatillas de correr.</p>", "zapatilla de correr", "zapatillas de correr"},
+		// Spanish spells a final "z" "c" before the plural's "-es".
+		{"spanish", "<p>Los gazpachos andaluces llevan pepino.</p>", "gazpacho andaluz", "gazpachos andaluces"},
+		{"spanish", "<p>Un lápiz de colores basta.</p>", "lápices de colores", "lápiz de colores"},
 		{"russian", "<p>Лучшие беговые кроссовки для бега.</p>", "беговая кроссовка", "беговые кроссовки"},
 		{"french", "<p>Des chaussures de randonnée légères.</p>", "chaussure de randonnée", "chaussures de randonnée"},
 	}

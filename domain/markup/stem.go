@@ -112,7 +112,7 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "english", "en":
 		return englishStemmer, nil
 	case "spanish", "es":
-		fn = spanish.Stem
+		fn = spanishStem
 	case "french", "fr":
 		fn = french.Stem
 	case "russian", "ru":
@@ -127,6 +127,19 @@ func stemmerFor(lang string) (*stemmer, error) {
 		return nil, fmt.Errorf("%w: no stemmer for language %q", ErrBadRequest, lang)
 	}
 	return &stemmer{fn: fn}, nil
+}
+
+// spanishStem is Snowball's Spanish stem, with a final "z" spelt "c":
+// Spanish writes the sound "c" before "e", so a word in "-z" makes its
+// plural in "-ces" ("andaluz", "andaluces"; "luz", "luces"), which
+// Snowball stems apart ("andaluz", "andaluc") and would leave "gazpachos
+// andaluces" no variation of "gazpacho andaluz".
+func spanishStem(word string, stemStopWords bool) string {
+	s := spanish.Stem(word, stemStopWords)
+	if base, ok := strings.CutSuffix(s, "z"); ok {
+		return base + "c"
+	}
+	return s
 }
 
 // stem never lets a stemmer's panic escape: on odd input the word is its own

@@ -26,8 +26,9 @@ type Crumb struct {
 // the hierarchy a reader sees in the address, and a term page elsewhere
 // is a facet, not a parent. Steps that do not exist for the page, or that
 // would repeat the page itself, are left out. A page has one name in
-// every trail (crumbName).
-func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crumb {
+// every trail (crumbName), shortened by English rules only when english
+// (policy.Policy.English) says the site's titles are English.
+func Breadcrumbs(st site.Structure, english bool, page site.Page, hub, term *site.Page) []Crumb {
 	trail := []Crumb{{Name: homeName(st), URL: st.Site.RootPath()}}
 	if page.Kind == site.KindHome {
 		trail[0].PageID, trail[0].URL = page.ID, page.URL
@@ -47,20 +48,25 @@ func Breadcrumbs(st site.Structure, page site.Page, hub, term *site.Page) []Crum
 		under = hub.URL
 	}
 	if term != nil && term.ID != page.ID && onPath(term.URL, under) {
-		trail = append(trail, Crumb{Name: crumbName(st, *term), URL: term.URL, PageID: term.ID})
+		trail = append(trail, Crumb{Name: crumbName(st, english, *term), URL: term.URL, PageID: term.ID})
 	}
 	if hub != nil && hub.ID != page.ID {
-		trail = append(trail, Crumb{Name: crumbName(st, *hub), URL: hub.URL, PageID: hub.ID})
+		trail = append(trail, Crumb{Name: crumbName(st, english, *hub), URL: hub.URL, PageID: hub.ID})
 	}
-	return append(trail, Crumb{Name: crumbName(st, page), URL: page.URL, PageID: page.ID})
+	return append(trail, Crumb{Name: crumbName(st, english, page), URL: page.URL, PageID: page.ID})
 }
 
 // crumbName is what a page is called in every trail it is on, its own and
 // those of the pages under it: a hub by its cluster's name and a sector
 // page by its sector's when the site gives one (the pages under a sector
 // name it so, its page or not), any page by its short title (the part
-// before a subtitle).
-func crumbName(st site.Structure, p site.Page) string {
+// before a subtitle). Only an English title is cut further, by its
+// primary keyword (keywordOfTitle) or main clause (anchors.MainClause):
+// both read English word order and words ("How to", "before", "for"),
+// and on a Spanish title they leave a lower-case fragment ("congelar el
+// pulpo" of "¿Por qué congelar el pulpo antes de cocerlo?"), so another
+// language's title stays whole.
+func crumbName(st site.Structure, english bool, p site.Page) string {
 	switch p.Kind {
 	case site.KindHub:
 		if c, ok := st.Cluster(p.ClusterID); ok && c.Name != "" {
@@ -73,6 +79,9 @@ func crumbName(st site.Structure, p site.Page) string {
 	}
 	if short := anchors.ShortTitle(p.Title); short != "" {
 		return short
+	}
+	if !english {
+		return p.Title
 	}
 	if named := keywordOfTitle(st, p); named != "" {
 		return named
@@ -180,7 +189,7 @@ func (pl *planner) breadcrumbs() {
 	if pl.in.Hub != nil && page.ClusterID != "" {
 		hub = pl.in.Hub
 	}
-	trail := Breadcrumbs(pl.in.Structure, page, hub, pl.attributeTerm())
+	trail := Breadcrumbs(pl.in.Structure, pl.in.Policy.English(), page, hub, pl.attributeTerm())
 	// The home and sector steps are the site's pages at those addresses,
 	// in whatever form site.updated gives them ("https://host/blog/baking"
 	// for the page at "/blog/baking/"): the step then links the page's URL.

@@ -19,7 +19,7 @@ func MarkupOptions(st site.Structure, pol policy.Policy, page site.Page) markup.
 	if minWords == 0 {
 		minWords = -1 // markup reads 0 as "default"; the policy means "no minimum"
 	}
-	return markup.Options{
+	opts := markup.Options{
 		SiteHost:             st.Site.Host(),
 		PageURL:              page.URL,
 		MaxLinksPerParagraph: maxLinks,
@@ -27,8 +27,16 @@ func MarkupOptions(st site.Structure, pol policy.Policy, page site.Page) markup.
 		// A menu or footer link to a hub is no uplink: the rules count
 		// in-body links, so only those stop another to the same target.
 		DuplicateTargetsInBodyOnly: true,
-		GoesOn:                     anchors.GoesOn,
+		Language:                   pol.Language,
 	}
+	// GoesOn reads English grammar, where modifiers come before the noun:
+	// in Spanish or French the words after a name ("ropa vieja que a
+	// muchos les gusta") are a relative clause or a complement, not a
+	// longer noun phrase, and it would refuse sound links.
+	if pol.English() {
+		opts.GoesOn = anchors.GoesOn
+	}
+	return opts
 }
 
 // ParagraphLimits are the most links one paragraph of a page of kind k

@@ -1320,7 +1320,7 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 	last := func(title, primary string, keywords ...string) string {
 		page := articleIn(boots, "p", title)
 		page.PrimaryKeyword, page.Keywords = primary, keywords
-		trail := Breadcrumbs(st, page, &hub, nil)
+		trail := Breadcrumbs(st, true, page, &hub, nil)
 		return trail[len(trail)-1].Name
 	}
 	for _, c := range []struct {
@@ -1378,7 +1378,7 @@ func TestAPageHasOneNameInEveryTrail(t *testing.T) {
 		if p.Kind != site.KindTerm {
 			h = &hub
 		}
-		for _, c := range Breadcrumbs(st, p, h, &term) {
+		for _, c := range Breadcrumbs(st, true, p, h, &term) {
 			if c.PageID == "" {
 				continue
 			}
@@ -1434,7 +1434,7 @@ func TestTheTrailOfASiteUnderAPathLinksItsHomeAndSectorPages(t *testing.T) {
 		t.Errorf("the sector page's own trail %+v, want Home → the sector once", got)
 	}
 	// Without a home page the Home step still points where the site lives.
-	if got := Breadcrumbs(st, page, &hub, nil); got[0].URL != "/blog/" {
+	if got := Breadcrumbs(st, true, page, &hub, nil); got[0].URL != "/blog/" {
 		t.Errorf("Home step %+v, want /blog/", got[0])
 	}
 }
@@ -1443,9 +1443,9 @@ func TestASectorPageIsCalledByItsSectorsNameInItsOwnTrail(t *testing.T) {
 	boots := bootsCluster()
 	st := testSite(boots)
 	sector := site.Page{ID: "hiking-page", SiteID: "s", URL: "/hiking/", Title: "Hiking Gear for Every Trail", Kind: site.KindSector, SectorID: "hiking"}
-	own := Breadcrumbs(st, sector, nil, nil)
+	own := Breadcrumbs(st, true, sector, nil, nil)
 	hub := hubOf(boots)
-	under := Breadcrumbs(st, articleIn(boots, "care", "Boot Care"), &hub, nil)
+	under := Breadcrumbs(st, true, articleIn(boots, "care", "Boot Care"), &hub, nil)
 	if got := own[len(own)-1].Name; got != "Hiking" {
 		t.Errorf("the sector page's own crumb is %q, want the sector's name %q", got, "Hiking")
 	}

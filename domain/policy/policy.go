@@ -44,6 +44,12 @@ type Policy struct {
 	MaxLinksPerParagraph int `json:"max_links_per_paragraph"` // 1–20
 	MinWordsBetweenLinks int `json:"min_words_between_links"` // 0–1000
 	UplinkParagraphs     int `json:"uplink_paragraphs"`       // 1–100
+	// Language is the language of the site's text, by the name of its
+	// stemmer (Languages): the stemmer finds close variations ("gazpachos
+	// andaluces" for "gazpacho andaluz"), and only English text gets the
+	// rules written for English grammar (English). Resolve also takes an
+	// ISO 639-1 code ("es") and keeps the name.
+	Language string `json:"language"`
 
 	// Caps per link type (SAG §2.1); 0 plans none of the type.
 	MaxSiblingLinks       int `json:"max_sibling_links"`         // 0–100
@@ -116,6 +122,10 @@ type Policy struct {
 	TaxonomyHeading        string `json:"taxonomy_heading"`
 	// SectorHeading heads a sector page's list of its hubs.
 	SectorHeading string `json:"sector_heading"`
+	// BreadcrumbAriaLabel names the breadcrumb's <nav> for screen
+	// readers, in the site's language ("Ruta de navegación"); "" writes
+	// the default.
+	BreadcrumbAriaLabel string `json:"breadcrumb_aria_label"`
 
 	// Candidate bounds: planning scores the pages of at most
 	// related_cluster_limit related clusters (those sharing the most
@@ -150,6 +160,7 @@ func Default(name string) (Policy, error) {
 		MaxLinksPerParagraph:      2,
 		MinWordsBetweenLinks:      50,
 		UplinkParagraphs:          2,
+		Language:                  English,
 		MaxSiblingLinks:           2,
 		MaxCrossClusterPerHub:     2,
 		RelatedReadingMin:         2,
@@ -187,6 +198,7 @@ func Default(name string) (Policy, error) {
 		RelatedReadingHeading:     "Related Reading",
 		TaxonomyHeading:           "Guides on this topic",
 		SectorHeading:             "Guides in this section",
+		BreadcrumbAriaLabel:       "Breadcrumb",
 		RelatedClusterLimit:       20,
 		RelatedCandidateLimit:     200,
 		MaxHTMLBytes:              5 << 20,
@@ -198,7 +210,8 @@ func Default(name string) (Policy, error) {
 // overrides. An unknown key or a value out of its range (see Policy) is an
 // error naming the key, the value and the range, so a typo in site.updated
 // is reported instead of silently ignored, and no site can make every plan
-// read unbounded rows.
+// read unbounded rows. A language given by its ISO 639-1 code becomes its
+// name (languageName), the one form the rules compare.
 func Resolve(name string, overrides json.RawMessage) (Policy, error) {
 	p, err := Default(name)
 	if err != nil {
@@ -210,6 +223,9 @@ func Resolve(name string, overrides json.RawMessage) (Policy, error) {
 		if err := dec.Decode(&p); err != nil {
 			return Policy{}, fmt.Errorf("policy overrides: %w", err)
 		}
+	}
+	if p.Language, err = languageName(p.Language); err != nil {
+		return Policy{}, fmt.Errorf("policy overrides: %w", err)
 	}
 	if err := p.validate(); err != nil {
 		return Policy{}, fmt.Errorf("policy overrides: %w", err)
@@ -251,6 +267,7 @@ func (p Policy) validate() error {
 		{"related_reading_heading", p.RelatedReadingHeading},
 		{"taxonomy_heading", p.TaxonomyHeading},
 		{"sector_heading", p.SectorHeading},
+		{"breadcrumb_aria_label", p.BreadcrumbAriaLabel},
 	} {
 		if n := utf8.RuneCountInString(h.text); n > maxHeadingRunes {
 			return fmt.Errorf("%s is %d characters long, over %d", h.key, n, maxHeadingRunes)

@@ -191,3 +191,50 @@ func TestEveryNumericValueHasARange(t *testing.T) {
 		t.Errorf("range for %s, which is no policy value", k)
 	}
 }
+
+// A site names its text's language by the stemmer's name or by its ISO
+// 639-1 code, in any case; the policy keeps the name, which the rules
+// compare, and English is the default.
+func TestLanguageIsAStemmersNameOrItsISOCode(t *testing.T) {
+	p, err := Resolve(SAG, nil)
+	if err != nil || p.Language != English || !p.English() {
+		t.Errorf("default language %q (English %v), %v; want english", p.Language, p.English(), err)
+	}
+	for given, want := range map[string]string{"spanish": "spanish", "es": "spanish", "Spanish": "spanish", "FR": "french",
+		"en": English, "nb": "norwegian", "no": "norwegian", "sv": "swedish", "ru": "russian", "hu": "hungarian"} {
+		p, err := Resolve(Silo, json.RawMessage(`{"language": "`+given+`"}`))
+		if err != nil || p.Language != want {
+			t.Errorf("language %q: %q, %v; want %q", given, p.Language, err, want)
+		}
+		if p.English() != (want == English) {
+			t.Errorf("language %q: English() = %v", given, p.English())
+		}
+	}
+}
+
+// A language no stemmer reads is refused, naming the value and what is
+// taken, rather than read as English.
+func TestAnUnknownLanguageIsRefusedNamingTheLanguagesTaken(t *testing.T) {
+	for _, lang := range []string{"de", "klingon", "", "es-ES"} {
+		_, err := Resolve(SAG, json.RawMessage(`{"language": "`+lang+`"}`))
+		if err == nil || !strings.Contains(err.Error(), `language = "`+lang+`": no stemmer for it; want one of english (en), french (fr)`) {
+			t.Errorf("language %q: error %v", lang, err)
+		}
+	}
+}
+
+// The breadcrumb's aria-label is the site's words, as its headings are.
+func TestBreadcrumbAriaLabelIsOverridableLikeTheHeadings(t *testing.T) {
+	p, _ := Default(SAG)
+	if p.BreadcrumbAriaLabel != "Breadcrumb" {
+		t.Errorf("default label %q, want \"Breadcrumb\"", p.BreadcrumbAriaLabel)
+	}
+	p, err := Resolve(SAG, json.RawMessage(`{"breadcrumb_aria_label": "Ruta de navegación"}`))
+	if err != nil || p.BreadcrumbAriaLabel != "Ruta de navegación" {
+		t.Errorf("override: %q, %v", p.BreadcrumbAriaLabel, err)
+	}
+	_, err = Resolve(SAG, json.RawMessage(`{"breadcrumb_aria_label": "`+strings.Repeat("é", 201)+`"}`))
+	if err == nil || !strings.Contains(err.Error(), "breadcrumb_aria_label is 201 characters long, over 200") {
+		t.Errorf("a 201-character label: %v", err)
+	}
+}

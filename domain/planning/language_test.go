@@ -1,0 +1,120 @@
+package planning
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/policy"
+	"github.com/interlinker/interlinker/domain/site"
+)
+
+// languagePolicy is the SAG policy of a site whose language override is
+// lang, resolved as a site.updated's overrides are.
+func languagePolicy(t *testing.T, lang string) policy.Policy {
+	t.Helper()
+	raw, err := json.Marshal(map[string]string{"language": lang})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := policy.Resolve(policy.SAG, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// placeWithPolicy places one link of the given type to /hub/ with its
+// anchor candidates in html, with the placement options the site's policy
+// gives a supporting article.
+func placeWithPolicy(t *testing.T, pol policy.Policy, typ link.Type, html string, anchors ...string) markup.Placement {
+	t.Helper()
+	st := testSite(bootsCluster())
+	page := site.Page{ID: "p", URL: "/p/", Kind: site.KindSupporting}
+	l := link.Link{ID: "l", TargetURL: "/hub/", Type: typ, Mandatory: typ == link.TypeVerticalUp}
+	if typ == link.TypeVerticalUp {
+		l.FirstParagraphs = pol.UplinkParagraphs
+	}
+	_, pls, err := markup.Place([]byte(html), []markup.LinkRequest{Request(l, anchors, UplinkID([]link.Link{l}))}, MarkupOptions(st, pol, page))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pls[0]
+}
+
+// A trial on a Spanish site: no plural of a keyword was ever found, as the
+// English stemmer read the text, so mandatory uplinks failed. The
+// site's language picks the stemmer, and Spanish writes the plural of a
+// word in "-z" with "-ces".
+func TestASpanishSiteFindsThePluralOfItsKeywordWithTheSpanishStemmer(t *testing.T) {
+	html := "<p>El salmorejo comparte ingredientes con los gazpachos andaluces, pero es más espeso.</p>\n"
+	pl := placeWithPolicy(t, languagePolicy(t, "spanish"), link.TypeVerticalUp, html, "gazpacho andaluz")
+	if !pl.Placed || !pl.Variation || pl.AnchorText != "gazpachos andaluces" {
+		t.Errorf("Spanish site: %+v, want the uplink on the variation \"gazpachos andaluces\"", pl)
+	}
+	if pl := placeWithPolicy(t, sagPolicy(t), link.TypeVerticalUp, html, "gazpacho andaluz"); pl.Placed {
+		t.Errorf("English site: %+v, want no link: the English stemmer does not fold \"andaluces\" into \"andaluz\"", pl)
+	}
+}
+
+// "Front of a longer phrase" (anchors.GoesOn) reads English word order. In
+// Spanish the words after a name are its relative clause or complement,
+// so a name followed by them is whole, and the link stands.
+func TestTheFrontOfALongerPhraseIsRefusedOnlyOnAnEnglishSite(t *testing.T) {
+	spanish := languagePolicy(t, "es")
+	for _, c := range []struct{ html, anchor string }{
+		{"<p>Hoy vamos a preparar una ropa vieja que a muchos les gusta.</p>\n", "ropa vieja"},
+		{"<p>El debate de la tortilla con cebolla divide a España.</p>\n", "tortilla con cebolla"},
+	} {
+		if pl := placeWithPolicy(t, spanish, link.TypeRelated, c.html, c.anchor); !pl.Placed || pl.AnchorText != c.anchor {
+			t.Errorf("Spanish site, %q in %s: %+v, want it linked", c.anchor, c.html, pl)
+		}
+	}
+	english := "<p>Sand the doors before the exterior paint prep starts.</p>\n"
+	if pl := placeWithPolicy(t, sagPolicy(t), link.TypeRelated, english, "exterior paint"); pl.Placed {
+		t.Errorf("English site: %+v, want \"exterior paint\" refused as the front of \"exterior paint prep\"", pl)
+	}
+	if pl := placeWithPolicy(t, languagePolicy(t, "en"), link.TypeRelated, english, "exterior paint"); pl.Placed {
+		t.Errorf("English site by its code: %+v, want \"exterior paint\" refused", pl)
+	}
+}
+
+// Every language the policy takes must have a stemmer in markup: one
+// without would make every placement on its site fail.
+func TestEveryLanguageThePolicyTakesHasAStemmer(t *testing.T) {
+	for _, lang := range policy.Languages() {
+		if _, _, err := markup.Place([]byte("<p>x</p>"), nil, MarkupOptions(testSite(), languagePolicy(t, lang), site.Page{URL: "/p/"})); err != nil {
+			t.Errorf("language %q: %v", lang, err)
+		}
+	}
+}
+
+// The shortening of a crumb's title by its keyword or main clause reads
+// English ("How to", "before", "for"): on a Spanish site it left the
+// fragments "congelar el pulpo" and "dar la vuelta a la tortilla". Another
+// language's title is cut only at a subtitle, else stays whole.
+func TestACrumbOfANonEnglishSiteIsItsTitleOrTheTitleBeforeItsSubtitle(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	crumb := func(pol policy.Policy, title, primary string) string {
+		page := articleIn(boots, "p", title)
+		page.PrimaryKeyword = primary
+		plan := planOf(t, Input{Structure: testSite(boots), Policy: pol, Page: page, Hub: &hub, WordCount: 800,
+			Targets: asTargets(0, hub)})
+		return plan.Breadcrumbs[len(plan.Breadcrumbs)-1].Name
+	}
+	spanish := languagePolicy(t, "spanish")
+	for _, c := range []struct{ title, primary, want string }{
+		{"¿Por qué congelar el pulpo antes de cocerlo?", "congelar el pulpo", "¿Por qué congelar el pulpo antes de cocerlo?"},
+		{"Cómo dar la vuelta a la tortilla sin romperla", "dar la vuelta a la tortilla", "Cómo dar la vuelta a la tortilla sin romperla"},
+		{"Pulpo a la gallega: la receta de las ferias", "pulpo a la gallega", "Pulpo a la gallega"},
+	} {
+		if got := crumb(spanish, c.title, c.primary); got != c.want {
+			t.Errorf("Spanish site: crumb of %q = %q, want %q", c.title, got, c.want)
+		}
+	}
+	if got := crumb(sagPolicy(t), "How to Store Coffee Beans So They Stay Fresh", "store coffee beans"); got != "How to Store Coffee Beans" {
+		t.Errorf("English site: crumb %q, want \"How to Store Coffee Beans\"", got)
+	}
+}
