@@ -266,7 +266,8 @@ func pageFromEvent(siteID string, in events.PageInfo) (site.Page, error) {
 }
 
 // checkPage refuses a page the site cannot take and returns it with its URL
-// in the one form pages are stored and matched in: the path on the site.
+// in the one form pages are stored and matched in, the path on the site,
+// and its title without the site's name (site.TitleWithoutSiteName).
 func checkPage(sc siteContext, p site.Page, maxEventBytes int) (site.Page, error) {
 	if len(p.HTML) > sc.policy.MaxHTMLBytes {
 		return p, badInput("page %s html is %d bytes, over the site's limit of %d (max_html_bytes)", p.ID, len(p.HTML), sc.policy.MaxHTMLBytes)
@@ -283,6 +284,7 @@ func checkPage(sc siteContext, p site.Page, maxEventBytes int) (site.Page, error
 		return p, badInput("page %s: url %q is neither an absolute path nor on host %s", p.ID, p.URL, sc.structure.Site.Host())
 	}
 	p.URL = path
+	p.Title = site.TitleWithoutSiteName(p.Title, sc.structure.Site.Name)
 	return p, nil
 }
 

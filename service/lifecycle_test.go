@@ -402,3 +402,31 @@ func TestAJumpWithinAPageIsNoLinkAndAPagesLinkToItselfIsNotInbound(t *testing.T)
 		t.Errorf("the hub's link map is %+v, want its title's link to itself alone, no row for a jump within it", entries)
 	}
 }
+
+// A page imported from its live HTML has its document's <title>, in which
+// a CMS names the site too ("Boot Care – Shop"). The site's name is no
+// name of the page: stored without it, no anchor, crumb or report reads
+// "Boot Care – Shop".
+func TestAPageIsStoredWithoutTheSiteNameItsTitleCarries(t *testing.T) {
+	t.Parallel()
+	h := startPublishedSite(t)
+	ev := livePage("care", "supporting", "/hiking/boots/care/", `<h1>Boot care</h1><p>Clean the uppers after every walk.</p>`)
+	var d events.ContentData
+	if err := json.Unmarshal(ev.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	d.Page.Title = "Boot Care – Shop"
+	h.publish(mustEvent(events.ContentPublished, "s1", "pub-care-titled", d))
+	ctx := context.Background()
+	waitFor(t, waitLong, "the page stored", func() bool {
+		_, found, err := h.svc.Store().Page(ctx, "s1", "care")
+		return err == nil && found
+	})
+	care, _, err := h.svc.Store().Page(ctx, "s1", "care")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if care.Title != "Boot Care" {
+		t.Errorf("the page's title is %q, want %q: the site's name left out", care.Title, "Boot Care")
+	}
+}
