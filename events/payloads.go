@@ -287,7 +287,9 @@ type StageData struct {
 type ReplanData struct {
 	PageID       string `json:"page_id"`
 	CauseEventID string `json:"cause_event_id"`
-	CausePageID  string `json:"cause_page_id"`
+	// CausePageID is empty when no page caused the re-plan: a site.updated
+	// changed the site's structure or policy.
+	CausePageID string `json:"cause_page_id"`
 	// CauseChange numbers the cause's change (its Postgres transaction);
 	// a dependant whose current plan saw it skips the re-plan. Absent or
 	// 0 always re-plans.
@@ -299,7 +301,9 @@ type ReplanData struct {
 // the dependants after the page id After, a page at a time, each page in
 // its own transaction.
 type FanoutData struct {
-	Cause       CauseIdentity `json:"cause"`
+	Cause CauseIdentity `json:"cause"`
+	// CausePageID is empty when the cause is a change to the site, not
+	// to one of its pages.
 	CausePageID string        `json:"cause_page_id"`
 	CauseChange uint64        `json:"cause_change,omitempty"`
 	Reason      string        `json:"reason"`
@@ -326,6 +330,7 @@ type DependantsRef struct {
 	SectorPage     string   `json:"sector_page,omitempty"`
 	Home           bool     `json:"home,omitempty"`
 	LinkingTo      string   `json:"linking_to,omitempty"`
+	Site           bool     `json:"site,omitempty"`
 	ExcludedPageID string   `json:"excluded_page_id,omitempty"`
 }
 

@@ -355,13 +355,13 @@ func (p *Pipeline) fanoutPage() int {
 func dependantsRef(d planning.Dependants) events.DependantsRef {
 	return events.DependantsRef{HubOf: d.HubOf, MembersOf: d.MembersOf, TermsWith: d.TermsWith, PagesOf: d.PagesOf,
 		HubsOf: d.HubsOf, SectorPage: d.SectorPage, Home: d.Home,
-		LinkingTo: d.LinkingTo, ExcludedPageID: d.ExcludedPageID}
+		LinkingTo: d.LinkingTo, Site: d.Site, ExcludedPageID: d.ExcludedPageID}
 }
 
 func dependantsOf(r events.DependantsRef) planning.Dependants {
 	return planning.Dependants{HubOf: r.HubOf, MembersOf: r.MembersOf, TermsWith: r.TermsWith, PagesOf: r.PagesOf,
 		HubsOf: r.HubsOf, SectorPage: r.SectorPage, Home: r.Home,
-		LinkingTo: r.LinkingTo, ExcludedPageID: r.ExcludedPageID}
+		LinkingTo: r.LinkingTo, Site: r.Site, ExcludedPageID: r.ExcludedPageID}
 }
 
 // restoredReason starts the reason of a restored plan's stages.

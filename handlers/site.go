@@ -13,7 +13,8 @@ import (
 
 // projectSite replaces a site's structure with the one in site.updated,
 // unless a later one (in the order the broker stored them) is already
-// applied.
+// applied. When what planning reads of the site changed (its structure or
+// resolved policy), every planned page of the site is asked to plan again.
 func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 	data, err := events.DecodeData[events.SiteUpdatedData](ev)
 	if err != nil {
@@ -33,18 +34,22 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 		}
 		return badInput("site %s: %v", ev.SiteID, err)
 	}
+	digest, err := planning.StructureDigest(st, pol)
+	if err != nil {
+		return err
+	}
 	return p.apply(ctx, ConsumerSiteProjector, ev, func(tx *store.Tx) (bool, error) {
 		claimed, err := tx.ClaimEvent(ctx, ConsumerSiteProjector, ev.Identity())
 		if err != nil || !claimed {
 			return claimed, err
 		}
 		pos := streamPosition(ctx)
-		applied, err := tx.SaveStructure(ctx, st, data.Site.Overrides,
+		saved, err := tx.SaveStructure(ctx, st, data.Site.Overrides, digest,
 			store.StructureOrder{StreamCreated: pos.Epoch, Seq: pos.Seq}, ev.Time)
 		if err != nil {
 			return true, err
 		}
-		if !applied {
+		if !saved.Applied {
 			p.skipped(ConsumerSiteProjector, "stale", ev)
 			return true, nil
 		}
@@ -52,10 +57,40 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 			p.Logger.WarnContext(ctx, "site structure: a hub no keyword can link", "site_id", ev.SiteID, "warning", w)
 		}
 		if pol.Authority == policy.AuthorityLinkScore {
-			return true, tx.PagesTakeLinkScores(ctx, ev.SiteID)
+			if err := tx.PagesTakeLinkScores(ctx, ev.SiteID); err != nil {
+				return true, err
+			}
+		}
+		if saved.Changed {
+			return true, p.replanSite(ctx, tx, ev)
 		}
 		return true, nil
 	})
+}
+
+// replanSite asks every planned page of the site to plan again, because
+// the structure or policy they were planned under changed: the first page
+// of them in the site.updated's own transaction, the rest through
+// links.fanout, a page of them per transaction, so a site of a million
+// pages is never asked in one. Each request carries this transaction's
+// number, so a page planned again meanwhile, under the new structure,
+// skips it. A site's first structure finds no planned page.
+func (p *Pipeline) replanSite(ctx context.Context, tx *store.Tx, ev events.Event) error {
+	d := planning.Dependants{Site: true}
+	ids, err := tx.Dependants(ctx, ev.SiteID, d, "", p.fanoutPage())
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	cause, err := tx.ChangeNumber(ctx)
+	if err != nil {
+		return err
+	}
+	return p.askToReplan(ctx, tx, ev, events.FanoutData{
+		Cause:       events.CauseIdentity{Source: ev.Source, Type: ev.Type, ID: ev.ID},
+		CauseChange: cause,
+		Reason:      fmt.Sprintf("site structure or policy changed (site.updated %s)", ev.ID),
+		Dependants:  dependantsRef(d),
+	}, ids)
 }
 
 func structureFromEvent(d events.SiteUpdatedData) site.Structure {

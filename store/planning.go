@@ -536,6 +536,11 @@ func queueDependants(b *pgx.Batch, siteID string, d planning.Dependants, after s
 // dependantsQuery is the statement of Dependants; ok is false when d names
 // no kind of dependant.
 func dependantsQuery(siteID string, d planning.Dependants, after string, limit int) (sql string, args []any, ok bool) {
+	if d.Site {
+		// Every page of the site holds every other kind's pages: the
+		// site's arm alone walks the primary key (site_id, id) from after.
+		d = planning.Dependants{Site: true, ExcludedPageID: d.ExcludedPageID}
+	}
 	live := `SELECT id FROM pages WHERE site_id = $1 AND id <> $2 AND state <> 'deleted' AND plan_id <> '' AND `
 	args = []any{siteID, d.ExcludedPageID}
 	var arms []string
@@ -566,6 +571,9 @@ func dependantsQuery(siteID string, d planning.Dependants, after string, limit i
 	}
 	if d.LinkingTo != "" {
 		arms = append(arms, live+`id IN (SELECT source_page_id FROM links WHERE site_id = $1 AND target_page_id = `+arg(d.LinkingTo)+`)`)
+	}
+	if d.Site {
+		arms = append(arms, live+`true`)
 	}
 	if len(arms) == 0 {
 		return "", nil, false

@@ -271,7 +271,7 @@ func (e *pbEnv) get(b *testing.B) {
 		b.Fatal(err)
 	}
 	if err := s.InTx(ctx, func(tx *Tx) error {
-		_, err := tx.SaveStructure(ctx, e.st, nil, StructureOrder{}, nil)
+		_, err := tx.SaveStructure(ctx, e.st, nil, nil, StructureOrder{}, nil)
 		return err
 	}); err != nil {
 		b.Fatal(err)

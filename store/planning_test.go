@@ -135,7 +135,7 @@ func ptOpen(t *testing.T) (*Store, site.Structure) {
 	t.Cleanup(s.Close)
 	st := ptStructure()
 	err = s.InTx(ctx, func(tx *Tx) error {
-		if _, err := tx.SaveStructure(ctx, st, nil, StructureOrder{}, nil); err != nil {
+		if _, err := tx.SaveStructure(ctx, st, nil, nil, StructureOrder{}, nil); err != nil {
 			return err
 		}
 		for _, fp := range ptPages {
@@ -405,6 +405,46 @@ func TestDependantsArePagedInIDOrder(t *testing.T) {
 		after = page[len(page)-1]
 	}
 	ptWant(t, "dependants paged 3 at a time", pages, []string{"boots-a", "boots-b", "boots-c", "home", "sec-outdoor", "term-leather", "term-winter"})
+}
+
+func TestDependantsOfASiteChangeAreItsPlannedPagesPagedInIDOrder(t *testing.T) {
+	s, _ := ptOpen(t)
+	d := planning.Dependants{Site: true}
+	var pages []string
+	after := ""
+	for {
+		var page []string
+		err := s.InTx(t.Context(), func(tx *Tx) error {
+			var err error
+			page, err = tx.Dependants(t.Context(), ptSite, d, after, 4)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.IsSorted(page) || (len(page) > 0 && page[0] <= after) {
+			t.Fatalf("page after %q is %v: not in id order after it", after, page)
+		}
+		pages = append(pages, page...)
+		if len(page) < 4 {
+			break
+		}
+		after = page[len(page)-1]
+	}
+	// Every fixture page but the deleted (boots-gone, gloves-hub,
+	// free-gone) and the unplanned (term-canvas, boots-draft) ones.
+	var want []string
+	for _, p := range ptPages {
+		if !p.deleted && !p.unplanned {
+			want = append(want, p.id)
+		}
+	}
+	ptWant(t, "dependants of a site change, paged 4 at a time", pages, want)
+
+	// Other kinds named beside it add nothing; the excluded page is left out.
+	got := ptDependants(t, s, planning.Dependants{Site: true, HubOf: "boots", LinkingTo: "boots-c", ExcludedPageID: "home"})
+	ptWant(t, "dependants of a site change with other kinds and home excluded", got,
+		slices.DeleteFunc(slices.Clone(want), func(id string) bool { return id == "home" }))
 }
 
 func TestDependantsOfATermPageAreThePagesOfTheClustersWithItsValue(t *testing.T) {

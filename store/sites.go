@@ -1,8 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -25,37 +27,64 @@ type StructureOrder struct {
 	Seq           uint64
 }
 
+// StructureSaved is what SaveStructure did.
+type StructureSaved struct {
+	// Applied is false when the stored structure came later in the
+	// broker's order: nothing was saved.
+	Applied bool
+	// Changed is true when the structure was applied and its digest
+	// differs from the one stored before: what planning reads of the site
+	// changed, and its pages may plan otherwise. A site's first structure,
+	// or one stored before digests were kept, counts as changed.
+	Changed bool
+}
+
 // SaveStructure replaces a site's structure, unless the stored one came
-// later in the broker's order; then it changes nothing and reports false.
-// The order is the broker's, not the producer's clock: an event's time is
-// optional, and concurrent workers may apply two updates in either order.
-func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides json.RawMessage, order StructureOrder, stampedAt *time.Time) (bool, error) {
+// later in the broker's order; then it changes nothing and reports it not
+// applied. The order is the broker's, not the producer's clock: an event's
+// time is optional, and concurrent workers may apply two updates in either
+// order. digest is planning.StructureDigest of st and its resolved policy,
+// kept to tell whether the next structure changes anything.
+func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides json.RawMessage, digest []byte,
+	order StructureOrder, stampedAt *time.Time) (StructureSaved, error) {
 	if len(overrides) == 0 {
 		overrides = json.RawMessage(`{}`)
 	}
+	// The row is locked before its digest is read, as the update below
+	// would lock it: a structure another worker applies meanwhile is then
+	// the one compared with, not one it replaced, whose digest could match
+	// this one while pages re-planned under it do not. NO KEY UPDATE, as
+	// the update takes, lets pages inserted meanwhile check their key.
+	var previous []byte
+	err := t.queryRow(ctx, `SELECT structure_digest FROM sites WHERE id = $1 FOR NO KEY UPDATE`, st.Site.ID).Scan(&previous)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return StructureSaved{}, fmt.Errorf("lock site %s: %w", st.Site.ID, err)
+	}
 	tag, err := t.exec(ctx, `
 		INSERT INTO sites (id, base_url, name, policy, overrides, structure_event_at, structure_stream_created,
-			structure_stream_seq, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+			structure_stream_seq, structure_digest, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now())
 		ON CONFLICT (id) DO UPDATE SET
 			base_url = EXCLUDED.base_url, name = EXCLUDED.name, policy = EXCLUDED.policy,
 			overrides = EXCLUDED.overrides, structure_event_at = EXCLUDED.structure_event_at,
 			structure_stream_created = EXCLUDED.structure_stream_created,
-			structure_stream_seq = EXCLUDED.structure_stream_seq, updated_at = now(),
+			structure_stream_seq = EXCLUDED.structure_stream_seq,
+			structure_digest = EXCLUDED.structure_digest, updated_at = now(),
 			structure_version = sites.structure_version + 1
 		WHERE sites.structure_stream_created IS NULL
 		   OR (EXCLUDED.structure_stream_created, EXCLUDED.structure_stream_seq)
 		      > (sites.structure_stream_created, sites.structure_stream_seq)`,
-		st.Site.ID, st.Site.BaseURL, st.Site.Name, st.Site.Policy, overrides, stampedAt, order.StreamCreated, int64(order.Seq))
+		st.Site.ID, st.Site.BaseURL, st.Site.Name, st.Site.Policy, overrides, stampedAt, order.StreamCreated, int64(order.Seq), digest)
 	if err != nil {
-		return false, fmt.Errorf("save site %s: %w", st.Site.ID, err)
+		return StructureSaved{}, fmt.Errorf("save site %s: %w", st.Site.ID, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return false, nil
+		return StructureSaved{}, nil
 	}
+	saved := StructureSaved{Applied: true, Changed: previous == nil || !bytes.Equal(previous, digest)}
 	for _, table := range []string{"sectors", "attributes", "clusters"} {
 		if _, err := t.exec(ctx, `DELETE FROM `+table+` WHERE site_id = $1`, st.Site.ID); err != nil {
-			return false, fmt.Errorf("clear %s of site %s: %w", table, st.Site.ID, err)
+			return StructureSaved{}, fmt.Errorf("clear %s of site %s: %w", table, st.Site.ID, err)
 		}
 	}
 	sectors := make([][]any, len(st.Sectors))
@@ -63,29 +92,29 @@ func (t *Tx) SaveStructure(ctx context.Context, st site.Structure, overrides jso
 		sectors[i] = []any{st.Site.ID, s.ID, s.Name, s.URL, i}
 	}
 	if _, err := t.copyFrom(ctx, pgx.Identifier{"sectors"}, []string{"site_id", "id", "name", "url", "position"}, pgx.CopyFromRows(sectors)); err != nil {
-		return false, fmt.Errorf("save sectors of site %s: %w", st.Site.ID, err)
+		return StructureSaved{}, fmt.Errorf("save sectors of site %s: %w", st.Site.ID, err)
 	}
 	attrs := make([][]any, len(st.Attributes))
 	for i, a := range st.Attributes {
 		attrs[i] = []any{st.Site.ID, a.ID, a.Name, nonNil(a.Values), i}
 	}
 	if _, err := t.copyFrom(ctx, pgx.Identifier{"attributes"}, []string{"site_id", "id", "name", "values", "position"}, pgx.CopyFromRows(attrs)); err != nil {
-		return false, fmt.Errorf("save attributes of site %s: %w", st.Site.ID, err)
+		return StructureSaved{}, fmt.Errorf("save attributes of site %s: %w", st.Site.ID, err)
 	}
 	clusters := make([][]any, len(st.Clusters))
 	for i, c := range st.Clusters {
 		attrJSON, err := json.Marshal(nonNilMap(c.Attributes))
 		if err != nil {
-			return false, fmt.Errorf("encode attributes of cluster %s: %w", c.ID, err)
+			return StructureSaved{}, fmt.Errorf("encode attributes of cluster %s: %w", c.ID, err)
 		}
 		clusters[i] = []any{st.Site.ID, c.ID, c.SectorID, c.Name, c.PrimaryKeyword, nonNil(c.Keywords), attrJSON, i}
 	}
 	if _, err := t.copyFrom(ctx, pgx.Identifier{"clusters"},
 		[]string{"site_id", "id", "sector_id", "name", "primary_keyword", "keywords", "attributes", "position"},
 		pgx.CopyFromRows(clusters)); err != nil {
-		return false, fmt.Errorf("save clusters of site %s: %w", st.Site.ID, err)
+		return StructureSaved{}, fmt.Errorf("save clusters of site %s: %w", st.Site.ID, err)
 	}
-	return true, nil
+	return saved, nil
 }
 
 // LoadSiteAt returns the site's structure at the version the caller read in

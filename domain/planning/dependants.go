@@ -102,13 +102,18 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 //     sector's list) and the home page (which links the hubs it names);
 //   - a term page: the pages of the clusters with its values (the
 //     attribute step of their breadcrumbs);
-//   - a page that leaves: also every page that links to it.
+//   - a page that leaves: also every page that links to it;
+//   - a site.updated that changes what planning reads of the site (its
+//     structure or its policy): every planned page of the site (Site).
 //
 // The home page and a sector page do not re-plan the pages under them
 // when they arrive after those: re-planning a whole site at once let the
 // pages take each other's anchors in whatever order the re-plans ran. The
 // site's settle pass (handlers/settle.go), which plans every page in an
-// order of the pages alone, gives those pages their full trail.
+// order of the pages alone, gives those pages their full trail. A change
+// to the site itself does re-plan every page: any page's links may differ
+// under it (a heading, a cap, a cluster's keywords), and the settle pass
+// that follows the re-plans puts their anchors back in that order.
 type Dependants struct {
 	HubOf          string   // the hub of this cluster
 	MembersOf      string   // every page of this cluster
@@ -118,6 +123,7 @@ type Dependants struct {
 	SectorPage     string   // the sector page of this sector
 	Home           bool     // the home page
 	LinkingTo      string   // every page with a link to this page
+	Site           bool     // every page of the site
 	ExcludedPageID string   // the page itself
 }
 
