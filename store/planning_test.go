@@ -383,40 +383,18 @@ func TestDependantsOfAHubAreItsClusterTheTermPagesOfItsValuesItsSectorAndHome(t 
 	ptWant(t, "dependants of tents-hub", got, []string{"home", "sec-outdoor", "tents-a", "term-summer"})
 }
 
-func TestDependantsArePagedInIDOrder(t *testing.T) {
-	s, st := ptOpen(t)
-	d := planning.DependantsOf(st, ptFixturePage(t, "boots-hub"), false)
+// ptDependantsPaged reads d's dependants size at a time, as a fan-out
+// does, each page after the last id of the one before; each page must be
+// in id order after that id.
+func ptDependantsPaged(t *testing.T, s *Store, d planning.Dependants, size int) []string {
+	t.Helper()
 	var pages []string
 	after := ""
 	for {
 		var page []string
 		err := s.InTx(t.Context(), func(tx *Tx) error {
 			var err error
-			page, err = tx.Dependants(t.Context(), ptSite, d, after, 3)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages = append(pages, page...)
-		if len(page) < 3 {
-			break
-		}
-		after = page[len(page)-1]
-	}
-	ptWant(t, "dependants paged 3 at a time", pages, []string{"boots-a", "boots-b", "boots-c", "home", "sec-outdoor", "term-leather", "term-winter"})
-}
-
-func TestDependantsOfASiteChangeAreItsPlannedPagesPagedInIDOrder(t *testing.T) {
-	s, _ := ptOpen(t)
-	d := planning.Dependants{Site: true}
-	var pages []string
-	after := ""
-	for {
-		var page []string
-		err := s.InTx(t.Context(), func(tx *Tx) error {
-			var err error
-			page, err = tx.Dependants(t.Context(), ptSite, d, after, 4)
+			page, err = tx.Dependants(t.Context(), ptSite, d, after, size)
 			return err
 		})
 		if err != nil {
@@ -426,11 +404,23 @@ func TestDependantsOfASiteChangeAreItsPlannedPagesPagedInIDOrder(t *testing.T) {
 			t.Fatalf("page after %q is %v: not in id order after it", after, page)
 		}
 		pages = append(pages, page...)
-		if len(page) < 4 {
-			break
+		if len(page) < size {
+			return pages
 		}
 		after = page[len(page)-1]
 	}
+}
+
+func TestDependantsArePagedInIDOrder(t *testing.T) {
+	s, st := ptOpen(t)
+	d := planning.DependantsOf(st, ptFixturePage(t, "boots-hub"), false)
+	pages := ptDependantsPaged(t, s, d, 3)
+	ptWant(t, "dependants paged 3 at a time", pages, []string{"boots-a", "boots-b", "boots-c", "home", "sec-outdoor", "term-leather", "term-winter"})
+}
+
+func TestDependantsOfASiteChangeAreItsPlannedPagesPagedInIDOrder(t *testing.T) {
+	s, _ := ptOpen(t)
+	pages := ptDependantsPaged(t, s, planning.Dependants{Site: true}, 4)
 	// Every fixture page but the deleted (boots-gone, gloves-hub,
 	// free-gone) and the unplanned (term-canvas, boots-draft) ones.
 	var want []string
