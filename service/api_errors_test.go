@@ -109,6 +109,13 @@ func TestTheAPIRefusesWhatItsRoutesAndCommandsCannotTake(t *testing.T) {
 	t.Run("an unknown cluster to audit", func(t *testing.T) {
 		r := c.post("/linker/audit/run/", token, "", `{"site_id":"`+siteID+`","cluster_id":"no-such-cluster"}`)
 		refused(t, r.status, r.raw, http.StatusNotFound, "")
+		var d events.SiteUpdatedData
+		if err := json.Unmarshal(structure.Data, &d); err != nil || len(d.Clusters) == 0 {
+			t.Fatalf("the site's structure: %v", err)
+		}
+		if r := c.post("/linker/audit/run/", token, "", `{"site_id":"`+siteID+`","cluster_id":"`+d.Clusters[0].ID+`"}`); r.status != http.StatusAccepted {
+			t.Errorf("an audit of the site's cluster %s: %d %s, want 202", d.Clusters[0].ID, r.status, r.raw)
+		}
 	})
 	t.Run("the figures of a failed audit", func(t *testing.T) {
 		for _, route := range []string{"health/", "orphans/", "audit/recommendations/"} {
