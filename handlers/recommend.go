@@ -311,11 +311,36 @@ func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, p
 	if err != nil {
 		return err.Error(), nil
 	}
+	return r.refusedChange(ctx, page, html, added)
+}
+
+// refusedVariation makes an anchor variation in the page as apply would
+// (the dominant link unwrapped, the link placed on its new anchor) and
+// says which validation rule the page would newly fail ("" when none):
+// moving a page's first link, its uplink, past another link breaks the
+// first-link rule, and apply would refuse the fix.
+func (r *recommender) refusedVariation(ctx context.Context, page site.Page, rec audit.Recommendation) (string, error) {
+	rec.ID = "variation-check"
+	html, added, err := applyRecommendation([]byte(page.HTML), r.sc, page, rec)
+	if err != nil {
+		return err.Error(), nil
+	}
+	return r.refusedChange(ctx, page, html, added)
+}
+
+// refusedChange says which validation rule the page's changed HTML (with
+// the link added, if any) fails that its live HTML passes ("" when none):
+// apply refuses such a change.
+func (r *recommender) refusedChange(ctx context.Context, page site.Page, html []byte, added *link.Link) (string, error) {
 	before, _, err := validateFixed(ctx, r.tx, r.sc, page, []byte(page.HTML), nil)
 	if err != nil {
 		return "", err
 	}
-	after, _, err := validateFixed(ctx, r.tx, r.sc, page, html, []link.Link{*added})
+	var addedLinks []link.Link
+	if added != nil {
+		addedLinks = []link.Link{*added}
+	}
+	after, _, err := validateFixed(ctx, r.tx, r.sc, page, html, addedLinks)
 	if err != nil {
 		return "", err
 	}
@@ -993,10 +1018,17 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 			Reason: fmt.Sprintf("anchor %q carries %d of the %d links to %s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID,
 				100*r.sc.policy.AnchorDominanceFlagShare)}
 		if pl := prs[0].placement; pl.Placed {
-			counts[anchors.Normalize(pl.AnchorText)]++
 			rec.Anchor, rec.Found = pl.AnchorText, true
 			rec.Anchors = append([]string{rec.Anchors[pl.CandidateIndex]}, without(rec.Anchors, pl.CandidateIndex)...)
 			rec.Reason += fmt.Sprintf("; move this link to %q, found in paragraph %d", pl.AnchorText, pl.ContentParagraph)
+			// A move apply would refuse is no fix: the next page's link
+			// is varied instead.
+			if refused, err := r.refusedVariation(ctx, page, rec); err != nil {
+				return err
+			} else if refused != "" {
+				continue
+			}
+			counts[anchors.Normalize(pl.AnchorText)]++
 			placed = append(placed, rec)
 			continue
 		}

@@ -183,3 +183,46 @@ func TestEverySuggestedAnchorMarkedFoundIsTextOfItsPage(t *testing.T) {
 		t.Errorf("found anchors: %v; want additions and variations among them", found)
 	}
 }
+
+// A variation of a dominant anchor moves a link; moving a page's first
+// link, its uplink, past another link would break the first-link rule,
+// and apply would refuse the fix. Every variation the audit offers as
+// found is one apply makes: applying them all fails none.
+func TestEveryAnchorVariationOfferedIsOneApplyMakes(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-variations"
+	structure, pages := existingSiteWithDominantAnchor(siteID)
+	// One gravel article names its hub otherwise only in its second
+	// paragraph, past a link to a sibling that closes its first: its
+	// uplink moved there would no longer be its first link.
+	for i, p := range pages {
+		if p.ID == "gravel-bike-fit" {
+			html := strings.Replace(p.HTML, "</p>", ` Pack light with our <a href="/bikes/gravel/gravel-bikes/bikepacking-bags/">bikepacking bags</a>.</p>`, 1)
+			first := strings.Index(html, "</p>") + len("</p>")
+			pages[i].HTML = html[:first] + strings.Replace(html[first:], "</p>", " Most of our riders do it on adventure bikes.</p>", 1)
+		}
+	}
+	h.publishExisting(structure, pages, existingDeleted)
+	h.audit(siteID, "variations", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "variations", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	targets := map[string]bool{}
+	for _, r := range recs {
+		if r.Action == "vary_anchor" && r.Found {
+			ids = append(ids, r.ID)
+			targets[r.TargetID] = true
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatal("the audit offers no anchor variation")
+	}
+	t.Logf("%d variations, of the links to %v", len(ids), sortedKeys(targets))
+	res := h.applyFixes(siteID, "apply-variations", events.AuditApplyData{AuditID: "variations", RecommendationIDs: ids})
+	if res.Applied != len(ids) || len(res.Failed) != 0 {
+		t.Errorf("applied %d of %d variations; refused: %+v", res.Applied, len(ids), res.Failed)
+	}
+}
