@@ -307,7 +307,7 @@ func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, p
 	l := pr.link
 	html, added, err := placeFix([]byte(page.HTML), r.sc, page, audit.Recommendation{ID: l.ID, LinkType: l.Type,
 		TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: planning.CandidateTexts(l.Candidates),
-		NotWithin: planning.NotWithin(l), FirstParagraphs: l.FirstParagraphs})
+		NotWithin: planning.NotWithin(l, planning.CandidateTexts(l.Candidates)), FirstParagraphs: l.FirstParagraphs})
 	if err != nil {
 		return err.Error(), nil
 	}
@@ -356,7 +356,7 @@ func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, we
 	anchors := planning.CandidateTexts(l.Candidates)
 	rec := audit.Recommendation{Problem: problem, PageID: page.ID, Action: audit.ActionAdd,
 		LinkType: l.Type, TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: anchors,
-		NotWithin: planning.NotWithin(l), FirstParagraphs: l.FirstParagraphs, Weight: weight}
+		NotWithin: planning.NotWithin(l, anchors), FirstParagraphs: l.FirstParagraphs, Weight: weight}
 	switch {
 	case pl.Placed:
 		rec.Anchor, rec.Found = pl.AnchorText, true
@@ -1013,7 +1013,7 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 		others = l.Candidates
 		rec := audit.Recommendation{Problem: audit.ProblemDominantAnchor, PageID: page.ID,
 			Action: audit.ActionVaryAnchor, LinkType: l.Type, TargetID: f.PageID, TargetURL: l.TargetURL,
-			Anchors: planning.CandidateTexts(others), NotWithin: planning.NotWithin(l), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
+			Anchors: planning.CandidateTexts(others), NotWithin: planning.NotWithin(l, planning.CandidateTexts(others)), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
 			Weight: 1 - r.linkScore(page.ID),
 			Reason: fmt.Sprintf("anchor %q carries %d of the %d links to %s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID,
 				100*r.sc.policy.AnchorDominanceFlagShare)}

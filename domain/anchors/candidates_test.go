@@ -76,6 +76,26 @@ func TestNaturalPhrasesNeverCrossPunctuationOrTags(t *testing.T) {
 	}
 }
 
+// A trial's French cooking site linked its coq au vin hub as "coq [au
+// vin]": the marinade article said "the classic <em>coq</em> au vin and red
+// wine marinade", and the words after the tag, read alone, gave "au vin"
+// as a noun phrase. A phrase a tag cuts is a fragment, and so is any part
+// of it; a phrase within one element still comes out.
+func TestANounPhraseATagCutsGivesNoNaturalPhrase(t *testing.T) {
+	p, _ := policy.Default(policy.SAG)
+	text := NewText([]string{
+		// markup.ParagraphTexts of "... the classic <em>coq</em> au vin and red wine marinade behave ..."
+		"Done well, the classic | coq | au vin and red wine marinade behave the same way in the pot.",
+	})
+	if got := NaturalPhrases(text, []string{"coq au vin"}, p); len(got) != 0 {
+		t.Errorf("phrases %q from a name a tag cuts, want none", got)
+	}
+	whole := NewText([]string{"We cook it slowly, and | our guide to braised coq au vin | explains why the pot matters."})
+	if got := NaturalPhrases(whole, []string{"coq au vin"}, p); !reflect.DeepEqual(got, []string{"braised coq au vin", "guide to braised coq au vin"}) {
+		t.Errorf("phrases %q within one element, want [braised coq au vin, guide to braised coq au vin]", got)
+	}
+}
+
 // A fourteenth trial site linked "[the 50/30/20 rule]" by its short title.
 func TestAShortTitleCandidateDoesNotOpenOnAnArticle(t *testing.T) {
 	tg := Target{PrimaryKeywords: []string{"zero-based budget"}, Title: "The 50/30/20 Rule: A Simple Budget for Busy People"}

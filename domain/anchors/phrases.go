@@ -12,9 +12,9 @@ import (
 const maxNaturalPhrases = 2
 
 // Text is a page's paragraph text, read once into the noun phrases a
-// natural anchor may be: the runs of words between punctuation and tags
-// (where a link could not be placed), cut into noun phrases with the
-// lexicon (see lexicon.go).
+// natural anchor may be: the runs of words between punctuation, cut into
+// noun phrases with the lexicon (see lexicon.go), less those a tag cuts
+// (where a link could not be placed).
 type Text struct {
 	phrases []nounPhrase    // in text order, as long as the text has them
 	words   string          // every word, lower case, one space apart and around (wordKey)
@@ -54,6 +54,9 @@ type token struct {
 	graded bool     // graded by the word before ("the most powerful", "very low"): see profile.ungraded
 	plur   bool     // looks like a plural noun
 	parts  []string // the stems it is compared by (contentStems), if it is a content word
+	// element numbers the pieces of a run that tags cut
+	// (tokenizeAcrossTags): a noun phrase must lie in one.
+	element int
 	// number is the number written just before the word, if any: a
 	// phrase that starts here and a name that starts with the number
 	// ("100 amp service") are the same words.
@@ -70,8 +73,8 @@ func NewText(paragraphs []string) *Text {
 	for _, para := range paragraphs {
 		var runs [][]token
 		en, other := 0, 0
-		for _, run := range strings.FieldsFunc(para, isPhraseBreak) {
-			toks := tokenize(run)
+		for _, run := range strings.FieldsFunc(para, isPunctuationBreak) {
+			toks := tokenizeAcrossTags(run)
 			for _, tk := range toks {
 				switch {
 				case closed(tk.lex) && !allDigits(tk.low):
@@ -92,11 +95,58 @@ func NewText(paragraphs []string) *Text {
 			continue
 		}
 		for _, toks := range runs {
-			t.phrases = append(t.phrases, chunk(toks)...)
-			t.phrases = append(t.phrases, documentPhrases(toks)...)
+			t.phrases = append(t.phrases, withinOneElement(chunk(toks))...)
+			t.phrases = append(t.phrases, withinOneElement(documentPhrases(toks))...)
 		}
 	}
 	return t
+}
+
+// tagBreak is what markup.ParagraphTexts writes at every tag.
+const tagBreak = "|"
+
+// isPunctuationBreak reports the characters that end a run of words, the
+// tag mark aside: a sentence goes on across "<em>coq</em> au vin".
+func isPunctuationBreak(r rune) bool {
+	return r != '|' && isPhraseBreak(r)
+}
+
+// tokenizeAcrossTags reads a run of words that tags may cut (tagBreak) as
+// one sentence, each token knowing the piece between tags it came from
+// (token.element). Read a piece at a time, "the classic <em>coq</em> au
+// vin" gave "au vin" as a noun phrase of its own: a fragment of a name the
+// sentence says whole.
+func tokenizeAcrossTags(run string) []token {
+	pieces := strings.Split(run, tagBreak)
+	if len(pieces) == 1 {
+		return tokenize(run)
+	}
+	var words []string
+	var element []int
+	for i, piece := range pieces {
+		for _, w := range strings.Fields(piece) {
+			words = append(words, w)
+			element = append(element, i)
+		}
+	}
+	toks := tokenize(strings.Join(words, " "))
+	for i := range toks {
+		toks[i].element = element[i]
+	}
+	return toks
+}
+
+// withinOneElement keeps the noun phrases that no tag cuts: a link is
+// never placed across one, and a part of a phrase that a tag cuts is a
+// fragment of it.
+func withinOneElement(nps []nounPhrase) []nounPhrase {
+	out := nps[:0]
+	for _, np := range nps {
+		if len(np) > 0 && np[0].element == np[len(np)-1].element {
+			out = append(out, np)
+		}
+	}
+	return out
 }
 
 // NaturalPhrases finds phrases of the source text that name the target in

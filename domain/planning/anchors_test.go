@@ -181,7 +181,7 @@ func TestALinkIsNotPlacedOnAFragmentOfItsTargetsOwnNameTheTextSaysWhole(t *testi
 	}
 	l := link.Link{ID: "lnk", Type: link.TypeVerticalDown, TargetURL: "/cast-iron-skillets/cleaning-cast-iron/",
 		Candidates: append(natural, cands...)}
-	if got := NotWithin(l); !slices.Contains(got, "cleaning cast iron") {
+	if got := NotWithin(l, CandidateTexts(l.Candidates)); !slices.Contains(got, "cleaning cast iron") {
 		t.Fatalf("NotWithin = %q, want the target's own keyword among them", got)
 	}
 	for _, c := range natural {
@@ -199,17 +199,47 @@ func TestALinkIsNotPlacedOnAFragmentOfItsTargetsOwnNameTheTextSaysWhole(t *testi
 		t.Fatalf("placed %+v in %s, want the whole keyword \"cleaning cast iron\"", placed, out)
 	}
 
-	// The uplink keeps a shorter name of its hub inside a longer one; any
-	// other link to the hub does not.
+	// The uplink keeps a shorter name of its hub inside a longer one it is
+	// not offered (one at the anchor cap); any other link to the hub does
+	// not.
 	up := link.Link{ID: "up", Type: link.TypeVerticalUp, Mandatory: true, Candidates: []link.Anchor{
 		{Text: "cast iron skillet", Type: link.AnchorPrimaryKeyword, NotWithinOwn: []string{"cast iron skillet care guide"},
 			NotWithin: []string{"seasoned cast iron skillet"}},
 		{Text: "cast iron skillets", Type: link.AnchorPrimaryKeyword}}}
-	if got, want := NotWithin(up), []string{"seasoned cast iron skillet"}; !reflect.DeepEqual(got, want) {
+	if got, want := NotWithin(up, CandidateTexts(up.Candidates)), []string{"seasoned cast iron skillet"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("uplink NotWithin = %q, want %q: only other pages' names", got, want)
 	}
 	up.Mandatory, up.Type = false, link.TypeRelated
-	if got, want := NotWithin(up), []string{"seasoned cast iron skillet", "cast iron skillet care guide"}; !reflect.DeepEqual(got, want) {
+	if got, want := NotWithin(up, CandidateTexts(up.Candidates)), []string{"seasoned cast iron skillet", "cast iron skillet care guide"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("another link's NotWithin = %q, want %q", got, want)
+	}
+}
+
+// A trial's marinade article linked up to its coq au vin hub as "attempted
+// coq [au vin] at home": the inject stage offers the uplink its least used
+// candidate first, "au vin", and the uplink was taken inside any longer
+// name of its hub. It now gives way to the whole name while that name is
+// still offered (under the anchor cap), and takes the shorter one inside
+// it only once the whole name is used up.
+func TestTheUplinkTakesTheWholeNameOfItsHubWhileTheCapLeavesIt(t *testing.T) {
+	up := link.Link{ID: "up", Type: link.TypeVerticalUp, Mandatory: true, TargetURL: "/bistro/coq-au-vin/", FirstParagraphs: 2,
+		Candidates: []link.Anchor{
+			{Text: "coq au vin", Type: link.AnchorPrimaryKeyword},
+			{Text: "au vin", Type: link.AnchorNatural, NotWithinOwn: []string{"coq au vin"}}}}
+	html := []byte("<p>Anyone who has attempted coq au vin at home knows the marinade matters most.</p>")
+	for _, c := range []struct {
+		offered []string // least used first, as the inject stage orders them
+		want    string
+	}{
+		{[]string{"au vin", "coq au vin"}, "coq au vin"},
+		{[]string{"au vin"}, "au vin"}, // "coq au vin" at the cap
+	} {
+		_, placed, err := markup.Place(html, []markup.LinkRequest{Request(up, c.offered, "")}, markup.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(placed) != 1 || !placed[0].Placed || placed[0].AnchorText != c.want {
+			t.Errorf("offered %q: placed %+v, want the uplink on %q", c.offered, placed, c.want)
+		}
 	}
 }

@@ -64,7 +64,7 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	}
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
-		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l),
+		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l, texts),
 		// The author's own link to the hub further down does not stand in
 		// for the uplink the first paragraphs must carry.
 		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp,
@@ -73,15 +73,18 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 		InsideOwnNames: l.Mandatory && l.Type == link.TypeVerticalUp}
 }
 
-// NotWithin are the longer names a link's candidates are not taken inside,
-// each once: other pages' names (link.Anchor.NotWithin), and the target's
-// own (NotWithinOwn), so "cleaning [cast iron]" gives way to the whole
-// "cleaning cast iron". The mandatory uplink is not held to its hub's own
-// longer names: the first paragraphs may offer it nothing else, and the
-// longer name may be at the anchor cap.
-func NotWithin(l link.Link) []string {
+// NotWithin are the longer names a link's candidates are not taken
+// inside, each once: other pages' names (link.Anchor.NotWithin), and the
+// target's own (NotWithinOwn), so "cleaning [cast iron]" gives way to the
+// whole "cleaning cast iron". texts are the candidates the link is offered.
+// The mandatory uplink is held only to those of its hub's own longer
+// names that it is offered itself: the first paragraphs may offer it
+// nothing else, and a longer name at the anchor cap, no longer offered,
+// leaves it the shorter one inside; but while "coq au vin" may still be
+// taken, "coq [au vin]" is a fragment of the hub's name.
+func NotWithin(l link.Link, texts []string) []string {
 	var out []string
-	add := func(names []string) {
+	add := func(names ...string) {
 		for _, w := range names {
 			if !slices.Contains(out, w) {
 				out = append(out, w)
@@ -89,10 +92,23 @@ func NotWithin(l link.Link) []string {
 		}
 	}
 	uplink := l.Mandatory && l.Type == link.TypeVerticalUp
+	var offered map[string]bool
+	if uplink {
+		offered = make(map[string]bool, len(texts))
+		for _, t := range texts {
+			offered[anchors.Normalize(t)] = true
+		}
+	}
 	for _, c := range l.Candidates {
-		add(c.NotWithin)
+		add(c.NotWithin...)
 		if !uplink {
-			add(c.NotWithinOwn)
+			add(c.NotWithinOwn...)
+			continue
+		}
+		for _, w := range c.NotWithinOwn {
+			if offered[anchors.Normalize(w)] {
+				add(w)
+			}
 		}
 	}
 	return out
