@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -277,6 +278,12 @@ func checkPage(sc siteContext, p site.Page, maxEventBytes int) (site.Page, error
 			p.ID, len(p.HTML), limit, maxEventBytes)
 	}
 	if err := sc.structure.CheckPage(p); err != nil {
+		if errors.Is(err, site.ErrUndeclared) {
+			// Waited for like a page before its site: the site.updated that
+			// declares the name may be on its way; a name no site.updated
+			// ever declares is dead-lettered once the deliveries run out.
+			return p, fmt.Errorf("%w: %v (no site.updated applied so far declares it)", ErrNotYet, err)
+		}
 		return p, badInput("%v", err)
 	}
 	path, ok := sitePath(sc.structure.Site, p.URL)

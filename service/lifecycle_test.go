@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlinker/interlinker/bus"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 	"github.com/interlinker/interlinker/store/storetest"
@@ -99,6 +100,52 @@ func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
 	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "late", "boots-hub")) == 1 })
 	if dead := h.dead.all(); len(dead) != 0 {
 		t.Errorf("dead-lettered while waiting for the site: %s", dead[0].Header)
+	}
+}
+
+// A producer that adds a cluster sends its site.updated and the cluster's
+// pages together; they travel on different streams, so the planner may
+// take a page before the site projector has the cluster. A trial saw 3
+// such hubs of 3 dead-lettered at once ("names unknown cluster"), though
+// each site.updated was published and acknowledged first. The page now
+// waits for the structure as a page waits for its site; a cluster no
+// site.updated declares still reaches the dead letters, with that reason,
+// once its deliveries run out.
+func TestAPageNamingAClusterNotYetDeclaredWaitsForTheSiteUpdateThatDeclaresIt(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.NakDelays = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
+	cfg.MaxDeliver = 10
+	h := startHarness(t, cfg)
+	before := siteEvent("grow")
+	var d events.SiteUpdatedData
+	if err := json.Unmarshal(before.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	declared := d.Clusters
+	d.Clusters = []events.ClusterInfo{{ID: "tents", SectorID: "hiking", Name: "Tents", PrimaryKeyword: "backpacking tents"}}
+	h.publish(mustEvent(events.SiteUpdated, "grow", "site-grow-v1", d))
+	h.waitIdle(waitLong)
+
+	h.publish(hubEvent("grow")) // cluster "boots", not declared yet
+	time.Sleep(200 * time.Millisecond) // let the page be refused at least once
+	d.Clusters = append(d.Clusters, declared...)
+	h.publish(mustEvent(events.SiteUpdated, "grow", "site-grow-v2", d))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "grow", "boots-hub")) == 1 })
+	if dead := h.dead.all(); len(dead) != 0 {
+		t.Fatalf("dead-lettered while waiting for its cluster: %s", dead[0].Header)
+	}
+
+	typo := pageEvent("grow", "stoves-hub", "hub", 1, hubHTML)
+	var pd events.ContentData
+	if err := json.Unmarshal(typo.Data, &pd); err != nil {
+		t.Fatal(err)
+	}
+	pd.Page.ClusterID, pd.Page.URL = "stoves", "/hiking/stoves/"
+	h.publish(mustEvent(typo.Type, "grow", typo.ID, pd))
+	waitFor(t, waitLong, "the page naming a cluster never declared dead-lettered", func() bool { return len(h.dead.all()) == 1 })
+	if reason := h.dead.all()[0].Header.Get(bus.HeaderReason); !strings.Contains(reason, `names unknown cluster "stoves"`) {
+		t.Errorf("dead letter reason %q, want it to name the unknown cluster", reason)
 	}
 }
 

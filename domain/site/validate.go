@@ -2,6 +2,7 @@ package site
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -203,25 +204,33 @@ func (ix *attrIndex) firstUnknown(values map[string][]string) error {
 	return nil
 }
 
-// CheckPage reports a page that does not fit the site's structure. Its cost
-// is linear in the page's attribute values, plus one pass over the
+// ErrUndeclared marks a page that names a cluster, sector, attribute or
+// attribute value the site's structure does not declare. The structure
+// that declares it may simply not be here yet: a producer that adds a
+// cluster sends its site.updated and the cluster's pages together, and
+// they travel on different streams.
+var ErrUndeclared = errors.New("not declared by the site's structure")
+
+// CheckPage reports a page that does not fit the site's structure, with
+// ErrUndeclared when what is wrong is a name the structure lacks. Its
+// cost is linear in the page's attribute values, plus one pass over the
 // structure when BuildIndex has not been called.
 func (st Structure) CheckPage(p Page) error {
+	if p.Kind == KindHub && p.ClusterID == "" {
+		return fmt.Errorf("hub page %s has no cluster_id", p.ID)
+	}
 	if p.ClusterID != "" {
 		if _, ok := st.Cluster(p.ClusterID); !ok {
-			return fmt.Errorf("page %s names unknown cluster %q", p.ID, p.ClusterID)
+			return fmt.Errorf("%w: page %s names unknown cluster %q", ErrUndeclared, p.ID, p.ClusterID)
 		}
 	}
 	if p.SectorID != "" {
 		if _, ok := st.Sector(p.SectorID); !ok {
-			return fmt.Errorf("page %s names unknown sector %q", p.ID, p.SectorID)
+			return fmt.Errorf("%w: page %s names unknown sector %q", ErrUndeclared, p.ID, p.SectorID)
 		}
 	}
-	if p.Kind == KindHub && p.ClusterID == "" {
-		return fmt.Errorf("hub page %s has no cluster_id", p.ID)
-	}
 	if err := st.CheckAttributes(p.Attributes); err != nil {
-		return fmt.Errorf("page %s: %w", p.ID, err)
+		return fmt.Errorf("%w: page %s: %w", ErrUndeclared, p.ID, err)
 	}
 	return nil
 }
