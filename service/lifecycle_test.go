@@ -127,7 +127,7 @@ func TestAPageNamingAClusterNotYetDeclaredWaitsForTheSiteUpdateThatDeclaresIt(t 
 	h.publish(mustEvent(events.SiteUpdated, "grow", "site-grow-v1", d))
 	h.waitIdle(waitLong)
 
-	h.publish(hubEvent("grow")) // cluster "boots", not declared yet
+	h.publish(hubEvent("grow"))        // cluster "boots", not declared yet
 	time.Sleep(200 * time.Millisecond) // let the page be refused at least once
 	d.Clusters = append(d.Clusters, declared...)
 	h.publish(mustEvent(events.SiteUpdated, "grow", "site-grow-v2", d))
