@@ -406,7 +406,7 @@ type PageLinks struct {
 	Version  int64               `json:"version"`
 	URL      string              `json:"url"`
 	Outbound []events.LinkResult `json:"outbound" doc:"the links the page has or is planned to have, in page order"`
-	Inbound  []events.LinkResult `json:"inbound" doc:"other pages' links to it, by source page"`
+	Inbound  []SiteLink          `json:"inbound" doc:"other pages' links to it, by source page (source_content_id)"`
 }
 
 // PageLinksOutput is the answer of content/{page_id}/links/.
@@ -434,12 +434,22 @@ func (a *API) pageLinks(ctx context.Context, in *PageParams) (*PageLinksOutput, 
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	body := PageLinks{PageID: p.ID, Version: p.Version, URL: p.URL, Outbound: linkResults(out), Inbound: linkResults(in2)}
+	body := PageLinks{PageID: p.ID, Version: p.Version, URL: p.URL, Outbound: linkResults(out), Inbound: siteLinks(in2)}
 	tag, err := bodyETag(body)
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
 	return etagged(in.ConditionalParam, tag, &PageLinksOutput{ETag: tag, Body: body})
+}
+
+// siteLinks are links with the pages they come from.
+func siteLinks(links []link.Link) []SiteLink {
+	results := linkResults(links)
+	out := make([]SiteLink, len(links))
+	for i, l := range links {
+		out[i] = SiteLink{SourceContentID: l.SourcePageID, LinkResult: results[i]}
+	}
+	return out
 }
 
 // AuditParam picks the audit a read or an apply is about.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"net/url"
 	"testing"
@@ -190,6 +191,25 @@ func TestLinkFiltersListExactlyTheLinksTheStoreHoldsForThem(t *testing.T) {
 		}
 		if ch.stored > 0 && ch.stored < total {
 			filtered[ch.filter]++
+		}
+	}
+	// A page's own links/ lists the same links to it, each with the page
+	// it comes from (a trial found inbound links there with no source).
+	for _, target := range targets {
+		var pl handlers.PageLinks
+		c.getJSON("/linker/content/"+url.PathEscape(target)+"/links/?site_id="+url.QueryEscape(siteID), token, &pl)
+		want := map[string]string{}
+		for _, l := range list("target_content_id", target) {
+			if l.SourceContentID != target {
+				want[l.ID] = l.SourceContentID
+			}
+		}
+		got := map[string]string{}
+		for _, l := range pl.Inbound {
+			got[l.ID] = l.SourceContentID
+		}
+		if len(want) == 0 || !maps.Equal(got, want) {
+			t.Errorf("content/%s/links/ lists inbound links (id → source) %v; links/?target_content_id= lists %v", target, got, want)
 		}
 	}
 	for _, f := range []string{"link_type", "cluster_id", "target_content_id"} {
