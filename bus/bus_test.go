@@ -47,6 +47,37 @@ func TestProvisioningIsIdempotentAndBindsNamedStreams(t *testing.T) {
 	}
 }
 
+// A trial producer published "content.updated", a plausible typo: the
+// CONTENT stream, bound to "content.>", acknowledged it, and no consumer
+// ever read it. Streams bind their event types by name, so the broker
+// refuses such an event when it is published, and a stream that an older
+// version provisioned with a wildcard is narrowed at the next start.
+func TestAnEventOfATypeNoHandlerTakesIsRefusedWhenPublished(t *testing.T) {
+	js, _ := startServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "CONTENT", Subjects: []string{"content.>"}, Storage: jetstream.FileStorage}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Provision(ctx, js, StreamSettings{DuplicateWindow: time.Minute}, ConsumerSettings{AckWait: time.Minute, DeliveryCeiling: 3}, specs); err != nil {
+		t.Fatalf("provision: %v", err)
+	}
+	if ack, err := js.Publish(ctx, "content.updated", []byte(`{}`)); err == nil {
+		t.Errorf("content.updated was stored (%s #%d); want it refused", ack.Stream, ack.Sequence)
+	}
+	for _, s := range events.Streams {
+		for _, subject := range s.Subjects {
+			if subject == events.DeadLetterPrefix+">" {
+				subject = events.DeadLetterPrefix + events.ContentGenerated
+			}
+			ack, err := js.Publish(ctx, subject, []byte(`{}`))
+			if err != nil || ack.Stream != s.Name {
+				t.Errorf("publish %s: %v, stored in %v; want stream %s", subject, err, ack, s.Name)
+			}
+		}
+	}
+}
+
 func TestAMessageWithARepeatedHeaderIsFlaggedNotDropped(t *testing.T) {
 	js, _ := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -107,7 +107,9 @@ func TestStreamForMapsSubjectsToNamedStreams(t *testing.T) {
 			t.Errorf("StreamFor(%s) = %s, %v; want %s", subject, got, ok, want)
 		}
 	}
-	if _, ok := StreamFor("other.thing"); ok {
-		t.Error("unknown subject mapped to a stream")
+	for _, unknown := range []string{"other.thing", "content.updated", "links.inserted.v2"} {
+		if _, ok := StreamFor(unknown); ok {
+			t.Errorf("subject %s, of no event type, mapped to a stream", unknown)
+		}
 	}
 }

@@ -1,5 +1,7 @@
 package events
 
+import "strings"
+
 // Event types; each is also the NATS subject its events are published on.
 const (
 	SiteUpdated      = "site.updated"
@@ -28,7 +30,10 @@ const (
 const DeadLetterPrefix = "deadletter."
 
 // Stream groups subjects into one JetStream stream. Stream names cannot
-// contain dots, so each stream is named explicitly and binds a wildcard.
+// contain dots, so each stream is named explicitly. A stream binds the
+// event types it holds by name, not by a wildcard: an event of a type no
+// handler takes ("content.updated") is then refused by the broker when it
+// is published, not stored where no consumer would ever read it.
 type Stream struct {
 	Name     string
 	Subjects []string
@@ -36,11 +41,11 @@ type Stream struct {
 
 // Streams lists every stream interlinker provisions.
 var Streams = []Stream{
-	{Name: "SITE", Subjects: []string{"site.>"}},
-	{Name: "CONTENT", Subjects: []string{"content.>"}},
-	{Name: "LINKS", Subjects: []string{"links.>"}},
-	{Name: "AUDIT", Subjects: []string{"audit.>"}},
-	{Name: "VERIFY", Subjects: []string{"verify.>"}},
+	{Name: "SITE", Subjects: []string{SiteUpdated}},
+	{Name: "CONTENT", Subjects: []string{ContentGenerated, ContentPublished, ContentDeleted}},
+	{Name: "LINKS", Subjects: []string{LinksPlanned, LinksInjected, LinksInserted, LinksReview, LinksReplan, LinksFanout, LinksRestore}},
+	{Name: "AUDIT", Subjects: []string{AuditRequested, AuditProgress, AuditCompleted, AuditApply, AuditApplied}},
+	{Name: "VERIFY", Subjects: []string{VerifyRequested, VerifyProgress, VerifyCompleted}},
 	{Name: "DEADLETTER", Subjects: []string{DeadLetterPrefix + ">"}},
 }
 
@@ -48,8 +53,8 @@ var Streams = []Stream{
 func StreamFor(subject string) (string, bool) {
 	for _, s := range Streams {
 		for _, pattern := range s.Subjects {
-			prefix := pattern[:len(pattern)-1] // "content.>" → "content."
-			if len(subject) > len(prefix) && subject[:len(prefix)] == prefix {
+			if prefix, wild := strings.CutSuffix(pattern, ">"); wild && len(subject) > len(prefix) && strings.HasPrefix(subject, prefix) ||
+				subject == pattern {
 				return s.Name, true
 			}
 		}

@@ -301,6 +301,19 @@ func TestPublishOffersValidateFalseOnlyWhereItCanSendTheEvent(t *testing.T) {
 	if n := stored(); n != 1 {
 		t.Errorf("CONTENT holds %d events after malformed files, want still 1", n)
 	}
+
+	// An event type no handler takes: no stream holds it, so the broker
+	// would refuse it and no flag sends it.
+	typo := write("typo.json", `{"specversion":"1.0","id":"z","source":"s","type":"content.updated","siteid":"s","data":{}}`)
+	for _, args := range [][]string{
+		{"publish", "--nats-url", srv.ClientURL(), typo},
+		{"publish", "--nats-url", srv.ClientURL(), "--validate=false", typo},
+	} {
+		err := run(args)
+		if err == nil || !strings.Contains(err.Error(), `no stream takes event type "content.updated"`) || strings.Contains(err.Error(), hint) {
+			t.Errorf("typo.json %v: %v, want no stream named, without the hint", args[3:], err)
+		}
+	}
 }
 
 // parseServiceFlags parses args as serve does.

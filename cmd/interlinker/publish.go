@@ -129,6 +129,11 @@ func envelope(raw []byte) (events.Event, error) {
 	if err := checkSubject(ev.Type); err != nil {
 		return events.Event{}, fmt.Errorf("not even --validate=false can send it: %w", err)
 	}
+	if _, ok := events.StreamFor(ev.Type); !ok {
+		// The streams bind the types the handlers take: the broker would
+		// refuse it ("no response from stream").
+		return events.Event{}, fmt.Errorf("not even --validate=false can send it: no stream takes event type %q, which no handler reads", ev.Type)
+	}
 	return ev, nil
 }
 
