@@ -160,6 +160,12 @@ func (p *Pipeline) report(h message.HandlerFunc) message.HandlerFunc {
 		if err == nil {
 			return out, nil
 		}
+		if errors.Is(err, ErrExhausted) {
+			// Made outside the retries that count each attempt's kind
+			// (countAttemptErrors), by the failure budget: counted here,
+			// once for the event whose deliveries ran out.
+			p.Metrics.Errors.WithLabelValues(handlerLabel(msg), errorKind(err)).Inc()
+		}
 		level, text := failureLevel(err)
 		p.Logger.Log(msg.Context(), level, text,
 			"consumer", msg.Metadata.Get(bus.MetaConsumer), "subject", msg.Metadata.Get(bus.MetaSubject),

@@ -147,6 +147,9 @@ func TestAPageNamingAClusterNotYetDeclaredWaitsForTheSiteUpdateThatDeclaresIt(t 
 	if reason := h.dead.all()[0].Header.Get(bus.HeaderReason); !strings.Contains(reason, `names unknown cluster "stoves"`) {
 		t.Errorf("dead letter reason %q, want it to name the unknown cluster", reason)
 	}
+	if n := h.metricTotal("interlinker_handler_errors_total", `handler="planner",kind="exhausted"`); n != 1 {
+		t.Errorf("interlinker_handler_errors_total{kind=\"exhausted\"} is %v, want 1: the page whose deliveries ran out", n)
+	}
 }
 
 func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
