@@ -66,6 +66,11 @@ func Decode(raw []byte) (Event, error) {
 	}
 	var ev Event
 	if err := json.Unmarshal(raw, &ev); err != nil {
+		var badTime *time.ParseError
+		if errors.As(err, &badTime) {
+			// Well-formed JSON whose time attribute is no RFC 3339 time.
+			return Event{}, invalid("attribute time %q is not an RFC 3339 date-time", badTime.Value)
+		}
 		return Event{}, invalid("malformed JSON: %v", err)
 	}
 	switch {

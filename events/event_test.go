@@ -44,6 +44,12 @@ func TestDecodeRefusesBadInputNamingTheProblem(t *testing.T) {
 		{"a NUL in the HTML", strings.Replace(goodPage, "<p>x</p>", `<p>x\u0000</p>`, 1), "at /page/html: holds U+0000"},
 		{"a NUL in a keyword", strings.Replace(goodPage, `"version":3`, `"version":3,"keywords":["a","b\u0000"]`, 1), "at /page/keywords/1: holds U+0000"},
 		{"negative version", strings.Replace(goodPage, `"version":3`, `"version":-1`, 1), "/page/version"},
+		// A trial producer's dates, well-formed JSON both: each was
+		// refused with Go's parse error, one of them as "malformed JSON".
+		{"a time that is no date-time", strings.Replace(goodPage, `"siteid":"s1",`, `"siteid":"s1","time":"yesterday",`, 1),
+			`attribute time "yesterday" is not an RFC 3339 date-time`},
+		{"a published_at that is no date-time", strings.Replace(goodPage, `"version":3`, `"version":3,"published_at":"2026-10-05 08:00"`, 1),
+			"at /page/published_at"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

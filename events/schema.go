@@ -56,6 +56,10 @@ func KnownType(typ string) bool {
 func compileSchemas() (map[string]*jsonschema.Schema, error) {
 	compileOnce.Do(func() {
 		c := jsonschema.NewCompiler()
+		// The schemas' formats (date-time) are rules of the contract, not
+		// annotations: a published_at the pipeline cannot read is refused
+		// with the schema's reason, by publish and by the service alike.
+		c.AssertFormat()
 		entries, err := Schemas.ReadDir("schemas")
 		if err != nil {
 			compileErr = err
