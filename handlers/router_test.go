@@ -135,7 +135,7 @@ func TestEachFailedDeliveryIsLoggedOnceAtTheLevelItsKindDeserves(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logs bytes.Buffer
-			p := &Pipeline{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+			p := &Pipeline{Metrics: NewMetrics(), Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 			msg := message.NewMessage("gen-s1-boots-hub-v1", []byte("{}"))
 			msg.Metadata.Set(bus.MetaConsumer, ConsumerPlanner)
 			_, err := p.report(func(*message.Message) ([]*message.Message, error) { return nil, tc.err })(msg)
