@@ -144,6 +144,12 @@ func (pl *planner) siloLinks(ranked []siloScored, t link.Type, why func(siloScor
 		if pl.stopped() {
 			return nil
 		}
+		if pl.linkedByAuthor(s.Target) {
+			// The page's own link already counts against its budget
+			// (ExistingLinks); a second one would stay planned ("the page
+			// already links to") and take a slot another target could use.
+			continue
+		}
 		l := pl.newLink(s.Target, t, link.ZoneInBody)
 		l.Score = s.score
 		l.Factors = map[string]float64{"label_overlap": float64(s.overlap)}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -173,6 +174,32 @@ func TestSiloParentLinksOnlyToChildren(t *testing.T) {
 	for _, l := range plan.Links {
 		if l.Type != link.TypeVerticalDown || l.Zone != link.ZoneInBody {
 			t.Errorf("parent link %s is %s in %s", l.TargetPageID, l.Type, l.Zone)
+		}
+	}
+}
+
+// A trial's silo parent noted "child heirloom-tomatoes not linked from
+// the parent: budget of 5 links reached" about a child its own text
+// linked, and a child planned a link to a sibling it linked already, left
+// planned ("the page already links to"). Neither is picked now: the
+// author's link is counted in the budget, and the slot goes to another.
+func TestSiloPagesPickNoTargetTheirOwnTextLinks(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	var targets []Target
+	for i := 0; i < 3; i++ {
+		targets = append(targets, Target{Page: articleIn(boots, fmt.Sprintf("b-%d", i), "Boot Notes Explained")})
+	}
+	in := siloInput(t, hub, &hub, targets...)
+	in.AuthorLinks = map[string]bool{markup.PagePath(targets[1].URL): true}
+	in.ExistingLinks = 1
+	plan := planOf(t, in)
+	if got, want := targetIDs(plan.Links), []string{"b-0", "b-2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("parent links to %v, want %v: not b-1, which its text links", got, want)
+	}
+	for _, n := range plan.Notes {
+		if strings.Contains(n, "b-1") {
+			t.Errorf("note %q about the child the parent's text links", n)
 		}
 	}
 }
