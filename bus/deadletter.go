@@ -21,6 +21,10 @@ const (
 	HeaderOriginalSubject = "Interlinker-Original-Subject"
 	HeaderHandler         = "Interlinker-Handler"
 	HeaderDeliveries      = "Interlinker-Deliveries"
+	// HeaderOriginalMsgID keeps the producer's Nats-Msg-Id, which the dead
+	// letter's own id replaces: a producer that publishes a mended dead
+	// letter again sends it under this one.
+	HeaderOriginalMsgID = "Interlinker-Original-Msg-Id"
 )
 
 // maxReasonBytes keeps a reason readable and within header limits.
@@ -35,6 +39,7 @@ type deadLetter struct {
 	Deliveries string
 	Stream     string
 	StreamSeq  string
+	MsgID      string // the producer's Nats-Msg-Id, if it sent one
 }
 
 // publishDeadLetter moves a refused message, byte for byte, to
@@ -52,6 +57,9 @@ func publishDeadLetter(ctx context.Context, js jetstream.JetStream, d deadLetter
 	out.Header.Set(HeaderOriginalSubject, d.Subject)
 	out.Header.Set(HeaderHandler, d.Consumer)
 	out.Header.Set(HeaderDeliveries, d.Deliveries)
+	if d.MsgID != "" {
+		out.Header.Set(HeaderOriginalMsgID, d.MsgID)
+	}
 	out.Header.Set(nats.MsgIdHdr, "dl/"+d.Consumer+"/"+d.Stream+"/"+d.StreamSeq)
 	if _, err := js.PublishMsg(ctx, out); err != nil {
 		return fmt.Errorf("dead-letter message %s #%s from %s: %w", d.Stream, d.StreamSeq, d.Subject, err)
@@ -79,6 +87,7 @@ func (p *DeadLetterPublisher) Publish(_ string, msgs ...*message.Message) error 
 			Deliveries: m.Metadata.Get(MetaDeliveries),
 			Stream:     m.Metadata.Get(MetaStream),
 			StreamSeq:  m.Metadata.Get(MetaStreamSeq),
+			MsgID:      m.Metadata.Get(nats.MsgIdHdr),
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), p.Timeout)
 		err := publishDeadLetter(ctx, p.JS, d)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/interlinker/interlinker/events"
@@ -151,6 +152,7 @@ func (w *DeliveryWatch) handle(ctx context.Context, raw []byte) error {
 		Deliveries: formatUint(adv.Deliveries),
 		Stream:     adv.Stream,
 		StreamSeq:  formatUint(adv.StreamSeq),
+		MsgID:      orig.Header.Get(nats.MsgIdHdr),
 	}
 	if err := publishDeadLetter(ctx, w.JS, d); err != nil {
 		return err

@@ -28,7 +28,8 @@ func TestAMessageJetStreamStopsRedeliveringIsDeadLetteredWithTheReason(t *testin
 	}
 	defer watch.Stop()
 	payload := []byte(`{"specversion":"1.0"}`)
-	if _, err := js.PublishMsg(ctx, &nats.Msg{Subject: events.ContentGenerated, Data: payload}); err != nil {
+	if _, err := js.PublishMsg(ctx, &nats.Msg{Subject: events.ContentGenerated, Data: payload,
+		Header: nats.Header{nats.MsgIdHdr: {"s1/cms/e1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	// A handler that takes the message and never answers, twice: the
@@ -61,6 +62,9 @@ func TestAMessageJetStreamStopsRedeliveringIsDeadLetteredWithTheReason(t *testin
 	}
 	if reason := msg.Headers().Get(HeaderReason); !strings.Contains(reason, "after 2 deliveries") {
 		t.Errorf("reason %q does not say the deliveries ran out", reason)
+	}
+	if got := msg.Headers().Get(HeaderOriginalMsgID); got != "s1/cms/e1" {
+		t.Errorf("original Nats-Msg-Id %q, want the producer's", got)
 	}
 	if msg.Headers().Get(HeaderHandler) != "planner" {
 		t.Errorf("consumer header %q", msg.Headers().Get(HeaderHandler))

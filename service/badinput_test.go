@@ -59,7 +59,7 @@ func TestBadInputIsDeadLetteredWithItsReasonAndProcessingGoesOn(t *testing.T) {
 		{"unknown site", mutate("no-such-site", func(m map[string]any) { m["siteid"] = "nowhere" }), nil, `unknown site "nowhere"`},
 		{"20 MB of HTML", mutate("huge", func(m map[string]any) { page(m)["html"] = huge }), nil, "over the site's limit"},
 		{"invalid UTF-8", []byte(strings.Replace(string(goodRaw), "tip number 1", "tip \xff\xfe number", 1)), nil, "not valid UTF-8"},
-		{"repeated NATS header", mutate("dup-header", func(map[string]any) {}), nats.Header{"X-Trace": {"a", "b"}}, `NATS header "X-Trace" is repeated 2 times`},
+		{"repeated NATS header", mutate("dup-header", func(map[string]any) {}), nats.Header{"X-Trace": {"a", "b"}, nats.MsgIdHdr: {"s1/test-cms/dup-header"}}, `NATS header "X-Trace" is repeated 2 times`},
 	}
 	for _, tc := range cases {
 		h.publishRaw(events.ContentGenerated, tc.data, tc.header)
@@ -85,6 +85,9 @@ func TestBadInputIsDeadLetteredWithItsReasonAndProcessingGoesOn(t *testing.T) {
 				}
 				if reason := d.Header.Get(bus.HeaderReason); !strings.Contains(reason, tc.reason) {
 					t.Errorf("reason %q does not name %q", reason, tc.reason)
+				}
+				if id := tc.header.Get(nats.MsgIdHdr); id != "" && d.Header.Get(bus.HeaderOriginalMsgID) != id {
+					t.Errorf("the dead letter keeps the producer's Nats-Msg-Id as %q, want %q", d.Header.Get(bus.HeaderOriginalMsgID), id)
 				}
 				return
 			}
