@@ -85,15 +85,20 @@ func TestReadinessFailsWhenAConsumerIsMissing(t *testing.T) {
 	}
 }
 
-func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
-	t.Parallel()
-	// The page waits for its site through redeliveries; the suite's
-	// schedule (4 deliveries in 350ms) would dead-letter it whenever a
-	// loaded machine takes longer to project the site.
+// waitingConfig is the tests' configuration with room for a page to wait
+// for state not yet known through redeliveries (about 12 s over 10 of
+// them): the suite's schedule (4 deliveries in 350ms) would dead-letter
+// it whenever a loaded machine takes longer to project what it waits for.
+func waitingConfig(t *testing.T) Config {
 	cfg := testConfig(t)
 	cfg.NakDelays = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
 	cfg.MaxDeliver = 10
-	h := startHarness(t, cfg)
+	return cfg
+}
+
+func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, waitingConfig(t))
 	h.publish(hubEvent("late"))
 	time.Sleep(200 * time.Millisecond) // let the page be refused at least once
 	h.publish(siteEvent("late"))
@@ -113,10 +118,7 @@ func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
 // once its deliveries run out.
 func TestAPageNamingAClusterNotYetDeclaredWaitsForTheSiteUpdateThatDeclaresIt(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
-	cfg.NakDelays = []time.Duration{100 * time.Millisecond, 250 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
-	cfg.MaxDeliver = 10
-	h := startHarness(t, cfg)
+	h := startHarness(t, waitingConfig(t))
 	before := siteEvent("grow")
 	var d events.SiteUpdatedData
 	if err := json.Unmarshal(before.Data, &d); err != nil {
