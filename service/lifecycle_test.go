@@ -113,9 +113,7 @@ func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
 // take a page before the site projector has the cluster. A trial saw 3
 // such hubs of 3 dead-lettered at once ("names unknown cluster"), though
 // each site.updated was published and acknowledged first. The page now
-// waits for the structure as a page waits for its site; a cluster no
-// site.updated declares still reaches the dead letters, with that reason,
-// once its deliveries run out.
+// waits for the structure as a page waits for its site.
 func TestAPageNamingAClusterNotYetDeclaredWaitsForTheSiteUpdateThatDeclaresIt(t *testing.T) {
 	t.Parallel()
 	h := startHarness(t, waitingConfig(t))
@@ -137,7 +135,16 @@ func TestAPageNamingAClusterNotYetDeclaredWaitsForTheSiteUpdateThatDeclaresIt(t 
 	if dead := h.dead.all(); len(dead) != 0 {
 		t.Fatalf("dead-lettered while waiting for its cluster: %s", dead[0].Header)
 	}
+}
 
+// A cluster no site.updated ever declares reaches the dead letters, with
+// that reason, once the page's deliveries run out, and counts as an
+// exhausted event.
+func TestAPageNamingAClusterNeverDeclaredIsDeadLetteredOnceItsDeliveriesRunOut(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	h.publish(siteEvent("grow"))
+	h.waitIdle(waitLong)
 	typo := pageEvent("grow", "stoves-hub", "hub", 1, hubHTML)
 	var pd events.ContentData
 	if err := json.Unmarshal(typo.Data, &pd); err != nil {

@@ -185,9 +185,12 @@ func TestTheExampleSiteLinksTheSameInOrderDuplicatedAndShuffled(t *testing.T) {
 	}
 	inOrder := runExampleSite(t, site, site.Pages, true, false, 0)
 
-	t.Run("every event twice gives identical links", func(t *testing.T) {
+	t.Run("every event twice, all at once, gives identical links", func(t *testing.T) {
 		t.Parallel()
-		sameOutcome(t, site.Pages, inOrder, runExampleSite(t, site, site.Pages, true, true, 0), "with every event twice")
+		// All at once: published one at a time, each page waited for the
+		// settle pass of a site that grew by one page, for a second time,
+		// which made this the suite's costliest run under -race.
+		sameOutcome(t, site.Pages, inOrder, runExampleSite(t, site, site.Pages, false, true, 0), "with every event twice")
 	})
 
 	t.Run("all at once with 16 workers gives identical links", func(t *testing.T) {
