@@ -515,7 +515,9 @@ func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anch
 // name the longer name's page best. Nor is "cast iron" for an article
 // taken inside "cleaning cast iron", its own keyword
 // (link.Anchor.NotWithinOwn): the anchor would be a fragment of the name
-// the text gives it whole. Names the text does not say are left out: a
+// the text gives it whole; nor "page on burgundy wine" across "burgundy
+// wine for cooking" (NotWithinOwn holds the own names a candidate
+// overlaps at an end, too). Names the text does not say are left out: a
 // hub's keyword is in the titles of hundreds of its articles.
 func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []link.Anchor {
 	if source == nil {
@@ -531,11 +533,16 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 		// A candidate the placer finds as a variation ("panel upgrades" as
 		// "panel upgrade") is inside the names that hold its stems.
 		stems := stemKey(strings.Fields(wordKey(c.Text)))
+		words := strings.Fields(key)
 		var within, own, norms []string
 		for _, n := range said {
 			inside := len(n.norm) > len(padded) && strings.Contains(n.norm, padded) ||
 				len(n.stems) > len(stems) && strings.Contains(n.stems, stems)
-			if inside && !slices.Contains(norms, n.norm) {
+			// An own name the candidate overlaps at an end ("page on
+			// burgundy wine" and "burgundy wine for cooking") is one it
+			// would cut where the text says both.
+			cuts := n.owner == self && overlapAtAnEnd(words, strings.Fields(n.norm))
+			if (inside || cuts) && !slices.Contains(norms, n.norm) {
 				norms = append(norms, n.norm)
 				if n.owner == self {
 					own = append(own, n.text)
@@ -547,6 +554,17 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 		cands[i].NotWithin, cands[i].NotWithinOwn = within, own
 	}
 	return cands
+}
+
+// overlapAtAnEnd reports whether a's last words are b's first, or a's
+// first words b's last, without either holding the other.
+func overlapAtAnEnd(a, b []string) bool {
+	for j := 1; j < len(a) && j < len(b); j++ {
+		if slices.Equal(a[len(a)-j:], b[:j]) || slices.Equal(a[:j], b[len(b)-j:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // saidBy lists the names of the targets (the source page's aside) that the

@@ -70,10 +70,12 @@ type Anchor struct {
 	// raised bed" for "raised bed"): where the page's text says one of
 	// them, it names that page, so the link does not take Text there.
 	NotWithin []string `json:"not_within,omitempty"`
-	// NotWithinOwn are the target's own longer names that hold Text
-	// ("cleaning cast iron" for "cast iron"): where the text says one, a
-	// link there takes the whole name, not a fragment of it. The
-	// mandatory uplink is not held to them (planning.NotWithin).
+	// NotWithinOwn are the target's own names that hold Text ("cleaning
+	// cast iron" for "cast iron") or overlap it at an end ("burgundy wine
+	// for cooking" for "page on burgundy wine"): where the text says one,
+	// a link there takes the whole name, not a fragment of it nor a phrase
+	// cutting across it. The mandatory uplink is held only to those it is
+	// offered itself (planning.NotWithin).
 	NotWithinOwn []string `json:"not_within_own,omitempty"`
 }
 

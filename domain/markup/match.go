@@ -24,9 +24,12 @@ type matcher struct {
 	whole     bool
 	fragments int
 	// notWithin refuses occurrences inside one of these folded phrases
-	// (LinkRequest.NotWithin); inside counts those refused.
-	notWithin []string
-	inside    int
+	// (LinkRequest.NotWithin), notCutting those that overlap an
+	// occurrence of one of these in part (LinkRequest.NotCutting); inside
+	// counts both.
+	notWithin  []string
+	notCutting []string
+	inside     int
 }
 
 // followingBytes is how much of the text after an occurrence GoesOn is
@@ -219,7 +222,7 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 		m.fragments++
 		return hit{}, false
 	}
-	if p.within(seg, fs, fe, m.notWithin) {
+	if p.within(seg, fs, fe, m.notWithin) || p.cuts(seg, fs, fe, m.notCutting) {
 		m.inside++
 		return hit{}, false
 	}
@@ -252,6 +255,35 @@ func (p *placer) within(seg *segment, fs, fe int, phrases []string) bool {
 				if p.boundaryOK(seg, ws, we, first, last) {
 					return true
 				}
+			}
+		}
+	}
+	return false
+}
+
+// cuts reports whether fold[fs:fe] overlaps in part an occurrence, as
+// whole words in the same segment, of one of the phrases: it starts or
+// ends inside the phrase without holding it whole or lying inside it.
+func (p *placer) cuts(seg *segment, fs, fe int, phrases []string) bool {
+	fold := p.doc.fold
+	segStart, segEnd := int(seg.foldStart), int(seg.foldEnd)
+	text := string(fold[segStart:segEnd])
+	for _, w := range phrases {
+		for from := 0; from+len(w) <= len(text); {
+			j := strings.Index(text[from:], w)
+			if j < 0 {
+				break
+			}
+			ws := segStart + from + j
+			we := ws + len(w)
+			from += j + 1
+			if ws >= fe || we <= fs || ws <= fs && fe <= we || fs <= ws && we <= fe {
+				continue // apart, or one holds the other
+			}
+			first, _ := utf8.DecodeRuneInString(w)
+			last, _ := utf8.DecodeLastRuneInString(w)
+			if p.boundaryOK(seg, ws, we, first, last) {
+				return true
 			}
 		}
 	}

@@ -45,6 +45,11 @@ type LinkRequest struct {
 	// bed" in "a cedar raised bed") names that page, not this link's
 	// target, and is passed over.
 	NotWithin []string
+	// NotCutting are names of the target itself: an occurrence that
+	// overlaps one of them in the text in part, cutting it, is passed over
+	// ("Our [page on burgundy wine] for cooking" for a target named
+	// "burgundy wine for cooking"): the text gives the name whole.
+	NotCutting []string
 	// OverLaterLink lets the page's own links to the target stand beside
 	// this one unless one of them comes within its first paragraphs
 	// (Position.FirstParagraphs): the mandatory uplink goes near the top
@@ -232,8 +237,9 @@ type preparedRequest struct {
 	// literal searches, and most requests are served literally.
 	stems   []*stemmedPhrase
 	stemmed []bool
-	// notWithin are the request's NotWithin, folded.
-	notWithin []string
+	// notWithin and notCutting are the request's NotWithin and
+	// NotCutting, folded.
+	notWithin, notCutting []string
 }
 
 // stemsOf is candidate ci of request pr as a stemmed phrase, nil when it
@@ -311,6 +317,11 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		for _, w := range r.NotWithin {
 			if f := foldAnchor(w); f != "" {
 				pr.notWithin = append(pr.notWithin, f)
+			}
+		}
+		for _, w := range r.NotCutting {
+			if f := foldAnchor(w); f != "" {
+				pr.notCutting = append(pr.notCutting, f)
 			}
 		}
 		for j, a := range r.Anchors {
@@ -461,7 +472,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 					m = newMatcher(p, sp.prefix, sp)
 				}
 				m.whole = wholeFirst && pass == 0
-				m.notWithin = pr.notWithin
+				m.notWithin, m.notCutting = pr.notWithin, pr.notCutting
 				if ownFirst && !own {
 					m.notWithin = avoiding
 				}

@@ -501,6 +501,23 @@ func TestAnOccurrenceInsideAnotherPagesLongerNameIsPassedOver(t *testing.T) {
 	}
 }
 
+// An occurrence that cuts across one of the target's own names in the
+// text (LinkRequest.NotCutting) is passed over; one that holds the name
+// whole, or lies apart from it, is not.
+func TestAnOccurrenceCuttingTheTargetsOwnNameIsPassedOver(t *testing.T) {
+	opts := Options{MinWordsBetweenLinks: -1}
+	src := "<p>Our page on burgundy wine for cooking goes deeper.</p>\n<p>Read the page on burgundy wine before you shop.</p>\n"
+	req := LinkRequest{ID: "w", Href: "/wine/", Anchors: []string{"page on burgundy wine"}, Position: Position{FirstParagraphs: 2},
+		NotCutting: []string{"burgundy wine for cooking"}}
+	if _, pl := placeOne(t, src, req, opts); !pl.Placed || pl.ContentParagraph != 2 {
+		t.Errorf("placed %+v, want paragraph 2's phrase, not the one cutting \"burgundy wine for cooking\"", pl)
+	}
+	req.Anchors = []string{"our page on burgundy wine for cooking"}
+	if _, pl := placeOne(t, src, req, opts); !pl.Placed || pl.ContentParagraph != 1 {
+		t.Errorf("placed %+v, want paragraph 1's phrase, which holds the name whole", pl)
+	}
+}
+
 // A request that must be placed tries whole phrases first and takes the
 // front of a longer phrase only when the text has nothing else.
 func TestAWholePhraseFirstRequestTakesAFragmentOnlyAsALastResort(t *testing.T) {

@@ -243,3 +243,42 @@ func TestTheUplinkTakesTheWholeNameOfItsHubWhileTheCapLeavesIt(t *testing.T) {
 		}
 	}
 }
+
+// A trial's coq au vin hub linked its article on "burgundy wine for
+// cooking" as "Our [page on burgundy wine] for cooking": a phrase that
+// cuts across the name the text says whole. An occurrence overlapping
+// the target's own name in part is passed over, and the link takes the
+// whole name.
+func TestALinkIsNotPlacedAcrossItsTargetsOwnNameTheTextSaysWhole(t *testing.T) {
+	pol := sagPolicy(t)
+	wine := anchors.Target{PrimaryKeywords: []string{"burgundy wine for cooking"}, Title: "Burgundy Wine for Cooking: What to Buy"}
+	hub := anchors.Target{PrimaryKeywords: []string{"coq au vin"}}
+	texts := []string{"Coq au vin needs a wine you would drink, and a pot that holds heat.",
+		"Our page on burgundy wine for cooking goes deeper into the choice and the price."}
+	cands := anchors.NewOwnersOf([]anchors.Target{wine}, hub).Candidates(0, anchors.NewText(texts), pol)
+	var natural []link.Anchor
+	for _, c := range cands {
+		if c.Type == link.AnchorNatural {
+			natural = append(natural, c)
+		}
+	}
+	if len(natural) == 0 {
+		t.Fatalf("no natural candidate to test with: %+v", cands)
+	}
+	for _, c := range natural {
+		if !slices.Contains(c.NotWithinOwn, "burgundy wine for cooking") {
+			t.Errorf("candidate %q: NotWithinOwn %q, want the own keyword it is inside or cuts", c.Text, c.NotWithinOwn)
+		}
+	}
+	// The anchor mix drew a natural phrase for this link: it comes first.
+	l := link.Link{ID: "lnk", Type: link.TypeVerticalDown, TargetURL: "/bistro/coq-au-vin/burgundy-wine/",
+		Candidates: append(natural, cands...)}
+	html := "<p>" + texts[0] + "</p>\n<p>" + texts[1] + "</p>"
+	out, placed, err := markup.Place([]byte(html), []markup.LinkRequest{Request(l, CandidateTexts(l.Candidates), "")}, markup.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(placed) != 1 || !placed[0].Placed || placed[0].AnchorText != "burgundy wine for cooking" {
+		t.Fatalf("placed %+v in %s, want the whole keyword \"burgundy wine for cooking\"", placed, out)
+	}
+}

@@ -65,6 +65,7 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
 		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l, texts),
+		NotCutting: NotCutting(l, texts),
 		// The author's own link to the hub further down does not stand in
 		// for the uplink the first paragraphs must carry.
 		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp,
@@ -91,6 +92,17 @@ func NotWithin(l link.Link, texts []string) []string {
 			}
 		}
 	}
+	for _, c := range l.Candidates {
+		add(c.NotWithin...)
+	}
+	add(ownNamesHeldTo(l, texts)...)
+	return out
+}
+
+// ownNamesHeldTo are the target's own names its candidates carry
+// (link.Anchor.NotWithinOwn), in candidate order: all of them, and for the
+// mandatory uplink those it is offered itself (texts).
+func ownNamesHeldTo(l link.Link, texts []string) []string {
 	uplink := l.Mandatory && l.Type == link.TypeVerticalUp
 	var offered map[string]bool
 	if uplink {
@@ -99,16 +111,25 @@ func NotWithin(l link.Link, texts []string) []string {
 			offered[anchors.Normalize(t)] = true
 		}
 	}
+	var out []string
 	for _, c := range l.Candidates {
-		add(c.NotWithin...)
-		if !uplink {
-			add(c.NotWithinOwn...)
-			continue
-		}
 		for _, w := range c.NotWithinOwn {
-			if offered[anchors.Normalize(w)] {
-				add(w)
+			if !uplink || offered[anchors.Normalize(w)] {
+				out = append(out, w)
 			}
+		}
+	}
+	return out
+}
+
+// NotCutting are the target's own names (link.Anchor.NotWithinOwn) a
+// link's occurrence may not cut across, each once, held for the mandatory
+// uplink only where it is offered them itself, as NotWithin.
+func NotCutting(l link.Link, texts []string) []string {
+	var out []string
+	for _, w := range ownNamesHeldTo(l, texts) {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
 		}
 	}
 	return out
