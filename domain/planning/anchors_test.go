@@ -170,15 +170,7 @@ func TestALinkIsNotPlacedOnAFragmentOfItsTargetsOwnNameTheTextSaysWhole(t *testi
 	own := anchors.NewOwnersOf([]anchors.Target{cleaning, versus}, hub)
 	cands := own.Candidates(0, anchors.NewText(texts), pol)
 	// The anchor mix drew a natural phrase for this link: it comes first.
-	var natural []link.Anchor
-	for _, c := range cands {
-		if c.Type == link.AnchorNatural {
-			natural = append(natural, c)
-		}
-	}
-	if len(natural) == 0 {
-		t.Fatalf("no natural candidate to test with: %+v", cands)
-	}
+	natural := naturalCandidates(t, cands)
 	l := link.Link{ID: "lnk", Type: link.TypeVerticalDown, TargetURL: "/cast-iron-skillets/cleaning-cast-iron/",
 		Candidates: append(natural, cands...)}
 	if got := NotWithin(l, CandidateTexts(l.Candidates)); !slices.Contains(got, "cleaning cast iron") {
@@ -256,15 +248,7 @@ func TestALinkIsNotPlacedAcrossItsTargetsOwnNameTheTextSaysWhole(t *testing.T) {
 	texts := []string{"Coq au vin needs a wine you would drink, and a pot that holds heat.",
 		"Our page on burgundy wine for cooking goes deeper into the choice and the price."}
 	cands := anchors.NewOwnersOf([]anchors.Target{wine}, hub).Candidates(0, anchors.NewText(texts), pol)
-	var natural []link.Anchor
-	for _, c := range cands {
-		if c.Type == link.AnchorNatural {
-			natural = append(natural, c)
-		}
-	}
-	if len(natural) == 0 {
-		t.Fatalf("no natural candidate to test with: %+v", cands)
-	}
+	natural := naturalCandidates(t, cands)
 	for _, c := range natural {
 		if !slices.Contains(c.NotWithinOwn, "burgundy wine for cooking") {
 			t.Errorf("candidate %q: NotWithinOwn %q, want the own keyword it is inside or cuts", c.Text, c.NotWithinOwn)
@@ -281,4 +265,20 @@ func TestALinkIsNotPlacedAcrossItsTargetsOwnNameTheTextSaysWhole(t *testing.T) {
 	if len(placed) != 1 || !placed[0].Placed || placed[0].AnchorText != "burgundy wine for cooking" {
 		t.Fatalf("placed %+v in %s, want the whole keyword \"burgundy wine for cooking\"", placed, out)
 	}
+}
+
+// naturalCandidates are the natural phrases among a link's candidates;
+// the test stops when there is none to test with.
+func naturalCandidates(t *testing.T, cands []link.Anchor) []link.Anchor {
+	t.Helper()
+	var natural []link.Anchor
+	for _, c := range cands {
+		if c.Type == link.AnchorNatural {
+			natural = append(natural, c)
+		}
+	}
+	if len(natural) == 0 {
+		t.Fatalf("no natural candidate to test with: %+v", cands)
+	}
+	return natural
 }
