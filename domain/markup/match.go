@@ -267,14 +267,16 @@ func (p *placer) within(seg *segment, fs, fe int, phrases []string) bool {
 func (p *placer) cuts(seg *segment, fs, fe int, phrases []string) bool {
 	fold := p.doc.fold
 	segStart, segEnd := int(seg.foldStart), int(seg.foldEnd)
-	text := string(fold[segStart:segEnd])
 	for _, w := range phrases {
+		// Only an occurrence within len(w) of the span can overlap it.
+		lo, hi := max(segStart, fs-len(w)+1), min(segEnd, fe+len(w)-1)
+		text := string(fold[lo:hi])
 		for from := 0; from+len(w) <= len(text); {
 			j := strings.Index(text[from:], w)
 			if j < 0 {
 				break
 			}
-			ws := segStart + from + j
+			ws := lo + from + j
 			we := ws + len(w)
 			from += j + 1
 			if ws >= fe || we <= fs || ws <= fs && fe <= we || fs <= ws && we <= fe {
