@@ -444,12 +444,17 @@ func (a *API) pageLinks(ctx context.Context, in *PageParams) (*PageLinksOutput, 
 
 // siteLinks are links with the pages they come from.
 func siteLinks(links []link.Link) []SiteLink {
-	results := linkResults(links)
 	out := make([]SiteLink, len(links))
 	for i, l := range links {
-		out[i] = SiteLink{SourceContentID: l.SourcePageID, LinkResult: results[i]}
+		out[i] = siteLink(l)
 	}
 	return out
+}
+
+// siteLink is a link with the page it comes from, as links/ and a page's
+// inbound links list it.
+func siteLink(l link.Link) SiteLink {
+	return SiteLink{SourceContentID: l.SourcePageID, LinkResult: linkResults([]link.Link{l})[0]}
 }
 
 // AuditParam picks the audit a read or an apply is about.
@@ -825,7 +830,7 @@ func (a *API) listLinks(ctx context.Context, in *LinkParams, scope string) (*Lin
 			out.NextCursor = listCursor{Site: in.SiteID, Scope: scope, Page: last.SourcePageID, After: last.Position}.encode()
 			break
 		}
-		out.Items = append(out.Items, SiteLink{SourceContentID: r.SourcePageID, LinkResult: linkResults([]link.Link{r.Link})[0]})
+		out.Items = append(out.Items, siteLink(r.Link))
 	}
 	return &LinkListOutput{Body: out}, nil
 }
