@@ -48,13 +48,16 @@ func runCustomSite(t *testing.T, siteID string, structure events.Event, order []
 	if workers > 0 {
 		cfg.Workers = workers
 	}
+	if settle {
+		cfg.SettleDelay = serialSettleDelay
+	}
 	h := startHarness(t, cfg)
 	h.publish(structure)
 	h.waitIdle(waitLong)
 	for _, ev := range order {
 		h.publish(ev)
 		if settle {
-			h.waitIdle(waitLong)
+			h.waitQuiet(waitLong)
 		}
 	}
 	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(order) })
@@ -109,8 +112,9 @@ func runCustomSite(t *testing.T, siteID string, structure events.Event, order []
 }
 
 // Each scenario runs twice, on its own service and database: one page at
-// a time, the pipeline settled between pages, so that what fails is the
-// rules and not the timing; and all pages at once, as a producer
+// a time, the pipeline quiet between pages and the site settled once all
+// are in, so that what fails is the rules and not the timing; and all
+// pages at once, as a producer
 // publishing a new site would send them, with the concurrency that brings.
 
 func TestACustomSAGSiteGetsEveryLinkTheSeedAsksFor(t *testing.T) {

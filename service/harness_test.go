@@ -247,22 +247,30 @@ func (h *harness) siteWithOverrides(siteID, overrides string) {
 // row.
 func (h *harness) waitIdle(timeout time.Duration) {
 	h.t.Helper()
+	h.waitCalm(timeout, "pipeline idle", h.svc.Idle)
+}
+
+// waitQuiet is waitIdle less the settle pass (Service.Quiet): a page
+// published after it is handled alone, though its site has not settled.
+func (h *harness) waitQuiet(timeout time.Duration) {
+	h.t.Helper()
+	h.waitCalm(timeout, "pipeline quiet", h.svc.Quiet)
+}
+
+func (h *harness) waitCalm(timeout time.Duration, what string, done func(context.Context) (bool, error)) {
+	h.t.Helper()
 	calm := 0
-	waitFor(h.t, timeout, "pipeline idle", func() bool {
-		if h.idle() && h.inserted.caughtUp() && h.dead.caughtUp() {
+	waitFor(h.t, timeout, what, func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		ok, err := done(ctx)
+		cancel()
+		if err == nil && ok && h.inserted.caughtUp() && h.dead.caughtUp() {
 			calm++
 		} else {
 			calm = 0
 		}
 		return calm >= 2
 	})
-}
-
-func (h *harness) idle() bool {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	idle, err := h.svc.Idle(ctx)
-	return err == nil && idle
 }
 
 func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {

@@ -42,9 +42,17 @@ func rowsOf(links []link.Link) []linkRow {
 	return out
 }
 
+// serialSettleDelay is the settle delay of a run that publishes a site one
+// page at a time, each once the pipeline is quiet (harness.waitQuiet):
+// longer than the gap between two pages, so the site settles once, when
+// the last page is in, not once a page over a site that grows (a pass
+// over every page each time, the suite's costliest work under -race).
+const serialSettleDelay = 2 * time.Second
+
 // runExampleSite publishes the example site in the given page order. With
-// oneAtATime, each page is published alone and the pipeline left to settle
-// before the next; without, all pages go out at once. With duplicate,
+// oneAtATime, each page is published alone once the pipeline has handled
+// the one before (the site settles when all are in); without, all pages
+// go out at once. With duplicate,
 // every event is published twice without Nats-Msg-Id deduplication, so
 // only the inbox stops the copies. workers, when not 0, is how many
 // handlers each consumer runs.
@@ -53,6 +61,9 @@ func runExampleSite(t *testing.T, site examples.Site, order []events.PageInfo, o
 	cfg := testConfig(t)
 	if workers > 0 {
 		cfg.Workers = workers
+	}
+	if oneAtATime {
+		cfg.SettleDelay = serialSettleDelay
 	}
 	h := startHarness(t, cfg)
 	siteID := site.Structure.Site.ID
@@ -71,7 +82,7 @@ func runExampleSite(t *testing.T, site examples.Site, order []events.PageInfo, o
 	for _, pg := range order {
 		send(mustEvent(events.ContentGenerated, siteID, "example-"+pg.ID, events.ContentData{Page: pg}))
 		if oneAtATime {
-			h.waitIdle(waitLong)
+			h.waitQuiet(waitLong)
 		}
 	}
 	waitFor(t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(order) })

@@ -316,11 +316,23 @@ func (s *Service) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Idle reports whether the pipeline has nothing left to do: every durable
-// consumer has acknowledged all it was sent, the outbox is empty and no
-// link recount waits. Re-plans caused by one page's arrival travel through
-// the outbox and the consumers, so an idle pipeline has settled them too.
+// Idle reports whether the pipeline has nothing left to do: it is Quiet
+// and no site waits for its settle pass.
 func (s *Service) Idle(ctx context.Context) (bool, error) {
+	quiet, err := s.Quiet(ctx)
+	if err != nil || !quiet || s.settler == nil {
+		return quiet, err
+	}
+	n, err := s.store.Unsettled(ctx)
+	return err == nil && n == 0, err
+}
+
+// Quiet reports whether every durable consumer has acknowledged all it was
+// sent, the outbox is empty and no link recount or job waits. Re-plans
+// caused by one page's arrival travel through the outbox and the
+// consumers, so a quiet pipeline has handled them too; a site may still
+// wait for its settle pass.
+func (s *Service) Quiet(ctx context.Context) (bool, error) {
 	for _, c := range s.consumers {
 		stream, ok := events.StreamFor(c.Subject)
 		if !ok {
@@ -348,11 +360,7 @@ func (s *Service) Idle(ctx context.Context) (bool, error) {
 	if n, err = s.store.PendingJobs(ctx); err != nil || n > 0 {
 		return false, err
 	}
-	if s.settler == nil {
-		return true, nil
-	}
-	n, err = s.store.Unsettled(ctx)
-	return err == nil && n == 0, err
+	return true, nil
 }
 
 // NATSURL is where producers publish and consumers subscribe.
