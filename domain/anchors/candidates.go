@@ -150,10 +150,14 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 func MainClause(title string) string {
 	words := strings.Fields(title)
 	const least = 3
+	word := func(i int) string { return strings.ToLower(strings.Trim(words[i], ",;.!?\"'()")) }
 	cut := func(i int) string {
+		// "… Shoes and When to Replace Them": the "and" joins the clause cut off
+		for i > least && conjunctions[word(i-1)] {
+			i--
+		}
 		return strings.TrimRight(strings.Join(words[:i], " "), ",;.!?\"'(-–—")
 	}
-	word := func(i int) string { return strings.ToLower(strings.Trim(words[i], ",;.!?\"'()")) }
 	opens := func(i int) bool { return clauseOpeners[word(i)] || relatives[word(i)] }
 	// "Before or After Running" pairs two prepositions: it opens no clause.
 	paired := func(i int) bool {
@@ -175,6 +179,15 @@ func MainClause(title string) string {
 		}
 	}
 	return ""
+}
+
+// OpensClause reports whether a title's word starts a clause of its own
+// ("before", "when") or a question one ("why", "how"): after "and" it
+// joins a clause to the title ("Terraform State Locking and Why It
+// Matters"), not one more item to a list.
+func OpensClause(word string) bool {
+	w := strings.ToLower(strings.Trim(word, ",;.!?\"'()"))
+	return clauseOpeners[w] || relatives[w]
 }
 
 // ContentWords is the set of content words of a list of names: words

@@ -139,6 +139,8 @@ func TestAMainClauseEndsBeforeAClauseOfItsOwnOrWhomTheTitleIsFor(t *testing.T) {
 		"When to Call an Emergency Electrician, and When It Can Wait":  "When to Call an Emergency Electrician",
 		"How to Size a Water Heater for Your Household":                "How to Size a Water Heater",
 		"Why Old Wiring Fails, Which Signs Come First":                 "Why Old Wiring Fails",
+		// the conjunction that joins the clause stays with it
+		"Choosing Trail Running Shoes and When to Replace Them": "Choosing Trail Running Shoes",
 		// a comma in a list, and a cut that would leave too few words
 		"How to Choose Kayak Length, Width, and Cockpit Fit": "",
 		"Boots for Every Season and Trail":                   "",

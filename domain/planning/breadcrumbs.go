@@ -150,12 +150,15 @@ func keywordOfTitle(st site.Structure, p site.Page) string {
 }
 
 // listed reports whether words[from:to] is one item of a list: "and",
-// "or" or "&" joins it to a neighbour, or a comma next to it opens a list
+// "or" or "&" joins it to a neighbour (not to a clause: "… and Why It
+// Matters"), or a comma next to it opens a list
 // that one of them closes ("Kayak Length, Width, and Cockpit Fit"; not
 // "Waterproof Membranes, Really").
 func listed(words, bare []string, from, to int) bool {
 	joins := func(w string) bool { return w == "and" || w == "or" || w == "&" }
-	if to < len(bare) && joins(bare[to]) || from > 0 && joins(bare[from-1]) {
+	// "… and Why It Matters" joins a clause, not an item
+	joinsItem := to+1 < len(bare) && !anchors.OpensClause(bare[to+1]) || to+1 == len(bare)
+	if to < len(bare) && joins(bare[to]) && joinsItem || from > 0 && joins(bare[from-1]) {
 		return true
 	}
 	comma := strings.HasSuffix(words[to-1], ",") || from > 0 && strings.HasSuffix(words[from-1], ",")

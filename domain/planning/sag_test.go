@@ -1341,6 +1341,9 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		{"Why the Lacing Technique Matters More Than the Boot", "boot fit", []string{"lacing technique"}, "Why the Lacing Technique Matters More Than the Boot"},
 		// one item of a list is not what the page is about
 		{"How to Choose Kayak Length, Width, and Cockpit Fit", "kayak length", nil, "How to Choose Kayak Length, Width, and Cockpit Fit"},
+		// "and" before a clause of its own joins no list (trial N)
+		{"Terraform State Locking and Why It Matters", "terraform state locking", nil, "Terraform State Locking"},
+		{"How to Plan Database Migrations and When to Roll Back", "plan database migrations", nil, "How to Plan Database Migrations"},
 		// (then the main clause names it)
 		{"Comparing Leather Boots and Synthetic Boots on Wet Trails", "synthetic boots", nil, "Comparing Leather Boots and Synthetic Boots"},
 		// one word is too little to name the page by
