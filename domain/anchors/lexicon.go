@@ -384,6 +384,11 @@ var lyWords = set(
 	"comely", "gnarly", "frilly", "smelly", "shapely", "rely", "imply", "multiply", "comply", "apply",
 )
 
+// lyNounEnds are nouns in "-ly" that end compounds as well
+// ("webassembly", "subfamily", "oversupply"). Adverbs and adjectives in
+// "-ly" would not do: "simply" ends on "imply", "nearly" on "early".
+var lyNounEnds = []string{"assembly", "family", "supply", "anomaly", "monopoly", "butterfly"}
+
 // edWords end in "-ed" but are not participles.
 var edWords = set(
 	"hundred", "kindred", "speed", "breed", "steed", "creed", "greed", "tweed", "seabed", "riverbed",
@@ -531,7 +536,7 @@ func lexClass(w string) class {
 	}
 	n := utf8.RuneCountInString(w)
 	switch {
-	case n >= 5 && strings.HasSuffix(w, "ly") && !lyWords[w]:
+	case n >= 5 && strings.HasSuffix(w, "ly") && !lyWords[w] && !hasAnySuffix(w, lyNounEnds...):
 		return cAdv
 	case n >= 6 && (hasAnySuffix(w, "ize", "izes", "ify", "ifies")):
 		return cVerb // vaporize, pressurizes, simplify

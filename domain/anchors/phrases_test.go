@@ -370,6 +370,10 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"insurance"}}, []string{"insurance section"}},
 		{"a hub of the site", "Our mortgages hub walks from preapproval to refinancing.",
 			Target{PrimaryKeywords: []string{"mortgages"}}, []string{"mortgages hub"}},
+		// trial N: a compound ending on a noun in "-ly" read as an adverb
+		// written in lower case, so only "Webassembly" named its hub
+		{"a series on a one-word name in '-ly', lower case", "This piece is part of our series on webassembly, and it covers memory.",
+			Target{PrimaryKeywords: []string{"webassembly"}}, []string{"series on webassembly"}},
 		// a fourth trial site's uplink, lost to word order
 		{"a gerund name written object first", "Our garlic growing guide covers the basics.",
 			Target{PrimaryKeywords: []string{"growing garlic"}, Variations: []string{"garlic bulbs"}}, []string{"garlic growing guide"}},
