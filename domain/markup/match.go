@@ -230,31 +230,27 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 }
 
 // within reports whether fold[fs:fe] lies inside an occurrence, as whole
-// words in the same segment, of one of the longer phrases.
+// words, of one of the longer phrases: in the same segment, or across the
+// inline formatting that joins it to its neighbours (inlineSpan).
 func (p *placer) within(seg *segment, fs, fe int, phrases []string) bool {
 	if len(phrases) == 0 {
 		return false
 	}
-	fold := p.doc.fold
-	occ := string(fold[fs:fe])
-	segStart, segEnd := int(seg.foldStart), int(seg.foldEnd)
+	sp := p.inlineSpanOf(seg, fs, fe)
+	occ := sp.text[sp.start:sp.end]
 	for _, w := range phrases {
 		if len(w) <= len(occ) {
 			continue
 		}
 		for k := 0; k+len(occ) <= len(w); k++ {
-			j := strings.Index(w[k:], occ)
+			j := strings.Index(w[k:], string(occ))
 			if j < 0 {
 				break
 			}
 			k += j
-			ws, we := fs-k, fs-k+len(w)
-			if ws >= segStart && we <= segEnd && string(fold[ws:we]) == w {
-				first, _ := utf8.DecodeRuneInString(w)
-				last, _ := utf8.DecodeLastRuneInString(w)
-				if p.boundaryOK(seg, ws, we, first, last) {
-					return true
-				}
+			ws, we := sp.start-k, sp.start-k+len(w)
+			if ws >= 0 && we <= len(sp.text) && string(sp.text[ws:we]) == w && sp.wholeWords(ws, we) {
+				return true
 			}
 		}
 	}
@@ -262,34 +258,93 @@ func (p *placer) within(seg *segment, fs, fe int, phrases []string) bool {
 }
 
 // cuts reports whether fold[fs:fe] overlaps in part an occurrence, as
-// whole words in the same segment, of one of the phrases: it starts or
-// ends inside the phrase without holding it whole or lying inside it.
+// whole words, of one of the phrases, in its segment or across the inline
+// formatting that joins it to its neighbours: it starts or ends inside the
+// phrase without holding it whole or lying inside it.
 func (p *placer) cuts(seg *segment, fs, fe int, phrases []string) bool {
-	fold := p.doc.fold
-	segStart, segEnd := int(seg.foldStart), int(seg.foldEnd)
+	if len(phrases) == 0 {
+		return false
+	}
+	sp := p.inlineSpanOf(seg, fs, fe)
 	for _, w := range phrases {
 		// Only an occurrence within len(w) of the span can overlap it.
-		lo, hi := max(segStart, fs-len(w)+1), min(segEnd, fe+len(w)-1)
-		text := string(fold[lo:hi])
+		lo, hi := max(0, sp.start-len(w)+1), min(len(sp.text), sp.end+len(w)-1)
+		text := sp.text[lo:hi]
 		for from := 0; from+len(w) <= len(text); {
-			j := strings.Index(text[from:], w)
+			j := bytes.Index(text[from:], []byte(w))
 			if j < 0 {
 				break
 			}
 			ws := lo + from + j
 			we := ws + len(w)
 			from += j + 1
-			if ws >= fe || we <= fs || ws <= fs && fe <= we || fs <= ws && we <= fe {
+			if ws >= sp.end || we <= sp.start || ws <= sp.start && sp.end <= we || sp.start <= ws && we <= sp.end {
 				continue // apart, or one holds the other
 			}
-			first, _ := utf8.DecodeRuneInString(w)
-			last, _ := utf8.DecodeLastRuneInString(w)
-			if p.boundaryOK(seg, ws, we, first, last) {
+			if sp.wholeWords(ws, we) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// inlineSpan is the folded text of a segment joined with that of the
+// segments next to it that only inline formatting separates from it: in
+// "We found <em>rate</em> limit headers useful" the reader sees the name
+// "rate limit headers" whole, so a link on "limit headers" would cut it.
+type inlineSpan struct {
+	text          []byte
+	start, end    int  // the occurrence asked about, in text
+	before, after rune // the paragraph's text just before and after text
+}
+
+func (p *placer) inlineSpanOf(seg *segment, fs, fe int) inlineSpan {
+	segs, fold := p.doc.segs, p.doc.fold
+	i := sort.Search(len(segs), func(i int) bool { return segs[i].foldStart >= seg.foldStart })
+	lo, hi := i, i
+	for lo > 0 && p.inlineNeighbours(&segs[lo-1], &segs[lo]) {
+		lo--
+	}
+	for hi+1 < len(segs) && p.inlineNeighbours(&segs[hi], &segs[hi+1]) {
+		hi++
+	}
+	sp := inlineSpan{before: segs[lo].prevRune, after: segs[hi].nextRune}
+	if lo == hi {
+		sp.text = fold[seg.foldStart:seg.foldEnd]
+		sp.start, sp.end = fs-int(seg.foldStart), fe-int(seg.foldStart)
+		return sp
+	}
+	for k := lo; k <= hi; k++ {
+		if k == i {
+			sp.start = len(sp.text) + fs - int(seg.foldStart)
+			sp.end = sp.start + fe - fs
+		}
+		sp.text = append(sp.text, fold[segs[k].foldStart:segs[k].foldEnd]...)
+	}
+	return sp
+}
+
+// inlineNeighbours reports whether segment b follows a in its paragraph
+// with no text between them and nothing that ends a word (a <br>, a
+// block): only tags such as <em> or <strong>. Text the scan does not
+// fold (an existing link's, a <code>'s) is a run of its own between them.
+func (p *placer) inlineNeighbours(a, b *segment) bool {
+	return a.para == b.para && a.run >= 0 && b.run == a.run+1 && !p.doc.runs[b.run].wordBreak
+}
+
+// wholeWords reports whether text[ws:we] stands as whole words.
+func (sp inlineSpan) wholeWords(ws, we int) bool {
+	before, after := sp.before, sp.after
+	if ws > 0 {
+		before, _ = utf8.DecodeLastRune(sp.text[:ws])
+	}
+	if we < len(sp.text) {
+		after, _ = utf8.DecodeRune(sp.text[we:])
+	}
+	first, _ := utf8.DecodeRune(sp.text[ws:we])
+	last, _ := utf8.DecodeLastRune(sp.text[ws:we])
+	return !joined(before, first) && !joined(last, after)
 }
 
 // segmentAt finds the segment whose folded text holds offset off.

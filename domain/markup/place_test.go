@@ -518,6 +518,33 @@ func TestAnOccurrenceCuttingTheTargetsOwnNameIsPassedOver(t *testing.T) {
 	}
 }
 
+// A name the text says whole across inline formatting is one occurrence:
+// "<em>rate</em> limit headers" reads "rate limit headers", so a link on
+// "limit headers" would sit inside the longer name, or cut the target's
+// own (trial N).
+func TestALongerNameSplitByInlineFormattingIsStillWhole(t *testing.T) {
+	opts := Options{MinWordsBetweenLinks: -1}
+	src := "<p>We also found that <em>rate</em> limit headers deserves a checklist.</p>\n" +
+		"<p>Limit headers tell a client when to retry.</p>\n"
+	for _, req := range []LinkRequest{
+		{ID: "w", Href: "/limits/", Anchors: []string{"limit headers"}, Position: Position{FirstParagraphs: 2},
+			NotWithin: []string{"rate limit headers"}},
+		{ID: "c", Href: "/limits/", Anchors: []string{"limit headers deserves"}, Position: Position{FirstParagraphs: 2},
+			NotCutting: []string{"rate limit headers"}},
+	} {
+		if out, pl := placeOne(t, src, req, opts); pl.Placed && pl.ContentParagraph == 1 {
+			t.Errorf("%s: placed %+v in %s, want nothing in paragraph 1, where <em> splits the longer name", req.ID, pl, out)
+		}
+	}
+	// an existing link's text between the words is no inline formatting
+	src = "<p>We also found that <a href=\"/rate/\">rate</a> limit headers deserve a checklist.</p>\n"
+	req := LinkRequest{ID: "w", Href: "/limits/", Anchors: []string{"limit headers"}, Position: Position{FirstParagraphs: 2},
+		NotWithin: []string{"rate limit headers"}}
+	if out, pl := placeOne(t, src, req, opts); !pl.Placed {
+		t.Errorf("placed %+v in %s, want the phrase after the existing link placed", pl, out)
+	}
+}
+
 // A request that must be placed tries whole phrases first and takes the
 // front of a longer phrase only when the text has nothing else.
 func TestAWholePhraseFirstRequestTakesAFragmentOnlyAsALastResort(t *testing.T) {
