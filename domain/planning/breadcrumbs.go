@@ -34,13 +34,7 @@ func Breadcrumbs(st site.Structure, english bool, page site.Page, hub, term *sit
 		trail[0].PageID, trail[0].URL = page.ID, page.URL
 		return trail
 	}
-	sectorID := page.SectorID
-	if sectorID == "" && page.ClusterID != "" {
-		if c, ok := st.Cluster(page.ClusterID); ok {
-			sectorID = c.SectorID
-		}
-	}
-	if sec, ok := st.Sector(sectorID); ok && markup.PagePath(sec.URL) != markup.PagePath(page.URL) {
+	if sec, ok := st.Sector(st.SectorOf(page)); ok && markup.PagePath(sec.URL) != markup.PagePath(page.URL) {
 		trail = append(trail, Crumb{Name: sec.Name, URL: sec.URL})
 	}
 	under := page.URL

@@ -51,7 +51,7 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 	case site.KindHub:
 		l.Shared = append(l.Shared, "home")
 	}
-	if sector := sectorOf(st, p); sector != "" && (p.Kind == site.KindSector || p.Kind == site.KindHub) {
+	if sector := st.SectorOf(p); sector != "" && (p.Kind == site.KindSector || p.Kind == site.KindHub) {
 		if p.Kind == site.KindSector {
 			l.Exclusive = append(l.Exclusive, "sector:"+sector)
 		} else {
@@ -159,15 +159,6 @@ func DependantsOf(st site.Structure, p site.Page, deleted bool) Dependants {
 		d.LinkingTo = p.ID
 	}
 	return d
-}
-
-// sectorOf is the sector a page belongs to: its own, or its cluster's.
-func sectorOf(st site.Structure, p site.Page) string {
-	if p.SectorID != "" {
-		return p.SectorID
-	}
-	c, _ := st.Cluster(p.ClusterID)
-	return c.SectorID
 }
 
 // Horizon is what a plan saw of the site: the changes committed before it

@@ -103,10 +103,7 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 		return l
 	}
 	l.Home = true
-	l.SectorID = p.SectorID
-	if l.SectorID == "" {
-		l.SectorID = cluster.SectorID
-	}
+	l.SectorID = st.SectorOf(p)
 	for _, f := range clusterFacets {
 		l.CrumbTerms = append(l.CrumbTerms, "facet:"+f)
 	}

@@ -574,12 +574,12 @@ func (pl *planner) relatedReading() {
 		var onTopic, offTopic, offSector []scored
 		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword))
 		own = withoutCommonWords(own, sharing)
-		sector := pl.sectorOf(pl.in.Page)
+		sector := pl.in.Structure.SectorOf(pl.in.Page)
 		for _, s := range pl.scoreAll(sharing) {
 			switch {
 			case s.score.Factors[scoring.FactorKeywordOverlap] > 0 && own.SharedBy(PageNames(s.Page)):
 				onTopic = append(onTopic, s)
-			case pl.sectorOf(s.Page) == "" || pl.sectorOf(s.Page) == sector:
+			case pl.in.Structure.SectorOf(s.Page) == "" || pl.in.Structure.SectorOf(s.Page) == sector:
 				offTopic = append(offTopic, s)
 			default:
 				offSector = append(offSector, s)
@@ -630,17 +630,6 @@ func withoutCommonWords(own anchors.ContentWords, targets []Target) anchors.Cont
 // minCommonTargets is the fewest targets a word must be common to: among
 // two or three, sharing a word is still a sign of a topic.
 const minCommonTargets = 4
-
-// sectorOf is the sector a page is in: its own, else its cluster's.
-func (pl *planner) sectorOf(p site.Page) string {
-	if p.SectorID != "" {
-		return p.SectorID
-	}
-	if c, ok := pl.in.Structure.Cluster(p.ClusterID); ok {
-		return c.SectorID
-	}
-	return ""
-}
 
 // relatedSpread is how far below the best score of the pages sharing a
 // value with an article its Related Reading still draws from: without it,

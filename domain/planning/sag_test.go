@@ -554,6 +554,29 @@ func TestBreadcrumbsRunHomeSectorAttributeHubPage(t *testing.T) {
 	}
 }
 
+// A page of a cluster is in its cluster's sector: an operator who moves
+// the cluster (site.updated) moves its pages' trails, whatever sector_id
+// the pages arrived with (trial O), so one cluster never names two.
+func TestAPageOfAClusterIsInTheSectorItsClusterIsIn(t *testing.T) {
+	boots := bootsCluster()
+	boots.SectorID = "camping"
+	st := testSite(boots)
+	st.Sectors = append(st.Sectors, site.Sector{ID: "camping", Name: "Camping", URL: "/camping/"})
+	st.BuildIndex()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	page.SectorID = "hiking" // as it was published, before the move
+	trail := Breadcrumbs(st, true, page, &hub, nil)
+	if len(trail) < 2 || trail[1].Name != "Camping" {
+		t.Errorf("trail %+v, want the cluster's sector Camping second", trail)
+	}
+	// A page of no cluster is in its own sector.
+	product := site.Page{SiteID: "s", ID: "prod", URL: "/shop/boot/", Title: "Trail Boot", Kind: site.KindProduct, SectorID: "hiking"}
+	if trail := Breadcrumbs(st, true, product, nil, nil); len(trail) < 2 || trail[1].Name != "Hiking" {
+		t.Errorf("product trail %+v, want its own sector Hiking second", trail)
+	}
+}
+
 // roomScene plans the boots article "care" from its HTML paragraphs, with
 // its hub and siblings by id: title and inbound links (the more, the
 // better scored). It returns the sibling links planned in the body and the

@@ -126,6 +126,19 @@ func (s Structure) Cluster(id string) (Cluster, bool) {
 	return Cluster{}, false
 }
 
+// SectorOf is the sector a page is in. A page of a cluster is in the
+// sector the site's structure gives its cluster, whatever sector_id it
+// arrived with: an operator who moves a cluster to another sector moves
+// its pages with it, and one cluster's trails never name two sectors. A
+// page outside every cluster (a sector page, a product of no cluster) is
+// in its own.
+func (s Structure) SectorOf(p Page) string {
+	if c, ok := s.Cluster(p.ClusterID); ok && c.SectorID != "" {
+		return c.SectorID
+	}
+	return p.SectorID
+}
+
 // Page is one page of a site at one version.
 type Page struct {
 	SiteID         string
