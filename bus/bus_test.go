@@ -1,7 +1,12 @@
 package bus
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -126,4 +131,71 @@ func TestRedeliveryDelaysGrowAndThenRepeatTheLast(t *testing.T) {
 	if (nakDelays{}).WaitTime(3) != 0 {
 		t.Error("no delays configured should redeliver at once")
 	}
+}
+
+// An error the NATS client meets outside any call, here a subscription
+// too slow for what arrives, is logged at WARN as a structured line and
+// handed to the caller to count, not printed bare on stderr by the
+// client's default handler.
+func TestAnAsyncNATSErrorIsLoggedAtWarnAndCounted(t *testing.T) {
+	srv, err := StartEmbedded(EmbeddedOptions{Listen: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	var logged bytes.Buffer
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &logged, mu: &mu}, nil))
+	heard := make(chan error, 16)
+	nc, err := Connect(srv.ClientURL(), "async-error-test", log, func(err error) {
+		select {
+		case heard <- err:
+		default:
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	sub, err := nc.SubscribeSync("slow.subject")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.SetPendingLimits(1, -1); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if err := nc.Publish("slow.subject", []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-heard:
+		if !errors.Is(err, nats.ErrSlowConsumer) {
+			t.Errorf("heard %v, want the slow consumer error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no async error heard from a subscription with a pending limit of 1 and 10 messages")
+	}
+	mu.Lock()
+	line := logged.String()
+	mu.Unlock()
+	if !strings.Contains(line, "level=WARN") || !strings.Contains(line, "subscription=slow.subject") {
+		t.Errorf("log %q, want a WARN line naming the subscription", line)
+	}
+}
+
+// lockedWriter lets a test read what a logger wrote from another goroutine.
+type lockedWriter struct {
+	w  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

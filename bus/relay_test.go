@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func relayServer(t *testing.T, maxPayload int32) (*server.Server, jetstream.JetS
 // test.
 func connectJetStream(t *testing.T, url, name string) jetstream.JetStream {
 	t.Helper()
-	nc, err := Connect(url, name)
+	nc, err := Connect(url, name, slog.Default(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

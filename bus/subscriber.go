@@ -44,6 +44,9 @@ type SubscriberSettings struct {
 	NakDelays []time.Duration
 	// Logger receives what the subscriber cannot hand to a handler.
 	Logger *slog.Logger
+	// OnAsyncError, when set, hears each error the connection meets
+	// outside any call (Connect).
+	OnAsyncError func(error)
 }
 
 // Subscriber is a Watermill subscriber bound to one durable consumer. Each
@@ -74,7 +77,10 @@ var _ message.Subscriber = (*Subscriber)(nil)
 // spec.Durable on the stream that holds spec.Subject, on its own
 // connection.
 func NewSubscriber(natsURL string, spec ConsumerSpec, set SubscriberSettings) (*Subscriber, error) {
-	nc, err := Connect(natsURL, "interlinker-"+spec.Durable)
+	if set.Logger == nil {
+		set.Logger = slog.Default()
+	}
+	nc, err := Connect(natsURL, "interlinker-"+spec.Durable, set.Logger, set.OnAsyncError)
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +91,6 @@ func NewSubscriber(natsURL string, spec ConsumerSpec, set SubscriberSettings) (*
 	}
 	if set.PullBuffer < 1 {
 		set.PullBuffer = 1
-	}
-	if set.Logger == nil {
-		set.Logger = slog.Default()
 	}
 	return &Subscriber{nc: nc, js: js, spec: spec, set: set, closing: make(chan struct{})}, nil
 }
@@ -385,8 +388,12 @@ func (d nakDelays) WaitTime(delivery uint64) time.Duration {
 }
 
 // Connect opens a NATS connection that reconnects forever: a restarting
-// server is waited for, not given up on.
-func Connect(url, name string) (*nats.Conn, error) {
+// server is waited for, not given up on. Errors the client meets outside
+// any call (a slow consumer dropping messages) go to log at WARN and to
+// onAsyncError, when given, not to the client's default of a bare line
+// on stderr that no log filter sees; disconnects and reconnects are
+// logged too.
+func Connect(url, name string, log *slog.Logger, onAsyncError func(error)) (*nats.Conn, error) {
 	nc, err := nats.Connect(url,
 		nats.Name(name),
 		nats.MaxReconnects(-1),
@@ -394,6 +401,24 @@ func Connect(url, name string) (*nats.Conn, error) {
 		nats.ReconnectJitter(100*time.Millisecond, time.Second),
 		nats.RetryOnFailedConnect(true),
 		nats.ReconnectBufSize(64<<20),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			subject := ""
+			if sub != nil {
+				subject = sub.Subject
+			}
+			log.Warn("nats client error", "error", err, "subscription", subject)
+			if onAsyncError != nil {
+				onAsyncError(err)
+			}
+		}),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("nats disconnected", "error", err)
+			}
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			log.Info("nats reconnected", "url", nc.ConnectedUrlRedacted())
+		}),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("connect to nats at %s: %w", url, err)

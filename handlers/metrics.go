@@ -20,6 +20,7 @@ type Metrics struct {
 	APIRequests    *prometheus.CounterVec
 	LLMRejections  *prometheus.CounterVec
 	APILatency     *prometheus.HistogramVec
+	NATSErrors     *prometheus.CounterVec
 }
 
 // NewMetrics registers every collector on a fresh registry, with the Go and
@@ -65,8 +66,12 @@ func NewMetrics() *Metrics {
 			Name: "interlinker_api_request_seconds", Help: "Time to answer an HTTP API request, by route.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
 		}, []string{"route"}),
+		NATSErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "interlinker_nats_async_errors_total",
+			Help: "Errors the NATS client reports outside any call (a slow consumer dropping messages, a permission refused), by error.",
+		}, []string{"error"}),
 	}
-	m.Registry.MustRegister(m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered, m.Replans, m.OutboxParked, m.Redelivered,
+	m.Registry.MustRegister(m.NATSErrors, m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered, m.Replans, m.OutboxParked, m.Redelivered,
 		m.APIRequests, m.APILatency, m.LLMRejections,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -137,7 +137,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		s.natsURL = s.embedded.ClientURL()
 		s.log.Info("embedded NATS JetStream listening", "url", s.natsURL, "store", filepath.Join(cfg.DataDir, "nats"))
 	}
-	if s.nc, err = bus.Connect(s.natsURL, "interlinker"); err != nil {
+	if s.nc, err = bus.Connect(s.natsURL, "interlinker", s.log, s.countNATSError); err != nil {
 		return nil, err
 	}
 	// An async publish whose ack never comes is given up after the relay's
@@ -203,10 +203,11 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	s.registerOutboxGauges()
 
 	subSettings := bus.SubscriberSettings{
-		PullBuffer: cfg.PullBuffer,
-		PullBytes:  cfg.PullBytes,
-		NakDelays:  cfg.NakDelays,
-		Logger:     s.log,
+		PullBuffer:   cfg.PullBuffer,
+		PullBytes:    cfg.PullBytes,
+		NakDelays:    cfg.NakDelays,
+		Logger:       s.log,
+		OnAsyncError: s.countNATSError,
 	}
 	onDead := func(subject, consumer string) { s.metrics.DeadLettered.WithLabelValues(subject, consumer).Inc() }
 	dead := &bus.DeadLetterPublisher{JS: s.js, Timeout: 10 * time.Second, OnDead: onDead}
@@ -510,4 +511,10 @@ func within(ctx context.Context, what string, step func() error) error {
 	case <-ctx.Done():
 		return fmt.Errorf("%s: %w", what, ctx.Err())
 	}
+}
+
+// countNATSError counts an error a NATS connection met outside any call,
+// by the error's text: the client's errors are a small fixed set.
+func (s *Service) countNATSError(err error) {
+	s.metrics.NATSErrors.WithLabelValues(err.Error()).Inc()
 }
