@@ -27,6 +27,9 @@ type settings struct {
 	// logLevel is where --log-level is parsed to. finish reads it there:
 	// the level its caller passes was copied before the flags were parsed.
 	logLevel *string
+	// args are the arguments that are not flags, in order: flags may come
+	// before, between or after them ("token revoke ID --database-url …").
+	args []string
 }
 
 func envName(flagName string) string {
@@ -265,10 +268,33 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.after = append(s.after, func() { cfg.DBMaxConns = int32(dbConns) })
 }
 
+// parseInterspersed parses flags wherever they stand among the other
+// arguments, which it keeps in s.args: the standard flag package stops at
+// the first argument that is no flag, and an operator revoking a leaked
+// token with "token revoke ID --database-url …" would see it refused. A
+// "--" ends the flags; what follows it is arguments, as written.
+func (s *settings) parseInterspersed(args []string) error {
+	for {
+		if err := s.fs.Parse(args); err != nil {
+			return err
+		}
+		rest := s.fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			s.args = append(s.args, rest...)
+			return nil
+		}
+		if len(rest) == 0 {
+			return nil
+		}
+		s.args = append(s.args, rest[0])
+		args = rest[1:]
+	}
+}
+
 // finish parses args and applies what needs parsing afterwards.
 func (s *settings) finish(args []string, cfg *service.Config, logLevel string) error {
 	s.envForTheRest()
-	if err := s.fs.Parse(args); err != nil {
+	if err := s.parseInterspersed(args); err != nil {
 		return err
 	}
 	if len(s.errs) > 0 {

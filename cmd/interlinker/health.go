@@ -34,8 +34,8 @@ func healthCommand(ctx context.Context, args []string) error {
 	if err := s.finish(args, nil, ""); err != nil {
 		return err
 	}
-	if s.fs.NArg() != 0 {
-		return fmt.Errorf("health: unexpected argument %q", s.fs.Arg(0))
+	if len(s.args) != 0 {
+		return fmt.Errorf("health: unexpected argument %q", s.args[0])
 	}
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("health: --path %q must start with /", path)

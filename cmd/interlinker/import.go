@@ -76,8 +76,8 @@ func importCommand(ctx context.Context, args []string) error {
 	if err := s.finish(args, nil, ""); err != nil {
 		return err
 	}
-	if s.fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", s.fs.Args())
+	if len(s.args) > 0 {
+		return fmt.Errorf("unexpected arguments %q", s.args)
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(a.logLevel)); err != nil {

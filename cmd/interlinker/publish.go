@@ -32,11 +32,11 @@ func publish(ctx context.Context, args []string) error {
 	if err := s.finish(args, nil, ""); err != nil {
 		return err
 	}
-	if s.fs.NArg() == 0 {
+	if len(s.args) == 0 {
 		s.fs.Usage()
 		return errors.New("no file or directory given")
 	}
-	files, err := eventFiles(s.fs.Args())
+	files, err := eventFiles(s.args)
 	if err != nil {
 		return err
 	}

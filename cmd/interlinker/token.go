@@ -53,10 +53,10 @@ func tokenCommand(ctx context.Context, args []string) error {
 	switch {
 	case action == "create" && siteID == "":
 		return errors.New("token create: --site is required")
-	case action == "revoke" && s.fs.NArg() != 1:
+	case action == "revoke" && len(s.args) != 1:
 		return errors.New("token revoke: give the id of one token (see token list)")
-	case action != "revoke" && s.fs.NArg() != 0:
-		return fmt.Errorf("token %s: unexpected argument %q", action, s.fs.Arg(0))
+	case action != "revoke" && len(s.args) != 0:
+		return fmt.Errorf("token %s: unexpected argument %q", action, s.args[0])
 	}
 	st, err := store.Open(ctx, databaseURL, store.Options{MaxConns: 2})
 	if err != nil {
@@ -97,7 +97,7 @@ func tokenCommand(ctx context.Context, args []string) error {
 		}
 		return tw.Flush()
 	case "revoke":
-		id := s.fs.Arg(0)
+		id := s.args[0]
 		ok, err := st.RevokeToken(ctx, id)
 		if err != nil {
 			return err
