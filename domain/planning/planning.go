@@ -934,9 +934,15 @@ func (pl *planner) relatedInBody() {
 // noteListingHub says why no hub lists a product or service outside
 // clusters (adoptedOfferings) when none does: no cluster shares its values,
 // or the hub of the cluster sharing most of them is not published. A term
-// page of its values, or another page's text, may still link it.
+// page of its values, or another page's text, may still link it. A plain
+// page outside clusters has no link type at all that targets it.
 func (pl *planner) noteListingHub() {
 	p := pl.in.Page
+	if p.ClusterID == "" && p.Kind == site.KindPage {
+		pl.note("no link type of the sag policy links a plain page outside every cluster (an about or pricing page): " +
+			"link it from the site's navigation, give it a cluster_id, or add a link to it by hand")
+		return
+	}
 	if p.ClusterID != "" || (p.Kind != site.KindProduct && p.Kind != site.KindService) {
 		return
 	}

@@ -887,6 +887,23 @@ func TestAProductOutsideClustersThatNoHubListsSaysWhyInANote(t *testing.T) {
 	}
 }
 
+// A plain page outside every cluster (an about or pricing page) is the
+// target of no sag link type; its plan says so, and what would link it
+// (trial N's orphans had no note).
+func TestAPlainPageOutsideClustersSaysInANoteThatNoLinkTypeLinksIt(t *testing.T) {
+	in := productScene(t, 400, productHub("boots", "hiking boots", 0, testNow, "terrain=mountain"))
+	in.Page = site.Page{SiteID: "s", ID: "about", URL: "/about/", Title: "About Us", Kind: site.KindPage, PublishedAt: testNow}
+	plan := planOf(t, in)
+	if !slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, "plain page outside every cluster") }) {
+		t.Errorf("notes %q, want one saying no link type links a plain page outside clusters", plan.Notes)
+	}
+	// In a cluster its hub lists it: no such note.
+	in.Page.ClusterID = "boots"
+	if plan := planOf(t, in); slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, "plain page outside") }) {
+		t.Errorf("notes %q for a plain page of a cluster", plan.Notes)
+	}
+}
+
 func TestScoreFactorsAreWeightedFortyTwentyFiveTwentyTenFive(t *testing.T) {
 	in := productScene(t, 1500,
 		// Shares both values and both keyword words, most linked, new.
