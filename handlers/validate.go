@@ -9,7 +9,6 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
-	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/domain/validation"
 	"github.com/interlinker/interlinker/events"
@@ -84,14 +83,12 @@ func validatePage(st planStage, live map[string]planning.Target, usage map[strin
 	})
 }
 
-// authorTargets are the live pages a silo page's own content links lead
-// to (validation.Input.AuthorTargets), by path; nil under other policies,
-// whose rules judge the links we place alone.
+// authorTargets are the live pages a page's own content links lead to
+// (validation.Input.AuthorTargets), by path: silo's rules judge those
+// links, and the first link rule passes over the others (a byline's link
+// to an author's archive) where external links do not count either.
 func authorTargets(ctx context.Context, tx *store.Tx, st planStage) (map[string]site.Page, error) {
 	sc := st.site
-	if sc.policy.Name != policy.Silo {
-		return nil, nil
-	}
 	paths, err := validation.AuthorLinkPaths([]byte(st.page.LinkedHTML), sc.structure.Site.BaseURL, st.page.URL, sc.structure.Site.Host())
 	if err != nil || len(paths) == 0 {
 		return nil, err

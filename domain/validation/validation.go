@@ -76,7 +76,10 @@ type Input struct {
 	WordCount int
 	// AuthorTargets are the pages the writer's own content links lead to,
 	// by markup.PagePath of their URLs (AuthorLinkPaths): a silo's
-	// rules judge those links as they judge ours.
+	// rules judge those links as they judge ours, and where external
+	// links do not count for the first link rule, a writer's link to a
+	// path missing here (an author's archive) does not either. nil when
+	// they are not known: every internal link then counts.
 	AuthorTargets map[string]site.Page
 }
 

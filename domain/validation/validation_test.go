@@ -235,6 +235,31 @@ func TestFirstLinkSkipsExternalLinksWhenTheyDoNotCount(t *testing.T) {
 	}
 }
 
+// A byline's link to the author's archive, a path that is no page of the
+// site, is no link between the site's pages: where external links do not
+// count, it does not either (trial N). A writer's link to a page the
+// site holds still comes first, and where external links count (silo)
+// every link does.
+func TestFirstLinkPassesOverAWritersLinkToNoPageOfTheSite(t *testing.T) {
+	byline := `<p>Written by <a href="/author/sam-okafor/">Sam Okafor</a>, staff engineer</p>`
+	html := byline + `<p>Our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
+	in := input(html, uplink(link.StatusInserted))
+	in.AuthorTargets = map[string]site.Page{}
+	r, links := validate(t, in)
+	if fl := rule(r, RuleFirstLink); !fl.Passed || links["up"].Status != link.StatusVerified {
+		t.Errorf("first link rule %+v, uplink %s: want the byline passed over", fl, links["up"].Status)
+	}
+	in.AuthorTargets = map[string]site.Page{"/author/sam-okafor": {ID: "sam", URL: "/author/sam-okafor/", Kind: site.KindPage}}
+	if fl := rule(func() Report { r, _ := validate(t, in); return r }(), RuleFirstLink); fl.Passed {
+		t.Errorf("first link rule %+v: the author page is a page of the site, want it failed", fl)
+	}
+	in.AuthorTargets = map[string]site.Page{}
+	in.Policy.FirstLinkCountsExternal = true
+	if fl := rule(func() Report { r, _ := validate(t, in); return r }(), RuleFirstLink); fl.Passed {
+		t.Errorf("first link rule %+v: where every link counts, the byline comes first", fl)
+	}
+}
+
 func TestFirstLinkFailsOnAnExternalLinkWhenExternalLinksCount(t *testing.T) {
 	html := `<p>As <a href="https://nps.gov/">the park service</a> says.</p><p>Our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
 	in := input(html, uplink(link.StatusInserted))
