@@ -389,6 +389,16 @@ var lyWords = set(
 // "-ly" would not do: "simply" ends on "imply", "nearly" on "early".
 var lyNounEnds = []string{"assembly", "family", "supply", "anomaly", "monopoly", "butterfly"}
 
+// Sentence adverbials (markSentenceAdverbials): the nouns that make one
+// after "in" and a possessive ("in our experience"), or after "in" alone
+// ("in practice").
+var (
+	possessiveDeterminers    = set("my", "your", "his", "her", "its", "our", "their")
+	adverbialAfterPossessive = set("experience", "opinion", "view", "estimation", "judgment", "judgement")
+	adverbialAfterIn         = set("practice", "theory", "fact", "short", "general", "particular", "addition",
+		"contrast", "turn", "total", "summary", "principle", "reality", "hindsight", "sum")
+)
+
 // edWords end in "-ed" but are not participles.
 var edWords = set(
 	"hundred", "kindred", "speed", "breed", "steed", "creed", "greed", "tweed", "seabed", "riverbed",

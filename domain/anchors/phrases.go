@@ -340,6 +340,7 @@ func tokenizeAs(run string, name bool) []token {
 	for i := range toks {
 		resolve(toks, i)
 	}
+	markSentenceAdverbials(toks)
 	for i := range toks {
 		t := &toks[i]
 		content := !t.verb
@@ -348,6 +349,27 @@ func tokenizeAs(run string, name bool) []token {
 		t.graded = i > 0 && graded(toks, i)
 	}
 	return toks
+}
+
+// markSentenceAdverbials ends a noun phrase at the noun of a phrase that
+// says how a sentence holds rather than what it is about: "in our
+// experience", "in practice". Without the comma many writers leave out,
+// "In our experience build matrix strategy is where…" gave the noun
+// phrase "experience build matrix strategy" (trial N).
+func markSentenceAdverbials(toks []token) {
+	for i := 0; i+1 < len(toks); i++ {
+		if toks[i].low != "in" {
+			continue
+		}
+		j := i + 1
+		switch {
+		case possessiveDeterminers[toks[j].low] && j+1 < len(toks) && adverbialAfterPossessive[toks[j+1].low]:
+			j++
+		case !adverbialAfterIn[toks[j].low]:
+			continue
+		}
+		toks[j].verb, toks[j].start, toks[j].final = true, false, false
+	}
 }
 
 // graded reports whether toks[i] is graded by the word before it: a degree

@@ -370,6 +370,13 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"insurance"}}, []string{"insurance section"}},
 		{"a hub of the site", "Our mortgages hub walks from preapproval to refinancing.",
 			Target{PrimaryKeywords: []string{"mortgages"}}, []string{"mortgages hub"}},
+		// trial N: a sentence adverbial without its comma ran into the name
+		{"'in our experience' before the name, no comma", "In our experience build matrix strategy is where most teams first notice the gap.",
+			Target{PrimaryKeywords: []string{"build matrix strategy"}}, nil},
+		{"'in practice' before the name, no comma", "In practice container image scanning catches most of it.",
+			Target{PrimaryKeywords: []string{"container image scanning"}}, nil},
+		{"'experience' as a noun of its own still heads a phrase", "Our user experience research guide explains it.",
+			Target{PrimaryKeywords: []string{"user experience research"}}, []string{"user experience research guide"}},
 		// trial N: a compound ending on a noun in "-ly" read as an adverb
 		// written in lower case, so only "Webassembly" named its hub
 		{"a series on a one-word name in '-ly', lower case", "This piece is part of our series on webassembly, and it covers memory.",
