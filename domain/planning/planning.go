@@ -783,8 +783,10 @@ func (pl *planner) sectorHubs() {
 }
 
 // homeLinks links the home page from its text to the sectors and hubs it
-// names, with their keyword or title anchors, best score first, up to its
-// density maximum. The home page shares no attribute with anything, and
+// names, with their keyword or title anchors, up to its density maximum:
+// the sectors first, the next step down the site's hierarchy, then the
+// hubs, each best score first (trial N's home page named 3 sectors and 12
+// hubs, and its 10 links went to hubs alone). The home page shares no attribute with anything, and
 // naming a section of the site in the home page's own words is reason
 // enough to link it; the per-paragraph limits do not apply to it
 // (ParagraphLimits), so its text carries every section it names.
@@ -795,7 +797,11 @@ func (pl *planner) homeLinks() {
 			cands = append(cands, t)
 		}
 	}
-	for _, s := range pl.scoreAll(cands) {
+	ranked := pl.scoreAll(cands)
+	slices.SortStableFunc(ranked, func(a, b scored) int {
+		return cmp.Compare(rankOnHome(a.Kind), rankOnHome(b.Kind))
+	})
+	for _, s := range ranked {
 		if pl.stopped() {
 			return
 		}
@@ -821,6 +827,15 @@ func (pl *planner) homeLinks() {
 		pl.add(l)
 		pl.budget--
 	}
+}
+
+// rankOnHome orders the home page's targets by the site's hierarchy:
+// sectors before hubs.
+func rankOnHome(k site.Kind) int {
+	if k == site.KindSector {
+		return 0
+	}
+	return 1
 }
 
 // noteTooShortName says why the home page does not link a section whose

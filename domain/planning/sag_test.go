@@ -1091,6 +1091,20 @@ func TestTheHomePageLinksTheSectorsAndHubsItNamesWithinTheHubRowOfTheDensityTabl
 	if r := sagPolicy(t).Density(DensityClass(site.KindHome), 600); r.Min != 5 || r.Max != 10 {
 		t.Errorf("a short home page's density range is %+v, want the hub row's 5–10", r)
 	}
+	// Naming more than its maximum, it links its sectors first, the next
+	// step of the hierarchy (trial N's 10 links all went to hubs).
+	for i := 8; i < 12; i++ {
+		kw := fmt.Sprintf("trail gear %c", 'a'+i)
+		c := testCluster(fmt.Sprintf("c%d", i), fmt.Sprintf("Trail Gear %c", 'A'+i), kw, "terrain=mountain")
+		clusters = append(clusters, c)
+		targets = append(targets, Target{Page: hubOf(c)})
+		texts = append(texts, "Our guide to "+kw+" is the place to start.")
+	}
+	plan = planOf(t, Input{Structure: testSite(clusters...), Policy: sagPolicy(t), Page: home, Targets: targets, Texts: texts, WordCount: 600})
+	got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody))
+	if len(got) != 10 || !slices.Contains(got, "sector-hiking") || !slices.Contains(got, "sector-camping") {
+		t.Errorf("the home page naming 2 sectors and 12 hubs plans %v, want 10 with both sectors", got)
+	}
 }
 
 func TestANameIsMentionedAsWholeWordsWhateverPunctuationSurroundsIt(t *testing.T) {
