@@ -130,8 +130,20 @@ func TestASuggestionShowsTheWordsThatWouldCarryIt(t *testing.T) {
 	if l := links[0]; l.Status != link.StatusReview || l.Anchor != "boot care guide" || l.AnchorType != link.AnchorPageTitle || l.Paragraph != 2 {
 		t.Errorf("suggestion %+v, want it on \"boot care guide\" (page_title) in paragraph 2, still for review", l)
 	}
-	if l := links[1]; l.Anchor != "" || l.Paragraph != 0 {
-		t.Errorf("suggestion whose text holds no candidate: anchor %q in paragraph %d, want none", l.Anchor, l.Paragraph)
+	if l := links[0]; l.Reason != "" {
+		t.Errorf("suggestion with words to carry it has reason %q, want none", l.Reason)
+	}
+	// It says why it has none: accepted as it stands it goes nowhere (trial O).
+	if l := links[1]; l.Anchor != "" || l.Paragraph != 0 || l.Reason != reviewNoAnchor {
+		t.Errorf("suggestion whose text holds no candidate: anchor %q in paragraph %d, reason %q; want none, saying why", l.Anchor, l.Paragraph, l.Reason)
+	}
+	links[1].Candidates = []link.Anchor{{Text: "trail boots", Type: link.AnchorPrimaryKeyword}}
+	links[1].TargetPageID = "care"
+	if err := suggestAnchors(src, links[1:], usage, 3, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if l := links[1]; l.Anchor != "" || l.Reason != reviewAtCap {
+		t.Errorf("suggestion whose only anchor is at the cap: anchor %q, reason %q; want none, saying the cap", l.Anchor, l.Reason)
 	}
 }
 

@@ -1,6 +1,8 @@
 package planning
 
 import (
+	"fmt"
+	"github.com/interlinker/interlinker/domain/anchors"
 	"slices"
 	"strings"
 
@@ -78,6 +80,11 @@ func (pl *planner) applyDecisions() {
 			if d.Anchor != "" {
 				l.Candidates = slices.DeleteFunc(l.Candidates, func(a link.Anchor) bool { return a.Text == d.Anchor })
 				l.Candidates = append([]link.Anchor{{Text: d.Anchor, Type: link.AnchorNatural}}, l.Candidates...)
+				if !containsWords(pl.text, anchors.Normalize(d.Anchor)) {
+					// Said where the person who asked looks (trial O saw only the placer's reason).
+					l.Explanation += fmt.Sprintf("; the anchor %q asked for is not in the page's text, so the link takes another of its anchors the text holds, or is left for the LLM fallback", d.Anchor)
+					pl.note("link to %s %s: the anchor %q is not in the page's text", d.Target.ID, reason, d.Anchor)
+				}
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package planning
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
@@ -54,6 +56,15 @@ func TestALinkAddedByHandIsPlannedAndOneRemovedIsNot(t *testing.T) {
 	if len(got) != 1 || got[0].Status != link.StatusPlanned || got[0].Zone != link.ZoneInBody || got[0].Reason != reasonAdded ||
 		got[0].Candidates[0].Text != "our tents" || got[0].TargetURL != "/camping/tents/" {
 		t.Fatalf("added: %+v, want one planned in-body link under its anchor", got)
+	}
+	// An anchor the text does not hold is said so where the person looks
+	// (trial O saw only "no candidate anchor found").
+	in.Decisions = []Decision{{Target: other, Action: DecisionAdd, Anchor: "zeppelin hangars"}}
+	plan := planOf(t, in)
+	got = linksTo(plan, "tents")
+	if len(got) != 1 || !strings.Contains(got[0].Explanation, `the anchor "zeppelin hangars" asked for is not in the page's text`) ||
+		!slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, "zeppelin hangars") }) {
+		t.Errorf("added under an anchor the text lacks: %+v, notes %q; want both to say so", got, plan.Notes)
 	}
 	// The mandatory uplink too goes when a person removes it; breadcrumbs,
 	// the site's structure, stay.
