@@ -237,13 +237,13 @@ func (p *placer) within(seg *segment, fs, fe int, phrases []string) bool {
 		return false
 	}
 	sp := p.inlineSpanOf(seg, fs, fe)
-	occ := sp.text[sp.start:sp.end]
+	occ := string(sp.text[sp.start:sp.end])
 	for _, w := range phrases {
 		if len(w) <= len(occ) {
 			continue
 		}
 		for k := 0; k+len(occ) <= len(w); k++ {
-			j := strings.Index(w[k:], string(occ))
+			j := strings.Index(w[k:], occ)
 			if j < 0 {
 				break
 			}
@@ -269,9 +269,9 @@ func (p *placer) cuts(seg *segment, fs, fe int, phrases []string) bool {
 	for _, w := range phrases {
 		// Only an occurrence within len(w) of the span can overlap it.
 		lo, hi := max(0, sp.start-len(w)+1), min(len(sp.text), sp.end+len(w)-1)
-		text := sp.text[lo:hi]
+		text, needle := sp.text[lo:hi], []byte(w)
 		for from := 0; from+len(w) <= len(text); {
-			j := bytes.Index(text[from:], []byte(w))
+			j := bytes.Index(text[from:], needle)
 			if j < 0 {
 				break
 			}
