@@ -392,7 +392,7 @@ func (d nakDelays) WaitTime(delivery uint64) time.Duration {
 // any call (a slow consumer dropping messages) go to log at WARN and to
 // onAsyncError, when given, not to the client's default of a bare line
 // on stderr that no log filter sees; disconnects and reconnects are
-// logged too.
+// logged at INFO.
 func Connect(url, name string, log *slog.Logger, onAsyncError func(error)) (*nats.Conn, error) {
 	nc, err := nats.Connect(url,
 		nats.Name(name),
@@ -411,9 +411,11 @@ func Connect(url, name string, log *slog.Logger, onAsyncError func(error)) (*nat
 				onAsyncError(err)
 			}
 		}),
+		// The client reconnects by itself, and a server stopping with
+		// the process is a disconnect too: worth a line, not a warning.
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
-				log.Warn("nats disconnected", "error", err)
+				log.Info("nats disconnected; reconnecting", "error", err)
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
