@@ -801,6 +801,7 @@ func (pl *planner) homeLinks() {
 	slices.SortStableFunc(ranked, func(a, b scored) int {
 		return cmp.Compare(rankOnHome(a.Kind), rankOnHome(b.Kind))
 	})
+	var overBudget []string
 	for _, s := range ranked {
 		if pl.stopped() {
 			return
@@ -819,13 +820,18 @@ func (pl *planner) homeLinks() {
 			continue
 		}
 		if pl.budget <= 0 {
-			pl.note("vertical_down link to %s not planned: %s", l.TargetPageID, pl.budgetTaken())
-			break
+			// Every section named and left out is named in the note
+			// (trial Q saw two hubs dropped without a word).
+			overBudget = append(overBudget, l.TargetPageID)
+			continue
 		}
 		l.Explanation = fmt.Sprintf("vertical_down: the home page names this %s in its text; score %.2f, kept for the record; %s",
 			s.Kind, l.Score, l.Explanation)
 		pl.add(l)
 		pl.budget--
+	}
+	if len(overBudget) > 0 {
+		pl.note("vertical_down links to %s not planned: %s", strings.Join(overBudget, ", "), pl.budgetTaken())
 	}
 }
 

@@ -1105,6 +1105,18 @@ func TestTheHomePageLinksTheSectorsAndHubsItNamesWithinTheHubRowOfTheDensityTabl
 	if len(got) != 10 || !slices.Contains(got, "sector-hiking") || !slices.Contains(got, "sector-camping") {
 		t.Errorf("the home page naming 2 sectors and 12 hubs plans %v, want 10 with both sectors", got)
 	}
+	// The four it names and leaves out are all in its note.
+	var dropped []string
+	for _, tg := range targets {
+		if !slices.Contains(got, tg.ID) {
+			dropped = append(dropped, tg.ID)
+		}
+	}
+	if len(dropped) != 4 || !slices.ContainsFunc(plan.Notes, func(n string) bool {
+		return strings.Contains(n, "vertical_down links to "+strings.Join(dropped, ", ")+" not planned") && strings.Contains(n, "density maximum")
+	}) {
+		t.Errorf("left out %v; notes %q, want one naming all four and the density maximum", dropped, plan.Notes)
+	}
 }
 
 func TestANameIsMentionedAsWholeWordsWhateverPunctuationSurroundsIt(t *testing.T) {
