@@ -363,8 +363,12 @@ func (pl *planner) budgetTaken() string {
 			waiting++
 		}
 	}
-	why := fmt.Sprintf("the page's density maximum of %d in-body links is taken by %d of its own and %d planned",
-		pl.densityMax(), pl.in.ExistingLinks, planned)
+	limit := "density maximum"
+	if pl.in.Policy.Name == policy.Silo {
+		limit = "budget"
+	}
+	why := fmt.Sprintf("the page's %s of %d in-body links is taken by %d of its own and %d planned",
+		limit, pl.densityMax(), pl.in.ExistingLinks, planned)
 	if waiting > 0 {
 		why += fmt.Sprintf(", %d of which its text has no anchor or room for: they wait for the LLM fallback", waiting)
 	}

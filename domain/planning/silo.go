@@ -3,6 +3,7 @@ package planning
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/scoring"
@@ -96,16 +97,24 @@ func (pl *planner) siloAllows(t Target) bool {
 	return t.Kind == site.KindHub || SiloChild(t.Page)
 }
 
-// siloParent links a cluster's parent to its children only.
+// siloParent links a cluster's parent to its children only. The children
+// the budget leaves out are named in one note that says what holds the
+// budget: the page's own links, and planned links its text may have no
+// anchor for (trial Q read "budget reached" on a page showing one link
+// of ours).
 func (pl *planner) siloParent() {
+	var left []string
 	for _, l := range pl.siloLinks(pl.siloRank(pl.siloChildren()), link.TypeVerticalDown, func(siloScored) string {
 		return "the parent links to its children"
 	}) {
 		if pl.budget <= 0 {
-			pl.note("child %s not linked from the parent: budget of %d links reached", l.TargetPageID, pl.in.Policy.Budget().Max)
+			left = append(left, l.TargetPageID)
 			continue
 		}
 		pl.addSilo(l)
+	}
+	if len(left) > 0 {
+		pl.note("children %s not linked from the parent: %s", strings.Join(left, ", "), pl.budgetTaken())
 	}
 }
 

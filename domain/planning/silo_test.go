@@ -204,6 +204,29 @@ func TestSiloPagesPickNoTargetTheirOwnTextLinks(t *testing.T) {
 	}
 }
 
+// The children a parent's budget leaves out are named in one note that
+// says what holds the budget, links left for the LLM fallback included.
+func TestASiloParentsNoteSaysWhatHoldsTheBudget(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	var targets []Target
+	for i := 0; i < 7; i++ {
+		targets = append(targets, Target{Page: articleIn(boots, fmt.Sprintf("b-%d", i), "Boot Notes Explained")})
+	}
+	in := siloInput(t, hub, &hub, targets...)
+	in.ExistingLinks = 1
+	plan := planOf(t, in)
+	var notes []string
+	for _, n := range plan.Notes {
+		if strings.Contains(n, "not linked from the parent") {
+			notes = append(notes, n)
+		}
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "taken by 1 of its own and 4 planned") {
+		t.Errorf("notes %q, want one naming the children left out and what holds the budget", notes)
+	}
+}
+
 func TestSiloChildLinksParentFirstThenSiblings(t *testing.T) {
 	boots := bootsCluster()
 	hub := hubOf(boots)
