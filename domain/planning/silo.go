@@ -69,6 +69,13 @@ func (pl *planner) siloFlat() {
 			related = append(related, s)
 		}
 	}
+	if len(related) == 0 {
+		// Said, as sag says it of a plain page: trial Q's 14 pages outside
+		// clusters went unlinked without a word.
+		pl.note("no page outside the clusters shares %d or more labels with this one (it has %d): under silo it links, "+
+			"and is linked by, no page; give it labels it shares, a cluster_id, or a link added by hand",
+			pl.in.Policy.LabelOverlapMin, len(pl.in.Page.Labels))
+	}
 	for _, l := range pl.siloLinks(related, link.TypeRelated, func(s siloScored) string {
 		return fmt.Sprintf("shares %d labels (at least %d needed)", s.overlap, pl.in.Policy.LabelOverlapMin)
 	}) {

@@ -3,6 +3,7 @@ package planning
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,6 +59,17 @@ func TestSiloFlatPagesLinkOnlyWithTwoOrMoreSharedLabels(t *testing.T) {
 	in.Policy.LabelOverlapMin = 3
 	if got := targetIDs(planOf(t, in).Links); !reflect.DeepEqual(got, []string{"f-three"}) {
 		t.Errorf("with label_overlap_min 3: links to %v", got)
+	}
+	// A page sharing too few labels with any is told so (trial Q).
+	said := func(p Plan) bool {
+		return slices.ContainsFunc(p.Notes, func(n string) bool { return strings.Contains(n, "under silo it links, and is linked by, no page") })
+	}
+	if said(planOf(t, in)) {
+		t.Errorf("notes %q for a page that links one", planOf(t, in).Notes)
+	}
+	in.Policy.LabelOverlapMin = 5
+	if plan := planOf(t, in); len(plan.Links) != 0 || !said(plan) {
+		t.Errorf("with label_overlap_min 5: links %v, notes %q; want none and a note saying why", targetIDs(plan.Links), plan.Notes)
 	}
 }
 
