@@ -1029,6 +1029,10 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 				continue
 			}
 			counts[anchors.Normalize(pl.AnchorText)]++
+			// The moved link counts against the anchor cap as an added one
+			// does: trial P's audit moved three links to "soup recipes",
+			// which two uplinks it recommended already carried.
+			r.proposed.add([]link.Link{{TargetPageID: f.PageID, Anchor: pl.AnchorText, Zone: link.ZoneInBody, Status: link.StatusInserted}})
 			placed = append(placed, rec)
 			continue
 		}

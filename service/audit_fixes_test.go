@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/html"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -660,5 +661,60 @@ func TestAnAuditsFixesKeepEveryAnchorWithinTheCapCountingTheSitesOwnLinks(t *tes
 	}
 	if uses["hiking boots"] != 3 || uses["trail boots"] != 1 {
 		t.Errorf("the hub's in-body anchors after the fixes: %v, want hiking boots 3 and trail boots 1", uses)
+	}
+}
+
+// The anchor cap counts an audit's anchor variations with its additions:
+// trial P's audit recommended two missing uplinks as "soup recipes" and
+// moved three links from the dominant "easy soup recipes" to it as well,
+// five uses where the cap is three. Here two articles lack their uplink
+// and nine link the hub as "easy soup recipes" (the share limit lets three
+// of those move to one other anchor), every text saying "soup recipes"
+// too: no more than three of the audit's fixes may carry it.
+func TestAnAuditsVariationsAndAdditionsTogetherKeepAnAnchorWithinTheCap(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure := mustEvent(events.SiteUpdated, "soups", "site-soups", events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: "soups", BaseURL: "https://kitchen.example", Name: "Kitchen", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "cooking", Name: "Cooking", URL: "/cooking/"}},
+		Clusters: []events.ClusterInfo{{ID: "soups", SectorID: "cooking", Name: "Soups",
+			PrimaryKeyword: "soup recipes", Keywords: []string{"easy soup recipes", "soup ideas"}}},
+	})
+	page := func(id, kind, url, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "soups",
+			SectorID: "cooking", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
+	}
+	pages := []events.PageInfo{page("soups-hub", "hub", "/cooking/soups/",
+		`<p>Our soup recipes run from quick weeknight pots to slow stocks that simmer all afternoon.</p>`)}
+	for _, id := range []string{"onion", "tomato", "pumpkin", "lentil", "pea", "leek", "carrot", "potato", "squash"} {
+		pages = append(pages, page(id, "supporting", "/cooking/soups/"+id+"/",
+			`<p>Start with our <a href="/cooking/soups/">easy soup recipes</a> if this is your first pot of `+id+` soup.</p>
+<p>Most soup recipes agree on one thing: a good stock and patience at the stove.</p>`))
+	}
+	for _, id := range []string{"minestrone", "chowder"} {
+		pages = append(pages, page(id, "supporting", "/cooking/soups/"+id+"/",
+			`<p>Like most soup recipes, a `+id+` rewards a slow simmer more than anything.</p>
+<p>Chop the vegetables small so every spoonful holds a bit of everything in the pot.</p>`))
+	}
+	h.publishExisting(structure, pages)
+	h.audit("soups", "before", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), "soups", "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	carried := map[string]int{}
+	for _, r := range recs {
+		if r.TargetID == "soups-hub" && r.Found && (r.Action == "add" || r.Action == "vary_anchor") {
+			carried[anchors.Normalize(r.Anchor)]++
+			t.Logf("%s %s on %s: %q", r.ID, r.Action, r.PageID, r.Anchor)
+		}
+	}
+	for anchor, n := range carried {
+		if n > 3 {
+			t.Errorf("the audit's fixes give the hub the anchor %q %d times, over the cap of 3", anchor, n)
+		}
+	}
+	if carried["soup recipes"] == 0 {
+		t.Errorf("no fix carries \"soup recipes\": %v; the test proves nothing", carried)
 	}
 }
