@@ -321,7 +321,7 @@ func publishImported(ctx context.Context, p *producer, siteID string, pg crawl.P
 		Keywords: pg.Keywords, Labels: pg.Labels,
 		PublishedAt: &published, Version: pg.FetchedAt.UnixMilli(), HTML: string(pg.HTML),
 	}
-	ev, err := events.New(events.ContentPublished, siteID, crawl.EventID(siteID, pg.PathQuery, pg.Hash), "", events.ContentData{Page: info})
+	ev, err := events.New(events.ContentPublished, siteID, crawl.EventID(siteID, pg.PathQuery, pageIdentity(pg)), "", events.ContentData{Page: info})
 	if err != nil {
 		return false, fmt.Errorf("%w: %v", crawl.ErrRejected, err)
 	}
@@ -343,6 +343,16 @@ func publishImported(ctx context.Context, p *producer, siteID string, pg crawl.P
 		return false, err
 	}
 	return ack.Duplicate, nil
+}
+
+// pageIdentity is what an imported page's event id hashes besides its
+// site and URL: its content and what the rules made of it. A page
+// imported again under changed rules (another kind, cluster or keyword)
+// is a new event; with the content alone it was a duplicate, dropped by
+// the bus and the service's inbox for days (trial P).
+func pageIdentity(pg crawl.Page) string {
+	return strings.Join([]string{pg.Hash, pg.Title, pg.Kind, pg.ClusterID, pg.SectorID, pg.PrimaryKeyword,
+		strings.Join(pg.Keywords, "\x01"), strings.Join(pg.Labels, "\x01")}, "\x00")
 }
 
 // importSummary is the line an import ends with.

@@ -528,6 +528,31 @@ rules:
 		t.Errorf("blog_post-1 labels %v", pg.Labels)
 	}
 
+	// Imported again under changed rules (a fresh state), an unchanged
+	// page takes what the new rules make of it: the same content under
+	// another keyword is a new event, not a duplicate (trial P saw "0
+	// pages published, 47 skipped" and its new keywords ignored).
+	changed, err := os.ReadFile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed = []byte(strings.Replace(string(changed), "primary_keyword: tea}", "primary_keyword: green and black tea}", 1))
+	if err := os.WriteFile(rules, changed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	printed, err = runCapturing(t, "import", "--site", "rules", "--start", site.URL+"/", "--rules", rules,
+		"--nats-url", svc.NATSURL(), "--database-url", dbURL, "--data-dir", t.TempDir(),
+		"--http-allow-hosts", "127.0.0.1", "--log-level", "warn")
+	if published, _ := importCounts(t, printed); err != nil || published != 2 {
+		t.Fatalf("import under changed rules: %v, want the 2 pages the change reclassifies published\n%s", err, printed)
+	}
+	if err := waitCalm(t.Context(), svc); err != nil {
+		t.Fatal(err)
+	}
+	if pg, _, _ := svc.Store().Page(t.Context(), "rules", "tea_green"); pg.PrimaryKeyword != "green and black tea" {
+		t.Errorf("tea_green's keyword after the import under changed rules: %q", pg.PrimaryKeyword)
+	}
+
 	// Rules naming a cluster the known site lacks are refused before any
 	// request.
 	bad := filepath.Join(t.TempDir(), "bad.json")

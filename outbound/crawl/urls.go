@@ -179,12 +179,13 @@ func readablePath(p string) bool {
 }
 
 // EventID is the id of the content.published that carries a page's
-// content: the same site, page URL and content always give the same id, so
-// a page sent again after a crash (before the state file recorded it) is
-// dropped by JetStream's Nats-Msg-Id deduplication and by the service's
-// inbox, while changed content is a new event.
-func EventID(siteID, pathQuery, contentHash string) string {
-	sum := sha256.Sum256([]byte(siteID + "\x00" + pathQuery + "\x00" + contentHash))
+// content: the same site, page URL and identity (its content, and what
+// the rules made of it) always give the same id, so a page sent again
+// after a crash (before the state file recorded it) is dropped by
+// JetStream's Nats-Msg-Id deduplication and by the service's inbox, while
+// a changed page is a new event.
+func EventID(siteID, pathQuery, identity string) string {
+	sum := sha256.Sum256([]byte(siteID + "\x00" + pathQuery + "\x00" + identity))
 	return "import-" + hex.EncodeToString(sum[:16])
 }
 
