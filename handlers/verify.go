@@ -28,10 +28,11 @@ import (
 // ConsumerVerifier takes verify.requested.
 const ConsumerVerifier = "verifier"
 
-// LinkChecker checks a link target over HTTP; *outbound.Client is the
-// one the service uses.
+// LinkChecker checks a link target over HTTP, answering from its cache
+// only with checks made at since or later; *outbound.Client is the one
+// the service uses.
 type LinkChecker interface {
-	Check(ctx context.Context, rawURL string) outbound.Result
+	CheckSince(ctx context.Context, rawURL string, since time.Time) outbound.Result
 }
 
 // checkBatch is how many outcomes are kept per transaction.
@@ -219,7 +220,7 @@ func (p *Pipeline) verify(ctx context.Context, siteID, clusterID string, externa
 		go func() {
 			defer wg.Done()
 			for u := range urls {
-				results <- urlCheckOf(p.Checker.Check(ctx, u))
+				results <- urlCheckOf(p.Checker.CheckSince(ctx, u, freshSince))
 			}
 		}()
 	}

@@ -478,12 +478,20 @@ func ParseRetryAfter(v string, now time.Time) (wait time.Duration, ok bool) {
 // checks of one URL share one request. It never returns an error: every
 // failure is an Outcome with a Reason.
 func (c *Client) Check(ctx context.Context, rawURL string) Result {
+	return c.CheckSince(ctx, rawURL, time.Time{})
+}
+
+// CheckSince is Check answering from the cache only with a check made at
+// since or later: a verification asked for checks no older than an hour
+// ago, or than its own start, must not be given one from the cache's
+// whole TTL (trial P's "checked 105" were answers an hour old).
+func (c *Client) CheckSince(ctx context.Context, rawURL string, since time.Time) Result {
 	cu, err := c.guard.checkURL(rawURL)
 	if err != nil {
 		return c.finish(Result{URL: rawURL, CheckedAt: time.Now()}, err, time.Now())
 	}
 	key := cu.u.String()
-	if r, ok := c.cached(key); ok {
+	if r, ok := c.cached(key, since); ok {
 		c.metrics.cacheHits.Inc()
 		r.URL = rawURL
 		return r
@@ -492,7 +500,7 @@ func (c *Client) Check(ctx context.Context, rawURL string) Result {
 	// runs detached (bounded by Timeout and RetryBudget) and each caller
 	// waits on its own context.
 	ch := c.flight.DoChan(key, func() (any, error) {
-		if r, ok := c.cached(key); ok {
+		if r, ok := c.cached(key, since); ok {
 			return r, nil
 		}
 		r := c.check(context.WithoutCancel(ctx), rawURL, key)
@@ -588,11 +596,13 @@ func redact(raw string) string {
 	return raw
 }
 
-func (c *Client) cached(key string) (Result, bool) {
+// cached is the cache's answer for key, if it has one not expired and
+// checked at since or later.
+func (c *Client) cached(key string, since time.Time) (Result, bool) {
 	c.cacheMu.Lock()
 	defer c.cacheMu.Unlock()
 	e, ok := c.cache[key]
-	if !ok || time.Now().After(e.expires) {
+	if !ok || time.Now().After(e.expires) || e.res.CheckedAt.Before(since) {
 		return Result{}, false
 	}
 	return e.res, true

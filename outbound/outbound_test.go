@@ -207,7 +207,7 @@ func TestClassification(t *testing.T) {
 			// The cache: the same URL again costs no request, unless it
 			// could not be checked: that says nothing worth keeping.
 			if r.Outcome == OutcomeUnverified {
-				if _, cached := c.cached(s.URL + tc.path); cached {
+				if _, cached := c.cached(s.URL+tc.path, time.Time{}); cached {
 					t.Errorf("an unverified answer was cached")
 				}
 				return
@@ -216,6 +216,11 @@ func TestClassification(t *testing.T) {
 			again := c.Check(context.Background(), s.URL+tc.path)
 			if again.Outcome != r.Outcome || s.total(tc.path) != seen {
 				t.Errorf("second check: outcome %q, requests %d→%d; want the cached answer", again.Outcome, seen, s.total(tc.path))
+			}
+			// Asked for a check made after the cached one, it asks again.
+			fresh := c.CheckSince(context.Background(), s.URL+tc.path, r.CheckedAt.Add(time.Nanosecond))
+			if fresh.Outcome != r.Outcome || s.total(tc.path) == seen {
+				t.Errorf("check since after the cached one: outcome %q, requests %d→%d; want a new request", fresh.Outcome, seen, s.total(tc.path))
 			}
 		})
 	}
