@@ -218,7 +218,7 @@ func (p *Pipeline) runAudit(ctx context.Context, job store.Job, req events.Event
 			return p.finishAudit(ctx, job, req, failedAudit(job.ID, data.ClusterID, err.Error()), began)
 		}
 		// A cluster's audit reports its pages' links: only theirs are checked.
-		v, err := p.verify(ctx, job.SiteID, data.ClusterID, data.VerifyExternal, freshSince(job.RequestedAt, maxAge), progress)
+		v, err := p.verify(ctx, job.SiteID, data.ClusterID, data.VerifyExternal, freshSince(job.RequestedAt, maxAge), maxAge, progress)
 		if err != nil {
 			return false, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -89,7 +90,7 @@ func (r *recommender) linkScore(id string) float64 { return r.auditor.LinkScore(
 func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, error) {
 	rep := r.report
 	total := len(rep.MissingMandatory) + len(rep.Orphans) + len(rep.UnderLinked) + len(rep.Duplicates) + len(rep.OverCap) +
-		len(rep.OverLinked) + len(rep.Broken) + len(rep.DominantAnchors)
+		len(rep.OverLinked) + len(rep.Broken) + len(rep.Redirects) + len(rep.DominantAnchors)
 	r.progress.stage(ctx, events.AuditStageRecommendations, total)
 	done := 0
 	step := func(err error) error {
@@ -136,6 +137,10 @@ func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, er
 		return nil, err
 	}
 	done += len(rep.Broken)
+	if err := r.redirected(ctx); err != nil {
+		return nil, err
+	}
+	done += len(rep.Redirects)
 	uses, err := r.anchorUses(ctx, rep.DominantAnchors)
 	if err != nil {
 		return nil, err
@@ -851,6 +856,83 @@ func (r *recommender) broken(ctx context.Context) error {
 				rec.Reason += fmt.Sprintf("; remove the link, keeping its text: the page links %s, the hub of the deleted page's cluster, already or by another fix", hub)
 			default:
 				rec.Reason += "; remove the link, keeping its text"
+			}
+			r.recs = append(r.recs, rec)
+		}
+	}
+	return nil
+}
+
+// redirected recommends, for each link whose target answers through
+// redirects, pointing it at the final URL (a path when the site's host
+// answers it), or removing it, its text kept, when the page links that
+// page already or a fix recommended before does: trial P's redirects were
+// found and given no fix, and a post's link to an old URL of its own hub
+// would, pointed at the hub, link it twice. A redirect is a lesser fault
+// than a broken link and ranks below those of pages of equal score in
+// the broken links' band.
+func (r *recommender) redirected(ctx context.Context) error {
+	bySource := map[string][]audit.Finding{}
+	var order []string
+	for _, f := range r.report.Redirects {
+		if f.FinalURL == "" {
+			continue
+		}
+		if bySource[f.PageID] == nil {
+			order = append(order, f.PageID)
+		}
+		bySource[f.PageID] = append(bySource[f.PageID], f)
+	}
+	host := r.sc.structure.Site.Host()
+	for _, src := range order {
+		page, found, err := r.livePage(ctx, src)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		has, err := r.linkedTargets(ctx, src)
+		if err != nil {
+			return err
+		}
+		seen := map[[2]string]int{}
+		for _, f := range bySource[src] {
+			path := markup.PagePath(f.URL)
+			key := [2]string{path, f.Anchor}
+			occurrence := seen[key]
+			seen[key]++
+			if r.removing[linkKey{src, path, f.Anchor, occurrence}] {
+				continue
+			}
+			href := f.FinalURL
+			if u, err := url.Parse(f.FinalURL); err == nil && strings.EqualFold(u.Host, host) {
+				href = u.RequestURI()
+			}
+			byPath, err := r.tx.PagesByPath(ctx, r.siteID, []string{markup.PagePath(f.FinalURL)})
+			if err != nil {
+				return err
+			}
+			finalID := byPath[markup.PagePath(f.FinalURL)]
+			rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src, Action: audit.ActionRetarget,
+				LinkType: link.TypeRelated, TargetID: finalID, TargetURL: href, Anchor: f.Anchor, LinkPath: path,
+				LinkText: f.Anchor, Occurrence: occurrence, Weight: r.linkScore(src) / 2, Reason: f.Detail}
+			switch {
+			case finalID != "" && (finalID == src || has[finalID]):
+				rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRemove, "", ""
+				rec.Reason += fmt.Sprintf("; remove the link, keeping its text: the page links %s, where it ends, already or by another fix", finalID)
+			default:
+				if finalID != "" {
+					targets, err := r.targets(ctx, finalID)
+					if err != nil {
+						return err
+					}
+					if len(targets) == 1 {
+						rec.LinkType = planning.Relation(page, targets[0].Page)
+					}
+					has[finalID] = true
+				}
+				rec.Reason += fmt.Sprintf("; point it at %s", href)
 			}
 			r.recs = append(r.recs, rec)
 		}

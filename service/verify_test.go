@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
 )
 
 // liveSite is a loopback web site: the pages a site's links point at, as
@@ -43,7 +45,8 @@ func (s *liveSite) count(path string) int {
 // articles link to three paths the host answers 404 for, to an article the
 // host no longer serves although no content.deleted said so, to a path
 // that redirects to the hub, and to a partner host that answers every
-// request with 429.
+// request with 429; the home page links an old path of an article, which
+// redirects to it.
 const (
 	plantedBroken = 4 // /gone-1/, /gone-2/, /gone-3/ and /boots/d/, one link each
 	verifySiteID  = "verify-live"
@@ -54,7 +57,7 @@ func verifySitePages(partner string) []events.PageInfo {
 		return events.PageInfo{ID: id, URL: url, Title: id, Kind: kind, ClusterID: "boots", SectorID: "hiking", Version: 1,
 			HTML: "<header><a href=\"/\">Home</a></header>\n<main><article>\n" + body + "</article></main>\n"}
 	}
-	home := page("home", "/", "home", "<p>Welcome. See <a href=\"/boots/\">our boots</a> and <a href=\"/about/\">who we are</a>.</p>\n")
+	home := page("home", "/", "home", "<p>Welcome. See <a href=\"/boots/\">our boots</a>, <a href=\"/about/\">who we are</a> and <a href=\"/old-soles/\">soles</a>.</p>\n")
 	home.ClusterID, home.SectorID = "", ""
 	return []events.PageInfo{
 		home,
@@ -83,6 +86,8 @@ func serveVerifySite(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "<p>ok</p>")
 	case "/old-boots/":
 		http.Redirect(w, r, "/boots/", http.StatusMovedPermanently)
+	case "/old-soles/":
+		http.Redirect(w, r, "/boots/c/", http.StatusMovedPermanently)
 	default:
 		http.NotFound(w, r)
 	}
@@ -121,8 +126,8 @@ func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.
 	}
 
 	internal := h.audit(verifySiteID, "internal", events.AuditRequestedData{Verify: true})
-	if internal.BrokenLinks != plantedBroken || internal.RedirectLinks != 1 || internal.UnverifiedLinks != 0 || internal.Status != "complete" {
-		t.Errorf("audit with verify: broken %d redirects %d unverified %d status %q %v; want %d, 1, 0, complete",
+	if internal.BrokenLinks != plantedBroken || internal.RedirectLinks != 2 || internal.UnverifiedLinks != 0 || internal.Status != "complete" {
+		t.Errorf("audit with verify: broken %d redirects %d unverified %d status %q %v; want %d, 2, 0, complete",
 			internal.BrokenLinks, internal.RedirectLinks, internal.UnverifiedLinks, internal.Status, internal.Reasons, plantedBroken)
 	}
 	if n := live.count("/"); n != 1 {
@@ -139,9 +144,34 @@ func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.
 	if err := json.Unmarshal(rec.Report, &stored); err != nil || stored.Findings == nil {
 		t.Fatalf("stored report: %v", err)
 	}
-	if len(stored.Findings.Redirects) != 1 || !strings.Contains(stored.Findings.Redirects[0].Detail,
-		"points at a redirect; update it to the final URL "+live.URL+"/boots/") || stored.Findings.Redirects[0].PageID != "b" {
+	if len(stored.Findings.Redirects) != 2 || !slices.ContainsFunc(stored.Findings.Redirects, func(f events.AuditFinding) bool {
+		return f.PageID == "b" && strings.Contains(f.Detail, "points at a redirect; update it to the final URL "+live.URL+"/boots/")
+	}) {
 		t.Errorf("redirect findings %+v", stored.Findings.Redirects)
+	}
+	// Each redirect has its fix (trial P's had none): the home page's old
+	// path is pointed at the article it ends on; b's old path of its own
+	// hub, which b links already, is unwrapped, its text kept.
+	recs, err := h.svc.Store().Recommendations(t.Context(), verifySiteID, "internal", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixes := map[string]store.StoredRecommendation{}
+	for _, r := range recs {
+		if r.LinkPath == "/old-soles" || r.LinkPath == "/old-boots" {
+			fixes[r.PageID+" "+r.LinkPath] = r
+		}
+	}
+	if r := fixes["home /old-soles"]; r.Action != "retarget" || r.TargetID != "c" || r.TargetURL != "/boots/c/" {
+		t.Errorf("the home page's redirected link: %+v, want it pointed at /boots/c/ (page c)", r)
+	}
+	if r := fixes["b /old-boots"]; r.Action != "remove" || !strings.Contains(r.Reason, "links boots") {
+		t.Errorf("b's redirected link to its own hub: %+v, want it removed, b linking the hub already", r)
+	}
+	res := h.applyFixes(verifySiteID, "apply-redirects", events.AuditApplyData{AuditID: "internal",
+		RecommendationIDs: []string{fixes["home /old-soles"].ID, fixes["b /old-boots"].ID}})
+	if res.Applied != 2 || len(res.Failed) != 0 {
+		t.Errorf("applying the redirects' fixes: applied %d, refused %+v", res.Applied, res.Failed)
 	}
 	brokenURLs := map[string]bool{}
 	for _, f := range stored.Findings.Broken {
@@ -177,14 +207,17 @@ func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.
 		t.Errorf("the partner's link: %d rows left active and unverified, want 1", got)
 	}
 
-	// verify.requested checks every target again (none is reused without a
-	// max_age), and a second with max_age reuses the conclusive ones.
+	// verify.requested checks every target whose stored check it may not
+	// reuse (none, without a max_age): the checker's cache answers those
+	// the audits asked about, within its TTL, and says so (reused); only
+	// the partner, whose 429s said nothing, is asked again. A second with
+	// max_age reuses the stored conclusive checks.
 	h.publish(mustEvent(events.VerifyRequested, verifySiteID, "verify-all", events.VerifyRequestedData{SiteID: verifySiteID, Scope: "all"}))
 	all := waitVerified(t, verified, verifySiteID, "verify-all")
 	want := events.VerifyCompletedData{VerificationID: "verify-all", Scope: "all", Status: "inconclusive",
-		Targets: 12, Checked: 12, OK: 6, Redirects: 1, Broken: plantedBroken, Unverified: 1}
+		Targets: 13, Checked: 1, Reused: 12, OK: 6, Redirects: 2, Broken: plantedBroken, Unverified: 1}
 	if all.Status != want.Status || all.Targets != want.Targets || all.Checked != want.Checked || all.OK != want.OK ||
-		all.Redirects != want.Redirects || all.Broken != want.Broken || all.Unverified != want.Unverified || all.Reused != 0 {
+		all.Redirects != want.Redirects || all.Broken != want.Broken || all.Unverified != want.Unverified || all.Reused != want.Reused {
 		t.Errorf("verify.completed %+v, want %+v", all, want)
 	}
 	if len(all.UnverifiedTargets) != 1 || all.UnverifiedTargets[0].URL != partner.URL+"/partner" || all.UnverifiedTargets[0].Status != 429 {
@@ -193,27 +226,45 @@ func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.
 	progressed := false
 	for _, r := range verifyProgress.all() {
 		var d events.VerifyProgressData
-		if json.Unmarshal(r.Event.Data, &d) == nil && d.VerificationID == "verify-all" && d.Done == 12 && d.Total == 12 {
+		if json.Unmarshal(r.Event.Data, &d) == nil && d.VerificationID == "verify-all" && d.Done == 13 && d.Total == 13 {
 			progressed = true
 		}
 	}
 	if !progressed {
-		t.Errorf("no verify.progress reached 12 of 12")
+		t.Errorf("no verify.progress reached 13 of 13")
 	}
 	h.publish(mustEvent(events.VerifyRequested, verifySiteID, "verify-fresh", events.VerifyRequestedData{SiteID: verifySiteID, Scope: "all", MaxAge: "1h"}))
 	fresh := waitVerified(t, verified, verifySiteID, "verify-fresh")
 	// Only the partner, whose 429s said nothing, is asked again.
-	if fresh.Reused != 11 || fresh.Checked != 1 || fresh.Broken != plantedBroken || fresh.Targets != 12 {
-		t.Errorf("with max_age 1h: reused %d checked %d broken %d targets %d; want 11, 1, %d, 12", fresh.Reused, fresh.Checked, fresh.Broken, fresh.Targets, plantedBroken)
+	if fresh.Reused != 12 || fresh.Checked != 1 || fresh.Broken != plantedBroken || fresh.Targets != 13 {
+		t.Errorf("with max_age 1h: reused %d checked %d broken %d targets %d; want 12, 1, %d, 13", fresh.Reused, fresh.Checked, fresh.Broken, fresh.Targets, plantedBroken)
 	}
 	if n := partner.count("/partner"); n != 6 {
 		t.Errorf("the partner was asked %d times over three checks of it; want 6", n)
 	}
 	// Within the cache's TTL, two audits and two verifications cost one
 	// request a URL: the hub's second is the redirect's final hop.
-	for path, want := range map[string]int{"/": 1, "/about/": 1, "/boots/a/": 1, "/gone-1/": 1, "/old-boots/": 1, "/boots/": 2} {
+	requested := map[string]int{"/": 1, "/about/": 1, "/boots/a/": 1, "/gone-1/": 1, "/old-boots/": 1, "/boots/": 2, "/old-soles/": 1, "/boots/c/": 2}
+	for path, want := range requested {
 		if n := live.count(path); n != want {
 			t.Errorf("%s requested %d times, want %d", path, n, want)
+		}
+	}
+	// A max_age shorter than the cache's answers is a check made now, over
+	// HTTP, for every target (trial P's "--max-age 1s" got the cache's).
+	time.Sleep(5 * time.Millisecond)
+	h.publish(mustEvent(events.VerifyRequested, verifySiteID, "verify-now", events.VerifyRequestedData{SiteID: verifySiteID, Scope: "all", MaxAge: "1ms"}))
+	now := waitVerified(t, verified, verifySiteID, "verify-now")
+	if now.Checked != 13 || now.Reused != 0 {
+		t.Errorf("with max_age 1ms: checked %d reused %d, want 13 and 0", now.Checked, now.Reused)
+	}
+	for path, want := range requested {
+		more := 1
+		if path == "/boots/" || path == "/boots/c/" {
+			more = 2 // asked, and the final hop of a redirect
+		}
+		if n := live.count(path); n != want+more {
+			t.Errorf("after the check with max_age 1ms %s was requested %d times, want %d", path, n, want+more)
 		}
 	}
 	if dead := h.dead.all(); len(dead) > 0 {

@@ -236,6 +236,8 @@ type Finding struct {
 	// links against all the target's.
 	Count, Limit int
 	Detail       string
+	// FinalURL is where a redirected link's target ends up.
+	FinalURL string
 }
 
 // CheckOutcome is what an HTTP check of a link target found.
@@ -290,7 +292,7 @@ func (a *Auditor) checkFinding(sums *clusterLinks, pageID, targetID string, l Li
 		return true
 	case CheckRedirect:
 		a.redirects = append(a.redirects, Finding{PageID: pageID, TargetID: targetID, URL: l.URL, Anchor: l.Text,
-			Detail: "points at a redirect; update it to the final URL " + c.FinalURL})
+			Detail: "points at a redirect; update it to the final URL " + c.FinalURL, FinalURL: c.FinalURL})
 	case CheckUnverified:
 		a.unverified = append(a.unverified, Finding{PageID: pageID, TargetID: targetID, URL: l.URL, Anchor: l.Text,
 			Detail: "not verified over HTTP: " + c.Reason})
