@@ -267,34 +267,24 @@ func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]
 				texts = append(texts, c.Text)
 			}
 		}
-		l.Anchor, l.AnchorType, l.Paragraph, l.Reason = "", "", 0, ""
+		l.Anchor, l.AnchorType, l.Paragraph = "", "", 0
 		if len(texts) == 0 {
-			if len(l.Candidates) > 0 {
-				l.Reason = reviewAtCap
-			}
+			l.Reason = planning.ReviewReason(len(l.Candidates) > 0, false)
 			continue
 		}
 		_, pls, err := markup.Place(html, []markup.LinkRequest{planning.Request(*l, texts, "")}, planning.Unbounded(opts))
 		if err != nil {
 			return err
 		}
-		if pl := pls[0]; pl.Placed && pl.CandidateIndex >= 0 && pl.CandidateIndex < len(texts) {
+		pl := pls[0]
+		placed := pl.Placed && pl.CandidateIndex >= 0 && pl.CandidateIndex < len(texts)
+		if placed {
 			l.Anchor, l.Paragraph, l.AnchorType = pl.AnchorText, pl.ContentParagraph, candidateType(*l, texts[pl.CandidateIndex])
-		} else {
-			l.Reason = reviewNoAnchor
 		}
+		l.Reason = planning.ReviewReason(false, placed)
 	}
 	return nil
 }
-
-// Why a review suggestion has no anchor: accepting it cannot place it
-// from the text as it stands, which the person deciding should know
-// (trial O accepted ten such and saw nothing change).
-const (
-	reviewNoAnchor = "no anchor for it in the page's text: accepted, it is left for the LLM fallback; " +
-		"or add the link by hand with an anchor the text holds"
-	reviewAtCap = "every anchor it has is used for its target as often as the anchor cap allows: accepted, it is left for the LLM fallback"
-)
 
 // applyPlacement records a placement; offered are the anchors the request
 // carried, which CandidateIndex refers to.

@@ -89,6 +89,9 @@ func validatePage(st planStage, live map[string]planning.Target, usage map[strin
 // to an author's archive) where external links do not count either.
 func authorTargets(ctx context.Context, tx *store.Tx, st planStage) (map[string]site.Page, error) {
 	sc := st.site
+	if !strings.Contains(st.page.HTML, "href") && !strings.Contains(st.page.HTML, "HREF") {
+		return nil, nil // the writer linked nothing: no need to read the page's links
+	}
 	paths, err := validation.AuthorLinkPaths([]byte(st.page.LinkedHTML), sc.structure.Site.BaseURL, st.page.URL, sc.structure.Site.Host())
 	if err != nil || len(paths) == 0 {
 		return nil, err

@@ -1097,9 +1097,29 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 		l.Status = link.StatusReview
 		l.Explanation = fmt.Sprintf("%s: %s; score %.2f is between %.0f and %.0f: suggested for review; %s",
 			t, why, l.Score, p.ReviewScore, p.AutoLinkScore, l.Explanation)
+		// Said as the plan is made, as the inject stage would say it
+		// (ReviewReason), so the stage rewrites no row to say it.
+		if !pl.mentions(l) {
+			l.Reason = ReviewReason(pl.mentionedAtCap(l) != "", false)
+		}
 		pl.plan.Links = append(pl.plan.Links, l)
 	}
 	return planned
+}
+
+// ReviewReason says why a review suggestion has no anchor, which the
+// person deciding should know: accepted as the text stands, it is placed
+// nowhere (trial O accepted ten such and saw nothing change). "" when it
+// has one (placed).
+func ReviewReason(atCap, placed bool) string {
+	switch {
+	case placed:
+		return ""
+	case atCap:
+		return "every anchor the text holds for it is used for its target as often as the anchor cap allows: accepted, it is left for the LLM fallback"
+	}
+	return "no anchor for it in the page's text: accepted, it is left for the LLM fallback; " +
+		"or add the link by hand with an anchor the text holds"
 }
 
 // carriedFirst orders in-body links as the page's text can take them: the
