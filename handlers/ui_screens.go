@@ -475,6 +475,11 @@ type pageData struct {
 	Decisions []store.LinkDecision
 	Texts     []string             // the page's paragraphs, to choose an anchor from
 	Live      []store.LinkMapEntry // the links of its live HTML, people's and interlinker's
+	// LiveInbound are the links to it in the live HTML of the site's other
+	// pages: on an existing site, where interlinker plans none, they are
+	// the page's inbound links (trial P's every imported page read "No
+	// other page links here").
+	LiveInbound []store.LinkMapEntry
 }
 
 // liveLinksShown bounds the live links a page's screen lists.
@@ -529,6 +534,14 @@ func (u *UI) pageDetail(w http.ResponseWriter, r *http.Request, s *uiSession) {
 		if l.TargetPageID != "" {
 			ends = append(ends, l.TargetPageID)
 		}
+	}
+	if d.LiveInbound, err = u.api.Store.LinkMapPage(ctx, s.SiteID, store.LinkMapFilter{Target: id, Limit: liveLinksShown}); err != nil {
+		u.internal(w, r, s, err)
+		return
+	}
+	d.LiveInbound = slices.DeleteFunc(d.LiveInbound, func(l store.LinkMapEntry) bool { return l.SourcePageID == id })
+	for _, l := range d.LiveInbound {
+		ends = append(ends, l.SourcePageID)
 	}
 	if d.Titles, err = u.titlesOf(ctx, s.SiteID, ends); err != nil {
 		u.internal(w, r, s, err)

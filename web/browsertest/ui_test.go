@@ -529,6 +529,32 @@ func TestTheWebUI(t *testing.T) {
 		if edges := eval[int](tb, `window.interlinkerMap.edges().length`); edges == 0 {
 			t.Errorf("the existing site's map draws no link between its clusters: its live pages' links are missing")
 		}
+		// An imported page's inbound links are those of the live site,
+		// where interlinker plans none (trial P's every page read "No
+		// other page links here").
+		entries, err := st.LinkMapPage(t.Context(), coffeeID, store.LinkMapFilter{Limit: 5000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		linkedFrom := map[string]int{}
+		for _, l := range entries {
+			if l.Internal && l.TargetPageID != "" && l.TargetPageID != l.SourcePageID {
+				linkedFrom[l.TargetPageID]++
+			}
+		}
+		var target string
+		for id, n := range linkedFrom {
+			if n > linkedFrom[target] || n == linkedFrom[target] && id < target {
+				target = id
+			}
+		}
+		if target == "" {
+			t.Fatal("the existing site's link map has no link between two of its pages")
+		}
+		shoot("page-existing", "/ui/pages/"+target)
+		if n := eval[int](tb, `document.querySelectorAll('[data-testid=live-inbound-links] tbody tr').length`); n != min(linkedFrom[target], 500) {
+			t.Errorf("page %s lists %d links to it in the live site, want the link map's %d", target, n, linkedFrom[target])
+		}
 		shoot("audit", "/ui/audit")
 		t.Logf("screenshots in %s", e.shot)
 	})
