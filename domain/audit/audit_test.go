@@ -489,8 +489,13 @@ func TestAnAuditReportsDuplicateLinksAndSiblingLinksOverTheCap(t *testing.T) {
 		return Page{ID: id, URL: "/soil/" + id + "/", Kind: site.KindSupporting, ClusterID: "soil", WordCount: 600, Live: true}
 	}
 	pages := []Page{{ID: "soil", URL: "/soil/", Kind: site.KindHub, ClusterID: "soil", WordCount: 300, Live: true},
-		art("hot"), art("cold"), art("worms"), art("leaves"), art("what-not")}
+		art("hot"), art("cold"), art("worms"), art("leaves"), art("what-not"),
+		{ID: "home", URL: "/", Kind: site.KindHome, WordCount: 200, Live: true}}
 	html := map[string]string{
+		// A blog index's cards link each post by its title and a "Continue
+		// reading": a listing, no duplicate (trial P).
+		"home": `<article><h2><a href="/soil/hot/">Hot composting</a></h2><p>Fast heat. <a href="/soil/hot/">Continue reading</a></p></article>
+			<article><h2><a href="/soil/cold/">Cold composting</a></h2><p>Slow and easy. <a href="/soil/cold/">Continue reading</a></p></article>`,
 		"hot": `<nav><a href="/soil/what-not/">What not</a></nav>
 			<p>Start with <a href="/soil/">soil</a>.</p>
 			<p>Skip <a href="/soil/what-not/">what not to compost</a>.</p>
