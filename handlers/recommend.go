@@ -1118,11 +1118,13 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 			placed = append(placed, rec)
 			continue
 		}
-		rec.Reason += "; no other anchor for the target found in the page"
-		if len(others) > 0 {
-			rec.Anchor = others[0].Text
-			rec.Reason += fmt.Sprintf(": work %q into the text", others[0].Text)
+		if len(others) == 0 {
+			// Nothing to move it to, nor to write in: no fix, only the
+			// finding (trial P's apply refused 7 such of 27).
+			continue
 		}
+		rec.Anchor = others[0].Text
+		rec.Reason += fmt.Sprintf("; no other anchor for the target found in the page: work %q into the text", others[0].Text)
 		unplaced = append(unplaced, rec)
 	}
 	r.recs = append(r.recs, placed...)

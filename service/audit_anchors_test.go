@@ -216,6 +216,11 @@ func TestEveryAnchorVariationOfferedIsOneApplyMakes(t *testing.T) {
 			ids = append(ids, r.ID)
 			targets[r.TargetID] = true
 		}
+		// One with no anchor at all is no fix: apply could only refuse
+		// it (trial P: 7 of 27).
+		if r.Action == "vary_anchor" && r.Anchor == "" {
+			t.Errorf("recommendation %s varies the link of %s to no anchor: %s", r.ID, r.PageID, r.Reason)
+		}
 	}
 	if len(ids) == 0 {
 		t.Fatal("the audit offers no anchor variation")
