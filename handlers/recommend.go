@@ -809,9 +809,46 @@ func find(targets []planning.Target, id string) (planning.Target, bool) {
 // beside any of those would link the hub twice (no_duplicate_links, and
 // for the page's own hub a second vertical_up link, link_type_caps).
 func (r *recommender) broken(ctx context.Context) error {
+	return r.eachLinkFinding(ctx, r.report.Broken, func(page site.Page, has map[string]bool, f audit.Finding, path string, occurrence int) error {
+		src := page.ID
+		rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src,
+			Action: audit.ActionRemove, LinkType: link.TypeRelated, Anchor: f.Anchor, LinkPath: path, LinkText: f.Anchor,
+			Occurrence: occurrence, Weight: r.linkScore(src),
+			Reason: brokenReason(f)}
+		hub := r.auditor.Hub(r.cluster(f.TargetID))
+		var targets []planning.Target
+		if hub != "" && hub != src && !has[hub] {
+			var err error
+			if targets, err = r.targets(ctx, hub); err != nil {
+				return err
+			}
+		}
+		switch {
+		case len(targets) == 1:
+			rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRetarget, hub, targets[0].URL
+			rec.LinkType = planning.Relation(page, targets[0].Page)
+			rec.Reason += fmt.Sprintf("; point it at %s, the hub of the deleted page's cluster", hub)
+			has[hub] = true
+		case hub != "" && hub != src && has[hub]:
+			rec.Reason += fmt.Sprintf("; remove the link, keeping its text: the page links %s, the hub of the deleted page's cluster, already or by another fix", hub)
+		default:
+			rec.Reason += "; remove the link, keeping its text"
+		}
+		r.recs = append(r.recs, rec)
+		return nil
+	})
+}
+
+// eachLinkFinding calls fix for each finding of a live page, page by page
+// in the order the findings first name them, with the page, the targets
+// it links (linkedTargets), and the finding's link as apply finds it: its
+// path, and its occurrence among the page's links with that path and
+// text.
+func (r *recommender) eachLinkFinding(ctx context.Context, findings []audit.Finding,
+	fix func(page site.Page, has map[string]bool, f audit.Finding, path string, occurrence int) error) error {
 	bySource := map[string][]audit.Finding{}
 	var order []string
-	for _, f := range r.report.Broken {
+	for _, f := range findings {
 		if bySource[f.PageID] == nil {
 			order = append(order, f.PageID)
 		}
@@ -835,29 +872,9 @@ func (r *recommender) broken(ctx context.Context) error {
 			key := [2]string{path, f.Anchor}
 			occurrence := seen[key]
 			seen[key]++
-			rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src,
-				Action: audit.ActionRemove, LinkType: link.TypeRelated, Anchor: f.Anchor, LinkPath: path, LinkText: f.Anchor,
-				Occurrence: occurrence, Weight: r.linkScore(src),
-				Reason: brokenReason(f)}
-			hub := r.auditor.Hub(r.cluster(f.TargetID))
-			var targets []planning.Target
-			if hub != "" && hub != src && !has[hub] {
-				if targets, err = r.targets(ctx, hub); err != nil {
-					return err
-				}
+			if err := fix(page, has, f, path, occurrence); err != nil {
+				return err
 			}
-			switch {
-			case len(targets) == 1:
-				rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRetarget, hub, targets[0].URL
-				rec.LinkType = planning.Relation(page, targets[0].Page)
-				rec.Reason += fmt.Sprintf("; point it at %s, the hub of the deleted page's cluster", hub)
-				has[hub] = true
-			case hub != "" && hub != src && has[hub]:
-				rec.Reason += fmt.Sprintf("; remove the link, keeping its text: the page links %s, the hub of the deleted page's cluster, already or by another fix", hub)
-			default:
-				rec.Reason += "; remove the link, keeping its text"
-			}
-			r.recs = append(r.recs, rec)
 		}
 	}
 	return nil
@@ -872,72 +889,45 @@ func (r *recommender) broken(ctx context.Context) error {
 // than a broken link and ranks below those of pages of equal score in
 // the broken links' band.
 func (r *recommender) redirected(ctx context.Context) error {
-	bySource := map[string][]audit.Finding{}
-	var order []string
-	for _, f := range r.report.Redirects {
-		if f.FinalURL == "" {
-			continue
-		}
-		if bySource[f.PageID] == nil {
-			order = append(order, f.PageID)
-		}
-		bySource[f.PageID] = append(bySource[f.PageID], f)
-	}
 	host := r.sc.structure.Site.Host()
-	for _, src := range order {
-		page, found, err := r.livePage(ctx, src)
+	return r.eachLinkFinding(ctx, r.report.Redirects, func(page site.Page, has map[string]bool, f audit.Finding, path string, occurrence int) error {
+		src := page.ID
+		if f.FinalURL == "" || r.removing[linkKey{src, path, f.Anchor, occurrence}] {
+			return nil
+		}
+		href := f.FinalURL
+		if u, err := url.Parse(f.FinalURL); err == nil && strings.EqualFold(u.Host, host) {
+			href = u.RequestURI()
+		}
+		finalPath := markup.PagePath(f.FinalURL)
+		byPath, err := r.tx.PagesByPath(ctx, r.siteID, []string{finalPath})
 		if err != nil {
 			return err
 		}
-		if !found {
-			continue
-		}
-		has, err := r.linkedTargets(ctx, src)
-		if err != nil {
-			return err
-		}
-		seen := map[[2]string]int{}
-		for _, f := range bySource[src] {
-			path := markup.PagePath(f.URL)
-			key := [2]string{path, f.Anchor}
-			occurrence := seen[key]
-			seen[key]++
-			if r.removing[linkKey{src, path, f.Anchor, occurrence}] {
-				continue
-			}
-			href := f.FinalURL
-			if u, err := url.Parse(f.FinalURL); err == nil && strings.EqualFold(u.Host, host) {
-				href = u.RequestURI()
-			}
-			byPath, err := r.tx.PagesByPath(ctx, r.siteID, []string{markup.PagePath(f.FinalURL)})
-			if err != nil {
-				return err
-			}
-			finalID := byPath[markup.PagePath(f.FinalURL)]
-			rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src, Action: audit.ActionRetarget,
-				LinkType: link.TypeRelated, TargetID: finalID, TargetURL: href, Anchor: f.Anchor, LinkPath: path,
-				LinkText: f.Anchor, Occurrence: occurrence, Weight: r.linkScore(src) / 2, Reason: f.Detail}
-			switch {
-			case finalID != "" && (finalID == src || has[finalID]):
-				rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRemove, "", ""
-				rec.Reason += fmt.Sprintf("; remove the link, keeping its text: the page links %s, where it ends, already or by another fix", finalID)
-			default:
-				if finalID != "" {
-					targets, err := r.targets(ctx, finalID)
-					if err != nil {
-						return err
-					}
-					if len(targets) == 1 {
-						rec.LinkType = planning.Relation(page, targets[0].Page)
-					}
-					has[finalID] = true
+		finalID := byPath[finalPath]
+		rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src, Action: audit.ActionRetarget,
+			LinkType: link.TypeRelated, TargetID: finalID, TargetURL: href, Anchor: f.Anchor, LinkPath: path,
+			LinkText: f.Anchor, Occurrence: occurrence, Weight: r.linkScore(src) / 2, Reason: f.Detail}
+		switch {
+		case finalID != "" && (finalID == src || has[finalID]):
+			rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRemove, "", ""
+			rec.Reason += fmt.Sprintf("; remove the link, keeping its text: the page links %s, where it ends, already or by another fix", finalID)
+		default:
+			if finalID != "" {
+				targets, err := r.targets(ctx, finalID)
+				if err != nil {
+					return err
 				}
-				rec.Reason += fmt.Sprintf("; point it at %s", href)
+				if len(targets) == 1 {
+					rec.LinkType = planning.Relation(page, targets[0].Page)
+				}
+				has[finalID] = true
 			}
-			r.recs = append(r.recs, rec)
+			rec.Reason += fmt.Sprintf("; point it at %s", href)
 		}
-	}
-	return nil
+		r.recs = append(r.recs, rec)
+		return nil
+	})
 }
 
 // brokenReason says why a link is broken: its target page was deleted,
