@@ -952,8 +952,9 @@ type AuditRunInput struct {
 	Body struct {
 		SiteID         string `json:"site_id" minLength:"1" maxLength:"200"`
 		ClusterID      string `json:"cluster_id,omitempty" maxLength:"200" doc:"audit this cluster only"`
-		Verify         bool   `json:"verify,omitempty" doc:"check link targets over HTTP (not yet available: the report says so)"`
-		VerifyExternal bool   `json:"verify_external,omitempty"`
+		Verify         bool   `json:"verify,omitempty" doc:"check the targets of internal links over HTTP first"`
+		VerifyExternal bool   `json:"verify_external,omitempty" doc:"check the targets of external links too (implies verify)"`
+		MaxAge         string `json:"max_age,omitempty" maxLength:"40" doc:"with verify: reuse checks no older than this, a duration such as 1h (1s asks every host now); the checker's cache answers only within it too"`
 	}
 }
 
@@ -1171,8 +1172,12 @@ func (a *API) runAudit(ctx context.Context, in *AuditRunInput) (*JobOutput, erro
 			return nil, notFound("cluster " + in.Body.ClusterID + " of site " + in.Body.SiteID)
 		}
 	}
+	if _, err := maxAgeOf(in.Body.MaxAge); err != nil {
+		return nil, invalid("body.max_age", in.Body.MaxAge, "max_age: want a duration such as 24h")
+	}
 	id := newJobID()
-	data := events.AuditRequestedData{AuditID: id, ClusterID: in.Body.ClusterID, Verify: in.Body.Verify, VerifyExternal: in.Body.VerifyExternal}
+	data := events.AuditRequestedData{AuditID: id, ClusterID: in.Body.ClusterID, Verify: in.Body.Verify, VerifyExternal: in.Body.VerifyExternal,
+		MaxAge: in.Body.MaxAge}
 	ev, err := events.New(events.AuditRequested, in.Body.SiteID, id, "", data)
 	if err != nil {
 		return nil, a.internal(ctx, err)

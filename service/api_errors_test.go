@@ -117,6 +117,10 @@ func TestTheAPIRefusesWhatItsRoutesAndCommandsCannotTake(t *testing.T) {
 			t.Errorf("an audit of the site's cluster %s: %d %s, want 202", d.Clusters[0].ID, r.status, r.raw)
 		}
 	})
+	t.Run("an audit's max_age that is no duration", func(t *testing.T) {
+		r := c.post("/linker/audit/run/", token, "", `{"site_id":"`+siteID+`","verify":true,"max_age":"soon"}`)
+		refused(t, r.status, r.raw, http.StatusBadRequest, "body.max_age")
+	})
 	t.Run("the figures of a failed audit", func(t *testing.T) {
 		for _, route := range []string{"health/", "orphans/", "audit/recommendations/"} {
 			status, _, raw := c.get("/linker/"+route+"?site_id="+siteID+"&audit_id=errors-failed", token)

@@ -28,6 +28,7 @@ type auditSettings struct {
 	auditID, reportID    string
 	verify, verifyExt    bool
 	wait, allSites       bool
+	maxAge               string
 	outDir               string
 	timeout              time.Duration
 	top                  int
@@ -45,6 +46,7 @@ func auditCommand(ctx context.Context, args []string) error {
 	s.fs.StringVar(&a.auditID, "audit-id", "", "id of the new audit (default: audit-<UTC time>-<random>)")
 	s.fs.BoolVar(&a.verify, "verify", false, "check the targets of internal links over HTTP first: broken_links counts those answering 4xx/5xx, and targets that could not be checked make the audit inconclusive")
 	s.fs.BoolVar(&a.verifyExt, "verify-external", false, "check the targets of external links too (implies --verify)")
+	s.fs.StringVar(&a.maxAge, "max-age", "", "with --verify: "+maxAgeHelp)
 	s.fs.BoolVar(&a.wait, "wait", false, "wait for the report, showing progress, then print it and write its files")
 	s.fs.StringVar(&a.reportID, "report", "", "print and write the files of this finished audit instead of requesting one")
 	s.fs.StringVar(&a.outDir, "out", "", "folder for audit.json and the CSV files (default: audit-<audit id>)")
@@ -59,6 +61,9 @@ func auditCommand(ctx context.Context, args []string) error {
 		s.fs.PrintDefaults()
 	}
 	if err := s.finish(args, nil, ""); err != nil {
+		return err
+	}
+	if err := checkMaxAge(a.maxAge); err != nil {
 		return err
 	}
 	if a.allSites {
@@ -102,7 +107,7 @@ func auditCommand(ctx context.Context, args []string) error {
 		return err
 	}
 	defer p.close()
-	req := events.AuditRequestedData{AuditID: a.auditID, ClusterID: a.clusterID, Verify: a.verify, VerifyExternal: a.verifyExt}
+	req := events.AuditRequestedData{AuditID: a.auditID, ClusterID: a.clusterID, Verify: a.verify, VerifyExternal: a.verifyExt, MaxAge: a.maxAge}
 	if !a.wait {
 		if err := publishAuditRequest(ctx, p, a.siteID, req); err != nil {
 			return err
@@ -154,7 +159,7 @@ func auditAllSites(ctx context.Context, a auditSettings) error {
 	defer p.close()
 	var errs []error
 	for _, siteID := range sites {
-		req := events.AuditRequestedData{AuditID: a.auditID, Verify: a.verify, VerifyExternal: a.verifyExt}
+		req := events.AuditRequestedData{AuditID: a.auditID, Verify: a.verify, VerifyExternal: a.verifyExt, MaxAge: a.maxAge}
 		if err := publishAuditRequest(ctx, p, siteID, req); err != nil {
 			errs = append(errs, err)
 			continue

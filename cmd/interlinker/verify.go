@@ -36,7 +36,7 @@ func verifyCommand(ctx context.Context, args []string) error {
 	s.fs.BoolVar(&v.allSites, "all-sites", false, "request a verification of every site the database knows, one verify.requested a site")
 	s.fs.StringVar(&v.id, "verification-id", "", "id of the new verification (default: verify-<UTC time>-<random>)")
 	s.fs.StringVar(&v.scope, "scope", v.scope, "internal: the targets of internal links; all: of external links too")
-	s.fs.StringVar(&v.maxAge, "max-age", "", "reuse checks no older than this (a duration such as 24h); default: check every target")
+	s.fs.StringVar(&v.maxAge, "max-age", "", maxAgeHelp)
 	s.fs.BoolVar(&v.wait, "wait", false, "wait for each report, showing progress, then print it")
 	s.fs.DurationVar(&v.timeout, "timeout", v.timeout, "how long --wait waits for the reports")
 	s.fs.IntVar(&v.top, "top", v.top, "broken, redirecting and unverified targets the report lists")
@@ -61,10 +61,8 @@ func verifyCommand(ctx context.Context, args []string) error {
 	case v.top < 0:
 		return fmt.Errorf("--top %d must not be negative", v.top)
 	}
-	if v.maxAge != "" {
-		if d, err := time.ParseDuration(v.maxAge); err != nil || d < 0 {
-			return fmt.Errorf("--max-age %q: want a duration such as 24h", v.maxAge)
-		}
+	if err := checkMaxAge(v.maxAge); err != nil {
+		return err
 	}
 	if v.id == "" {
 		v.id = fmt.Sprintf("verify-%s-%04x", time.Now().UTC().Format("20060102T150405Z"), rand.Uint32()&0xffff)
@@ -191,4 +189,21 @@ func printVerification(w io.Writer, siteID string, r events.VerifyCompletedData,
 	list("points at a redirect; update it to the final URL", r.RedirectTargets,
 		func(t events.TargetCheck) string { return fmt.Sprintf("%s → %s", t.URL, t.FinalURL) })
 	list("not checked", r.UnverifiedTargets, func(t events.TargetCheck) string { return fmt.Sprintf("%s  %s", t.URL, t.Reason) })
+}
+
+// maxAgeHelp says what --max-age of verify and audit does.
+const maxAgeHelp = "reuse stored checks no older than this (a duration such as 1h, or 1s to ask every host now); " +
+	"the checker's cache answers only within it too; default: reuse no stored check, and the cache answers within --http-cache-ttl " +
+	"(the report counts its answers as reused)"
+
+// checkMaxAge refuses a --max-age that is no duration, before anything is
+// requested.
+func checkMaxAge(maxAge string) error {
+	if maxAge == "" {
+		return nil
+	}
+	if d, err := time.ParseDuration(maxAge); err != nil || d < 0 {
+		return fmt.Errorf("--max-age %q: want a duration such as 24h", maxAge)
+	}
+	return nil
 }
