@@ -129,6 +129,11 @@ func importCommand(ctx context.Context, args []string) error {
 		return err
 	}
 
+	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 2})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	maxPayload := int(p.nc.MaxPayload())
 	view := newImportView(os.Stderr, a.siteID, a.maxPages)
 	var sitemapURLs, startURLs []string
@@ -145,6 +150,9 @@ func importCommand(ctx context.Context, args []string) error {
 		Rules: rules, StatePath: a.statePath, Log: log, Progress: view.update,
 		Publish: func(ctx context.Context, pg crawl.Page) (bool, error) {
 			return publishImported(ctx, p, a.siteID, pg, maxPayload)
+		},
+		Gone: func(ctx context.Context, pathQuery string) (bool, error) {
+			return deleteGoneImported(ctx, p, st, a.siteID, pathQuery)
 		},
 	})
 	view.finish()
@@ -345,6 +353,35 @@ func publishImported(ctx context.Context, p *producer, siteID string, pg crawl.P
 	return ack.Duplicate, nil
 }
 
+// deleteGoneImported sends content.deleted for a page the site answers
+// 404 or 410 for, when the service holds it and it is not deleted yet: a
+// page removed from the site otherwise stayed live, counted an orphan and
+// given fixes (trial R). Its version is the deleted version's next; the
+// id is derived from the two, so a rerun sends the same event.
+func deleteGoneImported(ctx context.Context, p *producer, st *store.Store, siteID, pathQuery string) (bool, error) {
+	id := crawl.PageID(pathQuery)
+	rec, found, err := st.Page(ctx, siteID, id)
+	if err != nil || !found || rec.State == "deleted" {
+		return false, err
+	}
+	version := max(time.Now().UnixMilli(), rec.Version+1)
+	ev, err := events.New(events.ContentDeleted, siteID,
+		crawl.EventID(siteID, pathQuery, "gone\x00"+strconv.FormatInt(rec.Version, 10)), "",
+		events.ContentDeletedData{PageID: id, Version: version})
+	if err != nil {
+		return false, err
+	}
+	ev.Source = importSource
+	raw, err := ev.Encode()
+	if err != nil {
+		return false, err
+	}
+	if _, err := p.publishRaw(ctx, ev.Type, msgID(ev), raw); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // pageIdentity is what an imported page's event id hashes besides its
 // site and URL: its content and what the rules made of it. A page
 // imported again under changed rules (another kind, cluster or keyword)
@@ -362,9 +399,9 @@ func importSummary(siteID, statePath string, s crawl.Summary) string {
 		end = fmt.Sprintf("%d URLs left: run again to go on (state in %s)", s.Remaining, statePath)
 	}
 	return fmt.Sprintf("import of site %s: %d pages published, %d skipped as already done, %d refused by robots.txt, %d errors, %d frontier drops; "+
-		"%d not HTML, %d HTTP errors, %d too large, %d refused by the SSRF rules, %d off the site; %d sitemaps read, %d unreadable; %s",
+		"%d not HTML, %d HTTP errors (%d gone, deleted), %d too large, %d refused by the SSRF rules, %d off the site; %d sitemaps read, %d unreadable; %s",
 		siteID, s.Published, s.Skipped, s.Robots, s.Errors, s.FrontierDropped,
-		s.NotHTML, s.HTTPErrors, s.TooLarge, s.Refused, s.OffSite, s.SitemapsRead, s.SitemapErrors, end)
+		s.NotHTML, s.HTTPErrors, s.Deleted, s.TooLarge, s.Refused, s.OffSite, s.SitemapsRead, s.SitemapErrors, end)
 }
 
 // importFileSafe makes a site id usable as part of a file name; an id it had to

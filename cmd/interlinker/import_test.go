@@ -78,6 +78,7 @@ type importTestSite struct {
 	pages int               // page requests (not robots.txt or sitemaps)
 	onHit func(pages int)   // called after each page request, when set
 	title map[string]string // page titles
+	gone  map[string]bool   // pages the site has since deleted: 404
 }
 
 func newImportTestSite(t *testing.T) *importTestSite {
@@ -136,7 +137,10 @@ func (s *importTestSite) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, "%PDF-1.4 not a page")
 	default:
 		links, ok := importSitePages[p]
-		if !ok {
+		s.mu.Lock()
+		gone := s.gone[p]
+		s.mu.Unlock()
+		if !ok || gone {
 			http.NotFound(w, r)
 			return
 		}
@@ -551,6 +555,25 @@ rules:
 	}
 	if pg, _, _ := svc.Store().Page(t.Context(), "rules", "tea_green"); pg.PrimaryKeyword != "green and black tea" {
 		t.Errorf("tea_green's keyword after the import under changed rules: %q", pg.PrimaryKeyword)
+	}
+
+	// A page the site has deleted since (it answers 404) is deleted in the
+	// service too when imported again: it stayed live, an orphan given
+	// fixes (trial R). A 404 for a page never imported deletes nothing.
+	site.mu.Lock()
+	site.gone = map[string]bool{"/tea/black": true}
+	site.mu.Unlock()
+	printed, err = runCapturing(t, "import", "--site", "rules", "--start", site.URL+"/", "--rules", rules,
+		"--nats-url", svc.NATSURL(), "--database-url", dbURL, "--data-dir", t.TempDir(),
+		"--http-allow-hosts", "127.0.0.1", "--log-level", "warn")
+	if err != nil || !strings.Contains(printed, "1 HTTP errors (1 gone, deleted)") {
+		t.Fatalf("import after /tea/black was deleted: %v\n%s", err, printed)
+	}
+	if err := waitCalm(t.Context(), svc); err != nil {
+		t.Fatal(err)
+	}
+	if pg, _, _ := svc.Store().Page(t.Context(), "rules", "tea_black"); pg.State != "deleted" {
+		t.Errorf("tea_black, which the site answers 404 for, is %q after the import, want deleted", pg.State)
 	}
 
 	// Rules naming a cluster the known site lacks are refused before any

@@ -98,9 +98,13 @@ type Config struct {
 	// the time goes to it).
 	SaveInterval time.Duration
 	Publish      PublishFunc
-	Progress     func(Progress) // called after each URL; nil: none
-	Log          *slog.Logger
-	Now          func() time.Time
+	// Gone, when set, is called for a page URL that answers 404 or 410
+	// without a redirect: a page the site no longer has, which Gone
+	// retires if the service holds it (deleted reports that it did).
+	Gone     func(ctx context.Context, pathQuery string) (deleted bool, err error)
+	Progress func(Progress) // called after each URL; nil: none
+	Log      *slog.Logger
+	Now      func() time.Time
 }
 
 // Summary counts what a run did. A URL counts once, under the first reason
@@ -111,6 +115,7 @@ type Summary struct {
 	Robots          int // disallowed by robots.txt, never fetched
 	NotHTML         int // answered with something other than HTML
 	HTTPErrors      int // answered other than 200 (4xx, 5xx, a redirect without Location)
+	Deleted         int // of those, answered 404 or 410 and retired (Config.Gone)
 	TooLarge        int // body over the size cap, or too large for the bus
 	Refused         int // refused by the outbound client's SSRF rules
 	OffSite         int // on another host, or redirected there
@@ -153,6 +158,7 @@ type result struct {
 	links   []string // normalized internal links of a page
 	sitemap Sitemap
 	reason  string
+	status  int // the HTTP status of a page that answered other than 200
 }
 
 type crawler struct {
@@ -466,6 +472,9 @@ func (c *crawler) handle(ctx context.Context, r result) error {
 		c.sum.NotHTML++
 	case outHTTPError:
 		c.sum.HTTPErrors++
+		if err := c.retireGone(ctx, r); err != nil {
+			return err
+		}
 	case outTooLarge:
 		c.sum.TooLarge++
 	case outRefused:
@@ -478,6 +487,28 @@ func (c *crawler) handle(ctx context.Context, r result) error {
 		level = slog.LevelWarn
 	}
 	c.log.Log(ctx, level, "not published", "url", it.URL, "reason", r.reason)
+	return nil
+}
+
+// retireGone hands a page URL that answers 404 or 410 to Config.Gone: a
+// page the site deleted stays live in the service otherwise, an orphan
+// with fixes recommended for it (trial R).
+func (c *crawler) retireGone(ctx context.Context, r result) error {
+	if c.cfg.Gone == nil || r.status != http.StatusNotFound && r.status != http.StatusGone {
+		return nil
+	}
+	u, err := url.Parse(r.item.URL)
+	if err != nil {
+		return nil
+	}
+	deleted, err := c.cfg.Gone(ctx, PathQuery(u))
+	if err != nil {
+		return fmt.Errorf("retire %s, which answers %d: %w", r.item.URL, r.status, err)
+	}
+	if deleted {
+		c.sum.Deleted++
+		c.log.Info("deleted: the site no longer has the page", "url", r.item.URL, "status", r.status)
+	}
 	return nil
 }
 
@@ -572,7 +603,10 @@ func (c *crawler) fetch(ctx context.Context, it Item) result {
 	}
 	switch {
 	case got.Status != http.StatusOK:
-		r.out, r.reason = outHTTPError, fmt.Sprintf("status %d", got.Status)
+		r.out, r.reason, r.status = outHTTPError, fmt.Sprintf("status %d", got.Status), got.Status
+		if finalURL != it.URL {
+			r.status = 0 // what answered is another URL's page
+		}
 		return r
 	case !isHTML(got.ContentType, got.Body):
 		r.out, r.reason = outNotHTML, fmt.Sprintf("content type %q", got.ContentType)
