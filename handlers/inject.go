@@ -269,19 +269,18 @@ func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]
 		}
 		l.Anchor, l.AnchorType, l.Paragraph = "", "", 0
 		if len(texts) == 0 {
-			l.Reason = planning.ReviewReason(len(l.Candidates) > 0, false)
+			l.Reason = planning.ReviewReason(len(l.Candidates) > 0)
 			continue
 		}
 		_, pls, err := markup.Place(html, []markup.LinkRequest{planning.Request(*l, texts, "")}, planning.Unbounded(opts))
 		if err != nil {
 			return err
 		}
-		pl := pls[0]
-		placed := pl.Placed && pl.CandidateIndex >= 0 && pl.CandidateIndex < len(texts)
-		if placed {
-			l.Anchor, l.Paragraph, l.AnchorType = pl.AnchorText, pl.ContentParagraph, candidateType(*l, texts[pl.CandidateIndex])
+		if pl := pls[0]; pl.Placed && pl.CandidateIndex >= 0 && pl.CandidateIndex < len(texts) {
+			l.Anchor, l.Paragraph, l.AnchorType, l.Reason = pl.AnchorText, pl.ContentParagraph, candidateType(*l, texts[pl.CandidateIndex]), ""
+		} else {
+			l.Reason = planning.ReviewReason(false)
 		}
-		l.Reason = planning.ReviewReason(false, placed)
 	}
 	return nil
 }

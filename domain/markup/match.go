@@ -209,10 +209,11 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 	if fe > hi {
 		return hit{}, false
 	}
-	seg := p.segmentAt(fs)
-	if seg == nil || fe > int(seg.foldEnd) {
+	si := p.segmentAt(fs)
+	if si < 0 || fe > int(p.doc.segs[si].foldEnd) {
 		return hit{}, false
 	}
+	seg := &p.doc.segs[si]
 	first, _ := utf8.DecodeRune(fold[fs:fe])
 	last, _ := utf8.DecodeLastRune(fold[fs:fe])
 	if !p.boundaryOK(seg, fs, fe, first, last) {
@@ -222,21 +223,22 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 		m.fragments++
 		return hit{}, false
 	}
-	if p.within(seg, fs, fe, m.notWithin) || p.cuts(seg, fs, fe, m.notCutting) {
-		m.inside++
-		return hit{}, false
+	if len(m.notWithin) > 0 || len(m.notCutting) > 0 {
+		if sp := p.inlineSpanOf(si, fs, fe); sp.within(m.notWithin) || sp.cuts(m.notCutting) {
+			m.inside++
+			return hit{}, false
+		}
 	}
 	return p.locate(seg, fs, fe)
 }
 
-// within reports whether fold[fs:fe] lies inside an occurrence, as whole
-// words, of one of the longer phrases: in the same segment, or across the
-// inline formatting that joins it to its neighbours (inlineSpan).
-func (p *placer) within(seg *segment, fs, fe int, phrases []string) bool {
+// within reports whether the occurrence lies inside an occurrence, as
+// whole words, of one of the longer phrases: in its segment, or across
+// the inline formatting that joins it to its neighbours.
+func (sp inlineSpan) within(phrases []string) bool {
 	if len(phrases) == 0 {
 		return false
 	}
-	sp := p.inlineSpanOf(seg, fs, fe)
 	occ := string(sp.text[sp.start:sp.end])
 	for _, w := range phrases {
 		if len(w) <= len(occ) {
@@ -257,15 +259,11 @@ func (p *placer) within(seg *segment, fs, fe int, phrases []string) bool {
 	return false
 }
 
-// cuts reports whether fold[fs:fe] overlaps in part an occurrence, as
+// cuts reports whether the occurrence overlaps in part an occurrence, as
 // whole words, of one of the phrases, in its segment or across the inline
 // formatting that joins it to its neighbours: it starts or ends inside the
 // phrase without holding it whole or lying inside it.
-func (p *placer) cuts(seg *segment, fs, fe int, phrases []string) bool {
-	if len(phrases) == 0 {
-		return false
-	}
-	sp := p.inlineSpanOf(seg, fs, fe)
+func (sp inlineSpan) cuts(phrases []string) bool {
 	for _, w := range phrases {
 		// Only an occurrence within len(w) of the span can overlap it.
 		lo, hi := max(0, sp.start-len(w)+1), min(len(sp.text), sp.end+len(w)-1)
@@ -299,9 +297,11 @@ type inlineSpan struct {
 	before, after rune // the paragraph's text just before and after text
 }
 
-func (p *placer) inlineSpanOf(seg *segment, fs, fe int) inlineSpan {
+// inlineSpanOf is the inline span of segment i of p.doc.segs, with
+// fold[fs:fe] the occurrence asked about.
+func (p *placer) inlineSpanOf(i, fs, fe int) inlineSpan {
 	segs, fold := p.doc.segs, p.doc.fold
-	i := sort.Search(len(segs), func(i int) bool { return segs[i].foldStart >= seg.foldStart })
+	seg := &segs[i]
 	lo, hi := i, i
 	for lo > 0 && p.inlineNeighbours(&segs[lo-1], &segs[lo]) {
 		lo--
@@ -347,14 +347,15 @@ func (sp inlineSpan) wholeWords(ws, we int) bool {
 	return !joined(before, first) && !joined(last, after)
 }
 
-// segmentAt finds the segment whose folded text holds offset off.
-func (p *placer) segmentAt(off int) *segment {
+// segmentAt is the index of the segment whose folded text holds offset
+// off, or -1.
+func (p *placer) segmentAt(off int) int {
 	segs := p.doc.segs
 	i := sort.Search(len(segs), func(i int) bool { return int(segs[i].foldEnd) > off })
 	if i == len(segs) || int(segs[i].foldStart) > off {
-		return nil
+		return -1
 	}
-	return &segs[i]
+	return i
 }
 
 // boundaryOK reports whether fold[fs:fe] stands as whole words. A side that

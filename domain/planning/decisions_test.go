@@ -37,6 +37,16 @@ func TestAnAcceptedSuggestionIsPlannedAndARejectedOneIsNotOffered(t *testing.T) 
 	if got := linksTo(planOf(t, in), sibling.ID); len(got) != 1 || got[0].Status != link.StatusReview {
 		t.Fatalf("without a decision: %+v, want one review suggestion", got)
 	}
+	// Its reason says the text has no anchor for it, as the plan is made;
+	// with one in the text it has none.
+	if got := linksTo(planOf(t, in), sibling.ID); got[0].Reason != ReviewReason(false) {
+		t.Errorf("a suggestion the text names nowhere has reason %q, want %q", got[0].Reason, ReviewReason(false))
+	}
+	named := in
+	named.Texts = []string{"Tie your boots with good lacing knots before the climb."}
+	if got := linksTo(planOf(t, named), sibling.ID); len(got) != 1 || got[0].Status != link.StatusReview || got[0].Reason != "" {
+		t.Errorf("a suggestion the text names: %+v, want it for review with no reason", got)
+	}
 	in.Decisions = []Decision{{Target: sibling, Action: DecisionAccept, Anchor: "lacing knots"}}
 	got := linksTo(planOf(t, in), sibling.ID)
 	if len(got) != 1 || got[0].Status != link.StatusPlanned || got[0].Reason != reasonAccepted || got[0].Candidates[0].Text != "lacing knots" {

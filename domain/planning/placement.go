@@ -62,10 +62,11 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	if l.ID == uplink {
 		after = ""
 	}
+	own := ownNamesHeldTo(l, texts)
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
-		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: NotWithin(l, texts),
-		NotCutting: NotCutting(l, texts),
+		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: notWithin(l, own),
+		NotCutting: distinct(own),
 		// The author's own link to the hub further down does not stand in
 		// for the uplink the first paragraphs must carry.
 		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp,
@@ -84,18 +85,27 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 // leaves it the shorter one inside; but while "coq au vin" may still be
 // taken, "coq [au vin]" is a fragment of the hub's name.
 func NotWithin(l link.Link, texts []string) []string {
+	return notWithin(l, ownNamesHeldTo(l, texts))
+}
+
+// notWithin is NotWithin with the own names already chosen
+// (ownNamesHeldTo), which Request also needs for NotCutting.
+func notWithin(l link.Link, own []string) []string {
+	var names []string
+	for _, c := range l.Candidates {
+		names = append(names, c.NotWithin...)
+	}
+	return distinct(append(names, own...))
+}
+
+// distinct is names without repeats, in first-seen order.
+func distinct(names []string) []string {
 	var out []string
-	add := func(names ...string) {
-		for _, w := range names {
-			if !slices.Contains(out, w) {
-				out = append(out, w)
-			}
+	for _, w := range names {
+		if !slices.Contains(out, w) {
+			out = append(out, w)
 		}
 	}
-	for _, c := range l.Candidates {
-		add(c.NotWithin...)
-	}
-	add(ownNamesHeldTo(l, texts)...)
 	return out
 }
 
@@ -117,19 +127,6 @@ func ownNamesHeldTo(l link.Link, texts []string) []string {
 			if !uplink || offered[anchors.Normalize(w)] {
 				out = append(out, w)
 			}
-		}
-	}
-	return out
-}
-
-// NotCutting are the target's own names (link.Anchor.NotWithinOwn) a
-// link's occurrence may not cut across, each once, held for the mandatory
-// uplink only where it is offered them itself, as NotWithin.
-func NotCutting(l link.Link, texts []string) []string {
-	var out []string
-	for _, w := range ownNamesHeldTo(l, texts) {
-		if !slices.Contains(out, w) {
-			out = append(out, w)
 		}
 	}
 	return out

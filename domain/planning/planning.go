@@ -1100,7 +1100,7 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 		// Said as the plan is made, as the inject stage would say it
 		// (ReviewReason), so the stage rewrites no row to say it.
 		if !pl.mentions(l) {
-			l.Reason = ReviewReason(pl.mentionedAtCap(l) != "", false)
+			l.Reason = ReviewReason(pl.mentionedAtCap(l) != "")
 		}
 		pl.plan.Links = append(pl.plan.Links, l)
 	}
@@ -1109,13 +1109,10 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 
 // ReviewReason says why a review suggestion has no anchor, which the
 // person deciding should know: accepted as the text stands, it is placed
-// nowhere (trial O accepted ten such and saw nothing change). "" when it
-// has one (placed).
-func ReviewReason(atCap, placed bool) string {
-	switch {
-	case placed:
-		return ""
-	case atCap:
+// nowhere (trial O accepted ten such and saw nothing change). atCap: the
+// text holds anchors for it, all used for its target up to the cap.
+func ReviewReason(atCap bool) string {
+	if atCap {
 		return "every anchor the text holds for it is used for its target as often as the anchor cap allows: accepted, it is left for the LLM fallback"
 	}
 	return "no anchor for it in the page's text: accepted, it is left for the LLM fallback; " +
