@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -452,7 +453,9 @@ func sameResult[V any](before store.SettlePage, links []link.Link, html string, 
 }
 
 // linkOutcome is what a link does to its page and what a reader or
-// publisher sees of it, its score and explanation left out.
+// publisher sees of it, its score and explanation left out. Outcomes are
+// compared in the order of their ids: a plan lists its links by score, so
+// scores that moved can reorder links whose outcomes did not.
 type linkOutcome struct {
 	ID, Target, Type, Zone, Status, Anchor, AnchorType, Placement, Reason string
 	Paragraph                                                             int
@@ -469,6 +472,7 @@ func outcomes(links []link.Link) []linkOutcome {
 			out[i].FailedRules = nil
 		}
 	}
+	slices.SortFunc(out, func(a, b linkOutcome) int { return strings.Compare(a.ID, b.ID) })
 	return out
 }
 

@@ -74,3 +74,17 @@ func TestAPageWhoseScoresAloneMovedIsTheSamePageToItsPublisher(t *testing.T) {
 		t.Error("other HTML counts as the same outcome")
 	}
 }
+
+func TestScoresThatReorderAPlansLinksLeaveItTheSamePageToItsPublisher(t *testing.T) {
+	first := link.Link{ID: "l1", TargetPageID: "a", Type: link.TypeVerticalDown, Zone: link.ZoneInBody, Status: link.StatusVerified,
+		Anchor: "bed leveling", Paragraph: 2, Score: 0}
+	second := link.Link{ID: "l2", TargetPageID: "b", Type: link.TypeVerticalDown, Zone: link.ZoneInBody, Status: link.StatusVerified,
+		Anchor: "resin printing", Paragraph: 3, Score: 0}
+	page := store.SettlePage{Page: store.PageRecord{LinkedHTML: "<p>x</p>"}, Links: []link.Link{first, second}}
+	rescoredFirst, rescoredSecond := first, second
+	rescoredFirst.Score, rescoredSecond.Score = -1.25, -1
+	material, err := sameResult(page, []link.Link{rescoredSecond, rescoredFirst}, "<p>x</p>", nil, outcomes)
+	if err != nil || !material {
+		t.Errorf("the same links listed in another order by their new scores: same outcome %v (%v), want true", material, err)
+	}
+}
