@@ -161,7 +161,7 @@ var adverbs = set(
 	"thus", "otherwise", "yes", "indeed", "soon", "later", "away", "together", "else", "anyway",
 	"ago", "especially", "hence", "far", "further", "farther", "anywhere", "everywhere", "somewhere",
 	"nowhere", "likewise", "instead", "actually", "beforehand", "afterwards", "afterward", "meanwhile",
-	"anymore", "regardless",
+	"anymore", "regardless", "nearby",
 	// ordinals, in a noun phrase ("the first step") or after one ("read
 	// our guide first"): a phrase is not cut on them
 	"first", "next", "last",

@@ -770,7 +770,7 @@ func GoesOn(phrase, following string) bool {
 	if len(next) == 0 {
 		return false
 	}
-	next = next[:min(len(next), 2)]
+	next = next[:min(len(next), 3)]
 	toks := tokenize(strings.Join(append(head, next...), " "))
 	n := len(head)
 	last, after := toks[n-1], toks[n]
@@ -794,9 +794,10 @@ func GoesOn(phrase, following string) bool {
 		if particles[second] || (second == "or" || second == "than") && strings.HasSuffix(after.low, "er") {
 			return false
 		}
-		// "dental care fit neatly": a word before a manner adverb is its
-		// verb, not a noun the phrase goes on into.
-		if toks[n+1].lex == cAdv && (strings.HasSuffix(second, "ly") || second == "well") {
+		// "dental care fit neatly", "braid wick twice as fast": a word
+		// before a manner adverb or "twice" is its verb, not a noun the
+		// phrase goes on into.
+		if toks[n+1].lex == cAdv && (strings.HasSuffix(second, "ly") || second == "well") || second == "twice" {
 			return false
 		}
 	}
@@ -811,6 +812,11 @@ func GoesOn(phrase, following string) bool {
 		// before a verb, the "-s" word is the noun it agrees with
 		// ("health insurance deductibles explains")
 		return true
+	case cAdv:
+		// "so" opening a clause ("firmware templates so the filter
+		// runs") follows a noun; "so" grading a word ("costs so much")
+		// follows a verb (trial T).
+		return toks[n+1].low == "so" && len(toks) > n+2 && (toks[n+2].lex == cDet || toks[n+2].lex == cPron)
 	}
 	return false
 }

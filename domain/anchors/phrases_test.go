@@ -701,6 +701,13 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		// a fifteenth trial site: a name ending on a number
 		{"Alta Via 1", " itinerary breaks the trek into stages", true},
 		{"Alta Via 1", " is the classic Dolomites trek", false},
+		// trial T: a plural before a clause that "so" opens, and a name
+		// before an adverb
+		{"C++ firmware", " templates so the filter stays small", true},
+		{"ESP32 deep sleep", " cycles so it wakes on time", true},
+		{"remodel", " costs so much", false},
+		{"desoldering braid", " nearby.", false},
+		{"desoldering braid", " wick twice as fast", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
