@@ -608,12 +608,13 @@ type rejectTally struct {
 }
 
 func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
-	where := "any paragraph"
+	where, in := "any paragraph", "the text"
 	if pos.FirstParagraphs > 0 {
 		where = "paragraphs 1-" + strconv.Itoa(pos.FirstParagraphs)
 		if pos.FirstParagraphs == 1 {
 			where = "paragraph 1"
 		}
+		in = where
 	}
 	switch {
 	case t.full > 0 || t.close > 0:
@@ -625,12 +626,14 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 		return "candidate anchor found only outside " + where
 	case t.early > 0:
 		return "candidate anchor found only before the link it must follow (the page's uplink comes first)"
+	case t.inside > 0 && t.fragment > 0:
+		return "candidate anchor found in " + in + " only inside a longer name (another page's, or the target's own) or as the front of a longer phrase"
 	case t.fragment > 0:
-		return "candidate anchor found in " + where + " only as the front of a longer phrase"
+		return "candidate anchor found in " + in + " only as the front of a longer phrase"
 	case t.inside > 0:
-		return "candidate anchor found in " + where + " only inside a longer name: another page's, or the target's own"
+		return "candidate anchor found in " + in + " only inside a longer name: another page's, or the target's own"
 	case t.insideOwn > 0:
-		return "candidate anchor found in " + where + " only inside this page's own name or another page's longer name"
+		return "candidate anchor found in " + in + " only inside this page's own name or another page's longer name"
 	}
 	return "no candidate anchor found in " + where
 }

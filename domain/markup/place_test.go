@@ -646,3 +646,24 @@ func TestMicrodataOtherThanACommentIsContent(t *testing.T) {
 		t.Errorf("no link placed in a BlogPosting's body: %+v\n%s", pl, out)
 	}
 }
+
+// An uplink whose only occurrence is the front of another page's longer
+// name is refused for both, and says both (trial T: "Fed from USB-C PD
+// trigger boards" was reported as the front of a longer phrase alone).
+func TestAnUplinkInsideAnotherPagesLongerNameSaysSo(t *testing.T) {
+	goesOn := func(phrase, following string) bool {
+		return phrase == "usb-c pd" && strings.HasPrefix(strings.TrimSpace(following), "trigger")
+	}
+	opts := Options{GoesOn: goesOn, MinWordsBetweenLinks: -1}
+	src := "<p>Fed from USB-C PD trigger boards, the converter needs no charger.</p>\n<p>" + filler(20) + "</p>\n"
+	req := LinkRequest{ID: "up", Href: "/usb-c-pd/", Anchors: []string{"USB-C PD"},
+		Position: Position{FirstParagraphs: 2}, WholePhraseFirst: true, NotWithin: []string{"usb-c pd trigger boards"}}
+	want := "candidate anchor found in paragraphs 1-2 only inside a longer name (another page's, or the target's own) or as the front of a longer phrase"
+	if _, pl := placeOne(t, src, req, opts); pl.Placed || pl.Reason != want {
+		t.Errorf("placed %+v, want it refused with %q", pl, want)
+	}
+	req.Position.FirstParagraphs, req.NotWithin, req.WholePhraseFirst, req.WholePhrase = 0, nil, false, true
+	if _, pl := placeOne(t, src, req, opts); pl.Placed || pl.Reason != "candidate anchor found in the text only as the front of a longer phrase" {
+		t.Errorf("anywhere: %+v, want it refused as the front of a longer phrase, in the text", pl)
+	}
+}
