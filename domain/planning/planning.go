@@ -853,7 +853,7 @@ func rankOnHome(k site.Kind) int {
 // minimum ("Everything starts with budgeting"): the seed's anchors have
 // 2–8 words, and a writer who wants the link writes a longer phrase.
 func (pl *planner) noteTooShortName(t Target) {
-	for _, name := range []string{t.PrimaryKeyword, anchors.ShortTitle(t.Title), t.Title} {
+	for _, name := range []string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title} {
 		n := anchors.Normalize(name)
 		if n == "" || len(strings.Fields(n)) >= pl.in.Policy.AnchorMinWords || !containsWords(pl.text, n) {
 			continue
@@ -1293,10 +1293,29 @@ func (pl *planner) anchorTarget(t Target) anchors.Target {
 			at.Variations = append(append([]string{}, c.Keywords...), t.Keywords...)
 		}
 	}
+	if name := pl.sectorName(t); name != "" {
+		// "Our hiking section" names the sector the site calls Hiking,
+		// not the hub "Rain Jackets for Hiking" (trial U): the sector's
+		// name is one of its page's names.
+		at.Variations = append(append([]string{}, t.Keywords...), name)
+	}
 	if t.Kind == site.KindHome {
 		at.Brand = pl.in.Structure.Site.Name
 	}
 	return at
+}
+
+// sectorName is the name site.updated gives the sector a sector page
+// stands for; "" for any other page.
+func (pl *planner) sectorName(t Target) string {
+	if t.Kind != site.KindSector {
+		return ""
+	}
+	s, ok := pl.in.Structure.Sector(pl.in.Structure.SectorOf(t.Page))
+	if !ok {
+		return ""
+	}
+	return s.Name
 }
 
 // rankAnchors orders a link's anchor candidates and records why in its

@@ -1952,3 +1952,39 @@ func TestRelatedReadingDoesNotTakeAWordMostCandidatesShareForATopic(t *testing.T
 		}
 	}
 }
+
+// "Our hiking section" names the sector the site calls Hiking, not a hub
+// whose title holds the word ("Rain Jackets for Hiking"): on the demo the
+// home page linked the phrase to the rain jackets hub (trial U). A
+// sector the text names in one word only is said in a note.
+func TestTheHomePageLinksASectorByTheNameTheSiteGivesIt(t *testing.T) {
+	jackets := testCluster("jackets", "Rain Jackets", "rain jackets", "terrain=mountain")
+	hub := hubOf(jackets)
+	hub.Title = "Rain Jackets for Hiking: How to Choose a Shell That Works"
+	hiking := site.Page{SiteID: "s", ID: "hiking", URL: "/hiking/", Title: "Hiking Gear: Boots, Packs, Poles and Rain Jackets",
+		Kind: site.KindSector, SectorID: "hiking", PrimaryKeyword: "hiking gear", PublishedAt: testNow}
+	camping := site.Page{SiteID: "s", ID: "camping", URL: "/camping/", Title: "Camping Gear and Guides",
+		Kind: site.KindSector, SectorID: "camping", PrimaryKeyword: "camping gear", PublishedAt: testNow}
+	st := testSite(jackets)
+	st.Sectors = append(st.Sectors, site.Sector{ID: "camping", Name: "Camping", URL: "/camping/"})
+	st.BuildIndex()
+	texts := []string{"Our hiking section covers boots, packs and poles.", "In camping we explain tents and stoves."}
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow}
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: home,
+		Targets: []Target{{Page: hub}, {Page: hiking}, {Page: camping}}, Texts: texts, WordCount: 600})
+	for _, l := range linksOf(plan, link.TypeVerticalDown, link.ZoneInBody) {
+		texts := CandidateTexts(l.Candidates)
+		if l.TargetPageID == "hub-jackets" && slices.Contains(texts, "hiking section") {
+			t.Errorf("the rain jackets hub is offered \"hiking section\" (%v)", texts)
+		}
+		if l.TargetPageID == "hiking" && !slices.Contains(texts, "hiking section") {
+			t.Errorf("the hiking sector is offered %v, want \"hiking section\" among them", texts)
+		}
+	}
+	if got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)); !slices.Contains(got, "hiking") {
+		t.Errorf("the home page links %v, want the hiking sector it names", got)
+	}
+	if !slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, "sector camping not linked") && strings.Contains(n, `"Camping"`) }) {
+		t.Errorf("notes %q, want one saying the camping sector is named only as \"Camping\"", plan.Notes)
+	}
+}
