@@ -33,9 +33,16 @@ func demo(ctx context.Context, args []string) error {
 	serviceFlags(s, &cfg, &logLevel)
 	s.fs.StringVar(&outDir, "out", outDir, "folder each example site's results are written to, a subfolder a site")
 	s.fs.StringVar(&example, "example", example, "run only this bundled example site ("+strings.Join(examples.Names(), ", ")+"); default: all of them")
-	s.fs.BoolVar(&reset, "reset", reset, "drop the demo database first, so every run starts clean")
+	s.fs.BoolVar(&reset, "reset", reset, "drop the demo database and the embedded server's streams (DATA_DIR/nats) first, so every run starts clean")
 	if err := s.finish(args, &cfg, logLevel); err != nil {
 		return err
+	}
+	if cfg.NATSURL != "" {
+		// The demo publishes its sites' fixed event ids: a shared server
+		// that remembers them from a run before would drop them as
+		// duplicates.
+		fmt.Fprintf(os.Stderr, "interlinker demo: it embeds its own NATS server; ignoring NATS URL %s\n", cfg.NATSURL)
+		cfg.NATSURL = ""
 	}
 	names := examples.Names()
 	if example != "" {
@@ -55,6 +62,13 @@ func demo(ctx context.Context, args []string) error {
 	if reset {
 		if err := store.DropDatabase(ctx, cfg.DatabaseURL); err != nil {
 			return err
+		}
+		// Streams kept from a run before still hold its event ids, within
+		// the duplicate window, and would drop this run's as duplicates:
+		// a second run in the same --data-dir waited for a site that never
+		// came (trial U's data dir, a minute, then "not projected").
+		if err := os.RemoveAll(filepath.Join(cfg.DataDir, "nats")); err != nil {
+			return fmt.Errorf("reset the demo's streams: %w", err)
 		}
 	}
 
