@@ -1984,7 +1984,9 @@ func TestTheHomePageLinksASectorByTheNameTheSiteGivesIt(t *testing.T) {
 	if got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)); !slices.Contains(got, "hiking") {
 		t.Errorf("the home page links %v, want the hiking sector it names", got)
 	}
-	if !slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, "sector camping not linked") && strings.Contains(n, `"Camping"`) }) {
+	if !slices.ContainsFunc(plan.Notes, func(n string) bool {
+		return strings.Contains(n, "sector camping not linked") && strings.Contains(n, `"Camping"`)
+	}) {
 		t.Errorf("notes %q, want one saying the camping sector is named only as \"Camping\"", plan.Notes)
 	}
 }
