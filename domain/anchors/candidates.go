@@ -30,7 +30,9 @@ type Target struct {
 // of a page's targets: Owners.Candidates (or Owners.Keep, BestTarget)
 // offers it only on the link to the one it names best.
 func Candidates(t Target, source *Text, p policy.Policy) []link.Anchor {
-	return buildCandidates(t, p, func() []string { return NaturalPhrases(source, t.names(), p) })
+	return buildCandidates(t, p, func() []string {
+		return naturalPhrases(source, profiles.of(t.names(), t.nameTitle()), p, nil)
+	})
 }
 
 func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.Anchor {
@@ -72,6 +74,15 @@ func withoutArticle(title string) string {
 }
 
 // names are what a target is called by: its keywords and its title.
+// nameTitle is the title as names gives it: the short title, or the
+// whole one when it has no subtitle.
+func (t Target) nameTitle() string {
+	if short := ShortTitle(t.Title); short != "" {
+		return short
+	}
+	return t.Title
+}
+
 func (t Target) names() []string {
 	names := append(append([]string{}, t.PrimaryKeywords...), t.Variations...)
 	if t.Title != "" {

@@ -36,13 +36,16 @@ type name struct {
 	loose bool
 }
 
-func newProfile(names []string) profile {
+// newProfile reads a target's names; title is the one of them that is
+// its title ("" for none), whose complement names nothing (complementAt).
+func newProfile(names []string, title string) profile {
 	pr := profile{heads: map[string]bool{}, gerundHeads: map[string]bool{}, exact: map[string]bool{}, all: map[string]bool{}}
 	objectFirst, chunkHeads := map[string]bool{}, map[string]bool{}
 	for _, text := range names {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
+		isTitle := text == title
 		pr.exact[Normalize(text)] = true
 		key := wordKey(text)
 		words := strings.Fields(key)
@@ -69,7 +72,11 @@ func newProfile(names []string) profile {
 				rt = rt[:k]
 			}
 			toks = append(toks, rt...)
-			for _, np := range chunk(rt) {
+			named := rt
+			if isTitle {
+				named = rt[:complementAt(rt)]
+			}
+			for _, np := range chunk(named) {
 				head := np[len(np)-1].stem
 				chunkHeads[head] = true
 				if n.heads[head] == nil {
@@ -119,6 +126,25 @@ func newProfile(names []string) profile {
 		}
 	}
 	return pr
+}
+
+// complementAt finds where a title's complement starts: a preposition
+// after a noun ("Tire Grip on Wet Roads", "Cleaning Your Bike After a Wet
+// Ride"). The noun phrases after it say where or when, not what the page
+// is about, and head none of its names: "wet roads" in a hub's text does
+// not name the tire grip article (trial S). A keyword is the writer's
+// own name for the page, complement and all ("emergency fund on a low
+// income"); a document noun before the preposition ("Introduction to Go
+// Concurrency") names what follows, and so does a comparison's "vs".
+// len(run) when the run has none.
+func complementAt(run []token) int {
+	for i := 1; i < len(run); i++ {
+		prev := run[i-1]
+		if run[i].lex == cPrep && !comparisonWords[run[i].low] && contentWord(prev) && !prev.verb && !docNouns[prev.low] {
+			return i
+		}
+	}
+	return len(run)
 }
 
 // audience finds where a name says whom or what it is for rather than
@@ -332,7 +358,7 @@ func stemKey(words []string) string {
 func NewOwners(targets []Target) *Owners {
 	o := &Owners{targets: targets, profiles: make([]profile, len(targets)), cache: map[string]int{}, source: -1}
 	for i, t := range targets {
-		o.profiles[i] = profiles.of(t.names())
+		o.profiles[i] = profiles.of(t.names(), t.nameTitle())
 	}
 	return o
 }
@@ -363,15 +389,15 @@ type profileCache struct {
 	byNames map[string]profile
 }
 
-func (c *profileCache) of(names []string) profile {
-	key := strings.Join(names, "\x00")
+func (c *profileCache) of(names []string, title string) profile {
+	key := title + "\x01" + strings.Join(names, "\x00")
 	c.mu.Lock()
 	pr, ok := c.byNames[key]
 	c.mu.Unlock()
 	if ok {
 		return pr
 	}
-	pr = newProfile(names)
+	pr = newProfile(names, title)
 	c.mu.Lock()
 	if len(c.byNames) >= maxCachedProfiles {
 		clear(c.byNames)

@@ -729,3 +729,39 @@ func TestACandidateFoundAsAVariationCarriesTheOwnLongerNamesThatHoldIt(t *testin
 		}
 	}
 }
+
+// A title's complement, the noun phrase after a preposition, says where or
+// when, not what the page is about: a hub's "wet rides can be enjoyable"
+// linked to "Cleaning Your Bike After a Wet Ride", and "punctures are
+// more likely on wet roads" to "Tire Grip on Wet Roads" (trial S). What
+// comes before the preposition still names the page, and a keyword is
+// the writer's own name, complement and all.
+func TestATitlesComplementNamesNothing(t *testing.T) {
+	p := sag(t)
+	natural := func(target Target, text string) []string {
+		var out []string
+		for _, a := range Candidates(target, NewText([]string{text}), p) {
+			if a.Type == link.AnchorNatural {
+				out = append(out, a.Text)
+			}
+		}
+		return out
+	}
+	cleaning := Target{PrimaryKeywords: []string{"cleaning your bike"}, Variations: []string{"bike wash"}, Title: "Cleaning Your Bike After a Wet Ride"}
+	grip := Target{PrimaryKeywords: []string{"wet road grip"}, Variations: []string{"tire grip"}, Title: "Tire Grip on Wet Roads"}
+	for _, c := range []struct {
+		target Target
+		text   string
+		want   []string
+	}{
+		{cleaning, "With the right clothing and a bit of technique, wet rides can be surprisingly enjoyable.", nil},
+		{grip, "Punctures also become more likely on wet roads, which is why repair skills matter.", nil},
+		{grip, "Good tire grip helps in every season.", []string{"Good tire grip"}},
+		{Target{PrimaryKeywords: []string{"wet weather riding"}, Title: "Riding on Wet Roads"}, "Riding on wet roads takes care.", nil},
+		{Target{PrimaryKeywords: []string{"emergency fund on a low income"}}, "If you are building from a very low income, small transfers add up.", []string{"low income"}},
+	} {
+		if got := natural(c.target, c.text); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q in %q: natural phrases %q, want %q", c.target.Title, c.text, got, c.want)
+		}
+	}
+}
