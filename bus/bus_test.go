@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -198,4 +199,22 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// A second service on the embedded server's port is told why it cannot
+// start: trial U read only "did not start listening", fifteen seconds on.
+func TestAnEmbeddedServerOnATakenAddressSaysItIsTaken(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	srv, err := StartEmbedded(EmbeddedOptions{Listen: taken.Addr().String(), StoreDir: t.TempDir()})
+	if err == nil {
+		srv.Shutdown()
+		t.Fatal("started on an address another listener holds")
+	}
+	if !strings.Contains(err.Error(), "address already in use") || !strings.Contains(err.Error(), taken.Addr().String()) {
+		t.Errorf("error %q, want the address and why it cannot be taken", err)
+	}
 }

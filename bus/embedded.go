@@ -40,6 +40,17 @@ func StartEmbedded(opts EmbeddedOptions) (*server.Server, error) {
 	}
 	if port == 0 {
 		port = server.RANDOM_PORT
+	} else {
+		// The server logs nothing here (NoLog) and would only time out on
+		// an address it cannot take: trying it first tells the operator
+		// why ("address already in use").
+		l, err := net.Listen("tcp", opts.Listen)
+		if err != nil {
+			return nil, fmt.Errorf("embedded nats cannot listen on %s: %w", opts.Listen, err)
+		}
+		if err := l.Close(); err != nil {
+			return nil, fmt.Errorf("embedded nats listen check on %s: %w", opts.Listen, err)
+		}
 	}
 	maxPayload := opts.MaxPayload
 	if maxPayload == 0 {
