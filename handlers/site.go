@@ -54,7 +54,7 @@ func (p *Pipeline) projectSite(ctx context.Context, ev events.Event) error {
 			return true, nil
 		}
 		for _, w := range planning.UnlinkableKeywords(st, pol) {
-			p.Logger.WarnContext(ctx, "site structure: a hub no keyword can link", "site_id", ev.SiteID, "warning", w)
+			p.Logger.WarnContext(ctx, "site structure: a cluster keyword no anchor can use", "site_id", ev.SiteID, "warning", w)
 		}
 		if pol.Authority == policy.AuthorityLinkScore {
 			if err := tx.PagesTakeLinkScores(ctx, ev.SiteID); err != nil {
