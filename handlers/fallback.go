@@ -12,6 +12,7 @@ import (
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/llm"
 	"github.com/interlinker/interlinker/store"
@@ -267,7 +268,7 @@ func awaitingFallback(l link.Link) bool {
 // candidate under the anchor cap.
 func fallbackAnchor(l link.Link, usage map[string]map[string]int, maxExact int) (string, bool) {
 	for _, c := range l.Candidates {
-		if usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact {
+		if usage[l.TargetPageID][anchors.Normalize(c.Text)] < planning.AnchorLimit(l.Type, maxExact) {
 			return c.Text, true
 		}
 	}

@@ -104,7 +104,8 @@ func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, 
 // placeInBody places the planned in-body links, in plan order, and records
 // each outcome in links. No link takes an anchor that other pages already
 // use max_exact_anchor_per_target times for its target (SAG §2.3), the
-// mandatory uplink included; a link whose every candidate is at the cap
+// mandatory uplink included, and an optional link none they use one time
+// less often (planning.AnchorLimit); a link whose every candidate is at the cap
 // stays planned with reason "anchor cap". Optional links keep the
 // planner's order of candidates (each source and target's draw from the
 // anchor mix); the uplink tries the candidates found in its first
@@ -158,8 +159,9 @@ func explainAllCapped(src []byte, links []link.Link, capped []int, maxExact int,
 		if inText {
 			where = "and the text names it only with those"
 		}
-		links[i].Reason = fmt.Sprintf("%s already links to page %s %d times on other pages (max_exact_anchor_per_target), %s",
-			reasonAllCapped, links[i].TargetPageID, maxExact, where)
+		limit := planning.AnchorLimit(links[i].Type, maxExact)
+		links[i].Reason = fmt.Sprintf("%s already links to page %s %d times on other pages (max_exact_anchor_per_target%s), %s",
+			reasonAllCapped, links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, maxExact), where)
 	}
 	return nil
 }
@@ -181,8 +183,9 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			continue
 		}
 		var texts []string
+		limit := planning.AnchorLimit(l.Type, maxExact)
 		for _, c := range l.Candidates {
-			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact && !refused[i][c.Text] {
+			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < limit && !refused[i][c.Text] {
 				texts = append(texts, c.Text)
 			} else {
 				capped[i] = append(capped[i], c.Text)
@@ -210,7 +213,8 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		return nil, false, err
 	}
 	if k, candidate, capped := planning.CappedPlacement(placements, reqs, func(k int, placed string) bool {
-		return usage[links[placing[k]].TargetPageID][placed] >= maxExact
+		l := links[placing[k]]
+		return usage[l.TargetPageID][placed] >= planning.AnchorLimit(l.Type, maxExact)
 	}); capped {
 		i := placing[k]
 		if refused[i] == nil {
@@ -232,8 +236,10 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			return nil, false, err
 		}
 		if inText {
+			limit := planning.AnchorLimit(links[i].Type, maxExact)
 			links[i].Reason = fmt.Sprintf("anchor cap: candidates that already link to page %s %d times on other pages "+
-				"(max_exact_anchor_per_target) were held back, and the others were not placed (%s)", links[i].TargetPageID, maxExact, pl.Reason)
+				"(max_exact_anchor_per_target%s) were held back, and the others were not placed (%s)",
+				links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, maxExact), pl.Reason)
 		}
 	}
 	return html, true, nil
@@ -263,7 +269,7 @@ func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]
 		}
 		var texts []string
 		for _, c := range l.Candidates {
-			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < maxExact {
+			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < planning.AnchorLimit(l.Type, maxExact) {
 				texts = append(texts, c.Text)
 			}
 		}

@@ -189,3 +189,33 @@ func TestTheBreadcrumbNavIsLabelledInTheSitesWords(t *testing.T) {
 		}
 	}
 }
+
+// A sibling's link stops one use short of the cap, so the last is there
+// for the parent: a silo's children used "PLA filament" three times among
+// themselves and their parent could not link its priority child (trial T).
+func TestAnOptionalLinkLeavesTheLastUseOfAnAnchorToTheHierarchy(t *testing.T) {
+	src := []byte("<p>Start with PLA filament before anything else.</p>\n")
+	usage := map[string]map[string]int{"pla": {"pla filament": 2}}
+	candidates := []link.Anchor{{Text: "PLA filament", Type: link.AnchorPrimaryKeyword}}
+	for _, c := range []struct {
+		typ    link.Type
+		placed bool
+	}{
+		{link.TypeHorizontal, false},
+		{link.TypeRelated, false},
+		{link.TypeVerticalDown, true},
+		{link.TypeCrossCluster, true},
+	} {
+		links := []link.Link{{ID: "l", TargetPageID: "pla", TargetURL: "/pla/", Type: c.typ, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: candidates}}
+		if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if placed := links[0].Status == link.StatusInserted; placed != c.placed {
+			t.Errorf("%s link with its anchor used twice: placed %v (%s), want %v", c.typ, placed, links[0].Reason, c.placed)
+		}
+		if !c.placed && !strings.Contains(links[0].Reason, "2 times on other pages (max_exact_anchor_per_target; an optional link takes at most 2") {
+			t.Errorf("%s link's reason %q, want it to say the optional link's limit", c.typ, links[0].Reason)
+		}
+	}
+}

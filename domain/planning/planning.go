@@ -179,13 +179,14 @@ const maxCapRounds = 3
 // where planning blind to the cap left both links planned and the page
 // without one.
 func PlanUnderCap(ctx context.Context, in Input, plan func(Input) (Plan, error), count AnchorCounts) (Plan, error) {
-	limit := in.Policy.MaxExactAnchorPerTarget
+	maxExact := in.Policy.MaxExactAnchorPerTarget
 	for round := 0; ; round++ {
 		p, err := plan(in)
-		if err != nil || limit <= 0 || round == maxCapRounds {
+		if err != nil || maxExact <= 0 || round == maxCapRounds {
 			return p, err
 		}
 		asked := map[string][]string{}
+		limits := map[string]int{} // by target: a page links a target once in its body
 		for _, l := range p.Links {
 			// The mandatory uplink is planned whatever its anchors' use (the
 			// inject stage picks its least used one), so only the optional
@@ -194,6 +195,7 @@ func PlanUnderCap(ctx context.Context, in Input, plan func(Input) (Plan, error),
 			if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned || l.Mandatory {
 				continue
 			}
+			limits[l.TargetPageID] = AnchorLimit(l.Type, maxExact)
 			for _, c := range l.Candidates {
 				if f := anchors.Normalize(c.Text); f != "" && !in.AtCap[l.TargetPageID][f] && !slices.Contains(asked[l.TargetPageID], f) {
 					asked[l.TargetPageID] = append(asked[l.TargetPageID], f)
@@ -214,7 +216,7 @@ func PlanUnderCap(ctx context.Context, in Input, plan func(Input) (Plan, error),
 		added := false
 		for target, texts := range asked {
 			for _, f := range texts {
-				if counts[target][f] >= limit {
+				if counts[target][f] >= limits[target] {
 					if atCap[target] == nil {
 						atCap[target] = map[string]bool{}
 					}
@@ -228,6 +230,30 @@ func PlanUnderCap(ctx context.Context, in Input, plan func(Input) (Plan, error),
 		}
 		in.AtCap = atCap
 	}
+}
+
+// AnchorLimit is how many uses by in-body links on other pages leave an
+// exact anchor to a target out of reach of a link of type t: the policy's
+// max_exact_anchor_per_target, less one for an optional link (a sibling's,
+// or a related page's in the body), whose last use is kept for the links
+// the site's hierarchy asks for (an uplink, a parent's, hub's or the home
+// page's link down, a cross-cluster link). Without it a silo's children
+// used up a priority child's name among themselves before their parent
+// was planned, and the parent could not link it (trial T).
+func AnchorLimit(t link.Type, maxExact int) int {
+	if maxExact > 1 && (t == link.TypeHorizontal || t == link.TypeRelated) {
+		return maxExact - 1
+	}
+	return maxExact
+}
+
+// AnchorLimitNote is what a reason adds to "N times" when the limit is
+// below the policy's cap.
+func AnchorLimitNote(limit, maxExact int) string {
+	if limit < maxExact {
+		return fmt.Sprintf("; an optional link takes at most %d, the last kept for the site's hierarchy", limit)
+	}
+	return ""
 }
 
 // checkEvery is how many targets planning handles between looks at its

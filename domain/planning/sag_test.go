@@ -1990,3 +1990,29 @@ func TestTheHomePageLinksASectorByTheNameTheSiteGivesIt(t *testing.T) {
 		t.Errorf("notes %q, want one saying the camping sector is named only as \"Camping\"", plan.Notes)
 	}
 }
+
+// The planner holds an optional link to the same limit as the inject
+// stage (AnchorLimit): a sibling's anchor used twice elsewhere is at its
+// cap, a link down the hierarchy with the same count is not.
+func TestPlanningUnderTheCapHoldsOptionalLinksOneUseShort(t *testing.T) {
+	in := Input{Policy: sagPolicy(t)}
+	var seen map[string]map[string]bool
+	plan := func(in Input) (Plan, error) {
+		seen = in.AtCap
+		return Plan{Links: []link.Link{
+			{ID: "h", TargetPageID: "sib", Type: link.TypeHorizontal, Zone: link.ZoneInBody, Status: link.StatusPlanned,
+				Candidates: []link.Anchor{{Text: "PLA filament"}}},
+			{ID: "d", TargetPageID: "child", Type: link.TypeVerticalDown, Zone: link.ZoneInBody, Status: link.StatusPlanned,
+				Candidates: []link.Anchor{{Text: "resin printing"}}},
+		}}, nil
+	}
+	count := func(map[string][]string) (map[string]map[string]int, error) {
+		return map[string]map[string]int{"sib": {"pla filament": 2}, "child": {"resin printing": 2}}, nil
+	}
+	if _, err := PlanUnderCap(t.Context(), in, plan, count); err != nil {
+		t.Fatal(err)
+	}
+	if !seen["sib"]["pla filament"] || seen["child"]["resin printing"] {
+		t.Errorf("anchors at the cap %v, want the sibling's (used twice, an optional link's limit) and not the child's", seen)
+	}
+}
