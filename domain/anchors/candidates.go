@@ -74,29 +74,23 @@ func withoutArticle(title string) string {
 }
 
 // names are what a target is called by: its keywords and its title.
-// nameTitle is the title as names gives it: the short title, or the
-// whole one when it has no subtitle.
+func (t Target) names() []string {
+	names := append(append([]string{}, t.PrimaryKeywords...), t.Variations...)
+	if title := t.nameTitle(); title != "" {
+		names = append(names, title)
+	}
+	return names
+}
+
+// nameTitle is the title as names gives it. A subtitle's words do not
+// name the page: "race day" of "Marathon Training: Long Runs and Race
+// Day" is one of its topics, and "the right pair" of "Running Shoes: How
+// to Choose the Right Pair" is any pair of anything.
 func (t Target) nameTitle() string {
 	if short := ShortTitle(t.Title); short != "" {
 		return short
 	}
 	return t.Title
-}
-
-func (t Target) names() []string {
-	names := append(append([]string{}, t.PrimaryKeywords...), t.Variations...)
-	if t.Title != "" {
-		// A subtitle's words do not name the page: "race day" of "Marathon
-		// Training: Long Runs and Race Day" is one of its topics, and "the
-		// right pair" of "Running Shoes: How to Choose the Right Pair" is
-		// any pair of anything.
-		if short := ShortTitle(t.Title); short != "" {
-			names = append(names, short)
-		} else {
-			names = append(names, t.Title)
-		}
-	}
-	return names
 }
 
 // ShortTitle is a title without its subtitle: the part before a colon, a
