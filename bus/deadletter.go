@@ -2,7 +2,9 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -114,3 +116,53 @@ func oneLine(s string) string {
 }
 
 func formatUint(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// DeadLetter is a refused message as the dead-letter stream keeps it.
+type DeadLetter struct {
+	Seq           uint64    // its place in the dead-letter stream
+	Time          time.Time // when it was dead-lettered
+	Subject       string    // the subject it arrived on
+	Reason        string
+	Handler       string // the durable consumer that gave up on it
+	Deliveries    string
+	OriginalMsgID string // the producer's Nats-Msg-Id, if it sent one
+	Payload       []byte // the message as it arrived, byte for byte
+}
+
+// ReadDeadLetters returns the newest limit dead letters (every one when
+// limit is 0), oldest first, of subject ("" for every subject). It reads
+// the stream backwards one message at a time, so asking for the newest
+// few of a large stream costs a few round trips.
+func ReadDeadLetters(ctx context.Context, js jetstream.JetStream, subject string, limit int) ([]DeadLetter, error) {
+	name, ok := events.StreamFor(events.DeadLetterPrefix + events.ContentGenerated)
+	if !ok {
+		return nil, fmt.Errorf("no stream holds %s", events.DeadLetterPrefix)
+	}
+	st, err := js.Stream(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("dead-letter stream %s: %w", name, err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("dead-letter stream %s: %w", name, err)
+	}
+	var out []DeadLetter
+	for seq := info.State.LastSeq; seq >= info.State.FirstSeq && seq > 0 && (limit == 0 || len(out) < limit); seq-- {
+		raw, err := st.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue // removed from the stream
+		}
+		if err != nil {
+			return nil, fmt.Errorf("dead letter #%d: %w", seq, err)
+		}
+		d := DeadLetter{Seq: raw.Sequence, Time: raw.Time, Subject: strings.TrimPrefix(raw.Subject, events.DeadLetterPrefix),
+			Reason: raw.Header.Get(HeaderReason), Handler: raw.Header.Get(HeaderHandler), Deliveries: raw.Header.Get(HeaderDeliveries),
+			OriginalMsgID: raw.Header.Get(HeaderOriginalMsgID), Payload: raw.Data}
+		if subject != "" && d.Subject != subject {
+			continue
+		}
+		out = append(out, d)
+	}
+	slices.Reverse(out)
+	return out, nil
+}

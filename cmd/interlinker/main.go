@@ -4,6 +4,7 @@
 //	interlinker migrate   create and migrate the database, then exit
 //	interlinker demo      link the bundled example site end to end and print a summary
 //	interlinker publish   send CloudEvents from JSON files to NATS
+//	interlinker dead-letters  list the events the pipeline refused, with why
 //	interlinker audit     audit a site: request it, show progress, print the report, write CSV files
 //	interlinker verify    check a site's link targets over HTTP (the weekly verify_links)
 //	interlinker import    crawl a live site and publish its pages as content.published
@@ -32,6 +33,7 @@ Usage:
   interlinker migrate [flags]          create and migrate the database, then exit
   interlinker demo    [flags]          link the bundled example site end to end and print a summary
   interlinker publish [flags] PATH...  publish CloudEvents from JSON files or directories to NATS
+  interlinker dead-letters [flags]     list the events the pipeline refused, with why; --save writes them to mend and publish again
   interlinker audit   --site ID [--wait] [flags]
                                        audit a site; with --wait show progress, print the report and write CSV files
   interlinker verify  --site ID | --all-sites [--scope internal|all] [--wait]
@@ -74,6 +76,8 @@ func run(args []string) error {
 		return demo(ctx, rest)
 	case "publish":
 		return publish(ctx, rest)
+	case "dead-letters":
+		return deadLettersCommand(ctx, rest)
 	case "audit":
 		return auditCommand(ctx, rest)
 	case "verify":
