@@ -120,7 +120,7 @@ func readEvents(path string) ([]json.RawMessage, error) {
 // publish offers that flag only where it helps.
 func envelope(raw []byte) (events.Event, error) {
 	if !json.Valid(raw) {
-		return events.Event{}, errors.New("malformed JSON cannot be sent, not even with --validate=false: fix the file")
+		return events.Event{}, fmt.Errorf("malformed JSON%s cannot be sent, not even with --validate=false: fix the file", syntaxAt(raw))
 	}
 	var ev events.Event
 	if err := json.Unmarshal(raw, &ev); err != nil {
@@ -135,6 +135,25 @@ func envelope(raw []byte) (events.Event, error) {
 		return events.Event{}, fmt.Errorf("not even --validate=false can send it: no stream takes event type %q, which no handler reads", ev.Type)
 	}
 	return ev, nil
+}
+
+// syntaxAt says where JSON that does not parse goes wrong, as " (line
+// L, column C: what)"; the decoder gives only a byte offset, and a
+// producer's file is read by line (trial U).
+func syntaxAt(raw []byte) string {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	var syntax *json.SyntaxError
+	if !errors.As(err, &syntax) {
+		if err != nil {
+			return " (" + err.Error() + ")"
+		}
+		return ""
+	}
+	before := raw[:min(int(syntax.Offset), len(raw))]
+	line := bytes.Count(before, []byte("\n")) + 1
+	column := len(before) - bytes.LastIndexByte(before, '\n') - 1 // Offset counts the byte in error
+	return fmt.Sprintf(" (line %d, column %d: %v)", line, column, err)
 }
 
 // checkSubject refuses an event type NATS cannot publish on: the subject
