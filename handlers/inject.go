@@ -267,15 +267,21 @@ func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusReview {
 			continue
 		}
-		var texts []string
+		var texts, capped []string
 		for _, c := range l.Candidates {
 			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < planning.AnchorLimit(l.Type, maxExact) {
 				texts = append(texts, c.Text)
+			} else {
+				capped = append(capped, c.Text)
 			}
 		}
 		l.Anchor, l.AnchorType, l.Paragraph = "", "", 0
 		if len(texts) == 0 {
-			l.Reason = planning.ReviewReason(len(l.Candidates) > 0)
+			gap := planning.NoAnchorInText
+			if len(capped) > 0 {
+				gap = planning.EveryAnchorAtCap
+			}
+			l.Reason = planning.ReviewReason(gap)
 			continue
 		}
 		_, pls, err := markup.Place(html, []markup.LinkRequest{planning.Request(*l, texts, "")}, planning.Unbounded(opts))
@@ -284,9 +290,21 @@ func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]
 		}
 		if pl := pls[0]; pl.Placed && pl.CandidateIndex >= 0 && pl.CandidateIndex < len(texts) {
 			l.Anchor, l.Paragraph, l.AnchorType, l.Reason = pl.AnchorText, pl.ContentParagraph, candidateType(*l, texts[pl.CandidateIndex]), ""
-		} else {
-			l.Reason = planning.ReviewReason(false)
+			continue
 		}
+		// The text may name it only with anchors at the cap: said so, not
+		// "no anchor" (trial V's products named the hubs word for word).
+		gap := planning.NoAnchorInText
+		if len(capped) > 0 {
+			inText, err := anyInText(html, *l, capped, opts)
+			if err != nil {
+				return err
+			}
+			if inText {
+				gap = planning.TextAnchorsAtCap
+			}
+		}
+		l.Reason = planning.ReviewReason(gap)
 	}
 	return nil
 }

@@ -134,7 +134,7 @@ func TestASuggestionShowsTheWordsThatWouldCarryIt(t *testing.T) {
 		t.Errorf("suggestion with words to carry it has reason %q, want none", l.Reason)
 	}
 	// It says why it has none: accepted as it stands it goes nowhere (trial O).
-	if l := links[1]; l.Anchor != "" || l.Paragraph != 0 || l.Reason != planning.ReviewReason(false) {
+	if l := links[1]; l.Anchor != "" || l.Paragraph != 0 || l.Reason != planning.ReviewReason(planning.NoAnchorInText) {
 		t.Errorf("suggestion whose text holds no candidate: anchor %q in paragraph %d, reason %q; want none, saying why", l.Anchor, l.Paragraph, l.Reason)
 	}
 	links[1].Candidates = []link.Anchor{{Text: "trail boots", Type: link.AnchorPrimaryKeyword}}
@@ -142,8 +142,18 @@ func TestASuggestionShowsTheWordsThatWouldCarryIt(t *testing.T) {
 	if err := suggestAnchors(src, links[1:], usage, 3, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if l := links[1]; l.Anchor != "" || l.Reason != planning.ReviewReason(true) {
+	if l := links[1]; l.Anchor != "" || l.Reason != planning.ReviewReason(planning.EveryAnchorAtCap) {
 		t.Errorf("suggestion whose only anchor is at the cap: anchor %q, reason %q; want none, saying the cap", l.Anchor, l.Reason)
+	}
+	// With another anchor the text lacks, the one the text holds at the cap
+	// is what the reason names (trial V: "no anchor for it in the page's
+	// text" where the text held the target's keyword word for word).
+	links[1].Candidates = append(links[1].Candidates, link.Anchor{Text: "boot waxing basics", Type: link.AnchorPageTitle})
+	if err := suggestAnchors(src, links[1:], usage, 3, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if l := links[1]; l.Anchor != "" || l.Reason != planning.ReviewReason(planning.TextAnchorsAtCap) {
+		t.Errorf("suggestion whose text holds only an anchor at the cap: anchor %q, reason %q; want none, saying the text's anchors are at the cap", l.Anchor, l.Reason)
 	}
 }
 

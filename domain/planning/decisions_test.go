@@ -39,8 +39,8 @@ func TestAnAcceptedSuggestionIsPlannedAndARejectedOneIsNotOffered(t *testing.T) 
 	}
 	// Its reason says the text has no anchor for it, as the plan is made;
 	// with one in the text it has none.
-	if got := linksTo(planOf(t, in), sibling.ID); got[0].Reason != ReviewReason(false) {
-		t.Errorf("a suggestion the text names nowhere has reason %q, want %q", got[0].Reason, ReviewReason(false))
+	if got := linksTo(planOf(t, in), sibling.ID); got[0].Reason != ReviewReason(NoAnchorInText) {
+		t.Errorf("a suggestion the text names nowhere has reason %q, want %q", got[0].Reason, ReviewReason(NoAnchorInText))
 	}
 	named := in
 	named.Texts = []string{"Tie your boots with good lacing knots before the climb."}

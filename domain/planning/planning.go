@@ -1126,20 +1126,42 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 		// Said as the plan is made, as the inject stage would say it
 		// (ReviewReason), so the stage rewrites no row to say it.
 		if !pl.mentions(l) {
-			l.Reason = ReviewReason(pl.mentionedAtCap(l) != "")
+			gap := NoAnchorInText
+			if pl.mentionedAtCap(l) != "" {
+				gap = TextAnchorsAtCap
+			}
+			l.Reason = ReviewReason(gap)
 		}
 		pl.plan.Links = append(pl.plan.Links, l)
 	}
 	return planned
 }
 
+// AnchorGap is why a review suggestion has no anchor.
+type AnchorGap int
+
+const (
+	// NoAnchorInText: the text holds none of its anchors.
+	NoAnchorInText AnchorGap = iota
+	// TextAnchorsAtCap: the text holds anchors for it, all used for its
+	// target as often as the cap allows; the LLM fallback may write in
+	// another of its anchors.
+	TextAnchorsAtCap
+	// EveryAnchorAtCap: every anchor it has is used up, so the LLM
+	// fallback could write in none either.
+	EveryAnchorAtCap
+)
+
 // ReviewReason says why a review suggestion has no anchor, which the
 // person deciding should know: accepted as the text stands, it is placed
-// nowhere (trial O accepted ten such and saw nothing change). atCap: the
-// text holds anchors for it, all used for its target up to the cap.
-func ReviewReason(atCap bool) string {
-	if atCap {
+// nowhere (trial O accepted ten such and saw nothing change), and with
+// every anchor at the cap not even the LLM fallback places it.
+func ReviewReason(gap AnchorGap) string {
+	switch gap {
+	case TextAnchorsAtCap:
 		return "every anchor the text holds for it is used for its target as often as the anchor cap allows: accepted, it is left for the LLM fallback"
+	case EveryAnchorAtCap:
+		return "every anchor it has is used for its target as often as the anchor cap allows: accepted, it stays planned"
 	}
 	return "no anchor for it in the page's text: accepted, it is left for the LLM fallback; " +
 		"or add the link by hand with an anchor the text holds"
