@@ -116,7 +116,7 @@ func captureOutput(t *testing.T, fn func() error) (string, error) {
 // names.
 func usageVerbs() [][]string {
 	var verbs [][]string
-	for _, m := range regexp.MustCompile(`(?m)^  interlinker (\w+)(?:\s+(\w+(?:\|\w+)+))?`).FindAllStringSubmatch(usage, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  interlinker ([\w-]+)(?:\s+([\w-]+(?:\|[\w-]+)+))?`).FindAllStringSubmatch(usage, -1) {
 		if m[2] == "" {
 			verbs = append(verbs, []string{m[1]})
 			continue
