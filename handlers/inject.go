@@ -230,16 +230,22 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			continue
 		}
 		// The cap is the reason only when a candidate it held back is in
-		// the text; a reader told "anchor cap" looks for one there.
-		inText, err := anyInText(src, links[i], capped[i], opts)
+		// the text where the link could take it; a reader told "anchor
+		// cap" looks for one there. One the text holds only where no link
+		// goes (the front of a longer phrase, say) is refused for that,
+		// cap or no cap, and the reason says so (trial T2).
+		held, err := unboundedPlacement(src, links[i], capped[i], opts)
 		if err != nil {
 			return nil, false, err
 		}
-		if inText {
+		switch {
+		case held.Placed:
 			limit := planning.AnchorLimit(links[i].Type, maxExact)
 			links[i].Reason = fmt.Sprintf("anchor cap: candidates that already link to page %s %d times on other pages "+
 				"(max_exact_anchor_per_target%s) were held back, and the others were not placed (%s)",
 				links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, maxExact), pl.Reason)
+		case foundInText(held):
+			links[i].Reason = held.Reason
 		}
 	}
 	return html, true, nil
@@ -248,11 +254,24 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 // anyInText reports whether the text holds one of texts where l could
 // carry it, placement limits aside.
 func anyInText(src []byte, l link.Link, texts []string, opts markup.Options) (bool, error) {
+	pl, err := unboundedPlacement(src, l, texts, opts)
+	return foundInText(pl), err
+}
+
+// unboundedPlacement is where l would take one of texts, placement limits
+// aside.
+func unboundedPlacement(src []byte, l link.Link, texts []string, opts markup.Options) (markup.Placement, error) {
 	_, pls, err := markup.Place(src, []markup.LinkRequest{planning.Request(l, texts, "")}, planning.Unbounded(opts))
 	if err != nil {
-		return false, err
+		return markup.Placement{}, err
 	}
-	return pls[0].Placed || !strings.HasPrefix(pls[0].Reason, "no candidate anchor found"), nil
+	return pls[0], nil
+}
+
+// foundInText reports whether a placement found its anchor in the text,
+// placed or refused for where it stands.
+func foundInText(pl markup.Placement) bool {
+	return pl.Placed || !strings.HasPrefix(pl.Reason, "no candidate anchor found")
 }
 
 // suggestAnchors gives each in-body link left for review the words that

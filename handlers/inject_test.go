@@ -229,3 +229,23 @@ func TestAnOptionalLinkLeavesTheLastUseOfAnAnchorToTheHierarchy(t *testing.T) {
 		}
 	}
 }
+
+// A candidate the cap holds back that the text holds only where no link
+// goes is refused for that, cap or no cap: the reason blamed the cap and
+// then the other candidates' "no candidate anchor found" (trial T2).
+func TestACappedCandidateTheTextHoldsOnlyAsAFragmentIsNotBlamedOnTheCap(t *testing.T) {
+	src := []byte("<p>Schedule updates between ESP32 deep sleep cycles so the board wakes on time.</p>\n")
+	goesOn := func(phrase, following string) bool {
+		return phrase == "esp32 deep sleep" && strings.HasPrefix(strings.TrimSpace(following), "cycles")
+	}
+	usage := map[string]map[string]int{"sleep": {"esp32 deep sleep": 3}}
+	links := []link.Link{{ID: "l", TargetPageID: "sleep", TargetURL: "/sleep/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
+		Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "ESP32 deep sleep", Type: link.AnchorPrimaryKeyword},
+			{Text: "Deep Sleep on the ESP32", Type: link.AnchorPageTitle}}}}
+	if _, err := placeInBody(src, links, usage, 3, markup.Options{GoesOn: goesOn, MinWordsBetweenLinks: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if l := links[0]; l.Status != link.StatusPlanned || strings.HasPrefix(l.Reason, "anchor cap") || !strings.Contains(l.Reason, "only as the front of a longer phrase") {
+		t.Errorf("link %+v, want it planned with the fragment as its reason, not the cap", l)
+	}
+}
