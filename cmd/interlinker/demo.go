@@ -31,6 +31,9 @@ func demo(ctx context.Context, args []string) error {
 	outDir, example, reset := "demo-output", "", true
 	s := &settings{fs: flag.NewFlagSet("demo", flag.ContinueOnError)}
 	serviceFlags(s, &cfg, &logLevel)
+	if f := s.fs.Lookup("nats-url"); f != nil {
+		f.Usage = s.usage("nats-url", "ignored: the demo always embeds its own NATS server")
+	}
 	s.fs.StringVar(&outDir, "out", outDir, "folder each example site's results are written to, a subfolder a site")
 	s.fs.StringVar(&example, "example", example, "run only this bundled example site ("+strings.Join(examples.Names(), ", ")+"); default: all of them")
 	s.fs.BoolVar(&reset, "reset", reset, "drop the demo database and the embedded server's streams (DATA_DIR/nats) first, so every run starts clean")

@@ -292,6 +292,8 @@ func TestPublishOffersValidateFalseOnlyWhereItCanSendTheEvent(t *testing.T) {
 		{"truncated.json", `{"specversion":"1.0","id":"y","source":"s","type":"content.generated"`, "unexpected end of JSON input"},
 		{"trailing-comma.json", "{\"specversion\":\"1.0\",\"id\":\"y\",\"source\":\"s\",\n\"type\":\"content.generated\",\"siteid\":\"s\",\"data\":{},}",
 			"(line 2, column 51: invalid character '}'"},
+		{"blank-lines-first.json", "\n\n{\"specversion\":\"1.0\",\"id\":\"y\",,\"source\":\"s\"}", "(line 3, column 31: invalid character ','"},
+		{"array.json", "[\n{\"specversion\":\"1.0\"},\n{\"id\":\"y\"}\n{\"id\":\"z\"}]", "(line 4, column 1: invalid character '{' after array element"},
 	} {
 		path := write(tc.name, tc.body)
 		for _, args := range [][]string{

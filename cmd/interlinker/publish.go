@@ -103,6 +103,12 @@ func readEvents(path string) ([]json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !json.Valid(raw) {
+		// Placed in the file as it stands, before any space is trimmed or
+		// an array taken apart (trial W: a file opening on blank lines was
+		// placed two lines early, and an array's error had no place).
+		return nil, fmt.Errorf("%s: malformed JSON%s cannot be sent, not even with --validate=false: fix the file", path, syntaxAt(raw))
+	}
 	trimmed := bytes.TrimSpace(raw)
 	if bytes.HasPrefix(trimmed, []byte("[")) {
 		var list []json.RawMessage
