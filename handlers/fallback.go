@@ -9,10 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
-	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/llm"
 	"github.com/interlinker/interlinker/store"
@@ -267,10 +265,8 @@ func awaitingFallback(l link.Link) bool {
 // fallbackAnchor is the anchor the model is asked to use: the link's first
 // candidate under the anchor cap.
 func fallbackAnchor(l link.Link, usage map[string]map[string]int, maxExact int) (string, bool) {
-	for _, c := range l.Candidates {
-		if usage[l.TargetPageID][anchors.Normalize(c.Text)] < planning.AnchorLimit(l.Type, maxExact) {
-			return c.Text, true
-		}
+	if under, _ := underCap(l, usage, maxExact, nil); len(under) > 0 {
+		return under[0], true
 	}
 	return "", false
 }

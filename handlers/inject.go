@@ -105,7 +105,7 @@ func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, 
 // each outcome in links. No link takes an anchor that other pages already
 // use max_exact_anchor_per_target times for its target (SAG §2.3), the
 // mandatory uplink included, and an optional link none they use one time
-// less often (planning.AnchorLimit); a link whose every candidate is at the cap
+// fewer (planning.AnchorLimit); a link whose every candidate is at the cap
 // stays planned with reason "anchor cap". Optional links keep the
 // planner's order of candidates (each source and target's draw from the
 // anchor mix); the uplink tries the candidates found in its first
@@ -182,15 +182,8 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
 			continue
 		}
-		var texts []string
-		limit := planning.AnchorLimit(l.Type, maxExact)
-		for _, c := range l.Candidates {
-			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < limit && !refused[i][c.Text] {
-				texts = append(texts, c.Text)
-			} else {
-				capped[i] = append(capped[i], c.Text)
-			}
-		}
+		texts, held := underCap(l, usage, maxExact, refused[i])
+		capped[i] = held
 		if l.Mandatory {
 			used := usage[l.TargetPageID]
 			sort.SliceStable(texts, func(a, b int) bool { return used[anchors.Normalize(texts[a])] < used[anchors.Normalize(texts[b])] })
@@ -251,6 +244,21 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 	return html, true, nil
 }
 
+// underCap splits a link's candidates into those other pages leave under
+// its anchor limit (planning.AnchorLimit), and not refused, and those
+// held back.
+func underCap(l link.Link, usage map[string]map[string]int, maxExact int, refused map[string]bool) (under, held []string) {
+	limit := planning.AnchorLimit(l.Type, maxExact)
+	for _, c := range l.Candidates {
+		if usage[l.TargetPageID][anchors.Normalize(c.Text)] < limit && !refused[c.Text] {
+			under = append(under, c.Text)
+		} else {
+			held = append(held, c.Text)
+		}
+	}
+	return under, held
+}
+
 // anyInText reports whether the text holds one of texts where l could
 // carry it, placement limits aside.
 func anyInText(src []byte, l link.Link, texts []string, opts markup.Options) (bool, error) {
@@ -286,14 +294,7 @@ func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusReview {
 			continue
 		}
-		var texts, capped []string
-		for _, c := range l.Candidates {
-			if usage[l.TargetPageID][anchors.Normalize(c.Text)] < planning.AnchorLimit(l.Type, maxExact) {
-				texts = append(texts, c.Text)
-			} else {
-				capped = append(capped, c.Text)
-			}
-		}
+		texts, capped := underCap(*l, usage, maxExact, nil)
 		l.Anchor, l.AnchorType, l.Paragraph = "", "", 0
 		if len(texts) == 0 {
 			gap := planning.NoAnchorInText
