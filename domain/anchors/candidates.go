@@ -96,7 +96,8 @@ func (t Target) nameTitle() string {
 // ShortTitle is a title without its subtitle: the part before a colon, a
 // dash or a bar ("Sleeping Pads: How R-Value Works" → "Sleeping Pads"), a
 // question that a subtitle follows, with its question mark ("Why Does My
-// Compost Smell? Fixing a Smelly Heap" → "Why Does My Compost Smell?"),
+// Compost Smell? Fixing a Smelly Heap" → "Why Does My Compost Smell?",
+// spaced before the mark as the title is),
 // or the part before a closing aside in parentheses ("How to Prune Tomato
 // Plants (and When Not To)" → "How to Prune Tomato Plants"). "" when the
 // title has none of them.
@@ -107,7 +108,9 @@ func ShortTitle(title string) string {
 		}
 	}
 	if head, rest, ok := strings.Cut(title, "? "); ok && strings.TrimSpace(rest) != "" && strings.TrimSpace(head) != "" {
-		return strings.TrimSpace(head) + "?"
+		// The question keeps the space its language sets before the mark
+		// ("Pains au chocolat ou chocolatines ?" in French).
+		return strings.TrimLeftFunc(head, unicode.IsSpace) + "?"
 	}
 	if t := strings.TrimSpace(title); strings.HasSuffix(t, ")") {
 		if open := strings.LastIndex(t, " ("); open > 0 {

@@ -259,7 +259,7 @@ var ambiguousBases = []string{
 	"limit", "sort", "run", "rinse", "favor", "lick", "waste", "screw", "stand", "spread",
 	"flex", "snap", "crack", "bend", "lean", "travel", "haul", "aim", "rent", "upgrade", "count",
 	"release", "prime", "puncture", "shield", "wrap", "share", "post", "sound", "watch", "swap",
-	"shake", "open", "orient", "bury", "clip", "camp", "book", "visit", "hire",
+	"shake", "open", "orient", "bury", "clip", "camp", "book", "visit", "hire", "form",
 }
 
 // howToAmbiguous are verbs of how-to and product prose (see howToVerbs)

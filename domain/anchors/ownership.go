@@ -27,7 +27,10 @@ type profile struct {
 // name is one keyword or title of a target.
 type name struct {
 	heads map[string]map[string]bool // head nouns of its noun phrases (stems), each with the phrase's content words
-	words map[string]bool            // its content words (stems)
+	// modifiers are, by head, the compared stems (token.parts) of each
+	// content word before it in its noun phrases, for contrasts.
+	modifiers map[string][][]string
+	words     map[string]bool // its content words (stems)
 	// loose: the name holds a word no noun phrase of it holds past its
 	// opening article, a verb ("pay off debt", "save money") or a
 	// preposition ("May in the Cyclades"), so a phrase with all its
@@ -50,7 +53,7 @@ func newProfile(names []string, title string) profile {
 		key := wordKey(text)
 		words := strings.Fields(key)
 		pr.spellings = append(pr.spellings, spelling{text: text, norm: " " + Normalize(text) + " ", key: key, words: words, stems: stemKey(words)})
-		n := name{heads: map[string]map[string]bool{}}
+		n := name{heads: map[string]map[string]bool{}, modifiers: map[string][][]string{}}
 		var toks []token
 		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
 			rt := tokenizeName(run)
@@ -84,6 +87,11 @@ func newProfile(names []string, title string) profile {
 				}
 				for w := range contentStems(np) {
 					n.heads[head][w] = true
+				}
+				for _, t := range np[:len(np)-1] {
+					if len(t.parts) > 0 {
+						n.modifiers[head] = append(n.modifiers[head], t.parts)
+					}
 				}
 			}
 		}
@@ -216,7 +224,7 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 	}
 	for _, n := range pr.names {
 		phrase, ok := n.heads[head]
-		if !ok {
+		if !ok || contrasts(np, ws, phrase, n.modifiers[head]) {
 			continue
 		}
 		if count(phrase) >= 2 || !n.loose && count(n.words) == len(n.words) {
@@ -224,6 +232,65 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// contrasts reports whether a noun phrase and a name's noun phrase with
+// the same head set it apart with different modifiers: the phrase has a
+// word the name's lacks, and the name's has one the phrase lacks.
+// "short-haired cats" is no "long-haired cat", "dog training advice" no
+// "dog care advice" and "synthetic hiking boots" no "leather hiking
+// boots", though each holds two words of the name; "waterproof hiking
+// boots" is still "hiking boots", and "comfort rating" still "sleeping bag
+// comfort rating". ws is contentStems(np); nameWords the name phrase's
+// content words and nameModifiers their compared stems.
+func contrasts(np nounPhrase, ws, nameWords map[string]bool, nameModifiers [][]string) bool {
+	lacked := false
+	for _, parts := range nameModifiers {
+		if !heldBy(parts, ws) {
+			lacked = true
+			break
+		}
+	}
+	if !lacked {
+		return false
+	}
+	for _, t := range np[:len(np)-1] {
+		if len(t.parts) > 0 && !heldBy(t.parts, nameWords) && !gradesOnly(t.low) {
+			return true
+		}
+	}
+	return false
+}
+
+// gradesOnly reports a modifier that says how much or how good, not which
+// kind: "higher fill power" is still "down fill power", and "good puppy
+// feeding" still "puppy feeding".
+func gradesOnly(w string) bool {
+	return superlative(w) || genericStarts[w] || gradingAdjectives[w]
+}
+
+// gradingAdjectives are common comparatives and evaluative adjectives.
+var gradingAdjectives = set("good", "great", "better", "worse", "higher", "lower", "bigger", "smaller", "larger",
+	"greater", "lighter", "heavier", "warmer", "cooler", "colder", "hotter", "cheaper", "faster", "slower",
+	"stronger", "weaker", "easier", "harder", "softer", "thicker", "thinner", "wider", "narrower", "deeper",
+	"longer", "shorter", "newer", "safer", "healthier", "more", "less", "fewer", "proper", "decent", "solid")
+
+// heldBy reports whether words hold a word by its compared stems: its
+// stem, or every part of a compound ("long haired" holds "long-haired";
+// "short-haired" does not, though it shares "haired").
+func heldBy(parts []string, words map[string]bool) bool {
+	if words[parts[0]] {
+		return true
+	}
+	if len(parts) == 1 {
+		return false
+	}
+	for _, p := range parts[1:] {
+		if !words[p] {
+			return false
+		}
+	}
+	return true
 }
 
 // looseName reports whether a name's words are more than its noun

@@ -501,6 +501,10 @@ func resolve(toks []token, i int) {
 			t.verb = true
 		case !third && clause && clauseVerbs[t.low]:
 			t.verb = true
+		case clause && coordinatedWithAVerb(toks, b) && nextIs(cOpen, cAmbig, cGer, cPart, cDet, cPron):
+			// "swallowed and [form] hairballs", "can clump and [form]
+			// hairballs": the second verb of two the conjunction joins.
+			t.verb = true
 		case before == nil && nextIs(cPrep):
 			t.verb = true
 		case nextIs(cOpen, cAmbig, cGer, cPart) && i-1 > b && verbAdverbs[toks[i-1].low] && is(before, cOpen):
@@ -520,6 +524,30 @@ func resolve(toks []token, i int) {
 			t.verb = gerundOfVerb(t.low) || is(before, cAux) || subject || afterPlural || nextIs(cDet, cPron)
 		}
 	}
+}
+
+// coordinatedWithAVerb reports whether toks[b] is an "and" or "or" after a
+// verb or its object pronoun ("be swallowed and", "groom themselves and"):
+// what it joins is a verb, not a noun.
+func coordinatedWithAVerb(toks []token, b int) bool {
+	if b < 1 || toks[b].low != "and" && toks[b].low != "or" {
+		return false
+	}
+	k := b - 1
+	for k >= 0 && toks[k].lex == cAdv {
+		k--
+	}
+	if k < 0 {
+		return false
+	}
+	w := toks[k]
+	switch w.lex {
+	case cVerb, cPron:
+		return true
+	case cAmbig, cPart, cGer, cOpen:
+		return w.verb
+	}
+	return false
 }
 
 // subjectsVerb reports whether the open-class word toks[i] is the verb of
@@ -837,7 +865,7 @@ var (
 	docNouns = set("guide", "guides", "overview", "introduction", "intro", "primer", "handbook", "tutorial",
 		"walkthrough", "explainer", "article", "page", "comparison", "review", "breakdown", "roundup",
 		"checklist", "question", "debate", "basics", "fundamentals", "essentials", "section", "hub", "piece",
-		"post", "series", "explainers", "articles", "tutorials")
+		"post", "series", "explainers", "articles", "tutorials", "pages", "sections")
 	docPreps = set("to", "on", "about", "of", "for")
 )
 

@@ -236,6 +236,20 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 		// and its uplink "[race day]", one of a subtitle's topics
 		{"a subtitle's words do not name the page", "race day",
 			[]Target{{PrimaryKeywords: []string{"marathon training"}, Title: "Marathon Training: Long Runs and Race Day"}}, -1},
+		// a trial site's wrong targets: a modifier that sets the phrase
+		// apart from the name ("short" for "long", "training" for "care")
+		{"a phrase whose modifier contrasts with the name's names no page", "Short-haired cats",
+			[]Target{{PrimaryKeywords: []string{"long-haired cat"}, Title: "How to Brush a Long-Haired Cat"}}, -1},
+		{"a contrasting modifier leaves the phrase to no page, not the one sharing its head", "dog training advice",
+			[]Target{{PrimaryKeywords: []string{"dog care advice"}, Title: "Dogs"}, {PrimaryKeywords: []string{"dog training"}, Title: "Dog Training"}}, -1},
+		{"another material is another kind of boot", "synthetic hiking boots",
+			[]Target{{PrimaryKeywords: []string{"leather hiking boots"}}}, -1},
+		{"a compound written as two words is the same modifier", "long haired cats",
+			[]Target{{PrimaryKeywords: []string{"long-haired cat"}}}, 0},
+		{"a modifier the name does not have is no contrast", "waterproof hiking boots",
+			[]Target{{PrimaryKeywords: []string{"hiking boots"}}}, 0},
+		{"a grading modifier is no contrast", "higher fill power",
+			[]Target{{PrimaryKeywords: []string{"down fill power"}}}, 0},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
@@ -271,9 +285,16 @@ func TestOwnersGiveANaturalPhraseOnlyToTheLinkOfItsOwner(t *testing.T) {
 	if got := natural(own.Candidates(1, text, p)); !reflect.DeepEqual(got, []string{"leather and synthetic trail boots"}) {
 		t.Errorf("the comparison was offered %q", got)
 	}
-	// Keep does the same to candidates already drawn, and leaves the rest.
-	all := Candidates(cleaning, text, p)
-	kept := own.Keep(0, all)
+	// Keep does the same to candidates already drawn, and leaves the rest:
+	// "good trail boots" names the cleaning article's "waterproof trail
+	// boots" too, but the trail boots hub's name covers it.
+	trailHub := Target{PrimaryKeywords: []string{"trail boots"}, Title: "Trail Boots"}
+	goodBoots := NewText([]string{"Good trail boots last for years."})
+	all := Candidates(cleaning, goodBoots, p)
+	if !reflect.DeepEqual(natural(all), []string{"Good trail boots"}) {
+		t.Fatalf("without ownership the cleaning article was offered %q", natural(all))
+	}
+	kept := NewOwners([]Target{cleaning, trailHub}).Keep(0, all)
 	if len(natural(kept)) != 0 || len(kept) != len(all)-1 {
 		t.Errorf("Keep(cleaning) = %+v from %+v", kept, all)
 	}

@@ -328,3 +328,24 @@ func TestAWordAfterASubjectYouIsItsVerb(t *testing.T) {
 		t.Errorf("after a verb, 'you' is an object: got %q", got)
 	}
 }
+
+// A pet-care trial linked "[form hairballs]" in "hair that would otherwise
+// be swallowed and form hairballs": the second of two verbs an "and"
+// joins was read as a modifier. It never starts a natural phrase, and the
+// same word after a determiner or before a noun is still a noun.
+func TestTheSecondOfTwoJoinedVerbsNeverStartsANaturalPhrase(t *testing.T) {
+	hairballs := Target{PrimaryKeywords: []string{"cat hairballs"}, Variations: []string{"hairballs"}, Title: "Cat Hairballs: Causes and Prevention"}
+	noPhraseStartsOn(t, hairballs, map[string]string{
+		"Regular brushing removes loose hair that would otherwise be swallowed and form hairballs.": "form",
+		"Cats groom themselves and form hairballs in their stomachs.":                               "form",
+		"Loose fur can clump and form hairballs quickly.":                                           "form",
+	})
+	for text, want := range map[string]string{
+		"The compact form factor of this feeder suits small kitchens.": "compact form factor",
+		"Fill in the adoption form and bring it to the shelter.":       "adoption form",
+	} {
+		if got := nounPhrasesOf(text); !slices.Contains(got, want) {
+			t.Errorf("%q: noun phrases %q, want one %q", text, got, want)
+		}
+	}
+}
