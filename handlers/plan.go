@@ -216,12 +216,21 @@ func storedAnchorCounts(ctx context.Context, tx *store.Tx, sc siteContext, pageI
 // ask.
 func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, reads store.PlanReads, planID string, ev events.Event, reason string, ph *phrasing) error {
 	horizon := reads.Horizon
+	// On a site that settles, a page scores against the plans committed so
+	// far, as its settle pass will against the whole planned graph; one that
+	// never settles scores against the live site alone, which gives pages
+	// arriving one at a time the same links every run.
+	var asCommitted func([]planning.Target)
+	if p.SettleDelay > 0 {
+		asCommitted = planning.AsCommitted
+		asCommitted(reads.Targets)
+	}
 	in, err := planning.NewInput(sc.structure, sc.policy, page, reads.Targets)
 	if err != nil {
 		return badInput("%v", err)
 	}
 	in.Decisions = reads.Decisions
-	plan, err := planDeferring(ctx, tx, sc, in, nil, storedAnchorCounts(ctx, tx, sc, page.ID))
+	plan, err := planDeferring(ctx, tx, sc, in, asCommitted, storedAnchorCounts(ctx, tx, sc, page.ID))
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package service
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -427,4 +428,76 @@ func sendOurHTMLBack(t *testing.T, h *harness, siteID string, event func(events.
 		p.HTML = last.HTML
 		h.publish(event(p))
 	}
+}
+
+// A page planned again as a site changes scores against the plans already
+// committed, as the site's settle pass does against its planned graph. A
+// trial site that had settled sent its hubs out with Related Articles
+// reordered and cross-cluster links dropped whenever one article came in
+// again, scored target authority 0 against the live site alone, then
+// again as they were once it settled. Here two articles come in again
+// with a sentence added: every page they make the pipeline plan again
+// keeps its settled links in every links.inserted it is sent.
+func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
+	const siteID = "replan-settled"
+	h, cfg := settledCustomSite(t, siteID)
+	time.Sleep(5 * cfg.SettleDelay)
+	h.waitIdle(3 * time.Minute)
+
+	outcomes := func(d events.LinksInsertedData) []string {
+		var out []string
+		for _, l := range d.Links {
+			out = append(out, strings.Join([]string{l.TargetPageID, l.Type, l.Zone, l.Status, l.Anchor}, "|"))
+		}
+		slices.Sort(out)
+		return out
+	}
+	settled := map[string]events.LinksInsertedData{}
+	for _, p := range customSitePages() {
+		last, ok := h.inserted.latestFor(t, siteID, p.ID)
+		if !ok {
+			t.Fatalf("page %s was never linked", p.ID)
+		}
+		settled[p.ID] = last
+	}
+	edited := map[string]bool{}
+	clusters := map[string]bool{}
+	for _, p := range customSitePages() {
+		if p.Kind == "supporting" && !clusters[p.ClusterID] && len(edited) < 2 {
+			clusters[p.ClusterID], edited[p.ID] = true, true
+			p.Version = 2
+			p.HTML = strings.Replace(p.HTML, "</p>", " We have brought this part up to date.</p>", 1)
+			h.publish(customPageEvent(siteID, p))
+		}
+	}
+	waitFor(t, 3*time.Minute, "the edited articles linked", func() bool {
+		for id := range edited {
+			if last, ok := h.inserted.latestFor(t, siteID, id); !ok || last.Version != 2 {
+				return false
+			}
+		}
+		return true
+	})
+	h.waitIdle(3 * time.Minute)
+	time.Sleep(5 * cfg.SettleDelay)
+	h.waitIdle(3 * time.Minute)
+
+	replanned := 0
+	for _, p := range customSitePages() {
+		if edited[p.ID] {
+			continue
+		}
+		before := settled[p.ID]
+		for _, d := range h.inserted.insertedFor(t, siteID, p.ID) {
+			if d.Sequence <= before.Sequence {
+				continue
+			}
+			replanned++
+			if got, want := outcomes(d), outcomes(before); !slices.Equal(got, want) {
+				t.Errorf("page %s: sequence %d (%s) sent links other than its settled ones:\n\tgot  %q\n\twant %q",
+					p.ID, d.Sequence, d.Reason, got, want)
+			}
+		}
+	}
+	t.Logf("%d links.inserted sent for pages planned again", replanned)
 }

@@ -335,12 +335,14 @@ func (t *Tx) PagesByPath(ctx context.Context, siteID string, paths []string) (ma
 // as the audit counts it. A page whose counts did not move is not written.
 //
 // Scores read the inbound links from live pages (live_inbound_link_count)
-// as a page is planned, and in a settle pass those from the live pages we
-// do not plan (unplanned_inbound_link_count), to which the pass adds the
-// links of the plans before it: each source page counts once there, so a
-// planned page that goes live with the HTML we sent moves no settled
-// score. A move of the count the pass reads marks the page changed for
-// settling.
+// as a page is planned on a site that never settles, and otherwise those
+// from the live pages we do not plan (unplanned_inbound_link_count) with
+// the links of the plans committed so far as a page arrives
+// (planned_graph_inbound_link_count), or of the plans before it in a
+// settle pass: each source page counts once there, so a planned page that
+// goes live with the HTML we sent moves no settled score. A move of the
+// count the pass reads marks the page changed for settling; the committed
+// plans' count, which the pass does not read, does not.
 //
 // Each count starts from the page's own links, through the (site,
 // target) or (site, source) index, and looks each link's source page up
@@ -369,10 +371,16 @@ const refreshLinkCountsSQL = `
 				          WHERE lm.site_id = p.site_id AND lm.target_page_id = p.id AND lm.internal AND lm.status = 'active'
 				            AND lm.source_page_id <> p.id) live
 				) AS live_inbound,
-				(SELECT count(*) FROM links l
-				  WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.status = ANY($3) AND l.zone <> 'breadcrumb'
-				    AND (SELECT s.state = 'generated' AND s.live_version IS NULL
-				           FROM pages s WHERE s.site_id = l.site_id AND s.id = l.source_page_id)) AS planned_inbound,
+				-- [placed links from pages only generated, links of the plans of the pages we plan]
+				(SELECT ARRAY[count(*) FILTER (WHERE l.status = ANY($3) AND source[1]), count(*) FILTER (WHERE source[2])]
+				   FROM (SELECT l.status,
+				                -- [a page only generated, a page we plan]
+				                (SELECT ARRAY[s.state = 'generated' AND s.live_version IS NULL, s.state <> 'deleted' AND s.plan_id <> '']
+				                   FROM pages s WHERE s.site_id = l.site_id AND s.id = l.source_page_id) AS source
+				           FROM links l
+				          WHERE l.site_id = p.site_id AND l.target_page_id = p.id AND l.zone <> 'breadcrumb'
+				            AND l.status NOT IN ('review', 'broken', 'removed') AND l.source_page_id <> p.id) l
+				) AS planned,
 				CASE
 				WHEN p.state = 'deleted' THEN 0
 				WHEN p.live_version IS NOT NULL OR p.state = 'published' THEN (SELECT count(*) FROM link_map lm
@@ -383,14 +391,16 @@ const refreshLinkCountsSQL = `
 			FROM pages p
 			WHERE p.site_id = $1 AND p.id = ANY($2))
 		UPDATE pages p SET live_inbound_link_count = c.live_inbound[1], unplanned_inbound_link_count = c.live_inbound[2],
-			inbound_link_count = c.live_inbound[1] + c.planned_inbound, outbound_link_count = c.outbound,
+			inbound_link_count = c.live_inbound[1] + c.planned[1], outbound_link_count = c.outbound,
+			planned_graph_inbound_link_count = c.planned[2],
 			-- the inbound links a settle pass reads weigh in its scores: a move is a change to settle
 			changed_xid = CASE WHEN p.unplanned_inbound_link_count <> c.live_inbound[2] THEN pg_current_xact_id() ELSE p.changed_xid END,
 			changed_at = CASE WHEN p.unplanned_inbound_link_count <> c.live_inbound[2] THEN clock_timestamp() ELSE p.changed_at END
 		FROM counts c WHERE p.site_id = $1 AND p.id = c.id
 		  -- a count that has not moved writes no new version of a hot row
-		  AND (p.live_inbound_link_count, p.unplanned_inbound_link_count, p.inbound_link_count, p.outbound_link_count)
-		      IS DISTINCT FROM (c.live_inbound[1], c.live_inbound[2], c.live_inbound[1] + c.planned_inbound, c.outbound)`
+		  AND (p.live_inbound_link_count, p.unplanned_inbound_link_count, p.inbound_link_count, p.outbound_link_count,
+		       p.planned_graph_inbound_link_count)
+		      IS DISTINCT FROM (c.live_inbound[1], c.live_inbound[2], c.live_inbound[1] + c.planned[1], c.outbound, c.planned[2])`
 
 // dedupe returns the distinct non-empty ids in sorted order, so concurrent
 // refreshes lock shared rows in the same order.

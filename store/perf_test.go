@@ -328,6 +328,59 @@ func lcLink(id, source, target string, status link.Status, zone link.Zone) link.
 		Type: link.TypeHorizontal, Zone: zone, Status: status}
 }
 
+// A page planned as it arrives on a site that settles scores its targets
+// by the links of the plans committed so far: every link of a page we
+// plan, placed or not, live or not, but no breadcrumb, review suggestion,
+// broken or removed link, nor a link of a page we do not plan or of one
+// deleted.
+func TestTheCommittedPlansCountEveryLinkThePagesWePlanHold(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "home")
+	lcPage(t, s, "hub", "generated", false)
+	lcPage(t, s, "draft", "generated", false)
+	lcPage(t, s, "live", "published", true)
+	lcPage(t, s, "imported", "published", true)
+	lcPage(t, s, "gone", "deleted", true)
+	if _, err := s.pool.Exec(ctx, `UPDATE pages SET plan_id = 'plan-' || id WHERE site_id = 'shop' AND id <> 'imported'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		for source, links := range map[string][]link.Link{
+			"draft": {
+				lcLink("d1", "draft", "hub", link.StatusInserted, link.ZoneInBody),
+				lcLink("d2", "draft", "hub", link.StatusPlanned, link.ZoneInBody),
+				lcLink("d3", "draft", "hub", link.StatusInserted, link.ZoneBreadcrumb),
+				lcLink("d4", "draft", "live", link.StatusReview, link.ZoneInBody),
+			},
+			"live": {
+				lcLink("l1", "live", "hub", link.StatusVerified, link.ZoneRelatedSection),
+				lcLink("l2", "live", "draft", link.StatusRemoved, link.ZoneInBody),
+				lcLink("l3", "live", "draft", link.StatusBroken, link.ZoneInBody),
+			},
+			"imported": {lcLink("i1", "imported", "hub", link.StatusVerified, link.ZoneInBody)},
+			"gone":     {lcLink("g1", "gone", "hub", link.StatusVerified, link.ZoneInBody)},
+			"hub":      {lcLink("h1", "hub", "draft", link.StatusFlagged, link.ZoneRelatedSection)},
+		} {
+			if err := tx.ReplaceLinks(ctx, "shop", source, 1, links); err != nil {
+				return err
+			}
+		}
+		return tx.QueueLinkCounts(ctx, "shop", []string{"hub", "draft", "live"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RefreshQueuedLinkCounts(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	got := queryStrings(t, s, `SELECT id || ' ' || planned_graph_inbound_link_count FROM pages
+		WHERE site_id = 'shop' AND id IN ('hub', 'draft', 'live') ORDER BY id`)
+	// hub: d1, d2, l1; draft: h1; live: none (d4 is a review suggestion)
+	if want := []string{"draft 1", "hub 3", "live 0"}; !slices.Equal(got, want) {
+		t.Errorf("committed plans' inbound links %q, want %q", got, want)
+	}
+}
+
 func TestLinkCountsCountLiveLinksFromLivePagesAndPlacedLinksFromPagesNotLiveYet(t *testing.T) {
 	s := openStore(t)
 	ctx := t.Context()

@@ -19,14 +19,14 @@ import (
 )
 
 // targetColumns read a page as a planning target, with its inbound links
-// on the live site (RefreshLinkCounts): from every live page, which a page
-// planned as it arrives counts, and from the live pages we do not plan,
-// to which a settle pass adds the planned graph. Links of the plans
-// committed so far are not counted as a page arrives: counted as plans
-// commit, they made scores, and so links, depend on the moment each plan
-// ran, even with pages arriving one at a time.
+// (RefreshLinkCounts): from every live page, which a page planned as it
+// arrives on a site that never settles counts; from the live pages we do
+// not plan, to which a settle pass adds its planned graph; and in the
+// plans committed so far, which a page planned as it arrives on a site
+// that settles adds to those (planning.Target.AsCommitted).
 const targetColumns = `id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels, attributes,
-	priority, published_at, version, live_inbound_link_count, unplanned_inbound_link_count, COALESCE(link_score, 0)`
+	priority, published_at, version, live_inbound_link_count, unplanned_inbound_link_count,
+	planned_graph_inbound_link_count, COALESCE(link_score, 0)`
 
 func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	var t planning.Target
@@ -34,7 +34,7 @@ func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	var publishedAt *time.Time
 	var attrs []byte
 	err := row.Scan(&t.ID, &t.URL, &t.Title, &kind, &t.ClusterID, &t.SectorID, &t.PrimaryKeyword, &t.Keywords,
-		&t.Labels, &attrs, &t.Priority, &publishedAt, &t.Version, &t.Inbound, &t.UnplannedInbound, &t.LinkScore)
+		&t.Labels, &attrs, &t.Priority, &publishedAt, &t.Version, &t.Inbound, &t.UnplannedInbound, &t.CommittedInbound, &t.LinkScore)
 	if err != nil {
 		return t, err
 	}

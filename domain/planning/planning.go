@@ -34,6 +34,9 @@ type Target struct {
 	// plan: a settle pass adds the planned graph to them, so each source
 	// page counts once.
 	UnplannedInbound int
+	// CommittedInbound is its inbound links in the plans of the pages we
+	// plan, as committed so far (review suggestions aside).
+	CommittedInbound int
 	// LinkScore is its link score (0–100) from the site's last whole-site
 	// audit; 0 when it has none.
 	LinkScore float64
@@ -158,6 +161,19 @@ func PlanDeferring(ctx context.Context, in Input, readRelated func() ([]Target, 
 	}
 	in.RelatedPending = false
 	return PlanPage(ctx, in)
+}
+
+// AsCommitted gives the targets their inbound links in the site's link
+// graph as the plans committed so far draw it: the live links of the pages
+// we do not plan and the links of the pages we plan. A page planned as it
+// arrives on a site that settles scores so, close to what its settle pass
+// will give: counting the live links alone, a new site's pages scored
+// target authority 0, and a page planned again on a settled site dropped
+// links the pass then put back.
+func AsCommitted(targets []Target) {
+	for i := range targets {
+		targets[i].Inbound = targets[i].UnplannedInbound + targets[i].CommittedInbound
+	}
 }
 
 // AnchorCounts counts, for each target id asked, how many in-body links
