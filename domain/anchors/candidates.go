@@ -54,7 +54,7 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 		add(k, link.AnchorPrimaryKeyword)
 	}
 	add(t.Title, link.AnchorPageTitle)
-	add(withoutArticle(ShortTitle(t.Title)), link.AnchorPageTitle)
+	add(withoutArticle(ShortTitle(t.Title), p.Language), link.AnchorPageTitle)
 	add(t.Brand, link.AnchorBranded)
 	for _, phrase := range natural() {
 		add(phrase, link.AnchorNatural)
@@ -62,16 +62,43 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 	return out
 }
 
-// withoutArticle is a short title without the article it opens on: "The
-// 50/30/20 Rule" is found in "the [50/30/20 rule]", not as "[the 50/30/20
-// rule]", an anchor that opens on a determiner.
-func withoutArticle(title string) string {
+// withoutArticle is a short title without the article it opens on, in
+// the site's language: "The 50/30/20 Rule" is found in "the [50/30/20
+// rule]", not as "[the 50/30/20 rule]", an anchor that opens on a
+// determiner; "La pâte brisée" in "la [pâte brisée]", and "L’huile d’olive"
+// in "l’[huile d’olive]".
+func withoutArticle(title, language string) string {
+	if language == "" {
+		language = policy.English
+	}
+	for _, elided := range elidedArticles[language] {
+		for _, apostrophe := range []string{"'", "’"} {
+			prefix := elided + apostrophe
+			if len(title) > len(prefix) && strings.EqualFold(title[:len(prefix)], prefix) {
+				return strings.TrimSpace(title[len(prefix):])
+			}
+		}
+	}
 	first, rest, ok := strings.Cut(title, " ")
-	if ok && articles[strings.ToLower(first)] {
+	if ok && titleArticles[language][strings.ToLower(first)] {
 		return strings.TrimSpace(rest)
 	}
 	return title
 }
+
+// titleArticles are the articles a title may open on, by language
+// (policy.Languages); elidedArticles those written onto the next word.
+var (
+	titleArticles = map[string]map[string]bool{
+		policy.English: articles,
+		"french":       set("le", "la", "les", "un", "une", "des", "du"),
+		"spanish":      set("el", "la", "los", "las", "un", "una", "unos", "unas"),
+		"hungarian":    set("a", "az", "egy"),
+		"norwegian":    set("en", "ei", "et"),
+		"swedish":      set("en", "ett"),
+	}
+	elidedArticles = map[string][]string{"french": {"l"}}
+)
 
 // names are what a target is called by: its keywords and its title.
 func (t Target) names() []string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
@@ -108,6 +109,40 @@ func TestAShortTitleCandidateDoesNotOpenOnAnArticle(t *testing.T) {
 	want := []string{"The 50/30/20 Rule: A Simple Budget for Busy People", "50/30/20 Rule"}
 	if !reflect.DeepEqual(titles, want) {
 		t.Errorf("title candidates %q, want %q", titles, want)
+	}
+}
+
+// A French trial's title anchors opened on their articles ("[la pâte
+// brisée]"): a short title drops the article of the site's language.
+func TestAShortTitleCandidateDropsTheArticleOfTheSitesLanguage(t *testing.T) {
+	french := sag(t)
+	french.Language = "french"
+	for title, want := range map[string]string{
+		"La pâte brisée : la recette de base":    "pâte brisée",
+		"L’huile d’olive : choisir et conserver": "huile d’olive",
+		"L'huile d'olive : choisir et conserver": "huile d'olive",
+		"Les fromages de Savoie : un tour":       "fromages de Savoie",
+		"Lait cru : ce que dit la loi":           "Lait cru",
+	} {
+		var got []string
+		for _, a := range Candidates(Target{Title: title}, nil, french) {
+			if a.Type == link.AnchorPageTitle && a.Text != title {
+				got = append(got, a.Text)
+			}
+		}
+		if !slices.Equal(got, []string{want}) {
+			t.Errorf("French title %q: short title candidates %q, want %q", title, got, want)
+		}
+	}
+	// English keeps a French article, which there opens a name.
+	var got []string
+	for _, a := range Candidates(Target{Title: "Le Creuset Dutch Ovens: A Buyer's Guide"}, nil, sag(t)) {
+		if a.Type == link.AnchorPageTitle {
+			got = append(got, a.Text)
+		}
+	}
+	if want := []string{"Le Creuset Dutch Ovens: A Buyer's Guide", "Le Creuset Dutch Ovens"}; !slices.Equal(got, want) {
+		t.Errorf("English title candidates %q, want %q", got, want)
 	}
 }
 

@@ -563,6 +563,35 @@ func (pl *planner) clusterArticles() []Target {
 // back. The section needs no anchor in the text and does not count
 // against density, which the seed keeps for links in the body: a short
 // article does not lose it.
+// relatedGroup is where a page of another cluster sharing a value comes
+// in a Related Reading section: on topic before off, in the page's sector
+// before outside it (relatedReading).
+type relatedGroup int
+
+const (
+	relatedOnTopic relatedGroup = iota
+	relatedOffTopic
+	// relatedOtherSector is added to either for a page of another sector.
+	relatedOtherSector
+	relatedGroups = 2 * relatedOtherSector
+)
+
+// says what put a page in its group, for a link's explanation; sectors
+// tells whether the page is in a sector.
+func (g relatedGroup) says(sectors bool) string {
+	topic := " and a word of its title or keywords"
+	if g%relatedOtherSector == relatedOffTopic {
+		topic = ""
+	}
+	switch {
+	case !sectors:
+		return topic
+	case g >= relatedOtherSector:
+		return topic + ", from another sector"
+	}
+	return topic + ", in its sector"
+}
+
 func (pl *planner) relatedReading() {
 	p := pl.in.Policy
 	if p.RelatedReadingMax == 0 {
@@ -576,6 +605,7 @@ func (pl *planner) relatedReading() {
 	}
 	sibling := func(t Target) bool { return t.ClusterID == pl.in.Page.ClusterID && t.Kind == site.KindSupporting }
 	var picked []scored
+	group := map[string]relatedGroup{}
 	pick := func(ranked []scored) {
 		for _, s := range ranked {
 			if len(picked) == p.RelatedReadingMax || pl.stopped() {
@@ -605,35 +635,37 @@ func (pl *planner) relatedReading() {
 				sharing = append(sharing, t)
 			}
 		}
-		// Of them, those whose names share a content word with the page's
-		// (no "in" or "at") come first: a page sharing only a value and the
-		// site's most inbound links outscored every one on topic (trial 16:
-		// "How long does cold brew keep" in the Related Reading of four
-		// espresso articles).
-		// Of the rest, those in the page's own sector come first: a
-		// checklist on power outages reads oddly with a drain cleaner in
-		// its Related Reading (a services trial), though both are urgent.
-		// A word most of the candidates' names hold marks no topic: on a
-		// running site "running" is in half the titles, and an article on
-		// stretching listed two running-shoe guides over the yoga articles
-		// sharing all its values (trial F).
-		var onTopic, offTopic, offSector []scored
+		// Those in the page's own sector come first: a checklist on power
+		// outages reads oddly with a drain cleaner in its Related Reading
+		// (a services trial), though both are urgent, and a cat article
+		// with dog articles that share "senior" with it (a pet-care
+		// trial). In each sector, those whose names share a content word
+		// with the page's (no "in" or "at") come first: a page sharing
+		// only a value and the site's most inbound links outscored every
+		// one on topic (trial 16: "How long does cold brew keep" in the
+		// Related Reading of four espresso articles). A word most of the
+		// candidates' names hold marks no topic: on a running site
+		// "running" is in half the titles, and an article on stretching
+		// listed two running-shoe guides over the yoga articles sharing
+		// all its values (trial F).
+		var groups [relatedGroups][]scored
 		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword))
 		own = withoutCommonWords(own, sharing)
 		sector := pl.in.Structure.SectorOf(pl.in.Page)
 		for _, s := range pl.scoreAll(sharing) {
-			switch {
-			case s.score.Factors[scoring.FactorKeywordOverlap] > 0 && own.SharedBy(PageNames(s.Page)):
-				onTopic = append(onTopic, s)
-			case pl.in.Structure.SectorOf(s.Page) == "" || pl.in.Structure.SectorOf(s.Page) == sector:
-				offTopic = append(offTopic, s)
-			default:
-				offSector = append(offSector, s)
+			g := relatedOnTopic
+			if s.score.Factors[scoring.FactorKeywordOverlap] == 0 || !own.SharedBy(PageNames(s.Page)) {
+				g = relatedOffTopic
 			}
+			if other := pl.in.Structure.SectorOf(s.Page); other != "" && other != sector {
+				g += relatedOtherSector
+			}
+			groups[g] = append(groups[g], s)
+			group[s.ID] = g
 		}
-		pick(pl.spread(onTopic))
-		pick(pl.spread(offTopic))
-		pick(pl.spread(offSector))
+		for _, g := range groups {
+			pick(pl.spread(g))
+		}
 	}
 	if len(picked) < max(p.RelatedReadingMin, 1) {
 		// Said even when no page qualifies: a reader missing the section
@@ -646,7 +678,7 @@ func (pl *planner) relatedReading() {
 		l := pl.newScoredLink(s, link.TypeRelated, link.ZoneRelatedSection)
 		why := "a sibling in cluster " + pl.in.Page.ClusterID
 		if s.ClusterID != pl.in.Page.ClusterID {
-			why = "shares an attribute value with this page"
+			why = "shares an attribute value with this page" + group[s.ID].says(pl.in.Structure.SectorOf(pl.in.Page) != "")
 		}
 		l.Explanation = fmt.Sprintf("related: the Related Reading section at the end of the article; %s; score %.2f ≥ %.0f; %s",
 			why, l.Score, p.ReviewScore, l.Explanation)
