@@ -1894,69 +1894,46 @@ func TestAClusterWhoseKeywordsAreAllTooShortForAnAnchorIsReported(t *testing.T) 
 
 // A services trial's power-outage checklist listed a drain cleaner in its
 // Related Reading: both pages share a value, neither names the other's
-// topic. Of such pages, those in the article's own sector come first,
-// however better linked the others are.
-func TestRelatedReadingListsPagesOfTheArticlesSectorBeforeOthersOffTopic(t *testing.T) {
-	boots := bootsCluster()
-	stoves := testCluster("stoves", "Camp Stoves", "camp stoves", "terrain=mountain", "season=winter")
-	kayaks := testCluster("kayaks", "Sea Kayaks", "sea kayaks", "terrain=mountain", "season=winter")
-	kayaks.SectorID = "paddling"
-	st := testSite(boots, stoves, kayaks)
-	st.Sectors = append(st.Sectors, site.Sector{ID: "paddling", Name: "Paddling", URL: "/paddling/"})
-	st.BuildIndex()
-	hub := hubOf(boots)
-	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
-	targets := []Target{{Page: hub}}
-	for i := range 3 {
-		targets = append(targets,
-			Target{Page: articleIn(kayaks, fmt.Sprintf("paddle-%d", i), fmt.Sprintf("Paddle Stroke Notes %d", i)), Inbound: 100},
-			Target{Page: articleIn(stoves, fmt.Sprintf("fuel-%d", i), fmt.Sprintf("Stove Fuel Notes %d", i)), Inbound: 1})
-	}
-	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 1500})
-	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
-	if len(rr) < 2 {
-		t.Fatalf("Related Reading %v, want 2-3 entries", targetIDs(rr))
-	}
-	for _, l := range rr {
-		if !strings.HasPrefix(l.TargetPageID, "fuel-") {
-			t.Errorf("Related Reading %v lists %s of another sector before the hiking sector's stove notes", targetIDs(rr), l.TargetPageID)
-		}
-	}
-}
-
-// A pet-care trial's cat articles listed dog articles that shared a value
-// and the word "senior" with them ahead of the cat articles sharing a
-// value: a page of the article's own sector comes first even when a page
-// of another sector shares a word of its names, and each entry's
-// explanation says which it was.
-func TestRelatedReadingListsTheArticlesSectorBeforeAnotherSectorsPagesOnTopic(t *testing.T) {
-	boots := bootsCluster()
-	stoves := testCluster("stoves", "Camp Stoves", "camp stoves", "terrain=mountain", "season=winter")
-	kayaks := testCluster("kayaks", "Sea Kayaks", "sea kayaks", "terrain=mountain", "season=winter")
-	kayaks.SectorID = "paddling"
-	st := testSite(boots, stoves, kayaks)
-	st.Sectors = append(st.Sectors, site.Sector{ID: "paddling", Name: "Paddling", URL: "/paddling/"})
-	st.BuildIndex()
-	hub := hubOf(boots)
-	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
-	targets := []Target{{Page: hub}}
-	for i := range 3 {
-		targets = append(targets,
-			Target{Page: articleIn(kayaks, fmt.Sprintf("portage-%d", i), fmt.Sprintf("Leather Boots for Kayak Portages %d", i)), Inbound: 100},
-			Target{Page: articleIn(stoves, fmt.Sprintf("fuel-%d", i), fmt.Sprintf("Stove Fuel Notes %d", i)), Inbound: 1})
-	}
-	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 1500})
-	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
-	if len(rr) < 2 {
-		t.Fatalf("Related Reading %v, want 2-3 entries", targetIDs(rr))
-	}
-	for _, l := range rr {
-		if !strings.HasPrefix(l.TargetPageID, "fuel-") {
-			t.Errorf("Related Reading %v lists %s of another sector before the hiking sector's stove notes", targetIDs(rr), l.TargetPageID)
-		}
-		if !strings.Contains(l.Explanation, "shares an attribute value with this page, in its sector") {
-			t.Errorf("%s: explanation %q does not say it is in the article's sector", l.TargetPageID, l.Explanation)
-		}
+// topic. A pet-care trial's cat articles listed dog articles that shared
+// a value and the word "senior" with them. Of the pages of other clusters
+// sharing a value, those in the article's own sector come first, however
+// better linked the others are and whether or not they share a word of
+// its names, and each entry's explanation says where it came from.
+func TestRelatedReadingListsPagesOfTheArticlesSectorBeforeOthers(t *testing.T) {
+	for _, tc := range []struct{ name, otherSectorTitle string }{
+		{"off topic", "Paddle Stroke Notes %d"},
+		{"on topic", "Leather Boots for Kayak Portages %d"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			boots := bootsCluster()
+			stoves := testCluster("stoves", "Camp Stoves", "camp stoves", "terrain=mountain", "season=winter")
+			kayaks := testCluster("kayaks", "Sea Kayaks", "sea kayaks", "terrain=mountain", "season=winter")
+			kayaks.SectorID = "paddling"
+			st := testSite(boots, stoves, kayaks)
+			st.Sectors = append(st.Sectors, site.Sector{ID: "paddling", Name: "Paddling", URL: "/paddling/"})
+			st.BuildIndex()
+			hub := hubOf(boots)
+			page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+			targets := []Target{{Page: hub}}
+			for i := range 3 {
+				targets = append(targets,
+					Target{Page: articleIn(kayaks, fmt.Sprintf("paddle-%d", i), fmt.Sprintf(tc.otherSectorTitle, i)), Inbound: 100},
+					Target{Page: articleIn(stoves, fmt.Sprintf("fuel-%d", i), fmt.Sprintf("Stove Fuel Notes %d", i)), Inbound: 1})
+			}
+			plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 1500})
+			rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
+			if len(rr) < 2 {
+				t.Fatalf("Related Reading %v, want 2-3 entries", targetIDs(rr))
+			}
+			for _, l := range rr {
+				if !strings.HasPrefix(l.TargetPageID, "fuel-") {
+					t.Errorf("Related Reading %v lists %s of another sector before the hiking sector's stove notes", targetIDs(rr), l.TargetPageID)
+				}
+				if !strings.Contains(l.Explanation, "shares an attribute value with this page, in its sector") {
+					t.Errorf("%s: explanation %q does not say it is in the article's sector", l.TargetPageID, l.Explanation)
+				}
+			}
+		})
 	}
 }
 
