@@ -551,18 +551,6 @@ func (pl *planner) clusterArticles() []Target {
 	return pl.articles
 }
 
-// relatedReading is SAG link type 7: a Related Reading section of 2–3
-// links at the end of every supporting article that has at least 2
-// eligible candidates. Siblings not already linked from the body come
-// first, then supporting articles and hubs of other clusters sharing an
-// attribute value with the page, those sharing a keyword word with it
-// first, each group best score first. A candidate
-// is eligible when its score reaches review_score: the section is a
-// generated list of further reading, not a claim made in the author's
-// text, so the review band that holds back in-body links does not hold it
-// back. The section needs no anchor in the text and does not count
-// against density, which the seed keeps for links in the body: a short
-// article does not lose it.
 // relatedGroup is where a page of another cluster sharing a value comes
 // in a Related Reading section: on topic before off, in the page's sector
 // before outside it (relatedReading).
@@ -592,6 +580,18 @@ func (g relatedGroup) says(sectors bool) string {
 	return topic + ", in its sector"
 }
 
+// relatedReading is SAG link type 7: a Related Reading section of 2–3
+// links at the end of every supporting article that has at least 2
+// eligible candidates. Siblings not already linked from the body come
+// first, then supporting articles and hubs of other clusters sharing an
+// attribute value with the page, in groups (relatedGroup), each best
+// score first. A candidate
+// is eligible when its score reaches review_score: the section is a
+// generated list of further reading, not a claim made in the author's
+// text, so the review band that holds back in-body links does not hold it
+// back. The section needs no anchor in the text and does not count
+// against density, which the seed keeps for links in the body: a short
+// article does not lose it.
 func (pl *planner) relatedReading() {
 	p := pl.in.Policy
 	if p.RelatedReadingMax == 0 {
