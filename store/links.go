@@ -22,7 +22,16 @@ var placedStatuses = []string{string(link.StatusInserted), string(link.StatusVer
 // hub's plan holds a link per article of its cluster, and a statement per
 // link cost more than the rows themselves.
 func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version int64, links []link.Link) error {
-	t.queue(`DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`, siteID, pageID)
+	kept := make([]string, 0, len(links))
+	for _, l := range links {
+		kept = append(kept, l.TargetPageID)
+	}
+	// A target the page no longer links is recounted: the validate stage
+	// recounts the targets the page links.
+	t.queue(`WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2 RETURNING target_page_id)
+		INSERT INTO link_count_queue (site_id, page_id)
+		SELECT DISTINCT $1, target_page_id FROM gone WHERE target_page_id <> '' AND target_page_id <> ALL($3)`,
+		siteID, pageID, dedupe(kept))
 	if len(links) == 0 {
 		return nil
 	}

@@ -379,6 +379,23 @@ func TestTheCommittedPlansCountEveryLinkThePagesWePlanHold(t *testing.T) {
 	if want := []string{"draft 1", "hub 3", "live 0"}; !slices.Equal(got, want) {
 		t.Errorf("committed plans' inbound links %q, want %q", got, want)
 	}
+
+	// A new plan that drops a target has it recounted, though no stage
+	// that follows names it; the targets it links ("live") are the
+	// validate stage's to recount.
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		return tx.ReplaceLinks(ctx, "shop", "draft", 2, []link.Link{lcLink("d5", "draft", "live", link.StatusPlanned, link.ZoneInBody)})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RefreshQueuedLinkCounts(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	got = queryStrings(t, s, `SELECT id || ' ' || planned_graph_inbound_link_count FROM pages
+		WHERE site_id = 'shop' AND id IN ('hub', 'draft', 'live') ORDER BY id`)
+	if want := []string{"draft 1", "hub 1", "live 0"}; !slices.Equal(got, want) {
+		t.Errorf("after the draft's new plan: committed plans' inbound links %q, want %q", got, want)
+	}
 }
 
 func TestLinkCountsCountLiveLinksFromLivePagesAndPlacedLinksFromPagesNotLiveYet(t *testing.T) {
