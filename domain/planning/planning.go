@@ -648,17 +648,32 @@ func (pl *planner) relatedReading() {
 		// "running" is in half the titles, and an article on stretching
 		// listed two running-shoe guides over the yoga articles sharing
 		// all its values (trial F).
+		// Common words are counted in each sector's own candidates: "cat"
+		// in 12 of a cats sector's 15 marks no topic there, however many
+		// dog pages the other sector adds (a pet-care trial).
 		var groups [relatedGroups][]scored
-		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword))
-		own = withoutCommonWords(own, sharing)
 		sector := pl.in.Structure.SectorOf(pl.in.Page)
-		for _, s := range pl.scoreAll(sharing) {
-			g := relatedOnTopic
-			if s.score.Factors[scoring.FactorKeywordOverlap] == 0 || !own.SharedBy(PageNames(s.Page)) {
-				g = relatedOffTopic
+		otherSector := func(t Target) bool {
+			other := pl.in.Structure.SectorOf(t.Page)
+			return other != "" && other != sector
+		}
+		var inSector, outside []Target
+		for _, t := range sharing {
+			if otherSector(t) {
+				outside = append(outside, t)
+			} else {
+				inSector = append(inSector, t)
 			}
-			if other := pl.in.Structure.SectorOf(s.Page); other != "" && other != sector {
-				g += relatedOtherSector
+		}
+		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword))
+		ownIn, ownOutside := withoutCommonWords(own, inSector), withoutCommonWords(own, outside)
+		for _, s := range pl.scoreAll(sharing) {
+			g, words := relatedOnTopic, ownIn
+			if otherSector(s.Target) {
+				g, words = relatedOnTopic+relatedOtherSector, ownOutside
+			}
+			if s.score.Factors[scoring.FactorKeywordOverlap] == 0 || !words.SharedBy(PageNames(s.Page)) {
+				g += relatedOffTopic
 			}
 			groups[g] = append(groups[g], s)
 			group[s.ID] = g

@@ -1937,6 +1937,36 @@ func TestRelatedReadingListsPagesOfTheArticlesSectorBeforeOthers(t *testing.T) {
 	}
 }
 
+// A pet-care trial's cat articles listed pages of their own sector for
+// the word "cat" alone, which 12 of the sector's 15 candidates held: the
+// dog pages of the other sector made it look rare. A word most of a
+// sector's candidates hold marks no topic in that sector.
+func TestRelatedReadingCountsCommonWordsInTheSectorsOwnCandidates(t *testing.T) {
+	boots := bootsCluster()
+	poles := testCluster("poles", "Trekking Poles", "trekking poles", "terrain=mountain")
+	gaiters := testCluster("gaiters", "Gaiters", "gaiters", "terrain=mountain")
+	kayaks := testCluster("kayaks", "Sea Kayaks", "sea kayaks", "terrain=mountain")
+	kayaks.SectorID = "paddling"
+	st := testSite(boots, poles, gaiters, kayaks)
+	st.Sectors = append(st.Sectors, site.Sector{ID: "paddling", Name: "Paddling", URL: "/paddling/"})
+	st.BuildIndex()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
+	page.PrimaryKeyword = "leather boot care"
+	targets := []Target{{Page: hub}, {Page: articleIn(gaiters, "leather-gaiters", "Leather Gaiters Explained"), Inbound: 1}}
+	for i := range 4 {
+		targets = append(targets, Target{Page: articleIn(poles, fmt.Sprintf("pole-%d", i), fmt.Sprintf("Hiking Pole Notes %d", i)), Inbound: 100})
+	}
+	for i := range 8 {
+		targets = append(targets, Target{Page: articleIn(kayaks, fmt.Sprintf("kayak-%d", i), fmt.Sprintf("Sea Kayak Notes %d", i)), Inbound: 1})
+	}
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 1500})
+	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
+	if len(rr) == 0 || rr[0].TargetPageID != "leather-gaiters" {
+		t.Errorf("Related Reading %v, want the leather gaiters first: \"hiking\", which 4 of the sector's 5 candidates hold, marks no topic", targetIDs(rr))
+	}
+}
+
 // Trial F's stretching article listed two running-shoe guides in its
 // Related Reading for the one word "running", which half the site's
 // titles hold, over yoga articles that shared all its values. A word most
