@@ -147,6 +147,16 @@ func (p *Pipeline) retirePage(ctx context.Context, ev events.Event) error {
 			return true, err
 		}
 		page := snap.Page.Page
+		if snap.Found && snap.Page.State == "deleted" {
+			// Deleted already (a producer sent the deletion again under a
+			// new id): nothing links it and nothing depends on it, so
+			// nothing plans again. A newer version is still recorded.
+			if _, err := tx.MarkPageDeleted(ctx, ev.SiteID, data.PageID, data.Version); err != nil {
+				return true, err
+			}
+			p.skipped(ConsumerDeletion, "stale", ev)
+			return true, nil
+		}
 		if snap.Found {
 			if err := tx.Lock(ctx, ev.SiteID, planning.LocksFor(sc.structure, page, planning.Deleting)); err != nil {
 				return true, err

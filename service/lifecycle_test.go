@@ -228,6 +228,13 @@ func TestPublishedPagesFeedTheLinkMapAndDeletedPagesBreakLinks(t *testing.T) {
 	if hub.State != "deleted" {
 		t.Errorf("hub state %s, want deleted", hub.State)
 	}
+	// The deletion sent again under a new id (a trial's producer did)
+	// plans nothing again: nothing links the hub any more.
+	h.publish(mustEvent(events.ContentDeleted, "s1", "del-hub-v2-again", events.ContentDeletedData{PageID: "boots-hub", Version: 2}))
+	h.waitIdle(waitLong)
+	if n := len(h.inserted.insertedFor(t, "s1", "care")); n != 2 {
+		t.Errorf("care emitted %d times after the hub's deletion came again, want still 2", n)
+	}
 	// A late, older generated version of the deleted hub changes nothing.
 	h.publish(hubEvent("s1"))
 	h.waitIdle(waitLong)
