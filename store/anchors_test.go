@@ -55,3 +55,77 @@ func TestAnchorUsageCountsPlacedAnchorsOnOtherPagesOnlyAsFarAsAsked(t *testing.T
 		t.Errorf("usage counted to %v, want it to stop at 1", got)
 	}
 }
+
+// A page planned again holds, on each in-body link it plans again, the
+// anchor the link was placed on, until the inject stage places it or
+// leaves it unplaced: another page planned meanwhile counts that use, so
+// it does not take the last use of an anchor from an uplink between its
+// plan and its placement (trial Y).
+func TestALinkPlannedAgainHoldsItsAnchorUntilItIsPlacedAgain(t *testing.T) {
+	s, _ := ptOpen(t)
+	ctx := context.Background()
+	up := link.Link{ID: "boots-a-up", SourcePageID: "boots-a", TargetPageID: "boots-hub", TargetURL: "/boots-hub/",
+		Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Status: link.StatusPlanned}
+	inTx := func(f func(tx *Tx) error) {
+		t.Helper()
+		if err := s.InTx(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	uses := func() int {
+		t.Helper()
+		var n int
+		inTx(func(tx *Tx) error {
+			usage, err := tx.AnchorUsage(ctx, ptSite, "home", []AnchorUse{{TargetPageID: "boots-hub", Text: "hiking boots"}}, 3)
+			n = usage["boots-hub"]["hiking boots"]
+			return err
+		})
+		return n
+	}
+	inTx(func(tx *Tx) error {
+		if err := tx.ReplaceLinks(ctx, ptSite, "boots-a", 1, []link.Link{up}); err != nil {
+			return err
+		}
+		placed := up
+		placed.Status, placed.Anchor = link.StatusVerified, "Hiking Boots"
+		return tx.SaveLinkOutcomes(ctx, ptSite, []link.Link{placed})
+	})
+	if n := uses(); n != 1 {
+		t.Fatalf("placed: %d uses, want 1", n)
+	}
+	inTx(func(tx *Tx) error { return tx.ReplaceLinks(ctx, ptSite, "boots-a", 2, []link.Link{up}) })
+	if n := uses(); n != 1 {
+		t.Errorf("planned again: %d uses, want the placed one held", n)
+	}
+	inTx(func(tx *Tx) error { return tx.SaveLinkOutcomes(ctx, ptSite, []link.Link{up}) })
+	if n := uses(); n != 0 {
+		t.Errorf("left unplaced by the inject stage: %d uses, want the hold released", n)
+	}
+	// A hold is not carried into the plan after: only a placed anchor is.
+	inTx(func(tx *Tx) error {
+		placed := up
+		placed.Status, placed.Anchor = link.StatusVerified, "hiking boots"
+		if err := tx.SaveLinkOutcomes(ctx, ptSite, []link.Link{placed}); err != nil {
+			return err
+		}
+		if err := tx.ReplaceLinks(ctx, ptSite, "boots-a", 3, []link.Link{up}); err != nil {
+			return err
+		}
+		return tx.ReplaceLinks(ctx, ptSite, "boots-a", 4, []link.Link{up})
+	})
+	if n := uses(); n != 0 {
+		t.Errorf("planned twice without a placement: %d uses, want none held", n)
+	}
+	// A plan that drops the link holds nothing.
+	inTx(func(tx *Tx) error {
+		placed := up
+		placed.Status, placed.Anchor = link.StatusVerified, "hiking boots"
+		if err := tx.SaveLinkOutcomes(ctx, ptSite, []link.Link{placed}); err != nil {
+			return err
+		}
+		return tx.ReplaceLinks(ctx, ptSite, "boots-a", 5, nil)
+	})
+	if n := uses(); n != 0 {
+		t.Errorf("dropped by the new plan: %d uses, want none", n)
+	}
+}

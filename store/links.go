@@ -26,13 +26,10 @@ func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version in
 	for _, l := range links {
 		kept = append(kept, l.TargetPageID)
 	}
-	// A target the page no longer links is recounted: the validate stage
-	// recounts the targets the page links.
-	t.queue(`WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2 RETURNING target_page_id)
-		INSERT INTO link_count_queue (site_id, page_id)
-		SELECT DISTINCT $1, target_page_id FROM gone WHERE target_page_id <> '' AND target_page_id <> ALL($3)`,
-		siteID, pageID, dedupe(kept))
 	if len(links) == 0 {
+		t.queue(`WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2 RETURNING target_page_id)
+			INSERT INTO link_count_queue (site_id, page_id)
+			SELECT DISTINCT $1, target_page_id FROM gone WHERE target_page_id <> ''`, siteID, pageID)
 		return nil
 	}
 	n := len(links)
@@ -66,19 +63,32 @@ func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version in
 		reasons[i], failed[i], explanations[i], keys[i] = l.Reason, string(rules), l.Explanation, anchors.Normalize(l.Anchor)
 		firstParagraphs[i], scores[i], mandatory[i] = int32(l.FirstParagraphs), l.Score, l.Mandatory
 	}
-	t.queue(`INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url, type,
+	// One statement replaces the plan. A target the page no longer links
+	// is recounted (the validate stage recounts those it links). An in-body
+	// link planned again holds the anchor it was placed on until the
+	// inject stage places it (Tx.AnchorUsage counts it).
+	t.queue(`WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2
+			RETURNING id, target_page_id, zone, status, anchor_key),
+		recount AS (INSERT INTO link_count_queue (site_id, page_id)
+			SELECT DISTINCT $1, target_page_id FROM gone WHERE target_page_id <> '' AND target_page_id <> ALL($23))
+		INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url, type,
 			anchor, anchor_type, candidates, zone, first_paragraphs, score, factors, mandatory, placement, status,
 			reason, failed_rules, position, explanation, anchor_key)
 		SELECT $1, u.id, $2, $3, u.target, u.url, u.type, u.anchor, u.anchor_type, u.candidates::jsonb, u.zone,
 			u.first_paragraphs, u.score, u.factors::jsonb, u.mandatory, u.placement, u.status, u.reason,
-			ARRAY(SELECT jsonb_array_elements_text(u.failed::jsonb)), u.ord - 1, u.explanation, u.anchor_key
+			ARRAY(SELECT jsonb_array_elements_text(u.failed::jsonb)), u.ord - 1, u.explanation,
+			CASE WHEN u.anchor_key = '' AND u.zone = 'in_body' AND u.status = 'planned' THEN COALESCE(held.anchor_key, '')
+			     ELSE u.anchor_key END
 		FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
 			$12::int[], $13::float8[], $14::text[], $15::boolean[], $16::text[], $17::text[], $18::text[], $19::text[],
 			$20::text[], $21::text[])
 			WITH ORDINALITY AS u(id, target, url, type, anchor, anchor_type, candidates, zone, first_paragraphs, score,
-				factors, mandatory, placement, status, reason, failed, explanation, anchor_key, ord)`,
+				factors, mandatory, placement, status, reason, failed, explanation, anchor_key, ord)
+		LEFT JOIN gone held ON held.id = u.id AND held.target_page_id = u.target AND held.zone = 'in_body'
+			AND held.status = ANY($22) AND held.anchor_key <> ''`,
 		siteID, pageID, version, ids, targets, urls, types, anchorTexts, anchorTypes, candidates, zones,
-		firstParagraphs, scores, factors, mandatory, placements, statuses, reasons, failed, explanations, keys)
+		firstParagraphs, scores, factors, mandatory, placements, statuses, reasons, failed, explanations, keys,
+		placedStatuses, dedupe(kept))
 	return nil
 }
 

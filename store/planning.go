@@ -327,6 +327,15 @@ type AnchorUse struct {
 // use reached them, and a hub with thousands of inbound links then costs
 // no more than one with ten. The counts are not a target's whole anchor
 // usage (anchors.Usage): only the texts asked, only that far.
+//
+// An in-body link planned again counts too: it holds the anchor it was
+// placed on (its anchor_key, its anchor left empty: Tx.ReplaceLinks) until
+// the inject stage places it. When a site.updated planned a whole site
+// again, a home page planned while an article's uplink was between its
+// plan and its placement took the hub's name a third time, and the uplink
+// then found it at the cap (trial Y). A planned link holds nothing
+// otherwise: its anchor_key is empty, or its anchor names a text it has
+// not been placed on.
 func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses []AnchorUse, atMost int) (map[string]map[string]int, error) {
 	targets, texts := foldedUses(uses)
 	if len(targets) == 0 {
@@ -336,7 +345,8 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 	// so a generic plan reads only the in-body links with the text.
 	rows, err := t.query(ctx, `SELECT u.target, u.text, (SELECT count(*) FROM (SELECT 1 FROM links l
 			WHERE l.site_id = $1 AND l.target_page_id = u.target AND l.anchor_key = u.text AND l.anchor_key <> ''
-			  AND l.source_page_id <> $2 AND l.status = ANY($3) AND l.zone = 'in_body' LIMIT $4) found)
+			  AND l.source_page_id <> $2 AND (l.status = ANY($3) OR l.status = 'planned' AND l.anchor = '')
+			  AND l.zone = 'in_body' LIMIT $4) found)
 		FROM unnest($5::text[], $6::text[]) AS u(target, text)`,
 		siteID, sourcePageID, placedStatuses, atMost, targets, texts)
 	if err != nil {
