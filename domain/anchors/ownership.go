@@ -50,9 +50,13 @@ func newProfile(names []string, title string) profile {
 		}
 		isTitle := text == title
 		pr.exact[Normalize(text)] = true
-		key := wordKey(text)
+		// A name's opening article is no part of it that a text says: "the
+		// long run" is the title "The Long Run" said, not a longer name
+		// around "long run" (a trial hub could not link its article).
+		spelled := withoutArticle(text, policy.English)
+		key := wordKey(spelled)
 		words := strings.Fields(key)
-		pr.spellings = append(pr.spellings, spelling{text: text, norm: " " + Normalize(text) + " ", key: key, words: words, stems: stemKey(words)})
+		pr.spellings = append(pr.spellings, spelling{text: spelled, norm: " " + Normalize(spelled) + " ", key: key, words: words, stems: stemKey(words)})
 		n := name{heads: map[string]map[string]bool{}, modifiers: map[string][][]string{}}
 		var toks []token
 		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
@@ -339,7 +343,7 @@ func comparedStems(t token) []string {
 		return nil
 	}
 	out := []string{t.stem}
-	if parts := strings.Split(t.low, "-"); len(parts) > 1 && !privative[parts[len(parts)-1]] {
+	if parts := strings.Split(t.low, "-"); len(parts) > 1 && !privative[parts[len(parts)-1]] && !setApart[parts[0]] {
 		for _, part := range parts {
 			pt := token{low: part, stem: stem(part), lex: lexClass(part)}
 			if contentWord(pt) && pt.stem != t.stem {
@@ -353,6 +357,11 @@ func comparedStems(t token) []string {
 // privative endings make a compound the opposite of its first part:
 // "dairy-free butter" is no "dairy butter".
 var privative = set("free", "less")
+
+// setApart are prefixes that make a compound another thing than its
+// later part: "post-race weeks" are no "race week" (a fitness trial linked
+// them to the taper article), nor a "non-stick pan" a "stick pan".
+var setApart = set("post", "pre", "non", "anti", "ex", "un")
 
 // contentWord reports whether a word counts when phrases and names are
 // compared: not a closed-class word or common verb, not a word too generic

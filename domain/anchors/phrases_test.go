@@ -248,6 +248,8 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 			[]Target{{PrimaryKeywords: []string{"long-haired cat"}}}, 0},
 		{"a modifier the name does not have is no contrast", "waterproof hiking boots",
 			[]Target{{PrimaryKeywords: []string{"hiking boots"}}}, 0},
+		{"a prefix sets a compound apart from its later part", "Post-race weeks",
+			[]Target{{PrimaryKeywords: []string{"race week"}, Title: "The Marathon Taper"}}, -1},
 		{"a grading modifier is no contrast", "higher fill power",
 			[]Target{{PrimaryKeywords: []string{"down fill power"}}}, 0},
 		{"no targets, no owner", "trail boots", nil, -1},
@@ -783,6 +785,27 @@ func TestATitlesComplementNamesNothing(t *testing.T) {
 	} {
 		if got := natural(c.target, c.text); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q in %q: natural phrases %q, want %q", c.target.Title, c.text, got, c.want)
+		}
+	}
+}
+
+// A fitness trial's hub could not link "The Long Run" on "the long run":
+// the title's opening article made it a longer own name around the keyword
+// "long run". A name's opening article is no part of what a text says.
+func TestANamesOpeningArticleMakesNoLongerNameAroundACandidate(t *testing.T) {
+	longRun := Target{PrimaryKeywords: []string{"long run"}, Title: "The Long Run"}
+	text := NewText([]string{"Every good plan rests on the long run, and our guide explains how to build it."})
+	for _, a := range NewOwners([]Target{longRun}).Candidates(0, text, sag(t)) {
+		if a.Text == "long run" && (len(a.NotWithinOwn) > 0 || len(a.NotWithin) > 0) {
+			t.Errorf("%q is held back inside %q %q", a.Text, a.NotWithinOwn, a.NotWithin)
+		}
+	}
+	// A longer own name is still one.
+	hill := Target{PrimaryKeywords: []string{"long run"}, Variations: []string{"long run pacing"}, Title: "The Long Run"}
+	text = NewText([]string{"Start with long run pacing before you add hills."})
+	for _, a := range NewOwners([]Target{hill}).Candidates(0, text, sag(t)) {
+		if a.Text == "long run" && !slices.Contains(a.NotWithinOwn, "long run pacing") {
+			t.Errorf("%q is not held back inside %q: NotWithinOwn %q", a.Text, "long run pacing", a.NotWithinOwn)
 		}
 	}
 }
