@@ -395,13 +395,17 @@ func newPlanner(in Input) *planner {
 // writes them in, so validation may still find the linked page below its
 // minimum until it does.
 func (pl *planner) budgetTaken() string {
-	planned, waiting := 0, 0
+	planned, waiting, listed := 0, 0, 0
 	for _, l := range pl.plan.Links {
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
 			continue
 		}
 		planned++
-		if pl.uncarried[l.ID] {
+		switch {
+		case !pl.uncarried[l.ID]:
+		case pl.listsInSection(l.TargetPageID):
+			listed++
+		default:
 			waiting++
 		}
 	}
@@ -411,10 +415,27 @@ func (pl *planner) budgetTaken() string {
 	}
 	why := fmt.Sprintf("the page's %s of %d in-body links is taken by %d of its own and %d planned",
 		limit, pl.densityMax(), pl.in.ExistingLinks, planned)
-	if waiting > 0 {
+	// The fallback leaves a link its generated list names to the list (a
+	// trial's note said such links waited for it).
+	switch {
+	case waiting > 0 && listed > 0:
+		why += fmt.Sprintf(", %d of which its text has no anchor or room for: %d wait for the LLM fallback, and its generated list already names %d",
+			waiting+listed, waiting, listed)
+	case waiting > 0:
 		why += fmt.Sprintf(", %d of which its text has no anchor or room for: they wait for the LLM fallback", waiting)
+	case listed > 0:
+		why += fmt.Sprintf(", %d of which its text has no anchor or room for: its generated list already names them", listed)
 	}
 	return why
+}
+
+// listsInSection reports whether the page's plan lists the target in a
+// generated section (a hub's Related Articles), which the inject stage's
+// LLM fallback leaves an in-body link to it to.
+func (pl *planner) listsInSection(targetID string) bool {
+	return slices.ContainsFunc(pl.plan.Links, func(l link.Link) bool {
+		return l.Zone == link.ZoneRelatedSection && l.TargetPageID == targetID
+	})
 }
 
 // densityMax is the most outbound links the density table allows the page.
@@ -616,7 +637,11 @@ func (pl *planner) relatedReading() {
 			}
 		}
 	}
-	pick(pl.scoreAll(pl.clusterArticles()))
+	// Siblings are drawn as the other pages are (spread): in strict score
+	// order, the best linked scoring best, a trial's cluster of nine
+	// articles listed four of them in the others' sections and five in
+	// none.
+	pick(pl.spread(pl.scoreAll(pl.clusterArticles())))
 	// Pages sharing a value are gathered and scored only when the siblings
 	// leave room: in a cluster of any size they seldom do, and scoring
 	// every related cluster's pages is most of what a plan costs.

@@ -1701,6 +1701,29 @@ func TestALinkLeftOutForDensitySaysWhichPlannedLinksWaitForTheLLMFallback(t *tes
 	}
 }
 
+// A trial hub's note said its planned links to articles its text does not
+// name "wait for the LLM fallback", which leaves a link to a target the
+// hub's Related Articles lists to the list: the note says so instead.
+func TestALinkLeftOutForDensitySaysWhichPlannedLinksItsGeneratedListNames(t *testing.T) {
+	in := hubScene(t, 30, 500, 0)
+	in.Texts = []string{"Nothing here names a page of the site."}
+	plan := planOf(t, in)
+	var note string
+	for _, n := range plan.Notes {
+		if strings.Contains(n, "vertical_down link to") && strings.Contains(n, "density maximum") {
+			note = n
+			break
+		}
+	}
+	if note == "" {
+		t.Fatalf("notes %q, want one for a vertical_down link left out for density", plan.Notes)
+	}
+	// Two of the ten are cross-cluster links, which no list names.
+	if want := "10 planned, 10 of which its text has no anchor or room for: 2 wait for the LLM fallback, and its generated list already names 8"; !strings.HasSuffix(note, want) {
+		t.Errorf("note %q, want it to end %q", note, want)
+	}
+}
+
 // winterClusters are the boots cluster and three clusters sharing both
 // its values (terrain=mountain, season=winter), for the cross-cluster
 // tests under the anchor cap.
@@ -1934,6 +1957,33 @@ func TestRelatedReadingListsPagesOfTheArticlesSectorBeforeOthers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A fitness trial's cluster of nine articles listed four of them in the
+// others' Related Reading and five in none: siblings came in strict score
+// order, and the best linked scored best. Siblings within 10 points of
+// the best are drawn per (article, sibling) pair, as other pages are.
+func TestRelatedReadingSpreadsOverTheSiblings(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	articles := articlesIn(boots, "art", 10)
+	listed := map[string]int{}
+	for i, page := range articles {
+		targets := []Target{{Page: hub}}
+		for j, other := range articles {
+			if j != i {
+				targets = append(targets, Target{Page: other, Inbound: 10 + j})
+			}
+		}
+		in := Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 1500,
+			Texts: []string{"Nothing here names a page of the site."}}
+		for _, l := range withStatus(linksOf(planOf(t, in), link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned) {
+			listed[l.TargetPageID]++
+		}
+	}
+	if len(listed) < 7 {
+		t.Errorf("Related Reading of the 10 articles lists %d of them (%v), want most of them", len(listed), listed)
 	}
 }
 
