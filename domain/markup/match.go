@@ -374,8 +374,23 @@ func (p *placer) boundaryOK(seg *segment, fs, fe int, first, last rune) bool {
 	if joined(before, first) || joined(last, after) {
 		return false
 	}
+	// Nor does it cut a hyphenated compound: "race weeks" is no anchor in
+	// "post-race weeks", nor "running shoes" in "trail-running shoes".
+	if isHyphen(before) && fs > segStart {
+		if r, _ := utf8.DecodeLastRune(fold[segStart : fs-utf8.RuneLen(before)]); isWordRune(first) && isWordRune(r) {
+			return false
+		}
+	}
+	if isHyphen(after) && fe < segEnd {
+		if r, _ := utf8.DecodeRune(fold[fe+utf8.RuneLen(after) : segEnd]); isWordRune(last) && isWordRune(r) {
+			return false
+		}
+	}
 	return true
 }
+
+// isHyphen reports the characters that join the words of a compound.
+func isHyphen(r rune) bool { return r == '-' || r == '\u2010' || r == '\u2011' }
 
 // joined reports whether a and b, side by side, are part of one word.
 func joined(a, b rune) bool {

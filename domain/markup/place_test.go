@@ -57,6 +57,32 @@ func TestPlaceAnchorOnlyInsideExistingLinkIsNotFound(t *testing.T) {
 	}
 }
 
+// A fitness trial linked "Post-[race weeks]": an anchor never starts or
+// ends inside a hyphenated compound; it is found where it stands whole.
+func TestPlaceNeverCutsAHyphenatedCompound(t *testing.T) {
+	for _, tc := range []struct{ src, anchor, want string }{
+		{"<p>Post-race weeks are for rest. Race weeks are for sharpening.</p>", "race weeks",
+			`<p>Post-race weeks are for rest. <a href="/x/" data-interlinker="l1">Race weeks</a> are for sharpening.</p>`},
+		{"<p>Buy trail-running shoes or road running shoes.</p>", "running shoes",
+			`<p>Buy trail-running shoes or road <a href="/x/" data-interlinker="l1">running shoes</a>.</p>`},
+		{"<p>A hiking boots-only trip, then hiking boots again.</p>", "hiking boots",
+			`<p>A hiking boots-only trip, then <a href="/x/" data-interlinker="l1">hiking boots</a> again.</p>`},
+		{"<p>Try a push-up today.</p>", "push-up",
+			`<p>Try a <a href="/x/" data-interlinker="l1">push-up</a> today.</p>`},
+		{"<p>Lace the boots - hiking boots need it.</p>", "hiking boots",
+			`<p>Lace the boots - <a href="/x/" data-interlinker="l1">hiking boots</a> need it.</p>`},
+	} {
+		out, pl := placeOne(t, tc.src, LinkRequest{ID: "l1", Href: "/x/", Anchors: []string{tc.anchor}}, Options{})
+		if out != tc.want || !pl.Placed {
+			t.Errorf("%q in %q:\n got  %s\n want %s (%+v)", tc.anchor, tc.src, out, tc.want, pl)
+		}
+	}
+	src := "<p>Post-race weeks are for rest.</p>"
+	if out, pl := placeOne(t, src, LinkRequest{ID: "l1", Href: "/x/", Anchors: []string{"race weeks"}}, Options{}); out != src || pl.Placed {
+		t.Errorf("placed %q in %q: %s", "race weeks", src, out)
+	}
+}
+
 func TestPlaceCaseInsensitiveKeepsPageCasing(t *testing.T) {
 	src := "<p>We love running shoes.</p>"
 	out, pl := placeOne(t, src, LinkRequest{ID: "l1", Href: "/x/", Anchors: []string{"Running Shoes"}}, Options{})
