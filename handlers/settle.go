@@ -172,6 +172,10 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 			}
 			tally.add(r.stage.links)
 		}
+		// Pages planned as they arrive score with the pass's graph until
+		// the next pass (planning.AsCommitted). Written last, so the pass
+		// holds no page row it has not reached.
+		tx.RecordSettledGraph(siteID, graph)
 		// Pages whose answers of the model the pass lacked stay marked (a
 		// mark of this transaction survives ClearSettled), so the site is
 		// not idle and settles again once askMissing has them.

@@ -430,14 +430,15 @@ func sendOurHTMLBack(t *testing.T, h *harness, siteID string, event func(events.
 	}
 }
 
-// A page planned again as a site changes scores against the plans already
-// committed, as the site's settle pass does against its planned graph. A
-// trial site that had settled sent its hubs out with Related Articles
-// reordered and cross-cluster links dropped whenever one article came in
-// again, scored target authority 0 against the live site alone, then
-// again as they were once it settled. Here two articles come in again
-// with a sentence added: every page they make the pipeline plan again
-// keeps its settled links in every links.inserted it is sent.
+// A page planned again as a site changes scores against the last settle
+// pass's planned graph, as the pass did. A trial site that had settled
+// sent its hubs out with Related Articles reordered and cross-cluster
+// links dropped whenever one article came in again, scored target
+// authority 0 against the live site alone, then again as they were once
+// it settled; scored against the committed plans, near-tied lists still
+// swapped. Here two articles come in again with a sentence added: every
+// page they make the pipeline plan again keeps its settled links and HTML
+// in every links.inserted it is sent.
 func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
 	const siteID = "replan-settled"
 	h, cfg := settledCustomSite(t, siteID)
@@ -496,6 +497,9 @@ func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
 			if got, want := outcomes(d), outcomes(before); !slices.Equal(got, want) {
 				t.Errorf("page %s: sequence %d (%s) sent links other than its settled ones:\n\tgot  %q\n\twant %q",
 					p.ID, d.Sequence, d.Reason, got, want)
+			}
+			if d.HTML != before.HTML {
+				t.Errorf("page %s: sequence %d (%s) sent HTML other than its settled HTML (its lists reordered?)", p.ID, d.Sequence, d.Reason)
 			}
 		}
 	}

@@ -398,6 +398,35 @@ func TestTheCommittedPlansCountEveryLinkThePagesWePlanHold(t *testing.T) {
 	}
 }
 
+// A settle pass keeps its graph's counts for the pages planned as they
+// arrive until the next pass: a page the graph does not count has 0, a
+// deleted page is left alone, and a page no pass has counted reads -1.
+func TestASettlePassKeepsItsGraphsInboundCounts(t *testing.T) {
+	s := openStore(t)
+	ctx := t.Context()
+	obPage(t, s, "shop", "home")
+	lcPage(t, s, "hub", "generated", false)
+	lcPage(t, s, "draft", "generated", false)
+	lcPage(t, s, "gone", "deleted", true)
+	settled := func() []string {
+		t.Helper()
+		return queryStrings(t, s, `SELECT id || ' ' || COALESCE(settled_graph_inbound_link_count, -1) FROM pages
+			WHERE site_id = 'shop' AND id IN ('hub', 'draft', 'gone') ORDER BY id`)
+	}
+	if got, want := settled(), []string{"draft -1", "gone -1", "hub -1"}; !slices.Equal(got, want) {
+		t.Fatalf("before any pass: %q, want %q", got, want)
+	}
+	if err := s.InTx(ctx, func(tx *Tx) error {
+		tx.RecordSettledGraph("shop", map[string]int{"hub": 4, "gone": 2})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := settled(), []string{"draft 0", "gone -1", "hub 4"}; !slices.Equal(got, want) {
+		t.Errorf("after a pass: %q, want %q", got, want)
+	}
+}
+
 func TestLinkCountsCountLiveLinksFromLivePagesAndPlacedLinksFromPagesNotLiveYet(t *testing.T) {
 	s := openStore(t)
 	ctx := t.Context()

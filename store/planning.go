@@ -21,12 +21,13 @@ import (
 // targetColumns read a page as a planning target, with its inbound links
 // (RefreshLinkCounts): from every live page, which a page planned as it
 // arrives on a site that never settles counts; from the live pages we do
-// not plan, to which a settle pass adds its planned graph; and in the
-// plans committed so far, which a page planned as it arrives on a site
-// that settles adds to those (planning.Target.AsCommitted).
+// not plan, to which a settle pass adds its planned graph; in the plans
+// committed so far and in the last settle pass's graph (RecordSettledGraph),
+// of which a page planned as it arrives on a site that settles adds one to
+// those (planning.AsCommitted).
 const targetColumns = `id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels, attributes,
 	priority, published_at, version, live_inbound_link_count, unplanned_inbound_link_count,
-	planned_graph_inbound_link_count, COALESCE(link_score, 0)`
+	planned_graph_inbound_link_count, COALESCE(settled_graph_inbound_link_count, -1), COALESCE(link_score, 0)`
 
 func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	var t planning.Target
@@ -34,7 +35,7 @@ func scanTarget(row pgx.CollectableRow) (planning.Target, error) {
 	var publishedAt *time.Time
 	var attrs []byte
 	err := row.Scan(&t.ID, &t.URL, &t.Title, &kind, &t.ClusterID, &t.SectorID, &t.PrimaryKeyword, &t.Keywords,
-		&t.Labels, &attrs, &t.Priority, &publishedAt, &t.Version, &t.Inbound, &t.UnplannedInbound, &t.CommittedInbound, &t.LinkScore)
+		&t.Labels, &attrs, &t.Priority, &publishedAt, &t.Version, &t.Inbound, &t.UnplannedInbound, &t.CommittedInbound, &t.SettledInbound, &t.LinkScore)
 	if err != nil {
 		return t, err
 	}
@@ -311,6 +312,22 @@ func formatHorizon(h planning.Horizon) *string {
 	}
 	text := fmt.Sprintf("%d:%d:%s", h.Settled, h.Unstarted, strings.Join(running, ","))
 	return &text
+}
+
+// RecordSettledGraph keeps each page's inbound links in a settle pass's
+// planned graph (0 for a page of the site it does not count), for the
+// pages planned as they arrive until the site settles again.
+func (t *Tx) RecordSettledGraph(siteID string, graph map[string]int) {
+	ids, counts := make([]string, 0, len(graph)), make([]int32, 0, len(graph))
+	for id, n := range graph {
+		ids, counts = append(ids, id), append(counts, int32(n))
+	}
+	t.queue(`UPDATE pages p SET settled_graph_inbound_link_count = g.n
+		FROM (SELECT q.id, COALESCE(u.n, 0) AS n
+		        FROM pages q LEFT JOIN unnest($2::text[], $3::int[]) AS u(id, n) ON u.id = q.id
+		       WHERE q.site_id = $1 AND q.state <> 'deleted') g
+		WHERE p.site_id = $1 AND p.id = g.id AND p.settled_graph_inbound_link_count IS DISTINCT FROM g.n`,
+		siteID, ids, counts)
 }
 
 // AnchorUse is one anchor text (as anchors.Normalize folds it) for one

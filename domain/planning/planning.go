@@ -37,6 +37,9 @@ type Target struct {
 	// CommittedInbound is its inbound links in the plans of the pages we
 	// plan, as committed so far (review suggestions aside).
 	CommittedInbound int
+	// SettledInbound is its inbound links in the planned graph of its
+	// site's last settle pass; -1 when no pass counted it.
+	SettledInbound int
 	// LinkScore is its link score (0–100) from the site's last whole-site
 	// audit; 0 when it has none.
 	LinkScore float64
@@ -163,16 +166,23 @@ func PlanDeferring(ctx context.Context, in Input, readRelated func() ([]Target, 
 	return PlanPage(ctx, in)
 }
 
-// AsCommitted gives the targets their inbound links in the site's link
-// graph as the plans committed so far draw it: the live links of the pages
-// we do not plan and the links of the pages we plan. A page planned as it
-// arrives on a site that settles scores so, close to what its settle pass
-// will give: counting the live links alone, a new site's pages scored
-// target authority 0, and a page planned again on a settled site dropped
-// links the pass then put back.
+// AsCommitted gives the targets their inbound links in the site's planned
+// link graph: the live links of the pages we do not plan, and the links of
+// the pages we plan as the last settle pass's graph counted them, or for a
+// page no pass counted, as the plans committed so far hold them. A page
+// planned as it arrives on a site that settles scores so, as its settle
+// pass did or will: counting the live links alone, a new site's pages
+// scored target authority 0, and a page planned again on a settled site
+// dropped links the pass then put back; counting the committed plans, a
+// hub planned again reordered its Related Articles, since the pass's
+// graph is drawn by a first pass without the anchor cap (trial Y3).
 func AsCommitted(targets []Target) {
 	for i := range targets {
-		targets[i].Inbound = targets[i].UnplannedInbound + targets[i].CommittedInbound
+		planned := targets[i].CommittedInbound
+		if targets[i].SettledInbound >= 0 {
+			planned = targets[i].SettledInbound
+		}
+		targets[i].Inbound = targets[i].UnplannedInbound + planned
 	}
 }
 
