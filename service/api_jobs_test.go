@@ -124,7 +124,9 @@ func TestPlanInsertAndBatchInsertAnswerWithJobsThatCarryThePlannedLinks(t *testi
 			before[p] = len(h.inserted.insertedFor(t, site, p))
 		}
 		r := c.post(route, token, "", body)
-		if r.status != 202 || r.job.Kind != "plan" || r.job.Total != len(pages) || r.job.Result != nil {
+		// The pipeline may finish a small job before the response reads it
+		// back (one CI run): only a job not done yet has no result.
+		if r.status != 202 || r.job.Kind != "plan" || r.job.Total != len(pages) || r.job.Result != nil && r.job.Status != "done" {
 			t.Fatalf("POST %s: %d %s", route, r.status, r.raw)
 		}
 		c.poll(r.job.Location[len(handlers.APIPrefix):], token, "done")
