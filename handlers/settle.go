@@ -128,6 +128,7 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 	start := time.Now()
 	var pages, changed int
 	var missing passAsks // answers of the model the pass lacked
+	var settledGraph map[string]int
 	err := p.Store.InSnapshotTx(ctx, func(tx *store.Tx) error {
 		snapshot, err := tx.SettleSnapshot(ctx)
 		if err != nil {
@@ -172,10 +173,7 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 			}
 			tally.add(r.stage.links)
 		}
-		// Pages planned as they arrive score with the pass's graph until
-		// the next pass (planning.AsCommitted). Written last, so the pass
-		// holds no page row it has not reached.
-		tx.RecordSettledGraph(siteID, graph)
+		settledGraph = graph
 		// Pages whose answers of the model the pass lacked stay marked (a
 		// mark of this transaction survives ClearSettled), so the site is
 		// not idle and settles again once askMissing has them.
@@ -186,6 +184,20 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 	})
 	if err != nil {
 		return err
+	}
+	// Pages planned as they arrive score with the pass's graph until the
+	// next pass (planning.AsCommitted). It is kept after the pass, in a
+	// transaction of its own: written in the pass, its rows lost to every
+	// count the link-count refresher wrote meanwhile, and a pass over a
+	// large site gave way until the refresher was done.
+	if settledGraph != nil { // nil: the site is gone, and no pass ran
+		if err := p.Store.InTx(ctx, func(tx *store.Tx) error {
+			tx.RecordSettledGraph(siteID, settledGraph)
+			return nil
+		}); err != nil {
+			// Arrivals score with the committed plans meanwhile.
+			p.Logger.WarnContext(ctx, "settle pass could not keep its graph", "site_id", siteID, "err", err)
+		}
 	}
 	p.Logger.InfoContext(ctx, "site settled", "site_id", siteID, "pages", pages, "changed", changed, "took", time.Since(start).Round(time.Millisecond))
 	// The pass asked no model: it asks now, outside its transaction, for

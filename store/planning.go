@@ -316,7 +316,8 @@ func formatHorizon(h planning.Horizon) *string {
 
 // RecordSettledGraph keeps each page's inbound links in a settle pass's
 // planned graph (0 for a page of the site it does not count), for the
-// pages planned as they arrive until the site settles again.
+// pages planned as they arrive until the site settles again. A settle pass
+// calls it after its own transaction.
 func (t *Tx) RecordSettledGraph(siteID string, graph map[string]int) {
 	ids, counts := make([]string, 0, len(graph)), make([]int32, 0, len(graph))
 	for id, n := range graph {
