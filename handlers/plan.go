@@ -220,17 +220,17 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	// far, as its settle pass will against the whole planned graph; one that
 	// never settles scores against the live site alone, which gives pages
 	// arriving one at a time the same links every run.
-	var asCommitted func([]planning.Target)
+	var asPlannedGraph func([]planning.Target)
 	if p.SettleDelay > 0 {
-		asCommitted = planning.AsCommitted
-		asCommitted(reads.Targets)
+		asPlannedGraph = planning.AsPlannedGraph
+		asPlannedGraph(reads.Targets)
 	}
 	in, err := planning.NewInput(sc.structure, sc.policy, page, reads.Targets)
 	if err != nil {
 		return badInput("%v", err)
 	}
 	in.Decisions = reads.Decisions
-	plan, err := planDeferring(ctx, tx, sc, in, asCommitted, storedAnchorCounts(ctx, tx, sc, page.ID))
+	plan, err := planDeferring(ctx, tx, sc, in, asPlannedGraph, storedAnchorCounts(ctx, tx, sc, page.ID))
 	if err != nil {
 		return err
 	}

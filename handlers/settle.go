@@ -186,7 +186,7 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 		return err
 	}
 	// Pages planned as they arrive score with the pass's graph until the
-	// next pass (planning.AsCommitted). It is kept after the pass, in a
+	// next pass (planning.AsPlannedGraph). It is kept after the pass, in a
 	// transaction of its own: written in the pass, its rows lost to every
 	// count the link-count refresher wrote meanwhile, and a pass over a
 	// large site gave way until the refresher was done.

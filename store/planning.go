@@ -24,7 +24,7 @@ import (
 // not plan, to which a settle pass adds its planned graph; in the plans
 // committed so far and in the last settle pass's graph (RecordSettledGraph),
 // of which a page planned as it arrives on a site that settles adds one to
-// those (planning.AsCommitted).
+// those (planning.AsPlannedGraph).
 const targetColumns = `id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels, attributes,
 	priority, published_at, version, live_inbound_link_count, unplanned_inbound_link_count,
 	planned_graph_inbound_link_count, COALESCE(settled_graph_inbound_link_count, -1), COALESCE(link_score, 0)`

@@ -166,7 +166,7 @@ func PlanDeferring(ctx context.Context, in Input, readRelated func() ([]Target, 
 	return PlanPage(ctx, in)
 }
 
-// AsCommitted gives the targets their inbound links in the site's planned
+// AsPlannedGraph gives the targets their inbound links in the site's planned
 // link graph: the live links of the pages we do not plan, and the links of
 // the pages we plan as the last settle pass's graph counted them, or for a
 // page no pass counted, as the plans committed so far hold them. A page
@@ -176,7 +176,7 @@ func PlanDeferring(ctx context.Context, in Input, readRelated func() ([]Target, 
 // dropped links the pass then put back; counting the committed plans, a
 // hub planned again reordered its Related Articles, since the pass's
 // graph is drawn by a first pass without the anchor cap (trial Y3).
-func AsCommitted(targets []Target) {
+func AsPlannedGraph(targets []Target) {
 	for i := range targets {
 		planned := targets[i].CommittedInbound
 		if targets[i].SettledInbound >= 0 {
