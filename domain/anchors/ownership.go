@@ -228,7 +228,7 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 	}
 	for _, n := range pr.names {
 		phrase, ok := n.heads[head]
-		if !ok || contrasts(np, ws, phrase, n.modifiers[head]) {
+		if !ok || contrasts(np, ws, phrase, n.modifiers[head]) || compoundsApart(np, phrase, n.modifiers[head]) {
 			continue
 		}
 		if count(phrase) >= 2 || !n.loose && count(n.words) == len(n.words) {
@@ -264,6 +264,23 @@ func contrasts(np nounPhrase, ws, nameWords map[string]bool, nameModifiers [][]s
 		}
 	}
 	return false
+}
+
+// compoundsApart reports whether a noun phrase's modifier next to its
+// head is a kind word that a name's noun phrase with the same head and a
+// modifier of its own lacks: the head and that word are a compound of
+// another thing. "sourdough discard banana bread" is banana bread, not
+// "discard sourdough bread", though it holds every word of that name (a
+// trial linked it there, with the banana bread article's exact keyword as
+// its anchor); "chicken noodle soup" is not named by "chicken soup".
+// "waterproof leather hiking boots" is still "hiking boots", and "sturdy
+// boots" still "boots", a name with no modifier.
+func compoundsApart(np nounPhrase, nameWords map[string]bool, nameModifiers [][]string) bool {
+	if len(np) < 2 || len(nameModifiers) == 0 {
+		return false
+	}
+	next := np[len(np)-2]
+	return len(next.parts) > 0 && !heldBy(next.parts, nameWords) && !gradesOnly(next.low)
 }
 
 // gradesOnly reports a modifier that says how much or how good, not which

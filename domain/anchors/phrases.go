@@ -698,8 +698,19 @@ func infinitive(toks []token, b int, next *token) bool {
 		return false
 	}
 	w := toks[b-1]
-	return w.lex == cRel || w.lex == cVerb || w.lex == cAux || w.verb && !closed(w.lex) && w.lex != cBarrier
+	return w.lex == cRel || w.lex == cVerb || w.lex == cAux || w.verb && !closed(w.lex) && w.lex != cBarrier ||
+		infinitiveTakers[w.low]
 }
+
+// infinitiveTakers are the nouns and adjectives whose "to" is an
+// infinitive's, not a preposition: "the leftover time to [start] chocolate
+// cake" (a trial placed "start chocolate cake"), "a good way to use stale
+// bread", "easy to clean". Not "guide", "key" or "introduction": "guide to
+// camp stoves".
+var infinitiveTakers = set("time", "way", "ways", "place", "reason", "reasons", "chance", "opportunity",
+	"need", "effort", "attempt", "decision", "ability", "able", "easy", "easier", "hard", "harder",
+	"ready", "enough", "important", "simple", "possible", "difficult", "tempting", "safe", "free",
+	"likely", "unlikely", "sure", "wise", "tips", "steps")
 
 // chunk cuts a run's resolved words into maximal noun phrases: runs of
 // content words, joined across "and"/"or" when both sides are one-word

@@ -252,6 +252,14 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 			[]Target{{PrimaryKeywords: []string{"race week"}, Title: "The Marathon Taper"}}, -1},
 		{"a grading modifier is no contrast", "higher fill power",
 			[]Target{{PrimaryKeywords: []string{"down fill power"}}}, 0},
+		// a trial site's wrong target: another page's exact keyword went to
+		// a sibling whose name holds all its words but "banana"
+		{"a modifier next to the head that the name lacks makes another compound", "sourdough discard banana bread",
+			[]Target{{PrimaryKeywords: []string{"discard sourdough bread"}, Title: "Discard Sourdough Bread: Tips, Mistakes and Fixes"}}, -1},
+		{"the page whose name the compound is wins it", "sourdough discard banana bread",
+			[]Target{{PrimaryKeywords: []string{"discard sourdough bread"}}, {PrimaryKeywords: []string{"sourdough discard banana bread"}}}, 1},
+		{"a kind word inside the name's compound keeps the name", "waterproof leather hiking boots",
+			[]Target{{PrimaryKeywords: []string{"hiking boots"}}}, 0},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
@@ -457,6 +465,9 @@ func TestNounPhrasesFollowTheLexiconAndItsHeuristics(t *testing.T) {
 		{"ambiguous verb: verb before a determiner", "Check the seams.", []string{"seams"}},
 		{"ambiguous verb: verb opening a clause", "Never store a wet tent, and check tent stakes often.", []string{"wet tent", "tent stakes"}},
 		{"ambiguous verb: verb after an infinitive 'to'", "Learn how to waterproof boots.", []string{"boots"}},
+		// a trial site's cross-cluster anchor "[start chocolate cake]"
+		{"ambiguous verb: verb after a noun that takes an infinitive 'to'", "Use the leftover time to start chocolate cake.", []string{"leftover time", "chocolate cake"}},
+		{"ambiguous verb: verb after an adjective that takes an infinitive 'to'", "It is easy to clean leather boots at home.", []string{"easy", "leather boots", "home"}},
 		{"any word after 'who' is its verb", "For people who brew filter coffee, a burr grinder helps.", []string{"people", "filter coffee", "burr grinder"}},
 		{"'to' as a preposition keeps the noun, and a document names what it is about", "Read our guide to camp stoves.", []string{"guide", "camp stoves", "guide to camp stoves"}},
 		{"a document about a gerund goes on through its object", "Read our guide to choosing camp stoves.", []string{"guide", "camp stoves", "guide to choosing camp stoves"}},
