@@ -291,6 +291,11 @@ func checkPage(sc siteContext, p site.Page, maxEventBytes int) (site.Page, error
 		return p, badInput("page %s: url %q is neither an absolute path nor on host %s", p.ID, p.URL, sc.structure.Site.Host())
 	}
 	p.URL = path
+	if p.Kind == site.KindSector && p.SectorID == "" {
+		if sec, ok := sc.structure.SectorAt(path); ok {
+			p.SectorID = sec.ID
+		}
+	}
 	p.Title = site.TitleWithoutSiteName(p.Title, sc.structure.Site.Name)
 	return p, nil
 }

@@ -902,7 +902,11 @@ func (pl *planner) sectorHubs() {
 			hubs = append(hubs, t)
 		}
 	}
-	if len(hubs) == 0 {
+	switch {
+	case len(hubs) == 0 && pl.in.Page.SectorID == "":
+		pl.note("sector page %s names no sector: it has no sector_id, and no sector of the site has its url %s",
+			pl.in.Page.ID, pl.in.Page.URL)
+	case len(hubs) == 0:
 		pl.note("sector page %s: no hub of its sector %s is known yet", pl.in.Page.ID, pl.in.Page.SectorID)
 	}
 	pl.list(hubs, link.TypeVerticalDown, func(Target) string {
@@ -982,8 +986,16 @@ func (pl *planner) noteTooShortName(t Target) {
 		if n == "" || len(strings.Fields(n)) >= pl.in.Policy.AnchorMinWords || !containsWords(pl.text, n) {
 			continue
 		}
-		pl.note("%s %s not linked: the home page names it only as %q, shorter than the %d words an anchor needs; "+
-			"a phrase such as \"our %s guide\" would carry the link", t.Kind, t.ID, name, pl.in.Policy.AnchorMinWords, strings.TrimSpace(name))
+		why := fmt.Sprintf("%s %s not linked: the home page names it only as %q, shorter than the %d words an anchor needs",
+			t.Kind, t.ID, name, pl.in.Policy.AnchorMinWords)
+		// The example phrase is English; another language's site is told
+		// what to write, not given a phrase in a language it does not use.
+		if pl.in.Policy.Language == "" || pl.in.Policy.Language == policy.English {
+			why += fmt.Sprintf("; a phrase such as \"our %s guide\" would carry the link", strings.TrimSpace(name))
+		} else {
+			why += fmt.Sprintf("; a phrase of at least %d words that holds it would carry the link", pl.in.Policy.AnchorMinWords)
+		}
+		pl.note("%s", why)
 		return
 	}
 }

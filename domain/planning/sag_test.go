@@ -2082,6 +2082,21 @@ func TestTheHomePageLinksASectorByTheNameTheSiteGivesIt(t *testing.T) {
 	}) {
 		t.Errorf("notes %q, want one saying the camping sector is named only as \"Camping\"", plan.Notes)
 	}
+	if !slices.ContainsFunc(plan.Notes, func(n string) bool {
+		return strings.HasSuffix(n, `a phrase such as "our Camping guide" would carry the link`)
+	}) {
+		t.Errorf("notes %q, want the English site given an example phrase", plan.Notes)
+	}
+	// A Spanish site is not given an English phrase to write (a trial's was).
+	pol := sagPolicy(t)
+	pol.Language = "spanish"
+	plan = planOf(t, Input{Structure: st, Policy: pol, Page: home,
+		Targets: []Target{{Page: hub}, {Page: hiking}, {Page: camping}}, Texts: texts, WordCount: 600})
+	for _, n := range plan.Notes {
+		if strings.Contains(n, "sector camping not linked") && (strings.Contains(n, "our Camping guide") || !strings.HasSuffix(n, "a phrase of at least 2 words that holds it would carry the link")) {
+			t.Errorf("the Spanish site's note reads %q", n)
+		}
+	}
 }
 
 // The planner holds an optional link to the same limit as the inject
@@ -2107,5 +2122,16 @@ func TestPlanningUnderTheCapHoldsOptionalLinksOneUseShort(t *testing.T) {
 	}
 	if !seen["sib"]["pla filament"] || seen["child"]["resin printing"] {
 		t.Errorf("anchors at the cap %v, want the sibling's (used twice, an optional link's limit) and not the child's", seen)
+	}
+}
+
+func TestASectorPageOfNoSectorSaysSoRatherThanWaitingForHubs(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	sector := site.Page{SiteID: "s", ID: "sector-page", URL: "/somewhere/", Title: "Somewhere", Kind: site.KindSector}
+	plan := planOf(t, Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: sector, WordCount: 300, Targets: asTargets(0, hub)})
+	want := "sector page sector-page names no sector: it has no sector_id, and no sector of the site has its url /somewhere/"
+	if !slices.Contains(plan.Notes, want) {
+		t.Errorf("notes %q, want %q", plan.Notes, want)
 	}
 }

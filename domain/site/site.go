@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/interlinker/interlinker/domain/markup"
 )
 
 // Kind is the role a page plays in the site's structure; it decides which
@@ -137,6 +139,20 @@ func (s Structure) SectorOf(p Page) string {
 		return c.SectorID
 	}
 	return p.SectorID
+}
+
+// SectorAt is the sector whose url is the given one, both read as the
+// path on the site (markup.PagePath): the sector a sector page is the page
+// of when it arrives without a sector_id (a trial's sector pages listed
+// no hubs until they were sent again with one).
+func (s Structure) SectorAt(url string) (Sector, bool) {
+	path := markup.PagePath(url)
+	for _, sec := range s.Sectors {
+		if sec.URL != "" && markup.PagePath(sec.URL) == path {
+			return sec, true
+		}
+	}
+	return Sector{}, false
 }
 
 // Page is one page of a site at one version.

@@ -32,7 +32,7 @@ func budget(in Input, found []markup.Link) RuleResult {
 }
 
 // siloIntegrity: every placed link stays in the page's silo, its cluster,
-// or for a page without one the flat onboarding scope, and so does every
+// or for a page without one the flat onboarding scope (where), and so does every
 // link the writer put in the content to a page of the site
 // (Input.AuthorTargets): the seed's "all link targets", as the audit
 // counts them. Breadcrumbs are exempt: the trail climbs to home and sector
@@ -48,8 +48,8 @@ func siloIntegrity(in Input, found []markup.Link) RuleResult {
 		}
 		judged++
 		if target.ClusterID != in.Page.ClusterID {
-			problems = append(problems, fmt.Sprintf("the page's own link to %s (page %s) points outside %s, into %s",
-				f.Href, target.ID, scopeName(in.Page.ClusterID), scopeName(target.ClusterID)))
+			problems = append(problems, fmt.Sprintf("the page's own link to %s (page %s) leaves its silo: that page is %s, this one %s",
+				f.Href, target.ID, where(target.ClusterID), where(in.Page.ClusterID)))
 		}
 	}
 	for _, l := range in.Links {
@@ -62,8 +62,8 @@ func siloIntegrity(in Input, found []markup.Link) RuleResult {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("link %s points to page %s, which no longer exists", l.ID, l.TargetPageID))
 		case target.ClusterID != in.Page.ClusterID:
-			problems = append(problems, fmt.Sprintf("link %s points to page %s in %s, outside %s",
-				l.ID, l.TargetPageID, scopeName(target.ClusterID), scopeName(in.Page.ClusterID)))
+			problems = append(problems, fmt.Sprintf("link %s points to page %s, %s; this page is %s",
+				l.ID, l.TargetPageID, where(target.ClusterID), where(in.Page.ClusterID)))
 		default:
 			continue
 		}
@@ -74,7 +74,7 @@ func siloIntegrity(in Input, found []markup.Link) RuleResult {
 		r.Detail = strings.Join(problems, "; ")
 		return r
 	}
-	r.Detail = fmt.Sprintf("%d link(s), all within %s", judged, scopeName(in.Page.ClusterID))
+	r.Detail = fmt.Sprintf("%d link(s), all within the page's silo (%s)", judged, where(in.Page.ClusterID))
 	return r
 }
 
@@ -97,8 +97,8 @@ func directionRules(in Input, found []markup.Link) RuleResult {
 	var problems []string
 	for _, f := range authorLinks(found) {
 		if target, ok := in.AuthorTargets[markup.PagePath(f.URL)]; ok && target.ID != in.Page.ID && !allowed(target) {
-			problems = append(problems, fmt.Sprintf("the page's own link to %s points to %s %s in %s",
-				f.Href, target.Kind.Page(), target.ID, scopeName(target.ClusterID)))
+			problems = append(problems, fmt.Sprintf("the page's own link to %s points to %s %s, %s",
+				f.Href, target.Kind.Page(), target.ID, where(target.ClusterID)))
 		}
 	}
 	for _, l := range in.Links {
@@ -109,8 +109,8 @@ func directionRules(in Input, found []markup.Link) RuleResult {
 		if !ok || allowed(target) {
 			continue
 		}
-		problems = append(problems, fmt.Sprintf("link %s points to %s %s in %s",
-			l.ID, target.Kind.Page(), l.TargetPageID, scopeName(target.ClusterID)))
+		problems = append(problems, fmt.Sprintf("link %s points to %s %s, %s",
+			l.ID, target.Kind.Page(), l.TargetPageID, where(target.ClusterID)))
 		r.LinkIDs = append(r.LinkIDs, l.ID)
 	}
 	if len(problems) > 0 {

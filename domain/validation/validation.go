@@ -225,13 +225,15 @@ func normalise(text string) string {
 	return strings.ToLower(strings.Join(strings.Fields(text), " "))
 }
 
-// scopeName names a cluster for details; pages without one belong to the
-// flat onboarding scope.
-func scopeName(clusterID string) string {
+// where says which silo a cluster is, for details: "in cluster boots", or
+// for pages without one, the silo seed's flat "onboarding" scope,
+// "outside every cluster", as the planner's explanations say (a site's own
+// "onboarding" page made a trial read the seed's word as one of its pages).
+func where(clusterID string) string {
 	if clusterID == "" {
-		return "onboarding (no cluster)"
+		return "outside every cluster"
 	}
-	return "cluster " + clusterID
+	return "in cluster " + clusterID
 }
 
 // absolute resolves a site path against the site's base URL.
