@@ -412,6 +412,12 @@ type Owners struct {
 	cache map[string]int // noun phrase as written → best target
 
 	source int // the index of the source page among the targets; -1 for none
+	// contenders are the profiles from index firstContender on: names of
+	// pages that are no target of the page, whose phrases they still own
+	// (NewOwnersAmong). byHead lists them by head stem, so a phrase is
+	// held against the few whose names it could name, not all of them.
+	firstContender int
+	byHead         map[string][]int
 	// said are the other targets' names the text last asked about says,
 	// for NotWithin (saidIn is that text).
 	said   []ownedName
@@ -465,6 +471,46 @@ func NewOwnersOf(targets []Target, source Target) *Owners {
 	o := NewOwners(append(targets, source))
 	o.source = len(targets)
 	return o
+}
+
+// NewOwnersAmong is NewOwnersOf with contenders: the names of pages that
+// are no target of the page but may still be what its phrases name, so a
+// phrase one of them names best links nowhere. A site's clusters are
+// such: a home page under silo links its sectors only, and a trial's
+// linked the sector "Payments" on "[card payments]", the card payments
+// hub's keyword. A contender's names also hold other targets' candidates
+// back inside them (NotWithin), as a target's do.
+func NewOwnersAmong(targets []Target, source Target, contenders []Target) *Owners {
+	o := NewOwnersOf(targets, source)
+	o.firstContender = len(o.profiles)
+	o.byHead = map[string][]int{}
+	for _, t := range contenders {
+		i := len(o.profiles)
+		pr := profiles.of(t.names(), t.nameTitle())
+		o.targets = append(o.targets, t)
+		o.profiles = append(o.profiles, pr)
+		for head := range pr.heads {
+			o.byHead[head] = append(o.byHead[head], i)
+		}
+	}
+	return o
+}
+
+// contending lists the contenders whose names a noun phrase could name
+// (named holds it to a name's head: its own, or before a document noun),
+// in index order.
+func (o *Owners) contending(np nounPhrase) []int {
+	if len(o.byHead) == 0 || len(np) == 0 {
+		return nil
+	}
+	n := len(np)
+	out := o.byHead[np[n-1].stem]
+	if n > 1 && docNouns[np[n-1].low] {
+		out = append(slices.Clone(out), o.byHead[np[n-2].stem]...)
+		slices.Sort(out)
+		out = slices.Compact(out)
+	}
+	return out
 }
 
 // profiles keeps the profiles of the names seen lately: a site's pages are
@@ -564,7 +610,17 @@ func (o *Owners) best(np nounPhrase) int {
 	}
 	best, bestName, bestShare, bestExact, bestCover, bestTight := -1, false, 0.0, false, 0.0, false
 	text, stems := Normalize(np.text()), np.stemKey()
-	for i, pr := range o.profiles {
+	considered := o.profiles
+	if o.byHead != nil {
+		considered = o.profiles[:o.firstContender]
+	}
+	contending := o.contending(np)
+	for k := 0; k < len(considered)+len(contending); k++ {
+		i := k
+		if k >= len(considered) {
+			i = contending[k-len(considered)]
+		}
+		pr := o.profiles[i]
 		if !pr.named(np, ws) {
 			continue
 		}

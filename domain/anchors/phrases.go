@@ -423,6 +423,11 @@ func graded(toks []token, i int) bool {
 // partitive "of" ("many of us prune", "some of them vlog").
 func resolve(toks []token, i int) {
 	t := &toks[i]
+	if i > 0 && toks[i-1].low == "how" && howDegrees[t.low] {
+		// "how long ACH transfers take": the word goes with "how", and
+		// modifies no noun after it (a trial placed "[long ACH transfers]").
+		t.lex, t.verb = cAdv, false
+	}
 	if t.lex != cOpen && t.lex != cAmbig && t.lex != cPart && t.lex != cGer {
 		t.verb = true
 		return
@@ -701,6 +706,11 @@ func infinitive(toks []token, b int, next *token) bool {
 	return w.lex == cRel || w.lex == cVerb || w.lex == cAux || w.verb && !closed(w.lex) && w.lex != cBarrier ||
 		infinitiveTakers[w.low]
 }
+
+// howDegrees are the adjectives and adverbs a "how" asks the degree of.
+var howDegrees = set("long", "much", "many", "often", "far", "big", "old", "soon", "fast", "quickly", "hot",
+	"cold", "large", "small", "heavy", "deep", "high", "tall", "wide", "early", "late", "good", "well",
+	"expensive", "cheap", "safe", "strong", "warm", "easy", "hard", "important", "accurate", "reliable")
 
 // infinitiveTakers are the nouns and adjectives whose "to" is an
 // infinitive's, not a preposition: "the leftover time to [start] chocolate

@@ -468,6 +468,8 @@ func TestNounPhrasesFollowTheLexiconAndItsHeuristics(t *testing.T) {
 		// a trial site's cross-cluster anchor "[start chocolate cake]"
 		{"ambiguous verb: verb after a noun that takes an infinitive 'to'", "Use the leftover time to start chocolate cake.", []string{"leftover time", "chocolate cake"}},
 		{"ambiguous verb: verb after an adjective that takes an infinitive 'to'", "It is easy to clean leather boots at home.", []string{"easy", "leather boots", "home"}},
+		// a trial's "how [long ACH transfers] take"
+		{"the word a 'how' asks the degree of modifies no noun", "The honest answer to how long ACH transfers take is two days.", []string{"honest answer", "ACH transfers", "days"}},
 		{"any word after 'who' is its verb", "For people who brew filter coffee, a burr grinder helps.", []string{"people", "filter coffee", "burr grinder"}},
 		{"'to' as a preposition keeps the noun, and a document names what it is about", "Read our guide to camp stoves.", []string{"guide", "camp stoves", "guide to camp stoves"}},
 		{"a document about a gerund goes on through its object", "Read our guide to choosing camp stoves.", []string{"guide", "camp stoves", "guide to choosing camp stoves"}},
@@ -818,5 +820,35 @@ func TestANamesOpeningArticleMakesNoLongerNameAroundACandidate(t *testing.T) {
 		if a.Text == "long run" && !slices.Contains(a.NotWithinOwn, "long run pacing") {
 			t.Errorf("%q is not held back inside %q: NotWithinOwn %q", a.Text, "long run pacing", a.NotWithinOwn)
 		}
+	}
+}
+
+// A trial's home page, under silo, linked its Payments sector on "[card
+// payments]": the card payments hub, no target of the page, names it best.
+func TestAPhraseAContenderNamesBestLinksNoTarget(t *testing.T) {
+	sector := Target{PrimaryKeywords: []string{"payments"}, Variations: []string{"Payments"}, Title: "Payments"}
+	home := Target{Title: "Ledgerly: Invoicing and Payments Software", Brand: "Ledgerly"}
+	cards := Target{PrimaryKeywords: []string{"card payments"}, Variations: []string{"credit card processing"}, Title: "Card Payments"}
+	ach := Target{PrimaryKeywords: []string{"ach transfers"}, Title: "ACH Transfers"}
+	own := NewOwnersAmong([]Target{sector}, home, []Target{ach, cards})
+	for phrase, want := range map[string]int{
+		"card payments":          3, // the second contender, after the target and the page itself
+		"recurring payments":     0,
+		"faster ACH transfers":   2,
+		"credit card processing": 3,
+	} {
+		if got := own.Best(phrase); got != want {
+			t.Errorf("Best(%q) = %d, want %d", phrase, got, want)
+		}
+	}
+	text := NewText([]string{"Customers settle an invoice with card payments, and recurring payments renew on their own."})
+	var natural []string
+	for _, a := range own.Candidates(0, text, sag(t)) {
+		if a.Type == link.AnchorNatural {
+			natural = append(natural, a.Text)
+		}
+	}
+	if !reflect.DeepEqual(natural, []string{"recurring payments"}) {
+		t.Errorf("the sector is offered natural phrases %q, want only \"recurring payments\"", natural)
 	}
 }

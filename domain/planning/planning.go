@@ -395,8 +395,29 @@ func newPlanner(in Input) *planner {
 		named = append(named, pl.anchorTarget(t))
 		pl.ownerOf[t.ID] = i
 	}
-	pl.owners = anchors.NewOwnersOf(named, pl.anchorTarget(Target{Page: in.Page}))
+	pl.owners = anchors.NewOwnersAmong(named, pl.anchorTarget(Target{Page: in.Page}), pl.otherClusters())
 	return pl
+}
+
+// otherClusters are the names of the site's clusters whose hubs are no
+// target of the page, the page's own aside: a phrase one of them names
+// best is that hub's, and links none of the page's targets (a trial's
+// home page, under silo, linked its Payments sector on "[card payments]",
+// the card payments hub's keyword).
+func (pl *planner) otherClusters() []anchors.Target {
+	hubs := map[string]bool{pl.in.Page.ClusterID: pl.in.Page.Kind == site.KindHub}
+	for _, t := range pl.targets {
+		if t.Kind == site.KindHub {
+			hubs[t.ClusterID] = true
+		}
+	}
+	var out []anchors.Target
+	for _, c := range pl.in.Structure.Clusters {
+		if !hubs[c.ID] {
+			out = append(out, anchors.Target{PrimaryKeywords: []string{c.PrimaryKeyword}, Variations: c.Keywords, Title: c.Name})
+		}
+	}
+	return out
 }
 
 // budgetTaken says what took the page's density budget: its own links

@@ -2135,3 +2135,28 @@ func TestASectorPageOfNoSectorSaysSoRatherThanWaitingForHubs(t *testing.T) {
 		t.Errorf("notes %q, want %q", plan.Notes, want)
 	}
 }
+
+// A trial's home page linked its Payments sector on "[card payments]", the
+// keyword of a hub the home page does not link: a phrase the site's
+// cluster names best is that hub's, whether or not the page may link it.
+func TestAPhraseThatNamesAClusterIsNotASectorsAnchor(t *testing.T) {
+	cards := site.Cluster{ID: "cards", SectorID: "payments", Name: "Card Payments", PrimaryKeyword: "card payments", Attributes: attrs("terrain=coast")}
+	st := testSite(cards)
+	st.Sectors = []site.Sector{{ID: "payments", Name: "Payments", URL: "/payments/"}}
+	st.BuildIndex()
+	sector := site.Page{SiteID: "s", ID: "payments", URL: "/payments/", Title: "Payments", Kind: site.KindSector, SectorID: "payments",
+		PrimaryKeyword: "payments", PublishedAt: testNow}
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Ledgerly", Kind: site.KindHome, PublishedAt: testNow}
+	texts := []string{"Customers settle an invoice with card payments, and recurring payments renew on their own."}
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: home, Targets: []Target{{Page: sector}}, Texts: texts, WordCount: 600})
+	for _, l := range plan.Links {
+		if l.TargetPageID != "payments" || l.Zone != link.ZoneInBody {
+			continue
+		}
+		if got := CandidateTexts(l.Candidates); slices.Contains(got, "card payments") || !slices.Contains(got, "recurring payments") {
+			t.Errorf("the Payments sector is offered %q, want \"recurring payments\" and not the card payments hub's keyword", got)
+		}
+		return
+	}
+	t.Errorf("no in-body link to the Payments sector, which \"recurring payments\" names: %+v", plan.Links)
+}
