@@ -166,6 +166,10 @@ func explainAllCapped(src []byte, links []link.Link, capped []int, maxExact int,
 	return nil
 }
 
+// reasonNoCandidate is the reason of an in-body link offered no anchor
+// candidate: the planner refused every name of its target as an anchor.
+const reasonNoCandidate = "no anchor candidate: every name of the target was refused as an anchor (the link's explanation says why)"
+
 // awaitsFallback ends the reason of an in-body link the rules could not
 // place: the LLM fallback is what places it.
 const awaitsFallback = "left for the LLM fallback"
@@ -188,7 +192,13 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			used := usage[l.TargetPageID]
 			sort.SliceStable(texts, func(a, b int) bool { return used[anchors.Normalize(texts[a])] < used[anchors.Normalize(texts[b])] })
 		}
-		if len(texts) == 0 {
+		switch {
+		case len(texts) == 0 && len(held) == 0:
+			// No candidate at all is no anchor cap (a trial was told the cap
+			// held back links whose target's one name is one word).
+			links[i].Reason = reasonNoCandidate
+			continue
+		case len(texts) == 0:
 			allCapped = append(allCapped, i)
 			continue
 		}

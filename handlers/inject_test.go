@@ -84,6 +84,21 @@ func TestALinkWithEveryAnchorAtTheCapSaysWhetherTheTextNamesItsTarget(t *testing
 	}
 }
 
+// A link offered no candidate is not blamed on the anchor cap (a trial's
+// term pages were told the cap held back their links to a one-word sector).
+func TestALinkWithNoCandidateIsNotBlamedOnTheCap(t *testing.T) {
+	src := []byte("<p>See also dunning and proforma invoices for the rest of invoicing.</p>\n")
+	usage := map[string]map[string]int{"invoicing": {"invoice tools": 2}}
+	links := []link.Link{{ID: "none", TargetPageID: "invoicing", TargetURL: "/invoicing/", Type: link.TypeVerticalUp,
+		Zone: link.ZoneInBody, Status: link.StatusPlanned}}
+	if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, reasonNoCandidate) {
+		t.Errorf("link with no candidate: %s %q, want it planned with reason %q", l.Status, l.Reason, reasonNoCandidate)
+	}
+}
+
 // A link some of whose candidates the cap held back, and whose others are
 // not in the text, blames the cap only when a held-back candidate is in
 // the text: a reader told "anchor cap" looks for one there.
