@@ -94,19 +94,25 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 	}
 	cluster, _ := st.Cluster(p.ClusterID)
 	clusterFacets := st.ClusterFacets(cluster)
+	crumbs := func() {
+		l.Home = true
+		l.SectorID = st.SectorOf(p)
+		for _, f := range clusterFacets {
+			l.CrumbTerms = append(l.CrumbTerms, "facet:"+f)
+		}
+	}
 	if pol.Name == policy.Silo {
 		if p.ClusterID == "" {
 			for _, label := range p.Labels {
 				l.Terms = append(l.Terms, "label:"+strings.ToLower(strings.Join(strings.Fields(label), " ")))
 			}
 		}
+		if pol.BreadcrumbHTML {
+			crumbs()
+		}
 		return l
 	}
-	l.Home = true
-	l.SectorID = st.SectorOf(p)
-	for _, f := range clusterFacets {
-		l.CrumbTerms = append(l.CrumbTerms, "facet:"+f)
-	}
+	crumbs()
 	own := st.Facets(p.Attributes)
 	switch p.Kind {
 	case site.KindHub:

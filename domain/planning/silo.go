@@ -15,6 +15,12 @@ import (
 // and a page carries at most budget_max links in its body.
 func (pl *planner) silo() {
 	page := pl.in.Page
+	if pl.in.Policy.BreadcrumbHTML {
+		// The silo seed has no breadcrumbs; a silo site that asks for the
+		// trail in its HTML gets SAG's (a trial's breadcrumb_html did
+		// nothing). Its links are no silo link: the rules pass over them.
+		pl.breadcrumbs()
+	}
 	switch {
 	case page.ClusterID == "":
 		pl.siloFlat()

@@ -408,3 +408,41 @@ func TestASiloProposalIsOnlyALinkTheSiloPlannerWouldMake(t *testing.T) {
 		}
 	}
 }
+
+// The silo seed has no breadcrumbs, and a silo site has none unless it
+// asks for the trail in its HTML (breadcrumb_html): then its pages get
+// SAG's, whose links no silo rule judges (a trial's flag did nothing).
+func TestASiloSiteThatAsksForBreadcrumbsGetsTheTrail(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Boot Care")
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Welcome", Kind: site.KindHome}
+	sector := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking", Kind: site.KindSector, SectorID: "hiking"}
+	in := siloInput(t, page, &hub, Target{Page: home}, Target{Page: sector}, Target{Page: hub})
+	if plan := planOf(t, in); len(plan.Breadcrumbs) != 0 || len(linksOf(plan, link.TypeBreadcrumb, link.ZoneBreadcrumb)) != 0 {
+		t.Errorf("silo without breadcrumb_html: trail %+v", plan.Breadcrumbs)
+	}
+	if l := LookupFor(in.Structure, in.Policy, page); l.Home || l.SectorID != "" {
+		t.Errorf("silo without breadcrumb_html reads the crumbs' pages: %+v", l)
+	}
+	in.Policy.BreadcrumbHTML = true
+	plan := planOf(t, in)
+	want := []Crumb{
+		{"Outdoor Shop", "/", "home"},
+		{"Hiking", "/hiking/", "sector-hiking"},
+		{"Hiking Boots", "/hiking/boots/", "hub-boots"},
+		{"Boot Care", "/hiking/boots/care/", "care"},
+	}
+	if !reflect.DeepEqual(plan.Breadcrumbs, want) {
+		t.Errorf("trail\n%+v\nwant\n%+v", plan.Breadcrumbs, want)
+	}
+	if got := targetIDs(linksOf(plan, link.TypeBreadcrumb, link.ZoneBreadcrumb)); !reflect.DeepEqual(got, []string{"home", "sector-hiking", "hub-boots"}) {
+		t.Errorf("breadcrumb links %v, want home, sector and hub", got)
+	}
+	if l := LookupFor(in.Structure, in.Policy, page); !l.Home || l.SectorID != "hiking" {
+		t.Errorf("silo with breadcrumb_html does not read the crumbs' pages: %+v", l)
+	}
+	if up := linksOf(plan, link.TypeVerticalUp, link.ZoneInBody); len(up) != 1 {
+		t.Errorf("the silo child's uplink: %v", targetIDs(up))
+	}
+}
