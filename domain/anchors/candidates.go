@@ -216,6 +216,46 @@ func MainClause(title string) string {
 	return ""
 }
 
+// JoinedQuestionCut is a title of another language than English cut
+// before a question clause its conjunction joins to it, when at least
+// three words come before: "Errores comunes del compost casero y cómo
+// evitarlos" is "Errores comunes del compost casero", "Les erreurs du
+// compost et comment les éviter" "Les erreurs du compost". Only these
+// words are read: MainClause's English rules would cut a Spanish title
+// into a fragment. "" when the title has no such clause or the language
+// none of these words.
+func JoinedQuestionCut(title, language string) string {
+	joined, ok := joinedQuestions[language]
+	if !ok {
+		return ""
+	}
+	words := strings.Fields(title)
+	for i := 3; i+1 < len(words); i++ {
+		next := strings.ToLower(strings.Trim(words[i+1], "¿?¡!,;"))
+		if i+2 < len(words) {
+			// a question of two words: "y por qué"
+			next2 := next + " " + strings.ToLower(strings.Trim(words[i+2], "¿?¡!,;"))
+			if joined.questions[next2] {
+				next = next2
+			}
+		}
+		if strings.EqualFold(words[i], joined.and) && joined.questions[next] {
+			return strings.TrimRight(strings.Join(words[:i], " "), ",;:-–—")
+		}
+	}
+	return ""
+}
+
+// joinedQuestions are, by language, the conjunction "and" and the question
+// words a clause it joins to a title opens on.
+var joinedQuestions = map[string]struct {
+	and       string
+	questions map[string]bool
+}{
+	"spanish": {"y", set("cómo", "por qué", "qué", "cuándo", "dónde", "cuál", "cuáles", "cuánto", "cuánta", "cuántos", "cuántas")},
+	"french":  {"et", set("comment", "pourquoi", "quand", "où", "quel", "quelle", "quels", "quelles", "combien")},
+}
+
 // OpensClause reports whether a title's word starts a clause of its own
 // ("before", "when") or a question one ("why", "how"): after "and" it
 // joins a clause to the title ("Terraform State Locking and Why It

@@ -7,6 +7,7 @@ import (
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 )
 
@@ -26,9 +27,9 @@ type Crumb struct {
 // the hierarchy a reader sees in the address, and a term page elsewhere
 // is a facet, not a parent. Steps that do not exist for the page, or that
 // would repeat the page itself, are left out. A page has one name in
-// every trail (crumbName), shortened by English rules only when english
-// (policy.Policy.English) says the site's titles are English.
-func Breadcrumbs(st site.Structure, english bool, page site.Page, hub, term *site.Page) []Crumb {
+// every trail (crumbName), shortened by the rules of the site's language
+// (policy.Policy.Language; "" is English).
+func Breadcrumbs(st site.Structure, language string, page site.Page, hub, term *site.Page) []Crumb {
 	trail := []Crumb{{Name: homeName(st), URL: st.Site.RootPath()}}
 	if page.Kind == site.KindHome {
 		trail[0].PageID, trail[0].URL = page.ID, page.URL
@@ -42,12 +43,12 @@ func Breadcrumbs(st site.Structure, english bool, page site.Page, hub, term *sit
 		under = hub.URL
 	}
 	if term != nil && term.ID != page.ID && onPath(term.URL, under) {
-		trail = append(trail, Crumb{Name: crumbName(st, english, *term), URL: term.URL, PageID: term.ID})
+		trail = append(trail, Crumb{Name: crumbName(st, language, *term), URL: term.URL, PageID: term.ID})
 	}
 	if hub != nil && hub.ID != page.ID {
-		trail = append(trail, Crumb{Name: crumbName(st, english, *hub), URL: hub.URL, PageID: hub.ID})
+		trail = append(trail, Crumb{Name: crumbName(st, language, *hub), URL: hub.URL, PageID: hub.ID})
 	}
-	return append(trail, Crumb{Name: crumbName(st, english, page), URL: page.URL, PageID: page.ID})
+	return append(trail, Crumb{Name: crumbName(st, language, page), URL: page.URL, PageID: page.ID})
 }
 
 // crumbName is what a page is called in every trail it is on, its own and
@@ -59,8 +60,10 @@ func Breadcrumbs(st site.Structure, english bool, page site.Page, hub, term *sit
 // both read English word order and words ("How to", "before", "for"),
 // and on a Spanish title they leave a lower-case fragment ("congelar el
 // pulpo" of "¿Por qué congelar el pulpo antes de cocerlo?"), so another
-// language's title stays whole.
-func crumbName(st site.Structure, english bool, p site.Page) string {
+// language's long title is cut only before a question clause joined to it
+// (anchors.JoinedQuestionCut: "Errores comunes del compost casero y cómo
+// evitarlos"), else stays whole.
+func crumbName(st site.Structure, language string, p site.Page) string {
 	switch p.Kind {
 	case site.KindHub:
 		if c, ok := st.Cluster(p.ClusterID); ok && c.Name != "" {
@@ -74,7 +77,12 @@ func crumbName(st site.Structure, english bool, p site.Page) string {
 	if short := anchors.ShortTitle(p.Title); short != "" {
 		return short
 	}
-	if !english {
+	if language != "" && language != policy.English {
+		if len(strings.Fields(p.Title)) > maxCrumbWords && len(p.Title) > maxCrumbChars {
+			if head := anchors.JoinedQuestionCut(p.Title, language); head != "" {
+				return head
+			}
+		}
 		return p.Title
 	}
 	if named := keywordOfTitle(st, p); named != "" {
@@ -186,7 +194,7 @@ func (pl *planner) breadcrumbs() {
 	if pl.in.Hub != nil && page.ClusterID != "" {
 		hub = pl.in.Hub
 	}
-	trail := Breadcrumbs(pl.in.Structure, pl.in.Policy.English(), page, hub, pl.attributeTerm())
+	trail := Breadcrumbs(pl.in.Structure, pl.in.Policy.Language, page, hub, pl.attributeTerm())
 	// The home and sector steps are the site's pages at those addresses,
 	// in whatever form site.updated gives them ("https://host/blog/baking"
 	// for the page at "/blog/baking/"): the step then links the page's URL.

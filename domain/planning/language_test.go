@@ -93,7 +93,8 @@ func TestEveryLanguageThePolicyTakesHasAStemmer(t *testing.T) {
 // The shortening of a crumb's title by its keyword or main clause reads
 // English ("How to", "before", "for"): on a Spanish site it left the
 // fragments "congelar el pulpo" and "dar la vuelta a la tortilla". Another
-// language's title is cut only at a subtitle, else stays whole.
+// language's title is cut only at a subtitle or, when long, before a
+// question clause its "and" joins to it; else it stays whole.
 func TestACrumbOfANonEnglishSiteIsItsTitleOrTheTitleBeforeItsSubtitle(t *testing.T) {
 	boots := bootsCluster()
 	hub := hubOf(boots)
@@ -109,10 +110,18 @@ func TestACrumbOfANonEnglishSiteIsItsTitleOrTheTitleBeforeItsSubtitle(t *testing
 		{"¿Por qué congelar el pulpo antes de cocerlo?", "congelar el pulpo", "¿Por qué congelar el pulpo antes de cocerlo?"},
 		{"Cómo dar la vuelta a la tortilla sin romperla", "dar la vuelta a la tortilla", "Cómo dar la vuelta a la tortilla sin romperla"},
 		{"Pulpo a la gallega: la receta de las ferias", "pulpo a la gallega", "Pulpo a la gallega"},
+		// a trial's long crumbs: a question clause joined by "y" is cut off
+		{"Errores comunes del compost casero y cómo evitarlos", "errores del compost", "Errores comunes del compost casero"},
+		{"Las plagas más comunes del tomate y por qué aparecen", "plagas del tomate", "Las plagas más comunes del tomate"},
+		{"Cuándo y cómo plantar un árbol frutal en tu jardín", "plantar un árbol frutal", "Cuándo y cómo plantar un árbol frutal en tu jardín"},
+		{"Cómo usar el compost maduro en el huerto y el jardín", "compost maduro", "Cómo usar el compost maduro en el huerto y el jardín"},
 	} {
 		if got := crumb(spanish, c.title, c.primary); got != c.want {
 			t.Errorf("Spanish site: crumb of %q = %q, want %q", c.title, got, c.want)
 		}
+	}
+	if got := crumb(languagePolicy(t, "french"), "Les erreurs du compost maison et comment les éviter", "erreurs du compost"); got != "Les erreurs du compost maison" {
+		t.Errorf("French site: crumb %q, want \"Les erreurs du compost maison\"", got)
 	}
 	if got := crumb(sagPolicy(t), "How to Store Coffee Beans So They Stay Fresh", "store coffee beans"); got != "How to Store Coffee Beans" {
 		t.Errorf("English site: crumb %q, want \"How to Store Coffee Beans\"", got)

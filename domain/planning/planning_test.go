@@ -83,16 +83,16 @@ func TestNoUplinkWithoutAHubOrForPagesThatNeedNone(t *testing.T) {
 
 func TestBreadcrumbsFollowTheHierarchy(t *testing.T) {
 	st, _, hub, article := fixture()
-	trail := Breadcrumbs(st, true, article, &hub, nil)
+	trail := Breadcrumbs(st, policy.English, article, &hub, nil)
 	want := []Crumb{{"Shop", "/", ""}, {"Hiking", "/hiking/", ""}, {"Hiking Boots", "/hiking/boots/", "hub"}, {"Boot care", "/hiking/boots/care/", "care"}}
 	if !reflect.DeepEqual(trail, want) {
 		t.Errorf("article trail %+v", trail)
 	}
-	hubTrail := Breadcrumbs(st, true, hub, &hub, nil)
+	hubTrail := Breadcrumbs(st, policy.English, hub, &hub, nil)
 	if len(hubTrail) != 3 || hubTrail[2].URL != "/hiking/boots/" {
 		t.Errorf("hub trail %+v, want Home → Sector → Hub", hubTrail)
 	}
-	home := Breadcrumbs(st, true, site.Page{Kind: site.KindHome, URL: "/"}, nil, nil)
+	home := Breadcrumbs(st, policy.English, site.Page{Kind: site.KindHome, URL: "/"}, nil, nil)
 	if len(home) != 1 {
 		t.Errorf("home trail %+v", home)
 	}

@@ -566,13 +566,13 @@ func TestAPageOfAClusterIsInTheSectorItsClusterIsIn(t *testing.T) {
 	hub := hubOf(boots)
 	page := articleIn(boots, "care", "Caring For Leather Hiking Boots")
 	page.SectorID = "hiking" // as it was published, before the move
-	trail := Breadcrumbs(st, true, page, &hub, nil)
+	trail := Breadcrumbs(st, policy.English, page, &hub, nil)
 	if len(trail) < 2 || trail[1].Name != "Camping" {
 		t.Errorf("trail %+v, want the cluster's sector Camping second", trail)
 	}
 	// A page of no cluster is in its own sector.
 	product := site.Page{SiteID: "s", ID: "prod", URL: "/shop/boot/", Title: "Trail Boot", Kind: site.KindProduct, SectorID: "hiking"}
-	if trail := Breadcrumbs(st, true, product, nil, nil); len(trail) < 2 || trail[1].Name != "Hiking" {
+	if trail := Breadcrumbs(st, policy.English, product, nil, nil); len(trail) < 2 || trail[1].Name != "Hiking" {
 		t.Errorf("product trail %+v, want its own sector Hiking second", trail)
 	}
 }
@@ -1386,7 +1386,7 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 	last := func(title, primary string, keywords ...string) string {
 		page := articleIn(boots, "p", title)
 		page.PrimaryKeyword, page.Keywords = primary, keywords
-		trail := Breadcrumbs(st, true, page, &hub, nil)
+		trail := Breadcrumbs(st, policy.English, page, &hub, nil)
 		return trail[len(trail)-1].Name
 	}
 	for _, c := range []struct {
@@ -1447,7 +1447,7 @@ func TestAPageHasOneNameInEveryTrail(t *testing.T) {
 		if p.Kind != site.KindTerm {
 			h = &hub
 		}
-		for _, c := range Breadcrumbs(st, true, p, h, &term) {
+		for _, c := range Breadcrumbs(st, policy.English, p, h, &term) {
 			if c.PageID == "" {
 				continue
 			}
@@ -1503,7 +1503,7 @@ func TestTheTrailOfASiteUnderAPathLinksItsHomeAndSectorPages(t *testing.T) {
 		t.Errorf("the sector page's own trail %+v, want Home → the sector once", got)
 	}
 	// Without a home page the Home step still points where the site lives.
-	if got := Breadcrumbs(st, true, page, &hub, nil); got[0].URL != "/blog/" {
+	if got := Breadcrumbs(st, policy.English, page, &hub, nil); got[0].URL != "/blog/" {
 		t.Errorf("Home step %+v, want /blog/", got[0])
 	}
 }
@@ -1512,9 +1512,9 @@ func TestASectorPageIsCalledByItsSectorsNameInItsOwnTrail(t *testing.T) {
 	boots := bootsCluster()
 	st := testSite(boots)
 	sector := site.Page{ID: "hiking-page", SiteID: "s", URL: "/hiking/", Title: "Hiking Gear for Every Trail", Kind: site.KindSector, SectorID: "hiking"}
-	own := Breadcrumbs(st, true, sector, nil, nil)
+	own := Breadcrumbs(st, policy.English, sector, nil, nil)
 	hub := hubOf(boots)
-	under := Breadcrumbs(st, true, articleIn(boots, "care", "Boot Care"), &hub, nil)
+	under := Breadcrumbs(st, policy.English, articleIn(boots, "care", "Boot Care"), &hub, nil)
 	if got := own[len(own)-1].Name; got != "Hiking" {
 		t.Errorf("the sector page's own crumb is %q, want the sector's name %q", got, "Hiking")
 	}
