@@ -228,7 +228,7 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 	}
 	for _, n := range pr.names {
 		phrase, ok := n.heads[head]
-		if !ok || contrasts(np, ws, phrase, n.modifiers[head]) || compoundsApart(np, phrase, n.modifiers[head]) {
+		if !ok || contrasts(np, ws, phrase, n.modifiers[head]) || compoundsApart(np, n.modifiers[head], pr.all) {
 			continue
 		}
 		if count(phrase) >= 2 || !n.loose && count(n.words) == len(n.words) {
@@ -267,20 +267,23 @@ func contrasts(np nounPhrase, ws, nameWords map[string]bool, nameModifiers [][]s
 }
 
 // compoundsApart reports whether a noun phrase's modifier next to its
-// head is a kind word that a name's noun phrase with the same head and a
-// modifier of its own lacks: the head and that word are a compound of
-// another thing. "sourdough discard banana bread" is banana bread, not
-// "discard sourdough bread", though it holds every word of that name (a
-// trial linked it there, with the banana bread article's exact keyword as
-// its anchor); "chicken noodle soup" is not named by "chicken soup".
-// "waterproof leather hiking boots" is still "hiking boots", and "sturdy
-// boots" still "boots", a name with no modifier.
-func compoundsApart(np nounPhrase, nameWords map[string]bool, nameModifiers [][]string) bool {
+// head is a kind word that no name of the target has, where the name's
+// noun phrase with the same head has a modifier of its own: the head and
+// that word are a compound of another thing. "sourdough discard banana
+// bread" is banana bread, not "discard sourdough bread", though it holds
+// every word of that name (a trial linked it there, with the banana bread
+// article's exact keyword as its anchor); "chicken noodle soup" is not
+// named by "chicken soup". "waterproof leather hiking boots" is still
+// "hiking boots", "sturdy boots" still "boots", a name with no modifier,
+// and "professional invoice template fields" still the "invoice fields"
+// of a page whose other name is "professional invoice template". all is
+// the target's words (profile.all).
+func compoundsApart(np nounPhrase, nameModifiers [][]string, all map[string]bool) bool {
 	if len(np) < 2 || len(nameModifiers) == 0 {
 		return false
 	}
 	next := np[len(np)-2]
-	return len(next.parts) > 0 && !heldBy(next.parts, nameWords) && !gradesOnly(next.low)
+	return len(next.parts) > 0 && !heldBy(next.parts, all) && !gradesOnly(next.low)
 }
 
 // gradesOnly reports a modifier that says how much or how good, not which
@@ -496,6 +499,19 @@ func NewOwnersAmong(targets []Target, source Target, contenders []Target) *Owner
 	return o
 }
 
+// saysAsARun reports whether one of the profile's names holds a phrase
+// (padded, as spelling.norm; paddedStems as spelling.stems) as a run of
+// its words, and more.
+func (pr profile) saysAsARun(padded, paddedStems string) bool {
+	for _, sp := range pr.spellings {
+		if len(sp.norm) > len(padded) && strings.Contains(sp.norm, padded) ||
+			len(sp.stems) > len(paddedStems) && strings.Contains(sp.stems, paddedStems) {
+			return true
+		}
+	}
+	return false
+}
+
 // contending lists the contenders whose names a noun phrase could name
 // (named holds it to a name's head: its own, or before a document noun),
 // in index order.
@@ -559,6 +575,10 @@ func (c *profileCache) of(names []string, title string) profile {
 //  2. Among those, a target one of whose names the phrase is, word for
 //     word (stemmed), wins over every other ("Running shoes" goes to the
 //     page called "running shoes", not to "replace running shoes").
+//     Short of that, a target one of whose names says the phrase as a run
+//     of its words wins: "pan cast iron skillet" goes to "grill pan cast
+//     iron skillet", not to the hub called "cast iron skillet" and "cast
+//     iron pan", whose words it holds across two names.
 //  3. Then the target whose names hold the largest share of the
 //     phrase's content words wins ("leather and synthetic trail boots":
 //     all four words are in "Leather vs Synthetic Trail Boots", three in
@@ -609,7 +629,9 @@ func (o *Owners) best(np nounPhrase) int {
 		return -1
 	}
 	best, bestName, bestShare, bestExact, bestCover, bestTight := -1, false, 0.0, false, 0.0, false
+	bestInside := false
 	text, stems := Normalize(np.text()), np.stemKey()
+	padded, paddedStems := " "+text+" ", stemKey(strings.Fields(wordKey(np.text())))
 	considered := o.profiles
 	if o.byHead != nil {
 		considered = o.profiles[:o.firstContender]
@@ -627,6 +649,18 @@ func (o *Owners) best(np nounPhrase) int {
 		isName := pr.exact[text] || pr.exact[stems]
 		if best >= 0 && bestName != isName {
 			if isName {
+				best, bestName, bestShare, bestExact, bestCover, bestTight = -1, false, 0, false, 0, false
+			} else {
+				continue
+			}
+		}
+		// Then a name that says the phrase as a run of its words: "pan cast
+		// iron skillet" is a piece of "grill pan cast iron skillet", though
+		// the hub's "cast iron skillet" and "cast iron pan" hold its words
+		// (a trial's uplink took it, cutting the page's own name).
+		inside := !isName && len(strings.Fields(text)) > 1 && pr.saysAsARun(padded, paddedStems)
+		if best >= 0 && bestName == isName && bestInside != inside {
+			if inside {
 				best, bestName, bestShare, bestExact, bestCover, bestTight = -1, false, 0, false, 0, false
 			} else {
 				continue
@@ -663,6 +697,7 @@ func (o *Owners) best(np nounPhrase) int {
 				(cover > bestCover || cover == bestCover && tight && !bestTight))
 		if best < 0 || better {
 			best, bestName, bestShare, bestExact, bestCover, bestTight = i, isName, share, exact, cover, tight
+			bestInside = inside
 		}
 	}
 	return best

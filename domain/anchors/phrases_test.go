@@ -260,6 +260,12 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 			[]Target{{PrimaryKeywords: []string{"discard sourdough bread"}}, {PrimaryKeywords: []string{"sourdough discard banana bread"}}}, 1},
 		{"a kind word inside the name's compound keeps the name", "waterproof leather hiking boots",
 			[]Target{{PrimaryKeywords: []string{"hiking boots"}}}, 0},
+		{"a modifier from another of the target's names makes no other compound", "professional invoice template fields",
+			[]Target{{PrimaryKeywords: []string{"professional invoice template"}, Variations: []string{"invoice fields"}}}, 0},
+		// a trial's uplink "[pan cast iron skillet]" cut the page's own name
+		{"a name that says the phrase as a run wins over names holding its words apart", "pan cast iron skillet",
+			[]Target{{PrimaryKeywords: []string{"cast iron skillet"}, Variations: []string{"cast iron pan"}, Title: "Cast Iron Skillet"},
+				{PrimaryKeywords: []string{"grill pan cast iron skillet"}, Title: "Our Favourite Grill Pan Cast Iron Skillet"}}, 1},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
