@@ -90,7 +90,7 @@ type harness struct {
 
 func startHarness(t testing.TB, cfg Config) *harness {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), waitStart)
 	defer cancel()
 	svc, err := Start(ctx, cfg)
 	if err != nil {

@@ -322,7 +322,9 @@ func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
 	stoppedAt := h.inserted.pageCount("s1")
 
 	// The same database and JetStream store: a restarted process.
-	svc, err := Start(ctx, cfg)
+	startCtx, cancelStart := context.WithTimeout(context.Background(), waitStart)
+	defer cancelStart()
+	svc, err := Start(startCtx, cfg)
 	if err != nil {
 		t.Fatalf("restart: %v", err)
 	}
