@@ -1237,7 +1237,11 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 			break
 		}
 		if pl.budget <= 0 {
-			pl.note("%s link to %s (score %.2f) not planned: %s", t, l.TargetPageID, l.Score, pl.budgetTaken())
+			// No score in the note: a page's notes are part of what a settle
+			// pass compares, and a score moving alone is no reason to send
+			// the page again (a trial's pages were, on "score 62.67" becoming
+			// "62.72"). The score is in the plan's explanation.
+			pl.note("%s link to %s not planned: %s", t, l.TargetPageID, pl.budgetTaken())
 			break
 		}
 		l.Explanation = fmt.Sprintf("%s: %s; score %.2f ≥ %.0f, planned without review; %s", t, why, l.Score, plan, l.Explanation)

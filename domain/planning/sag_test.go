@@ -2160,3 +2160,34 @@ func TestAPhraseThatNamesAClusterIsNotASectorsAnchor(t *testing.T) {
 	}
 	t.Errorf("no in-body link to the Payments sector, which \"recurring payments\" names: %+v", plan.Links)
 }
+
+// A page's notes are part of what a settle pass compares: a score moving
+// alone (the site's inbound links grew) must not change them, or the page
+// is sent again for it (a trial's note said "(score 62.67)", then "62.72").
+func TestAScoreMovingAloneLeavesThePlansNotesAsTheyWere(t *testing.T) {
+	in := articleScene(t, 6, 0, 500, 0)
+	in.Texts = []string{"Nothing here names a page of the site."}
+	in.Policy.MaxSiblingLinks = 4
+	in.ExistingLinks = in.Policy.Density(DensityClass(in.Page.Kind), in.WordCount).Max - 3
+	before := planOf(t, in)
+	// Every target gains the same inbound links: each score moves, the
+	// order does not.
+	for i := range in.Targets {
+		in.Targets[i].Inbound = 5
+	}
+	in.Targets[0].Inbound = 40 // the hub, whose uplink is not scored
+	after := planOf(t, in)
+	moved := false
+	for i, l := range after.Links {
+		moved = moved || i < len(before.Links) && l.Score != before.Links[i].Score
+	}
+	if !moved {
+		t.Fatalf("no score moved: the scene tests nothing")
+	}
+	if !slices.ContainsFunc(before.Notes, func(n string) bool { return strings.Contains(n, "not planned") }) {
+		t.Fatalf("notes %q: the scene leaves no link out for density", before.Notes)
+	}
+	if !reflect.DeepEqual(before.Notes, after.Notes) {
+		t.Errorf("notes changed with the scores alone:\n%q\n%q", before.Notes, after.Notes)
+	}
+}
