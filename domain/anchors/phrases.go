@@ -489,8 +489,12 @@ func resolve(toks []token, i int) {
 		// "who" is followed by its verb, never by a noun: "people who
 		// [brew] filter coffee" (trial 16 linked "brew filter coffee" to
 		// the cold brew hub).
+		// A word the lexicon does not know after the "to" of a noun or
+		// adjective taking an infinitive is its verb: "ways to [practise]
+		// macro photography" (a trial's anchor).
 		t.verb = modal || subject && (before.low != "you" || youSubject(toks, b) || partitive || nextIs(cDet, cPron, cPrep)) ||
-			before != nil && before.low == "who" || subjectsVerb(toks, i, b) || verbBeforeWhat(toks, i, b)
+			before != nil && before.low == "who" || subjectsVerb(toks, i, b) || verbBeforeWhat(toks, i, b) ||
+			b >= 1 && toks[b].low == "to" && infinitiveTakers[toks[b-1].low]
 	case cAmbig:
 		third := thirdAmb[t.low]
 		switch {
