@@ -198,7 +198,11 @@ func (pr profile) named(np nounPhrase, ws map[string]bool) bool {
 	// ("react state management guide", "go concurrency basics"), or what
 	// its one other word heads ("our garlic guide" for "growing garlic").
 	if n := len(np); n > 1 && docNouns[np[n-1].low] {
-		if pr.namedAsIs(np[:n-1], nil) || n == 2 && contentWord(np[0]) && pr.heads[np[0].stem] && !pr.gerundHeads[np[0].stem] {
+		// The one other word as the head is read only before a noun that
+		// names a document or a section of the site: "leg sections",
+		// "fence post" and "wood piece" are things (a trial's tripods hub
+		// was linked on "[leg sections]" for its name "tripod legs").
+		if pr.namedAsIs(np[:n-1], nil) || n == 2 && onlyDocNouns[np[1].low] && contentWord(np[0]) && pr.heads[np[0].stem] && !pr.gerundHeads[np[0].stem] {
 			return true
 		}
 	}

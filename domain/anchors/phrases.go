@@ -892,6 +892,12 @@ var (
 		"checklist", "question", "debate", "basics", "fundamentals", "essentials", "section", "hub", "piece",
 		"post", "series", "explainers", "articles", "tutorials", "pages", "sections")
 	docPreps = set("to", "on", "about", "of", "for")
+	// onlyDocNouns are the docNouns that, after one word, name a document
+	// or a site's section ("our fitness section"); the others also name
+	// things: "leg sections", "fence post", "wood piece", "wheel hub".
+	onlyDocNouns = set("guide", "guides", "overview", "introduction", "intro", "primer", "handbook", "tutorial",
+		"tutorials", "walkthrough", "explainer", "explainers", "article", "articles", "roundup", "basics",
+		"fundamentals", "essentials", "section", "page", "pages", "comparison", "checklist")
 )
 
 // isGerund reports whether a word reads as a verb's "-ing" form.

@@ -266,6 +266,11 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 		{"a name that says the phrase as a run wins over names holding its words apart", "pan cast iron skillet",
 			[]Target{{PrimaryKeywords: []string{"cast iron skillet"}, Variations: []string{"cast iron pan"}, Title: "Cast Iron Skillet"},
 				{PrimaryKeywords: []string{"grill pan cast iron skillet"}, Title: "Our Favourite Grill Pan Cast Iron Skillet"}}, 1},
+		// a trial's uplink "[leg sections]" for the tripods hub ("tripod legs")
+		{"a noun that also names a thing is no document about its modifier", "leg sections",
+			[]Target{{PrimaryKeywords: []string{"camera tripods"}, Variations: []string{"tripod legs"}, Title: "Tripods"}}, -1},
+		{"a guide is a document about its modifier", "garlic guide",
+			[]Target{{PrimaryKeywords: []string{"growing garlic"}, Title: "Growing Garlic"}}, 0},
 		{"no targets, no owner", "trail boots", nil, -1},
 		{"an empty phrase has no owner", "  ", []Target{hub}, -1},
 	} {
