@@ -67,10 +67,10 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 }
 
 // validatePage checks a linked page (st.page.LinkedHTML) against its
-// site's rules; live are its targets still on the site and usage the other
-// pages' in-body anchors per target. It returns the report and the links
-// with their final status.
-func validatePage(st planStage, live map[string]planning.Target, usage map[string]map[string]int, authors map[string]site.Page) (validation.Report, []link.Link, error) {
+// site's rules; live are its targets still on the site, usage the other
+// pages' in-body anchors per target and writer where the writer's own
+// links lead. It returns the report and the links with their final status.
+func validatePage(st planStage, live map[string]planning.Target, usage map[string]map[string]int, writer writerTargets) (validation.Report, []link.Link, error) {
 	page, sc := st.page, st.site
 	targets := make(map[string]site.Page, len(live))
 	for id, t := range live {
@@ -79,35 +79,53 @@ func validatePage(st planStage, live map[string]planning.Target, usage map[strin
 	return validation.Validate(validation.Input{
 		Structure: sc.structure, Policy: sc.policy, Page: page.Page, Hub: st.hub,
 		HTML: []byte(page.LinkedHTML), SiteHost: sc.structure.Site.Host(), Links: st.links,
-		Targets: targets, AnchorUsage: usage, WordCount: page.WordCount, AuthorTargets: authors,
+		Targets: targets, AnchorUsage: usage, WordCount: page.WordCount,
+		AuthorTargets: writer.live, DeletedAuthorTargets: writer.deleted,
 	})
 }
 
-// authorTargets are the live pages a page's own content links lead to
-// (validation.Input.AuthorTargets), by path: silo's rules judge those
-// links, and the first link rule passes over the others (a byline's link
-// to an author's archive) where external links do not count either.
-func authorTargets(ctx context.Context, tx *store.Tx, st planStage) (map[string]site.Page, error) {
+// writerTargets are where a page's own content links lead, by path: live
+// pages (validation.Input.AuthorTargets), whose links silo's rules judge
+// and whose absence lets the first link rule pass over a link (a byline's
+// link to an author's archive) where external links do not count either;
+// and deleted pages (validation.Input.DeletedAuthorTargets), which the
+// page would link broken.
+type writerTargets struct {
+	live    map[string]site.Page
+	deleted map[string]string
+}
+
+// authorTargets reads the writerTargets of a page. Deleted pages are read
+// only for paths no live page answers, which a sound page has none of.
+func authorTargets(ctx context.Context, tx *store.Tx, st planStage) (writerTargets, error) {
 	sc := st.site
 	if !strings.Contains(st.page.HTML, "href") && !strings.Contains(st.page.HTML, "HREF") {
-		return nil, nil // the writer linked nothing: no need to read the page's links
+		return writerTargets{}, nil // the writer linked nothing: no need to read the page's links
 	}
 	paths, err := validation.AuthorLinkPaths([]byte(st.page.LinkedHTML), sc.structure.Site.BaseURL, st.page.URL, sc.structure.Site.Host())
 	if err != nil || len(paths) == 0 {
-		return nil, err
+		return writerTargets{}, err
 	}
 	byPath, err := tx.PagesByPath(ctx, st.page.SiteID, paths)
 	if err != nil {
-		return nil, err
+		return writerTargets{}, err
 	}
 	live, err := tx.LiveTargets(ctx, st.page.SiteID, slices.Collect(maps.Values(byPath)))
 	if err != nil {
-		return nil, err
+		return writerTargets{}, err
 	}
-	out := make(map[string]site.Page, len(byPath))
-	for path, id := range byPath {
-		if t, ok := live[id]; ok {
-			out[path] = t.Page
+	out := writerTargets{live: make(map[string]site.Page, len(byPath))}
+	var unanswered []string
+	for _, path := range paths {
+		if t, ok := live[byPath[path]]; ok {
+			out.live[path] = t.Page
+		} else {
+			unanswered = append(unanswered, path)
+		}
+	}
+	if len(unanswered) > 0 {
+		if out.deleted, err = tx.DeletedPagesByPath(ctx, st.page.SiteID, unanswered); err != nil {
+			return writerTargets{}, err
 		}
 	}
 	return out, nil

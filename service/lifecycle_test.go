@@ -498,3 +498,36 @@ func TestAPageIsStoredWithoutTheSiteNameItsTitleCarries(t *testing.T) {
 		t.Errorf("the page's title is %q, want %q: the site's name left out", care.Title, "Boot Care")
 	}
 }
+
+// A page whose writer links a deleted page says so in its validation, as a
+// warning that leaves the page passing; its link to a path the pipeline
+// never sent a page for (an about page) is no broken link.
+func TestAWritersLinkToADeletedPageIsReportedInValidation(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	const siteID = "writer-broken"
+	h.siteWithLinkedHub(siteID)
+	h.publish(pageEvent(siteID, "old-tips", "supporting", 1, supportingHTML(1)))
+	waitFor(t, waitLong, "old-tips linked", func() bool { return len(h.inserted.insertedFor(t, siteID, "old-tips")) > 0 })
+	h.publish(mustEvent(events.ContentDeleted, siteID, "del-old-tips", events.ContentDeletedData{PageID: "old-tips", Version: 2}))
+	h.waitIdle(waitLong)
+	html := supportingHTML(2) + `<p>Our <a href="/hiking/boots/old-tips/">older tips</a> are gone; <a href="/about/">about us</a>.</p>
+`
+	h.publish(pageEvent(siteID, "care", "supporting", 1, html))
+	waitFor(t, waitLong, "care linked", func() bool { return len(h.inserted.insertedFor(t, siteID, "care")) > 0 })
+	h.waitIdle(waitLong)
+	last, _ := h.inserted.latestFor(t, siteID, "care")
+	var broken *events.RuleResult
+	for i, r := range last.Validation.Rules {
+		if r.Name == "no_broken_links" {
+			broken = &last.Validation.Rules[i]
+		}
+	}
+	want := "the page's own links lead to deleted pages: /hiking/boots/old-tips/ (page old-tips)"
+	if broken == nil || broken.Passed || broken.Severity != "warning" || broken.Detail != want {
+		t.Fatalf("no_broken_links %+v, want a warning: %s", broken, want)
+	}
+	if !last.Validation.Passed {
+		t.Errorf("care fails validation (%+v); a warning should not fail it", last.Validation.Rules)
+	}
+}

@@ -325,6 +325,41 @@ func (t *Tx) resolveLinkMap(ctx context.Context, siteID string, pageIDs []string
 // site to have pages at both "/a" and "/a/", the one with the smaller id
 // is taken, so the answer does not depend on the order rows come back in.
 func (t *Tx) PagesByPath(ctx context.Context, siteID string, paths []string) (map[string]string, error) {
+	ids, err := t.PageIDsByURL(ctx, siteID, pathURLs(paths))
+	if err != nil {
+		return nil, err
+	}
+	return idsByPath(ids), nil
+}
+
+// DeletedPagesByPath resolves page paths as PagesByPath does, to the
+// pages deleted there: where a link no live page answers used to lead.
+func (t *Tx) DeletedPagesByPath(ctx context.Context, siteID string, paths []string) (map[string]string, error) {
+	rows, err := t.query(ctx, `SELECT url, id FROM pages WHERE site_id = $1 AND url = ANY($2) AND state = 'deleted'`,
+		siteID, pathURLs(paths))
+	if err != nil {
+		return nil, fmt.Errorf("resolve deleted pages' urls: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (urlID, error) {
+		var u urlID
+		err := row.Scan(&u.url, &u.id)
+		return u, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resolve deleted pages' urls: %w", err)
+	}
+	byURL := make(map[string]string, len(ids))
+	for _, u := range ids {
+		byURL[u.url] = u.id
+	}
+	return idsByPath(byURL), nil
+}
+
+type urlID struct{ url, id string }
+
+// pathURLs are the URLs a page at each path may have: with and without
+// its closing slash.
+func pathURLs(paths []string) []string {
 	urls := make([]string, 0, 2*len(paths))
 	for _, p := range paths {
 		urls = append(urls, p)
@@ -332,10 +367,12 @@ func (t *Tx) PagesByPath(ctx context.Context, siteID string, paths []string) (ma
 			urls = append(urls, p+"/")
 		}
 	}
-	ids, err := t.PageIDsByURL(ctx, siteID, urls)
-	if err != nil {
-		return nil, err
-	}
+	return urls
+}
+
+// idsByPath groups page ids by URL under their paths, the smaller id
+// winning where two URLs share a path.
+func idsByPath(ids map[string]string) map[string]string {
 	byPath := make(map[string]string, len(ids))
 	for url, id := range ids {
 		path := markup.PagePath(url)
@@ -343,7 +380,7 @@ func (t *Tx) PagesByPath(ctx context.Context, siteID string, paths []string) (ma
 			byPath[path] = id
 		}
 	}
-	return byPath, nil
+	return byPath
 }
 
 // RefreshLinkCounts recomputes the cached inbound and outbound counts of the

@@ -59,6 +59,29 @@ func noDuplicateTargets(in Input) RuleResult {
 	return r
 }
 
+// noBrokenLinks is a warning: the link is the writer's, the planner
+// neither placed it nor may take it out of their text, and the page is
+// otherwise sound. Only a deleted page counts, not a path no page was
+// ever sent for: a pipeline need not send its about or contact page.
+func noBrokenLinks(in Input, found []markup.Link) RuleResult {
+	r := RuleResult{Name: RuleNoBrokenLinks, Severity: SeverityWarning, Passed: true, Detail: "no content link leads to a deleted page"}
+	var broken, paths []string
+	for _, f := range authorLinks(found) {
+		path := markup.PagePath(f.URL)
+		id, gone := in.DeletedAuthorTargets[path]
+		if !gone || slices.Contains(paths, path) {
+			continue
+		}
+		paths = append(paths, path)
+		broken = append(broken, fmt.Sprintf("%s (page %s)", f.Href, id))
+	}
+	if len(broken) > 0 {
+		r.Passed = false
+		r.Detail = "the page's own links lead to deleted pages: " + strings.Join(broken, ", ")
+	}
+	return r
+}
+
 // duplicateTarget is what two links must share to be duplicates: the page
 // a link points to, or, for a link to no known page (a media file, a path
 // no page holds), its page path (markup.PagePath of its target URL). Links

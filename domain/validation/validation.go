@@ -26,6 +26,11 @@ const (
 	RuleFirstLink          = "first_link_rule"
 	RuleDirection          = "direction_rules"
 
+	// RuleNoBrokenLinks reports the writer's content links to deleted
+	// pages, on both policies: the audit counts them broken on a live
+	// site, and a page should not go live with them unnoticed.
+	RuleNoBrokenLinks = "no_broken_links"
+
 	// SAG checks (SAG spec §2.1 and §5).
 	RuleMandatoryUplink = "mandatory_uplink"
 	RuleDensityRange    = "density_range"
@@ -81,6 +86,10 @@ type Input struct {
 	// path missing here (an author's archive) does not either. nil when
 	// they are not known: every internal link then counts.
 	AuthorTargets map[string]site.Page
+	// DeletedAuthorTargets are the deleted pages, by id, at the paths of
+	// the writer's content links that no live page answers: links the
+	// page would publish broken (RuleNoBrokenLinks).
+	DeletedAuthorTargets map[string]string
 }
 
 // AuthorLinkPaths are the page paths (markup.PagePath) of the internal
@@ -153,7 +162,7 @@ func rules(in Input, found []markup.Link) []RuleResult {
 		}
 		out = append(out, densityRange(in, found), linkTypeCaps(in))
 	}
-	return out
+	return append(out, noBrokenLinks(in, found))
 }
 
 // settle gives each placed link its final status. Only error failures flag

@@ -647,13 +647,13 @@ func TestRulesComeInAFixedOrderPerPolicy(t *testing.T) {
 	}
 	silo, _ := validate(t, inputFor(t, policy.Silo, "care", linkedHTML(up), up))
 	wantSilo := []string{RuleBudget, RuleSiloIntegrity, RuleNoSelfLinks, RuleNoDuplicateTargets, RuleParagraphDensity,
-		RuleAnchorDiversity, RuleFirstLink, RuleDirection}
+		RuleAnchorDiversity, RuleFirstLink, RuleDirection, RuleNoBrokenLinks}
 	if got := names(silo); !reflect.DeepEqual(got, wantSilo) {
 		t.Errorf("silo rules %v, want %v", got, wantSilo)
 	}
 	sag, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(up), up))
 	wantSAG := []string{RuleNoSelfLinks, RuleNoDuplicateTargets, RuleParagraphDensity, RuleAnchorDiversity,
-		RuleFirstLink, RuleMandatoryUplink, RuleDensityRange, RuleLinkTypeCaps}
+		RuleFirstLink, RuleMandatoryUplink, RuleDensityRange, RuleLinkTypeCaps, RuleNoBrokenLinks}
 	if got := names(sag); !reflect.DeepEqual(got, wantSAG) {
 		t.Errorf("sag rules %v, want %v", got, wantSAG)
 	}
@@ -706,5 +706,27 @@ func TestAChangeIsWorseWhenAnErrorRuleNewlyFailsOrFlagsMoreLinks(t *testing.T) {
 	}
 	if got := Worse(before, before); len(got) != 0 {
 		t.Errorf("a page is worse than itself: %+v", got)
+	}
+}
+
+// A writer's link to a deleted page is reported, as a warning that leaves
+// the page passing and flags none of our links; a link to a path no page
+// was ever sent for (an about page the pipeline does not send) is not.
+func TestAWritersLinkToADeletedPageIsReportedAsBroken(t *testing.T) {
+	html := `<p>Our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>
+<p>See <a href="/boots/old-tips/#dry">the old tips</a>, <a href="/boots/old-tips">again</a> and <a href="/about/">about us</a>.</p>`
+	in := input(html, uplink(link.StatusInserted))
+	r, _ := validate(t, in)
+	if nb := rule(r, RuleNoBrokenLinks); !nb.Passed {
+		t.Errorf("no deleted page known: %+v, want passed", nb)
+	}
+	in.DeletedAuthorTargets = map[string]string{"/boots/old-tips": "old-tips"}
+	r, links := validate(t, in)
+	nb := rule(r, RuleNoBrokenLinks)
+	if want := "the page's own links lead to deleted pages: /boots/old-tips/#dry (page old-tips)"; nb.Passed || nb.Severity != SeverityWarning || nb.Detail != want {
+		t.Errorf("%+v, want a warning: %s", nb, want)
+	}
+	if !r.Passed || links["up"].Status != link.StatusVerified {
+		t.Errorf("report passed %v, uplink %s: a warning fails no page and flags no link", r.Passed, links["up"].Status)
 	}
 }
