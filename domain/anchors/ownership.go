@@ -748,6 +748,11 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 		// "panel upgrade") is inside the names that hold its stems.
 		stems := stemKey(strings.Fields(wordKey(c.Text)))
 		words := strings.Fields(key)
+		// Two names of the target that overlap in the text ("managed
+		// Kubernetes" and "Kubernetes hosting" in "our managed Kubernetes
+		// hosting") both name it there: held to each other, neither would
+		// be taken (a trial's uplink was lost so).
+		isName := o.profiles[self].exact[key]
 		var within, own, norms []string
 		for _, n := range said {
 			inside := len(n.norm) > len(padded) && strings.Contains(n.norm, padded) ||
@@ -755,7 +760,7 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 			// An own name the candidate overlaps at an end ("page on
 			// burgundy wine" and "burgundy wine for cooking") is one it
 			// would cut where the text says both.
-			cuts := n.owner == self && overlapAtAnEnd(words, strings.Fields(n.norm))
+			cuts := n.owner == self && !isName && overlapAtAnEnd(words, strings.Fields(n.norm))
 			if (inside || cuts) && !slices.Contains(norms, n.norm) {
 				norms = append(norms, n.norm)
 				if n.owner == self {

@@ -282,3 +282,25 @@ func naturalCandidates(t *testing.T, cands []link.Anchor) []link.Anchor {
 	}
 	return natural
 }
+
+// A trial's ingress article lost its mandatory uplink on "On our managed
+// Kubernetes hosting you can run…": the hub's two names overlap there,
+// and each was held to the other as an own name it would cut, so neither
+// was taken. Two names of the target both name it; the uplink is placed.
+func TestTwoNamesOfTheTargetOverlappingInTheTextDoNotHoldEachOtherBack(t *testing.T) {
+	pol := sagPolicy(t)
+	hub := anchors.Target{PrimaryKeywords: []string{"managed kubernetes"}, Variations: []string{"kubernetes hosting"}, Title: "Managed Kubernetes"}
+	article := anchors.Target{PrimaryKeywords: []string{"kubernetes ingress controllers"}, Title: "Choosing an Ingress Controller"}
+	texts := []string{"On our managed Kubernetes hosting you can run any controller you like.",
+		"Controllers route traffic from the load balancer to your services."}
+	cands := anchors.NewOwnersOf([]anchors.Target{hub}, article).Candidates(0, anchors.NewText(texts), pol)
+	up := link.Link{ID: "up", Type: link.TypeVerticalUp, Mandatory: true, TargetURL: "/k8s/", FirstParagraphs: 2, Candidates: cands}
+	html := "<p>" + texts[0] + "</p>\n<p>" + texts[1] + "</p>"
+	out, placed, err := markup.Place([]byte(html), []markup.LinkRequest{Request(up, CandidateTexts(cands), "")}, markup.Options{GoesOn: anchors.GoesOn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(placed) != 1 || !placed[0].Placed || !strings.Contains(strings.ToLower(placed[0].AnchorText), "kubernetes") {
+		t.Fatalf("placed %+v in %s, want the uplink on a name of the hub", placed, out)
+	}
+}
