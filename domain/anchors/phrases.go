@@ -840,6 +840,13 @@ func GoesOn(phrase, following string) bool {
 	if (last.verb || !last.final) && !gerund && !numbered || last.plur || after.verb && !pluralBeforeVerb || docNouns[after.low] || offerNouns[after.low] {
 		return false
 	}
+	// "keep your credit utilization low from the start", "rebalance your
+	// portfolio back to your targets": a word that says how the thing is
+	// kept or left, before no noun of its own, completes the verb; an
+	// adjective comes before the noun it modifies, not after it.
+	if complements[after.low] && (len(toks) == n+1 || closed(toks[n+1].lex)) {
+		return false
+	}
 	if len(toks) > n+1 {
 		second := toks[n+1].low
 		// "pick up", "sooner or later", "faster than": a verb with its
@@ -878,6 +885,15 @@ func GoesOn(phrase, following string) bool {
 // grooming service" names the mobile dog grooming service page, so the
 // name does not go on into a longer noun phrase (GoesOn).
 var offerNouns = set("service", "services")
+
+// complements are the words that say what state a verb keeps or leaves
+// its object in ("keep it low", "set it back"), which GoesOn does not
+// read as nouns the phrase goes on into.
+var complements = set("low", "high", "clean", "dry", "wet", "warm", "cool", "cold", "safe", "secure", "short",
+	"simple", "tight", "loose", "free", "full", "empty", "steady", "stable", "strong", "healthy", "sharp",
+	"flat", "straight", "intact", "fresh", "quiet", "current", "manageable", "affordable", "lean", "level",
+	"visible", "separate", "ready", "available", "handy", "compliant", "consistent", "small", "open", "alive",
+	"busy", "tidy", "accurate", "predictable", "private", "back", "aside", "apart")
 
 // particles follow a verb to make a phrasal verb ("pick up", "set out").
 var particles = set("up", "out", "off", "away", "back")

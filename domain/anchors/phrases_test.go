@@ -756,6 +756,11 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"remodel", " costs so much", false},
 		{"desoldering braid", " nearby.", false},
 		{"desoldering braid", " wick twice as fast", false},
+		// a silo trial: a word completing the verb, not a noun, follows
+		{"credit utilization", " low from the very beginning", false},
+		{"rebalance your portfolio", " back to your targets", false},
+		{"emergency fund", " ready for surprises", false},
+		{"sleeping bag", " dry sack keeps it compact", true},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
