@@ -56,10 +56,41 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 	add(t.Title, link.AnchorPageTitle)
 	add(withoutArticle(ShortTitle(t.Title), p.Language), link.AnchorPageTitle)
 	add(t.Brand, link.AnchorBranded)
+	// A name written with "&" is said with the word in running text:
+	// "Storage & Networking" in "storage and networking start with…" (a
+	// trial's home page left that sector out).
+	for _, c := range slices.Clone(out) {
+		if other, ok := ampersandSpelling(c.Text, p.Language); ok {
+			add(other, c.Type)
+		}
+	}
 	for _, phrase := range natural() {
 		add(phrase, link.AnchorNatural)
 	}
 	return out
+}
+
+// ampersandSpelling is a name with "&" between its words written with
+// the language's "and"; ok is false for a name without one. Prose says
+// the word where names and menus write the sign; the other way round is
+// rare, and every title with "and" would get a second spelling.
+func ampersandSpelling(name, language string) (string, bool) {
+	and, ok := ampersandWords[language]
+	if !ok {
+		and = ampersandWords[policy.English]
+	}
+	words := strings.Fields(name)
+	i := slices.Index(words, "&")
+	if i < 0 {
+		return "", false
+	}
+	words[i] = and
+	return strings.Join(words, " "), true
+}
+
+// ampersandWords are how each language (policy.Languages) says "&".
+var ampersandWords = map[string]string{
+	policy.English: "and", "french": "et", "spanish": "y", "hungarian": "és", "norwegian": "og", "swedish": "och", "russian": "и",
 }
 
 // withoutArticle is a short title without the article it opens on, in

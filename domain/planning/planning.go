@@ -967,8 +967,10 @@ func (pl *planner) homeLinks() {
 			if used := pl.mentionedAtCap(l); used != "" {
 				pl.note("vertical_down link to %s not planned: the home page names it as %q, which other pages use for it %d times (anchor cap)",
 					l.TargetPageID, used, pl.in.Policy.MaxExactAnchorPerTarget)
-			} else {
-				pl.noteTooShortName(s.Target)
+			} else if !pl.noteTooShortName(s.Target) && s.Kind == site.KindSector {
+				// A site has few sectors, and each is a step of its
+				// hierarchy: one the home page leaves out says why.
+				pl.note("sector %s not linked: the home page's text does not name it (as %q)", s.ID, cmp.Or(pl.sectorName(s.Target), s.Title))
 			}
 			continue
 		}
@@ -1000,8 +1002,9 @@ func rankOnHome(k site.Kind) int {
 // noteTooShortName says why the home page does not link a section whose
 // name its text holds only as a word or words fewer than an anchor's
 // minimum ("Everything starts with budgeting"): the seed's anchors have
-// 2–8 words, and a writer who wants the link writes a longer phrase.
-func (pl *planner) noteTooShortName(t Target) {
+// 2–8 words, and a writer who wants the link writes a longer phrase. It
+// reports whether it wrote the note.
+func (pl *planner) noteTooShortName(t Target) bool {
 	for _, name := range []string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title} {
 		n := anchors.Normalize(name)
 		if n == "" || len(strings.Fields(n)) >= pl.in.Policy.AnchorMinWords || !containsWords(pl.text, n) {
@@ -1017,8 +1020,9 @@ func (pl *planner) noteTooShortName(t Target) {
 			why += fmt.Sprintf("; a phrase of at least %d words that holds it would carry the link", pl.in.Policy.AnchorMinWords)
 		}
 		pl.note("%s", why)
-		return
+		return true
 	}
+	return false
 }
 
 // contextualDown is SAG link type 2's body links: the hub links from its

@@ -2191,3 +2191,30 @@ func TestAScoreMovingAloneLeavesThePlansNotesAsTheyWere(t *testing.T) {
 		t.Errorf("notes changed with the scores alone:\n%q\n%q", before.Notes, after.Notes)
 	}
 }
+
+// A trial's home page said "Storage and networking start with…" of its
+// sector "Storage & Networking", did not link it, and said nothing of
+// it. A name with "&" is found said with "and"; a sector the text does
+// not name at all is named in a note.
+func TestTheHomePageLinksASectorWhoseNameItSaysWithAndForAmpersand(t *testing.T) {
+	jackets := testCluster("jackets", "Rain Jackets", "rain jackets", "terrain=mountain")
+	hub := hubOf(jackets)
+	storage := site.Page{SiteID: "s", ID: "storage", URL: "/storage-networking/", Title: "Storage & Networking",
+		Kind: site.KindSector, SectorID: "storage", PublishedAt: testNow}
+	compute := site.Page{SiteID: "s", ID: "compute", URL: "/compute/", Title: "Compute Platform",
+		Kind: site.KindSector, SectorID: "compute", PublishedAt: testNow}
+	st := testSite(jackets)
+	st.Sectors = append(st.Sectors, site.Sector{ID: "storage", Name: "Storage & Networking", URL: "/storage-networking/"},
+		site.Sector{ID: "compute", Name: "Compute Platform", URL: "/compute/"})
+	st.BuildIndex()
+	texts := []string{"Storage and networking start with object storage and private networks.", "We run servers in three regions."}
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Cloud Host", Kind: site.KindHome, PublishedAt: testNow}
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: home,
+		Targets: []Target{{Page: hub}, {Page: storage}, {Page: compute}}, Texts: texts, WordCount: 600})
+	if got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)); !slices.Contains(got, "storage") {
+		t.Errorf("the home page links %v, want the storage sector it names as \"Storage and networking\" (notes %q)", got, plan.Notes)
+	}
+	if !slices.Contains(plan.Notes, `sector compute not linked: the home page's text does not name it (as "Compute Platform")`) {
+		t.Errorf("notes %q, want one saying the compute sector is not named", plan.Notes)
+	}
+}
