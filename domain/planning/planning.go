@@ -570,6 +570,12 @@ func (pl *planner) verticalUp() {
 	l.Mandatory = true
 	if !pl.mentions(l) {
 		pl.uncarried[l.ID] = true
+		// A trial's article named its hub only as "vélotaf" and was told
+		// no more than that no candidate was found.
+		if name, ok := pl.shortNameOnly(Target{Page: *hub}); ok {
+			pl.note("vertical_up link to hub %s has no anchor in the text: it names the hub only as %q, shorter than the %d words an anchor needs; %s",
+				hub.ID, name, pl.in.Policy.AnchorMinWords, pl.longerPhraseHint(name))
+		}
 	}
 	l.Explanation = fmt.Sprintf("vertical_up: every %s of a cluster links to its hub (%s), in paragraph 1–%d; %s",
 		page.Kind.Page(), page.ClusterID, l.FirstParagraphs, l.Explanation)
@@ -1005,24 +1011,36 @@ func rankOnHome(k site.Kind) int {
 // 2–8 words, and a writer who wants the link writes a longer phrase. It
 // reports whether it wrote the note.
 func (pl *planner) noteTooShortName(t Target) bool {
-	for _, name := range []string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title} {
-		n := anchors.Normalize(name)
-		if n == "" || len(strings.Fields(n)) >= pl.in.Policy.AnchorMinWords || !containsWords(pl.text, n) {
-			continue
-		}
-		why := fmt.Sprintf("%s %s not linked: the home page names it only as %q, shorter than the %d words an anchor needs",
-			t.Kind, t.ID, name, pl.in.Policy.AnchorMinWords)
-		// The example phrase is English; another language's site is told
-		// what to write, not given a phrase in a language it does not use.
-		if pl.in.Policy.Language == "" || pl.in.Policy.Language == policy.English {
-			why += fmt.Sprintf("; a phrase such as \"our %s guide\" would carry the link", strings.TrimSpace(name))
-		} else {
-			why += fmt.Sprintf("; a phrase of at least %d words that holds it would carry the link", pl.in.Policy.AnchorMinWords)
-		}
-		pl.note("%s", why)
-		return true
+	name, ok := pl.shortNameOnly(t)
+	if ok {
+		pl.note("%s %s not linked: the home page names it only as %q, shorter than the %d words an anchor needs; %s",
+			t.Kind, t.ID, name, pl.in.Policy.AnchorMinWords, pl.longerPhraseHint(name))
 	}
-	return false
+	return ok
+}
+
+// shortNameOnly is a name of t that the page's text holds, in fewer words
+// than an anchor's minimum: what the text names t by when none of its
+// anchors is there.
+func (pl *planner) shortNameOnly(t Target) (string, bool) {
+	for _, name := range append([]string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title}, t.Keywords...) {
+		n := anchors.Normalize(name)
+		if n != "" && len(strings.Fields(n)) < pl.in.Policy.AnchorMinWords && containsWords(pl.text, n) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// longerPhraseHint says what would carry a link whose target the text
+// names only as name. The example phrase is English; another language's
+// site is told what to write, not given a phrase in a language it does
+// not use.
+func (pl *planner) longerPhraseHint(name string) string {
+	if pl.in.Policy.Language == "" || pl.in.Policy.Language == policy.English {
+		return fmt.Sprintf("a phrase such as \"our %s guide\" would carry the link", strings.TrimSpace(name))
+	}
+	return fmt.Sprintf("a phrase of at least %d words that holds it would carry the link", pl.in.Policy.AnchorMinWords)
 }
 
 // contextualDown is SAG link type 2's body links: the hub links from its

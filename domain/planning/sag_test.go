@@ -2218,3 +2218,20 @@ func TestTheHomePageLinksASectorWhoseNameItSaysWithAndForAmpersand(t *testing.T)
 		t.Errorf("notes %q, want one saying the compute sector is not named", plan.Notes)
 	}
 }
+
+// A trial's article named its hub only as "vélotaf", one word: its
+// uplink was left for the LLM fallback with no word on why. The plan now
+// says which name the text holds and what would carry the link.
+func TestAnArticleNamingItsHubInOneWordIsToldWhyItsUplinkHasNoAnchor(t *testing.T) {
+	commute := testCluster("commute", "Commuting", "bike commuting")
+	hub := hubOf(commute)
+	hub.Keywords = []string{"commuting"}
+	page := articleIn(commute, "locks", "Choosing a Bike Lock")
+	texts := []string{"Commuting means leaving a bike outside all day.", "A good lock is the first thing to buy."}
+	plan := planOf(t, Input{Structure: testSite(commute), Policy: sagPolicy(t), Page: page, Hub: &hub,
+		Targets: []Target{{Page: hub}}, Texts: texts, WordCount: 600})
+	want := `vertical_up link to hub hub-commute has no anchor in the text: it names the hub only as "commuting", shorter than the 2 words an anchor needs; a phrase such as "our commuting guide" would carry the link`
+	if !slices.Contains(plan.Notes, want) {
+		t.Errorf("notes %q, want %q", plan.Notes, want)
+	}
+}
