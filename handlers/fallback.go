@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/interlinker/interlinker/domain/planning"
 	"strings"
 	"time"
 
@@ -121,7 +122,7 @@ func answerKey(fields ...string) []byte {
 // Related Articles) is not written into the body: the planner lists a
 // sibling there because the text has no room for it, and a rewrite would
 // link it twice on one page.
-func placeByFallback(html []byte, st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) ([]byte, *fallbackAsk, error) {
+func placeByFallback(html []byte, st planStage, links []link.Link, usage map[string]map[string]int, capOf planning.AnchorCap, rw *rewrites) ([]byte, *fallbackAsk, error) {
 	opts := markupOptions(st.site, st.page.Page)
 	listed := map[string]string{}
 	for _, l := range links {
@@ -138,7 +139,7 @@ func placeByFallback(html []byte, st planStage, links []link.Link, usage map[str
 			l.Reason += "; " + fmt.Sprintf(reasonLLMListed, section)
 			continue
 		}
-		anchor, ok := fallbackAnchor(*l, usage, st.site.policy.MaxExactAnchorPerTarget)
+		anchor, ok := fallbackAnchor(*l, usage, capOf)
 		if !ok {
 			continue
 		}
@@ -264,8 +265,8 @@ func awaitingFallback(l link.Link) bool {
 
 // fallbackAnchor is the anchor the model is asked to use: the link's first
 // candidate under the anchor cap.
-func fallbackAnchor(l link.Link, usage map[string]map[string]int, maxExact int) (string, bool) {
-	if under, _ := underCap(l, usage, maxExact, nil); len(under) > 0 {
+func fallbackAnchor(l link.Link, usage map[string]map[string]int, capOf planning.AnchorCap) (string, bool) {
+	if under, _ := underCap(l, usage, capOf, nil); len(under) > 0 {
 		return under[0], true
 	}
 	return "", false

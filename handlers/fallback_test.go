@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"github.com/interlinker/interlinker/domain/planning"
 	"strings"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestTheLLMFallbackLeavesOutATargetRelatedReadingLists(t *testing.T) {
 	rw := &rewrites{model: "test-model", ask: true, callsLeft: 4,
 		lookup: func([]byte) (store.Answer, bool, error) { return store.Answer{}, false, nil }}
 
-	_, ask, err := placeByFallback(html, st, links, nil, rw)
+	_, ask, err := placeByFallback(html, st, links, nil, planning.AnchorCap{MaxExact: 3}, rw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,9 +43,13 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 			if err != nil {
 				return err
 			}
+			capOf, err := anchorCap(ctx, tx, st, links, usage)
+			if err != nil {
+				return err
+			}
 			rw.lookup = func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) }
 			var html []byte
-			html, ask, err = linkHTML(st, links, usage, rw)
+			html, ask, err = linkHTML(st, links, usage, capOf, rw)
 			if err != nil {
 				return err
 			}
@@ -80,18 +85,18 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 // anchors per target) leaves, those no text carries by the LLM fallback's
 // kept answers (rw; nil with the LLM off), then writes its generated
 // blocks. ask is an answer the fallback needs first, when rw may ask.
-func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, rw *rewrites) (html []byte, ask *fallbackAsk, err error) {
+func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, capOf planning.AnchorCap, rw *rewrites) (html []byte, ask *fallbackAsk, err error) {
 	opts := markupOptions(st.site, st.page.Page)
 	opts.OwnNames = planning.PageNames(st.page.Page)
-	html, err = placeInBody([]byte(st.page.HTML), links, usage, st.site.policy.MaxExactAnchorPerTarget, opts)
+	html, err = placeInBody([]byte(st.page.HTML), links, usage, capOf, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)
 	}
-	html, ask, err = placeByFallback(html, st, links, usage, rw)
+	html, ask, err = placeByFallback(html, st, links, usage, capOf, rw)
 	if err != nil || ask != nil {
 		return html, ask, err
 	}
-	if err := suggestAnchors(html, links, usage, st.site.policy.MaxExactAnchorPerTarget, opts); err != nil {
+	if err := suggestAnchors(html, links, usage, capOf, opts); err != nil {
 		return nil, nil, fmt.Errorf("%w: anchors of page %s's suggestions: %v", ErrPermanent, st.page.ID, err)
 	}
 	html, err = insertBlocks(html, links, st)
@@ -111,14 +116,14 @@ func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, 
 // anchor mix); the uplink tries the candidates found in its first
 // paragraphs least used for its hub first, so a cluster's articles spread
 // over the hub's anchors instead of using up the first.
-func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int, maxExact int, opts markup.Options) ([]byte, error) {
+func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int, capOf planning.AnchorCap, opts markup.Options) ([]byte, error) {
 	// A candidate may be placed as a variation of itself ("hiking boot"
 	// found as "hiking boots"), whose text can be at the cap although the
 	// candidate is not: such a placement is undone by placing again
 	// without that candidate, until every anchor placed is under the cap.
 	refused := map[int]map[string]bool{}
 	for {
-		html, placed, err := placeUnderCap(src, links, usage, maxExact, refused, opts)
+		html, placed, err := placeUnderCap(src, links, usage, capOf, refused, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +150,7 @@ const reasonAllCapped = "anchor cap: every candidate anchor"
 // (capped, by index) their reason, which says whether the text names the
 // target at all: a reader who finds none of the anchors in the page
 // should not be told that the cap is all that stands in the way.
-func explainAllCapped(src []byte, links []link.Link, capped []int, maxExact int, opts markup.Options) error {
+func explainAllCapped(src []byte, links []link.Link, capped []int, capOf planning.AnchorCap, opts markup.Options) error {
 	if len(capped) == 0 {
 		return nil
 	}
@@ -159,9 +164,9 @@ func explainAllCapped(src []byte, links []link.Link, capped []int, maxExact int,
 		if inText {
 			where = "and the text names it only with those"
 		}
-		limit := planning.AnchorLimit(links[i].Type, maxExact)
+		limit := capOf.Limit(links[i])
 		links[i].Reason = fmt.Sprintf("%s already links to page %s %d times on other pages (max_exact_anchor_per_target%s), %s",
-			reasonAllCapped, links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, maxExact), where)
+			reasonAllCapped, links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, capOf.MaxExact), where)
 	}
 	return nil
 }
@@ -177,7 +182,7 @@ const awaitsFallback = "left for the LLM fallback"
 // placeUnderCap places the in-body links once, offering each only its
 // candidates under the cap and not refused. It reports false, after
 // adding the culprit to refused, when a variation it placed is at the cap.
-func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]int, maxExact int, refused map[int]map[string]bool, opts markup.Options) ([]byte, bool, error) {
+func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]int, capOf planning.AnchorCap, refused map[int]map[string]bool, opts markup.Options) ([]byte, bool, error) {
 	var reqs []markup.LinkRequest
 	var placing, allCapped []int
 	capped := map[int][]string{} // the candidates held back, by link
@@ -186,7 +191,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
 			continue
 		}
-		texts, held := underCap(l, usage, maxExact, refused[i])
+		texts, held := underCap(l, usage, capOf, refused[i])
 		capped[i] = held
 		if l.Mandatory {
 			used := usage[l.TargetPageID]
@@ -205,7 +210,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		reqs = append(reqs, planning.Request(l, texts, uplink))
 		placing = append(placing, i)
 	}
-	if err := explainAllCapped(src, links, allCapped, maxExact, opts); err != nil {
+	if err := explainAllCapped(src, links, allCapped, capOf, opts); err != nil {
 		return nil, false, err
 	}
 	if len(reqs) == 0 {
@@ -217,7 +222,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 	}
 	if k, candidate, capped := planning.CappedPlacement(placements, reqs, func(k int, placed string) bool {
 		l := links[placing[k]]
-		return usage[l.TargetPageID][placed] >= planning.AnchorLimit(l.Type, maxExact)
+		return usage[l.TargetPageID][placed] >= capOf.Limit(l)
 	}); capped {
 		i := placing[k]
 		if refused[i] == nil {
@@ -243,10 +248,10 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		}
 		switch {
 		case held.Placed:
-			limit := planning.AnchorLimit(links[i].Type, maxExact)
+			limit := capOf.Limit(links[i])
 			links[i].Reason = fmt.Sprintf("anchor cap: candidates that already link to page %s %d times on other pages "+
 				"(max_exact_anchor_per_target%s) were held back, and the others were not placed (%s)",
-				links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, maxExact), pl.Reason)
+				links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
 		case foundInText(held):
 			links[i].Reason = held.Reason
 		}
@@ -254,11 +259,48 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 	return html, true, nil
 }
 
+// anchorCap is the anchor cap the page's in-body links meet. Which of
+// their targets no link of the hierarchy reaches matters only where an
+// optional link's candidate is used exactly its AnchorLimit times, so the
+// targets are read only then: most pages read nothing.
+func anchorCap(ctx context.Context, tx *store.Tx, st planStage, links []link.Link, usage map[string]map[string]int) (planning.AnchorCap, error) {
+	capOf := planning.AnchorCap{MaxExact: st.site.policy.MaxExactAnchorPerTarget}
+	var atLimit []string
+	for _, l := range links {
+		limit := planning.AnchorLimit(l.Type, capOf.MaxExact)
+		if l.Zone != link.ZoneInBody || limit == capOf.MaxExact || slices.Contains(atLimit, l.TargetPageID) {
+			continue
+		}
+		for _, c := range l.Candidates {
+			if usage[l.TargetPageID][anchors.Normalize(c.Text)] == limit {
+				atLimit = append(atLimit, l.TargetPageID)
+				break
+			}
+		}
+	}
+	if len(atLimit) == 0 {
+		return capOf, nil
+	}
+	targets, err := tx.LiveTargets(ctx, st.page.SiteID, atLimit)
+	if err != nil {
+		return planning.AnchorCap{}, err
+	}
+	for id, t := range targets {
+		if !planning.ReachedByHierarchy(t.Page) {
+			if capOf.Unreserved == nil {
+				capOf.Unreserved = map[string]bool{}
+			}
+			capOf.Unreserved[id] = true
+		}
+	}
+	return capOf, nil
+}
+
 // underCap splits a link's candidates into those other pages leave under
-// its anchor limit (planning.AnchorLimit), and not refused, and those
-// held back.
-func underCap(l link.Link, usage map[string]map[string]int, maxExact int, refused map[string]bool) (under, held []string) {
-	limit := planning.AnchorLimit(l.Type, maxExact)
+// its anchor limit (planning.AnchorCap), and not refused, and those held
+// back.
+func underCap(l link.Link, usage map[string]map[string]int, capOf planning.AnchorCap, refused map[string]bool) (under, held []string) {
+	limit := capOf.Limit(l)
 	for _, c := range l.Candidates {
 		if usage[l.TargetPageID][anchors.Normalize(c.Text)] < limit && !refused[c.Text] {
 			under = append(under, c.Text)
@@ -298,13 +340,13 @@ func foundInText(pl markup.Placement) bool {
 // text still holds outside the links placed, density limits aside. The
 // link stays a suggestion, out of the HTML; one whose text holds none
 // keeps no anchor.
-func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]int, maxExact int, opts markup.Options) error {
+func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]int, capOf planning.AnchorCap, opts markup.Options) error {
 	for i := range links {
 		l := &links[i]
 		if l.Zone != link.ZoneInBody || l.Status != link.StatusReview {
 			continue
 		}
-		texts, capped := underCap(*l, usage, maxExact, nil)
+		texts, capped := underCap(*l, usage, capOf, nil)
 		l.Anchor, l.AnchorType, l.Paragraph = "", "", 0
 		if len(texts) == 0 {
 			gap := planning.NoAnchorInText

@@ -23,7 +23,7 @@ func TestNoLinkTakesAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
 		{ID: "none", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
 			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}},
 	}
-	_, err := placeInBody(src, links, usage, 3, markup.Options{AllowDuplicateTargets: true})
+	_, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{AllowDuplicateTargets: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestAnUplinkTakesTheCandidateLeastUsedForItsHub(t *testing.T) {
 				{Text: "trail boots", Type: link.AnchorPrimaryKeyword},
 				{Text: "boot fit", Type: link.AnchorNatural}}},
 	}
-	if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if links[0].Status != link.StatusInserted || links[0].Anchor != "boot fit" {
@@ -68,7 +68,7 @@ func TestALinkWithEveryAnchorAtTheCapSaysWhetherTheTextNamesItsTarget(t *testing
 		{ID: "unnamed", TargetPageID: "tents", TargetURL: "/tents/", Type: link.TypeCrossCluster, Zone: link.ZoneInBody,
 			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "backpacking tents", Type: link.AnchorPrimaryKeyword}}},
 	}
-	if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -91,7 +91,7 @@ func TestALinkWithNoCandidateIsNotBlamedOnTheCap(t *testing.T) {
 	usage := map[string]map[string]int{"invoicing": {"invoice tools": 2}}
 	links := []link.Link{{ID: "none", TargetPageID: "invoicing", TargetURL: "/invoicing/", Type: link.TypeVerticalUp,
 		Zone: link.ZoneInBody, Status: link.StatusPlanned}}
-	if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, reasonNoCandidate) {
@@ -113,7 +113,7 @@ func TestALinkPartlyHeldBackByTheCapBlamesItOnlyWhenTheTextHoldsOne(t *testing.T
 			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "backpacking tents", Type: link.AnchorPrimaryKeyword},
 				{Text: "tent guide", Type: link.AnchorPageTitle}}},
 	}
-	if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, "anchor cap: candidates that already link to page boots") {
@@ -139,7 +139,7 @@ func TestASuggestionShowsTheWordsThatWouldCarryIt(t *testing.T) {
 		{ID: "tents", TargetPageID: "tents", TargetURL: "/tents/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
 			Status: link.StatusReview, Candidates: []link.Anchor{{Text: "backpacking tents", Type: link.AnchorPrimaryKeyword}}},
 	}
-	if err := suggestAnchors(src, links, usage, 3, markup.Options{}); err != nil {
+	if err := suggestAnchors(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if l := links[0]; l.Status != link.StatusReview || l.Anchor != "boot care guide" || l.AnchorType != link.AnchorPageTitle || l.Paragraph != 2 {
@@ -154,7 +154,7 @@ func TestASuggestionShowsTheWordsThatWouldCarryIt(t *testing.T) {
 	}
 	links[1].Candidates = []link.Anchor{{Text: "trail boots", Type: link.AnchorPrimaryKeyword}}
 	links[1].TargetPageID = "care"
-	if err := suggestAnchors(src, links[1:], usage, 3, markup.Options{}); err != nil {
+	if err := suggestAnchors(src, links[1:], usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if l := links[1]; l.Anchor != "" || l.Reason != planning.ReviewReason(planning.EveryAnchorAtCap) {
@@ -164,7 +164,7 @@ func TestASuggestionShowsTheWordsThatWouldCarryIt(t *testing.T) {
 	// is what the reason names (trial V: "no anchor for it in the page's
 	// text" where the text held the target's keyword word for word).
 	links[1].Candidates = append(links[1].Candidates, link.Anchor{Text: "boot waxing basics", Type: link.AnchorPageTitle})
-	if err := suggestAnchors(src, links[1:], usage, 3, markup.Options{}); err != nil {
+	if err := suggestAnchors(src, links[1:], usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if l := links[1]; l.Anchor != "" || l.Reason != planning.ReviewReason(planning.TextAnchorsAtCap) {
@@ -184,7 +184,7 @@ func TestALinkThePageCarriesAlreadyIsNotLeftForTheFallback(t *testing.T) {
 		{ID: "sib", TargetPageID: "socks", TargetURL: "/socks/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
 			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking socks", Type: link.AnchorPrimaryKeyword}}},
 	}
-	if _, err := placeInBody(src, links, nil, 3, markup.Options{}); err != nil {
+	if _, err := placeInBody(src, links, nil, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if links[0].Status != link.StatusPlanned || !markup.LinkedAlready(links[0].Reason) || awaitingFallback(links[0]) {
@@ -233,7 +233,7 @@ func TestAnOptionalLinkLeavesTheLastUseOfAnAnchorToTheHierarchy(t *testing.T) {
 	} {
 		links := []link.Link{{ID: "l", TargetPageID: "pla", TargetURL: "/pla/", Type: c.typ, Zone: link.ZoneInBody,
 			Status: link.StatusPlanned, Candidates: candidates}}
-		if _, err := placeInBody(src, links, usage, 3, markup.Options{}); err != nil {
+		if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if placed := links[0].Status == link.StatusInserted; placed != c.placed {
@@ -257,10 +257,43 @@ func TestACappedCandidateTheTextHoldsOnlyAsAFragmentIsNotBlamedOnTheCap(t *testi
 	links := []link.Link{{ID: "l", TargetPageID: "sleep", TargetURL: "/sleep/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
 		Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "ESP32 deep sleep", Type: link.AnchorPrimaryKeyword},
 			{Text: "Deep Sleep on the ESP32", Type: link.AnchorPageTitle}}}}
-	if _, err := placeInBody(src, links, usage, 3, markup.Options{GoesOn: goesOn, MinWordsBetweenLinks: -1}); err != nil {
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{GoesOn: goesOn, MinWordsBetweenLinks: -1}); err != nil {
 		t.Fatal(err)
 	}
 	if l := links[0]; l.Status != link.StatusPlanned || strings.HasPrefix(l.Reason, "anchor cap") || !strings.Contains(l.Reason, "only as the front of a longer phrase") {
 		t.Errorf("link %+v, want it planned with the fragment as its reason, not the cap", l)
+	}
+}
+
+// An optional link keeps the last use of an anchor back for the links the
+// site's hierarchy asks for, but not for a target no such link reaches: a
+// silo trial's glossary page, outside every cluster and reached by
+// related links alone, got no link once two pages used its name.
+func TestAnOptionalLinkTakesTheLastUseOfATargetNoHierarchyLinkReaches(t *testing.T) {
+	src := []byte("<p>Interest on interest is how compound interest grows your savings.</p>\n")
+	related := func() []link.Link {
+		return []link.Link{{ID: "rel", TargetPageID: "glossary-compound-interest", TargetURL: "/glossary/compound-interest/",
+			Type: link.TypeRelated, Zone: link.ZoneInBody, Status: link.StatusPlanned,
+			Candidates: []link.Anchor{{Text: "compound interest", Type: link.AnchorPrimaryKeyword}}}}
+	}
+	usage := map[string]map[string]int{"glossary-compound-interest": {"compound interest": 2}}
+	kept := related()
+	if _, err := placeInBody(src, kept, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if kept[0].Status != link.StatusPlanned || !strings.Contains(kept[0].Reason, "the last kept for the site's hierarchy") {
+		t.Errorf("link to a target the hierarchy reaches %+v, want the last use kept back", kept[0])
+	}
+	taken := related()
+	capOf := planning.AnchorCap{MaxExact: 3, Unreserved: map[string]bool{"glossary-compound-interest": true}}
+	if _, err := placeInBody(src, taken, usage, capOf, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if taken[0].Status != link.StatusInserted || taken[0].Anchor != "compound interest" {
+		t.Errorf("link to a target no hierarchy link reaches %+v, want it placed on the third use", taken[0])
+	}
+	if planning.ReachedByHierarchy(site.Page{Kind: site.KindPage}) || !planning.ReachedByHierarchy(site.Page{Kind: site.KindSupporting, ClusterID: "c"}) ||
+		!planning.ReachedByHierarchy(site.Page{Kind: site.KindSector}) {
+		t.Error("ReachedByHierarchy: want pages of a cluster and sector pages only")
 	}
 }

@@ -345,7 +345,11 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	// A settle pass builds the page from the fallback's kept answers only:
 	// it asks no model, inside its transaction or out.
 	rw := &rewrites{model: p.modelName(), lookup: func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) }}
-	html, _, err := linkHTML(st, st.links, tally.counts, rw)
+	capOf, err := anchorCap(ctx, tx, st, st.links, tally.counts)
+	if err != nil {
+		return settledPage{}, false, err
+	}
+	html, _, err := linkHTML(st, st.links, tally.counts, capOf, rw)
 	missing.rewrites = append(missing.rewrites, rw.missing...)
 	if err != nil {
 		p.Logger.WarnContext(ctx, "settle pass left a page as it is", "site_id", page.SiteID, "page_id", page.ID, "err", err)

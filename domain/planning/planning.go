@@ -213,6 +213,7 @@ func PlanUnderCap(ctx context.Context, in Input, plan func(Input) (Plan, error),
 		}
 		asked := map[string][]string{}
 		limits := map[string]int{} // by target: a page links a target once in its body
+		capOf := AnchorCap{MaxExact: maxExact, Unreserved: unreserved(in.Targets)}
 		for _, l := range p.Links {
 			// The mandatory uplink is planned whatever its anchors' use (the
 			// inject stage picks its least used one), so only the optional
@@ -221,7 +222,7 @@ func PlanUnderCap(ctx context.Context, in Input, plan func(Input) (Plan, error),
 			if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned || l.Mandatory {
 				continue
 			}
-			limits[l.TargetPageID] = AnchorLimit(l.Type, maxExact)
+			limits[l.TargetPageID] = capOf.Limit(l)
 			for _, c := range l.Candidates {
 				if f := anchors.Normalize(c.Text); f != "" && !in.AtCap[l.TargetPageID][f] && !slices.Contains(asked[l.TargetPageID], f) {
 					asked[l.TargetPageID] = append(asked[l.TargetPageID], f)
@@ -258,6 +259,21 @@ func PlanUnderCap(ctx context.Context, in Input, plan func(Input) (Plan, error),
 	}
 }
 
+// unreserved are the targets no link of the site's hierarchy reaches
+// (AnchorCap.Unreserved).
+func unreserved(targets []Target) map[string]bool {
+	var out map[string]bool
+	for _, t := range targets {
+		if !ReachedByHierarchy(t.Page) {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[t.ID] = true
+		}
+	}
+	return out
+}
+
 // AnchorLimit is how many uses by in-body links on other pages leave an
 // exact anchor to a target out of reach of a link of type t: the policy's
 // max_exact_anchor_per_target, less one for an optional link (a sibling's,
@@ -271,6 +287,36 @@ func AnchorLimit(t link.Type, maxExact int) int {
 		return maxExact - 1
 	}
 	return maxExact
+}
+
+// AnchorCap is the anchor cap a page's in-body links meet: the policy's
+// max_exact_anchor_per_target, each link held to its AnchorLimit, but
+// for the targets no link of the site's hierarchy reaches.
+type AnchorCap struct {
+	MaxExact int
+	// Unreserved are those targets, by page id (ReachedByHierarchy is
+	// false): keeping a use back for a link that never comes would only
+	// starve them. A silo trial's glossary page, outside every cluster and
+	// reached by related links alone, got none once two pages used its
+	// name.
+	Unreserved map[string]bool
+}
+
+// Limit is how many uses by other pages leave an anchor out of l's reach.
+func (c AnchorCap) Limit(l link.Link) int {
+	if c.Unreserved[l.TargetPageID] {
+		return c.MaxExact
+	}
+	return AnchorLimit(l.Type, c.MaxExact)
+}
+
+// ReachedByHierarchy reports whether a link the site's hierarchy asks for
+// may lead to the page: an uplink, cross-cluster link or a hub's or
+// parent's link down goes to a page of a cluster, the home page's link
+// down to a hub or a sector page. Generated lists and breadcrumbs, which
+// reach the others, count towards no cap.
+func ReachedByHierarchy(p site.Page) bool {
+	return p.ClusterID != "" || p.Kind == site.KindSector
 }
 
 // AnchorLimitNote is what a reason adds to "N times" when the limit is

@@ -2103,7 +2103,10 @@ func TestTheHomePageLinksASectorByTheNameTheSiteGivesIt(t *testing.T) {
 // stage (AnchorLimit): a sibling's anchor used twice elsewhere is at its
 // cap, a link down the hierarchy with the same count is not.
 func TestPlanningUnderTheCapHoldsOptionalLinksOneUseShort(t *testing.T) {
-	in := Input{Policy: sagPolicy(t)}
+	// A glossary page outside every cluster is reached by no link of the
+	// hierarchy: nothing is kept back for one (AnchorCap.Unreserved).
+	glossary := site.Page{SiteID: "s", ID: "glossary", URL: "/glossary/apr/", Kind: site.KindPage}
+	in := Input{Policy: sagPolicy(t), Targets: []Target{{Page: glossary}}}
 	var seen map[string]map[string]bool
 	plan := func(in Input) (Plan, error) {
 		seen = in.AtCap
@@ -2112,16 +2115,18 @@ func TestPlanningUnderTheCapHoldsOptionalLinksOneUseShort(t *testing.T) {
 				Candidates: []link.Anchor{{Text: "PLA filament"}}},
 			{ID: "d", TargetPageID: "child", Type: link.TypeVerticalDown, Zone: link.ZoneInBody, Status: link.StatusPlanned,
 				Candidates: []link.Anchor{{Text: "resin printing"}}},
+			{ID: "g", TargetPageID: "glossary", Type: link.TypeRelated, Zone: link.ZoneInBody, Status: link.StatusPlanned,
+				Candidates: []link.Anchor{{Text: "annual percentage rate"}}},
 		}}, nil
 	}
 	count := func(map[string][]string) (map[string]map[string]int, error) {
-		return map[string]map[string]int{"sib": {"pla filament": 2}, "child": {"resin printing": 2}}, nil
+		return map[string]map[string]int{"sib": {"pla filament": 2}, "child": {"resin printing": 2}, "glossary": {"annual percentage rate": 2}}, nil
 	}
 	if _, err := PlanUnderCap(t.Context(), in, plan, count); err != nil {
 		t.Fatal(err)
 	}
-	if !seen["sib"]["pla filament"] || seen["child"]["resin printing"] {
-		t.Errorf("anchors at the cap %v, want the sibling's (used twice, an optional link's limit) and not the child's", seen)
+	if !seen["sib"]["pla filament"] || seen["child"]["resin printing"] || seen["glossary"]["annual percentage rate"] {
+		t.Errorf("anchors at the cap %v, want the sibling's (used twice, an optional link's limit) and not the child's or the glossary page's", seen)
 	}
 }
 
