@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -838,6 +839,13 @@ func GoesOn(phrase, following string) bool {
 	pluralBeforeVerb := after.lex == cAmbig && after.plur && len(toks) > n+1 &&
 		(toks[n+1].lex == cVerb || toks[n+1].lex == cAux)
 	if (last.verb || !last.final) && !gerund && !numbered || last.plur || after.verb && !pluralBeforeVerb || docNouns[after.low] || offerNouns[after.low] {
+		return false
+	}
+	// Two things joined by "and" are plural whatever their last word, and
+	// a bare verb-or-noun after them is their verb: "[storage and
+	// networking] start with object storage" (a trial's home page lost
+	// its sector so). "salt and pepper shaker" still goes on.
+	if after.lex == cAmbig && !after.plur && slices.ContainsFunc(toks[:n-1], func(t token) bool { return t.low == "and" || t.low == "&" }) {
 		return false
 	}
 	// "keep your credit utilization low from the start", "rebalance your

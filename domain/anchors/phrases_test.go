@@ -761,6 +761,9 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"rebalance your portfolio", " back to your targets", false},
 		{"emergency fund", " ready for surprises", false},
 		{"sleeping bag", " dry sack keeps it compact", true},
+		// a trial's home page: two things joined by "and" before their verb
+		{"Storage and networking", " start with object storage", false},
+		{"salt and pepper", " shaker", true},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
