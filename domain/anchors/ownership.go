@@ -419,12 +419,13 @@ type Owners struct {
 	cache map[string]int // noun phrase as written → best target
 
 	source int // the index of the source page among the targets; -1 for none
-	// contenders are the profiles from index firstContender on: names of
-	// pages that are no target of the page, whose phrases they still own
-	// (NewOwnersAmong). byHead lists them by head stem, so a phrase is
-	// held against the few whose names it could name, not all of them.
+	// contenders are names of pages that are no target of the page, whose
+	// phrases they still own (NewOwnersAmong), shared by every page of a
+	// site; excluded marks, by their index, those that are the page's own
+	// targets' after all. Contender j is owner firstContender+j.
+	contenders     *Contenders
+	excluded       []bool
 	firstContender int
-	byHead         map[string][]int
 	// said are the other targets' names the text last asked about says,
 	// for NotWithin (saidIn is that text).
 	said   []ownedName
@@ -486,21 +487,48 @@ func NewOwnersOf(targets []Target, source Target) *Owners {
 // such: a home page under silo links its sectors only, and a trial's
 // linked the sector "Payments" on "[card payments]", the card payments
 // hub's keyword. A contender's names also hold other targets' candidates
-// back inside them (NotWithin), as a target's do.
-func NewOwnersAmong(targets []Target, source Target, contenders []Target) *Owners {
+// back inside them (NotWithin), as a target's do. excluded (by index; nil
+// for none) leaves out contenders that are the page's targets.
+func NewOwnersAmong(targets []Target, source Target, contenders *Contenders, excluded []bool) *Owners {
 	o := NewOwnersOf(targets, source)
-	o.firstContender = len(o.profiles)
-	o.byHead = map[string][]int{}
-	for _, t := range contenders {
-		i := len(o.profiles)
-		pr := profiles.of(t.names(), t.nameTitle())
-		o.targets = append(o.targets, t)
-		o.profiles = append(o.profiles, pr)
-		for head := range pr.heads {
-			o.byHead[head] = append(o.byHead[head], i)
+	o.contenders, o.excluded, o.firstContender = contenders, excluded, len(o.profiles)
+	return o
+}
+
+// Contenders are names read once for the plans of every page of a site
+// at one structure version (NewOwnersAmong): its clusters' names cost a
+// plan among 100 clusters a fifth more otherwise.
+type Contenders struct {
+	targets  []Target
+	profiles []profile
+	// byHead lists the contenders by head stem, so a phrase is held
+	// against the few whose names it could name, not all of them.
+	byHead map[string][]int
+}
+
+// NewContenders reads the names of the contenders.
+func NewContenders(targets []Target) *Contenders {
+	c := &Contenders{targets: targets, profiles: make([]profile, len(targets)), byHead: map[string][]int{}}
+	for i, t := range targets {
+		c.profiles[i] = newProfile(t.names(), t.nameTitle())
+		for head := range c.profiles[i].heads {
+			c.byHead[head] = append(c.byHead[head], i)
 		}
 	}
-	return o
+	return c
+}
+
+// profile is the profile of owner i: a target's, or a contender's.
+func (o *Owners) profile(i int) profile {
+	if i < o.firstContender || o.contenders == nil {
+		return o.profiles[i]
+	}
+	return o.contenders.profiles[i-o.firstContender]
+}
+
+// contends reports whether contender j stands for the page.
+func (o *Owners) contends(j int) bool {
+	return j >= len(o.excluded) || !o.excluded[j]
 }
 
 // saysAsARun reports whether one of the profile's names holds a phrase
@@ -518,17 +546,24 @@ func (pr profile) saysAsARun(padded, paddedStems string) bool {
 
 // contending lists the contenders whose names a noun phrase could name
 // (named holds it to a name's head: its own, or before a document noun),
-// in index order.
+// as owner indexes in order.
 func (o *Owners) contending(np nounPhrase) []int {
-	if len(o.byHead) == 0 || len(np) == 0 {
+	if o.contenders == nil || len(np) == 0 {
 		return nil
 	}
 	n := len(np)
-	out := o.byHead[np[n-1].stem]
+	heads := o.contenders.byHead
+	found := heads[np[n-1].stem]
 	if n > 1 && docNouns[np[n-1].low] {
-		out = append(slices.Clone(out), o.byHead[np[n-2].stem]...)
-		slices.Sort(out)
-		out = slices.Compact(out)
+		found = append(slices.Clone(found), heads[np[n-2].stem]...)
+		slices.Sort(found)
+		found = slices.Compact(found)
+	}
+	var out []int
+	for _, j := range found {
+		if o.contends(j) {
+			out = append(out, o.firstContender+j)
+		}
 	}
 	return out
 }
@@ -637,16 +672,13 @@ func (o *Owners) best(np nounPhrase) int {
 	text, stems := Normalize(np.text()), np.stemKey()
 	padded, paddedStems := " "+text+" ", stemKey(strings.Fields(wordKey(np.text())))
 	considered := o.profiles
-	if o.byHead != nil {
-		considered = o.profiles[:o.firstContender]
-	}
 	contending := o.contending(np)
 	for k := 0; k < len(considered)+len(contending); k++ {
 		i := k
 		if k >= len(considered) {
 			i = contending[k-len(considered)]
 		}
-		pr := o.profiles[i]
+		pr := o.profile(i)
 		if !pr.named(np, ws) {
 			continue
 		}
@@ -803,6 +835,18 @@ func (o *Owners) saidBy(source *Text) []ownedName {
 		for _, sp := range pr.spellings {
 			if source.says(sp) {
 				said = append(said, ownedName{owner: i, spelling: sp})
+			}
+		}
+	}
+	if o.contenders != nil {
+		for j, pr := range o.contenders.profiles {
+			if !o.contends(j) {
+				continue
+			}
+			for _, sp := range pr.spellings {
+				if source.says(sp) {
+					said = append(said, ownedName{owner: o.firstContender + j, spelling: sp})
+				}
 			}
 		}
 	}

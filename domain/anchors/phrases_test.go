@@ -850,7 +850,7 @@ func TestAPhraseAContenderNamesBestLinksNoTarget(t *testing.T) {
 	home := Target{Title: "Ledgerly: Invoicing and Payments Software", Brand: "Ledgerly"}
 	cards := Target{PrimaryKeywords: []string{"card payments"}, Variations: []string{"credit card processing"}, Title: "Card Payments"}
 	ach := Target{PrimaryKeywords: []string{"ach transfers"}, Title: "ACH Transfers"}
-	own := NewOwnersAmong([]Target{sector}, home, []Target{ach, cards})
+	own := NewOwnersAmong([]Target{sector}, home, NewContenders([]Target{ach, cards}), nil)
 	for phrase, want := range map[string]int{
 		"card payments":          3, // the second contender, after the target and the page itself
 		"recurring payments":     0,

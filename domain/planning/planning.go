@@ -441,30 +441,50 @@ func newPlanner(in Input) *planner {
 		named = append(named, pl.anchorTarget(t))
 		pl.ownerOf[t.ID] = i
 	}
-	pl.owners = anchors.NewOwnersAmong(named, pl.anchorTarget(Target{Page: in.Page}), pl.otherClusters())
+	contenders, linked := pl.otherClusters()
+	pl.owners = anchors.NewOwnersAmong(named, pl.anchorTarget(Target{Page: in.Page}), contenders, linked)
 	return pl
 }
 
-// otherClusters are the names of the site's clusters whose hubs are no
-// target of the page, the page's own aside: a phrase one of them names
-// best is that hub's, and links none of the page's targets (a trial's
-// home page, under silo, linked its Payments sector on "[card payments]",
-// the card payments hub's keyword).
-func (pl *planner) otherClusters() []anchors.Target {
-	hubs := map[string]bool{pl.in.Page.ClusterID: pl.in.Page.Kind == site.KindHub}
+// otherClusters are the names of the site's clusters, and which of them
+// stand for a hub that is a target of the page, or for the page itself
+// (by cluster position; nil when none does): a phrase one of the others
+// names best is that hub's, and links none of the page's targets (a
+// trial's home page, under silo, linked its Payments sector on "[card
+// payments]", the card payments hub's keyword). The names are read once
+// per structure (site.Structure.Derived).
+func (pl *planner) otherClusters() (*anchors.Contenders, []bool) {
+	st := pl.in.Structure
+	names := st.Derived(clusterNamesKey, func() any {
+		targets := make([]anchors.Target, len(st.Clusters))
+		for i, c := range st.Clusters {
+			targets[i] = anchors.Target{PrimaryKeywords: []string{c.PrimaryKeyword}, Variations: c.Keywords, Title: c.Name}
+		}
+		return anchors.NewContenders(targets)
+	}).(*anchors.Contenders)
+	hubs := map[string]bool{}
+	if pl.in.Page.Kind == site.KindHub {
+		hubs[pl.in.Page.ClusterID] = true
+	}
 	for _, t := range pl.targets {
 		if t.Kind == site.KindHub {
 			hubs[t.ClusterID] = true
 		}
 	}
-	var out []anchors.Target
-	for _, c := range pl.in.Structure.Clusters {
-		if !hubs[c.ID] {
-			out = append(out, anchors.Target{PrimaryKeywords: []string{c.PrimaryKeyword}, Variations: c.Keywords, Title: c.Name})
+	var linked []bool
+	for i, c := range st.Clusters {
+		if hubs[c.ID] {
+			if linked == nil {
+				linked = make([]bool, len(st.Clusters))
+			}
+			linked[i] = true
 		}
 	}
-	return out
+	return names, linked
 }
+
+// clusterNamesKey is the key of otherClusters' names in site.Structure.Derived.
+const clusterNamesKey = "planning: cluster names"
 
 // budgetTaken says what took the page's density budget: its own links
 // and the in-body links planned so far, of which those its text cannot

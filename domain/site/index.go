@@ -3,6 +3,7 @@ package site
 import (
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -17,6 +18,25 @@ type index struct {
 	// for them of every candidate of every page it plans.
 	clusterFacets [][]string
 	attrs         *attrIndex
+	// derived holds what other packages make of the structure (Derived).
+	derived sync.Map
+}
+
+// Derived returns what build makes of the structure, built once per
+// indexed structure and shared by every copy of it (BuildIndex): planning
+// holds every page's phrases against the names of the site's clusters,
+// which are the same for all its pages at one structure version. build
+// must read the structure alone, and what it returns must not be changed.
+// An unindexed structure builds it on every call.
+func (s Structure) Derived(key string, build func() any) any {
+	if s.index == nil {
+		return build()
+	}
+	if v, ok := s.index.derived.Load(key); ok {
+		return v
+	}
+	v, _ := s.index.derived.LoadOrStore(key, build())
+	return v
 }
 
 // BuildIndex prepares the structure for repeated lookups. Call it once
