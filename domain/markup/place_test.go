@@ -661,6 +661,36 @@ func TestACommentSectionIsNeitherContentNorAPlaceForLinks(t *testing.T) {
 	}
 }
 
+// A post's author box is no part of its content (trial t10's food blog had
+// a cross-cluster link placed in the bio): no link goes there, its words
+// and paragraphs are not the content's, and its links are the aside's.
+func TestAnAuthorBoxIsNeitherContentNorAPlaceForLinks(t *testing.T) {
+	article := `<p>Jam sets when the fruit's pectin meets sugar and acid.</p><p>Test the set on a cold plate.</p>`
+	bio := `<p>Maya bakes on weekends and keeps far too much homemade jam in the pantry. ` +
+		`<a href="/author/maya-lind/">More by Maya</a></p>`
+	boxes := map[string]string{
+		"wordpress theme":   `<div class="author-box clearfix">` + bio + `</div>`,
+		"post author block": `<div class="wp-block-post-author"><div class="wp-block-post-author__content">` + bio + `</div></div>`,
+		"microdata":         `<div itemprop="author" itemscope itemtype="https://schema.org/Person">` + bio + `</div>`,
+	}
+	for name, box := range boxes {
+		t.Run(name, func(t *testing.T) {
+			page := `<article><h1>Strawberry jam</h1>` + article + box + `</article>`
+			out, pl := placeOne(t, page, LinkRequest{ID: "l1", Href: "/jam/", Anchors: []string{"homemade jam"}}, Options{})
+			if pl.Placed || out != page {
+				t.Errorf("a link was placed in the author box: %+v\n%s", pl, out)
+			}
+			if got, want := WordCount([]byte(page)), WordCount([]byte(`<h1>Strawberry jam</h1>`+article)); got != want {
+				t.Errorf("WordCount of the page with its author box %d, without it %d", got, want)
+			}
+			links, _ := Links([]byte(page), "https://jam.example/strawberry/", "jam.example")
+			if len(links) != 1 || links[0].Position != "aside" || links[0].ContentParagraph != 0 {
+				t.Errorf("links %+v, want the bio's one link in the aside, in no content paragraph", links)
+			}
+		})
+	}
+}
+
 // A page's article is often marked up as schema.org microdata too; only a
 // comment's type makes a comment section.
 func TestMicrodataOtherThanACommentIsContent(t *testing.T) {

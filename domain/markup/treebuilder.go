@@ -23,6 +23,9 @@ type tagAttrs struct {
 	// comments: the element holds the readers' comments (commentsID,
 	// commentsClass, commentsItemType).
 	comments bool
+	// authorBox: the element tells of the page's author (authorBoxNames,
+	// itemprop "author").
+	authorBox bool
 }
 
 // readAttrs reads the attributes the scanner acts on, from the raw bytes
@@ -71,10 +74,14 @@ func (t *tagAttrs) set(name, val string) {
 	case "open":
 		t.open = true
 	case "id":
-		t.comments = t.comments || commentsID[strings.ToLower(strings.TrimSpace(val))]
+		id := strings.ToLower(strings.TrimSpace(val))
+		t.comments = t.comments || commentsID[id]
+		t.authorBox = t.authorBox || authorBoxNames[id]
 	case "class":
 		for _, c := range strings.Fields(val) {
-			t.comments = t.comments || commentsClass[strings.ToLower(c)]
+			c = strings.ToLower(c)
+			t.comments = t.comments || commentsClass[c]
+			t.authorBox = t.authorBox || authorBoxNames[c]
 		}
 	case "itemtype":
 		for _, typ := range strings.Fields(val) {
@@ -83,9 +90,24 @@ func (t *tagAttrs) set(name, val string) {
 	case "itemprop":
 		for _, prop := range strings.Fields(val) {
 			t.comments = t.comments || strings.EqualFold(prop, "comment")
+			t.authorBox = t.authorBox || strings.EqualFold(prop, "author")
 		}
 	}
 }
+
+// authorBoxNames are the ids and classes of the box that tells of a
+// post's author, as WordPress themes and plugins (Simple Author Box,
+// Starbox, Molongui, PublishPress, the block editor's Post Author block)
+// and other CMSs write it. Like microdata's itemprop "author", it is no
+// part of the page's content: a trial's food blog had a cross-cluster
+// link placed in the bio ("she keeps far too much [homemade jam] in the
+// pantry"), and its words counted towards the uplink's paragraphs. It is
+// read as an aside (zone "aside"): no link is placed there, its
+// paragraphs are not the content's, and its links are not in-body links.
+var authorBoxNames = map[string]bool{"author-box": true, "authorbox": true, "author-bio": true, "author-info": true,
+	"about-author": true, "about-the-author": true, "author-card": true, "author-profile": true, "post-author": true,
+	"post-author-bio": true, "entry-author": true, "saboxplugin-wrap": true, "wp-block-post-author": true,
+	"wp-block-post-author-biography": true, "m-a-box": true, "abh_box": true, "pp-author-boxes-wrapper": true}
 
 // commentsID and commentsClass name the elements that hold a page's
 // comment section, as WordPress themes (id "comments", class
@@ -107,6 +129,12 @@ var (
 // section: only those are read for it.
 func mayHoldComments(tag []byte) bool {
 	return containsFold(tag, "comment") || containsFold(tag, "respond") || containsFold(tag, "disqus")
+}
+
+// mayTellOfAuthor reports start tags whose attributes may name an author
+// box (authorBoxNames, itemprop "author").
+func mayTellOfAuthor(tag []byte) bool {
+	return containsFold(tag, "author") || containsFold(tag, "sabox") || containsFold(tag, "abh_box") || containsFold(tag, "m-a-box")
 }
 
 // conceals reports whether an element hides what it holds from readers:
@@ -155,6 +183,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	if hasAttr && (a == atom.A || a == atom.Font || string(name) == "annotation-xml" ||
 		a == atom.Base && s.mode&wantLinks != 0 ||
 		containsFold(s.src[start:end], "role") || mayConceal(a, s.src[start:end]) || mayHoldComments(s.src[start:end]) ||
+		mayTellOfAuthor(s.src[start:end]) ||
 		s.mode&wantBlocks != 0 && containsFold(s.src[start:end], BlockMarkerAttr)) {
 		at = s.readAttrs(z, s.src[start:end])
 	}
@@ -274,6 +303,9 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 		if rz, ok := zoneOfRole(strings.ToLower(strings.TrimSpace(at.role))); ok {
 			zn = rz
 		}
+	}
+	if at.authorBox && zn == zoneContent {
+		zn = zoneAside
 	}
 	if at.comments || s.zone() == zoneComments {
 		// A comment's own header and footer (its author, its date) are
