@@ -880,6 +880,11 @@ func GoesOn(phrase, following string) bool {
 		// before a verb, the "-s" word is the noun it agrees with
 		// ("health insurance deductibles explains")
 		return true
+	case cAmbig:
+		// so before a verb-or-noun read as a verb, without -s: "the
+		// dense sourdough fixes cover the common mistakes" (a food blog's
+		// hub linked "[dense sourdough]" there).
+		return toks[n+1].verb && !toks[n+1].plur
 	case cAdv:
 		// "so" opening a clause ("firmware templates so the filter
 		// runs") follows a noun; "so" grading a word ("costs so much")

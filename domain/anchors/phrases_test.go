@@ -764,6 +764,9 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		// a trial's home page: two things joined by "and" before their verb
 		{"Storage and networking", " start with object storage", false},
 		{"salt and pepper", " shaker", true},
+		// a food blog: a plural before its verb and that verb's object
+		{"dense sourdough", " fixes cover the common mistakes", true},
+		{"dense sourdough", " fixes in my troubleshooting post", true},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
