@@ -22,7 +22,13 @@ type Usage struct {
 
 // Normalize is the form anchors are counted in: lower case, single spaces.
 func Normalize(text string) string {
-	return strings.ToLower(strings.Join(strings.Fields(text), " "))
+	n := strings.ToLower(strings.Join(strings.Fields(text), " "))
+	if strings.ContainsRune(n, 'ё') {
+		// Russian writes е for ё at will, and the placer matches them as
+		// one letter (markup folds them): one anchor, one count.
+		n = strings.ReplaceAll(n, "ё", "е")
+	}
+	return n
 }
 
 // Refusal says why a candidate may not be used.

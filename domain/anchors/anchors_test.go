@@ -97,3 +97,11 @@ func TestAnAnchorOverFortyPercentOfATargetsLinksIsFlagged(t *testing.T) {
 		t.Errorf("dominant %v at exactly 40%%, want none", got)
 	}
 }
+
+// The anchor cap counts one anchor however Russian spells ё (trial t9
+// found "черная смородина" and "чёрная смородина" counted apart).
+func TestNormalizeFoldsYoAsYe(t *testing.T) {
+	if a, b := Normalize("Чёрная  смородина"), Normalize("черная смородина"); a != b {
+		t.Errorf("Normalize gives %q and %q, want one key", a, b)
+	}
+}

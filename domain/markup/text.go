@@ -229,6 +229,8 @@ func foldRune(r rune) rune {
 		return '\''
 	case '\u2010', '\u2011': // hyphen, non-breaking hyphen
 		return '-'
+	case 'ё', 'Ё': // Russian writes е for ё at will: "черная" is "чёрная"
+		return 'е'
 	}
 	return unicode.ToLower(r)
 }
