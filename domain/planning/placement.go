@@ -284,3 +284,33 @@ func CappedPlacement(placements []markup.Placement, reqs []markup.LinkRequest, c
 func (pl *planner) linkedByAuthor(t Target) bool {
 	return len(pl.in.AuthorLinks) > 0 && pl.in.AuthorLinks[markup.PagePath(t.URL)]
 }
+
+// namedInflected lists, by id, the links whose target the page's text
+// names only in a form the placer takes as a variation of a candidate
+// ("огурцов в теплице" for "огурцы в теплице", "hiking boot" for "hiking
+// boots"), which mentions, a literal search, does not see: a Russian
+// trial's home page named two hubs so and linked neither. One placement,
+// limits aside, answers for all the links.
+func (pl *planner) namedInflected(links []link.Link) map[string]bool {
+	var reqs []markup.LinkRequest
+	for _, l := range links {
+		if !pl.mentions(l) {
+			reqs = append(reqs, Request(l, pl.placeableTexts(l), ""))
+		}
+	}
+	if len(reqs) == 0 || pl.in.Page.HTML == "" {
+		return nil
+	}
+	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs,
+		Unbounded(MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page)))
+	if err != nil {
+		return nil // the inject stage refuses the page with the error
+	}
+	found := map[string]bool{}
+	for _, p := range placements {
+		if p.Placed && p.Variation {
+			found[p.ID] = true
+		}
+	}
+	return found
+}

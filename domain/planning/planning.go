@@ -1026,16 +1026,21 @@ func (pl *planner) homeLinks() {
 	slices.SortStableFunc(ranked, func(a, b scored) int {
 		return cmp.Compare(rankOnHome(a.Kind), rankOnHome(b.Kind))
 	})
-	var overBudget []string
-	for _, s := range ranked {
+	links := make([]link.Link, len(ranked))
+	for i, s := range ranked {
 		if pl.stopped() {
 			return
 		}
-		l := pl.newScoredLink(s, link.TypeVerticalDown, link.ZoneInBody)
+		links[i] = pl.newScoredLink(s, link.TypeVerticalDown, link.ZoneInBody)
+	}
+	inflected := pl.namedInflected(links)
+	var overBudget []string
+	for i, s := range ranked {
+		l := links[i]
 		if pl.linked[s.ID] || pl.linkedByAuthor(s.Target) {
 			continue
 		}
-		if !pl.mentions(l) {
+		if !pl.mentions(l) && !inflected[l.ID] {
 			if used := pl.mentionedAtCap(l); used != "" {
 				pl.note("vertical_down link to %s not planned: the home page names it as %q, which other pages use for it %d times (anchor cap)",
 					l.TargetPageID, used, pl.in.Policy.MaxExactAnchorPerTarget)

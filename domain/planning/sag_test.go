@@ -2240,3 +2240,22 @@ func TestAnArticleNamingItsHubInOneWordIsToldWhyItsUplinkHasNoAnchor(t *testing.
 		t.Errorf("notes %q, want %q", plan.Notes, want)
 	}
 }
+
+// A Russian trial's home page named two hubs only in inflected forms
+// ("урожая от огурцов в теплице") and linked neither, though the placer
+// takes such a form as a variation of the hub's keyword.
+func TestTheHomePageLinksAHubItNamesInAnInflectedForm(t *testing.T) {
+	cucumbers := testCluster("cucumbers", "Огурцы в теплице", "огурцы в теплице", "terrain=mountain")
+	hub := hubOf(cucumbers)
+	st := testSite(cucumbers)
+	st.BuildIndex()
+	pol := sagPolicy(t)
+	pol.Language = "russian"
+	html := "<p>Как добиться урожая от огурцов в теплице, расскажем подробно.</p>"
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Свой огород", Kind: site.KindHome, PublishedAt: testNow, HTML: html}
+	plan := planOf(t, Input{Structure: st, Policy: pol, Page: home, Targets: []Target{{Page: hub}},
+		Texts: []string{"Как добиться урожая от огурцов в теплице, расскажем подробно."}, WordCount: 600})
+	if got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)); !slices.Contains(got, hub.ID) {
+		t.Errorf("the home page links %v, want the hub it names as \"огурцов в теплице\" (notes %q)", got, plan.Notes)
+	}
+}
