@@ -763,8 +763,9 @@ func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anch
 // (link.Anchor.NotWithinOwn): the anchor would be a fragment of the name
 // the text gives it whole; nor "page on burgundy wine" across "burgundy
 // wine for cooking" (NotWithinOwn holds the own names a candidate
-// overlaps at an end, too). Names the text does not say are left out: a
-// hub's keyword is in the titles of hundreds of its articles.
+// overlaps at an end, too). Names the text does not say, in their words
+// or in words that may be other forms of them (Text.mayInflect), are left
+// out: a hub's keyword is in the titles of hundreds of its articles.
 func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []link.Anchor {
 	if source == nil {
 		return cands
@@ -833,7 +834,7 @@ func (o *Owners) saidBy(source *Text) []ownedName {
 			continue
 		}
 		for _, sp := range pr.spellings {
-			if source.says(sp) {
+			if source.says(sp) || source.mayInflect(sp) {
 				said = append(said, ownedName{owner: i, spelling: sp})
 			}
 		}
@@ -844,7 +845,7 @@ func (o *Owners) saidBy(source *Text) []ownedName {
 				continue
 			}
 			for _, sp := range pr.spellings {
-				if source.says(sp) {
+				if source.says(sp) || source.mayInflect(sp) {
 					said = append(said, ownedName{owner: o.firstContender + j, spelling: sp})
 				}
 			}

@@ -3,6 +3,7 @@ package anchors
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -20,6 +21,9 @@ type Text struct {
 	phrases []nounPhrase    // in text order, as long as the text has them
 	words   string          // every word, lower case, one space apart and around (wordKey)
 	vocab   map[string]bool // the words of words
+
+	roughOnce sync.Once
+	rough     map[string]bool // the roughStems of vocab, made when first asked for
 }
 
 // says reports whether the text has a name's words, in order.
@@ -32,11 +36,44 @@ func (t *Text) says(sp spelling) bool {
 	return len(sp.words) > 0 && strings.Contains(t.words, sp.key)
 }
 
+// mayInflect reports whether the text has words that may be a name's in
+// other forms ("осенней обрезки смородины" for "осенняя обрезка
+// смородины", "cedar raised beds" for "cedar raised bed"): the placer,
+// which has the site language's stemmer, decides (markup's
+// withinInflected); this only keeps it from being asked of every name.
+func (t *Text) mayInflect(sp spelling) bool {
+	t.roughOnce.Do(func() {
+		t.rough = make(map[string]bool, len(t.vocab))
+		for w := range t.vocab {
+			t.rough[roughStem(w)] = true
+		}
+	})
+	for _, w := range sp.words {
+		if !t.rough[roughStem(w)] {
+			return false
+		}
+	}
+	return len(sp.words) > 0
+}
+
+// roughStem is a word cut to what its forms in most languages share: its
+// English singular, without the last two letters of a word of five or
+// more.
+func roughStem(w string) string {
+	s := stem(w)
+	if utf8.RuneCountInString(s) < 5 {
+		return s
+	}
+	_, last := utf8.DecodeLastRuneInString(s)
+	_, before := utf8.DecodeLastRuneInString(s[:len(s)-last])
+	return s[:len(s)-last-before]
+}
+
 // wordKey is a text's words, lower case, with one space between and around
 // them, and no punctuation: " raised bed soil mix ". A phrase is in a text
 // as words when its key is in the text's.
 func wordKey(s string) string {
-	return " " + strings.Join(strings.FieldsFunc(strings.ToLower(s), notWordRune), " ") + " "
+	return " " + strings.Join(strings.FieldsFunc(strings.ReplaceAll(strings.ToLower(s), "ё", "е"), notWordRune), " ") + " "
 }
 
 // nounPhrase is a maximal noun phrase of the text: modifiers and the head

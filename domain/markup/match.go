@@ -224,7 +224,7 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 		return hit{}, false
 	}
 	if len(m.notWithin) > 0 || len(m.notCutting) > 0 {
-		if sp := p.inlineSpanOf(si, fs, fe); sp.within(m.notWithin) || sp.cuts(m.notCutting) {
+		if sp := p.inlineSpanOf(si, fs, fe); sp.within(m.notWithin) || sp.cuts(m.notCutting) || p.withinInflected(sp, m.notWithin) {
 			m.inside++
 			return hit{}, false
 		}
@@ -285,6 +285,82 @@ func (sp inlineSpan) cuts(phrases []string) bool {
 		}
 	}
 	return false
+}
+
+// withinInflected reports whether the occurrence lies inside one of the
+// longer phrases said in another form, word by word by stem, as the
+// placer finds variations: a Russian trial's uplink took "[обрезки
+// смородины]" inside "осенней обрезки смородины", a sibling's name
+// "осенняя обрезка смородины" in another case, which the literal check
+// (within) let through.
+func (p *placer) withinInflected(sp inlineSpan, phrases []string) bool {
+	if p.cfg.stemmer == nil || len(phrases) == 0 {
+		return false
+	}
+	if p.stems == nil {
+		p.stems = make(map[string]string)
+	}
+	p.words = wordsOf(p.words[:0], sp.text)
+	words := p.words
+	first, last := -1, -1 // the occurrence's words
+	for i, w := range words {
+		if w.start >= sp.start && w.end <= sp.end {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return false
+	}
+	for _, phrase := range phrases {
+		p.phraseWords = wordsOf(p.phraseWords[:0], []byte(phrase))
+		pw := p.phraseWords
+		k := len(pw)
+		if k <= last-first+1 {
+			continue
+		}
+		for from := max(0, last+1-k); from <= first && from+k <= len(words); from++ {
+			same := true
+			for j := range pw {
+				w := words[from+j]
+				if stemOf(p, sp.text[w.start:w.end]) != stemOf(p, phrase[pw[j].start:pw[j].end]) {
+					same = false
+					break
+				}
+			}
+			if same {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wordSpanIn is a word's bytes in a text.
+type wordSpanIn struct{ start, end int }
+
+// wordsOf appends the words of a folded text to out, as runs of word
+// runes.
+func wordsOf(out []wordSpanIn, text []byte) []wordSpanIn {
+	start := -1
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRune(text[i:])
+		if isWordRune(r) && !isNoSpaceScript(r) {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			out = append(out, wordSpanIn{start, i})
+			start = -1
+		}
+		i += size
+	}
+	if start >= 0 {
+		out = append(out, wordSpanIn{start, len(text)})
+	}
+	return out
 }
 
 // inlineSpan is the folded text of a segment joined with that of the

@@ -367,6 +367,9 @@ func foldAnchor(a string) string {
 }
 
 type placer struct {
+	// words and phraseWords are withinInflected's buffers.
+	words, phraseWords []wordSpanIn
+
 	src           []byte
 	doc           *scan
 	cfg           *placeConfig

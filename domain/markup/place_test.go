@@ -527,6 +527,26 @@ func TestAnOccurrenceInsideAnotherPagesLongerNameIsPassedOver(t *testing.T) {
 	}
 }
 
+// The longer name may be said in another form: a Russian trial's uplink
+// took "[обрезки смородины]" inside "осенней обрезки смородины", a
+// sibling's name "осенняя обрезка смородины" in another case; an English
+// name in the plural holds its words as the singular does.
+func TestAnOccurrenceInsideAnotherPagesLongerNameInAnotherFormIsPassedOver(t *testing.T) {
+	for _, c := range []struct{ lang, src, anchor, longer string }{
+		{"russian", "<p>Заготавливать их удобно во время осенней обрезки смородины.</p>", "обрезка смородины", "осенняя обрезка смородины"},
+		{"english", "<p>Fill the cedar raised beds with compost.</p>", "raised bed", "cedar raised bed"},
+	} {
+		req := LinkRequest{ID: "up", Href: "/x/", Anchors: []string{c.anchor}, NotWithin: []string{c.longer}}
+		if out, pl := placeOne(t, c.src, req, Options{Language: c.lang}); pl.Placed {
+			t.Errorf("%s: placed %+v in %s, want it passed over inside %q", c.lang, pl, out, c.longer)
+		}
+		req.NotWithin = nil
+		if _, pl := placeOne(t, c.src, req, Options{Language: c.lang}); !pl.Placed {
+			t.Errorf("%s: %+v, want it placed with no longer name around it", c.lang, pl)
+		}
+	}
+}
+
 // An occurrence that cuts across one of the target's own names in the
 // text (LinkRequest.NotCutting) is passed over; one that holds the name
 // whole, or lies apart from it, is not.

@@ -304,3 +304,28 @@ func TestTwoNamesOfTheTargetOverlappingInTheTextDoNotHoldEachOtherBack(t *testin
 		t.Fatalf("placed %+v in %s, want the uplink on a name of the hub", placed, out)
 	}
 }
+
+// A Russian trial's uplink took "[обрезки смородины]" (a name of the hub)
+// inside "осенней обрезки смородины", the sibling's name "осенняя обрезка
+// смородины" in another case, and left "чёрной смородины" in paragraph 1,
+// the hub's keyword "черная смородина" in another form, unused. The
+// sibling's name said in another form holds the candidate back; the
+// uplink goes to paragraph 1.
+func TestAnUplinkIsNotTakenInsideASiblingsNameSaidInAnotherForm(t *testing.T) {
+	pol := sagPolicy(t)
+	pol.Language = "russian"
+	hub := anchors.Target{PrimaryKeywords: []string{"обрезка смородины", "черная смородина"}, Title: "Черная смородина"}
+	sibling := anchors.Target{PrimaryKeywords: []string{"осенняя обрезка смородины"}, Title: "Осенняя обрезка смородины"}
+	article := anchors.Target{PrimaryKeywords: []string{"черенкование смородины"}, Title: "Черенкование смородины"}
+	texts := []string{"Укореняемость у чёрной смородины очень высокая.", "Удобнее всего заготавливать их во время осенней обрезки смородины."}
+	cands := anchors.NewOwnersOf([]anchors.Target{hub, sibling}, article).Candidates(0, anchors.NewText(texts), pol)
+	up := link.Link{ID: "up", Type: link.TypeVerticalUp, Mandatory: true, TargetURL: "/smorodina/", FirstParagraphs: 2, Candidates: cands}
+	html := "<p>" + texts[0] + "</p>\n<p>" + texts[1] + "</p>"
+	out, placed, err := markup.Place([]byte(html), []markup.LinkRequest{Request(up, CandidateTexts(cands), "")}, markup.Options{Language: "russian"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(placed) != 1 || !placed[0].Placed || placed[0].ContentParagraph != 1 {
+		t.Fatalf("placed %+v in %s (candidates %+v), want the uplink in paragraph 1, not inside the sibling's name", placed, out, cands)
+	}
+}
