@@ -335,27 +335,12 @@ func (t *Tx) PagesByPath(ctx context.Context, siteID string, paths []string) (ma
 // DeletedPagesByPath resolves page paths as PagesByPath does, to the
 // pages deleted there: where a link no live page answers used to lead.
 func (t *Tx) DeletedPagesByPath(ctx context.Context, siteID string, paths []string) (map[string]string, error) {
-	rows, err := t.query(ctx, `SELECT url, id FROM pages WHERE site_id = $1 AND url = ANY($2) AND state = 'deleted'`,
-		siteID, pathURLs(paths))
+	ids, err := t.pageIDsByURL(ctx, siteID, pathURLs(paths), true)
 	if err != nil {
-		return nil, fmt.Errorf("resolve deleted pages' urls: %w", err)
+		return nil, err
 	}
-	ids, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (urlID, error) {
-		var u urlID
-		err := row.Scan(&u.url, &u.id)
-		return u, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("resolve deleted pages' urls: %w", err)
-	}
-	byURL := make(map[string]string, len(ids))
-	for _, u := range ids {
-		byURL[u.url] = u.id
-	}
-	return idsByPath(byURL), nil
+	return idsByPath(ids), nil
 }
-
-type urlID struct{ url, id string }
 
 // pathURLs are the URLs a page at each path may have: with and without
 // its closing slash.
@@ -522,7 +507,14 @@ func (t *Tx) ReplaceLinkMap(ctx context.Context, siteID, pageID string, rows []L
 
 // PageIDsByURL resolves site paths to the ids of live pages.
 func (t *Tx) PageIDsByURL(ctx context.Context, siteID string, urls []string) (map[string]string, error) {
-	rows, err := t.query(ctx, `SELECT url, id FROM pages WHERE site_id = $1 AND url = ANY($2) AND state <> 'deleted'`, siteID, urls)
+	return t.pageIDsByURL(ctx, siteID, urls, false)
+}
+
+// pageIDsByURL resolves site paths to the ids of the live pages there, or
+// of the deleted ones.
+func (t *Tx) pageIDsByURL(ctx context.Context, siteID string, urls []string, deleted bool) (map[string]string, error) {
+	rows, err := t.query(ctx, `SELECT url, id FROM pages WHERE site_id = $1 AND url = ANY($2) AND (state = 'deleted') = $3`,
+		siteID, urls, deleted)
 	if err != nil {
 		return nil, fmt.Errorf("resolve page urls: %w", err)
 	}
