@@ -73,7 +73,7 @@ func roughStem(w string) string {
 // them, and no punctuation: " raised bed soil mix ". A phrase is in a text
 // as words when its key is in the text's.
 func wordKey(s string) string {
-	return " " + strings.Join(strings.FieldsFunc(strings.ReplaceAll(strings.ToLower(s), "ё", "е"), notWordRune), " ") + " "
+	return " " + strings.Join(strings.FieldsFunc(Normalize(s), notWordRune), " ") + " "
 }
 
 // nounPhrase is a maximal noun phrase of the text: modifiers and the head
