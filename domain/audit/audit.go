@@ -513,8 +513,9 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		}
 		// Silo integrity as validation's silo_integrity judges a link: its
 		// target is in the page's silo when both are in one cluster or
-		// both outside any.
-		if silo && l.InBody() && a.pages.clusterIndex(t) != a.pages.clusterIndex(src) {
+		// both outside any, or the link is the home or a sector page's
+		// way into a silo from above (planning.EntersSilo).
+		if silo && l.InBody() && a.pages.clusterIndex(t) != a.pages.clusterIndex(src) && !planning.EntersSilo(kind, tkind) {
 			crosses = true
 		}
 		// A term page links its hubs in its text or by its generated list

@@ -107,6 +107,15 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 				l.Terms = append(l.Terms, "label:"+strings.ToLower(strings.Join(strings.Fields(label), " ")))
 			}
 		}
+		// The pages the home and sector pages enter the silos by
+		// (EntersSilo), read as SAG reads them.
+		switch p.Kind {
+		case site.KindSector:
+			l.HubClusters = st.ClustersInSector(p.SectorID)
+		case site.KindHome:
+			l.Sectors = true
+			l.HubClusters = firstClusters(st, pol.RelatedCandidateLimit)
+		}
 		if pol.BreadcrumbHTML {
 			crumbs()
 		}

@@ -22,6 +22,14 @@ func (pl *planner) silo() {
 		pl.breadcrumbs()
 	}
 	switch {
+	case page.Kind == site.KindHome:
+		// The site's hierarchy enters every silo from above (EntersSilo):
+		// the sections the home page names come before its flat links.
+		pl.homeLinks()
+		pl.siloFlat()
+	case page.Kind == site.KindSector:
+		pl.sectorHubs()
+		pl.siloFlat()
 	case page.ClusterID == "":
 		pl.siloFlat()
 	case page.Kind == site.KindHub:
@@ -30,6 +38,23 @@ func (pl *planner) silo() {
 		pl.verticalUp()
 		pl.siloSiblings()
 	}
+}
+
+// EntersSilo reports whether a link from a page of kind from to a page of
+// kind to is the site's hierarchy leading into a silo from above: the home
+// page to a sector page or a hub, a sector page to a hub. A strict silo
+// forbids links across silos, not the way in at its top, as the trail
+// Home → Sector → Hub reads it (the breadcrumb is the way back out): a
+// silo trial's home page named its five hubs and linked none, and its
+// sector pages listed none of theirs.
+func EntersSilo(from, to site.Kind) bool {
+	switch from {
+	case site.KindHome:
+		return to == site.KindSector || to == site.KindHub
+	case site.KindSector:
+		return to == site.KindHub
+	}
+	return false
 }
 
 // siloScored is a target with its silo score.
@@ -95,10 +120,13 @@ func (pl *planner) siloFlat() {
 // siloAllows reports whether the silo planner would ever link the page to
 // t: a page outside clusters to another sharing label_overlap_min labels
 // (siloFlat), a parent to its children (siloParent), a child to its
-// parent and siblings (siloSiblings); never across a silo.
+// parent and siblings (siloSiblings), the home and sector pages down into
+// a silo (EntersSilo); never across a silo.
 func (pl *planner) siloAllows(t Target) bool {
 	page := pl.in.Page
 	switch {
+	case EntersSilo(page.Kind, t.Kind):
+		return true
 	case page.ClusterID == "" && t.ClusterID == "":
 		_, overlap := scoring.Silo(pl.in.Policy, page.Labels, t.Labels, t.Priority > 0, t.Inbound)
 		return overlap >= pl.in.Policy.LabelOverlapMin

@@ -446,3 +446,59 @@ func TestASiloSiteThatAsksForBreadcrumbsGetsTheTrail(t *testing.T) {
 		t.Errorf("the silo child's uplink: %v", targetIDs(up))
 	}
 }
+
+// A silo trial's home page named its five hubs and linked none, and its
+// sector pages listed none of theirs: a strict silo forbids links across
+// silos, not the way into one from above (EntersSilo). The home page links
+// the sections its text names before its flat links, within the budget,
+// and a sector page lists its hubs; no other page links into a silo.
+func TestUnderSiloTheHomeAndSectorPagesEnterTheSilosFromAbove(t *testing.T) {
+	boots, sandals := bootsCluster(), sandalsCluster()
+	bootsHub, sandalsHub := hubOf(boots), hubOf(sandals)
+	sector := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking", Kind: site.KindSector, SectorID: "hiking",
+		PrimaryKeyword: "hiking gear guides", PublishedAt: testNow}
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow}
+	text := "Browse our hiking gear guides, start with hiking boots, and pack hiking sandals for the summer."
+	in := siloInput(t, home, nil, Target{Page: sector}, Target{Page: bootsHub}, Target{Page: sandalsHub},
+		Target{Page: articleIn(boots, "b-1", "Boot Laces Explained")})
+	in.Texts = []string{text}
+	plan := planOf(t, in)
+	down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
+	if got := targetIDs(down); !reflect.DeepEqual(got, []string{"sector-hiking", "hub-boots", "hub-sandals"}) {
+		t.Errorf("the silo home page links %v from its text, want the sector, then both hubs it names; notes %q", got, plan.Notes)
+	}
+	for _, l := range plan.Links {
+		if l.TargetPageID == "b-1" {
+			t.Errorf("the home page links article b-1 (%s): only a silo's top is entered from above", l.Type)
+		}
+	}
+	l := LookupFor(in.Structure, in.Policy, home)
+	if !l.Sectors || !slices.Contains(l.HubClusters, "boots") {
+		t.Errorf("the silo home page's lookup %+v reads neither the sectors nor the hubs", l)
+	}
+
+	in = siloInput(t, sector, nil, Target{Page: bootsHub}, Target{Page: sandalsHub}, Target{Page: articleIn(boots, "b-1", "Boot Laces Explained")})
+	boots.SectorID, sandals.SectorID = "hiking", "hiking"
+	in.Structure = testSite(boots, sandals)
+	in.Structure.Site.Policy = policy.Silo
+	plan = planOf(t, in)
+	if got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneRelatedSection)); !reflect.DeepEqual(got, []string{"hub-boots", "hub-sandals"}) {
+		t.Errorf("the silo sector page lists %v, want its two hubs; notes %q", got, plan.Notes)
+	}
+	if l := LookupFor(in.Structure, in.Policy, sector); !reflect.DeepEqual(l.HubClusters, []string{"boots", "sandals"}) {
+		t.Errorf("the silo sector page's lookup reads the hubs of %v, want boots and sandals", l.HubClusters)
+	}
+
+	for _, tc := range []struct {
+		from, to site.Kind
+		want     bool
+	}{
+		{site.KindHome, site.KindHub, true}, {site.KindHome, site.KindSector, true}, {site.KindSector, site.KindHub, true},
+		{site.KindHome, site.KindSupporting, false}, {site.KindSector, site.KindProduct, false},
+		{site.KindHub, site.KindHub, false}, {site.KindPage, site.KindHub, false}, {site.KindSupporting, site.KindHome, false},
+	} {
+		if got := EntersSilo(tc.from, tc.to); got != tc.want {
+			t.Errorf("EntersSilo(%s, %s) = %v, want %v", tc.from, tc.to, got, tc.want)
+		}
+	}
+}

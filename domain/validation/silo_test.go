@@ -300,3 +300,51 @@ func TestTheHomePagesParagraphDensitySaysItHasNoLimit(t *testing.T) {
 		t.Errorf("paragraph density %+v", d)
 	}
 }
+
+// The home and sector pages enter the silos from above
+// (planning.EntersSilo): their links down to a sector page or a hub, ours
+// or the writer's, cross no silo. Their links to any other page of a
+// cluster still do.
+func TestSiloHomeAndSectorPagesMayLinkDownToTheTopOfASilo(t *testing.T) {
+	targets := map[string]site.Page{}
+	for id, p := range pages {
+		targets[id] = p
+	}
+	home := site.Page{ID: "home", URL: "/", Kind: site.KindHome}
+	sector := site.Page{ID: "outdoors", URL: "/outdoors/", Kind: site.KindSector, SectorID: "outdoors"}
+	targets["home"], targets["outdoors"] = home, sector
+	for _, tc := range []struct {
+		page       site.Page
+		down       []link.Link
+		authorHref string
+	}{
+		{home, []link.Link{to("s", "outdoors", link.TypeVerticalDown), to("h", "hub", link.TypeVerticalDown)}, "/tents/"},
+		{sector, []link.Link{to("h", "hub", link.TypeVerticalDown)}, "/camp/"},
+	} {
+		tc.down[0].TargetURL = targets[tc.down[0].TargetPageID].URL
+		html := linkedHTML(tc.down...) + `<p>` + filler(10) + ` <a href="` + tc.authorHref + `">the writer's own link</a> ` + filler(10) + `.</p>`
+		in := inputFor(t, policy.Silo, "about", html, tc.down...)
+		in.Page, in.Targets = tc.page, targets
+		in.AuthorTargets = map[string]site.Page{tc.authorHref: targets[strings.Trim(tc.authorHref, "/")]}
+		r, links := validate(t, in)
+		if s := rule(r, RuleSiloIntegrity); !s.Passed || !r.Passed {
+			t.Errorf("%s linking down to the top of a silo: %+v", tc.page.Kind, r.Rules)
+		}
+		for _, l := range links {
+			if l.Status != link.StatusVerified {
+				t.Errorf("%s's link %s is %s %v", tc.page.Kind, l.ID, l.Status, l.FailedRules)
+			}
+		}
+
+		deeper := append(tc.down, to("a", "care", link.TypeVerticalDown))
+		in = inputFor(t, policy.Silo, "about", linkedHTML(deeper...), deeper...)
+		in.Page, in.Targets = tc.page, targets
+		r, links = validate(t, in)
+		if s := rule(r, RuleSiloIntegrity); s.Passed || !strings.Contains(s.Detail, "page care, in cluster boots") {
+			t.Errorf("%s linking an article of a silo: %+v", tc.page.Kind, s)
+		}
+		if links["a"].Status != link.StatusFlagged || links["h"].Status != link.StatusVerified {
+			t.Errorf("%s: the article's link is %s, the hub's %s", tc.page.Kind, links["a"].Status, links["h"].Status)
+		}
+	}
+}
