@@ -19,6 +19,9 @@ type Target struct {
 	Title      string
 	// Brand is the site's name, used for links to the home page.
 	Brand string
+	// Language is the site's (policy.Policy.Language; "" for English): a
+	// name's opening article in it is no part of the name a text says.
+	Language string
 }
 
 // Candidates lists anchor candidates for a link to the target, in the order
@@ -31,7 +34,7 @@ type Target struct {
 // offers it only on the link to the one it names best.
 func Candidates(t Target, source *Text, p policy.Policy) []link.Anchor {
 	return buildCandidates(t, p, func() []string {
-		return naturalPhrases(source, profiles.of(t.names(), t.nameTitle()), p, nil)
+		return naturalPhrases(source, profiles.of(t.names(), t.nameTitle(), t.Language), p, nil)
 	})
 }
 

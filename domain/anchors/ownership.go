@@ -40,8 +40,9 @@ type name struct {
 }
 
 // newProfile reads a target's names; title is the one of them that is
-// its title ("" for none), whose complement names nothing (complementAt).
-func newProfile(names []string, title string) profile {
+// its title ("" for none), whose complement names nothing (complementAt);
+// language is the site's, whose articles a name may open on.
+func newProfile(names []string, title, language string) profile {
 	pr := profile{heads: map[string]bool{}, gerundHeads: map[string]bool{}, exact: map[string]bool{}, all: map[string]bool{}}
 	objectFirst, chunkHeads := map[string]bool{}, map[string]bool{}
 	for _, text := range names {
@@ -52,8 +53,10 @@ func newProfile(names []string, title string) profile {
 		pr.exact[Normalize(text)] = true
 		// A name's opening article is no part of it that a text says: "the
 		// long run" is the title "The Long Run" said, not a longer name
-		// around "long run" (a trial hub could not link its article).
-		spelled := withoutArticle(text, policy.English)
+		// around "long run" (a trial hub could not link its article), and
+		// "el Camí de Cavalls" the Spanish title "El Camí de Cavalls: …"
+		// (a trial's two links to it were held back inside it).
+		spelled := withoutArticle(text, language)
 		key := wordKey(spelled)
 		words := strings.Fields(key)
 		pr.spellings = append(pr.spellings, spelling{text: spelled, norm: " " + Normalize(spelled) + " ", key: key, words: words, stems: stemKey(words)})
@@ -465,7 +468,7 @@ func stemKey(words []string) string {
 func NewOwners(targets []Target) *Owners {
 	o := &Owners{targets: targets, profiles: make([]profile, len(targets)), cache: map[string]int{}, source: -1}
 	for i, t := range targets {
-		o.profiles[i] = profiles.of(t.names(), t.nameTitle())
+		o.profiles[i] = profiles.of(t.names(), t.nameTitle(), t.Language)
 	}
 	return o
 }
@@ -510,7 +513,7 @@ type Contenders struct {
 func NewContenders(targets []Target) *Contenders {
 	c := &Contenders{profiles: make([]profile, len(targets)), byHead: map[string][]int{}}
 	for i, t := range targets {
-		c.profiles[i] = newProfile(t.names(), t.nameTitle())
+		c.profiles[i] = newProfile(t.names(), t.nameTitle(), t.Language)
 		for head := range c.profiles[i].heads {
 			c.byHead[head] = append(c.byHead[head], i)
 		}
@@ -583,15 +586,15 @@ type profileCache struct {
 	byNames map[string]profile
 }
 
-func (c *profileCache) of(names []string, title string) profile {
-	key := title + "\x01" + strings.Join(names, "\x00")
+func (c *profileCache) of(names []string, title, language string) profile {
+	key := language + "\x02" + title + "\x01" + strings.Join(names, "\x00")
 	c.mu.Lock()
 	pr, ok := c.byNames[key]
 	c.mu.Unlock()
 	if ok {
 		return pr
 	}
-	pr = newProfile(names, title)
+	pr = newProfile(names, title, language)
 	c.mu.Lock()
 	if len(c.byNames) >= maxCachedProfiles {
 		clear(c.byNames)

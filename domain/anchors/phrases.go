@@ -213,7 +213,7 @@ func withinOneElement(nps []nounPhrase) []nounPhrase {
 // in the text. Several targets may be named by one phrase: Owners decides
 // which one it belongs to.
 func NaturalPhrases(source *Text, names []string, p policy.Policy) []string {
-	return naturalPhrases(source, newProfile(names, ""), p, nil)
+	return naturalPhrases(source, newProfile(names, "", p.Language), p, nil)
 }
 
 // naturalPhrases is NaturalPhrases for a target's profile; keep, when not

@@ -127,3 +127,31 @@ func TestACrumbOfANonEnglishSiteIsItsTitleOrTheTitleBeforeItsSubtitle(t *testing
 		t.Errorf("English site: crumb %q, want \"How to Store Coffee Beans\"", got)
 	}
 }
+
+// A Spanish trial's page titled "El Camí de Cavalls: recorrer Menorca a
+// pie por la costa" got no link where its hub and a sibling said "el Camí
+// de Cavalls": its keyword was held back inside its own short title, read
+// with its article as a longer name. A name's opening article in the
+// site's language is no part of the name.
+func TestASpanishTitleOpeningOnItsArticleDoesNotHoldItsOwnKeywordBack(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	path := articleIn(boots, "cami", "El Camí de Cavalls: recorrer Menorca a pie por la costa")
+	path.PrimaryKeyword = "Camí de Cavalls"
+	text := "La isla se recorre entera por el Camí de Cavalls, el antiguo camino de ronda que une sus calas."
+	hub.HTML = "<p>" + text + "</p>\n"
+	pol := languagePolicy(t, "spanish")
+	in := Input{Structure: testSite(boots), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: path}}, Texts: []string{text}, WordCount: 600}
+	plan := planOf(t, in)
+	down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
+	if len(down) != 1 {
+		t.Fatalf("the hub plans %v in its body, want its article; notes %q", targetIDs(down), plan.Notes)
+	}
+	_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := placements[0]; !p.Placed || p.AnchorText != "Camí de Cavalls" {
+		t.Errorf("placement %+v, want the link on \"Camí de Cavalls\"", p)
+	}
+}

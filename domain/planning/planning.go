@@ -454,11 +454,11 @@ func newPlanner(in Input) *planner {
 // payments]", the card payments hub's keyword). The names are read once
 // per structure (site.Structure.Derived).
 func (pl *planner) otherClusters() (*anchors.Contenders, []bool) {
-	st := pl.in.Structure
+	st, language := pl.in.Structure, pl.in.Policy.Language
 	names := st.Derived(clusterNamesKey, func() any {
 		targets := make([]anchors.Target, len(st.Clusters))
 		for i, c := range st.Clusters {
-			targets[i] = anchors.Target{PrimaryKeywords: []string{c.PrimaryKeyword}, Variations: c.Keywords, Title: c.Name}
+			targets[i] = anchors.Target{PrimaryKeywords: []string{c.PrimaryKeyword}, Variations: c.Keywords, Title: c.Name, Language: language}
 		}
 		return anchors.NewContenders(targets)
 	}).(*anchors.Contenders)
@@ -1562,7 +1562,7 @@ func (pl *planner) anchorCandidates(t Target) []link.Anchor {
 
 // anchorTarget is what a target's anchors are drawn from.
 func (pl *planner) anchorTarget(t Target) anchors.Target {
-	at := anchors.Target{PrimaryKeywords: []string{t.PrimaryKeyword}, Variations: t.Keywords, Title: t.Title}
+	at := anchors.Target{PrimaryKeywords: []string{t.PrimaryKeyword}, Variations: t.Keywords, Title: t.Title, Language: pl.in.Policy.Language}
 	if t.Kind == site.KindHub {
 		if c, ok := pl.in.Structure.Cluster(t.ClusterID); ok {
 			at.PrimaryKeywords = []string{c.PrimaryKeyword, t.PrimaryKeyword}
