@@ -23,8 +23,10 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
 )
@@ -407,6 +409,44 @@ type PageLinks struct {
 	URL      string              `json:"url"`
 	Outbound []events.LinkResult `json:"outbound" doc:"the links the page has or is planned to have, in page order"`
 	Inbound  []SiteLink          `json:"inbound" doc:"other pages' links to it, by source page (source_content_id)"`
+	// AnchorMix reports the inbound links' anchors per target, as issue
+	// 10 asks, beside the policy's aim.
+	AnchorMix AnchorMix `json:"anchor_mix" doc:"how the other pages' placed in-body links to this page are anchored, against the policy's aim and exact-anchor cap"`
+}
+
+// AnchorMix is anchors.Mix as the API gives it.
+type AnchorMix struct {
+	Placed int                `json:"placed_in_body" doc:"other pages' placed in-body links to the page"`
+	ByType map[string]int     `json:"by_type" doc:"of them, by anchor_type"`
+	Share  map[string]float64 `json:"share" doc:"by_type over placed_in_body, 0-1"`
+	Aim    map[string]float64 `json:"aim" doc:"the policy's share of each anchor type (anchor_share_primary, _title, _natural)"`
+	Cap    int                `json:"max_exact_anchor_per_target" doc:"the most links to one target that one exact anchor may carry"`
+	Exact  []ExactAnchorUse   `json:"exact_anchors" doc:"each anchor, normalised as the cap counts it, most used first"`
+}
+
+// ExactAnchorUse is one anchor text of the mix.
+type ExactAnchorUse struct {
+	Anchor string `json:"anchor"`
+	Links  int    `json:"links"`
+	AtCap  bool   `json:"at_cap" doc:"links has reached the cap: no further link to the page may use this anchor"`
+}
+
+func anchorMix(m anchors.Mix) AnchorMix {
+	out := AnchorMix{Placed: m.Placed, ByType: map[string]int{}, Share: map[string]float64{}, Aim: map[string]float64{}, Cap: m.Cap,
+		Exact: make([]ExactAnchorUse, len(m.Exact))}
+	for t, n := range m.ByType {
+		out.ByType[string(t)] = n
+	}
+	for t, s := range m.Share {
+		out.Share[string(t)] = s
+	}
+	for t, s := range m.Aim {
+		out.Aim[string(t)] = s
+	}
+	for i, u := range m.Exact {
+		out.Exact[i] = ExactAnchorUse{Anchor: u.Anchor, Links: u.Links, AtCap: u.AtCap}
+	}
+	return out
 }
 
 // PageLinksOutput is the answer of content/{page_id}/links/.
@@ -434,7 +474,16 @@ func (a *API) pageLinks(ctx context.Context, in *PageParams) (*PageLinksOutput, 
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	body := PageLinks{PageID: p.ID, Version: p.Version, URL: p.URL, Outbound: linkResults(out), Inbound: siteLinks(in2)}
+	name, overrides, _, err := a.Store.SitePolicy(ctx, in.SiteID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	pol, err := policy.Resolve(name, overrides)
+	if err != nil {
+		return nil, a.internal(ctx, fmt.Errorf("resolve the policy of site %s: %w", in.SiteID, err))
+	}
+	body := PageLinks{PageID: p.ID, Version: p.Version, URL: p.URL, Outbound: linkResults(out), Inbound: siteLinks(in2),
+		AnchorMix: anchorMix(anchors.MixOf(pol, in2))}
 	tag, err := bodyETag(body)
 	if err != nil {
 		return nil, a.internal(ctx, err)

@@ -440,6 +440,22 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 	if links.PageID != "boots-hub" || len(links.Outbound) != len(inserted[len(inserted)-1].Links) {
 		t.Errorf("page links over HTTP: %d outbound, links.inserted has %d", len(links.Outbound), len(inserted[len(inserted)-1].Links))
 	}
+	// Beside them, the anchor mix of the links to the page, counted as
+	// the exact-anchor cap counts them (issue 10: report the actual mix
+	// per target): an article's uplink is one.
+	h.publish(pageEvent("gen-api", "api-article", "supporting", 1, supportingHTML(1)))
+	waitFor(t, waitLong, "article linked", func() bool { return len(h.inserted.insertedFor(t, "gen-api", "api-article")) == 1 })
+	c.getJSON("/linker/content/boots-hub/links/?site_id=gen-api", tokenGen, &links)
+	byType := map[string]int{}
+	for _, l := range links.Inbound {
+		if l.Zone == "in_body" && (l.Status == "inserted" || l.Status == "verified" || l.Status == "flagged") {
+			byType[l.AnchorType]++
+		}
+	}
+	mix := links.AnchorMix
+	if len(byType) == 0 || mix.Placed == 0 || !reflect.DeepEqual(mix.ByType, byType) || mix.Aim["primary_keyword"] != 0.6 || mix.Cap != 100 || len(mix.Exact) == 0 {
+		t.Errorf("the hub's anchor mix %+v, want its placed in-body inbound links by type %v against the 60/30/10 aim and the test site's cap of 100", mix, byType)
+	}
 
 	// An audit run over HTTP is a job to poll; a retried POST with the
 	// same Idempotency-Key starts nothing new.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -198,6 +199,19 @@ func (s *Store) SiteExists(ctx context.Context, siteID string) (bool, error) {
 		return false, fmt.Errorf("look up site %s: %w", siteID, err)
 	}
 	return found, nil
+}
+
+// SitePolicy reads the policy a site chose and its overrides, unresolved
+// (policy.Resolve), without its structure.
+func (s *Store) SitePolicy(ctx context.Context, siteID string) (name string, overrides json.RawMessage, found bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT policy, overrides FROM sites WHERE id = $1`, siteID).Scan(&name, &overrides)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, false, fmt.Errorf("read policy of site %s: %w", siteID, err)
+	}
+	return name, overrides, true, nil
 }
 
 // PageHead is what identifies a page, without its content.
