@@ -53,3 +53,21 @@ func (c *OutboxCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.oldest, prometheus.GaugeValue, oldest)
 	ch <- prometheus.MustNewConstMetric(c.parked, prometheus.GaugeValue, parked)
 }
+
+// NewUnsettledGauge reports the pages changed since their site last
+// settled (store.Store.Unsettled), read once per scrape: 0 once every
+// site has settled, and -1 when the read fails. A producer waiting for
+// its site's final links.inserted waits for it to reach 0, or for the
+// site's "site settled" log line.
+func NewUnsettledGauge(read func(context.Context) (int, error)) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "interlinker_unsettled_pages",
+		Help: "Pages changed since their site's last settle pass; 0 when every site has settled (-1: unknown)."}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), outboxScrapeTimeout)
+		defer cancel()
+		n, err := read(ctx)
+		if err != nil {
+			return -1
+		}
+		return float64(n)
+	})
+}

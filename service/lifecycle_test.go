@@ -46,6 +46,8 @@ func TestHealthReadinessAndMetricsAreServed(t *testing.T) {
 		`interlinker_handler_seconds_bucket{handler="validator`,
 		"interlinker_outbox_waiting 0",
 		"interlinker_outbox_oldest_seconds",
+		// Every page settled: the site's links are final.
+		"interlinker_unsettled_pages 0",
 	}
 	// A handler's duration is observed once it returns, which may come
 	// after the event its transaction committed has gone out: under load a

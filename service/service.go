@@ -292,10 +292,10 @@ func retryStart(ctx context.Context, what string, step func() error) error {
 }
 
 // registerOutboxGauges reports the outbox from one store query per scrape,
-// however many gauges that query fills.
+// however many gauges that query fills, and the pages waiting to settle.
 func (s *Service) registerOutboxGauges() {
 	var outbox prometheus.Collector = handlers.NewOutboxCollector(s.store.OutboxStatus)
-	s.metrics.Registry.MustRegister(outbox)
+	s.metrics.Registry.MustRegister(outbox, handlers.NewUnsettledGauge(s.store.Unsettled))
 }
 
 // Ready reports nil when Postgres and NATS answer and every consumer is bound.
