@@ -120,6 +120,15 @@ func withoutArticle(title, language string) string {
 	return title
 }
 
+// IsTitleArticle reports whether word is an article a title of the
+// language opens on ("The", "El", "Les").
+func IsTitleArticle(word, language string) bool {
+	if language == "" {
+		language = policy.English
+	}
+	return titleArticles[language][strings.ToLower(word)]
+}
+
 // titleArticles are the articles a title may open on, by language
 // (policy.Languages); elidedArticles those written onto the next word.
 var (

@@ -82,6 +82,9 @@ func crumbName(st site.Structure, language string, p site.Page) string {
 			if head := anchors.JoinedQuestionCut(p.Title, language); head != "" {
 				return head
 			}
+			if head := keywordOpeningTitle(st, language, p); head != "" {
+				return head
+			}
 		}
 		return p.Title
 	}
@@ -149,6 +152,62 @@ func keywordOfTitle(st site.Structure, p site.Page) string {
 		return strings.TrimRight(strings.Join(words[i:end], " "), ",;.!?\"'(")
 	}
 	return ""
+}
+
+// keywordOpeningTitle names a page of a site in another language than
+// English, whose long title has no subtitle, by the words its primary
+// keyword (two words or more) matches when the title opens on them, after
+// an article of the language, as the title writes them: "Qué llevar en
+// la mochila" of "Qué llevar en la mochila para una ruta de montaña" (a
+// Spanish trial's crumb kept the whole title). A title's opening names it
+// in any word order; a keyword found further in may be a lower-case
+// fragment ("congelar el pulpo" of "¿Por qué congelar el pulpo antes de
+// cocerlo?"), and a title that opens on a question mark reads as one
+// question. "" when the title does not open on the keyword, when the
+// keyword is one item of a list (a comma or the language's "and" or "or"
+// after it: "Caños de Meca y Zahara de los Atunes en primavera"), or when
+// it names the hub, the step before (keywordOfTitle).
+func keywordOpeningTitle(st site.Structure, language string, p site.Page) string {
+	words := strings.Fields(p.Title)
+	want := strings.Fields(strings.ToLower(p.PrimaryKeyword))
+	if len(want) < 2 || len(words) == 0 || strings.HasPrefix(words[0], "¿") || strings.HasPrefix(words[0], "¡") {
+		return ""
+	}
+	if c, ok := st.Cluster(p.ClusterID); ok {
+		kw := strings.Join(want, " ")
+		if kw == strings.ToLower(c.Name) || kw == strings.ToLower(c.PrimaryKeyword) {
+			return ""
+		}
+	}
+	from := 0
+	if anchors.IsTitleArticle(words[0], language) {
+		from = 1
+	}
+	end := from + len(want)
+	if end >= len(words) {
+		return ""
+	}
+	for i, w := range want {
+		if strings.ToLower(strings.Trim(words[from+i], ",;.!?\"'()")) != w {
+			return ""
+		}
+	}
+	if strings.HasSuffix(words[end-1], ",") || listJoiners[language][strings.ToLower(words[end])] {
+		return ""
+	}
+	return strings.TrimRight(strings.Join(words[:end], " "), ",;:.!?\"'(")
+}
+
+// listJoiners are, by language (policy.Languages but English, whose
+// titles keywordOfTitle reads), the words that join one more item to a
+// list.
+var listJoiners = map[string]map[string]bool{
+	"french":    {"et": true, "ou": true},
+	"spanish":   {"y": true, "e": true, "o": true, "u": true},
+	"hungarian": {"és": true, "vagy": true},
+	"norwegian": {"og": true, "eller": true},
+	"swedish":   {"och": true, "eller": true},
+	"russian":   {"и": true, "или": true},
 }
 
 // listed reports whether words[from:to] is one item of a list: "and",
