@@ -35,7 +35,7 @@ func Breadcrumbs(st site.Structure, language string, page site.Page, hub, term *
 		trail[0].PageID, trail[0].URL = page.ID, page.URL
 		return trail
 	}
-	if sec, ok := st.Sector(st.SectorOf(page)); ok && markup.PagePath(sec.URL) != markup.PagePath(page.URL) {
+	if sec, ok := st.Sector(trailSector(st, page)); ok && markup.PagePath(sec.URL) != markup.PagePath(page.URL) {
 		trail = append(trail, Crumb{Name: sec.Name, URL: sec.URL})
 	}
 	under := page.URL
@@ -49,6 +49,25 @@ func Breadcrumbs(st site.Structure, language string, page site.Page, hub, term *
 		trail = append(trail, Crumb{Name: crumbName(st, language, *hub), URL: hub.URL, PageID: hub.ID})
 	}
 	return append(trail, Crumb{Name: crumbName(st, language, page), URL: page.URL, PageID: page.ID})
+}
+
+// trailSector is the sector a page's trail climbs through: its cluster's
+// or its own (site.Structure.SectorOf), or for a page of neither the
+// deepest sector whose address its own is under: a Spanish trial's term
+// page at /montana/pirineos/ was trailed from home straight to itself,
+// past the sector page at /montana/.
+func trailSector(st site.Structure, p site.Page) string {
+	if id := st.SectorOf(p); id != "" || p.Kind == site.KindHome || p.Kind == site.KindSector {
+		return id
+	}
+	path := markup.PagePath(p.URL)
+	best, depth := "", 0
+	for _, sec := range st.Sectors {
+		if at := markup.PagePath(sec.URL); len(at) > depth && onPath(at, path) {
+			best, depth = sec.ID, len(at)
+		}
+	}
+	return best
 }
 
 // crumbName is what a page is called in every trail it is on, its own and

@@ -96,7 +96,7 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 	clusterFacets := st.ClusterFacets(cluster)
 	crumbs := func() {
 		l.Home = true
-		l.SectorID = st.SectorOf(p)
+		l.SectorID = trailSector(st, p)
 		for _, f := range clusterFacets {
 			l.CrumbTerms = append(l.CrumbTerms, "facet:"+f)
 		}

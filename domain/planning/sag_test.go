@@ -2259,3 +2259,28 @@ func TestTheHomePageLinksAHubItNamesInAnInflectedForm(t *testing.T) {
 		t.Errorf("the home page links %v, want the hub it names as \"огурцов в теплице\" (notes %q)", got, plan.Notes)
 	}
 }
+
+// A Spanish trial's term page at /montana/pirineos/, of no sector, was
+// trailed from home straight to itself past the sector page at /montana/:
+// a page of no sector climbs through the deepest sector whose address its
+// own is under, and its plan reads that sector's page for the step.
+func TestAPageOfNoSectorIsTrailedThroughTheSectorItsAddressIsUnder(t *testing.T) {
+	st := testSite(bootsCluster())
+	term := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
+	term.SectorID, term.URL = "", "/hiking/mountain/"
+	trail := Breadcrumbs(st, "", term, nil, nil)
+	var names []string
+	for _, c := range trail {
+		names = append(names, c.Name)
+	}
+	if want := []string{"Outdoor Shop", "Hiking", "Mountain Terrain"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("trail %v, want %v", names, want)
+	}
+	if l := LookupFor(st, sagPolicy(t), term); l.SectorID != "hiking" {
+		t.Errorf("the plan reads the sector page of %q for the trail, want hiking", l.SectorID)
+	}
+	term.URL = "/terrain/mountain/"
+	if trail := Breadcrumbs(st, "", term, nil, nil); len(trail) != 2 {
+		t.Errorf("a page under no sector's address: trail %+v, want home and the page", trail)
+	}
+}
