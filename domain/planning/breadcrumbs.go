@@ -147,11 +147,8 @@ func keywordOfTitle(st site.Structure, p site.Page) string {
 	if len(want) < 2 {
 		return ""
 	}
-	if c, ok := st.Cluster(p.ClusterID); ok {
-		kw := strings.Join(want, " ")
-		if kw == strings.ToLower(c.Name) || kw == strings.ToLower(c.PrimaryKeyword) {
-			return ""
-		}
+	if keywordNamesCluster(st, p) {
+		return ""
 	}
 	bare := make([]string, len(words))
 	for i, w := range words {
@@ -192,11 +189,8 @@ func keywordOpeningTitle(st site.Structure, language string, p site.Page) string
 	if len(want) < 2 || len(words) == 0 || strings.HasPrefix(words[0], "¿") || strings.HasPrefix(words[0], "¡") {
 		return ""
 	}
-	if c, ok := st.Cluster(p.ClusterID); ok {
-		kw := strings.Join(want, " ")
-		if kw == strings.ToLower(c.Name) || kw == strings.ToLower(c.PrimaryKeyword) {
-			return ""
-		}
+	if keywordNamesCluster(st, p) {
+		return ""
 	}
 	from := 0
 	if anchors.IsTitleArticle(words[0], language) {
@@ -215,6 +209,15 @@ func keywordOpeningTitle(st site.Structure, language string, p site.Page) string
 		return ""
 	}
 	return strings.TrimRight(strings.Join(words[:end], " "), ",;:.!?\"'(")
+}
+
+// keywordNamesCluster reports whether the page's primary keyword is its
+// cluster's name or primary keyword: it names the hub, the trail's step
+// before the page.
+func keywordNamesCluster(st site.Structure, p site.Page) bool {
+	c, ok := st.Cluster(p.ClusterID)
+	kw := strings.Join(strings.Fields(strings.ToLower(p.PrimaryKeyword)), " ")
+	return ok && (kw == strings.ToLower(c.Name) || kw == strings.ToLower(c.PrimaryKeyword))
 }
 
 // listJoiners are, by language (policy.Languages but English, whose
