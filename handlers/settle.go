@@ -14,6 +14,7 @@ import (
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/validation"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
@@ -139,7 +140,7 @@ func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
 		if err != nil || !found {
 			return err
 		}
-		order, err := tx.SettleOrder(ctx, siteID)
+		order, err := tx.SettleOrder(ctx, siteID, sc.policy.Name == policy.Silo)
 		if err != nil {
 			return err
 		}

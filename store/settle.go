@@ -137,21 +137,27 @@ func (t *Tx) LoadCurrentSite(ctx context.Context, siteID string) (SiteRecord, bo
 
 // settleKindRank is the canonical order of page kinds in a settle pass,
 // which decides who gets an anchor first when a target's exact anchors
-// reach the cap: supporting articles first, so their mandatory uplinks
+// reach the cap: the pages whose rules require an uplink first
+// (planning.NeedsUplink: supporting articles, and with $2 every page of a
+// cluster but its hub, a silo's children), so their mandatory uplinks
 // choose before anything else links their hub (a cluster of four articles
 // that name their hub only by its keyword, with the home page first, left
-// the fourth without its uplink), then the home page and sector pages,
+// the fourth without its uplink; a silo trial's service page lost its
+// uplink to the home page so), then the home page and sector pages,
 // whose links to the hubs they name are optional, then the other members,
 // then hubs and term pages, whose lists grow with the site.
-const settleKindRank = `CASE kind WHEN 'supporting' THEN 0 WHEN 'home' THEN 1 WHEN 'sector' THEN 2 WHEN 'product' THEN 3
-	WHEN 'service' THEN 3 WHEN 'page' THEN 3 WHEN 'hub' THEN 4 WHEN 'term' THEN 5 ELSE 6 END`
+const settleKindRank = `CASE WHEN kind = 'supporting' OR $2 AND cluster_id <> '' AND kind NOT IN ('hub', 'home', 'sector', 'term') THEN 0
+	WHEN kind = 'home' THEN 1 WHEN kind = 'sector' THEN 2 WHEN kind IN ('product', 'service', 'page') THEN 3
+	WHEN kind = 'hub' THEN 4 WHEN kind = 'term' THEN 5 ELSE 6 END`
 
 // SettleOrder lists the site's planned pages in the order a settle pass
 // plans them: by kind (settleKindRank), then publication date, then id.
 // The order depends on the pages alone, never on when they arrived.
-func (t *Tx) SettleOrder(ctx context.Context, siteID string) ([]string, error) {
+// clusterChildrenFirst puts every page of a cluster but its hub with the
+// supporting articles: under the silo policy each needs its uplink.
+func (t *Tx) SettleOrder(ctx context.Context, siteID string, clusterChildrenFirst bool) ([]string, error) {
 	ids, err := t.strings(ctx, `SELECT id FROM pages WHERE site_id = $1 AND state <> 'deleted' AND plan_id <> ''
-		ORDER BY `+settleKindRank+`, published_at NULLS LAST, id`, siteID)
+		ORDER BY `+settleKindRank+`, published_at NULLS LAST, id`, siteID, clusterChildrenFirst)
 	if err != nil {
 		return nil, fmt.Errorf("order pages of site %s: %w", siteID, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/events"
 )
 
@@ -150,5 +151,45 @@ func TestASnapshotWriteLosingToAConcurrentChangeSaysSo(t *testing.T) {
 	close(changed)
 	if err := <-done; !errors.Is(err, ErrConcurrentChange) {
 		t.Errorf("pass writing a page changed after its snapshot: %v, want ErrConcurrentChange", err)
+	}
+}
+
+// A settle pass plans first the pages whose rules require an uplink, so
+// their mandatory uplinks take a hub's capped anchor before the home
+// page's optional link: supporting articles, and under the silo policy
+// every page of a cluster but its hub (a silo trial's service page lost
+// its uplink to the home page).
+func TestASettlePassOrdersThePagesThatNeedAnUplinkFirst(t *testing.T) {
+	s, st := ptOpen(t)
+	ctx := context.Background()
+	service := ptPage{id: "boots-fitting", kind: "service", cluster: "boots", day: 26}.page()
+	err := s.InTx(ctx, func(tx *Tx) error {
+		_, err := tx.SavePageVersion(ctx, service, StateGenerated, ptPlanID(service.ID, 1), 3, planning.IndexTerms(st, service))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	orderOf := func(silo bool) []string {
+		var order []string
+		err := s.InTx(ctx, func(tx *Tx) error {
+			var err error
+			order, err = tx.SettleOrder(ctx, ptSite, silo)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return order
+	}
+	for _, silo := range []bool{false, true} {
+		order := orderOf(silo)
+		home, svc := slices.Index(order, "home"), slices.Index(order, "boots-fitting")
+		if home < 0 || svc < 0 || slices.Index(order, "boots-a") > home {
+			t.Fatalf("silo %v: order %v, want the home page after the supporting articles and the service in it", silo, order)
+		}
+		if before := svc < home; before != silo {
+			t.Errorf("silo %v: the cluster's service planned before the home page: %v, want %v (order %v)", silo, before, silo, order)
+		}
 	}
 }

@@ -41,7 +41,7 @@ func budget(in Input, found []markup.Link) RuleResult {
 func siloIntegrity(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleSiloIntegrity, Severity: SeverityError, Passed: true}
 	var problems []string
-	judged := 0
+	judged, entering := 0, 0
 	for _, f := range authorLinks(found) {
 		target, ok := in.AuthorTargets[markup.PagePath(f.URL)]
 		if !ok || target.ID == in.Page.ID {
@@ -49,6 +49,7 @@ func siloIntegrity(in Input, found []markup.Link) RuleResult {
 		}
 		judged++
 		if planning.EntersSilo(in.Page.Kind, target.Kind) {
+			entering++
 			continue
 		}
 		if target.ClusterID != in.Page.ClusterID {
@@ -68,6 +69,9 @@ func siloIntegrity(in Input, found []markup.Link) RuleResult {
 		case target.ClusterID != in.Page.ClusterID && !planning.EntersSilo(in.Page.Kind, target.Kind):
 			problems = append(problems, fmt.Sprintf("link %s points to page %s, %s; this page is %s",
 				l.ID, l.TargetPageID, where(target.ClusterID), where(in.Page.ClusterID)))
+		case target.ClusterID != in.Page.ClusterID:
+			entering++
+			continue
 		default:
 			continue
 		}
@@ -79,6 +83,10 @@ func siloIntegrity(in Input, found []markup.Link) RuleResult {
 		return r
 	}
 	r.Detail = fmt.Sprintf("%d link(s), all within the page's silo (%s)", judged, where(in.Page.ClusterID))
+	if entering > 0 {
+		r.Detail = fmt.Sprintf("%d link(s): %d within the page's silo (%s), %d into a silo from above (the %s page down to a sector page or hub)",
+			judged, judged-entering, where(in.Page.ClusterID), entering, in.Page.Kind)
+	}
 	return r
 }
 
