@@ -56,8 +56,15 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 	for _, k := range t.Variations {
 		add(k, link.AnchorPrimaryKeyword)
 	}
-	add(t.Title, link.AnchorPageTitle)
+	// A title is said without the article it opens on: "moins fragile,
+	// le [beurre blanc nantais]" (a French trial's anchor took the article
+	// in). Nor does a question clause joined to it name the page: a
+	// French trial's hub said "les erreurs courantes du feuilletage" of
+	// "Les erreurs courantes du feuilletage et comment les éviter" and
+	// found no anchor, where the page's own crumb is that.
+	add(withoutArticle(t.Title, p.Language), link.AnchorPageTitle)
 	add(withoutArticle(ShortTitle(t.Title), p.Language), link.AnchorPageTitle)
+	add(withoutArticle(JoinedQuestionCut(t.Title, p.Language), p.Language), link.AnchorPageTitle)
 	add(t.Brand, link.AnchorBranded)
 	// A name written with "&" is said with the word in running text:
 	// "Storage & Networking" in "storage and networking start with…" (a

@@ -3,6 +3,7 @@ package planning
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
@@ -97,7 +98,7 @@ func crumbName(st site.Structure, language string, p site.Page) string {
 		return short
 	}
 	if language != "" && language != policy.English {
-		if len(strings.Fields(p.Title)) > maxCrumbWords && len(p.Title) > maxCrumbChars {
+		if longTitle(p.Title) {
 			if head := anchors.JoinedQuestionCut(p.Title, language); head != "" {
 				return head
 			}
@@ -110,7 +111,7 @@ func crumbName(st site.Structure, language string, p site.Page) string {
 	if named := keywordOfTitle(st, p); named != "" {
 		return named
 	}
-	if len(strings.Fields(p.Title)) > maxCrumbWords && len(p.Title) > maxCrumbChars {
+	if longTitle(p.Title) {
 		if head := anchors.MainClause(p.Title); head != "" {
 			return head
 		}
@@ -127,6 +128,14 @@ const (
 	maxCrumbChars = 40
 )
 
+// longTitle reports whether a title is longer than a crumb keeps whole:
+// over maxCrumbWords words and maxCrumbChars characters, counted as
+// characters, not bytes (a French trial's "Le velouté de potimarron à la
+// châtaigne", 39 characters in 42 bytes, was cut).
+func longTitle(title string) bool {
+	return len(strings.Fields(title)) > maxCrumbWords && utf8.RuneCountInString(title) > maxCrumbChars
+}
+
 // keywordOfTitle names a page with a long title and no subtitle by the
 // words of its title its primary keyword (two words or more) matches, as
 // the title writes them ("Grind Size Chart for Every Brewing Method" with
@@ -140,7 +149,7 @@ const (
 // page touches ("cold brew" for "Making Cold Brew in a French Press").
 func keywordOfTitle(st site.Structure, p site.Page) string {
 	words := strings.Fields(p.Title)
-	if len(words) <= maxCrumbWords || len(p.Title) <= maxCrumbChars {
+	if !longTitle(p.Title) {
 		return ""
 	}
 	want := strings.Fields(strings.ToLower(p.PrimaryKeyword))

@@ -126,8 +126,13 @@ func TestACrumbOfANonEnglishSiteIsItsTitleCutAtASubtitleOrItsOpeningKeyword(t *t
 			t.Errorf("Spanish site: crumb of %q = %q, want %q", c.title, got, c.want)
 		}
 	}
-	if got := crumb(languagePolicy(t, "french"), "Les erreurs du compost maison et comment les éviter", "erreurs du compost"); got != "Les erreurs du compost maison" {
+	french := languagePolicy(t, "french")
+	if got := crumb(french, "Les erreurs du compost maison et comment les éviter", "erreurs du compost"); got != "Les erreurs du compost maison" {
 		t.Errorf("French site: crumb %q, want \"Les erreurs du compost maison\"", got)
+	}
+	// 39 characters in 42 bytes: short enough to stay whole
+	if got := crumb(french, "Le velouté de potimarron à la châtaigne", "velouté de potimarron"); got != "Le velouté de potimarron à la châtaigne" {
+		t.Errorf("French site: a title of 39 characters is cut to %q", got)
 	}
 	if got := crumb(sagPolicy(t), "How to Store Coffee Beans So They Stay Fresh", "store coffee beans"); got != "How to Store Coffee Beans" {
 		t.Errorf("English site: crumb %q, want \"How to Store Coffee Beans\"", got)

@@ -50,7 +50,7 @@ func TestUplinkAnchorsAreKeywordsThenTitleWithinTheWordRange(t *testing.T) {
 	want := []link.Anchor{
 		{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
 		{Text: "hiking boot", Type: link.AnchorPrimaryKeyword},
-		{Text: "The Hiking Boots Guide", Type: link.AnchorPageTitle},
+		{Text: "Hiking Boots Guide", Type: link.AnchorPageTitle},
 	}
 	if !reflect.DeepEqual(up.Candidates, want) {
 		t.Errorf("anchors %+v\nwant %+v (one-word and nine-word keywords and case repeats left out)", up.Candidates, want)
