@@ -59,6 +59,49 @@ func languageName(given string) (string, error) {
 	return "", fmt.Errorf("language = %q: no stemmer for it; want one of %s", given, strings.Join(known, ", "))
 }
 
+// headings are the words a language's site is given for the blocks and
+// the breadcrumb it has not named itself (Resolve): a French trial's pages
+// said "Related Reading" and "Breadcrumb" under French headings it had
+// to set one by one.
+type headings struct {
+	relatedArticles, relatedReading, taxonomy, sector, breadcrumb string
+}
+
+// headingsOf are, by language (policy.Languages but English, whose are the
+// defaults), its headings.
+var headingsOf = map[string]headings{
+	"french":    {"Articles connexes", "À lire aussi", "Guides sur ce thème", "Guides de cette rubrique", "Fil d'Ariane"},
+	"hungarian": {"Kapcsolódó cikkek", "Ajánlott olvasmányok", "Útmutatók a témában", "Útmutatók ebben a rovatban", "Morzsamenü"},
+	"norwegian": {"Relaterte artikler", "Les også", "Guider om emnet", "Guider i denne delen", "Brødsmulesti"},
+	"russian":   {"Статьи по теме", "Читайте также", "Руководства по теме", "Руководства в этом разделе", "Навигационная цепочка"},
+	"spanish":   {"Artículos relacionados", "Lecturas relacionadas", "Guías sobre este tema", "Guías de esta sección", "Ruta de navegación"},
+	"swedish":   {"Relaterade artiklar", "Läs också", "Guider om ämnet", "Guider i det här avsnittet", "Brödsmulor"},
+}
+
+// withLanguageHeadings gives the policy its language's headings for those
+// the overrides do not set (given holds the keys they set).
+func (p *Policy) withLanguageHeadings(given map[string]bool) {
+	h, ok := headingsOf[p.Language]
+	if !ok {
+		return
+	}
+	for _, f := range []struct {
+		key   string
+		field *string
+		text  string
+	}{
+		{"related_articles_heading", &p.RelatedArticlesHeading, h.relatedArticles},
+		{"related_reading_heading", &p.RelatedReadingHeading, h.relatedReading},
+		{"taxonomy_heading", &p.TaxonomyHeading, h.taxonomy},
+		{"sector_heading", &p.SectorHeading, h.sector},
+		{"breadcrumb_aria_label", &p.BreadcrumbAriaLabel, h.breadcrumb},
+	} {
+		if !given[f.key] {
+			*f.field = f.text
+		}
+	}
+}
+
 // English reports whether the site's text is English, the only language
 // the grammar rules written for English apply to: the check that an
 // occurrence is not the front of a longer noun phrase (anchors.GoesOn),
