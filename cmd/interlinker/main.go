@@ -5,6 +5,7 @@
 //	interlinker demo      link the bundled example site end to end and print a summary
 //	interlinker publish   send CloudEvents from JSON files to NATS
 //	interlinker dead-letters  list the events the pipeline refused, with why
+//	interlinker inserted  print a site's links.inserted: each page's last, its verdict and links
 //	interlinker audit     audit a site: request it, show progress, print the report, write CSV files
 //	interlinker verify    check a site's link targets over HTTP (the weekly verify_links)
 //	interlinker import    crawl a live site and publish its pages as content.published
@@ -34,6 +35,9 @@ Usage:
   interlinker demo    [flags]          link the bundled example site end to end and print a summary
   interlinker publish [flags] PATH...  publish CloudEvents from JSON files or directories to NATS
   interlinker dead-letters [flags]     list the events the pipeline refused, with why; --save writes them to mend and publish again
+  interlinker inserted --site ID [flags]
+                                       print the site's links.inserted: each page's last (--all every one, --follow as they come),
+                                       its verdict, failed rules, links and notes; --json one object a line
   interlinker audit   --site ID [--wait] [flags]
                                        audit a site; with --wait show progress, print the report and write CSV files
   interlinker verify  --site ID | --all-sites [--scope internal|all] [--wait]
@@ -78,6 +82,8 @@ func run(args []string) error {
 		return publish(ctx, rest)
 	case "dead-letters":
 		return deadLettersCommand(ctx, rest)
+	case "inserted":
+		return insertedCommand(ctx, rest)
 	case "audit":
 		return auditCommand(ctx, rest)
 	case "verify":

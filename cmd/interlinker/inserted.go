@@ -1,0 +1,210 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/events"
+)
+
+// insertedCommand prints the links.inserted events a downstream publisher
+// receives: by default the last of each page of the site, as it stands
+// once read, with its verdict and links. Three trials' users wrote a
+// JetStream reader of their own to see validation and notes, which the
+// HTTP API does not serve whole.
+func insertedCommand(ctx context.Context, args []string) error {
+	natsURL := "nats://127.0.0.1:4250"
+	siteID, pageID, every, asJSON, follow := "", "", false, false, false
+	s := &settings{fs: flag.NewFlagSet("inserted", flag.ContinueOnError)}
+	s.String(&natsURL, "nats-url", "NATS server whose LINKS stream to read (serve's embedded server listens on 127.0.0.1:4250)")
+	s.fs.StringVar(&siteID, "site", siteID, "the site whose pages to print (required)")
+	s.fs.StringVar(&pageID, "page", pageID, "only this page")
+	s.fs.BoolVar(&every, "all", every, "every event in stream order, not only each page's last")
+	s.fs.BoolVar(&asJSON, "json", asJSON, "print each event's data as one JSON object a line, with its site_id and stream seq")
+	s.fs.BoolVar(&follow, "follow", follow, "keep printing events as they arrive, in stream order, until interrupted")
+	if err := s.finish(args, nil, ""); err != nil {
+		return err
+	}
+	if siteID == "" {
+		return errors.New("--site is required")
+	}
+	p, err := newProducer(natsURL)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	show := func(e insertedEvent) error {
+		if asJSON {
+			return printInsertedJSON(e)
+		}
+		printInserted(e)
+		return nil
+	}
+	last := map[string]insertedEvent{}
+	err = readInserted(ctx, p.js, follow, func(e insertedEvent) error {
+		if e.siteID != siteID || pageID != "" && e.data.PageID != pageID {
+			return nil
+		}
+		if every || follow {
+			return show(e)
+		}
+		last[e.data.PageID] = e
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	pages := make([]insertedEvent, 0, len(last))
+	for _, e := range last {
+		pages = append(pages, e)
+	}
+	slices.SortFunc(pages, func(a, b insertedEvent) int { return cmp.Compare(a.data.PageID, b.data.PageID) })
+	for _, e := range pages {
+		if err := show(e); err != nil {
+			return err
+		}
+	}
+	if !asJSON && !every && !follow && len(pages) == 0 {
+		fmt.Printf("no links.inserted for site %s\n", siteID)
+	}
+	return nil
+}
+
+// insertedEvent is one links.inserted as the stream holds it.
+type insertedEvent struct {
+	seq    uint64
+	siteID string
+	data   events.LinksInsertedData
+}
+
+// insertedWait is how long reading waits for the stream's next event
+// before taking it as read to its end.
+const insertedWait = 2 * time.Second
+
+// readInserted calls fn with every links.inserted in the LINKS stream, in
+// stream order, until it has read all those stored when it started; with
+// follow, until ctx ends.
+func readInserted(ctx context.Context, js jetstream.JetStream, follow bool, fn func(insertedEvent) error) error {
+	stream, ok := events.StreamFor(events.LinksInserted)
+	if !ok {
+		return fmt.Errorf("no stream holds %s", events.LinksInserted)
+	}
+	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.LinksInserted}})
+	if err != nil {
+		return fmt.Errorf("read %s: %w", events.LinksInserted, err)
+	}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", events.LinksInserted, err)
+	}
+	if info.NumPending == 0 && !follow {
+		return nil
+	}
+	for {
+		msg, err := cons.Next(jetstream.FetchMaxWait(insertedWait))
+		switch {
+		case errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, nats.ErrTimeout):
+			if !follow {
+				return nil
+			}
+			if ctx.Err() != nil {
+				return nil
+			}
+			continue
+		case err != nil:
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("read %s: %w", events.LinksInserted, err)
+		}
+		meta, err := msg.Metadata()
+		if err != nil {
+			return fmt.Errorf("read %s: %w", events.LinksInserted, err)
+		}
+		ev, err := events.Decode(msg.Data())
+		if err != nil {
+			return fmt.Errorf("links.inserted #%d: %w", meta.Sequence.Stream, err)
+		}
+		data, err := events.DecodeData[events.LinksInsertedData](ev)
+		if err != nil {
+			return fmt.Errorf("links.inserted #%d: %w", meta.Sequence.Stream, err)
+		}
+		if err := fn(insertedEvent{seq: meta.Sequence.Stream, siteID: ev.SiteID, data: data}); err != nil {
+			return err
+		}
+		if meta.NumPending == 0 && !follow {
+			return nil
+		}
+	}
+}
+
+// printInserted writes one event as a reader scans it: the page and its
+// verdict, its links by status, the rules it fails and the planner's notes.
+func printInserted(e insertedEvent) {
+	d := e.data
+	verdict := "passed"
+	if !d.Validation.Passed {
+		verdict = "FAILED"
+	}
+	byStatus := map[string]int{}
+	for _, l := range d.Links {
+		byStatus[l.Status]++
+	}
+	var counts []string
+	for _, st := range []link.Status{link.StatusVerified, link.StatusFlagged, link.StatusInserted, link.StatusPlanned, link.StatusReview, link.StatusBroken, link.StatusRemoved} {
+		if n := byStatus[string(st)]; n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	line := fmt.Sprintf("%s v%d #%d %s: %d links", d.PageID, d.Version, e.seq, verdict, len(d.Links))
+	if len(counts) > 0 {
+		line += " (" + strings.Join(counts, ", ") + ")"
+	}
+	if d.Reason != "" {
+		line += " [" + d.Reason + "]"
+	}
+	fmt.Println(line)
+	for _, r := range d.Validation.Rules {
+		if !r.Passed {
+			fmt.Printf("  %s %s: %s\n", r.Severity, r.Name, r.Detail)
+		}
+	}
+	for _, l := range d.Links {
+		anchor := l.Anchor
+		if anchor == "" {
+			anchor = "-"
+		}
+		fmt.Printf("  %-9s %-14s %-15s → %s %q", l.Status, l.Type, l.Zone, l.TargetPageID, anchor)
+		if l.Reason != "" {
+			fmt.Printf(" (%s)", l.Reason)
+		}
+		fmt.Println()
+	}
+	for _, n := range d.Notes {
+		fmt.Println("  note:", n)
+	}
+}
+
+func printInsertedJSON(e insertedEvent) error {
+	line, err := json.Marshal(struct {
+		Seq    uint64 `json:"seq"`
+		SiteID string `json:"site_id"`
+		events.LinksInsertedData
+	}{e.seq, e.siteID, e.data})
+	if err != nil {
+		return fmt.Errorf("links.inserted #%d: %w", e.seq, err)
+	}
+	fmt.Println(string(line))
+	return nil
+}
