@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
@@ -60,8 +59,8 @@ func runCustomSite(t *testing.T, siteID string, structure events.Event, order []
 			h.waitQuiet(waitLong)
 		}
 	}
-	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(order) })
-	h.waitIdle(3 * time.Minute)
+	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(order) })
+	h.waitIdle(waitLong)
 	ids := make([]string, len(order))
 	for i, ev := range order {
 		var d events.ContentData

@@ -111,7 +111,7 @@ func TestAnAuditCutOffMidwayIsRunAgainAndNeverServedHalfDone(t *testing.T) {
 	h2 := startHarness(t, cfg)
 	completed := collect(t, h2.js, "AUDIT", events.AuditCompleted)
 	var again events.AuditCompletedData
-	waitFor(t, 2*time.Minute, "audit cut completed by the next process", func() bool {
+	waitFor(t, waitLong, "audit cut completed by the next process", func() bool {
 		d, ok := completedAudits(completed, siteID)["cut"]
 		again = d
 		return ok
@@ -121,7 +121,7 @@ func TestAnAuditCutOffMidwayIsRunAgainAndNeverServedHalfDone(t *testing.T) {
 	}
 	h2.publish(mustEvent(events.AuditRequested, siteID, "req-ref", events.AuditRequestedData{AuditID: "ref"}))
 	var ref events.AuditCompletedData
-	waitFor(t, 2*time.Minute, "reference audit completed", func() bool {
+	waitFor(t, waitLong, "reference audit completed", func() bool {
 		d, ok := completedAudits(completed, siteID)["ref"]
 		ref = d
 		return ok
@@ -155,7 +155,7 @@ func TestTwoAuditsOfOneSiteAtOnceBothCompleteWithTheSameFigures(t *testing.T) {
 		h.publish(mustEvent(events.AuditRequested, siteID, "req-"+id, events.AuditRequestedData{AuditID: id}))
 	}
 	var got map[string]events.AuditCompletedData
-	waitFor(t, 2*time.Minute, "both audits completed", func() bool {
+	waitFor(t, waitLong, "both audits completed", func() bool {
 		got = completedAudits(h.completed, siteID)
 		return len(got) == 2
 	})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/interlinker/interlinker/events"
 )
@@ -75,7 +74,7 @@ func TestAnAuditRequestWithoutAnAuditIDTakesTheEventID(t *testing.T) {
 	const eventID = "req-without-audit-id"
 	h.publish(mustEvent(events.AuditRequested, siteID, eventID, events.AuditRequestedData{}))
 	var got events.AuditCompletedData
-	waitFor(t, 2*time.Minute, "audit completed", func() bool {
+	waitFor(t, waitLong, "audit completed", func() bool {
 		for _, d := range completedAudits(h.completed, siteID) {
 			got = d
 			return true

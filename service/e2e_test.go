@@ -19,7 +19,11 @@ import (
 // condition holds; 90 s ran out under -race with two scenarios and the
 // other packages sharing two slow cores (TestBadInputIsDeadLettered…,
 // 14.8 s alone on that machine, 131 s in its CI run), and 3 minutes on a
-// machine half as fast again (its service package took 1,897 s).
+// machine half as fast again (its service package took 1,897 s). Every
+// wait for the pipeline is this one: on such a machine five scenarios
+// ran past waits of 1 to 5 minutes of their own in one CI run (the two
+// Postgres fault scenarios and the LLM fallback's took 51 s together
+// alone), and a publish past 30 s of retries.
 const waitLong = 6 * time.Minute
 
 // waitStart bounds starting a service: creating and migrating its

@@ -84,8 +84,8 @@ func TestNATSRestartMidStreamLinksEveryPageOnce(t *testing.T) {
 		ids[i] = fmt.Sprintf("article-%03d", i)
 		h.publish(pageEvent("s1", ids[i], "supporting", 1, supportingHTML(i)))
 	}
-	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
-	h.waitIdle(2 * time.Minute)
+	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
+	h.waitIdle(waitLong)
 	assertEachLinkedOnce(t, h, "s1", ids)
 }
 
@@ -106,12 +106,12 @@ func TestPostgresAwayForSecondsLinksEveryPageOnce(t *testing.T) {
 		ids[i] = fmt.Sprintf("article-%03d", i)
 		h.publish(pageEvent("s1", ids[i], "supporting", 1, supportingHTML(i)))
 	}
-	waitFor(t, time.Minute, "some pages linked", func() bool { return h.inserted.pageCount("s1") >= 20 })
+	waitFor(t, waitLong, "some pages linked", func() bool { return h.inserted.pageCount("s1") >= 20 })
 	proxy.Cut()
 	time.Sleep(3 * time.Second)
 	proxy.Restore()
-	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
-	h.waitIdle(2 * time.Minute)
+	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
+	h.waitIdle(waitLong)
 	assertEachLinkedOnce(t, h, "s1", ids)
 }
 
@@ -146,7 +146,7 @@ func TestPostgresAwayLongerThanTheDeliveryBudgetDeadLettersNothing(t *testing.T)
 	for _, id := range ids[n/2:] {
 		h.publish(pageEvent("s1", id, "supporting", 1, supportingHTML(len(id))))
 	}
-	waitFor(t, time.Minute, "deliveries failing while Postgres is away", func() bool {
+	waitFor(t, waitLong, "deliveries failing while Postgres is away", func() bool {
 		return h.metricAtLeast(`interlinker_handler_errors_total{handler="planner",kind="transient"}`, 3)
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
@@ -156,8 +156,8 @@ func TestPostgresAwayLongerThanTheDeliveryBudgetDeadLettersNothing(t *testing.T)
 	cancel()
 	time.Sleep(10 * time.Second)
 	proxy.Restore()
-	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
-	h.waitIdle(2 * time.Minute)
+	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
+	h.waitIdle(waitLong)
 	assertEachLinkedOnce(t, h, "s1", ids)
 	ctx, cancel = context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
@@ -200,9 +200,9 @@ func TestSlowHandlersNeverLetABufferedMessageExpireUnhandled(t *testing.T) {
 		ids[i] = fmt.Sprintf("article-%03d", i)
 		h.publish(pageEvent("s1", ids[i], "supporting", 1, supportingHTML(i)))
 	}
-	waitFor(t, 5*time.Minute, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
+	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount("s1") == n+1 })
 	proxy.SetLatency(0)
-	h.waitIdle(2 * time.Minute)
+	h.waitIdle(waitLong)
 	assertEachLinkedOnce(t, h, "s1", ids)
 	// A copy redelivered while the first still waited its turn shows as a
 	// duplicate the inbox skipped.

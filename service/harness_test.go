@@ -151,7 +151,7 @@ func (h *harness) publish(ev events.Event) {
 
 func (h *harness) publishRaw(subject string, data []byte, hdr nats.Header) {
 	h.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(waitLong)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_, err := h.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Data: data, Header: hdr})
@@ -204,8 +204,8 @@ func (h *harness) linkExampleSite(name string) examples.Site {
 	// two of this package's tests at once, the LLM fallback's run of the
 	// example site took over two minutes to settle (CI on 2026-11-29, raw
 	// JetStream at a third of a fast machine's), and 46 s alone.
-	waitFor(h.t, 4*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
-	h.waitIdle(4 * time.Minute)
+	waitFor(h.t, waitLong, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(site.Pages) })
+	h.waitIdle(waitLong)
 	return site
 }
 
@@ -428,7 +428,7 @@ func (c *collector) latestFor(t testing.TB, siteID, pageID string) (events.Links
 // last links.inserted a moment later.
 func (h *harness) waitStoredReceived(siteID string, pageIDs []string) {
 	h.t.Helper()
-	waitFor(h.t, time.Minute, "every page's stored result received", func() bool {
+	waitFor(h.t, waitLong, "every page's stored result received", func() bool {
 		for _, id := range pageIDs {
 			rec, _, err := h.svc.Store().Page(context.Background(), siteID, id)
 			if err != nil {

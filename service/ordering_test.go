@@ -85,8 +85,8 @@ func runExampleSite(t *testing.T, site examples.Site, order []events.PageInfo, o
 			h.waitQuiet(waitLong)
 		}
 	}
-	waitFor(t, 2*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(order) })
-	h.waitIdle(2 * time.Minute)
+	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(order) })
+	h.waitIdle(waitLong)
 	ids := make([]string, len(order))
 	for i, pg := range order {
 		ids[i] = pg.ID

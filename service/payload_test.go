@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/interlinker/interlinker/bus"
 )
@@ -60,8 +59,8 @@ func TestEventsTooLargeForTheServerNeverStallThePipeline(t *testing.T) {
 	for i := range n {
 		h.publish(pageEvent("s1", fmt.Sprintf("tip-%02d", i), "supporting", 1, supportingHTML(i)))
 	}
-	waitFor(t, 2*time.Minute, "every article linked", func() bool { return h.inserted.pageCount("s1") == n+2 })
-	h.waitIdle(2 * time.Minute)
+	waitFor(t, waitLong, "every article linked", func() bool { return h.inserted.pageCount("s1") == n+2 })
+	h.waitIdle(waitLong)
 	parked, err := h.svc.Store().ParkedOutbox(t.Context(), "s1")
 	if err != nil {
 		t.Fatal(err)

@@ -197,9 +197,9 @@ func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
 	sendOurHTMLBack(t, h, siteID, func(p events.PageInfo) events.Event {
 		return mustEvent(events.ContentPublished, siteID, "live-"+p.ID, events.ContentData{Page: p})
 	})
-	h.waitIdle(3 * time.Minute)
+	h.waitIdle(waitLong)
 	time.Sleep(5 * cfg.SettleDelay)
-	h.waitIdle(3 * time.Minute)
+	h.waitIdle(waitLong)
 	after := read()
 	for _, p := range customSitePages() {
 		b, a := before[p.ID], after[p.ID]
@@ -223,9 +223,9 @@ func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
 			h.publish(customPageEvent(siteID, p))
 		}
 	}
-	h.waitIdle(3 * time.Minute)
+	h.waitIdle(waitLong)
 	time.Sleep(5 * cfg.SettleDelay)
-	h.waitIdle(3 * time.Minute)
+	h.waitIdle(waitLong)
 	// what a publisher sees of a links.inserted, its scores left out
 	type seen struct {
 		HTML  string
@@ -352,7 +352,7 @@ func TestGeneratingTheHTMLWeSentAgainGivesTheSameLinks(t *testing.T) {
 		p.Version++
 		return customPageEvent(siteID, p)
 	})
-	waitFor(t, 3*time.Minute, "every page's second version linked", func() bool {
+	waitFor(t, waitLong, "every page's second version linked", func() bool {
 		for _, p := range customSitePages() {
 			last, ok := h.inserted.latestFor(t, siteID, p.ID)
 			if !ok || last.Version != p.Version+1 {
@@ -361,9 +361,9 @@ func TestGeneratingTheHTMLWeSentAgainGivesTheSameLinks(t *testing.T) {
 		}
 		return true
 	})
-	h.waitIdle(3 * time.Minute)
+	h.waitIdle(waitLong)
 	time.Sleep(5 * cfg.SettleDelay)
-	h.waitIdle(3 * time.Minute)
+	h.waitIdle(waitLong)
 	after := read()
 	for _, p := range customSitePages() {
 		if !reflect.DeepEqual(before[p.ID], after[p.ID]) {
@@ -396,8 +396,8 @@ func settledCustomSite(t *testing.T, siteID string) (*harness, Config) {
 	for _, ev := range pages {
 		h.publish(ev)
 	}
-	waitFor(t, 3*time.Minute, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(pages) })
-	h.waitIdle(3 * time.Minute)
+	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount(siteID) == len(pages) })
+	h.waitIdle(waitLong)
 	return h, cfg
 }
 
@@ -443,7 +443,7 @@ func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
 	const siteID = "replan-settled"
 	h, cfg := settledCustomSite(t, siteID)
 	time.Sleep(5 * cfg.SettleDelay)
-	h.waitIdle(3 * time.Minute)
+	h.waitIdle(waitLong)
 
 	outcomes := func(d events.LinksInsertedData) []string {
 		var out []string
@@ -471,7 +471,7 @@ func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
 			h.publish(customPageEvent(siteID, p))
 		}
 	}
-	waitFor(t, 3*time.Minute, "the edited articles linked", func() bool {
+	waitFor(t, waitLong, "the edited articles linked", func() bool {
 		for id := range edited {
 			if last, ok := h.inserted.latestFor(t, siteID, id); !ok || last.Version != 2 {
 				return false
@@ -479,9 +479,9 @@ func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
 		}
 		return true
 	})
-	h.waitIdle(3 * time.Minute)
+	h.waitIdle(waitLong)
 	time.Sleep(5 * cfg.SettleDelay)
-	h.waitIdle(3 * time.Minute)
+	h.waitIdle(waitLong)
 
 	replanned := 0
 	for _, p := range customSitePages() {

@@ -275,7 +275,7 @@ func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.
 func waitVerified(t *testing.T, c *collector, siteID, id string) events.VerifyCompletedData {
 	t.Helper()
 	var out events.VerifyCompletedData
-	waitFor(t, 2*time.Minute, "verification "+id+" completed", func() bool {
+	waitFor(t, waitLong, "verification "+id+" completed", func() bool {
 		for _, r := range c.all() {
 			var d events.VerifyCompletedData
 			if r.Event.SiteID == siteID && json.Unmarshal(r.Event.Data, &d) == nil && d.VerificationID == id {
