@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -79,11 +81,23 @@ var headingsOf = map[string]headings{
 }
 
 // withLanguageHeadings gives the policy its language's headings for those
-// the overrides do not set (given holds the keys they set).
-func (p *Policy) withLanguageHeadings(given map[string]bool) {
+// the overrides do not set. Only a language with headings reads which
+// keys the overrides hold: Resolve runs for every event, and most sites
+// are English.
+func (p *Policy) withLanguageHeadings(overrides json.RawMessage) error {
 	h, ok := headingsOf[p.Language]
 	if !ok {
-		return
+		return nil
+	}
+	var keys map[string]json.RawMessage
+	if len(bytes.TrimSpace(overrides)) > 0 {
+		if err := json.Unmarshal(overrides, &keys); err != nil {
+			return err
+		}
+	}
+	given := make(map[string]bool, len(keys))
+	for k := range keys {
+		given[strings.ToLower(k)] = true // the struct's fields match keys in any case
 	}
 	for _, f := range []struct {
 		key   string
@@ -100,6 +114,7 @@ func (p *Policy) withLanguageHeadings(given map[string]bool) {
 			*f.field = f.text
 		}
 	}
+	return nil
 }
 
 // English reports whether the site's text is English, the only language

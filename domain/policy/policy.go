@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -218,25 +217,20 @@ func Resolve(name string, overrides json.RawMessage) (Policy, error) {
 	if err != nil {
 		return Policy{}, err
 	}
-	given := map[string]bool{}
-	if len(bytes.TrimSpace(overrides)) > 0 && !bytes.Equal(bytes.TrimSpace(overrides), []byte("null")) {
+	hasOverrides := len(bytes.TrimSpace(overrides)) > 0 && !bytes.Equal(bytes.TrimSpace(overrides), []byte("null"))
+	if hasOverrides {
 		dec := json.NewDecoder(bytes.NewReader(overrides))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&p); err != nil {
 			return Policy{}, fmt.Errorf("policy overrides: %w", err)
 		}
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal(overrides, &keys); err != nil {
-			return Policy{}, fmt.Errorf("policy overrides: %w", err)
-		}
-		for k := range keys {
-			given[strings.ToLower(k)] = true
-		}
 	}
 	if p.Language, err = languageName(p.Language); err != nil {
 		return Policy{}, fmt.Errorf("policy overrides: %w", err)
 	}
-	p.withLanguageHeadings(given)
+	if err := p.withLanguageHeadings(overrides); err != nil {
+		return Policy{}, fmt.Errorf("policy overrides: %w", err)
+	}
 	if err := p.validate(); err != nil {
 		return Policy{}, fmt.Errorf("policy overrides: %w", err)
 	}
