@@ -52,8 +52,8 @@ func insertedCommand(ctx context.Context, args []string) error {
 		return nil
 	}
 	last := map[string]insertedEvent{}
-	err = readInserted(ctx, p.js, follow, func(e insertedEvent) error {
-		if e.siteID != siteID || pageID != "" && e.data.PageID != pageID {
+	err = readInserted(ctx, p.js, siteID, follow, func(e insertedEvent) error {
+		if pageID != "" && e.data.PageID != pageID {
 			return nil
 		}
 		if every || follow {
@@ -92,10 +92,11 @@ type insertedEvent struct {
 // before taking it as read to its end.
 const insertedWait = 2 * time.Second
 
-// readInserted calls fn with every links.inserted in the LINKS stream, in
-// stream order, until it has read all those stored when it started; with
-// follow, until ctx ends.
-func readInserted(ctx context.Context, js jetstream.JetStream, follow bool, fn func(insertedEvent) error) error {
+// readInserted calls fn with every links.inserted of the site in the LINKS
+// stream, in stream order, until it has read all those stored when it
+// started; with follow, until ctx ends. Other sites' events are passed
+// over on their envelope, their data (the linked HTML) left undecoded.
+func readInserted(ctx context.Context, js jetstream.JetStream, siteID string, follow bool, fn func(insertedEvent) error) error {
 	stream, ok := events.StreamFor(events.LinksInserted)
 	if !ok {
 		return fmt.Errorf("no stream holds %s", events.LinksInserted)
@@ -108,18 +109,21 @@ func readInserted(ctx context.Context, js jetstream.JetStream, follow bool, fn f
 	if err != nil {
 		return fmt.Errorf("read %s: %w", events.LinksInserted, err)
 	}
-	if info.NumPending == 0 && !follow {
+	pending := info.NumPending
+	if pending == 0 && !follow {
 		return nil
 	}
 	for {
 		msg, err := cons.Next(jetstream.FetchMaxWait(insertedWait))
 		switch {
 		case errors.Is(err, jetstream.ErrNoMessages) || errors.Is(err, nats.ErrTimeout):
-			if !follow {
-				return nil
-			}
 			if ctx.Err() != nil {
 				return nil
+			}
+			if !follow {
+				// A stream that stops answering with events still to
+				// read would otherwise print part of the site as all of it.
+				return fmt.Errorf("read %s: no event for %s with %d still to read", events.LinksInserted, insertedWait, pending)
 			}
 			continue
 		case err != nil:
@@ -132,18 +136,21 @@ func readInserted(ctx context.Context, js jetstream.JetStream, follow bool, fn f
 		if err != nil {
 			return fmt.Errorf("read %s: %w", events.LinksInserted, err)
 		}
+		pending = meta.NumPending
 		ev, err := events.Decode(msg.Data())
 		if err != nil {
 			return fmt.Errorf("links.inserted #%d: %w", meta.Sequence.Stream, err)
 		}
-		data, err := events.DecodeData[events.LinksInsertedData](ev)
-		if err != nil {
-			return fmt.Errorf("links.inserted #%d: %w", meta.Sequence.Stream, err)
+		if ev.SiteID == siteID {
+			data, err := events.DecodeData[events.LinksInsertedData](ev)
+			if err != nil {
+				return fmt.Errorf("links.inserted #%d: %w", meta.Sequence.Stream, err)
+			}
+			if err := fn(insertedEvent{seq: meta.Sequence.Stream, siteID: ev.SiteID, data: data}); err != nil {
+				return err
+			}
 		}
-		if err := fn(insertedEvent{seq: meta.Sequence.Stream, siteID: ev.SiteID, data: data}); err != nil {
-			return err
-		}
-		if meta.NumPending == 0 && !follow {
+		if pending == 0 && !follow {
 			return nil
 		}
 	}
