@@ -100,7 +100,8 @@ func ampersandSpelling(name, language string) (string, bool) {
 
 // ampersandWords are how each language (policy.Languages) says "&".
 var ampersandWords = map[string]string{
-	policy.English: "and", "french": "et", "spanish": "y", "hungarian": "és", "norwegian": "og", "swedish": "och", "russian": "и",
+	policy.English: "and", "danish": "og", "dutch": "en", "finnish": "ja", "french": "et", "german": "und", "hungarian": "és",
+	"italian": "e", "norwegian": "og", "portuguese": "e", "russian": "и", "spanish": "y", "swedish": "och",
 }
 
 // withoutArticle is a short title without the article it opens on, in
@@ -141,13 +142,18 @@ func IsTitleArticle(word, language string) bool {
 var (
 	titleArticles = map[string]map[string]bool{
 		policy.English: articles,
+		"danish":       set("en", "et"),
+		"dutch":        set("de", "het", "een"),
 		"french":       set("le", "la", "les", "un", "une", "des", "du"),
-		"spanish":      set("el", "la", "los", "las", "un", "una", "unos", "unas"),
+		"german":       set("der", "die", "das", "ein", "eine"),
 		"hungarian":    set("a", "az", "egy"),
+		"italian":      set("il", "lo", "la", "i", "gli", "le", "un", "uno", "una"),
 		"norwegian":    set("en", "ei", "et"),
+		"portuguese":   set("o", "a", "os", "as", "um", "uma", "uns", "umas"),
+		"spanish":      set("el", "la", "los", "las", "un", "una", "unos", "unas"),
 		"swedish":      set("en", "ett"),
 	}
-	elidedArticles = map[string][]string{"french": {"l"}}
+	elidedArticles = map[string][]string{"french": {"l"}, "italian": {"l", "un"}}
 )
 
 // names are what a target is called by: its keywords and its title.
@@ -302,8 +308,14 @@ var joinedQuestions = map[string]struct {
 	and       string
 	questions map[string]bool
 }{
-	"spanish": {"y", set("cómo", "por qué", "qué", "cuándo", "dónde", "cuál", "cuáles", "cuánto", "cuánta", "cuántos", "cuántas")},
-	"french":  {"et", set("comment", "pourquoi", "quand", "où", "quel", "quelle", "quels", "quelles", "combien")},
+	"spanish":    {"y", set("cómo", "por qué", "qué", "cuándo", "dónde", "cuál", "cuáles", "cuánto", "cuánta", "cuántos", "cuántas")},
+	"french":     {"et", set("comment", "pourquoi", "quand", "où", "quel", "quelle", "quels", "quelles", "combien")},
+	"german":     {"und", set("wie", "warum", "was", "wann", "wo", "welche", "welcher", "welches", "wieso", "weshalb")},
+	"italian":    {"e", set("come", "perché", "cosa", "quando", "dove", "quale", "quali", "quanto", "quanti")},
+	"portuguese": {"e", set("como", "porque", "quando", "onde", "qual", "quais", "quanto", "quantos")},
+	"dutch":      {"en", set("hoe", "waarom", "wat", "wanneer", "waar", "welke")},
+	"danish":     {"og", set("hvordan", "hvorfor", "hvad", "hvornår", "hvor", "hvilken", "hvilke")},
+	"finnish":    {"ja", set("miten", "miksi", "mitä", "milloin", "missä", "mikä", "mitkä")},
 }
 
 // OpensClause reports whether a title's word starts a clause of its own

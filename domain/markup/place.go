@@ -92,7 +92,8 @@ type Options struct {
 	MinWordsBetweenLinks int               // 0 means default 50; negative means no minimum
 	Attributes           map[string]string // extra attributes for inserted <a> (rel, class, data-*), validated
 	// Language picks the stemmer for close variations: "english" (default),
-	// "spanish", "french", "russian", "swedish", "norwegian", "hungarian",
+	// "danish", "dutch", "finnish", "french", "german", "hungarian",
+	// "italian", "norwegian", "portuguese", "russian", "spanish", "swedish",
 	// or "none" to match literally only.
 	Language string
 	// AllowDuplicateTargets places a link even when the page already links

@@ -5,19 +5,26 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
-	"github.com/kljensen/snowball/french"
-	"github.com/kljensen/snowball/hungarian"
-	"github.com/kljensen/snowball/norwegian"
-	"github.com/kljensen/snowball/russian"
-	"github.com/kljensen/snowball/spanish"
-	"github.com/kljensen/snowball/swedish"
+	snowball "github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/danish"
+	"github.com/blevesearch/snowballstem/dutch"
+	"github.com/blevesearch/snowballstem/english"
+	"github.com/blevesearch/snowballstem/finnish"
+	"github.com/blevesearch/snowballstem/french"
+	"github.com/blevesearch/snowballstem/german"
+	"github.com/blevesearch/snowballstem/hungarian"
+	"github.com/blevesearch/snowballstem/italian"
+	"github.com/blevesearch/snowballstem/norwegian"
+	"github.com/blevesearch/snowballstem/portuguese"
+	"github.com/blevesearch/snowballstem/russian"
+	"github.com/blevesearch/snowballstem/spanish"
+	"github.com/blevesearch/snowballstem/swedish"
 )
 
 // stemmer reduces a folded word to its stem, so that "boots" and "boot"
 // match each other.
 type stemmer struct {
-	fn func(word string, stemStopWords bool) string
+	fn func(word string) string
 	// irregular maps plurals the stemmer does not fold ("loaves") to their
 	// singular, and plurals their singular back.
 	irregular, plurals map[string]string
@@ -29,6 +36,11 @@ type stemmer struct {
 	// ("skilletful" and "skillet", "carefully" and "care" share a stem),
 	// and a word so derived is another word, not a variation.
 	inflects func(a, b string) bool
+	// umlauts says an inflection may put an umlaut on the word's last a,
+	// o or u ("Schlauch", "Schläuche"), whose stems Snowball's German
+	// stemmer makes agree: such a form shares only what comes before that
+	// vowel with the word.
+	umlauts bool
 }
 
 // wordForm is what an English word's ending makes of it: "baking" is an
@@ -72,7 +84,7 @@ var englishStemmer = func() *stemmer {
 	for pl, sg := range englishIrregularPlurals {
 		plurals[sg] = pl
 	}
-	return &stemmer{fn: english.Stem, irregular: englishIrregularPlurals, plurals: plurals, form: englishForm, inflects: englishInflects}
+	return &stemmer{fn: snowballStem(english.Stem), irregular: englishIrregularPlurals, plurals: plurals, form: englishForm, inflects: englishInflects}
 }()
 
 // englishInflectionEndings are the endings that make an inflection of an
@@ -105,7 +117,7 @@ func englishInflects(a, b string) bool {
 }
 
 func stemmerFor(lang string) (*stemmer, error) {
-	var fn func(string, bool) string
+	var fn func(string) string
 	switch strings.ToLower(lang) {
 	case "none":
 		return nil, nil
@@ -114,19 +126,40 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "spanish", "es":
 		fn = spanishStem
 	case "french", "fr":
-		fn = french.Stem
+		fn = snowballStem(french.Stem)
+	case "german", "de":
+		return &stemmer{fn: snowballStem(german.Stem), umlauts: true}, nil
+	case "italian", "it":
+		fn = snowballStem(italian.Stem)
+	case "portuguese", "pt":
+		fn = snowballStem(portuguese.Stem)
+	case "dutch", "nl":
+		fn = snowballStem(dutch.Stem)
+	case "danish", "da":
+		fn = snowballStem(danish.Stem)
+	case "finnish", "fi":
+		fn = snowballStem(finnish.Stem)
 	case "russian", "ru":
-		fn = russian.Stem
+		fn = snowballStem(russian.Stem)
 	case "swedish", "sv":
-		fn = swedish.Stem
+		fn = snowballStem(swedish.Stem)
 	case "norwegian", "no", "nb":
-		fn = norwegian.Stem
+		fn = snowballStem(norwegian.Stem)
 	case "hungarian", "hu":
-		fn = hungarian.Stem
+		fn = snowballStem(hungarian.Stem)
 	default:
 		return nil, fmt.Errorf("%w: no stemmer for language %q", ErrBadRequest, lang)
 	}
 	return &stemmer{fn: fn}, nil
+}
+
+// snowballStem runs one of Snowball's generated stemmers on a folded word.
+func snowballStem(stem func(*snowball.Env) bool) func(string) string {
+	return func(word string) string {
+		env := snowball.NewEnv(word)
+		stem(env)
+		return env.Current()
+	}
 }
 
 // spanishStem is Snowball's Spanish stem, with a final "z" spelt "c":
@@ -134,8 +167,8 @@ func stemmerFor(lang string) (*stemmer, error) {
 // plural in "-ces" ("andaluz", "andaluces"; "luz", "luces"), which
 // Snowball stems apart ("andaluz", "andaluc") and would leave "gazpachos
 // andaluces" no variation of "gazpacho andaluz".
-func spanishStem(word string, stemStopWords bool) string {
-	s := spanish.Stem(word, stemStopWords)
+func spanishStem(word string) string {
+	s := snowballStem(spanish.Stem)(word)
 	if base, ok := strings.CutSuffix(s, "z"); ok {
 		return base + "c"
 	}
@@ -153,7 +186,7 @@ func (s *stemmer) stem(w string) (out string) {
 	if sg, ok := s.irregular[w]; ok {
 		w = sg
 	}
-	return s.fn(w, true)
+	return s.fn(w)
 }
 
 // sameForm reports whether two words whose stems agree are forms of one
@@ -216,6 +249,9 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 					// "loaf" is also found as "loaves"
 					n = min(n, commonPrefix(word, pl))
 				}
+				if m := beforeLastUmlautable(word[:n]); s.umlauts && m > 0 {
+					n = m
+				}
 				for n > 0 && n < len(word) && !utf8.RuneStart(word[n]) {
 					n-- // keep whole characters
 				}
@@ -230,6 +266,20 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 		return nil // no common ground between word and stem to search for
 	}
 	return sp
+}
+
+// beforeLastUmlautable is the length of what comes before the last vowel
+// run of w that holds an a, o or u ("gartenschl" of "gartenschlauch"), or
+// len(w) when there is none.
+func beforeLastUmlautable(w string) int {
+	i := strings.LastIndexAny(w, "aou")
+	if i < 0 {
+		return len(w)
+	}
+	for i > 0 && strings.IndexByte("aeiouy", w[i-1]) >= 0 {
+		i--
+	}
+	return i
 }
 
 func commonPrefix(a, b string) int {

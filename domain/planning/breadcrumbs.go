@@ -233,12 +233,18 @@ func keywordNamesCluster(st site.Structure, p site.Page) bool {
 // titles keywordOfTitle reads), the words that join one more item to a
 // list.
 var listJoiners = map[string]map[string]bool{
-	"french":    {"et": true, "ou": true},
-	"spanish":   {"y": true, "e": true, "o": true, "u": true},
-	"hungarian": {"és": true, "vagy": true},
-	"norwegian": {"og": true, "eller": true},
-	"swedish":   {"och": true, "eller": true},
-	"russian":   {"и": true, "или": true},
+	"danish":     {"og": true, "eller": true},
+	"dutch":      {"en": true, "of": true},
+	"finnish":    {"ja": true, "tai": true},
+	"french":     {"et": true, "ou": true},
+	"german":     {"und": true, "oder": true},
+	"hungarian":  {"és": true, "vagy": true},
+	"italian":    {"e": true, "ed": true, "o": true, "oppure": true},
+	"norwegian":  {"og": true, "eller": true},
+	"portuguese": {"e": true, "ou": true},
+	"russian":    {"и": true, "или": true},
+	"spanish":    {"y": true, "e": true, "o": true, "u": true},
+	"swedish":    {"och": true, "eller": true},
 }
 
 // listed reports whether words[from:to] is one item of a list: "and",

@@ -166,3 +166,53 @@ func TestASpanishTitleOpeningOnItsArticleDoesNotHoldItsOwnKeywordBack(t *testing
 		t.Errorf("placement %+v, want the link on \"Camí de Cavalls\"", p)
 	}
 }
+
+// A German site was refused whole ("no stemmer for it"). German, Italian,
+// Portuguese, Dutch, Danish and Finnish are now languages a site may
+// give, by name or code, and each links the inflected form of its
+// keyword that its text says.
+func TestSitesInTheAddedLanguagesLinkTheInflectedFormOfTheirKeyword(t *testing.T) {
+	for _, c := range []struct{ lang, html, keyword, want string }{
+		{"de", "<p>Im Frühjahr prüfen wir alle Gartenschläuche auf Risse, bevor das Wasser wieder läuft.</p>\n", "Gartenschlauch", "Gartenschläuche"},
+		{"german", "<p>Gute Wanderschuhe mit fester Sohle schützen den Knöchel auf Geröll.</p>\n", "Wanderschuh mit fester Sohle", "Wanderschuhe mit fester Sohle"},
+		{"it", "<p>Abbiamo raccolto le ricette della nonna in un quaderno di cucina.</p>\n", "ricetta della nonna", "ricette della nonna"},
+		{"pt", "<p>Guardamos as receitas da avó num caderno antigo da cozinha.</p>\n", "receita da avó", "receitas da avó"},
+		{"nl", "<p>In de winkel liggen de boeken over tuinieren naast de zaden.</p>\n", "boek over tuinieren", "boeken over tuinieren"},
+		{"da", "<p>Vi har testet hunde i alle aldre, før vi skrev om foder til dem.</p>\n", "hund", "hunde"},
+		{"fi", "<p>Polkupyörän huolto kannattaa tehdä keväällä ennen ensimmäistä lenkkiä.</p>\n", "polkupyörä", "Polkupyörän"},
+	} {
+		pl := placeWithPolicy(t, languagePolicy(t, c.lang), link.TypeVerticalUp, c.html, c.keyword)
+		if !pl.Placed || pl.AnchorText != c.want {
+			t.Errorf("%s site, keyword %q: %+v, want the uplink on %q", c.lang, c.keyword, pl, c.want)
+		}
+	}
+}
+
+// A title opening on its article, or on one written onto the next word
+// (Italian "L'"), does not hold the page's keyword back, as in Spanish.
+func TestATitleOpeningOnItsArticleInGermanOrItalianDoesNotHoldItsKeywordBack(t *testing.T) {
+	for _, c := range []struct{ lang, title, keyword, text string }{
+		{"german", "Der Rheinsteig: in 21 Etappen von Bonn nach Wiesbaden", "Rheinsteig", "Wer den Rheinsteig ganz gehen will, plant drei Wochen und leichtes Gepäck ein."},
+		{"italian", "L'Alta Via 1: trekking nelle Dolomiti in dieci tappe", "Alta Via 1", "Chi percorre l'Alta Via 1 attraversa rifugi storici e passi sopra i duemila metri."},
+	} {
+		boots := bootsCluster()
+		hub := hubOf(boots)
+		path := articleIn(boots, "path", c.title)
+		path.PrimaryKeyword = c.keyword
+		hub.HTML = "<p>" + c.text + "</p>\n"
+		pol := languagePolicy(t, c.lang)
+		in := Input{Structure: testSite(boots), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: path}}, Texts: []string{c.text}, WordCount: 600}
+		plan := planOf(t, in)
+		down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
+		if len(down) != 1 {
+			t.Fatalf("%s: the hub plans %v in its body, want its article; notes %q", c.lang, targetIDs(down), plan.Notes)
+		}
+		_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := placements[0]; !p.Placed || p.AnchorText != c.keyword {
+			t.Errorf("%s: placement %+v, want the link on %q", c.lang, p, c.keyword)
+		}
+	}
+}

@@ -22,9 +22,15 @@ type language struct {
 // would find false variations and refuse sound links in its text.
 var languages = []language{
 	{English, []string{"en"}},
+	{"danish", []string{"da"}},
+	{"dutch", []string{"nl"}},
+	{"finnish", []string{"fi"}},
 	{"french", []string{"fr"}},
+	{"german", []string{"de"}},
 	{"hungarian", []string{"hu"}},
+	{"italian", []string{"it"}},
 	{"norwegian", []string{"no", "nb"}},
+	{"portuguese", []string{"pt"}},
 	{"russian", []string{"ru"}},
 	{"spanish", []string{"es"}},
 	{"swedish", []string{"sv"}},
@@ -40,10 +46,15 @@ func Languages() []string {
 }
 
 // languageName is the name of the language a site's override gives by
-// name or by ISO 639-1 code, in any case; the name is what markup and the
+// name or by ISO 639-1 code, in any case, the code with a region or
+// script after it as a BCP 47 tag has ("pt-BR", "de_AT": a site's
+// `<html lang>` is often one); the name is what markup and the
 // English-only rules compare against.
 func languageName(given string) (string, error) {
 	low := strings.ToLower(given)
+	if code, _, tagged := strings.Cut(strings.ReplaceAll(low, "_", "-"), "-"); tagged && len(code) == 2 {
+		low = code
+	}
 	for _, l := range languages {
 		if low == l.name {
 			return l.name, nil
@@ -72,21 +83,36 @@ type headings struct {
 // headingsOf are, by language (policy.Languages but English, whose are the
 // defaults), its headings.
 var headingsOf = map[string]headings{
-	"french":    {"Articles connexes", "À lire aussi", "Guides sur ce thème", "Guides de cette rubrique", "Fil d'Ariane"},
-	"hungarian": {"Kapcsolódó cikkek", "Ajánlott olvasmányok", "Útmutatók a témában", "Útmutatók ebben a rovatban", "Morzsamenü"},
-	"norwegian": {"Relaterte artikler", "Les også", "Guider om emnet", "Guider i denne delen", "Brødsmulesti"},
-	"russian":   {"Статьи по теме", "Читайте также", "Руководства по теме", "Руководства в этом разделе", "Навигационная цепочка"},
-	"spanish":   {"Artículos relacionados", "Lecturas relacionadas", "Guías sobre este tema", "Guías de esta sección", "Ruta de navegación"},
-	"swedish":   {"Relaterade artiklar", "Läs också", "Guider om ämnet", "Guider i det här avsnittet", "Brödsmulor"},
+	"danish":     {"Relaterede artikler", "Læs også", "Guider om emnet", "Guider i denne sektion", "Brødkrummesti"},
+	"dutch":      {"Gerelateerde artikelen", "Lees ook", "Gidsen over dit onderwerp", "Gidsen in deze rubriek", "Kruimelpad"},
+	"finnish":    {"Aiheeseen liittyvät artikkelit", "Lue myös", "Oppaat aiheesta", "Oppaat tässä osiossa", "Murupolku"},
+	"french":     {"Articles connexes", "À lire aussi", "Guides sur ce thème", "Guides de cette rubrique", "Fil d'Ariane"},
+	"german":     {"Verwandte Artikel", "Weiterlesen", "Ratgeber zum Thema", "Ratgeber in dieser Rubrik", "Brotkrümelnavigation"},
+	"hungarian":  {"Kapcsolódó cikkek", "Ajánlott olvasmányok", "Útmutatók a témában", "Útmutatók ebben a rovatban", "Morzsamenü"},
+	"italian":    {"Articoli correlati", "Leggi anche", "Guide sull'argomento", "Guide in questa sezione", "Percorso di navigazione"},
+	"norwegian":  {"Relaterte artikler", "Les også", "Guider om emnet", "Guider i denne delen", "Brødsmulesti"},
+	"portuguese": {"Artigos relacionados", "Leia também", "Guias sobre o tema", "Guias nesta secção", "Trilha de navegação"},
+	"russian":    {"Статьи по теме", "Читайте также", "Руководства по теме", "Руководства в этом разделе", "Навигационная цепочка"},
+	"spanish":    {"Artículos relacionados", "Lecturas relacionadas", "Guías sobre este tema", "Guías de esta sección", "Ruta de navegación"},
+	"swedish":    {"Relaterade artiklar", "Läs också", "Guider om ämnet", "Guider i det här avsnittet", "Brödsmulor"},
 }
 
-// withLanguageHeadings gives the policy its language's headings for those
-// the overrides do not set. Only a language with headings reads which
-// keys the overrides hold: Resolve runs for every event, and most sites
-// are English.
-func (p *Policy) withLanguageHeadings(overrides json.RawMessage) error {
-	h, ok := headingsOf[p.Language]
-	if !ok {
+// compounding are the languages (policy.Languages) that write a compound
+// noun as one word: "Gartenschlauch" names what "garden hose" does in
+// two, so their sites take one-word anchors by default
+// (anchor_min_words 1). Under the default of 2 a German site's one-word
+// keywords and titles were never an anchor.
+var compounding = map[string]bool{
+	"danish": true, "dutch": true, "finnish": true, "german": true, "hungarian": true, "norwegian": true, "swedish": true,
+}
+
+// withLanguageDefaults gives the policy its language's headings, and a
+// compounding language's anchor_min_words, for those the overrides do
+// not set. Only a language with defaults reads which keys the overrides
+// hold: Resolve runs for every event, and most sites are English.
+func (p *Policy) withLanguageDefaults(overrides json.RawMessage) error {
+	h, hasHeadings := headingsOf[p.Language]
+	if !hasHeadings && !compounding[p.Language] {
 		return nil
 	}
 	var keys map[string]json.RawMessage
@@ -98,6 +124,12 @@ func (p *Policy) withLanguageHeadings(overrides json.RawMessage) error {
 	given := make(map[string]bool, len(keys))
 	for k := range keys {
 		given[strings.ToLower(k)] = true // the struct's fields match keys in any case
+	}
+	if compounding[p.Language] && !given["anchor_min_words"] {
+		p.AnchorMinWords = 1
+	}
+	if !hasHeadings {
+		return nil
 	}
 	for _, f := range []struct {
 		key   string

@@ -228,7 +228,7 @@ func Resolve(name string, overrides json.RawMessage) (Policy, error) {
 	if p.Language, err = languageName(p.Language); err != nil {
 		return Policy{}, fmt.Errorf("policy overrides: %w", err)
 	}
-	if err := p.withLanguageHeadings(overrides); err != nil {
+	if err := p.withLanguageDefaults(overrides); err != nil {
 		return Policy{}, fmt.Errorf("policy overrides: %w", err)
 	}
 	if err := p.validate(); err != nil {

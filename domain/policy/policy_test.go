@@ -201,7 +201,9 @@ func TestLanguageIsAStemmersNameOrItsISOCode(t *testing.T) {
 		t.Errorf("default language %q (English %v), %v; want english", p.Language, p.English(), err)
 	}
 	for given, want := range map[string]string{"spanish": "spanish", "es": "spanish", "Spanish": "spanish", "FR": "french",
-		"en": English, "nb": "norwegian", "no": "norwegian", "sv": "swedish", "ru": "russian", "hu": "hungarian"} {
+		"en": English, "nb": "norwegian", "no": "norwegian", "sv": "swedish", "ru": "russian", "hu": "hungarian",
+		"de": "german", "it": "italian", "pt": "portuguese", "nl": "dutch", "da": "danish", "fi": "finnish",
+		"es-ES": "spanish", "pt-BR": "portuguese", "de_AT": "german", "en-GB": English} {
 		p, err := Resolve(Silo, json.RawMessage(`{"language": "`+given+`"}`))
 		if err != nil || p.Language != want {
 			t.Errorf("language %q: %q, %v; want %q", given, p.Language, err, want)
@@ -215,9 +217,9 @@ func TestLanguageIsAStemmersNameOrItsISOCode(t *testing.T) {
 // A language no stemmer reads is refused, naming the value and what is
 // taken, rather than read as English.
 func TestAnUnknownLanguageIsRefusedNamingTheLanguagesTaken(t *testing.T) {
-	for _, lang := range []string{"de", "klingon", "", "es-ES"} {
+	for _, lang := range []string{"Deutsch", "klingon", "", "tlh-KL", "eng", "zz"} {
 		_, err := Resolve(SAG, json.RawMessage(`{"language": "`+lang+`"}`))
-		if err == nil || !strings.Contains(err.Error(), `language = "`+lang+`": no stemmer for it; want one of english (en), french (fr)`) {
+		if err == nil || !strings.Contains(err.Error(), `language = "`+lang+`": no stemmer for it; want one of english (en), danish (da), dutch (nl)`) {
 			t.Errorf("language %q: error %v", lang, err)
 		}
 	}
@@ -236,5 +238,27 @@ func TestBreadcrumbAriaLabelIsOverridableLikeTheHeadings(t *testing.T) {
 	_, err = Resolve(SAG, json.RawMessage(`{"breadcrumb_aria_label": "`+strings.Repeat("é", 201)+`"}`))
 	if err == nil || !strings.Contains(err.Error(), "breadcrumb_aria_label is 201 characters long, over 200") {
 		t.Errorf("a 201-character label: %v", err)
+	}
+}
+
+// A language that writes compound nouns as one word takes one-word
+// anchors unless the site sets anchor_min_words itself; English keeps 2.
+func TestACompoundingLanguageTakesOneWordAnchorsUnlessTheSiteSetsItsMinimum(t *testing.T) {
+	for _, c := range []struct {
+		overrides string
+		want      int
+	}{
+		{`{"language": "de"}`, 1},
+		{`{"language": "swedish"}`, 1},
+		{`{"language": "de", "anchor_min_words": 2}`, 2},
+		{`{"language": "de", "ANCHOR_MIN_WORDS": 3}`, 3},
+		{`{"language": "it"}`, 2},
+		{`{"language": "en"}`, 2},
+		{`{}`, 2},
+	} {
+		p, err := Resolve(SAG, json.RawMessage(c.overrides))
+		if err != nil || p.AnchorMinWords != c.want {
+			t.Errorf("%s: anchor_min_words %d, %v; want %d", c.overrides, p.AnchorMinWords, err, c.want)
+		}
 	}
 }
