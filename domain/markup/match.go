@@ -29,7 +29,13 @@ type matcher struct {
 	// counts both.
 	notWithin  []string
 	notCutting []string
-	inside     int
+	// ownNames refuses occurrences inside one of the page's own names
+	// (Options.OwnNames) or saying one whole: a page's name in its own
+	// text names the page itself, and linked away it tells a reader and a
+	// crawler that another page is about it (a trial's hub linked its
+	// keyword "payroll taxes" to a guide whose title opens so).
+	ownNames []string
+	inside   int
 }
 
 // followingBytes is how much of the text after an occurrence GoesOn is
@@ -223,8 +229,10 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 		m.fragments++
 		return hit{}, false
 	}
-	if len(m.notWithin) > 0 || len(m.notCutting) > 0 {
-		if sp := p.inlineSpanOf(si, fs, fe); sp.within(m.notWithin) || sp.cuts(m.notCutting) || p.withinInflected(sp, m.notWithin) {
+	if len(m.notWithin) > 0 || len(m.notCutting) > 0 || len(m.ownNames) > 0 {
+		sp := p.inlineSpanOf(si, fs, fe)
+		if sp.within(m.notWithin) || sp.cuts(m.notCutting) || p.withinInflected(sp, m.notWithin, false) ||
+			sp.within(m.ownNames) || sp.is(m.ownNames) || p.withinInflected(sp, m.ownNames, true) {
 			m.inside++
 			return hit{}, false
 		}
@@ -257,6 +265,11 @@ func (sp inlineSpan) within(phrases []string) bool {
 		}
 	}
 	return false
+}
+
+// is reports whether the occurrence is one of the phrases.
+func (sp inlineSpan) is(phrases []string) bool {
+	return slices.Contains(phrases, string(sp.text[sp.start:sp.end]))
 }
 
 // cuts reports whether the occurrence overlaps in part an occurrence, as
@@ -292,8 +305,9 @@ func (sp inlineSpan) cuts(phrases []string) bool {
 // placer finds variations: a Russian trial's uplink took "[обрезки
 // смородины]" inside "осенней обрезки смородины", a sibling's name
 // "осенняя обрезка смородины" in another case, which the literal check
-// (within) let through.
-func (p *placer) withinInflected(sp inlineSpan, phrases []string) bool {
+// (within) let through. orSame also reports an occurrence that is a
+// phrase said in another form.
+func (p *placer) withinInflected(sp inlineSpan, phrases []string, orSame bool) bool {
 	if p.cfg.stemmer == nil || len(phrases) == 0 {
 		return false
 	}
@@ -318,7 +332,7 @@ func (p *placer) withinInflected(sp inlineSpan, phrases []string) bool {
 		p.phraseWords = wordsOf(p.phraseWords[:0], []byte(phrase))
 		pw := p.phraseWords
 		k := len(pw)
-		if k <= last-first+1 {
+		if n := last - first + 1; k < n || k == n && !orSame {
 			continue
 		}
 		for from := max(0, last+1-k); from <= first && from+k <= len(words); from++ {

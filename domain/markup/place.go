@@ -1,6 +1,7 @@
 package markup
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -75,8 +76,11 @@ type Position struct {
 	FirstParagraphs int
 	EndOfArticle    bool // prefer the last paragraphs (related reading in body)
 	// After is the ID of an earlier request this link must come after in
-	// the document, when that one is placed: the page's uplink, which the
-	// first link rule wants first. "" for no such bound.
+	// the document: the page's uplink, which the first link rule wants
+	// first. While that one is not placed the link comes after the
+	// author's own link to its target in its FirstParagraphs, or else
+	// after those paragraphs, kept for it (notBeforeFor). "" for no such
+	// bound.
 	After string
 }
 
@@ -175,7 +179,7 @@ func Place(src []byte, reqs []LinkRequest, opts Options) (out []byte, placements
 	if err != nil {
 		return nil, nil, err
 	}
-	p := placer{src: src, doc: doc, cfg: cfg, ids: make([]string, len(reqs))}
+	p := placer{src: src, doc: doc, cfg: cfg, reqs: reqs, ids: make([]string, len(reqs))}
 	for i, r := range reqs {
 		p.ids[i] = r.ID
 	}
@@ -379,14 +383,24 @@ type placer struct {
 	anchorPaths   []string    // site paths of the page's internal links, "" for others; built on first use
 	markers       []string    // the page's own marker attribute values; built on first use
 	paraRanges    [][2]int
-	positions     []int    // scratch for matcher.prev
+	positions     []int // scratch for matcher.prev
+	reqs          []LinkRequest
 	ids           []string // the requests' IDs, by index
 	// notBefore is where, in source bytes, the request being placed may
 	// start at the earliest (Position.After); 0 for anywhere.
-	notBefore int
-	occ       [256]*occurrences
-	paraLinks map[int][]wordSpan
-	stems     map[string]string
+	// keptForUplink says it is the end of the paragraphs kept for an
+	// uplink not placed.
+	notBefore     int
+	keptForUplink bool
+	occ           [256]*occurrences
+	paraLinks     map[int][]wordSpan
+	stems         map[string]string
+	// target is the PagePath the request being placed links.
+	target string
+	// anchorTargets are the page's own in-body links' folded texts, with
+	// the page each links (anchorTaken); built on first use.
+	anchorTargets map[string]string
+	base          *url.URL // pageBase of Options.PageURL, made on first use
 }
 
 type insertion struct {
@@ -436,13 +450,9 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 			}
 		}
 	}
-	p.notBefore = 0
+	p.notBefore, p.keptForUplink, p.target = 0, false, pr.page
 	if r.Position.After != "" {
-		for _, in := range p.placed {
-			if p.ids[in.req] == r.Position.After {
-				p.notBefore = in.end
-			}
-		}
+		p.notBefore, p.keptForUplink = p.notBeforeFor(r.Position.After)
 	}
 	var tally rejectTally
 	// Whole phrases only, whole phrases first, or any occurrence.
@@ -453,10 +463,6 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 	}
 	// Each pass first passes over the page's own names, then takes them.
 	ownFirst := len(p.cfg.ownNames) > 0
-	var avoiding []string
-	if ownFirst {
-		avoiding = append(append(avoiding, pr.notWithin...), p.cfg.ownNames...)
-	}
 	for step := range passes * 2 {
 		pass, own := step/2, step%2 == 1
 		if own && (!ownFirst || !r.InsideOwnNames) {
@@ -478,7 +484,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 				m.whole = wholeFirst && pass == 0
 				m.notWithin, m.notCutting = pr.notWithin, pr.notCutting
 				if ownFirst && !own {
-					m.notWithin = avoiding
+					m.ownNames = p.cfg.ownNames
 				}
 				h, ok := p.search(&m, r.Position, &tally)
 				tally.fragment += m.fragments
@@ -607,8 +613,9 @@ func (p *placer) paraFold(para int) (start, end int) {
 
 // rejectTally remembers why matches were turned down, for the Reason.
 type rejectTally struct {
-	outside, full, close, overlap, fragment, inside, early int
-	insideOwn                                              int // inside the page's own names, for a request that may not go there
+	outside, full, close, overlap, fragment, inside, early, taken int
+	insideOwn                                                     int // inside the page's own names, for a request that may not go there
+	keptForUplink                                                 bool
 }
 
 func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
@@ -624,10 +631,14 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	case t.full > 0 || t.close > 0:
 		return fmt.Sprintf("candidate anchor found, but the density limits (at most %d links per paragraph, %d words apart) leave no room for it",
 			cfg.maxLinks, cfg.minWords)
+	case t.taken > 0:
+		return "candidate anchor found only as words that already link another page here (one anchor text, one page)"
 	case t.overlap > 0:
 		return "candidate anchor found only inside text already linked by an earlier request"
 	case t.outside > 0:
 		return "candidate anchor found only outside " + where
+	case t.early > 0 && t.keptForUplink:
+		return "candidate anchor found only in the paragraphs kept for the page's uplink, which has no anchor there yet (the uplink comes first)"
 	case t.early > 0:
 		return "candidate anchor found only before the link it must follow (the page's uplink comes first)"
 	case t.inside > 0 && t.fragment > 0:
@@ -637,7 +648,7 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	case t.inside > 0:
 		return "candidate anchor found in " + in + " only inside a longer name: another page's, or the target's own"
 	case t.insideOwn > 0:
-		return "candidate anchor found in " + in + " only inside this page's own name or another page's longer name"
+		return "candidate anchor found in " + in + " only as or inside this page's own name, or inside another page's longer name"
 	}
 	return "no candidate anchor found in " + where
 }
@@ -650,6 +661,7 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	}
 	if h.start < p.notBefore {
 		t.early++
+		t.keptForUplink = t.keptForUplink || p.keptForUplink
 		return false
 	}
 	for _, in := range p.placed {
@@ -657,6 +669,10 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 			t.overlap++
 			return false
 		}
+	}
+	if p.anchorTaken(h, p.target) {
+		t.taken++
+		return false
 	}
 	placed := p.placedPerPara[h.para]
 	if para.linkCount+len(placed) >= p.cfg.maxLinks {
@@ -685,20 +701,10 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 func (p *placer) linksTo(path string, within int) bool {
 	if p.anchorPaths == nil {
 		p.anchorPaths = make([]string, len(p.doc.anchors))
-		host := p.cfg.opts.SiteHost
 		inBodyOnly := p.cfg.opts.DuplicateTargetsInBodyOnly
-		var base *url.URL
 		for i := range p.doc.anchors {
-			switch l := &p.doc.anchors[i]; {
-			case !l.hasHref, inBodyOnly && l.zone != zoneContent:
-			case isPlainPath(l.href):
-				// The common case, which both functions below take first.
-				p.anchorPaths[i] = PagePath(l.href)
-			case isInternalHref(l.href, host):
-				if base == nil {
-					base = pageBase(p.cfg.opts.PageURL)
-				}
-				p.anchorPaths[i] = PagePath(resolve(base, sitePath(l.href, host)))
+			if l := &p.doc.anchors[i]; !inBodyOnly || l.zone == zoneContent {
+				p.anchorPaths[i] = p.internalPath(l)
 			}
 		}
 	}
@@ -716,6 +722,116 @@ func (p *placer) linksTo(path string, within int) bool {
 		}
 	}
 	return false
+}
+
+// notBeforeFor is where, in source bytes, a request that must follow
+// request id (Position.After) may start: just past that link when it is
+// placed; else past the author's own link to its target in the
+// paragraphs it was to go in, which stands in for it; else past those
+// paragraphs, kept for it. A trial's silo article linked a sibling in
+// paragraph 1 while its uplink found no anchor: the sibling came first
+// (first_link_rule), and the LLM fallback, which then placed the uplink
+// in paragraph 2, could not put that right.
+func (p *placer) notBeforeFor(id string) (at int, kept bool) {
+	for _, in := range p.placed {
+		if p.ids[in.req] == id {
+			return in.end, false
+		}
+	}
+	k := slices.Index(p.ids, id)
+	if k < 0 || p.reqs[k].Position.FirstParagraphs <= 0 {
+		return 0, false
+	}
+	n, path := p.reqs[k].Position.FirstParagraphs, p.cfg.reqs[k].page
+	for i := range p.doc.anchors {
+		l := &p.doc.anchors[i]
+		if l.para < 0 {
+			continue
+		}
+		if c := p.doc.paras[l.para].content; c > 0 && c <= n && p.internalPath(l) == path {
+			return l.end, false
+		}
+	}
+	end := 0
+	for _, para := range p.doc.paras {
+		if para.content > 0 && para.content <= n {
+			end = para.end
+		}
+	}
+	return end, true
+}
+
+// internalPath is the PagePath of the page an anchor of the page links,
+// "" when it links none of the site's.
+func (p *placer) internalPath(l *anchor) string {
+	switch {
+	case !l.hasHref:
+		return ""
+	case isPlainPath(l.href):
+		// The common case, which both functions below take first.
+		return PagePath(l.href)
+	case isInternalHref(l.href, p.cfg.opts.SiteHost):
+		if p.base == nil {
+			p.base = pageBase(p.cfg.opts.PageURL)
+		}
+		return PagePath(resolve(p.base, sitePath(l.href, p.cfg.opts.SiteHost)))
+	}
+	return ""
+}
+
+// anchorTaken reports whether the words of h already link another page
+// than target in the page's content, by the author or by an earlier
+// request: one anchor text names one page, or a reader finds the same
+// words leading to two places (a trial's help page linked "payroll
+// taxes" to its hub and, further down, to a guide titled so).
+func (p *placer) anchorTaken(h hit, target string) bool {
+	if p.anchorTargets == nil {
+		p.anchorTargets = map[string]string{}
+		for i := range p.doc.anchors {
+			if l := &p.doc.anchors[i]; l.zone == zoneContent && l.closeStart > l.tagEnd {
+				if path := p.internalPath(l); path != "" {
+					p.anchorTargets[anchorKey(withoutTags(p.src[l.tagEnd:l.closeStart]))] = path
+				}
+			}
+		}
+	}
+	text := anchorKey(p.src[h.start:h.end])
+	if path, ok := p.anchorTargets[text]; ok && path != target {
+		return true
+	}
+	for _, in := range p.placed {
+		if page := p.cfg.reqs[in.req].page; page != target && anchorKey(p.src[in.start:in.end]) == text {
+			return true
+		}
+	}
+	return false
+}
+
+// anchorKey is what a link's raw text says, in lower case with its spaces
+// collapsed, as anchorTaken compares them.
+func anchorKey(raw []byte) string {
+	return strings.ToLower(foldAnchor(visibleText(raw)))
+}
+
+// withoutTags is an element's inner HTML without its tags: an author's
+// link text may hold inline formatting ("<strong>payroll</strong> taxes").
+func withoutTags(inner []byte) []byte {
+	if bytes.IndexByte(inner, '<') < 0 {
+		return inner
+	}
+	out := make([]byte, 0, len(inner))
+	inTag := false
+	for _, c := range inner {
+		switch {
+		case c == '<':
+			inTag = true
+		case c == '>' && inTag:
+			inTag = false
+		case !inTag:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // linksIn lists the word spans of the page's own internal links in a

@@ -182,11 +182,68 @@ func TestPlacePassesOverThePagesOwnNameWhileTheTextOffersAnotherPlace(t *testing
 	// dual-boiler [espresso machine]" on the machine's page).
 	optional := req
 	optional.InsideOwnNames = false
-	if _, pl := placeOne(t, only, optional, opts); pl.Placed || !strings.Contains(pl.Reason, "only inside this page's own name") {
+	if _, pl := placeOne(t, only, optional, opts); pl.Placed || !strings.Contains(pl.Reason, "only as or inside this page's own name") {
 		t.Errorf("placement %+v inside the page's own name for a request that may not go there, or a reason not saying so", pl)
 	}
 	if _, pl := placeOne(t, src, optional, opts); !pl.Placed || pl.AnchorText != "kitchen cabinet installation" {
 		t.Errorf("placement %+v, want it outside the page's own name", pl)
+	}
+}
+
+// A page's own name said whole in its text is the page naming itself, as
+// an occurrence inside it is: a trial's hub on "payroll taxes" linked
+// those words to a guide whose title opens "Payroll taxes:". Only the
+// mandatory uplink may take it, when the text offers no other place.
+func TestPlaceKeepsThePagesOwnNameSaidWholeForTheUplinkAlone(t *testing.T) {
+	opts := Options{OwnNames: []string{"Payroll taxes", "payroll taxes"}}
+	src := "<p>Once you hire your first employee you become responsible for payroll taxes every quarter.</p>"
+	down := LinkRequest{ID: "down", Href: "/payroll-taxes-guide/", Anchors: []string{"Payroll taxes"}}
+	if _, pl := placeOne(t, src, down, opts); pl.Placed || !strings.Contains(pl.Reason, "only as or inside this page's own name") {
+		t.Errorf("placement %+v, want the page's own name kept from a link to another page, and a reason saying so", pl)
+	}
+	plural := LinkRequest{ID: "down", Href: "/payroll-taxes-guide/", Anchors: []string{"payroll tax"}}
+	if _, pl := placeOne(t, src, plural, opts); pl.Placed {
+		t.Errorf("placement %+v, want the page's own name kept in another form too", pl)
+	}
+	up := down
+	up.InsideOwnNames = true
+	if _, pl := placeOne(t, src, up, opts); !pl.Placed || pl.AnchorText != "payroll taxes" {
+		t.Errorf("placement %+v, want the request that may go inside the page's own names to take it", pl)
+	}
+}
+
+// One anchor text names one page: words that already link a page, by the
+// author's hand or by an earlier request, do not link another (a trial's
+// article linked "payroll taxes" to its hub and, further down, to a guide).
+func TestPlaceNeverLinksTheSameWordsToTwoPages(t *testing.T) {
+	src := "<p>Ledgerly works out payroll taxes for every employee on the payroll.</p>" +
+		"<p>There is a lot more to say about how the system behaves at the end of each quarter, and the filing " +
+		"calendar changes from one state to the next, so read the notes for your own state before you start.</p>" +
+		"<p>For contractors, Ledgerly withholds nothing: a contractor pays their own payroll taxes each year.</p>"
+	reqs := []LinkRequest{
+		{ID: "up", Href: "/payroll-taxes/", Anchors: []string{"payroll taxes"}, Position: Position{FirstParagraphs: 2}},
+		{ID: "side", Href: "/payroll-taxes-guide/", Anchors: []string{"payroll taxes"}},
+	}
+	out, pls, err := Place([]byte(src), reqs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := checkPlacement([]byte(src), out, pls); msg != "" {
+		t.Fatal(msg)
+	}
+	if !pls[0].Placed || pls[1].Placed || !strings.Contains(pls[1].Reason, "already link another page here") {
+		t.Errorf("placements %+v, want the uplink placed and the same words refused to the guide, saying why", pls)
+	}
+	author := `<p>Ledgerly works out <a href="/payroll-taxes/">payroll taxes</a> for every employee.</p>` +
+		"<p>There is a lot more to say about how the system behaves at the end of each quarter, and the filing " +
+		"calendar changes from one state to the next, so read the notes for your own state before you start.</p>" +
+		"<p>A contractor pays their own Payroll  Taxes each year.</p>"
+	if _, pl := placeOne(t, author, reqs[1], Options{}); pl.Placed {
+		t.Errorf("placement %+v, want words the author linked to one page kept from another", pl)
+	}
+	if _, pl := placeOne(t, author, LinkRequest{ID: "same", Href: "/payroll-taxes/", Anchors: []string{"payroll taxes"}},
+		Options{AllowDuplicateTargets: true}); !pl.Placed {
+		t.Errorf("placement %+v, want the same words free to link the page they already link", pl)
 	}
 }
 
@@ -634,10 +691,25 @@ func TestALinkBoundToFollowTheUplinkGoesAfterIt(t *testing.T) {
 		t.Errorf("sibling bound to paragraph 1: %+v, want it refused with the reason", pls[1])
 	}
 
+	// The uplink not placed: paragraphs 1-2 are kept for it, so that the
+	// LLM fallback or a later plan can put it first (a trial's sibling in
+	// paragraph 1 failed first_link_rule for good).
 	up.Anchors = []string{"no such words"}
 	sib.Position.FirstParagraphs = 0
-	if _, pls, _ := Place([]byte(src), []LinkRequest{up, sib}, opts); !pls[1].Placed || pls[1].ContentParagraph != 1 {
-		t.Errorf("uplink not placed: sibling %+v, want it at its first occurrence", pls[1])
+	if _, pls, _ := Place([]byte(src), []LinkRequest{up, sib}, opts); pls[1].Placed ||
+		pls[1].Reason != "candidate anchor found only in the paragraphs kept for the page's uplink, which has no anchor there yet (the uplink comes first)" {
+		t.Errorf("uplink not placed: sibling %+v, want it kept out of paragraphs 1-2, saying why", pls[1])
+	}
+	third := src + "<p>Exterior paint dries slower in autumn.</p>\n"
+	if _, pls, _ := Place([]byte(third), []LinkRequest{up, sib}, opts); !pls[1].Placed || pls[1].ContentParagraph != 3 {
+		t.Errorf("uplink not placed: sibling %+v, want it in paragraph 3, after the paragraphs kept for the uplink", pls[1])
+	}
+	// The author's own link to the hub in paragraphs 1-2 stands in for
+	// the uplink: the sibling goes after it.
+	authored := "<p>Pick the right exterior paint first; see <a href=\"/painting/\">painting</a>.</p>\n<p>" + filler(10) +
+		" Exterior paint needs a dry day.</p>\n"
+	if _, pls, _ := Place([]byte(authored), []LinkRequest{up, sib}, opts); !pls[1].Placed || pls[1].ContentParagraph != 2 {
+		t.Errorf("author's hub link in paragraph 1: sibling %+v, want it after that link, in paragraph 2", pls[1])
 	}
 }
 
