@@ -566,6 +566,11 @@ func lexClass(w string) class {
 // classes or common verbs: a natural phrase never starts or ends on one.
 func closedClass(w string) bool { return closed(lexClass(fold(w))) }
 
+// FunctionWord reports whether w is a word of the lexicon's closed
+// classes or a common verb ("a", "for", "how", "your", "get"): words that
+// tell no topic from another.
+func FunctionWord(w string) bool { return closedClass(w) }
+
 // closed reports whether a class is one of the closed classes or the
 // common verbs.
 func closed(c class) bool {

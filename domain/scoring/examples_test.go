@@ -75,8 +75,8 @@ func TestWorkedExampleArticleSharingOneValueLandsInReview(t *testing.T) {
 	target := Candidate{AttributeValues: []string{"material=leather", "use=waterproofing"},
 		Keywords: []string{"waterproofing boots"}, Inbound: 3, PublishedAt: now.Add(-30 * 24 * time.Hour)}
 	s := SAG(sag(), source, target, Context{MaxInbound: 19, Now: now})
-	assertScore(t, s, map[string]float64{FactorSharedAttributes: 20, FactorTargetAuthority: 11.57, FactorKeywordOverlap: 5,
-		FactorRecency: 8.48, FactorLinkCountGap: 4.21}, 49.26, Review)
+	assertScore(t, s, map[string]float64{FactorSharedAttributes: 20, FactorTargetAuthority: 11.57, FactorKeywordOverlap: 6.67,
+		FactorRecency: 8.48, FactorLinkCountGap: 4.21}, 50.93, Review)
 }
 
 func TestWorkedExampleSiblingInTheSameClusterIsLinked(t *testing.T) {
@@ -85,8 +85,8 @@ func TestWorkedExampleSiblingInTheSameClusterIsLinked(t *testing.T) {
 	target := Candidate{AttributeValues: []string{"terrain=mountain", "material=leather"},
 		Keywords: []string{"hiking boots sizing"}, Inbound: 1, PublishedAt: now.Add(-7 * 24 * time.Hour)}
 	s := SAG(sag(), source, target, Context{MaxInbound: 19, Now: now})
-	assertScore(t, s, map[string]float64{FactorSharedAttributes: 40, FactorTargetAuthority: 5.78, FactorKeywordOverlap: 10,
-		FactorRecency: 9.62, FactorLinkCountGap: 4.74}, 70.14, Auto)
+	assertScore(t, s, map[string]float64{FactorSharedAttributes: 40, FactorTargetAuthority: 5.78, FactorKeywordOverlap: 13.33,
+		FactorRecency: 9.62, FactorLinkCountGap: 4.74}, 73.47, Auto)
 }
 
 func assertScore(t *testing.T, s Score, factors map[string]float64, total float64, d Decision) {

@@ -3,6 +3,7 @@
 package scoring
 
 import (
+	"github.com/interlinker/interlinker/domain/anchors"
 	"math"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ type Score struct {
 //     the best-linked candidate, or under the policy authority=link_score
 //     its link score (0–100) as a fraction;
 //   - keyword overlap: the share of the source's keyword words found in the
-//     target's keywords;
+//     target's keywords, function words ("a", "for", "your") left out;
 //   - recency: exp(-age / recency_decay_days): 1 for a page published now,
 //     about 0.37 at six months, 0 for an undated page;
 //   - link-count gap: 1 for the least linked candidate, 0 for the most.
@@ -215,7 +216,10 @@ func wordOverlap(source, target []string) float64 {
 	sw := seen[:0]
 	for _, p := range source {
 		for w := range strings.FieldsSeq(p) {
-			if !containsFold(sw, w) {
+			// "feeding a puppy" shares nothing with "a kitten's first food"
+			// by its "a": a trial's kitten hub scored two dog hubs above
+			// the cat hub on such words.
+			if !anchors.FunctionWord(w) && !containsFold(sw, w) {
 				sw = append(sw, w)
 			}
 		}
