@@ -228,6 +228,22 @@ func TestPublishSendsEventFilesWithTheirIDsAndRefusesInvalidOnes(t *testing.T) {
 	if info.NumPending != 4 {
 		t.Errorf("CONTENT holds %d events, want the 4 documented ones only", info.NumPending)
 	}
+
+	// A batch holding one bad file sends none of its events: a trial's
+	// batch went out in part, the files before the bad one sent.
+	good := filepath.Join(t.TempDir(), "good.json")
+	if err := os.WriteFile(good, []byte(`{"specversion":"1.0","id":"batch-1","source":"s","type":"content.deleted","siteid":"s","data":{"page_id":"p","version":1}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = run([]string{"publish", "--nats-url", srv.ClientURL(), good, bad})
+	if err == nil || !strings.Contains(err.Error(), "nothing was sent") || !strings.Contains(err.Error(), `specversion is "0.3"`) {
+		t.Errorf("publishing a batch with a bad file: %v, want it refused whole, naming the bad event", err)
+	}
+	if info, err = cons.Info(ctx); err != nil {
+		t.Fatal(err)
+	} else if info.NumPending != 4 {
+		t.Errorf("CONTENT holds %d events after a refused batch, want still the 4 documented ones", info.NumPending)
+	}
 }
 
 func TestServeNeedsTheSharedNATSUnlessAPrivateOneIsAskedFor(t *testing.T) {

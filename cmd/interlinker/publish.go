@@ -40,15 +40,21 @@ func publish(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := newProducer(natsURL)
-	if err != nil {
-		return err
+	// Every file is read and checked before the first event goes out: a
+	// trial's batch with one bad file went out in part, the files before
+	// it sent and those after it not.
+	type outgoing struct {
+		file string
+		ev   events.Event
+		raw  json.RawMessage
 	}
-	defer p.close()
+	var send []outgoing
+	var bad []error
 	for _, f := range files {
 		evs, err := readEvents(f)
 		if err != nil {
-			return err
+			bad = append(bad, err)
+			continue
 		}
 		for _, raw := range evs {
 			ev, err := events.Decode(raw)
@@ -56,22 +62,35 @@ func publish(ctx context.Context, args []string) error {
 				anyway, whyNot := envelope(raw)
 				switch {
 				case whyNot != nil:
-					return fmt.Errorf("%s: %w; %w", f, err, whyNot)
+					bad = append(bad, fmt.Errorf("%s: %w; %w", f, err, whyNot))
+					continue
 				case validate:
-					return fmt.Errorf("%s: %w (use --validate=false to send it anyway)", f, err)
+					bad = append(bad, fmt.Errorf("%s: %w (use --validate=false to send it anyway)", f, err))
+					continue
 				}
 				ev = anyway
 			}
-			ack, err := p.publishRaw(ctx, ev.Type, msgID(ev), raw)
-			if err != nil {
-				return fmt.Errorf("%s: %w", f, err)
-			}
-			dup := ""
-			if ack.Duplicate {
-				dup = " (duplicate id: already stored)"
-			}
-			fmt.Printf("%s %s %s → %s #%d%s\n", filepath.Base(f), ev.Type, ev.ID, ack.Stream, ack.Sequence, dup)
+			send = append(send, outgoing{f, ev, raw})
 		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("nothing was sent: %d of the events or files given cannot be: %w", len(bad), errors.Join(bad...))
+	}
+	p, err := newProducer(natsURL)
+	if err != nil {
+		return err
+	}
+	defer p.close()
+	for _, o := range send {
+		ack, err := p.publishRaw(ctx, o.ev.Type, msgID(o.ev), o.raw)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.file, err)
+		}
+		dup := ""
+		if ack.Duplicate {
+			dup = " (duplicate id: already stored)"
+		}
+		fmt.Printf("%s %s %s → %s #%d%s\n", filepath.Base(o.file), o.ev.Type, o.ev.ID, ack.Stream, ack.Sequence, dup)
 	}
 	return nil
 }
