@@ -783,6 +783,24 @@ func TestAnAuthorBoxIsNeitherContentNorAPlaceForLinks(t *testing.T) {
 	}
 }
 
+// A byline is no paragraph of the article: a trial's articles opening on
+// "By the workshop team · May 2026" had it counted as paragraph 1 of the
+// uplink's two, and 10 of 22 lost their uplink.
+func TestABylineIsNotOneOfTheArticlesParagraphs(t *testing.T) {
+	article := `<p>Worn pads squeal before they fail.</p><p>Check the brake pads guide before you order parts.</p>`
+	for _, byline := range []string{
+		`<p class="byline">By the RoadReady workshop team · <time datetime="2026-05-01">May 2026</time></p>`,
+		`<div class="entry-meta"><p>Posted by Sam</p></div>`,
+		`<p class="post-meta small">Updated <time>May 2026</time></p>`,
+	} {
+		page := `<article><h1>Uneven pad wear</h1>` + byline + article + `</article>`
+		req := LinkRequest{ID: "up", Href: "/brakes/pads/", Anchors: []string{"brake pads guide"}, Position: Position{FirstParagraphs: 2}}
+		if _, pl := placeOne(t, page, req, Options{}); !pl.Placed || pl.ContentParagraph != 2 {
+			t.Errorf("byline %s: uplink %+v, want it in content paragraph 2, the byline not counted", byline, pl)
+		}
+	}
+}
+
 // A page's article is often marked up as schema.org microdata too; only a
 // comment's type makes a comment section.
 func TestMicrodataOtherThanACommentIsContent(t *testing.T) {
