@@ -479,8 +479,10 @@ func (p *placer) boundaryOK(seg *segment, fs, fe int, first, last rune) bool {
 	return true
 }
 
-// isHyphen reports the characters that join the words of a compound.
-func isHyphen(r rune) bool { return r == '-' || r == '\u2010' || r == '\u2011' }
+// isHyphen reports the characters that join the words of a compound, the
+// soft hyphen among them: a German CMS writes "Rasen&shy;mäher", and a
+// trial had "[mäher]" linked out of it.
+func isHyphen(r rune) bool { return r == '-' || r == '\u2010' || r == '\u2011' || r == '\u00ad' }
 
 // joined reports whether a and b, side by side, are part of one word.
 func joined(a, b rune) bool {

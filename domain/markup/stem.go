@@ -128,7 +128,7 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "french", "fr":
 		fn = snowballStem(french.Stem)
 	case "german", "de":
-		return &stemmer{fn: snowballStem(german.Stem), umlauts: true}, nil
+		return &stemmer{fn: snowballStem(german.Stem), umlauts: true, inflects: germanInflects}, nil
 	case "italian", "it":
 		fn = snowballStem(italian.Stem)
 	case "portuguese", "pt":
@@ -151,6 +151,36 @@ func stemmerFor(lang string) (*stemmer, error) {
 		return nil, fmt.Errorf("%w: no stemmer for language %q", ErrBadRequest, lang)
 	}
 	return &stemmer{fn: fn}, nil
+}
+
+// germanInflectionEndings are what a German noun's inflection adds to it
+// (plural, genitive, dative plural): "Hochbeet", "Hochbeets",
+// "Hochbeeten"; "Kind", "Kinder".
+var germanInflectionEndings = map[string]bool{
+	"e": true, "s": true, "es": true, "n": true, "en": true, "er": true, "ern": true, "ns": true, "ens": true, "nen": true,
+}
+
+// germanInflects reports whether two German words whose stems agree are
+// forms of one noun: the one, its umlaut aside ("Gartenschlauch",
+// "Gartenschläuche"), is the other with an inflection's ending. Snowball's
+// German stem also joins a noun and a verb of one root ("Mäher" and
+// "mähen", "Dünger" and "düngen" stem alike): a German trial's lawnmower
+// hub was linked on "mähen", its fertiliser hub on "düngen".
+func germanInflects(a, b string) bool {
+	a, b = withoutUmlauts(a), withoutUmlauts(b)
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	return a == b || strings.HasPrefix(b, a) && germanInflectionEndings[b[len(a):]]
+}
+
+// withoutUmlauts is a folded German word with ä, ö and ü as a, o and u,
+// and ß as ss.
+func withoutUmlauts(w string) string {
+	if !strings.ContainsAny(w, "äöüß") {
+		return w
+	}
+	return strings.NewReplacer("ä", "a", "ö", "o", "ü", "u", "ß", "ss").Replace(w)
 }
 
 // snowballStem runs one of Snowball's generated stemmers on a folded word.

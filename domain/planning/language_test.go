@@ -216,3 +216,32 @@ func TestATitleOpeningOnItsArticleInGermanOrItalianDoesNotHoldItsKeywordBack(t *
 		}
 	}
 }
+
+// Snowball's German stem joins a noun and a verb of one root ("Mäher",
+// "mähen"): a German trial's lawnmower hub was linked on "mähen". A
+// variation is the noun with an inflection's ending, and a compound cut
+// at a soft hyphen is no anchor.
+func TestAGermanNounIsNotFoundInAVerbOfItsRootNorInHalfACompound(t *testing.T) {
+	german := languagePolicy(t, "de")
+	for _, c := range []struct{ html, keyword string }{
+		{"<p>Im Mai müssen Sie oft mähen, im Juli seltener.</p>\n", "Mäher"},
+		{"<p>Das Rasenmähen am Wochenende stört die Nachbarn.</p>\n", "Rasenmäher"},
+		{"<p>Im Herbst sollten Sie den Rasen nicht mehr düngen.</p>\n", "Dünger"},
+		{"<p>Ein guter Rasen&shy;mäher schneidet sauber und leise.</p>\n", "Mäher"},
+		{"<p>Gute Hochbeet&shy;erde ist locker und nährstoffreich.</p>\n", "Hochbeet"},
+	} {
+		if pl := placeWithPolicy(t, german, link.TypeVerticalUp, c.html, c.keyword); pl.Placed {
+			t.Errorf("keyword %q in %s: placed on %q, want no link", c.keyword, c.html, pl.AnchorText)
+		}
+	}
+	for _, c := range []struct{ html, keyword, want string }{
+		{"<p>Die Pflege des Hochbeets beginnt im Frühjahr.</p>\n", "Hochbeet", "Hochbeets"},
+		{"<p>In den Hochbeeten wächst das Gemüse schneller.</p>\n", "Hochbeet", "Hochbeeten"},
+		{"<p>Die Wahl des Düngers hängt vom Boden ab.</p>\n", "Dünger", "Düngers"},
+		{"<p>Alte Balkonkästen lassen sich gut bepflanzen.</p>\n", "Balkonkasten", "Balkonkästen"},
+	} {
+		if pl := placeWithPolicy(t, german, link.TypeVerticalUp, c.html, c.keyword); !pl.Placed || pl.AnchorText != c.want {
+			t.Errorf("keyword %q in %s: %+v, want the uplink on %q", c.keyword, c.html, pl, c.want)
+		}
+	}
+}

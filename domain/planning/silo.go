@@ -100,9 +100,12 @@ func (pl *planner) siloFlat() {
 			related = append(related, s)
 		}
 	}
-	if len(related) == 0 {
+	if kind := pl.in.Page.Kind; len(related) == 0 && kind != site.KindHome && kind != site.KindSector {
 		// Said, as sag says it of a plain page: trial Q's 14 pages outside
-		// clusters went unlinked without a word.
+		// clusters went unlinked without a word. Not of the home page or a
+		// sector page, which link and are linked by the structure: a
+		// help-center trial's home page, linking 3 hubs, was told it
+		// "links, and is linked by, no page".
 		pl.note("no page outside the clusters shares %d or more labels with this one (it has %d): under silo it links, "+
 			"and is linked by, no page; give it labels it shares, a cluster_id, or a link added by hand",
 			pl.in.Policy.LabelOverlapMin, len(pl.in.Page.Labels))
