@@ -1034,7 +1034,8 @@ func (pl *planner) homeLinks() {
 		links[i] = pl.newScoredLink(s, link.TypeVerticalDown, link.ZoneInBody)
 	}
 	inflected := pl.namedInflected(links)
-	var overBudget []string
+	var named []link.Link
+	kinds := map[string]site.Kind{}
 	for i, s := range ranked {
 		l := links[i]
 		if pl.linked[s.ID] || pl.linkedByAuthor(s.Target) {
@@ -1051,6 +1052,14 @@ func (pl *planner) homeLinks() {
 			}
 			continue
 		}
+		named = append(named, l)
+		kinds[l.TargetPageID] = s.Kind
+	}
+	// The budget goes first to the sections the text can carry: a
+	// help-center trial's home page spent 2 of its 5 links on hubs whose
+	// anchors were at the cap, and left out 3 it named with anchors free.
+	var overBudget []string
+	for _, l := range pl.carriedFirst(named) {
 		if pl.budget <= 0 {
 			// Every section named and left out is named in the note
 			// (trial Q saw two hubs dropped without a word).
@@ -1058,7 +1067,7 @@ func (pl *planner) homeLinks() {
 			continue
 		}
 		l.Explanation = fmt.Sprintf("vertical_down: the home page names this %s in its text; score %.2f, kept for the record; %s",
-			s.Kind, l.Score, l.Explanation)
+			kinds[l.TargetPageID], l.Score, l.Explanation)
 		pl.add(l)
 		pl.budget--
 	}
@@ -1328,6 +1337,15 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 	for _, l := range auto {
 		if planned == limit {
 			break
+		}
+		if z == link.ZoneInBody && pl.listsInSection(l.TargetPageID) && !pl.mentions(l) {
+			// The page's generated list links it already, its text does not
+			// name it, and the LLM fallback leaves it to the list: planned
+			// in the body it would only hold a place of the density budget
+			// (an automotive trial's hubs, whose Related Articles named 5
+			// such articles, left a product their text named unlinked for
+			// want of room).
+			continue
 		}
 		if pl.budget <= 0 {
 			// No score in the note: a page's notes are part of what a settle
