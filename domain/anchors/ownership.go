@@ -433,6 +433,9 @@ type Owners struct {
 	// for NotWithin (saidIn is that text).
 	said   []ownedName
 	saidIn *Text
+	// mainNames are, by Normalize, the targets whose primary keyword or
+	// title (whole or short) each name is; built on first use.
+	mainNames map[string][]int
 }
 
 // ownedName is one of a target's names as its spelling, for NotWithin.
@@ -750,11 +753,46 @@ func (o *Owners) best(np nounPhrase) int {
 // the text says (withNotWithin).
 func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anchor {
 	t := o.targets[self]
-	return o.withNotWithin(self, buildCandidates(t, p, func() []string {
+	cands := buildCandidates(t, p, func() []string {
 		return naturalPhrases(source, o.profiles[self], p, func(np nounPhrase) bool {
 			return o.cachedBest(np) == self
 		})
-	}), source)
+	})
+	return o.withNotWithin(self, o.withoutOthersMainNames(self, cands), source)
+}
+
+// withoutOthersMainNames leaves out the keyword variations of target self
+// that are another target's primary keyword or title: those words name
+// that page best. A pet-health trial's cluster listed "cat water intake"
+// among its keywords, the primary keyword and title of one of its
+// articles, and a sibling's uplink took it, leaving the link to that
+// article no anchor. The source page is no such other target: its own
+// names are the placer's to keep (markup.Options.OwnNames).
+func (o *Owners) withoutOthersMainNames(self int, cands []link.Anchor) []link.Anchor {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.mainNames == nil {
+		o.mainNames = map[string][]int{}
+		for i, t := range o.targets {
+			if i == o.source {
+				continue
+			}
+			for _, n := range append(append([]string{}, t.PrimaryKeywords...), t.Title, ShortTitle(t.Title)) {
+				if key := Normalize(n); key != "" && !slices.Contains(o.mainNames[key], i) {
+					o.mainNames[key] = append(o.mainNames[key], i)
+				}
+			}
+		}
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		owners := o.mainNames[Normalize(c.Text)]
+		if c.Type == link.AnchorPrimaryKeyword && len(owners) > 0 && !slices.Contains(owners, self) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // withNotWithin gives each candidate the longer names of the Owners'

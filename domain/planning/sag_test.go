@@ -2292,3 +2292,33 @@ func TestAPageOfNoSectorIsTrailedThroughTheSectorItsAddressIsUnder(t *testing.T)
 		t.Errorf("a page under no sector's address: trail %+v, want home and the page", trail)
 	}
 }
+
+// A cluster keyword that is one of its articles' primary keyword and
+// title names that article best: a pet-health trial's cluster listed "cat
+// water intake" among its keywords, and a sibling's uplink took it,
+// leaving the link to the article of that name no anchor.
+func TestAClusterKeywordThatIsAnArticlesOwnNameIsThatArticlesAnchor(t *testing.T) {
+	boots := bootsCluster()
+	boots.Keywords = append(boots.Keywords, "boot fit")
+	hub := hubOf(boots)
+	page := articleIn(boots, "lacing", "Lacing Hiking Boots")
+	fit := articleIn(boots, "fit", "Boot Fit")
+	fit.PrimaryKeyword = "boot fit"
+	page.HTML = "<p>Good boot fit starts with lacing, and lacing is where most hiking boots fail their owners on a descent.</p>\n"
+	in := Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub,
+		Targets: asTargets(0, hub, fit), Texts: []string{"Good boot fit starts with lacing, and lacing is where most hiking boots fail their owners on a descent."}, WordCount: 600}
+	plan := planOf(t, in)
+	up := linksOf(plan, link.TypeVerticalUp, link.ZoneInBody)
+	if len(up) != 1 {
+		t.Fatalf("uplinks %v", targetIDs(up))
+	}
+	for _, c := range up[0].Candidates {
+		if strings.EqualFold(c.Text, "boot fit") {
+			t.Errorf("the uplink is offered %q, the article's own name", c.Text)
+		}
+	}
+	side := linksOf(plan, link.TypeHorizontal, link.ZoneInBody)
+	if len(side) != 1 || len(side[0].Candidates) == 0 || !strings.EqualFold(side[0].Candidates[0].Text, "boot fit") {
+		t.Errorf("sibling links %+v, want the article offered its own name first", side)
+	}
+}
