@@ -237,17 +237,27 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 // Household": "How to Size a Water Heater"). Each cut keeps at least
 // three words; "" when the title has no such place. A comma in a list
 // ("Kayak Length, Width, and Cockpit Fit") is none, nor are two paired
-// prepositions ("Should You Stretch Before or After Running?").
+// prepositions ("Should You Stretch Before or After Running?"). A
+// question keeps its question mark ("Why Is the Battery Light On When
+// the Engine Runs?": "Why Is the Battery Light On?"), and is not cut at a
+// complement, which its question may be about ("Should You Replace the
+// Water Pump With the Timing Belt?" asks something else than whether to
+// replace the pump).
 func MainClause(title string) string {
 	words := strings.Fields(title)
 	const least = 3
+	question := strings.HasSuffix(strings.TrimSpace(title), "?")
 	word := func(i int) string { return strings.ToLower(strings.Trim(words[i], ",;.!?\"'()")) }
 	cut := func(i int) string {
 		// "… Shoes and When to Replace Them": the "and" joins the clause cut off
 		for i > least && conjunctions[word(i-1)] {
 			i--
 		}
-		return strings.TrimRight(strings.Join(words[:i], " "), ",;.!?\"'(-–—")
+		head := strings.TrimRight(strings.Join(words[:i], " "), ",;.!?\"'(-–—")
+		if question {
+			head += "?"
+		}
+		return head
 	}
 	opens := func(i int) bool { return clauseOpeners[word(i)] || relatives[word(i)] }
 	// "Before or After Running" pairs two prepositions: it opens no clause.
@@ -264,7 +274,10 @@ func MainClause(title string) string {
 			return cut(i + 1)
 		}
 	}
-	for i := least + 1; i < len(words); i++ {
+	if question {
+		return ""
+	}
+	for i := least; i < len(words); i++ {
 		if complementOpeners[word(i)] {
 			return cut(i)
 		}

@@ -188,6 +188,13 @@ func TestAMainClauseEndsBeforeAClauseOfItsOwnOrWhomTheTitleIsFor(t *testing.T) {
 		"How Long a Pair of Good Boots Should Last You":      "",
 		// two prepositions paired by a conjunction open no clause
 		"Should You Stretch Before or After Running?": "",
+		// a complement after three words (an automotive trial's long
+		// titles stayed whole, the README saying three)
+		"One-Person Brake Bleeding With a Vacuum Bleeder": "One-Person Brake Bleeding",
+		"Air Filter Intervals on Dusty and Gravel Roads":  "Air Filter Intervals",
+		// a question keeps its mark, and is not cut at a complement
+		"Why Is the Battery Light On When the Engine Runs?":       "Why Is the Battery Light On?",
+		"Should You Replace the Water Pump With the Timing Belt?": "",
 	} {
 		if got := MainClause(title); got != want {
 			t.Errorf("MainClause(%q) = %q, want %q", title, got, want)

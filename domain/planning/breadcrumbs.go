@@ -3,6 +3,7 @@ package planning
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -49,7 +50,15 @@ func Breadcrumbs(st site.Structure, language string, page site.Page, hub, term *
 	if hub != nil && hub.ID != page.ID {
 		trail = append(trail, Crumb{Name: crumbName(st, language, *hub), URL: hub.URL, PageID: hub.ID})
 	}
-	return append(trail, Crumb{Name: crumbName(st, language, page), URL: page.URL, PageID: page.ID})
+	name := crumbName(st, language, page)
+	if strings.EqualFold(name, trail[len(trail)-1].Name) {
+		// "Payroll taxes: a guide for first-time employers" is "Payroll
+		// taxes" short, its hub's name: a help-center trial's trail said
+		// "Payroll taxes › Payroll taxes". The page is told apart by its
+		// whole title.
+		name = page.Title
+	}
+	return append(trail, Crumb{Name: name, URL: page.URL, PageID: page.ID})
 }
 
 // trailSector is the sector a page's trail climbs through: its cluster's
@@ -84,6 +93,23 @@ func trailSector(st site.Structure, p site.Page) string {
 // (anchors.JoinedQuestionCut: "Errores comunes del compost casero y cómo
 // evitarlos"), else stays whole.
 func crumbName(st site.Structure, language string, p site.Page) string {
+	return capitalizedAsTitle(shortCrumbName(st, language, p), p.Title)
+}
+
+// capitalizedAsTitle is a crumb cut from inside a title with its first
+// letter in upper case when the title's is: a help-center trial's
+// sentence-case "How do I change the invoice number format?" gave the
+// crumb "invoice number format".
+func capitalizedAsTitle(name, title string) string {
+	first, size := utf8.DecodeRuneInString(name)
+	if t, _ := utf8.DecodeRuneInString(strings.TrimLeft(title, "¿¡\"'“‘(")); unicode.IsLower(first) && unicode.IsUpper(t) {
+		return string(unicode.ToUpper(first)) + name[size:]
+	}
+	return name
+}
+
+// shortCrumbName is crumbName before its capital.
+func shortCrumbName(st site.Structure, language string, p site.Page) string {
 	switch p.Kind {
 	case site.KindHub:
 		if c, ok := st.Cluster(p.ClusterID); ok && c.Name != "" {

@@ -2322,3 +2322,23 @@ func TestAClusterKeywordThatIsAnArticlesOwnNameIsThatArticlesAnchor(t *testing.T
 		t.Errorf("sibling links %+v, want the article offered its own name first", side)
 	}
 }
+
+// A help-center trial's sentence-case titles gave crumbs in lower case
+// ("invoice number format"), and a guide whose short title is its hub's
+// name a trail saying it twice ("Payroll taxes › Payroll taxes").
+func TestACrumbStartsWithACapitalAndNeverRepeatsTheStepBefore(t *testing.T) {
+	taxes := testCluster("taxes", "Payroll taxes", "payroll taxes", "terrain=mountain")
+	hub := hubOf(taxes)
+	st := testSite(taxes)
+	format := articleIn(taxes, "format", "How do I change the invoice number format for my quarterly tax filings?")
+	format.PrimaryKeyword = "invoice number format"
+	trail := Breadcrumbs(st, "", format, &hub, nil)
+	if got := trail[len(trail)-1].Name; got != "Invoice number format" {
+		t.Errorf("crumb %q, want \"Invoice number format\"", got)
+	}
+	guide := articleIn(taxes, "guide", "Payroll taxes: a guide for first-time employers")
+	trail = Breadcrumbs(st, "", guide, &hub, nil)
+	if n := len(trail); trail[n-2].Name != "Payroll taxes" || trail[n-1].Name != guide.Title {
+		t.Errorf("trail %+v, want the hub's step and then the guide's whole title", trail)
+	}
+}
