@@ -989,6 +989,11 @@ func documentPhrases(toks []token) []nounPhrase {
 			continue
 		}
 		end := i + 2
+		if toks[end].lex == cDet && end+1 < len(toks) && !toks[end+1].verb {
+			// "our section on the cooling system": an automotive trial's six
+			// such phrases were never anchors, the article read as the end.
+			end++
+		}
 		if toks[end].verb {
 			if !isGerund(toks[end].low) || end+1 == len(toks) || toks[end+1].verb {
 				continue

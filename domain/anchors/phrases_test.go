@@ -389,6 +389,9 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"tile backsplash"}, Title: "Tile Backsplash"}, []string{"guide to tile backsplash"}},
 		{"an overview of the target", "Start with the overview of deck building before you buy timber.",
 			Target{PrimaryKeywords: []string{"deck building"}}, []string{"overview of deck building"}},
+		// an automotive trial: an article after the preposition ended the phrase
+		{"a section on the target, with its article", "Read our section on the cooling system and come back here.",
+			Target{PrimaryKeywords: []string{"cooling system"}}, []string{"section on the cooling system"}},
 		// trial 16: a guide about a gerund and its object named nothing
 		{"a guide to a gerund and its object", "Our guide to choosing coffee beans explains how to read roast levels.",
 			Target{PrimaryKeywords: []string{"choosing coffee beans"}, Title: "Choosing Coffee Beans"}, []string{"coffee beans", "guide to choosing coffee beans"}},
