@@ -71,3 +71,26 @@ func NewUnsettledGauge(read func(context.Context) (int, error)) prometheus.Colle
 		return float64(n)
 	})
 }
+
+// NewIdleGauge reports 1 when the pipeline has nothing left to do
+// (service.Service.Idle: every consumer has acknowledged all it was sent,
+// an event waiting for state not yet known included; the outbox is empty;
+// no recount or job waits; every site has settled), 0 while it has, and
+// -1 when the read fails. interlinker_unsettled_pages alone read 0 while
+// a pet-health trial's pages still waited for their site, which had not
+// arrived: no page of theirs was known yet.
+func NewIdleGauge(idle func(context.Context) (bool, error)) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "interlinker_pipeline_idle",
+		Help: "1 when no event waits or is in hand, the outbox is empty and every site has settled; 0 otherwise (-1: unknown)."}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), outboxScrapeTimeout)
+		defer cancel()
+		ok, err := idle(ctx)
+		switch {
+		case err != nil:
+			return -1
+		case ok:
+			return 1
+		}
+		return 0
+	})
+}

@@ -110,6 +110,35 @@ func TestAPageArrivingBeforeItsSiteIsLinkedOnceTheSiteArrives(t *testing.T) {
 	}
 }
 
+// interlinker_unsettled_pages counts pages, and read 0 while a trial's
+// pages waited for a site that had not arrived; interlinker_pipeline_idle
+// says 0 until they are handled and the site has settled.
+func TestThePipelineIsNotIdleWhileAPageWaitsForItsSite(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, waitingConfig(t))
+	metric := func(name string) string {
+		resp, err := http.Get("http://" + h.svc.HTTPAddr() + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	h.publish(hubEvent("waits"))
+	waitFor(t, waitLong, "the page refused for want of its site", func() bool {
+		return metric("interlinker_pipeline_idle") == "0" && metric("interlinker_unsettled_pages") == "0"
+	})
+	h.publish(siteEvent("waits"))
+	waitFor(t, waitLong, "hub linked", func() bool { return len(h.inserted.insertedFor(t, "waits", "boots-hub")) == 1 })
+	waitFor(t, waitLong, "the pipeline idle", func() bool { return metric("interlinker_pipeline_idle") == "1" })
+}
+
 // A producer that adds a cluster sends its site.updated and the cluster's
 // pages together; they travel on different streams, so the planner may
 // take a page before the site projector has the cluster. A trial saw 3

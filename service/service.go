@@ -295,7 +295,7 @@ func retryStart(ctx context.Context, what string, step func() error) error {
 // however many gauges that query fills, and the pages waiting to settle.
 func (s *Service) registerOutboxGauges() {
 	var outbox prometheus.Collector = handlers.NewOutboxCollector(s.store.OutboxStatus)
-	s.metrics.Registry.MustRegister(outbox, handlers.NewUnsettledGauge(s.store.Unsettled))
+	s.metrics.Registry.MustRegister(outbox, handlers.NewUnsettledGauge(s.store.Unsettled), handlers.NewIdleGauge(s.Idle))
 }
 
 // Ready reports nil when Postgres and NATS answer and every consumer is bound.
