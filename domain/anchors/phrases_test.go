@@ -703,6 +703,11 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		phrase, following string
 		goesOn            bool
 	}{
+		// a help-center trial and a pet-health one: a time adverb and a
+		// verb taking a bare verb end the phrase
+		{"direct deposit", " early for new hires", false},
+		{"direct deposit", " early access", true},
+		{"senior dog food", " helps keep joints moving", false},
 		// fragments a trial site linked
 		{"exterior paint", " prep, one of the steps", true},
 		{"bathroom remodel", " budget.", true},
