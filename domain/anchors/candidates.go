@@ -349,11 +349,12 @@ func OpensClause(word string) bool {
 // candidate was the largest part of a plan's cost in a burst.
 type ContentWords map[string]bool
 
-// NewContentWords collects the content words of names.
-func NewContentWords(names []string) ContentWords {
+// NewContentWords collects the content words of names, in the site's
+// language ("" is English; FunctionWord).
+func NewContentWords(names []string, language string) ContentWords {
 	words := ContentWords{}
 	eachWord(names, func(w string) bool {
-		if !closedClass(w) {
+		if !FunctionWord(w, language) {
 			words[w] = true
 		}
 		return false

@@ -214,8 +214,20 @@ func TestNamesShareAContentWordNotAFunctionWord(t *testing.T) {
 		{[]string{"V60 technique"}, []string{"Chemex vs V60"}, true},
 		{nil, []string{"anything"}, false},
 	} {
-		if got := NewContentWords(c.a).SharedBy(c.b); got != c.want {
+		if got := NewContentWords(c.a, "").SharedBy(c.b); got != c.want {
 			t.Errorf("NewContentWords(%q).SharedBy(%q) = %v, want %v", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// A German trial's Related Reading paired articles that shared only "die",
+// "im" and "für": the site's language gives its function words.
+func TestNamesShareAContentWordOfTheSitesLanguage(t *testing.T) {
+	own := NewContentWords([]string{"Das Hochbeet im Herbst", "Hochbeet für Anfänger"}, "german")
+	if own.SharedBy([]string{"Balkontomaten im Topf", "Tomaten für den Balkon"}) {
+		t.Error("German names sharing \"im\" and \"für\" share a content word")
+	}
+	if !own.SharedBy([]string{"Tomaten im Hochbeet"}) {
+		t.Error("German names sharing \"Hochbeet\" share no content word")
 	}
 }

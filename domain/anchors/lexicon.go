@@ -567,9 +567,55 @@ func lexClass(w string) class {
 func closedClass(w string) bool { return closed(lexClass(fold(w))) }
 
 // FunctionWord reports whether w is a word of the lexicon's closed
-// classes or a common verb ("a", "for", "how", "your", "get"): words that
-// tell no topic from another.
-func FunctionWord(w string) bool { return closedClass(w) }
+// classes or a common verb ("a", "for", "how", "your", "get"), or a
+// function word of the site's language (functionWordsOf; "" is English):
+// words that tell no topic from another.
+func FunctionWord(w, language string) bool {
+	return closedClass(w) || functionWordsOf[language][strings.ToLower(w)]
+}
+
+// functionWordsOf are, by language (policy.Languages but English, whose
+// are the lexicon's closed classes), its articles, prepositions,
+// conjunctions, pronouns and commonest auxiliaries: a German trial's
+// Related Reading paired articles that shared "die", "im" and "für".
+var functionWordsOf = map[string]map[string]bool{
+	"german": set("der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines", "und",
+		"oder", "aber", "ist", "sind", "war", "nicht", "kein", "keine", "mit", "für", "zu", "zum", "zur", "von", "vom",
+		"auf", "an", "am", "in", "im", "bei", "beim", "nach", "aus", "über", "unter", "ohne", "gegen", "durch", "um",
+		"bis", "vor", "als", "wie", "wann", "was", "warum", "welche", "wenn", "dass", "so", "auch", "noch", "nur",
+		"sehr", "sich", "sie", "wir", "ich", "du", "er", "es", "man", "ihr", "ihre", "ihren", "sein", "seine",
+		"haben", "hat", "werden", "wird", "kann", "können", "muss", "sollte", "sollten", "diese", "dieser", "dieses"),
+	"french": set("le", "la", "les", "l", "un", "une", "des", "du", "de", "d", "au", "aux", "et", "ou", "mais", "est",
+		"sont", "pas", "ne", "qui", "que", "qu", "quoi", "comment", "pourquoi", "quand", "pour", "dans", "avec",
+		"sur", "sous", "par", "sans", "en", "à", "ce", "cette", "ces", "son", "sa", "ses", "votre", "vos", "notre",
+		"nos", "leur", "leurs", "il", "elle", "nous", "vous", "ils", "elles", "se", "si", "plus", "très", "être", "été"),
+	"spanish": set("el", "la", "los", "las", "lo", "un", "una", "unos", "unas", "de", "del", "al", "a", "y", "e", "o",
+		"u", "ni", "pero", "que", "qué", "cómo", "cuándo", "por", "para", "con", "sin", "sobre", "entre", "en", "es",
+		"son", "no", "se", "su", "sus", "tu", "tus", "le", "les", "muy", "más", "como", "este", "esta", "estos",
+		"estas"),
+	"italian": set("il", "lo", "la", "i", "gli", "le", "l", "un", "uno", "una", "di", "del", "dello", "della", "dei",
+		"degli", "delle", "a", "al", "allo", "alla", "ai", "agli", "alle", "da", "in", "nel", "nella", "nei", "con",
+		"su", "per", "tra", "fra", "e", "ed", "o", "ma", "che", "non", "è", "sono", "si", "come", "quando", "perché",
+		"anche", "più", "suo", "sua", "tuo", "tua"),
+	"portuguese": set("o", "a", "os", "as", "um", "uma", "uns", "umas", "de", "do", "da", "dos", "das", "em", "no",
+		"na", "nos", "nas", "ao", "aos", "para", "por", "pelo", "pela", "com", "sem", "e", "ou", "mas", "que",
+		"não", "é", "são", "se", "seu", "sua", "como", "quando", "mais"),
+	"dutch": set("de", "het", "een", "en", "of", "maar", "van", "in", "op", "aan", "met", "voor", "naar", "bij", "om",
+		"te", "uit", "door", "over", "tot", "is", "zijn", "wordt", "niet", "ook", "nog", "dat", "die", "wat", "hoe",
+		"wanneer", "je", "jouw", "uw", "ze", "als", "dan", "er"),
+	"danish": set("og", "eller", "men", "i", "på", "til", "med", "for", "af", "om", "fra", "en", "et", "den", "det",
+		"de", "er", "som", "at", "ikke", "har", "kan", "din", "dit", "dine", "sin", "sit", "hvordan", "hvorfor"),
+	"norwegian": set("og", "eller", "men", "i", "på", "til", "med", "for", "av", "om", "fra", "en", "ei", "et", "den",
+		"det", "de", "er", "som", "at", "ikke", "har", "kan", "din", "ditt", "dine", "hvordan", "hvorfor"),
+	"swedish": set("och", "eller", "men", "i", "på", "till", "med", "för", "av", "om", "från", "en", "ett", "den",
+		"det", "de", "är", "som", "att", "inte", "har", "kan", "din", "ditt", "dina", "hur", "varför"),
+	"finnish": set("ja", "tai", "mutta", "on", "ovat", "ei", "se", "ne", "että", "kun", "jos", "myös", "kuin",
+		"sekä", "miten", "miksi"),
+	"hungarian": set("a", "az", "egy", "és", "vagy", "de", "hogy", "nem", "is", "meg", "van", "vannak", "mint",
+		"hogyan", "miért"),
+	"russian": set("и", "в", "во", "не", "на", "с", "со", "что", "как", "по", "для", "или", "к", "из", "о", "от",
+		"до", "за", "но", "это", "при"),
+}
 
 // closed reports whether a class is one of the closed classes or the
 // common verbs.

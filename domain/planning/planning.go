@@ -793,7 +793,7 @@ func (pl *planner) relatedReading() {
 				inSector = append(inSector, t)
 			}
 		}
-		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword))
+		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword), pl.in.Policy.Language)
 		ownIn, ownOutside := withoutCommonWords(own, inSector), withoutCommonWords(own, outside)
 		for _, s := range pl.scoreAll(sharing) {
 			g, words := relatedOnTopic, ownIn

@@ -71,7 +71,7 @@ func SAG(p policy.Policy, source, target Candidate, ctx Context) Score {
 	}{
 		{FactorSharedAttributes, sharedSaturating(source.AttributeValues, target.AttributeValues, p.SharedAttributeSaturation), p.WeightSharedAttributes},
 		{FactorTargetAuthority, targetAuthority(p, target, ctx), p.WeightTargetAuthority},
-		{FactorKeywordOverlap, wordOverlap(source.Keywords, target.Keywords), p.WeightKeywordOverlap},
+		{FactorKeywordOverlap, wordOverlap(source.Keywords, target.Keywords, p.Language), p.WeightKeywordOverlap},
 		{FactorRecency, recency(target.PublishedAt, ctx.Now, p.RecencyDecayDays), p.WeightRecency},
 		{FactorLinkCountGap, gap(target.Inbound, ctx.MaxInbound), p.WeightLinkCountGap},
 	}
@@ -209,7 +209,7 @@ func gap(inbound, maxInbound int) float64 {
 	return math.Max(0, 1-float64(inbound)/float64(maxInbound))
 }
 
-func wordOverlap(source, target []string) float64 {
+func wordOverlap(source, target []string, language string) float64 {
 	// Called for every candidate of every page: words are compared in
 	// place, case-insensitively, rather than gathered into sets.
 	var seen [32]string
@@ -219,7 +219,7 @@ func wordOverlap(source, target []string) float64 {
 			// "feeding a puppy" shares nothing with "a kitten's first food"
 			// by its "a": a trial's kitten hub scored two dog hubs above
 			// the cat hub on such words.
-			if !anchors.FunctionWord(w) && !containsFold(sw, w) {
+			if !anchors.FunctionWord(w, language) && !containsFold(sw, w) {
 				sw = append(sw, w)
 			}
 		}

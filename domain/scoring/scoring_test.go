@@ -141,10 +141,14 @@ func TestSharedValuesCountEachValueOnceInAnyCaseWhateverTheListsLength(t *testin
 // Function words tell no topic from another: a trial's kitten hub scored
 // two dog hubs above the cat hub on "a" ("feeding a puppy").
 func TestKeywordOverlapLeavesFunctionWordsOut(t *testing.T) {
-	if got := wordOverlap([]string{"feeding a kitten", "how to feed your kitten"}, []string{"feeding a puppy", "how to choose your puppy food"}); got != 1.0/3 {
+	if got := wordOverlap([]string{"feeding a kitten", "how to feed your kitten"}, []string{"feeding a puppy", "how to choose your puppy food"}, ""); got != 1.0/3 {
 		t.Errorf("overlap %v, want 1/3: of {feeding, kitten, feed} only \"feeding\" is shared", got)
 	}
-	if got := wordOverlap([]string{"a guide for the new owner"}, []string{"a guide for the road"}); got != 1.0/3 {
+	if got := wordOverlap([]string{"a guide for the new owner"}, []string{"a guide for the road"}, ""); got != 1.0/3 {
 		t.Errorf("overlap %v, want 1/3 ({guide, new, owner}: \"guide\")", got)
+	}
+	// In the site's language: a German trial's pages shared "die", "im", "für".
+	if got := wordOverlap([]string{"Tomaten im Hochbeet"}, []string{"Kräuter im Topf"}, "german"); got != 0 {
+		t.Errorf("overlap %v, want 0: \"im\" is a German function word", got)
 	}
 }
