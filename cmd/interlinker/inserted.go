@@ -65,8 +65,21 @@ func insertedCommand(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A page deleted since its last links.inserted is no page of the site
+	// now: a help-center trial's listing showed one as current.
+	deleted := map[string]int64{}
+	if !every && !follow {
+		if deleted, err = readDeleted(ctx, p.js, siteID); err != nil {
+			return err
+		}
+	}
 	pages := make([]insertedEvent, 0, len(last))
-	for _, e := range last {
+	var gone []string
+	for id, e := range last {
+		if v, ok := deleted[id]; ok && v >= e.data.Version {
+			gone = append(gone, fmt.Sprintf("%s (v%d)", id, v))
+			continue
+		}
 		pages = append(pages, e)
 	}
 	slices.SortFunc(pages, func(a, b insertedEvent) int { return cmp.Compare(a.data.PageID, b.data.PageID) })
@@ -75,7 +88,14 @@ func insertedCommand(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	if !asJSON && !every && !follow && len(pages) == 0 {
+	if asJSON {
+		return nil
+	}
+	if len(gone) > 0 {
+		slices.Sort(gone)
+		fmt.Printf("deleted since their last links.inserted: %s\n", strings.Join(gone, ", "))
+	}
+	if !every && !follow && len(pages) == 0 && len(gone) == 0 {
 		fmt.Printf("no links.inserted for site %s\n", siteID)
 	}
 	return nil
@@ -97,17 +117,45 @@ const insertedWait = 2 * time.Second
 // started; with follow, until ctx ends. Other sites' events are passed
 // over on their envelope, their data (the linked HTML) left undecoded.
 func readInserted(ctx context.Context, js jetstream.JetStream, siteID string, follow bool, fn func(insertedEvent) error) error {
-	stream, ok := events.StreamFor(events.LinksInserted)
+	return readSiteEvents(ctx, js, events.LinksInserted, siteID, follow, func(seq uint64, ev events.Event) error {
+		data, err := events.DecodeData[events.LinksInsertedData](ev)
+		if err != nil {
+			return fmt.Errorf("links.inserted #%d: %w", seq, err)
+		}
+		return fn(insertedEvent{seq: seq, siteID: ev.SiteID, data: data})
+	})
+}
+
+// readDeleted is, by page, the latest version the site's content.deleted
+// events retire.
+func readDeleted(ctx context.Context, js jetstream.JetStream, siteID string) (map[string]int64, error) {
+	deleted := map[string]int64{}
+	err := readSiteEvents(ctx, js, events.ContentDeleted, siteID, false, func(seq uint64, ev events.Event) error {
+		data, err := events.DecodeData[events.ContentDeletedData](ev)
+		if err != nil {
+			return fmt.Errorf("content.deleted #%d: %w", seq, err)
+		}
+		deleted[data.PageID] = max(deleted[data.PageID], data.Version)
+		return nil
+	})
+	return deleted, err
+}
+
+// readSiteEvents calls fn with every event of the subject and the site in
+// its stream, in stream order, until it has read all those stored when it
+// started; with follow, until ctx ends.
+func readSiteEvents(ctx context.Context, js jetstream.JetStream, subject, siteID string, follow bool, fn func(seq uint64, ev events.Event) error) error {
+	stream, ok := events.StreamFor(subject)
 	if !ok {
-		return fmt.Errorf("no stream holds %s", events.LinksInserted)
+		return fmt.Errorf("no stream holds %s", subject)
 	}
-	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{events.LinksInserted}})
+	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subject}})
 	if err != nil {
-		return fmt.Errorf("read %s: %w", events.LinksInserted, err)
+		return fmt.Errorf("read %s: %w", subject, err)
 	}
 	info, err := cons.Info(ctx)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", events.LinksInserted, err)
+		return fmt.Errorf("read %s: %w", subject, err)
 	}
 	pending := info.NumPending
 	if pending == 0 && !follow {
@@ -123,30 +171,26 @@ func readInserted(ctx context.Context, js jetstream.JetStream, siteID string, fo
 			if !follow {
 				// A stream that stops answering with events still to
 				// read would otherwise print part of the site as all of it.
-				return fmt.Errorf("read %s: no event for %s with %d still to read", events.LinksInserted, insertedWait, pending)
+				return fmt.Errorf("read %s: no event for %s with %d still to read", subject, insertedWait, pending)
 			}
 			continue
 		case err != nil:
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("read %s: %w", events.LinksInserted, err)
+			return fmt.Errorf("read %s: %w", subject, err)
 		}
 		meta, err := msg.Metadata()
 		if err != nil {
-			return fmt.Errorf("read %s: %w", events.LinksInserted, err)
+			return fmt.Errorf("read %s: %w", subject, err)
 		}
 		pending = meta.NumPending
 		ev, err := events.Decode(msg.Data())
 		if err != nil {
-			return fmt.Errorf("links.inserted #%d: %w", meta.Sequence.Stream, err)
+			return fmt.Errorf("%s #%d: %w", subject, meta.Sequence.Stream, err)
 		}
 		if ev.SiteID == siteID {
-			data, err := events.DecodeData[events.LinksInsertedData](ev)
-			if err != nil {
-				return fmt.Errorf("links.inserted #%d: %w", meta.Sequence.Stream, err)
-			}
-			if err := fn(insertedEvent{seq: meta.Sequence.Stream, siteID: ev.SiteID, data: data}); err != nil {
+			if err := fn(meta.Sequence.Stream, ev); err != nil {
 				return err
 			}
 		}

@@ -60,4 +60,19 @@ func TestInsertedPrintsEachPagesLastLinksInserted(t *testing.T) {
 	if pages != 2 {
 		t.Errorf("--json printed %d lines, want one a page", pages)
 	}
+
+	// A page deleted since its last links.inserted is listed apart, not
+	// as a page of the site (a trial's listing showed one as current).
+	if _, err := runCapturing(t, "publish", "--nats-url", url, filepath.Join(docs, "05-content.deleted.json")); err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+	if err := waitUntil(t.Context(), time.Minute, func() bool {
+		out, _ = runCapturing(t, "inserted", "--nats-url", url, "--site", site)
+		return strings.Contains(out, "deleted since their last links.inserted: how-to-break-in-hiking-boots (v2)")
+	}); err != nil {
+		t.Fatalf("inserted printed %q after the article's deletion, want it listed as deleted", out)
+	}
+	if strings.Contains(out, "how-to-break-in-hiking-boots v1 #") {
+		t.Errorf("inserted printed %q: the deleted article still as a page", out)
+	}
 }

@@ -67,6 +67,12 @@ func FallbackParagraph(src []byte, keyword string, firstParagraphs, after int) (
 			firstParagraphs > 0 && para.content > firstParagraphs {
 			continue
 		}
+		if para.contentEnd > para.tagEnd && readOriginal(src[para.start:para.tagEnd], src[para.tagEnd:para.contentEnd]).other {
+			// No rewrite of it could be accepted: a help-center trial's
+			// uplink was asked of a paragraph holding <code>, refused, and
+			// the next paragraph, which had none, never tried.
+			continue
+		}
 		score := 0
 		have := strings.Fields(string(text[i]))
 		for _, w := range want {
@@ -183,9 +189,12 @@ func (s *scan) paragraphOf(i int) Paragraph {
 
 // original is what a rewrite is held to: the paragraph as the page has it.
 type original struct {
-	text       string            // visible text, entities decoded, whitespace collapsed
-	formatting formatSet         // the inline formatting elements it uses
-	attrs      map[string]string // its <p> start tag's attributes
+	text       string    // visible text, entities decoded, whitespace collapsed
+	formatting formatSet // the inline formatting elements it uses
+	// other says it holds an element besides those (<code>, <span>,
+	// <br>...), which no accepted rewrite keeps.
+	other bool
+	attrs map[string]string // its <p> start tag's attributes
 }
 
 // formatSet is a set of the inline formatting elements a rewrite may use.
@@ -237,6 +246,7 @@ func readOriginal(startTag, content []byte) original {
 			switch {
 			case tt != html.EndTagToken:
 				o.formatting |= formatBit(a)
+				o.other = o.other || formatBit(a) == 0
 				if a == atom.Br {
 					b.WriteByte(' ') // a line break separates words as a space does
 				}

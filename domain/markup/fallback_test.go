@@ -41,6 +41,14 @@ func TestFallbackParagraphChoice(t *testing.T) {
 	if p, ok = FallbackParagraph([]byte(fallbackPage), "our range", 0, p.Start+1); ok {
 		t.Fatalf("after paragraph 2: paragraph %+v, want none", p)
 	}
+	// A paragraph holding an element no accepted rewrite keeps (<code>) is
+	// passed over for the next (a help-center trial's uplink was asked of
+	// one, refused, and the paragraph after it never tried).
+	code := `<p>Set the invoice number format, for example <code>INV-2026-0042</code>, under settings.</p>` +
+		`<p>The invoice number format applies to every new invoice.</p>`
+	if p, ok := FallbackParagraph([]byte(code), "invoice number format", 2, 0); !ok || p.Index != 2 {
+		t.Fatalf("paragraph %+v, %v; want 2, the one without <code>", p, ok)
+	}
 	// Paragraphs with links, in list items or outside the content are never chosen.
 	if _, ok := FallbackParagraph([]byte(`<p>a <a href="/x">b</a></p><li><p>c</p></li><nav><p>d</p></nav>`), "c", 0, 0); ok {
 		t.Fatal("chose an unsuitable paragraph")
