@@ -503,7 +503,7 @@ func siteLinks(links []link.Link) []SiteLink {
 // siteLink is a link with the page it comes from, as links/ and a page's
 // inbound links list it.
 func siteLink(l link.Link) SiteLink {
-	return SiteLink{SourceContentID: l.SourcePageID, LinkResult: linkResults([]link.Link{l})[0]}
+	return SiteLink{SourceContentID: l.SourcePageID, TargetContentID: l.TargetPageID, LinkResult: linkResults([]link.Link{l})[0]}
 }
 
 // AuditParam picks the audit a read or an apply is about.
@@ -833,6 +833,10 @@ type LinkParams struct {
 // SiteLink is a SAGLink record: a link the planner planned or placed.
 type SiteLink struct {
 	SourceContentID string `json:"source_content_id"`
+	// TargetContentID is target_page_id named as the filters name it: a
+	// German trial's filter by target_content_id found no such field in
+	// the items.
+	TargetContentID string `json:"target_content_id" doc:"the page it points to (the same as target_page_id), as the target_content_id filter names it"`
 	events.LinkResult
 }
 

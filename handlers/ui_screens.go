@@ -681,7 +681,7 @@ func (u *UI) reviewScreen(w http.ResponseWriter, r *http.Request, s *uiSession) 
 		return
 	}
 	for _, l := range rows {
-		d.Items = append(d.Items, reviewItem{SiteLink: SiteLink{SourceContentID: l.SourcePageID, LinkResult: linkResults(
+		d.Items = append(d.Items, reviewItem{SiteLink: SiteLink{SourceContentID: l.SourcePageID, TargetContentID: l.TargetPageID, LinkResult: linkResults(
 			[]link.Link{l.Link})[0]}, SourceTitle: cmp.Or(pages[l.SourcePageID].Title, l.SourcePageID),
 			TargetTitle: cmp.Or(pages[l.TargetPageID].Title, l.TargetPageID)})
 	}

@@ -426,6 +426,12 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 	}
 	var verified handlers.LinkList
 	c.getJSON("/linker/links/?site_id=gen-api&source_content_id=boots-hub&status=verified", tokenGen, &verified)
+	for _, l := range verified.Items {
+		// An item names its target as the target_content_id filter does.
+		if l.TargetContentID == "" || l.TargetContentID != l.TargetPageID {
+			t.Errorf("link %s: target_content_id %q, target_page_id %q; want both the target", l.ID, l.TargetContentID, l.TargetPageID)
+		}
+	}
 	nVerified := 0
 	for _, l := range fromHub {
 		if l.Status == "verified" {
