@@ -674,7 +674,7 @@ func (o *Owners) best(np nounPhrase) int {
 		return -1
 	}
 	best, bestName, bestShare, bestExact, bestCover, bestTight := -1, false, 0.0, false, 0.0, false
-	bestInside := false
+	bestInside, tied := false, false
 	text, stems := Normalize(np.text()), np.stemKey()
 	padded, paddedStems := " "+text+" ", stemKey(strings.Fields(wordKey(np.text())))
 	considered := o.profiles
@@ -739,8 +739,16 @@ func (o *Owners) best(np nounPhrase) int {
 				(cover > bestCover || cover == bestCover && tight && !bestTight))
 		if best < 0 || better {
 			best, bestName, bestShare, bestExact, bestCover, bestTight = i, isName, share, exact, cover, tight
-			bestInside = inside
+			bestInside, tied = inside, false
+		} else if share == bestShare && exact == bestExact && cover == bestCover && tight == bestTight {
+			tied = true
 		}
+	}
+	if tied {
+		// Two pages named by the phrase alike: it names neither better
+		// (an automotive trial's "[warning light]" went to the battery
+		// light's page, the first of several "… warning light" pages).
+		return -1
 	}
 	return best
 }
@@ -827,24 +835,29 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 		// hosting") both name it there: held to each other, neither would
 		// be taken (a trial's uplink was lost so).
 		isName := o.profiles[self].exact[key]
-		var within, own, norms []string
+		var within, own, cutting, norms []string
 		for _, n := range said {
 			inside := len(n.norm) > len(padded) && strings.Contains(n.norm, padded) ||
 				len(n.stems) > len(stems) && strings.Contains(n.stems, stems)
-			// An own name the candidate overlaps at an end ("page on
-			// burgundy wine" and "burgundy wine for cooking") is one it
-			// would cut where the text says both.
-			cuts := n.owner == self && !isName && overlapAtAnEnd(words, strings.Fields(n.norm))
-			if (inside || cuts) && !slices.Contains(norms, n.norm) {
-				norms = append(norms, n.norm)
-				if n.owner == self {
-					own = append(own, n.text)
-				} else {
-					within = append(within, n.text)
-				}
+			// A name the candidate overlaps at an end ("page on burgundy
+			// wine" and "burgundy wine for cooking") is one it would cut
+			// where the text says both: its own, or another page's (an
+			// automotive trial's "Shocks and [Struts overview]").
+			cuts := !isName && overlapAtAnEnd(words, strings.Fields(n.norm))
+			if !(inside || cuts) || slices.Contains(norms, n.norm) {
+				continue
+			}
+			norms = append(norms, n.norm)
+			switch {
+			case n.owner == self:
+				own = append(own, n.text)
+			case inside:
+				within = append(within, n.text)
+			default:
+				cutting = append(cutting, n.text)
 			}
 		}
-		cands[i].NotWithin, cands[i].NotWithinOwn = within, own
+		cands[i].NotWithin, cands[i].NotWithinOwn, cands[i].NotCutting = within, own, cutting
 	}
 	return cands
 }

@@ -193,7 +193,12 @@ func TestAPhraseIsOwnedByTheTargetItNamesBest(t *testing.T) {
 		{"the hub owns a phrase that holds its one-word keyword", "sturdy boots", []Target{cleaning, hub}, 1},
 		{"the target with a word of the phrase its rival lacks wins", "synthetic trail boots", []Target{cleaning, comparison}, 1},
 		{"the name covered most closely wins when all words are found", "trail boots", []Target{cleaning, trailHub}, 1},
-		{"a tie goes to the lower index", "trail boots", []Target{cleaning, cleaning}, 0},
+		{"a tie names neither page", "trail boots", []Target{cleaning, cleaning}, -1},
+		// an automotive trial: "[warning light]" went to the first of the
+		// pages on a kind of warning light
+		{"a phrase two names hold alike names neither page", "warning light",
+			[]Target{{PrimaryKeywords: []string{"battery warning light"}, Title: "Battery Warning Light"},
+				{PrimaryKeywords: []string{"oil warning light"}, Title: "Oil Warning Light"}}, -1},
 		// a third trial site's wrong targets
 		{"words of two phrases of one title do not add up", "two-income family",
 			[]Target{{PrimaryKeywords: []string{"insurance"}, Title: "Insurance: Protecting Your Income, Health and Family"}}, -1},
@@ -881,5 +886,22 @@ func TestAPhraseAContenderNamesBestLinksNoTarget(t *testing.T) {
 	}
 	if !reflect.DeepEqual(natural, []string{"recurring payments"}) {
 		t.Errorf("the sector is offered natural phrases %q, want only \"recurring payments\"", natural)
+	}
+}
+
+// An automotive trial linked "Shocks and [Struts overview]" to an article
+// on loaded struts, cutting the hub's name in two: a candidate that
+// overlaps another page's name at an end, where the text says both,
+// carries that name to be kept whole (link.Anchor.NotCutting).
+func TestACandidateOverlappingAnotherPagesNameCarriesItToKeepWhole(t *testing.T) {
+	p, _ := policy.Default(policy.SAG)
+	text := NewText([]string{"If your shocks are new to you, start with the Shocks and Struts overview and come back here before you order parts."})
+	hub := Target{PrimaryKeywords: []string{"shocks and struts"}, Title: "Shocks and Struts"}
+	art := Target{PrimaryKeywords: []string{"loaded struts"}, Title: "Quick Strut Install"}
+	o := NewOwnersOf([]Target{hub, art}, Target{PrimaryKeywords: []string{"heavy-duty shocks for towing"}})
+	cands := o.Candidates(1, text, p)
+	i := slices.IndexFunc(cands, func(c link.Anchor) bool { return strings.EqualFold(c.Text, "Struts overview") })
+	if i < 0 || !slices.Contains(cands[i].NotCutting, "shocks and struts") {
+		t.Errorf("candidates %+v, want \"Struts overview\" with the hub's name in its NotCutting", cands)
 	}
 }

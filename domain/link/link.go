@@ -77,6 +77,10 @@ type Anchor struct {
 	// cutting across it. The mandatory uplink is held only to those it is
 	// offered itself (planning.NotWithin).
 	NotWithinOwn []string `json:"not_within_own,omitempty"`
+	// NotCutting are other pages' names that overlap Text at an end
+	// ("Shocks and Struts" for "Struts overview"): where the text says
+	// both, a link on Text there would cut that page's name in two.
+	NotCutting []string `json:"not_cutting,omitempty"`
 }
 
 // Link is one planned or placed internal link from a source page.

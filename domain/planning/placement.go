@@ -66,7 +66,7 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
 		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: notWithin(l, own),
-		NotCutting: distinct(own),
+		NotCutting: distinct(append(slices.Clone(own), othersCut(l)...)),
 		// The author's own link to the hub further down does not stand in
 		// for the uplink the first paragraphs must carry.
 		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp,
@@ -96,6 +96,16 @@ func notWithin(l link.Link, own []string) []string {
 		names = append(names, c.NotWithin...)
 	}
 	return distinct(append(names, own...))
+}
+
+// othersCut are the other pages' names a link's candidates overlap at an
+// end in the text (link.Anchor.NotCutting).
+func othersCut(l link.Link) []string {
+	var names []string
+	for _, c := range l.Candidates {
+		names = append(names, c.NotCutting...)
+	}
+	return names
 }
 
 // distinct is names without repeats, in first-seen order.
