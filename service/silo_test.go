@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -172,5 +173,53 @@ func TestASiloChildsOwnLinkAcrossTheSiloFailsItsSiloRules(t *testing.T) {
 		if r.Name == "silo_integrity" && !strings.Contains(r.Detail, "/pricing/") {
 			t.Errorf("silo_integrity's detail %q does not name the link", r.Detail)
 		}
+	}
+}
+
+// A silo parent's budget of 5 in-body links left a child no sibling named
+// without any link (trials t14 and t16). The children it leaves out of its
+// text are listed in its Related Articles section, links the validator
+// judges as it does the text's.
+func TestASiloParentListsTheChildrenItsBudgetLeavesOutAndStaysValid(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	h.publish(siloSiteEvent("s1"))
+	h.waitIdle(waitLong)
+
+	h.publish(withPage(t, pageEvent("s1", "boots-hub", "hub", 1, `<h1>Hiking Boots</h1>
+<p>Our guide to hiking boots covers fit, materials and care for every kind of trail, from day hikes to long treks.</p>
+`), func(p *events.PageInfo) { p.URL = "/hiking/boots/" }))
+	for i := range 7 {
+		id := fmt.Sprintf("boot-note-%d", i)
+		h.publish(withPage(t, pageEvent("s1", id, "supporting", 1, fmt.Sprintf(`<h1>Boot note %d</h1>
+<p>Hiking boots need care after every trip, and this note covers one part of it in plain words.</p>
+<p>Clean the uppers, dry them slowly and keep the laces out of the sun.</p>
+`, i)), func(p *events.PageInfo) { p.URL = "/hiking/boots/" + id + "/"; p.Title = fmt.Sprintf("Boot Note %d", i) }))
+	}
+	h.waitIdle(waitLong)
+
+	hubOut, ok := h.inserted.latestFor(t, "s1", "boots-hub")
+	if !ok {
+		t.Fatal("the hub was never linked")
+	}
+	children := map[string]bool{}
+	listed := 0
+	for _, l := range resultsOfType(hubOut.Links, link.TypeVerticalDown) {
+		children[l.TargetPageID] = true
+		if l.Zone == string(link.ZoneRelatedSection) {
+			listed++
+			if l.Status != string(link.StatusVerified) {
+				t.Errorf("listed child %s is %s, want verified", l.TargetPageID, l.Status)
+			}
+		}
+	}
+	if len(children) != 7 || listed < 2 {
+		t.Errorf("the parent links %d of its 7 children, %d in its list; want all 7, at least the 2 over its budget listed", len(children), listed)
+	}
+	if !strings.Contains(hubOut.HTML, "Related Articles") {
+		t.Errorf("the parent's HTML has no Related Articles section:\n%s", hubOut.HTML)
+	}
+	if !hasRule(hubOut.Validation, "silo_integrity", true) || !hasRule(hubOut.Validation, "direction_rules", true) {
+		t.Errorf("parent's rules %+v, want silo_integrity and direction_rules passed", hubOut.Validation.Rules)
 	}
 }

@@ -2,6 +2,7 @@ package planning
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -147,19 +148,35 @@ func (pl *planner) siloAllows(t Target) bool {
 // anchor for (trial Q read "budget reached" on a page showing one link
 // of ours).
 func (pl *planner) siloParent() {
-	var left []string
-	for _, l := range pl.siloLinks(pl.siloRank(pl.siloChildren()), link.TypeVerticalDown, func(siloScored) string {
+	var left []link.Link
+	children := pl.siloChildren()
+	for _, l := range pl.siloLinks(pl.siloRank(children), link.TypeVerticalDown, func(siloScored) string {
 		return "the parent links to its children"
 	}) {
 		if pl.budget <= 0 {
-			left = append(left, l.TargetPageID)
+			left = append(left, l)
 			continue
 		}
 		pl.addSilo(l)
 	}
-	if len(left) > 0 {
-		pl.note("children %s not linked from the parent: %s", strings.Join(left, ", "), pl.budgetTaken())
+	if len(left) == 0 {
+		return
 	}
+	// A child its parent's budget leaves out of the text is listed in the
+	// parent's Related Articles section, which the budget does not count:
+	// else a child no sibling's text names had no link at all (trials t14
+	// and t16 each ended with such an orphan).
+	ids := make([]string, len(left))
+	for i, l := range left {
+		ids[i] = l.TargetPageID
+		child := children[slices.IndexFunc(children, func(t Target) bool { return t.ID == l.TargetPageID })]
+		listed := pl.newLink(child, link.TypeVerticalDown, link.ZoneRelatedSection)
+		listed.Score, listed.Factors = l.Score, l.Factors
+		listed.Candidates = []link.Anchor{{Text: listed.Anchor, Type: listed.AnchorType}}
+		listed.Explanation = "vertical_down: the parent lists in its Related Articles section the children its budget leaves out of its text"
+		pl.add(listed)
+	}
+	pl.note("children %s listed in the parent's Related Articles section, not linked in its text: %s", strings.Join(ids, ", "), pl.budgetTaken())
 }
 
 // siloSiblings links a child to its siblings after its parent link.

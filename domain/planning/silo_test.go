@@ -230,7 +230,7 @@ func TestASiloParentsNoteSaysWhatHoldsTheBudget(t *testing.T) {
 	plan := planOf(t, in)
 	var notes []string
 	for _, n := range plan.Notes {
-		if strings.Contains(n, "not linked from the parent") {
+		if strings.Contains(n, "not linked in its text") {
 			notes = append(notes, n)
 		}
 	}
@@ -343,10 +343,45 @@ func TestSiloBudgetIsAtMostFive(t *testing.T) {
 			in := siloInput(t, tc.page, &hub, tc.targets...)
 			in.ExistingLinks = tc.existing
 			plan := planOf(t, in)
-			if len(plan.Links) != tc.want {
-				t.Errorf("%d links, want %d: %v", len(plan.Links), tc.want, targetIDs(plan.Links))
+			// The budget counts the links in the text; a parent lists the
+			// children it leaves out in its Related Articles section.
+			var body []link.Link
+			for _, l := range plan.Links {
+				if l.Zone == link.ZoneInBody {
+					body = append(body, l)
+				}
+			}
+			if len(body) != tc.want {
+				t.Errorf("%d links in the text, want %d: %v", len(body), tc.want, targetIDs(body))
 			}
 		})
+	}
+}
+
+// A child the parent's budget leaves out of its text is listed in the
+// parent's Related Articles section: trials t14 and t16 each ended with a
+// child no page linked.
+func TestASiloParentListsTheChildrenItsBudgetLeavesOutOfItsText(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	var children []Target
+	for i := 0; i < 8; i++ {
+		children = append(children, Target{Page: articleIn(boots, fmt.Sprintf("b-%d", i), "Boot Notes Explained")})
+	}
+	plan := planOf(t, siloInput(t, hub, &hub, children...))
+	linked := map[string]bool{}
+	listed := 0
+	for _, l := range plan.Links {
+		if l.Type != link.TypeVerticalDown {
+			t.Errorf("link %s of type %s, want vertical_down only", l.TargetPageID, l.Type)
+		}
+		linked[l.TargetPageID] = true
+		if l.Zone == link.ZoneRelatedSection {
+			listed++
+		}
+	}
+	if len(linked) != 8 || listed != 3 {
+		t.Errorf("%d children linked, %d of them in the list; want all 8, the 3 over the budget of 5 listed", len(linked), listed)
 	}
 }
 
