@@ -194,7 +194,10 @@ func TestASiloParentListsTheChildrenItsBudgetLeavesOutAndStaysValid(t *testing.T
 		h.publish(withPage(t, pageEvent("s1", id, "supporting", 1, fmt.Sprintf(`<h1>Boot note %d</h1>
 <p>Hiking boots need care after every trip, and this note covers one part of it in plain words.</p>
 <p>Clean the uppers, dry them slowly and keep the laces out of the sun.</p>
-`, i)), func(p *events.PageInfo) { p.URL = "/hiking/boots/" + id + "/"; p.Title = fmt.Sprintf("Boot Note %d", i) }))
+`, i)), func(p *events.PageInfo) {
+			p.URL = "/hiking/boots/" + id + "/"
+			p.Title = fmt.Sprintf("Boot Note %d", i)
+		}))
 	}
 	h.waitIdle(waitLong)
 
