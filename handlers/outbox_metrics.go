@@ -60,16 +60,12 @@ func (c *OutboxCollector) Collect(ch chan<- prometheus.Metric) {
 // its site's final links.inserted waits for it to reach 0, or for the
 // site's "site settled" log line.
 func NewUnsettledGauge(read func(context.Context) (int, error)) prometheus.Collector {
-	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "interlinker_unsettled_pages",
-		Help: "Pages changed since their site's last settle pass; 0 when every site has settled (-1: unknown)."}, func() float64 {
-		ctx, cancel := context.WithTimeout(context.Background(), outboxScrapeTimeout)
-		defer cancel()
-		n, err := read(ctx)
-		if err != nil {
-			return -1
-		}
-		return float64(n)
-	})
+	return scrapedGauge("interlinker_unsettled_pages",
+		"Pages changed since their site's last settle pass; 0 when every site has settled (-1: unknown).",
+		func(ctx context.Context) (float64, error) {
+			n, err := read(ctx)
+			return float64(n), err
+		})
 }
 
 // NewIdleGauge reports 1 when the pipeline has nothing left to do
@@ -80,17 +76,27 @@ func NewUnsettledGauge(read func(context.Context) (int, error)) prometheus.Colle
 // a pet-health trial's pages still waited for their site, which had not
 // arrived: no page of theirs was known yet.
 func NewIdleGauge(idle func(context.Context) (bool, error)) prometheus.Collector {
-	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "interlinker_pipeline_idle",
-		Help: "1 when no event waits or is in hand, the outbox is empty and every site has settled; 0 otherwise (-1: unknown)."}, func() float64 {
+	return scrapedGauge("interlinker_pipeline_idle",
+		"1 when no event waits or is in hand, the outbox is empty and every site has settled; 0 otherwise (-1: unknown).",
+		func(ctx context.Context) (float64, error) {
+			ok, err := idle(ctx)
+			if ok {
+				return 1, err
+			}
+			return 0, err
+		})
+}
+
+// scrapedGauge is a gauge read once per scrape, within
+// outboxScrapeTimeout; -1 when the read fails.
+func scrapedGauge(name, help string, read func(context.Context) (float64, error)) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 {
 		ctx, cancel := context.WithTimeout(context.Background(), outboxScrapeTimeout)
 		defer cancel()
-		ok, err := idle(ctx)
-		switch {
-		case err != nil:
+		v, err := read(ctx)
+		if err != nil {
 			return -1
-		case ok:
-			return 1
 		}
-		return 0
+		return v
 	})
 }
