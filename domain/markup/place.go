@@ -407,6 +407,7 @@ type insertion struct {
 	start, end int // source bytes wrapped
 	req        int
 	open       string
+	key        string // anchorKey of what it wraps
 }
 
 // hit is one occurrence of a candidate in eligible text.
@@ -795,12 +796,19 @@ func (p *placer) anchorTaken(h hit, target string) bool {
 			}
 		}
 	}
+	others := false
+	for _, in := range p.placed {
+		others = others || p.cfg.reqs[in.req].page != target
+	}
+	if len(p.anchorTargets) == 0 && !others {
+		return false // nothing on the page could take these words
+	}
 	text := anchorKey(p.src[h.start:h.end])
 	if path, ok := p.anchorTargets[text]; ok && path != target {
 		return true
 	}
 	for _, in := range p.placed {
-		if page := p.cfg.reqs[in.req].page; page != target && anchorKey(p.src[in.start:in.end]) == text {
+		if p.cfg.reqs[in.req].page != target && in.key == text {
 			return true
 		}
 	}
@@ -866,7 +874,7 @@ func gap(start, end int, w wordSpan) int {
 }
 
 func (p *placer) commit(h hit, req int) {
-	in := insertion{start: h.start, end: h.end, req: req, open: p.cfg.reqs[req].tags[0]}
+	in := insertion{start: h.start, end: h.end, req: req, open: p.cfg.reqs[req].tags[0], key: anchorKey(p.src[h.start:h.end])}
 	i := sort.Search(len(p.placed), func(i int) bool { return p.placed[i].start > h.start })
 	p.placed = append(p.placed, insertion{})
 	copy(p.placed[i+1:], p.placed[i:])
