@@ -205,6 +205,14 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			continue
 		case len(texts) == 0:
 			allCapped = append(allCapped, i)
+			if l.ID == uplink {
+				// Asked for with no anchor, the uplink still holds its
+				// paragraphs for the links that must follow it: a trial's
+				// article whose uplink was at the cap got a sibling link
+				// first, which failed first_link_rule for good.
+				reqs = append(reqs, planning.Request(l, nil, uplink))
+				placing = append(placing, -1)
+			}
 			continue
 		}
 		reqs = append(reqs, planning.Request(l, texts, uplink))
@@ -221,6 +229,9 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		return nil, false, err
 	}
 	if k, candidate, capped := planning.CappedPlacement(placements, reqs, func(k int, placed string) bool {
+		if placing[k] < 0 {
+			return false
+		}
 		l := links[placing[k]]
 		return usage[l.TargetPageID][placed] >= capOf.Limit(l)
 	}); capped {
@@ -233,6 +244,9 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 	}
 	for k, pl := range placements {
 		i := placing[k]
+		if i < 0 {
+			continue // the capped uplink's stand-in, explained above
+		}
 		applyPlacement(&links[i], pl, reqs[k].Anchors)
 		if pl.Placed || len(capped[i]) == 0 {
 			continue

@@ -12,7 +12,9 @@ import (
 )
 
 func TestNoLinkTakesAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
-	src := []byte("<p>Our hiking boots guide covers fit.</p>\n<p>" + strings.Repeat("word ", 60) + "See the boot care guide for waxing.</p>\n")
+	// Paragraphs 1-2 are kept for the uplink, which the cap leaves with no
+	// anchor: the title is found in paragraph 3.
+	src := []byte("<p>Our hiking boots guide covers fit.</p>\n<p>" + strings.Repeat("word ", 60) + "</p>\n<p>See the boot care guide for waxing.</p>\n")
 	usage := map[string]map[string]int{"boots": {"hiking boots": 3}}
 	links := []link.Link{
 		{ID: "up", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
@@ -295,5 +297,29 @@ func TestAnOptionalLinkTakesTheLastUseOfATargetNoHierarchyLinkReaches(t *testing
 	if planning.ReachedByHierarchy(site.Page{Kind: site.KindPage}) || !planning.ReachedByHierarchy(site.Page{Kind: site.KindSupporting, ClusterID: "c"}) ||
 		!planning.ReachedByHierarchy(site.Page{Kind: site.KindSector}) {
 		t.Error("ReachedByHierarchy: want pages of a cluster and sector pages only")
+	}
+}
+
+// An uplink whose candidates are all at the anchor cap still holds
+// paragraphs 1-2 for itself: an e-commerce trial's article got a sibling
+// link first, which failed first_link_rule and stayed in the page.
+func TestAnUplinkAtTheCapStillKeepsItsParagraphsFromTheLinksThatFollowIt(t *testing.T) {
+	src := []byte("<p>Our espresso grinder guide starts with stepless grinder adjustment.</p>\n<p>" + strings.Repeat("word ", 60) +
+		"</p>\n<p>Stepless grinder adjustment is worth it for espresso.</p>\n")
+	usage := map[string]map[string]int{"grinders": {"espresso grinder": 3}}
+	links := []link.Link{
+		{ID: "up", TargetPageID: "grinders", TargetURL: "/grinders/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
+			Status: link.StatusPlanned, FirstParagraphs: 2, Candidates: []link.Anchor{{Text: "espresso grinder", Type: link.AnchorPrimaryKeyword}}},
+		{ID: "sib", TargetPageID: "stepless", TargetURL: "/grinders/stepless/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "stepless grinder adjustment", Type: link.AnchorPrimaryKeyword}}},
+	}
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if links[0].Status != link.StatusPlanned || !strings.HasPrefix(links[0].Reason, "anchor cap") {
+		t.Errorf("uplink %+v, want it planned for the anchor cap", links[0])
+	}
+	if links[1].Status != link.StatusInserted || links[1].Paragraph != 3 {
+		t.Errorf("sibling %+v, want it placed in paragraph 3, after the paragraphs kept for the uplink", links[1])
 	}
 }

@@ -700,6 +700,13 @@ func TestALinkBoundToFollowTheUplinkGoesAfterIt(t *testing.T) {
 		pls[1].Reason != "candidate anchor found only in the paragraphs kept for the page's uplink, which has no anchor there yet (the uplink comes first)" {
 		t.Errorf("uplink not placed: sibling %+v, want it kept out of paragraphs 1-2, saying why", pls[1])
 	}
+	// So are they when the uplink is asked for with no anchor at all (its
+	// candidates all at the anchor cap).
+	capped := up
+	capped.Anchors = nil
+	if _, pls, err := Place([]byte(src), []LinkRequest{capped, sib}, opts); err != nil || pls[1].Placed {
+		t.Errorf("uplink with no anchor: sibling %+v (%v), want it kept out of paragraphs 1-2", pls[1], err)
+	}
 	third := src + "<p>Exterior paint dries slower in autumn.</p>\n"
 	if _, pls, _ := Place([]byte(third), []LinkRequest{up, sib}, opts); !pls[1].Placed || pls[1].ContentParagraph != 3 {
 		t.Errorf("uplink not placed: sibling %+v, want it in paragraph 3, after the paragraphs kept for the uplink", pls[1])
