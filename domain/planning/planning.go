@@ -1274,9 +1274,17 @@ func (pl *planner) scoreAll(targets []Target) []scored {
 		sc, ok := pl.scores[t.ID]
 		if !ok {
 			c, _ := pl.in.Structure.Cluster(t.ClusterID)
+			keywords := append(append([]string{t.PrimaryKeyword, t.Title}, t.Keywords...), c.PrimaryKeyword)
+			if t.Kind == site.KindHub {
+				// A hub is named by its cluster's keywords too (anchorTarget):
+				// an e-commerce trial's product linked another cluster's hub
+				// over its own, whose keyword "single dose grinder" was its
+				// cluster's and not its page's.
+				keywords = append(keywords, c.Keywords...)
+			}
 			target := scoring.Candidate{
 				AttributeValues: pl.in.Structure.ClusterFacets(c),
-				Keywords:        append(append([]string{t.PrimaryKeyword, t.Title}, t.Keywords...), c.PrimaryKeyword),
+				Keywords:        keywords,
 				Inbound:         t.Inbound,
 				LinkScore:       t.LinkScore,
 				PublishedAt:     t.PublishedAt,

@@ -2342,3 +2342,27 @@ func TestACrumbStartsWithACapitalAndNeverRepeatsTheStepBefore(t *testing.T) {
 		t.Errorf("trail %+v, want the hub's step and then the guide's whole title", trail)
 	}
 }
+
+// A hub is named by its cluster's keywords: scored by its page's alone,
+// an e-commerce trial's product ranked another cluster's hub over its
+// own, whose keyword "single dose grinder" the cluster held.
+func TestAHubsKeywordOverlapCountsItsClustersKeywords(t *testing.T) {
+	grinders := testCluster("grinders", "Espresso Grinders", "espresso grinder", "terrain=mountain")
+	grinders.Keywords = []string{"single dose grinder"}
+	hub := hubOf(grinders)
+	product := site.Page{SiteID: "s", ID: "arlo", URL: "/products/arlo/", Title: "Arlo", Kind: site.KindProduct,
+		ClusterID: "grinders", PrimaryKeyword: "arlo single dose", Keywords: []string{"single dose"}, PublishedAt: testNow}
+	in := Input{Structure: testSite(grinders), Policy: sagPolicy(t), Page: product, Hub: &hub, Targets: asTargets(0, hub), WordCount: 400}
+	plan := planOf(t, in)
+	for _, l := range plan.Links {
+		if l.TargetPageID == hub.ID && l.Zone == link.ZoneInBody {
+			// The source's words {espresso, grinder, single, dose, arlo}: the
+			// hub holds four of them once its cluster's keyword counts.
+			if got := l.Factors["keyword_overlap"]; got != 16 {
+				t.Errorf("keyword overlap %v points, want 16 (4 of 5 words, the cluster's \"single dose grinder\" among them)", got)
+			}
+			return
+		}
+	}
+	t.Fatalf("no in-body link to the hub: %v", targetIDs(plan.Links))
+}
