@@ -91,7 +91,7 @@ var headingsOf = map[string]headings{
 	"hungarian":  {"Kapcsolódó cikkek", "Ajánlott olvasmányok", "Útmutatók a témában", "Útmutatók ebben a rovatban", "Morzsamenü"},
 	"italian":    {"Articoli correlati", "Leggi anche", "Guide sull'argomento", "Guide in questa sezione", "Percorso di navigazione"},
 	"norwegian":  {"Relaterte artikler", "Les også", "Guider om emnet", "Guider i denne delen", "Brødsmulesti"},
-	"portuguese": {"Artigos relacionados", "Leia também", "Guias sobre o tema", "Guias nesta secção", "Trilha de navegação"},
+	"portuguese": {"Artigos relacionados", "Leia também", "Guias sobre o tema", "Guias nesta seção", "Trilha de navegação"},
 	"russian":    {"Статьи по теме", "Читайте также", "Руководства по теме", "Руководства в этом разделе", "Навигационная цепочка"},
 	"spanish":    {"Artículos relacionados", "Lecturas relacionadas", "Guías sobre este tema", "Guías de esta sección", "Ruta de navegación"},
 	"swedish":    {"Relaterade artiklar", "Läs också", "Guider om ämnet", "Guider i det här avsnittet", "Brödsmulor"},
