@@ -42,7 +42,7 @@ type LLM interface {
 // Reasons an in-body link the rules could not place stays planned.
 const (
 	reasonLLMOff         = "LLM fallback not configured"
-	reasonLLMNoParagraph = "LLM fallback: no paragraph without links to rewrite"
+	reasonLLMNoParagraph = "LLM fallback: no paragraph it may rewrite (one without links, and without elements such as <code> a rewrite cannot keep)"
 	reasonLLMCallCap     = "LLM fallback: the page's calls are used up (llm_max_calls_per_page)"
 	reasonLLMNotAsked    = "LLM fallback: waiting for the model's answer"
 	reasonLLMListed      = "LLM fallback not asked: the page's %s lists this target"
@@ -203,24 +203,32 @@ func placeByFallback(html []byte, st planStage, links []link.Link, usage map[str
 	return html, nil, nil
 }
 
-// endOfUplink is the byte offset just past the page's placed uplink, -1
-// when it is not in the page.
+// endOfUplink is the byte offset just past the page's uplink, the link
+// the others must follow: ours once placed, or the author's own link to
+// the hub in the paragraphs the uplink goes in, which stands in for it. 0
+// when the page has no uplink to follow (a product of a cluster has
+// none), -1 while it has one not yet in the page. A docs trial's links
+// waited for ever on an author's uplink and on a product's.
 func endOfUplink(html []byte, links []link.Link, host string) int {
-	id := ""
-	for _, l := range links {
-		if l.Mandatory && l.Type == link.TypeVerticalUp && l.Status == link.StatusInserted {
-			id = l.ID
+	var up *link.Link
+	for i := range links {
+		if links[i].Mandatory && links[i].Type == link.TypeVerticalUp && links[i].Zone == link.ZoneInBody {
+			up = &links[i]
 		}
 	}
-	if id == "" {
-		return -1
+	if up == nil {
+		return 0
 	}
 	found, err := markup.Links(html, "", host)
 	if err != nil {
 		return -1
 	}
 	for _, f := range found {
-		if f.MarkerID == id {
+		switch {
+		case up.Status == link.StatusInserted && f.MarkerID == up.ID:
+			return f.End
+		case f.MarkerID == "" && f.InBlock == "" && f.ContentParagraph > 0 && f.ContentParagraph <= up.FirstParagraphs &&
+			markup.PagePath(f.URL) == markup.PagePath(up.TargetURL):
 			return f.End
 		}
 	}

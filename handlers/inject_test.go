@@ -323,3 +323,27 @@ func TestAnUplinkAtTheCapStillKeepsItsParagraphsFromTheLinksThatFollowIt(t *test
 		t.Errorf("sibling %+v, want it placed in paragraph 3, after the paragraphs kept for the uplink", links[1])
 	}
 }
+
+// The links that follow the uplink wait for it only while the page has
+// one to place: a docs trial's links waited for ever on a page whose
+// author links the hub in paragraph 1, and on a product, which has none.
+func TestTheLinksThatFollowTheUplinkWaitOnlyForAnUplinkStillToCome(t *testing.T) {
+	up := link.Link{ID: "up", TargetURL: "/hub/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
+		FirstParagraphs: 2, Status: link.StatusPlanned}
+	authored := `<p>See <a href="/hub/">the hub</a> first.</p><p>More text.</p>`
+	if got := endOfUplink([]byte(authored), []link.Link{up}, ""); got != strings.Index(authored, "</a>")+len("</a>") {
+		t.Errorf("author's hub link in paragraph 1: %d, want the end of that link", got)
+	}
+	if got := endOfUplink([]byte(`<p>No hub link here.</p>`), []link.Link{up}, ""); got != -1 {
+		t.Errorf("uplink still to come: %d, want -1", got)
+	}
+	if got := endOfUplink([]byte(`<p>A product page.</p>`), nil, ""); got != 0 {
+		t.Errorf("no uplink to follow: %d, want 0", got)
+	}
+	placed := up
+	placed.Status = link.StatusInserted
+	ours := `<p>Our <a href="/hub/" data-interlinker="up">hub</a> text.</p>`
+	if got := endOfUplink([]byte(ours), []link.Link{placed}, ""); got != strings.Index(ours, "</a>")+len("</a>") {
+		t.Errorf("our placed uplink: %d, want the end of it", got)
+	}
+}

@@ -55,7 +55,7 @@ func naturalPhraseKey(model, siteID, pageID string, version int64, targetURL str
 
 // addNaturalPhrases gives the links that need them the model's kept
 // phrases, and returns the call that would give the rest theirs.
-func (p *Pipeline) addNaturalPhrases(siteID, pageID, title, html string, version int64, links []link.Link,
+func (p *Pipeline) addNaturalPhrases(siteID, pageID, title, html, language string, version int64, links []link.Link,
 	lookup func([]byte) (store.Answer, bool, error)) (*phrasesAsk, error) {
 	if p.LLM == nil || html == "" {
 		return nil, nil
@@ -107,6 +107,13 @@ func (p *Pipeline) addNaturalPhrases(siteID, pageID, title, html string, version
 			if words < minSuggestedWords || words > maxSuggestedWords || !holds(ph) || hasCandidate(*l, ph) {
 				continue
 			}
+			// The model's phrase is held to what a natural phrase of the
+			// text is: a docs trial's model gave "of your database
+			// backups", and "the physical streaming replication" for a
+			// sibling where "streaming replication" is the hub's keyword.
+			if anchors.FramesPhrase(ph, language) || namesAnotherTarget(ph, *l, links) {
+				continue
+			}
 			l.Candidates = append(l.Candidates, link.Anchor{Text: ph, Type: link.AnchorNatural})
 			added++
 		}
@@ -118,6 +125,27 @@ func (p *Pipeline) addNaturalPhrases(siteID, pageID, title, html string, version
 		return nil, nil
 	}
 	return ask, nil
+}
+
+// namesAnotherTarget reports whether a phrase holds, as whole words, the
+// primary keyword of another of the page's in-body links' targets that is
+// no name of l's: those words name that page.
+func namesAnotherTarget(phrase string, l link.Link, links []link.Link) bool {
+	padded := " " + anchors.Normalize(phrase) + " "
+	for _, other := range links {
+		if other.TargetPageID == l.TargetPageID || other.Zone != link.ZoneInBody {
+			continue
+		}
+		for _, c := range other.Candidates {
+			if c.Type != link.AnchorPrimaryKeyword || hasCandidate(l, c.Text) {
+				continue
+			}
+			if k := anchors.Normalize(c.Text); k != "" && strings.Contains(padded, " "+k+" ") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func keywordOf(l link.Link) string {

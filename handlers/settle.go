@@ -333,7 +333,7 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	if err != nil {
 		return settledPage{}, false, err
 	}
-	ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, page.Version, plan.Links,
+	ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, in.Policy.Language, page.Version, plan.Links,
 		func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) })
 	if err != nil {
 		return settledPage{}, false, err

@@ -231,3 +231,26 @@ func TestNamesShareAContentWordOfTheSitesLanguage(t *testing.T) {
 		t.Error("German names sharing \"Hochbeet\" share no content word")
 	}
 }
+
+// A docs trial's model proposed "of your database backups", "from schema
+// migrations" and "the cheapest database monitoring" as anchors, and they
+// were placed: a phrase framed by a function word or opening on a grading
+// word is no anchor.
+func TestAModelsPhraseFramedByAFunctionWordOrAGradeIsRefused(t *testing.T) {
+	for phrase, refused := range map[string]bool{
+		"of your database backups":         true,
+		"from schema migrations":           true,
+		"the cheapest database monitoring": true,
+		"best trail shoes":                 true,
+		"eye on replication lag":           false,
+		"streaming replication setup":      false,
+		"database monitoring for":          true,
+	} {
+		if got := FramesPhrase(phrase, ""); got != refused {
+			t.Errorf("FramesPhrase(%q) = %v, want %v", phrase, got, refused)
+		}
+	}
+	if !FramesPhrase("im Hochbeet", "german") || FramesPhrase("Tomaten im Hochbeet", "german") {
+		t.Error("a German phrase opening on \"im\" is framed by a function word; one opening on a noun is not")
+	}
+}

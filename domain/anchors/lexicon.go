@@ -574,6 +574,21 @@ func FunctionWord(w, language string) bool {
 	return closedClass(w) || functionWordsOf[language][strings.ToLower(w)]
 }
 
+// FramesPhrase reports whether a phrase a model proposed as an anchor
+// opens or closes as no natural phrase of the text does: on a function
+// word ("of your database backups", "from schema migrations"), or
+// opening on a word that grades it ("the cheapest database monitoring",
+// "best trail shoes"). A docs trial's model phrases were placed so.
+func FramesPhrase(phrase, language string) bool {
+	words := strings.Fields(strings.Trim(phrase, ".,;:!?\"'()"))
+	if len(words) == 0 {
+		return true
+	}
+	first, last := strings.ToLower(words[0]), strings.ToLower(words[len(words)-1])
+	return FunctionWord(first, language) || FunctionWord(last, language) || genericStarts[first] ||
+		(language == "" || language == "english") && superlative(first)
+}
+
 // functionWordsOf are, by language (policy.Languages but English, whose
 // are the lexicon's closed classes), its articles, prepositions,
 // conjunctions, pronouns and commonest auxiliaries: a German trial's

@@ -514,12 +514,14 @@ func (p *placer) locate(seg *segment, fs, fe int) (hit, bool) {
 				r = r1
 			}
 			emit := 0
-			if isSpace(r) {
+			switch {
+			case r == softHyphen: // folded to nothing (foldText)
+			case isSpace(r):
 				if !lastSpace {
 					emit = 1
 				}
 				lastSpace = true
-			} else {
+			default:
 				emit = utf8.RuneLen(foldRune(r))
 				lastSpace = false
 			}

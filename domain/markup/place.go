@@ -780,11 +780,11 @@ func (p *placer) internalPath(l *anchor) string {
 	return ""
 }
 
-// anchorTaken reports whether the words of h already link another page
-// than target in the page's content, by the author or by an earlier
-// request: one anchor text names one page, or a reader finds the same
-// words leading to two places (a trial's help page linked "payroll
-// taxes" to its hub and, further down, to a guide titled so).
+// anchorTaken reports whether the words of h, or words they hold, already
+// link another page than target in the page's content, by the author or
+// by an earlier request: one anchor text names one page, or a reader
+// finds the same words leading to two places (a trial's help page linked
+// "payroll taxes" to its hub and, further down, to a guide titled so).
 func (p *placer) anchorTaken(h hit, target string) bool {
 	if p.anchorTargets == nil {
 		p.anchorTargets = map[string]string{}
@@ -804,11 +804,18 @@ func (p *placer) anchorTaken(h hit, target string) bool {
 		return false // nothing on the page could take these words
 	}
 	text := anchorKey(p.src[h.start:h.end])
-	if path, ok := p.anchorTargets[text]; ok && path != target {
-		return true
+	padded := " " + text + " "
+	// The words, or words the occurrence holds with others around them: a
+	// docs trial's "view from [database monitoring]" took words the
+	// author had linked to another page.
+	holds := func(key string) bool { return key == text || strings.Contains(padded, " "+key+" ") }
+	for key, path := range p.anchorTargets {
+		if path != target && key != "" && holds(key) {
+			return true
+		}
 	}
 	for _, in := range p.placed {
-		if p.cfg.reqs[in.req].page != target && in.key == text {
+		if p.cfg.reqs[in.req].page != target && in.key != "" && holds(in.key) {
 			return true
 		}
 	}
@@ -921,6 +928,9 @@ func visibleText(raw []byte) string {
 		for k, r := range [2]rune{r0, r1} {
 			if k >= nr {
 				break
+			}
+			if r == softHyphen {
+				continue
 			}
 			if isSpace(r) {
 				space = b.Len() > 0

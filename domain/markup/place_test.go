@@ -241,9 +241,28 @@ func TestPlaceNeverLinksTheSameWordsToTwoPages(t *testing.T) {
 	if _, pl := placeOne(t, author, reqs[1], Options{}); pl.Placed {
 		t.Errorf("placement %+v, want words the author linked to one page kept from another", pl)
 	}
+	padded := LinkRequest{ID: "pad", Href: "/payroll-taxes-guide/", Anchors: []string{"own payroll taxes"}}
+	if _, pl := placeOne(t, author, padded, Options{}); pl.Placed {
+		t.Errorf("placement %+v, want words holding those the author linked to another page kept too", pl)
+	}
 	if _, pl := placeOne(t, author, LinkRequest{ID: "same", Href: "/payroll-taxes/", Anchors: []string{"payroll taxes"}},
 		Options{AllowDuplicateTargets: true}); !pl.Placed {
 		t.Errorf("placement %+v, want the same words free to link the page they already link", pl)
+	}
+}
+
+// A soft hyphen is not shown: "query per&shy;formance" says the keyword
+// "query performance" (a docs trial's uplink found no anchor there), and
+// the link's text is the word a reader reads.
+func TestASoftHyphenInsideAWordDoesNotHideTheKeyword(t *testing.T) {
+	for _, src := range []string{"<p>For most teams the simplest query per&shy;formance wins.</p>", "<p>For most teams the simplest query per\u00adformance wins.</p>"} {
+		out, pl := placeOne(t, src, LinkRequest{ID: "l", Href: "/perf/", Anchors: []string{"query performance"}}, Options{})
+		if !pl.Placed || pl.AnchorText != "query performance" {
+			t.Errorf("%s: placement %+v (%s), want the keyword linked across the soft hyphen", src, pl, out)
+		}
+	}
+	if _, pl := placeOne(t, "<p>Ein guter Rasen&shy;mäher schneidet sauber.</p>", LinkRequest{ID: "l", Href: "/m/", Anchors: []string{"mäher"}}, Options{}); pl.Placed {
+		t.Errorf("placement %+v, want no link on half of a compound a soft hyphen splits", pl)
 	}
 }
 

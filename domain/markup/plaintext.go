@@ -31,7 +31,7 @@ func visibleOutsideLinks(fragment []byte) string {
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return strings.Join(strings.Fields(b.String()), " ")
+			return strings.Join(strings.Fields(strings.ReplaceAll(b.String(), string(softHyphen), "")), " ")
 		case html.TextToken:
 			if skip == 0 {
 				b.Write(z.Text())
