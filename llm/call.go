@@ -133,6 +133,13 @@ func call[T any](ctx context.Context, c *Client, p prompt[T], userJSON string) (
 // attempt makes one HTTP request, within the concurrency and rate limits.
 func attempt[T any](ctx context.Context, c *Client, p prompt[T], userJSON string, n int) attemptResult[T] {
 	if err := c.limiter.Wait(ctx); err != nil {
+		if ctx.Err() == nil {
+			// The limiter saw no slot before the caller's deadline and
+			// made no wait: that is the client's own request rate, not the
+			// model failing (a docs trial read "the model is unavailable").
+			c.metrics.requests.WithLabelValues(p.call, outcomeThrottled).Inc()
+			err = fmt.Errorf("the client's own rate of %d requests a minute (llm-requests-per-minute) has no slot before this attempt's deadline", c.cfg.RequestsPerMinute)
+		}
 		return canceled[T](ctx, err)
 	}
 	select {

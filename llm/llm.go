@@ -66,7 +66,8 @@
 // Registered on the Registerer given to New, prefixed interlinker_llm_:
 // requests_total{call,outcome} counts every HTTP attempt by call (rewrite,
 // phrases) and outcome (ok, bad_answer, rate_limited, server_error, timeout,
-// error) and every call the open breaker refused (breaker_open);
+// error), every call the open breaker refused (breaker_open) and every one
+// the client's own request rate held back (throttled);
 // tokens_total{direction="in"|"out"} adds the usage the server reports on
 // every answer, refused ones included, of both calls;
 // request_seconds{call} is the duration of each HTTP attempt.

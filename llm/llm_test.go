@@ -531,6 +531,33 @@ func TestRequestsPerMinuteLimitSpacesRequests(t *testing.T) {
 	}
 }
 
+// A call the client's own request rate cannot start before the caller's
+// deadline says so, and is counted as throttled, not as the model failing
+// (a docs trial's log read "the model is unavailable" for it).
+func TestACallTheOwnRateCannotStartInTimeIsThrottled(t *testing.T) {
+	srv := llmtest.New(t)
+	reg := prometheus.NewRegistry()
+	c := newClient(t, srv, reg, nil, func(cfg *llm.Config) {
+		cfg.RequestsPerMinute = 1 // one a minute, bursts of 1
+		cfg.MaxConcurrent = 1
+	})
+	if _, err := c.Rewrite(context.Background(), sampleRequest); err != nil {
+		t.Fatalf("first Rewrite: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := c.Rewrite(ctx, sampleRequest)
+	if !errors.Is(err, llm.ErrUnavailable) || !strings.Contains(err.Error(), "llm-requests-per-minute") {
+		t.Errorf("second Rewrite: %v, want it unavailable, naming the client's own rate", err)
+	}
+	if n := counter(t, reg, "interlinker_llm_requests_total", "call", "rewrite", "outcome", "throttled"); n != 1 {
+		t.Errorf("requests_total{call=rewrite,outcome=throttled} = %v, want 1", n)
+	}
+	if len(srv.Requests()) != 1 {
+		t.Errorf("server saw %d requests, want the first only", len(srv.Requests()))
+	}
+}
+
 func TestAPIKeyNeverInLogsOrErrors(t *testing.T) {
 	srv := llmtest.New(t)
 	// A server that echoes the Authorization header back in every answer.

@@ -15,10 +15,11 @@ const (
 	outcomeServerError = "server_error" // 5xx
 	outcomeTimeout     = "timeout"      // no answer within Config.Timeout
 	outcomeBreakerOpen = "breaker_open" // a call the open breaker refused; no request made
+	outcomeThrottled   = "throttled"    // no slot of requests_per_minute before the caller's deadline; no request made
 	outcomeError       = "error"        // transport errors, other 4xx, the caller's cancellation
 )
 
-var outcomes = []string{outcomeOK, outcomeBadAnswer, outcomeRateLimited, outcomeServerError, outcomeTimeout, outcomeBreakerOpen, outcomeError}
+var outcomes = []string{outcomeOK, outcomeBadAnswer, outcomeRateLimited, outcomeServerError, outcomeTimeout, outcomeBreakerOpen, outcomeThrottled, outcomeError}
 
 type metrics struct {
 	requests  *prometheus.CounterVec
