@@ -89,7 +89,9 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		}
 		pipeline.LLM = client
 		if cfg.HandlerTimeout < cfg.LLM.Timeout {
-			s.log.Warn("the handler timeout is shorter than the LLM's: a model call is cut short to fit the inject stage's attempt",
+			// Information, not a warning: the defaults (5s, 30s) are so, and
+			// a trial read the warning as something to fix.
+			s.log.Info("a model call is cut to fit the inject stage's attempt; raise --handler-timeout (and --ack-wait) for a slow model",
 				"handler_timeout", cfg.HandlerTimeout, "llm_timeout", cfg.LLM.Timeout)
 		}
 		s.log.Info("LLM fallback on", "model", cfg.LLM.Model, "base_url", cfg.LLM.BaseURL)
