@@ -139,14 +139,19 @@ func ReplaceParagraph(src []byte, para Paragraph, rewritten, anchor, id, href st
 	if err != nil {
 		return nil, "", err
 	}
-	refuse := func(r *RewriteRefusal) ([]byte, string, error) {
-		return nil, "", fmt.Errorf("paragraph %d: %w", para.Index, r)
-	}
 	var orig *paragraph
 	for i := range doc.paras {
 		if p := &doc.paras[i]; p.index == para.Index && p.start == para.Start {
 			orig = p
 		}
+	}
+	refuse := func(r *RewriteRefusal) ([]byte, string, error) {
+		if orig != nil && orig.content > 0 {
+			// Counted as a link's paragraph is: a docs trial read "paragraph
+			// 3" of a rewrite asked of content paragraph 2, a byline first.
+			return nil, "", fmt.Errorf("content paragraph %d: %w", orig.content, r)
+		}
+		return nil, "", fmt.Errorf("paragraph %d: %w", para.Index, r)
 	}
 	if orig == nil || orig.content == 0 {
 		return refuse(&RewriteRefusal{Reason: RefusalIneligible, Detail: "not a content paragraph of this page"})

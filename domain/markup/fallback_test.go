@@ -357,7 +357,9 @@ func TestReplaceParagraphRefusalPrecedence(t *testing.T) {
 func TestRewriteRefusalError(t *testing.T) {
 	_, _, err := ReplaceParagraph([]byte(rewritePage), rewriteParagraph(t, leadContent),
 		`Trail shoes grip loose ground. <a href="https://evil.example/">Light hiking shoes</a> weigh less than boots.`, rewriteAnchor, "L1", rewriteTarget, Options{})
-	const want = `paragraph 2: markup: rewritten paragraph refused (link_target): a link to "https://evil.example/", not to "/shoes/light/"`
+	// Counted among the content's paragraphs, as a link's paragraph is
+	// (the page's first <p> is in its nav).
+	const want = `content paragraph 1: markup: rewritten paragraph refused (link_target): a link to "https://evil.example/", not to "/shoes/light/"`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %q, want %q", err, want)
 	}
