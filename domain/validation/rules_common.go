@@ -296,6 +296,10 @@ func firstLink(in Input, found []markup.Link) RuleResult {
 		r.Detail = fmt.Sprintf("first link points to %s, not hub %s", f.Href, in.Hub.URL) + uplinkNotPlaced(in)
 		if f.MarkerID != "" {
 			r.LinkIDs = []string{f.MarkerID}
+		} else {
+			// A docs trial's writer linked a sibling first, and the page was
+			// told no more than which link came first.
+			r.Detail += "; that link is the writer's own: link the hub before it in the text, or move it after the hub's link"
 		}
 		return r
 	}

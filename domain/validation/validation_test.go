@@ -201,6 +201,16 @@ func TestFirstLinkRuleFailsWhenAnotherLinkComesFirst(t *testing.T) {
 	}
 }
 
+// A writer's own link that comes first says so, and what to change: a
+// docs trial's pages failed the rule and were told only which link it was.
+func TestFirstLinkRuleSaysWhenTheFirstLinkIsTheWritersOwn(t *testing.T) {
+	html := `<p>Read <a href="/boots/sizing/">sizing</a> first.</p><p>Then our <a href="/boots/" data-interlinker="up">hiking boots</a> guide.</p>`
+	r, _ := validate(t, input(html, uplink(link.StatusInserted)))
+	if fl := rule(r, RuleFirstLink); fl.Passed || !strings.Contains(fl.Detail, "that link is the writer's own") {
+		t.Errorf("first link rule %+v, want it failed, saying the link is the writer's own", fl)
+	}
+}
+
 // WordPress's "link to media file": an image wrapped in a link to the
 // file. It leads to no page: it is no first link, and no link the density
 // range counts.
