@@ -22,6 +22,8 @@ type profile struct {
 	all         map[string]bool // every name's content words (stems)
 	// spellings are the names as written, for NotWithin.
 	spellings []spelling
+	// norms are the names Normalized, in the order given ("" for a blank).
+	norms []string
 }
 
 // name is one keyword or title of a target.
@@ -45,12 +47,14 @@ type name struct {
 func newProfile(names []string, title, language string) profile {
 	pr := profile{heads: map[string]bool{}, gerundHeads: map[string]bool{}, exact: map[string]bool{}, all: map[string]bool{}}
 	objectFirst, chunkHeads := map[string]bool{}, map[string]bool{}
-	for _, text := range names {
+	pr.norms = make([]string, len(names))
+	for i, text := range names {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
 		isTitle := text == title
-		pr.exact[Normalize(text)] = true
+		pr.norms[i] = Normalize(text)
+		pr.exact[pr.norms[i]] = true
 		// A name's opening article is no part of it that a text says: "the
 		// long run" is the title "The Long Run" said, not a longer name
 		// around "long run" (a trial hub could not link its article), and
@@ -781,14 +785,23 @@ func (o *Owners) withoutOthersMainNames(self int, cands []link.Anchor) []link.An
 	defer o.mu.Unlock()
 	if o.mainNames == nil {
 		o.mainNames = map[string][]int{}
+		add := func(key string, i int) {
+			if key != "" && !slices.Contains(o.mainNames[key], i) {
+				o.mainNames[key] = append(o.mainNames[key], i)
+			}
+		}
 		for i, t := range o.targets {
 			if i == o.source {
 				continue
 			}
-			for _, n := range append(append([]string{}, t.PrimaryKeywords...), t.Title, ShortTitle(t.Title)) {
-				if key := Normalize(n); key != "" && !slices.Contains(o.mainNames[key], i) {
-					o.mainNames[key] = append(o.mainNames[key], i)
-				}
+			// The profile's names are t.names(): the primary keywords
+			// first and the title (short) last, Normalized once a site.
+			norms := o.profiles[i].norms
+			for _, key := range norms[:min(len(t.PrimaryKeywords), len(norms))] {
+				add(key, i)
+			}
+			if t.nameTitle() != "" && len(norms) > 0 {
+				add(norms[len(norms)-1], i)
 			}
 		}
 	}

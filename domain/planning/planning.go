@@ -1258,11 +1258,11 @@ type scored struct {
 
 // scoreAll scores targets with the SAG factors, best first, then by id.
 func (pl *planner) scoreAll(targets []Target) []scored {
-	source := scoring.Candidate{
+	source := scoring.PreparedSource(scoring.Candidate{
 		AttributeValues: pl.facets,
 		Keywords:        append(append([]string{pl.cluster.PrimaryKeyword}, pl.cluster.Keywords...), append([]string{pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...)...),
 		PublishedAt:     pl.in.Page.PublishedAt,
-	}
+	}, pl.in.Policy.Language)
 	ctx := scoring.Context{MaxInbound: pl.maxIn, Now: pl.now}
 	out := make([]scored, 0, len(targets))
 	for _, t := range targets {

@@ -33,6 +33,34 @@ type Candidate struct {
 	// link_score policy.
 	LinkScore   float64
 	PublishedAt time.Time
+	// words are the source's keyword words without function words, when
+	// PreparedSource has read them: a plan scores hundreds of targets
+	// against one source.
+	words []string
+}
+
+// PreparedSource is the source with its keyword words read once, for
+// scoring many targets against it in the site's language.
+func PreparedSource(source Candidate, language string) Candidate {
+	source.words = contentWords(source.Keywords, language)
+	return source
+}
+
+// contentWords are the distinct words of the phrases, function words
+// ("a", "for", "your") left out.
+func contentWords(phrases []string, language string) []string {
+	var out []string
+	for _, p := range phrases {
+		for w := range strings.FieldsSeq(p) {
+			// "feeding a puppy" shares nothing with "a kitten's first food"
+			// by its "a": a trial's kitten hub scored two dog hubs above
+			// the cat hub on such words.
+			if !containsFold(out, w) && !anchors.FunctionWord(w, language) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
 }
 
 // Context is what the score of one target is relative to: the most inbound
@@ -71,7 +99,7 @@ func SAG(p policy.Policy, source, target Candidate, ctx Context) Score {
 	}{
 		{FactorSharedAttributes, sharedSaturating(source.AttributeValues, target.AttributeValues, p.SharedAttributeSaturation), p.WeightSharedAttributes},
 		{FactorTargetAuthority, targetAuthority(p, target, ctx), p.WeightTargetAuthority},
-		{FactorKeywordOverlap, wordOverlap(source.Keywords, target.Keywords, p.Language), p.WeightKeywordOverlap},
+		{FactorKeywordOverlap, keywordOverlap(source, target, p.Language), p.WeightKeywordOverlap},
 		{FactorRecency, recency(target.PublishedAt, ctx.Now, p.RecencyDecayDays), p.WeightRecency},
 		{FactorLinkCountGap, gap(target.Inbound, ctx.MaxInbound), p.WeightLinkCountGap},
 	}
@@ -210,30 +238,32 @@ func gap(inbound, maxInbound int) float64 {
 }
 
 func wordOverlap(source, target []string, language string) float64 {
-	// Called for every candidate of every page: words are compared in
-	// place, case-insensitively, rather than gathered into sets.
-	var seen [32]string
-	sw := seen[:0]
-	for _, p := range source {
-		for w := range strings.FieldsSeq(p) {
-			// "feeding a puppy" shares nothing with "a kitten's first food"
-			// by its "a": a trial's kitten hub scored two dog hubs above
-			// the cat hub on such words.
-			if !anchors.FunctionWord(w, language) && !containsFold(sw, w) {
-				sw = append(sw, w)
-			}
-		}
+	return overlapOf(contentWords(source, language), target)
+}
+
+// keywordOverlap is the share of the source's keyword words found in the
+// target's keywords, the source's read once if PreparedSource did.
+func keywordOverlap(source, target Candidate, language string) float64 {
+	if source.words == nil {
+		source.words = contentWords(source.Keywords, language)
 	}
-	if len(sw) == 0 {
+	return overlapOf(source.words, target.Keywords)
+}
+
+// overlapOf is the share of the words found in the target's phrases.
+// Called for every candidate of every page: words are compared in place,
+// case-insensitively, rather than gathered into sets.
+func overlapOf(words, target []string) float64 {
+	if len(words) == 0 {
 		return 0
 	}
 	shared := 0
-	for _, w := range sw {
+	for _, w := range words {
 		if inPhrases(target, w) {
 			shared++
 		}
 	}
-	return float64(shared) / float64(len(sw))
+	return float64(shared) / float64(len(words))
 }
 
 func containsFold(list []string, w string) bool {
