@@ -780,11 +780,12 @@ func (p *placer) internalPath(l *anchor) string {
 	return ""
 }
 
-// anchorTaken reports whether the words of h, or words they hold, already
-// link another page than target in the page's content, by the author or
-// by an earlier request: one anchor text names one page, or a reader
-// finds the same words leading to two places (a trial's help page linked
-// "payroll taxes" to its hub and, further down, to a guide titled so).
+// anchorTaken reports whether the words of h already link another page
+// than target in the page's content, by the author (or they hold the
+// author's linked words) or by an earlier request: one anchor text names
+// one page, or a reader finds the same words leading to two places (a
+// trial's help page linked "payroll taxes" to its hub and, further down,
+// to a guide titled so).
 func (p *placer) anchorTaken(h hit, target string) bool {
 	if p.anchorTargets == nil {
 		p.anchorTargets = map[string]string{}
@@ -805,17 +806,19 @@ func (p *placer) anchorTaken(h hit, target string) bool {
 	}
 	text := anchorKey(p.src[h.start:h.end])
 	padded := " " + text + " "
-	// The words, or words the occurrence holds with others around them: a
-	// docs trial's "view from [database monitoring]" took words the
-	// author had linked to another page.
-	holds := func(key string) bool { return key == text || strings.Contains(padded, " "+key+" ") }
+	// The author's words, or words holding them with others around them:
+	// a docs trial's "view from [database monitoring]" took words the
+	// author had linked to another page. Our own links' words are held to
+	// equality only: a longer name holding them is another page's name
+	// ("student credit card" beside the uplink's "credit card", in a
+	// trial that lost such sibling links).
 	for key, path := range p.anchorTargets {
-		if path != target && key != "" && holds(key) {
+		if path != target && key != "" && (key == text || strings.Contains(padded, " "+key+" ")) {
 			return true
 		}
 	}
 	for _, in := range p.placed {
-		if p.cfg.reqs[in.req].page != target && in.key != "" && holds(in.key) {
+		if p.cfg.reqs[in.req].page != target && in.key == text {
 			return true
 		}
 	}

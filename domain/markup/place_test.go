@@ -245,6 +245,17 @@ func TestPlaceNeverLinksTheSameWordsToTwoPages(t *testing.T) {
 	if _, pl := placeOne(t, author, padded, Options{}); pl.Placed {
 		t.Errorf("placement %+v, want words holding those the author linked to another page kept too", pl)
 	}
+	// A longer name holding the words one of our links took is another
+	// page's name, and is linked (trials lost "student credit card" beside
+	// an uplink on "credit card").
+	longer := "<p>Ledgerly works out payroll taxes for every employee on the payroll.</p>" +
+		"<p>There is a lot more to say about how the system behaves at the end of each quarter, and the filing " +
+		"calendar changes from one state to the next, so read the notes for your own state before you start.</p>" +
+		"<p>Contractors send their own quarterly payroll taxes estimate each year.</p>"
+	reqs[1].Anchors = []string{"quarterly payroll taxes estimate"}
+	if _, pls, err := Place([]byte(longer), reqs, Options{}); err != nil || !pls[0].Placed || !pls[1].Placed {
+		t.Errorf("placements %+v (%v), want the uplink and the longer name both placed", pls, err)
+	}
 	if _, pl := placeOne(t, author, LinkRequest{ID: "same", Href: "/payroll-taxes/", Anchors: []string{"payroll taxes"}},
 		Options{AllowDuplicateTargets: true}); !pl.Placed {
 		t.Errorf("placement %+v, want the same words free to link the page they already link", pl)
