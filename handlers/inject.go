@@ -444,10 +444,38 @@ func insertBlocks(html []byte, links []link.Link, st planStage) ([]byte, error) 
 		}},
 		{markup.BlockRelatedReading, pol.RelatedReadingHeading, func(l link.Link) bool { return l.Type == link.TypeRelated }},
 	}
+	// Related Reading names pages the body does not link: the planner
+	// lists a sibling there when its trial placement found no room in the
+	// text, and the inject stage, placing under the anchor cap, may still
+	// find it some (an outdoor trial's page linked one target in both).
+	// A section that would fall below its minimum keeps the entry: the
+	// section is what every article is owed.
+	inBody := map[string]bool{}
+	listed, twice := 0, 0
+	for _, l := range links {
+		if l.Zone == link.ZoneInBody && l.Placed() {
+			inBody[l.TargetPageID] = true
+		}
+	}
+	for _, l := range links {
+		if l.Zone == link.ZoneRelatedSection && l.Type == link.TypeRelated && l.Status == link.StatusPlanned {
+			listed++
+			if inBody[l.TargetPageID] {
+				twice++
+			}
+		}
+	}
+	if listed-twice < pol.RelatedReadingMin {
+		clear(inBody)
+	}
 	for _, sec := range sections {
 		var idx []int
 		var entries []markup.BlockLink
 		for i, l := range links {
+			if sec.kind == markup.BlockRelatedReading && l.Zone == link.ZoneRelatedSection && l.Status == link.StatusPlanned && inBody[l.TargetPageID] {
+				links[i].Status, links[i].Reason = link.StatusRemoved, "left out of Related Reading: the page links it in its body"
+				continue
+			}
 			if l.Zone == link.ZoneRelatedSection && l.Status == link.StatusPlanned && sec.match(l) {
 				idx = append(idx, i)
 				entries = append(entries, markup.BlockLink{Title: l.Anchor, Href: l.TargetURL})

@@ -347,3 +347,33 @@ func TestTheLinksThatFollowTheUplinkWaitOnlyForAnUplinkStillToCome(t *testing.T)
 		t.Errorf("our placed uplink: %d, want the end of it", got)
 	}
 }
+
+// Related Reading names pages the body does not link: an outdoor trial's
+// page linked a sibling in its text, which the planner's trial had found
+// no room for, and listed it in its Related Reading as well.
+func TestRelatedReadingLeavesOutATargetTheBodyLinks(t *testing.T) {
+	sc := sagSiteContext(t)
+	page := store.PageRecord{Page: site.Page{SiteID: "s", ID: "p", URL: "/boots/p/", Kind: site.KindSupporting, Version: 1}}
+	links := []link.Link{
+		{ID: "body", TargetPageID: "sib", TargetURL: "/boots/sib/", Type: link.TypeHorizontal, Zone: link.ZoneInBody, Status: link.StatusInserted, Anchor: "resoling"},
+		{ID: "rr1", TargetPageID: "sib", TargetURL: "/boots/sib/", Type: link.TypeRelated, Zone: link.ZoneRelatedSection, Status: link.StatusPlanned, Anchor: "Resoling Boots"},
+		{ID: "rr2", TargetPageID: "other", TargetURL: "/boots/other/", Type: link.TypeRelated, Zone: link.ZoneRelatedSection, Status: link.StatusPlanned, Anchor: "Boot Laces"},
+		{ID: "rr3", TargetPageID: "third", TargetURL: "/boots/third/", Type: link.TypeRelated, Zone: link.ZoneRelatedSection, Status: link.StatusPlanned, Anchor: "Boot Socks"},
+	}
+	out, err := insertBlocks([]byte("<main><p>Text.</p></main>\n"), links, planStage{page: page, site: sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(out), "/boots/sib/") || !strings.Contains(string(out), "/boots/other/") {
+		t.Errorf("Related Reading %s, want the other page listed and not the one the body links", out)
+	}
+	if links[1].Status != link.StatusRemoved || links[2].Status == link.StatusPlanned || links[3].Status == link.StatusPlanned {
+		t.Errorf("section links %+v, want the body-linked one removed with its reason and the others written", links[1:])
+	}
+	// Left with fewer than the minimum of 2, the section keeps it.
+	short := []link.Link{links[0], links[1], links[2]}
+	short[1].Status, short[2].Status = link.StatusPlanned, link.StatusPlanned
+	if out, err := insertBlocks([]byte("<main><p>Text.</p></main>\n"), short, planStage{page: page, site: sc}); err != nil || !strings.Contains(string(out), "/boots/sib/") {
+		t.Errorf("a section of 2, one body-linked: %s (%v), want both kept, the section written", out, err)
+	}
+}
