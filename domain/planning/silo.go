@@ -153,7 +153,10 @@ func (pl *planner) siloParent() {
 	for _, l := range pl.siloLinks(pl.siloRank(children), link.TypeVerticalDown, func(siloScored) string {
 		return "the parent links to its children"
 	}) {
-		if pl.budget <= 0 {
+		// A child the text has no anchor or no room for is listed too: an
+		// Italian trial's five such children, planned in the parent's
+		// text for the LLM fallback, had no link from anywhere.
+		if pl.budget <= 0 || pl.in.Page.HTML != "" && pl.uncarried[l.ID] {
 			left = append(left, l)
 			continue
 		}
@@ -162,10 +165,10 @@ func (pl *planner) siloParent() {
 	if len(left) == 0 {
 		return
 	}
-	// A child its parent's budget leaves out of the text is listed in the
-	// parent's Related Articles section, which the budget does not count:
-	// else a child no sibling's text names had no link at all (trials t14
-	// and t16 each ended with such an orphan).
+	// A child its parent's budget or text leaves out of the text is listed
+	// in the parent's Related Articles section, which the budget does not
+	// count: else a child no sibling's text names had no link at all
+	// (trials t14 and t16 each ended with such an orphan).
 	ids := make([]string, len(left))
 	for i, l := range left {
 		ids[i] = l.TargetPageID
@@ -176,7 +179,7 @@ func (pl *planner) siloParent() {
 		listed.Explanation = "vertical_down: the parent lists in its Related Articles section the children its budget leaves out of its text"
 		pl.add(listed)
 	}
-	pl.note("children %s listed in the parent's Related Articles section, not linked in its text: %s", strings.Join(ids, ", "), pl.budgetTaken())
+	pl.note("children %s listed in the parent's Related Articles section, not linked in its text (no anchor or room there, or %s)", strings.Join(ids, ", "), pl.budgetTaken())
 }
 
 // siloSiblings links a child to its siblings after its parent link.

@@ -537,3 +537,34 @@ func TestUnderSiloTheHomeAndSectorPagesEnterTheSilosFromAbove(t *testing.T) {
 		}
 	}
 }
+
+// A child the parent's text names but has no room for is listed too: an
+// Italian trial's five such children, left planned in the text for the
+// LLM fallback, had no link from anywhere.
+func TestASiloParentListsAChildItsTextHasNoRoomFor(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	hub.HTML = "<p>Start with boot waxing, then boot lacing and boot drying.</p>\n"
+	var children []Target
+	for _, name := range []string{"Boot Waxing", "Boot Lacing", "Boot Drying"} {
+		children = append(children, Target{Page: articleIn(boots, strings.ToLower(strings.ReplaceAll(name, " ", "-")), name)})
+	}
+	in := siloInput(t, hub, &hub, children...)
+	in.Texts = []string{"Start with boot waxing, then boot lacing and boot drying."}
+	plan := planOf(t, in)
+	zones := map[string]link.Zone{}
+	for _, l := range plan.Links {
+		zones[l.TargetPageID] = l.Zone
+	}
+	body, listed := 0, 0
+	for _, z := range zones {
+		if z == link.ZoneInBody {
+			body++
+		} else {
+			listed++
+		}
+	}
+	if len(zones) != 3 || body == 0 || listed == 0 {
+		t.Errorf("children's zones %v, want all 3 linked: those the text carries in it, the rest listed", zones)
+	}
+}
