@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -263,9 +264,14 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		switch {
 		case held.Placed:
 			limit := capOf.Limit(links[i])
-			links[i].Reason = fmt.Sprintf("anchor cap: candidates that already link to page %s %d times on other pages "+
-				"(max_exact_anchor_per_target%s) were held back, and the others were not placed (%s)",
-				links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
+			// The anchors held back are named, and what would carry the
+			// link: a bank trial's writers read "the others were not
+			// placed (no candidate anchor found …)" as the page not naming
+			// the target at all.
+			links[i].Reason = fmt.Sprintf("anchor cap: %s already link to page %s %d times on other pages "+
+				"(max_exact_anchor_per_target%s) and were held back; no other of its names is where the link may go (%s): "+
+				"another name of it written there, a variation or its title, would carry it",
+				quotedList(capped[i]), links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
 		case foundInText(held):
 			links[i].Reason = held.Reason
 		}
@@ -393,6 +399,15 @@ func suggestAnchors(html []byte, links []link.Link, usage map[string]map[string]
 		l.Reason = planning.ReviewReason(gap)
 	}
 	return nil
+}
+
+// quotedList is texts quoted and joined for a reason: "a", "b".
+func quotedList(texts []string) string {
+	q := make([]string, len(texts))
+	for i, t := range texts {
+		q[i] = strconv.Quote(t)
+	}
+	return strings.Join(q, ", ")
 }
 
 // applyPlacement records a placement; offered are the anchors the request
