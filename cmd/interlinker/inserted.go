@@ -95,7 +95,11 @@ func insertedCommand(ctx context.Context, args []string) error {
 		slices.Sort(gone)
 		fmt.Printf("deleted since their last links.inserted: %s\n", strings.Join(gone, ", "))
 	}
-	if !every && !follow && len(pages) == 0 && len(gone) == 0 {
+	switch {
+	case every || follow || len(pages) > 0 || len(gone) > 0:
+	case pageID != "":
+		fmt.Printf("no links.inserted for page %s of site %s\n", pageID, siteID)
+	default:
 		fmt.Printf("no links.inserted for site %s\n", siteID)
 	}
 	return nil

@@ -38,6 +38,10 @@ func TestInsertedPrintsEachPagesLastLinksInserted(t *testing.T) {
 	if out, err := runCapturing(t, "inserted", "--nats-url", url, "--site", "another-site"); err != nil || !strings.Contains(out, "no links.inserted") {
 		t.Errorf("another site's events: %q (%v), want none", out, err)
 	}
+	if out, err := runCapturing(t, "inserted", "--nats-url", url, "--site", site, "--page", "no-such-page"); err != nil ||
+		!strings.Contains(out, "no links.inserted for page no-such-page of site "+site) {
+		t.Errorf("a page without events: %q (%v), want it named", out, err)
+	}
 	lines, err := runCapturing(t, "inserted", "--nats-url", url, "--site", site, "--json")
 	if err != nil {
 		t.Fatal(err)
