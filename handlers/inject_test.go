@@ -12,31 +12,40 @@ import (
 )
 
 func TestNoLinkTakesAnAnchorOtherPagesUsedThreeTimes(t *testing.T) {
-	// Paragraphs 1-2 are kept for the uplink, which the cap leaves with no
-	// anchor: the title is found in paragraph 3.
 	src := []byte("<p>Our hiking boots guide covers fit.</p>\n<p>" + strings.Repeat("word ", 60) + "</p>\n<p>See the boot care guide for waxing.</p>\n")
 	usage := map[string]map[string]int{"boots": {"hiking boots": 3}}
-	links := []link.Link{
-		{ID: "up", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
-			Status: link.StatusPlanned, FirstParagraphs: 2, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}},
-		{ID: "rel", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeRelated, Zone: link.ZoneInBody,
-			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
-				{Text: "boot care guide", Type: link.AnchorPageTitle}}},
-		{ID: "none", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
-			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}},
+	uplink := link.Link{ID: "up", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
+		Status: link.StatusPlanned, FirstParagraphs: 2, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}}
+	optional := func() []link.Link {
+		return []link.Link{
+			{ID: "rel", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeRelated, Zone: link.ZoneInBody,
+				Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
+					{Text: "boot care guide", Type: link.AnchorPageTitle}}},
+			{ID: "none", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
+				Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword}}},
+		}
 	}
-	_, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{AllowDuplicateTargets: true})
-	if err != nil {
+	links := append([]link.Link{uplink}, optional()...)
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{AllowDuplicateTargets: true}); err != nil {
 		t.Fatal(err)
 	}
 	if links[0].Status != link.StatusPlanned || !strings.HasPrefix(links[0].Reason, "anchor cap") {
 		t.Errorf("mandatory uplink with only an anchor at the cap %+v, want it left planned for the anchor cap", links[0])
 	}
-	if links[1].Status != link.StatusInserted || links[1].Anchor != "boot care guide" || links[1].AnchorType != link.AnchorPageTitle {
-		t.Errorf("optional link %+v, want the next candidate, the title", links[1])
+	if links[1].Status != link.StatusPlanned || !strings.Contains(links[1].Reason, "waits for the page's uplink") {
+		t.Errorf("optional link %+v, want it waiting for the uplink the cap holds back", links[1])
 	}
-	if links[2].Status != link.StatusPlanned || !strings.Contains(links[2].Reason, "max_exact_anchor_per_target") {
-		t.Errorf("optional link with only the over-used anchor %+v, want it left planned with the reason", links[2])
+	// On a page with no uplink to wait for, the optional links meet the
+	// cap alone.
+	links = optional()
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{AllowDuplicateTargets: true}); err != nil {
+		t.Fatal(err)
+	}
+	if links[0].Status != link.StatusInserted || links[0].Anchor != "boot care guide" || links[0].AnchorType != link.AnchorPageTitle {
+		t.Errorf("optional link %+v, want the next candidate, the title", links[0])
+	}
+	if links[1].Status != link.StatusPlanned || !strings.Contains(links[1].Reason, "max_exact_anchor_per_target") {
+		t.Errorf("optional link with only the over-used anchor %+v, want it left planned with the reason", links[1])
 	}
 }
 
@@ -301,10 +310,10 @@ func TestAnOptionalLinkTakesTheLastUseOfATargetNoHierarchyLinkReaches(t *testing
 	}
 }
 
-// An uplink whose candidates are all at the anchor cap still holds
-// paragraphs 1-2 for itself: an e-commerce trial's article got a sibling
+// An uplink whose candidates are all at the anchor cap still holds the
+// links that must follow it: an e-commerce trial's article got a sibling
 // link first, which failed first_link_rule and stayed in the page.
-func TestAnUplinkAtTheCapStillKeepsItsParagraphsFromTheLinksThatFollowIt(t *testing.T) {
+func TestTheLinksThatFollowAnUplinkAtTheCapWaitForIt(t *testing.T) {
 	src := []byte("<p>Our espresso grinder guide starts with stepless grinder adjustment.</p>\n<p>" + strings.Repeat("word ", 60) +
 		"</p>\n<p>Stepless grinder adjustment is worth it for espresso.</p>\n")
 	usage := map[string]map[string]int{"grinders": {"espresso grinder": 3}}
@@ -320,8 +329,8 @@ func TestAnUplinkAtTheCapStillKeepsItsParagraphsFromTheLinksThatFollowIt(t *test
 	if links[0].Status != link.StatusPlanned || !strings.HasPrefix(links[0].Reason, "anchor cap") {
 		t.Errorf("uplink %+v, want it planned for the anchor cap", links[0])
 	}
-	if links[1].Status != link.StatusInserted || links[1].Paragraph != 3 {
-		t.Errorf("sibling %+v, want it placed in paragraph 3, after the paragraphs kept for the uplink", links[1])
+	if links[1].Status != link.StatusPlanned || !strings.Contains(links[1].Reason, "waits for the page's uplink") {
+		t.Errorf("sibling %+v, want it waiting for the uplink", links[1])
 	}
 }
 

@@ -79,8 +79,7 @@ type Position struct {
 	// the document: the page's uplink, which the first link rule wants
 	// first. While that one is not placed the link comes after the
 	// author's own link to its target in its FirstParagraphs, or else
-	// after those paragraphs, kept for it (notBeforeFor). "" for no such
-	// bound.
+	// waits for it, not placed (notBeforeFor). "" for no such bound.
 	After string
 }
 
@@ -388,8 +387,7 @@ type placer struct {
 	ids           []string // the requests' IDs, by index
 	// notBefore is where, in source bytes, the request being placed may
 	// start at the earliest (Position.After); 0 for anywhere.
-	// keptForUplink says it is the end of the paragraphs kept for an
-	// uplink not placed.
+	// keptForUplink says the request waits for an uplink not placed.
 	notBefore     int
 	keptForUplink bool
 	occ           [256]*occurrences
@@ -639,7 +637,7 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	case t.outside > 0:
 		return "candidate anchor found only outside " + where
 	case t.early > 0 && t.keptForUplink:
-		return "candidate anchor found only in the paragraphs kept for the page's uplink, which has no anchor there yet (the uplink comes first)"
+		return "waits for the page's uplink, which has no anchor yet: the uplink is the page's first link (first_link_rule), and the others follow it"
 	case t.early > 0:
 		return "candidate anchor found only before the link it must follow (the page's uplink comes first)"
 	case t.inside > 0 && t.fragment > 0:
@@ -727,16 +725,22 @@ func (p *placer) linksTo(path string, within int) bool {
 
 // notBeforeFor is where, in source bytes, a request that must follow
 // request id (Position.After) may start: just past that link when it is
-// placed; else past the author's own link to its target in the
-// paragraphs it was to go in, which stands in for it; else past those
-// paragraphs, kept for it. A trial's silo article linked a sibling in
-// paragraph 1 while its uplink found no anchor: the sibling came first
-// (first_link_rule), and the LLM fallback, which then placed the uplink
-// in paragraph 2, could not put that right.
+// placed, or is in the page already (placed before, by the LLM
+// fallback); else past the author's own link to its target in the
+// paragraphs it was to go in, which stands in for it. While it has none
+// of these, nothing that must follow it is placed (kept is true): any
+// link would be the page's first and fail first_link_rule, a link of
+// ours the validator flags (trials t16, t21, t22 and t23 each shipped
+// one), and once the uplink is in, the others follow it.
 func (p *placer) notBeforeFor(id string) (at int, kept bool) {
 	for _, in := range p.placed {
 		if p.ids[in.req] == id {
 			return in.end, false
+		}
+	}
+	for i := range p.doc.anchors {
+		if l := &p.doc.anchors[i]; l.hasMarker && l.marker == id {
+			return l.end, false
 		}
 	}
 	k := slices.Index(p.ids, id)
@@ -753,13 +757,7 @@ func (p *placer) notBeforeFor(id string) (at int, kept bool) {
 			return l.end, false
 		}
 	}
-	end := 0
-	for _, para := range p.doc.paras {
-		if para.content > 0 && para.content <= n {
-			end = para.end
-		}
-	}
-	return end, true
+	return len(p.src) + 1, true
 }
 
 // internalPath is the PagePath of the page an anchor of the page links,

@@ -721,25 +721,33 @@ func TestALinkBoundToFollowTheUplinkGoesAfterIt(t *testing.T) {
 		t.Errorf("sibling bound to paragraph 1: %+v, want it refused with the reason", pls[1])
 	}
 
-	// The uplink not placed: paragraphs 1-2 are kept for it, so that the
-	// LLM fallback or a later plan can put it first (a trial's sibling in
-	// paragraph 1 failed first_link_rule for good).
+	// The uplink not placed: the links that follow it wait for it, since
+	// any of them would be the page's first link and fail first_link_rule
+	// (trials shipped such flagged links); the LLM fallback or a later
+	// plan places the uplink, and they follow it.
 	up.Anchors = []string{"no such words"}
 	sib.Position.FirstParagraphs = 0
-	if _, pls, _ := Place([]byte(src), []LinkRequest{up, sib}, opts); pls[1].Placed ||
-		pls[1].Reason != "candidate anchor found only in the paragraphs kept for the page's uplink, which has no anchor there yet (the uplink comes first)" {
-		t.Errorf("uplink not placed: sibling %+v, want it kept out of paragraphs 1-2, saying why", pls[1])
+	const waits = "waits for the page's uplink, which has no anchor yet: the uplink is the page's first link (first_link_rule), and the others follow it"
+	if _, pls, _ := Place([]byte(src), []LinkRequest{up, sib}, opts); pls[1].Placed || pls[1].Reason != waits {
+		t.Errorf("uplink not placed: sibling %+v, want it waiting, saying why", pls[1])
 	}
-	// So are they when the uplink is asked for with no anchor at all (its
+	// So do they when the uplink is asked for with no anchor at all (its
 	// candidates all at the anchor cap).
 	capped := up
 	capped.Anchors = nil
 	if _, pls, err := Place([]byte(src), []LinkRequest{capped, sib}, opts); err != nil || pls[1].Placed {
-		t.Errorf("uplink with no anchor: sibling %+v (%v), want it kept out of paragraphs 1-2", pls[1], err)
+		t.Errorf("uplink with no anchor: sibling %+v (%v), want it waiting", pls[1], err)
 	}
 	third := src + "<p>Exterior paint dries slower in autumn.</p>\n"
-	if _, pls, _ := Place([]byte(third), []LinkRequest{up, sib}, opts); !pls[1].Placed || pls[1].ContentParagraph != 3 {
-		t.Errorf("uplink not placed: sibling %+v, want it in paragraph 3, after the paragraphs kept for the uplink", pls[1])
+	if _, pls, _ := Place([]byte(third), []LinkRequest{up, sib}, opts); pls[1].Placed {
+		t.Errorf("uplink not placed: sibling %+v, want it waiting in paragraph 3 too", pls[1])
+	}
+	// Once the uplink is in the page (the fallback placed it), the links
+	// that follow it go after it.
+	withUp := "<p>Pick the right exterior paint before anything else.</p>\n<p>" + filler(10) +
+		` See <a href="/painting/" data-interlinker="up">house painting</a> for the order of work. Exterior paint needs a dry day.</p>` + "\n"
+	if _, pls, _ := Place([]byte(withUp), []LinkRequest{up, sib}, opts); !pls[1].Placed || pls[1].ContentParagraph != 2 {
+		t.Errorf("uplink in the page: sibling %+v, want it after the uplink, in paragraph 2", pls[1])
 	}
 	// The author's own link to the hub in paragraphs 1-2 stands in for
 	// the uplink: the sibling goes after it.
