@@ -207,10 +207,10 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		case len(texts) == 0:
 			allCapped = append(allCapped, i)
 			if l.ID == uplink {
-				// Asked for with no anchor, the uplink still holds its
-				// paragraphs for the links that must follow it: a trial's
-				// article whose uplink was at the cap got a sibling link
-				// first, which failed first_link_rule for good.
+				// Asked for with no anchor, the uplink still holds back the
+				// links that must follow it (markup waits them for it): a
+				// trial's article whose uplink was at the cap got a sibling
+				// link first, which failed first_link_rule.
 				reqs = append(reqs, planning.Request(l, nil, uplink))
 				placing = append(placing, -1)
 			}

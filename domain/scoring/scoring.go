@@ -43,6 +43,9 @@ type Candidate struct {
 // scoring many targets against it in the site's language.
 func PreparedSource(source Candidate, language string) Candidate {
 	source.words = contentWords(source.Keywords, language)
+	if source.words == nil {
+		source.words = []string{} // read, and none: not read again for each target
+	}
 	return source
 }
 
