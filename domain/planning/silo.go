@@ -149,6 +149,7 @@ func (pl *planner) siloAllows(t Target) bool {
 // of ours).
 func (pl *planner) siloParent() {
 	var left []link.Link
+	noAnchor := map[string]bool{} // left out for want of an anchor, not of budget
 	children := pl.siloChildren()
 	for _, l := range pl.siloLinks(pl.siloRank(children), link.TypeVerticalDown, func(siloScored) string {
 		return "the parent links to its children"
@@ -157,6 +158,7 @@ func (pl *planner) siloParent() {
 		// Italian trial's five such children, planned in the parent's
 		// text for the LLM fallback, had no link from anywhere.
 		if pl.budget <= 0 || pl.in.Page.HTML != "" && pl.uncarried[l.ID] {
+			noAnchor[l.TargetPageID] = pl.budget > 0
 			left = append(left, l)
 			continue
 		}
@@ -177,6 +179,9 @@ func (pl *planner) siloParent() {
 		listed.Score, listed.Factors = l.Score, l.Factors
 		listed.Candidates = []link.Anchor{{Text: listed.Anchor, Type: listed.AnchorType}}
 		listed.Explanation = "vertical_down: the parent lists in its Related Articles section the children its budget leaves out of its text"
+		if noAnchor[l.TargetPageID] {
+			listed.Explanation = "vertical_down: the parent lists in its Related Articles section the children its text has no anchor or room for"
+		}
 		pl.add(listed)
 	}
 	pl.note("children %s listed in the parent's Related Articles section, not linked in its text (no anchor or room there, or %s)", strings.Join(ids, ", "), pl.budgetTaken())

@@ -378,6 +378,9 @@ func TestASiloParentListsTheChildrenItsBudgetLeavesOutOfItsText(t *testing.T) {
 		linked[l.TargetPageID] = true
 		if l.Zone == link.ZoneRelatedSection {
 			listed++
+			if !strings.Contains(l.Explanation, "its budget leaves out") {
+				t.Errorf("listed child %s explained %q, want the budget named", l.TargetPageID, l.Explanation)
+			}
 		}
 	}
 	if len(linked) != 8 || listed != 3 {
@@ -555,6 +558,10 @@ func TestASiloParentListsAChildItsTextHasNoRoomFor(t *testing.T) {
 	zones := map[string]link.Zone{}
 	for _, l := range plan.Links {
 		zones[l.TargetPageID] = l.Zone
+		// The budget of 5 has room: the list says the text is why.
+		if l.Zone == link.ZoneRelatedSection && !strings.Contains(l.Explanation, "its text has no anchor or room for") {
+			t.Errorf("listed child %s explained %q, want the text named, not the budget", l.TargetPageID, l.Explanation)
+		}
 	}
 	body, listed := 0, 0
 	for _, z := range zones {
