@@ -114,16 +114,24 @@ func baseClass(a atom.Atom) elemClass {
 
 	case atom.Table:
 		return classClosesP | classScope | classSpecial
-	case atom.Td, atom.Th, atom.Caption:
+	case atom.Td:
 		return classScope | classMarker | classSpecial
+	case atom.Th, atom.Caption:
+		// A header cell or a table's caption labels the data; a link there
+		// reads as navigation, as in a heading.
+		return classExcluded | classScope | classMarker | classSpecial
 	case atom.Tr, atom.Tbody, atom.Thead, atom.Tfoot, atom.Colgroup:
 		return classSpecial
 
 	case atom.Nav, atom.Header, atom.Footer, atom.Aside, atom.Main, atom.Article:
 		return classClosesP | classSpecial | classZone
+	case atom.Figcaption, atom.Summary:
+		// A caption labels its figure, and a summary is the control that
+		// opens its details: a link there is a label's, not the prose's.
+		return classExcluded | classClosesP | classSpecial
 	case atom.Address, atom.Blockquote, atom.Center, atom.Details, atom.Dialog, atom.Dir,
-		atom.Div, atom.Dl, atom.Fieldset, atom.Figcaption, atom.Figure, atom.Hgroup,
-		atom.Menu, atom.Ol, atom.P, atom.Search, atom.Section, atom.Summary, atom.Ul, atom.Form:
+		atom.Div, atom.Dl, atom.Fieldset, atom.Figure, atom.Hgroup,
+		atom.Menu, atom.Ol, atom.P, atom.Search, atom.Section, atom.Ul, atom.Form:
 		return classClosesP | classSpecial
 	case atom.Html, atom.Body:
 		return classSpecial

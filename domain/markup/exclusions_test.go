@@ -36,6 +36,12 @@ func TestPlaceNeverInExcludedContexts(t *testing.T) {
 		"kbd":             `<p><kbd>trail map</kbd></p>`,
 		"cdata in svg":    `<p><svg><![CDATA[trail map]]></svg></p>`,
 		"label":           `<p><label>trail map</label></p>`,
+		// Labels of a table, a figure or a disclosure, even around a <p>
+		// (a health-site trial had links in all four).
+		"header cell":    `<table><tr><th><p>trail map</p></th></tr><tr><td>x</td></tr></table>`,
+		"table caption":  `<table><caption><p>trail map</p></caption><tr><td>x</td></tr></table>`,
+		"figure caption": `<figure><img src=x.png><figcaption><p>trail map</p></figcaption></figure>`,
+		"open summary":   `<details open><summary><p>trail map</p></summary><p>x</p></details>`,
 		// Text a reader does not see, cannot use, or sees struck out.
 		"hidden p":          `<p hidden>trail map</p>`,
 		"hidden div":        `<div hidden=""><p>trail map</p></div>`,
