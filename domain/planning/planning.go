@@ -92,6 +92,10 @@ type Plan struct {
 	// NeedsRelated: the input's related clusters' pages were pending and
 	// the plan draws on them, so it is unfinished (PlanDeferring).
 	NeedsRelated bool
+	// Uncarried holds the in-body links (by id) the page's text cannot
+	// carry by the rules, no anchor or no room found in the planner's
+	// trial: they stay planned for the LLM fallback.
+	Uncarried map[string]bool
 }
 
 // Review returns the plan's review suggestions.
@@ -130,6 +134,7 @@ func PlanPage(ctx context.Context, in Input) (Plan, error) {
 		return Plan{NeedsRelated: true}, nil
 	}
 	pl.applyDecisions()
+	pl.plan.Uncarried = pl.uncarried
 	return pl.plan, nil
 }
 
@@ -876,9 +881,7 @@ func (pl *planner) spread(ranked []scored) []scored {
 	}
 	head := make([]drawn, top)
 	for i, s := range ranked[:top] {
-		h := fnv.New64a()
-		h.Write([]byte(pl.in.Page.ID + "\x00" + s.ID))
-		head[i] = drawn{s, h.Sum64()}
+		head[i] = drawn{s, pairDraw(pl.in.Page.ID, s.ID)}
 	}
 	slices.SortStableFunc(head, func(a, b drawn) int { return cmp.Compare(a.draw, b.draw) })
 	out := make([]scored, 0, len(ranked))
@@ -886,6 +889,15 @@ func (pl *planner) spread(ranked []scored) []scored {
 		out = append(out, d.scored)
 	}
 	return append(out, ranked[top:]...)
+}
+
+// pairDraw is the place a (source, target) pair draws in an order of
+// near-equal candidates: a hash of the two ids, so it does not depend on
+// arrival order.
+func pairDraw(source, target string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(source + "\x00" + target))
+	return h.Sum64()
 }
 
 // sharesFacet reports whether the target (its cluster's values and its
@@ -1450,7 +1462,29 @@ func (pl *planner) carriedFirst(links []link.Link) []link.Link {
 			rest = append(rest, l)
 		}
 	}
-	return append(append(carried, mentioned...), rest...)
+	return append(append(carried, mentioned...), pl.spreadUnnamed(rest)...)
+}
+
+// spreadUnnamed orders the in-body links the text does not name, best
+// first, as Related Reading orders its pages (spread): those within
+// relatedSpread of the best in an order drawn per (source, target) pair.
+// In strict score order every article of a trial's cluster of 60 left
+// the same two siblings, the best scored, to the LLM fallback, and listed
+// them in its Related Reading too. A silo's scores are on no 0–100 scale
+// and keep their order.
+func (pl *planner) spreadUnnamed(links []link.Link) []link.Link {
+	if len(links) < 2 || pl.in.Policy.Name == policy.Silo {
+		return links
+	}
+	top := 0
+	for top < len(links) && links[top].Score >= links[0].Score-relatedSpread {
+		top++
+	}
+	out := slices.Clone(links)
+	slices.SortStableFunc(out[:top], func(a, b link.Link) int {
+		return cmp.Compare(pairDraw(pl.in.Page.ID, a.TargetPageID), pairDraw(pl.in.Page.ID, b.TargetPageID))
+	})
+	return out
 }
 
 // mentions reports whether the page's text holds one of the link's anchors
