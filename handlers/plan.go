@@ -81,8 +81,7 @@ func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasin
 			return err
 		}
 		if !applied {
-			p.skipped(ConsumerPlanner, "stale", ev)
-			return nil
+			return p.stale(ctx, tx, ConsumerPlanner, ev, page)
 		}
 		if err := p.plan(ctx, tx, sc, page, reads, planID, ev, "", ph); err != nil {
 			return err

@@ -34,8 +34,7 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 				return err
 			}
 			if !applied {
-				p.skipped(ConsumerPublished, "stale", ev)
-				return nil
+				return p.stale(ctx, tx, ConsumerPublished, ev, page)
 			}
 			return p.recordLinkMap(ctx, tx, sc, page, found, ev)
 		}
@@ -56,8 +55,7 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 			return err
 		}
 		if !applied {
-			p.skipped(ConsumerPublished, "stale", ev)
-			return nil
+			return p.stale(ctx, tx, ConsumerPublished, ev, page)
 		}
 		if replan {
 			if err := p.replanPublished(ctx, tx, sc, page, planID, before, ev); err != nil {
@@ -66,6 +64,24 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		}
 		return p.recordLinkMap(ctx, tx, sc, page, found, ev)
 	})
+}
+
+// stale passes over a page version older than the one the store holds.
+// A page deleted before any version of it arrived takes its address from
+// this one (store.Tx.NameTombstone): links to that address are then found
+// broken, as when the deletion came last (a trial's audit found them
+// broken or not by the order of the events, and its pages' verdicts
+// differed), and the site's next settle pass validates its pages again.
+func (p *Pipeline) stale(ctx context.Context, tx *store.Tx, consumer string, ev events.Event, page site.Page) error {
+	named, err := tx.NameTombstone(ctx, page)
+	if err != nil {
+		return err
+	}
+	if named {
+		p.markChanged(tx, page.SiteID, page.ID)
+	}
+	p.skipped(consumer, "stale", ev)
+	return nil
 }
 
 // recordLinkMap makes the links found in a page's live HTML its link map

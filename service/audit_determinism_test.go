@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -50,5 +51,40 @@ func TestAnAuditsRecommendationsAreAFunctionOfItsSnapshot(t *testing.T) {
 			t.Errorf("recommendation %d: %s %q → %s at %.2f (%s), then %s %q → %s at %.2f (%s)", i,
 				x.ID, x.Anchor, x.TargetID, x.Priority, x.Reason, y.ID, y.Anchor, y.TargetID, y.Priority, y.Reason)
 		}
+	}
+}
+
+// A deletion that arrives before any version of its page leaves a
+// tombstone with no address; a trial (t29) sent the deletion first and
+// its audit called the links to that page "a path that is no known page"
+// rather than broken, and offered no fix for them. The version that
+// arrives after the deletion now gives the tombstone its address, so the
+// audit's figures are those of the site whatever the order.
+func TestAnAuditFindsTheLinksToAPageDeletedBeforeItArrivedBroken(t *testing.T) {
+	t.Parallel()
+	const siteID = "cadence-deleted-first"
+	structure, pages := existingSite(siteID)
+
+	last := startAuditHarness(t)
+	last.publishExisting(structure, pages, existingDeleted)
+	want := last.audit(siteID, "deletion-last", events.AuditRequestedData{})
+
+	first := startAuditHarness(t)
+	first.publish(structure)
+	first.waitIdle(waitLong)
+	first.publish(mustEvent(events.ContentDeleted, siteID, "del-"+existingDeleted, events.ContentDeletedData{PageID: existingDeleted, Version: 2}))
+	first.waitIdle(waitLong)
+	for _, p := range pages {
+		first.publish(mustEvent(events.ContentPublished, siteID, fmt.Sprintf("pub-%s-v%d", p.ID, p.Version), events.ContentData{Page: p}))
+	}
+	first.waitIdle(waitLong)
+	got := first.audit(siteID, "deletion-first", events.AuditRequestedData{})
+
+	if want.BrokenLinks == 0 {
+		t.Fatalf("the fixture's audit finds no broken link to %s", existingDeleted)
+	}
+	if got.BrokenLinks != want.BrokenLinks || got.UnverifiedLinks != want.UnverifiedLinks || got.RecommendationsTotal != want.RecommendationsTotal {
+		t.Errorf("deletion first: broken %d, unverified %d, %d recommendations; deletion last: broken %d, unverified %d, %d recommendations",
+			got.BrokenLinks, got.UnverifiedLinks, got.RecommendationsTotal, want.BrokenLinks, want.UnverifiedLinks, want.RecommendationsTotal)
 	}
 }

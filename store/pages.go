@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/interlinker/interlinker/domain/markup"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -142,6 +143,36 @@ func (t *Tx) QueueSavePageVersion(p site.Page, state, planID string, wordCount i
 		return nil
 	}
 	return nil
+}
+
+// NameTombstone gives a page deleted before any version of it arrived
+// (MarkPageDeleted's tombstone, with no address) the address and names of
+// a version that arrives after the deletion. The page stays deleted; its
+// address lets the pages and audits that link it find the link broken,
+// as they do when the page came before its deletion. It reports whether
+// it named a tombstone.
+func (t *Tx) NameTombstone(ctx context.Context, p site.Page) (bool, error) {
+	tag, err := t.exec(ctx, `UPDATE pages SET url = $3, title = $4, kind = $5, cluster_id = $6, sector_id = $7, updated_at = now()
+		WHERE site_id = $1 AND id = $2 AND state = 'deleted' AND url = ''`,
+		p.SiteID, p.ID, p.URL, p.Title, string(p.Kind), p.ClusterID, p.SectorID)
+	if err != nil {
+		return false, fmt.Errorf("name the tombstone of page %s: %w", p.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return false, nil
+	}
+	// The live links to its address waited for a page there; they are
+	// links to a deleted page, as MarkPageDeleted makes them, and their
+	// sources have one live outbound link fewer.
+	if _, err := t.exec(ctx, `WITH broken AS (
+			UPDATE link_map SET target_page_id = $2, status = 'broken'
+			WHERE site_id = $1 AND target_page_id = '' AND target_path = $3 AND status = 'active'
+			RETURNING source_page_id)
+		INSERT INTO link_count_queue (site_id, page_id) SELECT DISTINCT $1, source_page_id FROM broken`,
+		p.SiteID, p.ID, markup.PagePath(p.URL)); err != nil {
+		return false, fmt.Errorf("mark the links to deleted page %s broken: %w", p.ID, err)
+	}
+	return true, nil
 }
 
 // liveVersionSQL is the version of a page that is live: live_version, or
