@@ -104,9 +104,25 @@ type token struct {
 // NewText reads paragraph texts (markup.ParagraphTexts) into noun phrases.
 // A paragraph that is not English text gives none.
 func NewText(paragraphs []string) *Text {
+	return newText(paragraphs, true)
+}
+
+// NewTextIn is NewText for a site whose text is in language (a
+// policy.Language name): only an English site's paragraphs give noun
+// phrases, as the phrases come from an English lexicon. Read as English
+// by its words alone, a Dutch site's questions ("is", "was", "in" and
+// "we" are Dutch too) gave anchors such as "een schone racefiets".
+func NewTextIn(paragraphs []string, language string) *Text {
+	return newText(paragraphs, language == "" || language == "english")
+}
+
+func newText(paragraphs []string, phrases bool) *Text {
 	t := &Text{words: wordKey(strings.Join(paragraphs, "\n")), vocab: map[string]bool{}}
 	for _, w := range strings.Fields(t.words) {
 		t.vocab[w] = true
+	}
+	if !phrases {
+		return t
 	}
 	for _, para := range paragraphs {
 		var runs [][]token

@@ -654,6 +654,29 @@ func TestTextOutsideTheLexiconsLanguageGivesNoNaturalPhrase(t *testing.T) {
 	}
 }
 
+// A Dutch trial's paragraphs passed for English ("is", "was", "in" and
+// "we" are Dutch words too) and gave "een schone racefiets" as an
+// anchor: a site in another language reads no
+// phrase with the English lexicon, whatever its paragraphs look like.
+func TestASiteInAnotherLanguageReadsNoEnglishPhrases(t *testing.T) {
+	p := sag(t)
+	bike := []string{"racefiets"}
+	for _, text := range []string{
+		"Is je racefiets in de winter in de schuur, of was hij over de zomer in gebruik? In beide gevallen is een schone racefiets het halve werk.",
+	} {
+		if got := NaturalPhrases(NewText([]string{text}), bike, p); len(got) == 0 {
+			t.Errorf("%q read as English gives no phrase; the case proves nothing", text)
+		}
+		if got := NaturalPhrases(NewTextIn([]string{text}, "dutch"), bike, p); len(got) != 0 {
+			t.Errorf("%q on a Dutch site gave %q, want none", text, got)
+		}
+	}
+	english := "Buy the lightest waterproof hiking boots you can afford."
+	if got := NaturalPhrases(NewTextIn([]string{english}, "english"), []string{"hiking boots"}, p); len(got) == 0 {
+		t.Errorf("%q on an English site gave no phrase", english)
+	}
+}
+
 func TestNaturalPhrasesAndOwnershipAreDeterministic(t *testing.T) {
 	p := sag(t)
 	paras := []string{

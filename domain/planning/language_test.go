@@ -178,6 +178,13 @@ func TestSitesInTheAddedLanguagesLinkTheInflectedFormOfTheirKeyword(t *testing.T
 		{"it", "<p>Abbiamo raccolto le ricette della nonna in un quaderno di cucina.</p>\n", "ricetta della nonna", "ricette della nonna"},
 		{"pt", "<p>Guardamos as receitas da avó num caderno antigo da cozinha.</p>\n", "receita da avó", "receitas da avó"},
 		{"nl", "<p>In de winkel liggen de boeken over tuinieren naast de zaden.</p>\n", "boek over tuinieren", "boeken over tuinieren"},
+		// A Dutch trial's plurals: Snowball stems a final "s", a doubled
+		// consonant, a v for f and a plural in -s apart (dutchStem).
+		{"nl", "<p>Bakfietsen hebben verrassend weinig bergruimte voor boodschappen.</p>\n", "bakfiets", "Bakfietsen"},
+		{"nl", "<p>Goede fietstassen blijven droog, ook in een flinke bui.</p>\n", "fietstas", "fietstassen"},
+		{"nl", "<p>Onze regenhuiven houden kinderen in de bak droog.</p>\n", "regenhuif", "regenhuiven"},
+		{"nl", "<p>Veel e-bikes hebben een accu onder de bagagedrager.</p>\n", "e-bike", "e-bikes"},
+		{"nl", "<p>Een stevige racefiets is het halve werk op een lange toertocht.</p>\n", "racefietsen", "racefiets"},
 		{"da", "<p>Vi har testet hunde i alle aldre, før vi skrev om foder til dem.</p>\n", "hund", "hunde"},
 		{"fi", "<p>Polkupyörän huolto kannattaa tehdä keväällä ennen ensimmäistä lenkkiä.</p>\n", "polkupyörä", "Polkupyörän"},
 	} {

@@ -417,7 +417,7 @@ func newPlanner(in Input) *planner {
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
 	pl.facets = unionSorted(in.Structure.ClusterFacets(pl.cluster), in.Structure.Facets(in.Page.Attributes))
 	pl.text = anchors.Normalize(strings.Join(in.Texts, " "))
-	pl.words = anchors.NewText(in.Texts)
+	pl.words = anchors.NewTextIn(in.Texts, in.Policy.Language)
 	pl.now = in.Page.PublishedAt
 	// Targets are put in id order, so the plan does not depend on the order
 	// the store returned them in; indexes are sorted, not the large structs.
