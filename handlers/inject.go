@@ -166,7 +166,7 @@ func explainAllCapped(src []byte, links []link.Link, capped []int, capOf plannin
 			where = "and the text names it only with those"
 		}
 		limit := capOf.Limit(links[i])
-		links[i].Reason = fmt.Sprintf("%s already links to page %s %d times on other pages (max_exact_anchor_per_target%s), %s",
+		links[i].Reason = fmt.Sprintf("%s links page %s as often as the cap allows, on other pages (%d times, max_exact_anchor_per_target%s), %s",
 			reasonAllCapped, links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, capOf.MaxExact), where)
 	}
 	return nil
@@ -268,10 +268,10 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			// link: a bank trial's writers read "the others were not
 			// placed (no candidate anchor found …)" as the page not naming
 			// the target at all.
-			links[i].Reason = fmt.Sprintf("anchor cap: %s already link to page %s %d times on other pages "+
-				"(max_exact_anchor_per_target%s) and were held back; no other of its names is where the link may go (%s): "+
+			links[i].Reason = fmt.Sprintf("anchor cap: other pages link page %s with %s as often as the cap allows "+
+				"(%d times each, max_exact_anchor_per_target%s), so it was held back here; no other of its names is where the link may go (%s): "+
 				"another name of it written there, a variation or its title, would carry it",
-				quotedList(capped[i]), links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
+				links[i].TargetPageID, quotedList(capped[i]), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
 		case foundInText(held):
 			links[i].Reason = held.Reason
 		}

@@ -127,7 +127,7 @@ func TestALinkPartlyHeldBackByTheCapBlamesItOnlyWhenTheTextHoldsOne(t *testing.T
 	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, `anchor cap: "hiking boots" already link to page boots 3 times`) ||
+	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, `anchor cap: other pages link page boots with "hiking boots" as often as the cap allows (3 times each`) ||
 		!strings.Contains(l.Reason, "another name of it written there") {
 		t.Errorf("link named: %s %q, want it planned for the anchor cap, whose held-back anchor the text holds", l.Status, l.Reason)
 	}
@@ -251,7 +251,7 @@ func TestAnOptionalLinkLeavesTheLastUseOfAnAnchorToTheHierarchy(t *testing.T) {
 		if placed := links[0].Status == link.StatusInserted; placed != c.placed {
 			t.Errorf("%s link with its anchor used twice: placed %v (%s), want %v", c.typ, placed, links[0].Reason, c.placed)
 		}
-		if !c.placed && !strings.Contains(links[0].Reason, "2 times on other pages (max_exact_anchor_per_target; an optional link takes at most 2") {
+		if !c.placed && !strings.Contains(links[0].Reason, "as often as the cap allows, on other pages (2 times, max_exact_anchor_per_target; an optional link takes at most 2") {
 			t.Errorf("%s link's reason %q, want it to say the optional link's limit", c.typ, links[0].Reason)
 		}
 	}

@@ -208,9 +208,10 @@ func checkCustomSite(t *testing.T, out customOutcome) {
 // markup.FallbackParagraph) is for: no usable anchor in the text the link
 // may use. The placer says "no candidate anchor found in ..." or, for the
 // uplink, "candidate anchor found only outside paragraphs 1-2"; the
-// injector wraps the first in "anchor cap: "a" already link to page X N
-// times ... and were held back; no other of its names is where the link
-// may go (...)" when it held capped candidates back. Links held back by
+// injector wraps the first in "anchor cap: other pages link page X with
+// "a" as often as the cap allows ... so it was held back here; no other
+// of its names is where the link may go (...)" when it held capped
+// candidates back. Links held back by
 // paragraph density are not counted: their anchor is in the text.
 func awaitsFallback(l link.Link) bool {
 	return l.Status == link.StatusPlanned &&

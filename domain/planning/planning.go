@@ -1425,11 +1425,11 @@ const (
 func ReviewReason(gap AnchorGap) string {
 	switch gap {
 	case TextAnchorsAtCap:
-		return "every anchor the text holds for it is used for its target as often as the anchor cap allows: accepted, it is left for the LLM fallback"
+		return "every anchor the text holds for it is used for its target as often as the anchor cap allows: if accepted, it is left for the LLM fallback"
 	case EveryAnchorAtCap:
-		return "every anchor it has is used for its target as often as the anchor cap allows: accepted, it stays planned"
+		return "every anchor it has is used for its target as often as the anchor cap allows: if accepted, it stays planned"
 	}
-	return "no anchor for it in the page's text: accepted, it is left for the LLM fallback; " +
+	return "no anchor for it in the page's text: if accepted, it is left for the LLM fallback; " +
 		"or add the link by hand with an anchor the text holds"
 }
 
