@@ -506,10 +506,10 @@ type crumb struct{ name, url, pageID string }
 // whose URL is a parent path of the hub's; the current page is named by
 // its title up to a colon.
 func expectedTrail(out customOutcome, p events.PageInfo) []crumb {
-	trail := []crumb{{tsSiteName, "/", "home"}}
 	if p.Kind == "home" {
-		return trail
+		return nil // a trail of the page alone is none
 	}
+	trail := []crumb{{tsSiteName, "/", "home"}}
 	sector := p.SectorID
 	var hub *events.PageInfo
 	if p.ClusterID != "" {
@@ -613,6 +613,12 @@ func checkBreadcrumbs(t *testing.T, out customOutcome) {
 			t.Errorf("page %s (%s): breadcrumbs %+v, want %+v", p.ID, p.Kind, got, want)
 			continue
 		}
+		if len(want) == 0 {
+			if strings.Contains(out.rec[p.ID].LinkedHTML, `"BreadcrumbList"`) || strings.Contains(out.rec[p.ID].LinkedHTML, `data-interlinker-block="breadcrumb"`) {
+				t.Errorf("page %s: a breadcrumb block in a page with no trail", p.ID)
+			}
+			continue
+		}
 		for _, c := range want[:len(want)-1] {
 			if c.pageID == "gravel-riding" {
 				withTerm++
@@ -655,6 +661,12 @@ func checkBreadcrumbLinks(t *testing.T, out customOutcome) {
 		crumbs := map[string]link.Link{}
 		for _, l := range ofType(out.links[p.ID], link.TypeBreadcrumb) {
 			crumbs[l.TargetPageID] = l
+		}
+		if len(want) == 0 {
+			if len(crumbs) != 0 {
+				t.Errorf("page %s: breadcrumb links %v with no trail", p.ID, crumbs)
+			}
+			continue
 		}
 		for _, c := range want[:len(want)-1] {
 			if l, ok := crumbs[c.pageID]; !ok || !l.Placed() {

@@ -317,6 +317,11 @@ func (pl *planner) breadcrumbs() {
 		hub = pl.in.Hub
 	}
 	trail := Breadcrumbs(pl.in.Structure, pl.in.Policy.Language, page, hub, pl.attributeTerm())
+	if len(trail) < 2 {
+		// A trail of one step is the page itself (the home page): three
+		// trials read its one-item nav and BreadcrumbList as noise.
+		return
+	}
 	// The home and sector steps are the site's pages at those addresses,
 	// in whatever form site.updated gives them ("https://host/blog/baking"
 	// for the page at "/blog/baking/"): the step then links the page's URL.

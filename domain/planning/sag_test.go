@@ -1101,6 +1101,11 @@ func TestTheHomePageLinksTheSectorsAndHubsItNamesWithinTheHubRowOfTheDensityTabl
 	if got := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody); len(got) != 10 {
 		t.Errorf("the home page plans %d links from its text, want all 10 it names: %v; notes %v", len(got), targetIDs(got), plan.Notes)
 	}
+	// Its trail would be itself alone: three trials read that one-item
+	// nav and BreadcrumbList as noise.
+	if len(plan.Breadcrumbs) != 0 || len(linksOf(plan, link.TypeBreadcrumb, link.ZoneBreadcrumb)) != 0 {
+		t.Errorf("the home page's breadcrumbs %+v, want none", plan.Breadcrumbs)
+	}
 	if r := sagPolicy(t).Density(DensityClass(site.KindHome), 600); r.Min != 5 || r.Max != 10 {
 		t.Errorf("a short home page's density range is %+v, want the hub row's 5–10", r)
 	}
