@@ -974,11 +974,13 @@ var causatives = set("helps", "lets", "makes")
 var particles = set("up", "out", "off", "away", "back")
 
 // docNouns name a document, or the question one answers; docPreps join
-// one to what it is about. A phrase before one ("our SUP paddle length
+// one to what it is about. "Primer" is not one: on a home-improvement
+// trial's site "wallpaper primer" was the coating, and the phrase linked
+// the wallpaper hub. A phrase before one ("our SUP paddle length
 // guide", "the skeg vs rudder question") names the document's subject, so
 // it does not go on into a longer noun phrase (GoesOn).
 var (
-	docNouns = set("guide", "guides", "overview", "introduction", "intro", "primer", "handbook", "tutorial",
+	docNouns = set("guide", "guides", "overview", "introduction", "intro", "handbook", "tutorial",
 		"walkthrough", "explainer", "article", "page", "comparison", "review", "breakdown", "roundup",
 		"checklist", "question", "debate", "basics", "fundamentals", "essentials", "section", "hub", "piece",
 		"post", "series", "explainers", "articles", "tutorials", "pages", "sections")
@@ -986,7 +988,7 @@ var (
 	// onlyDocNouns are the docNouns that, after one word, name a document
 	// or a site's section ("our fitness section"); the others also name
 	// things: "leg sections", "fence post", "wood piece", "wheel hub".
-	onlyDocNouns = set("guide", "guides", "overview", "introduction", "intro", "primer", "handbook", "tutorial",
+	onlyDocNouns = set("guide", "guides", "overview", "introduction", "intro", "handbook", "tutorial",
 		"tutorials", "walkthrough", "explainer", "explainers", "article", "articles", "roundup", "basics",
 		"fundamentals", "essentials", "section", "page", "pages", "comparison", "checklist")
 )

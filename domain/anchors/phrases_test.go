@@ -654,6 +654,21 @@ func TestTextOutsideTheLexiconsLanguageGivesNoNaturalPhrase(t *testing.T) {
 	}
 }
 
+// On a home-improvement trial's site "wallpaper primer" (the coating)
+// linked the Wallpaper hub: "primer" was read as a document noun, so the
+// phrase named the document's subject, wallpaper.
+func TestAPrimerIsACoatingNotAGuide(t *testing.T) {
+	p := sag(t)
+	wallpaper := Target{PrimaryKeywords: []string{"wallpaper"}, Title: "Wallpaper"}
+	for _, text := range []string{"Use a good wallpaper primer here.", "Apply a mildew-resistant wallpaper primer first."} {
+		for _, a := range Candidates(wallpaper, NewText([]string{text}), p) {
+			if a.Type == link.AnchorNatural && strings.Contains(Normalize(a.Text), "primer") {
+				t.Errorf("%q offers %q for the Wallpaper page", text, a.Text)
+			}
+		}
+	}
+}
+
 // A Dutch trial's paragraphs passed for English ("is", "was", "in" and
 // "we" are Dutch words too) and gave "een schone racefiets" as an
 // anchor: a site in another language reads no
