@@ -706,26 +706,47 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 	// for removal count towards the excess; the weakest of the rest make
 	// up what is left of it.
 	excess := f.Count - f.Limit
+	// A link that is all its target has of inbound links is kept: a
+	// trial's trim of an over-linked hub made two new orphans of the term
+	// pages only that hub linked, and orphans rank above over-linked pages.
+	fromHere := map[string]int{}
+	for _, l := range links {
+		fromHere[l.targetID]++
+	}
 	var scored []audit.ScoredLink
 	byKey := map[linkKey]pageLink{}
 	for _, l := range links {
-		if !l.InBody() || !l.live || l.targetID == page.ID {
-			continue
+		if !l.InBody() || l.live && l.targetID == page.ID || !l.live && l.targetID != "" {
+			continue // a link to a deleted page has a fix of its own (broken)
 		}
 		if r.removing[keyOf(page.ID, l)] {
 			excess--
 			continue
 		}
 		byKey[keyOf(page.ID, l)] = l
+		// A link to no known page scores 0: the same trial's trim kept
+		// three such links and took links to live pages out.
+		score := 0.0
+		if l.live {
+			score = scores[l.targetID]
+		}
+		onlyInbound := l.live && r.auditor.LinksIn(l.targetID) <= fromHere[l.targetID]
 		scored = append(scored, audit.ScoredLink{Path: l.path, Text: l.Text, Occurrence: l.occurrence, TargetID: l.targetID,
-			Score: scores[l.targetID], Mandatory: l.targetID == hub})
+			Score: score, Mandatory: l.targetID == hub || onlyInbound})
 	}
 	for _, w := range audit.Weakest(scored, max(excess, 0)) {
+		l := byKey[linkKey{page.ID, w.Path, w.Text, w.Occurrence}]
+		if w.TargetID == "" {
+			r.remove(page, l, link.TypeRelated, 1,
+				fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) leads to no known page of the site",
+					f.Count, f.Limit, w.Path, w.Text))
+			continue
+		}
 		typ := link.TypeRelated
 		if t, ok := find(targets, w.TargetID); ok {
 			typ = planning.Relation(page, t.Page)
 		}
-		r.remove(page, byKey[linkKey{page.ID, w.Path, w.Text, w.Occurrence}], typ, 1-w.Score/100,
+		r.remove(page, l, typ, 1-w.Score/100,
 			fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) scores %.1f, among its weakest",
 				f.Count, f.Limit, w.TargetID, w.Text, w.Score))
 	}

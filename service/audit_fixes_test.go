@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -722,5 +723,48 @@ func TestAnAuditsVariationsAndAdditionsTogetherKeepAnAnchorWithinTheCap(t *testi
 	}
 	if carried["soup recipes"] == 0 {
 		t.Errorf("no fix carries \"soup recipes\": %v; the test proves nothing", carried)
+	}
+}
+
+// A trial's trim of an over-linked hub (t29) removed the only links two
+// term pages had, making two new orphans, and kept three links to pages
+// that do not exist while it removed links to live pages. Here the
+// planted over-linked page also links a page nothing else links and a
+// path no page answers: the fixes keep the first and remove the second.
+func TestTrimmingAnOverLinkedPageOrphansNothingAndRemovesLinksToNoPageFirst(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure, pages := existingSite("cadence-trim")
+	overID := tsClusters[4].articles[0].id
+	lonely := events.PageInfo{ID: "shop-history", URL: "/about/shop-history/", Title: "Our Shop's History", Kind: "page",
+		PublishedAt: tsDate(time.January, 3), Version: 1,
+		HTML: existingFrame("<h1>Our Shop's History</h1>\n<p>We opened in a garage with two stands and a kettle.</p>\n")}
+	const nowhere = "/bikes/folding-bikes/"
+	for i, p := range pages {
+		if p.ID == overID {
+			pages[i].HTML = appendToArticle(p.HTML, fmt.Sprintf("<p>Some of this started in <a href=\"%s\">our old garage</a>, "+
+				"and a reader asked about <a href=\"%s\">folding frames</a> once.</p>", lonely.URL, nowhere))
+		}
+	}
+	pages = append(pages, lonely)
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+
+	if !findingPages(run.beforeF.OverLinked)[overID] {
+		t.Fatalf("the planted over-linked page %s is not reported", overID)
+	}
+	fixed, ok := run.fixed[overID]
+	if !ok {
+		t.Fatalf("over-linked page %s did not come back fixed", overID)
+	}
+	if !strings.Contains(fixed.HTML, `href="`+lonely.URL+`"`) {
+		t.Errorf("the fix removed %s's only inbound link", lonely.ID)
+	}
+	if strings.Contains(fixed.HTML, `href="`+nowhere+`"`) {
+		t.Errorf("the fix kept the link to %s, which no page answers", nowhere)
+	}
+	for _, o := range run.afterF.Orphans {
+		if !slices.Contains(run.beforeF.Orphans, o) {
+			t.Errorf("page %s is an orphan after the fixes and was not before", o)
+		}
 	}
 }

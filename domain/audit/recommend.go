@@ -161,7 +161,7 @@ type ScoredLink struct {
 	Occurrence int
 	TargetID   string
 	Score      float64
-	Mandatory  bool // the supporting article's uplink: never the weakest
+	Mandatory  bool // never removed: a supporting article's uplink, a target's only inbound link
 }
 
 // Weakest picks the n links to remove from an over-linked page: the
