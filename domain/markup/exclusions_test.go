@@ -1,6 +1,10 @@
 package markup
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // Each source holds the anchor "trail map" only where no link may go.
 func TestPlaceNeverInExcludedContexts(t *testing.T) {
@@ -212,5 +216,22 @@ func TestPlaceUnicodeScripts(t *testing.T) {
 	_, pl = placeOne(t, "<p>cafe\u0301 noir</p>", LinkRequest{ID: "1", Href: "/x/", Anchors: []string{"cafe"}}, Options{Language: "none"})
 	if pl.Placed {
 		t.Fatalf("placement %+v", pl)
+	}
+}
+
+// The planner reads the page's text from ParagraphTexts, so it holds only
+// the paragraphs a link may go in: a trial's hub had links planned for
+// names it held in a <template>, a hidden paragraph and its footer,
+// which took its density budget though the placer could use none.
+func TestParagraphTextsAreTheParagraphsALinkMayGoIn(t *testing.T) {
+	src := []byte(`<article><h1>T</h1><p>visible one</p><template><p>in template</p></template><p hidden>hidden</p>` +
+		`<div aria-hidden="true"><p>aria</p></div><details><summary>s</summary><p>closed details</p></details>` +
+		`<footer><p>article footer</p></footer></article><footer><p>site footer</p></footer><aside><p>aside</p></aside><p>last one</p>`)
+	var got []string
+	for _, text := range ParagraphTexts(src) {
+		got = append(got, strings.Trim(text, "| "))
+	}
+	if want := []string{"visible one", "last one"}; !slices.Equal(got, want) {
+		t.Errorf("paragraph texts %q, want %q", got, want)
 	}
 }

@@ -189,7 +189,7 @@ func ReplaceParagraph(src []byte, para Paragraph, rewritten, anchor, id, href st
 
 func (s *scan) paragraphOf(i int) Paragraph {
 	p := &s.paras[i]
-	return Paragraph{Index: p.index, Words: s.paragraphWords(i), Links: p.linkCount, Start: p.start, End: p.end}
+	return Paragraph{Index: p.index, Content: p.content, Words: s.paragraphWords(i), Links: p.linkCount, Start: p.start, End: p.end}
 }
 
 // original is what a rewrite is held to: the paragraph as the page has it.

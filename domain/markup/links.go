@@ -117,6 +117,10 @@ func resolve(base *url.URL, href string) string {
 // Paragraph is one <p> block of a page.
 type Paragraph struct {
 	Index int // 1-based, counting every <p> start tag
+	// Content is its number among the content paragraphs a link may go
+	// in, 0 for one outside them (the site's header, nav, aside or
+	// footer, hidden text, a template, one that shows no word).
+	Content int
 	Words int // visible words inside
 	Links int // <a> elements inside
 	Start int // byte offset of "<p"

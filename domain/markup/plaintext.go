@@ -8,7 +8,8 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// ParagraphTexts returns the visible text of each <p> block, entities
+// ParagraphTexts returns the visible text of each content <p> block a
+// link may go in (Paragraph.Content), entities
 // decoded, whitespace collapsed and " | " at every tag, leaving out text inside links and
 // inside elements no link may go in. Planning reads it to find natural
 // anchor phrases and to prefer targets the text already talks about.
@@ -16,7 +17,11 @@ func ParagraphTexts(src []byte) []string {
 	paras := Paragraphs(src)
 	out := make([]string, 0, len(paras))
 	for _, p := range paras {
-		if p.Start < 0 || p.End > len(src) || p.Start >= p.End {
+		// Text no link may go in is not the page's text to plan from: a
+		// trial's hub had links planned for names it held only in a
+		// <template>, a hidden paragraph and its footer, and they took
+		// its density budget with no anchor the placer could use.
+		if p.Content == 0 || p.Start < 0 || p.End > len(src) || p.Start >= p.End {
 			continue
 		}
 		out = append(out, visibleOutsideLinks(src[p.Start:p.End]))
