@@ -121,10 +121,10 @@ type Paragraph struct {
 	// in, 0 for one outside them (the site's header, nav, aside or
 	// footer, hidden text, a template, one that shows no word).
 	Content int
-	Words int // visible words inside
-	Links int // <a> elements inside
-	Start int // byte offset of "<p"
-	End   int // byte offset where the paragraph closes
+	Words   int // visible words inside
+	Links   int // <a> elements inside
+	Start   int // byte offset of "<p"
+	End     int // byte offset where the paragraph closes
 }
 
 // Paragraphs reports <p> blocks with word and link counts; WordCount the page's visible words.
