@@ -642,8 +642,12 @@ func (pl *planner) verticalUp() {
 	if !pl.mentions(l) {
 		pl.uncarried[l.ID] = true
 		// A trial's article named its hub only as "vélotaf" and was told
-		// no more than that no candidate was found.
-		if name, ok := pl.shortNameOnly(Target{Page: *hub}); ok {
+		// no more than that no candidate was found. A page whose writer
+		// links the hub needs no hint: its own link may be the uplink
+		// (validation reads one in paragraphs 1-2 so), and a health
+		// trial's note told of a name inside another page's while the
+		// writer's link in paragraph 1 passed as the uplink.
+		if name, ok := pl.shortNameOnly(Target{Page: *hub}); ok && !pl.linkedByAuthor(Target{Page: *hub}) {
 			pl.note("vertical_up link to hub %s has no anchor in the text: it names the hub only as %q, shorter than the %d words an anchor needs; %s",
 				hub.ID, name, pl.in.Policy.AnchorMinWords, pl.longerPhraseHint(name))
 		}

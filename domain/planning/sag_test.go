@@ -2256,6 +2256,15 @@ func TestAnArticleNamingItsHubInOneWordIsToldWhyItsUplinkHasNoAnchor(t *testing.
 	if !slices.Contains(plan.Notes, want) {
 		t.Errorf("notes %q, want %q", plan.Notes, want)
 	}
+	// A writer who links the hub needs no such hint: that link may be the
+	// uplink (a health trial's note contradicted the verdict so).
+	plan = planOf(t, Input{Structure: testSite(commute), Policy: sagPolicy(t), Page: page, Hub: &hub,
+		Targets: []Target{{Page: hub}}, Texts: texts, WordCount: 600, AuthorLinks: map[string]bool{markup.PagePath(hub.URL): true}})
+	for _, n := range plan.Notes {
+		if strings.Contains(n, "names the hub only as") {
+			t.Errorf("a page whose writer links the hub is told %q", n)
+		}
+	}
 }
 
 // A Russian trial's home page named two hubs only in inflected forms
