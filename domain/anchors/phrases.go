@@ -881,6 +881,13 @@ func GoesOn(phrase, following string) bool {
 	toks := tokenize(strings.Join(append(head, next...), " "))
 	n := len(head)
 	last, after := toks[n-1], toks[n]
+	// "budget apps vs spreadsheets" names a comparison: its first side is
+	// the front of it (a finance trial's hub linked "[budget apps] vs
+	// spreadsheets" to the budget-app review once the comparison's own
+	// page, whose name had held the phrase, was deleted).
+	if comparisonWords[after.low] && len(toks) > n+1 && !closed(toks[n+1].lex) {
+		return true
+	}
 	// A phrase ending on an "-ing" word names a thing ("retirement
 	// saving"), whatever its neighbours make of it in running text.
 	gerund := last.lex == cGer

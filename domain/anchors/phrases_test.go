@@ -818,6 +818,9 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		// a food blog: a plural before its verb and that verb's object
 		{"dense sourdough", " fixes cover the common mistakes", true},
 		{"dense sourdough", " fixes in my troubleshooting post", true},
+		// a finance trial: one side of a comparison is its front
+		{"budget apps", " vs spreadsheets helps you decide", true},
+		{"leather boots", " versus synthetic ones", true},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
