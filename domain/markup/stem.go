@@ -266,7 +266,21 @@ func (s *stemmer) sameForm(a, b string, head bool) bool {
 		return true
 	}
 	fa, fb := s.form(a), s.form(b)
-	return fa == fb || head && fa != formPast && fb != formPast
+	if fa == fb {
+		return true
+	}
+	if !head || fa == formPast || fb == formPast {
+		return false
+	}
+	// The base form, not the third person: "lowers blood pressure" says
+	// what something does, not the activity "lowering blood pressure" (a
+	// health trial's cross-cluster link was placed on it).
+	base := b
+	if fb == formGerund {
+		base = a
+	}
+	tail := base[commonPrefix(a, b):]
+	return tail != "s" && tail != "es"
 }
 
 // stemmedPhrase is an anchor as a run of word stems and the exact separators
