@@ -269,6 +269,11 @@ func MainClause(title string) string {
 		if i >= least && clauseOpeners[word(i)] && !paired(i) {
 			return cut(i)
 		}
+		// "Why Weight Loss Stalls and How to Restart It": a question
+		// joined to the title is a clause of its own.
+		if i >= least && i+1 < len(words) && conjunctions[word(i)] && titleQuestions[word(i+1)] {
+			return cut(i + 1)
+		}
 		if i+1 >= least && i+1 < len(words) && strings.HasSuffix(w, ",") &&
 			(opens(i+1) || conjunctions[word(i+1)] && i+2 < len(words) && opens(i+2)) {
 			return cut(i + 1)
@@ -283,6 +288,28 @@ func MainClause(title string) string {
 		}
 	}
 	return ""
+}
+
+// titleQuestions open a question a conjunction joins to a title.
+var titleQuestions = set("how", "why", "what", "where", "when", "which", "who")
+
+// SpecCut is a title without the size, count or quantity a comma sets
+// off at its end ("Linden Peel-and-Stick Wallpaper, 20.5 in x 16.5 ft",
+// "Terrazza Porcelain Floor Tile, 12 x 24", "Oak Shelf Brackets, Set of
+// 4", "Interior Paint, 1 Gallon"): a product's name without its pack.
+// ok is false for a title without one: what follows its last comma is
+// at most five words and holds a digit.
+func SpecCut(title string) (string, bool) {
+	i := strings.LastIndex(title, ",")
+	if i <= 0 {
+		return "", false
+	}
+	head, spec := strings.TrimSpace(title[:i]), strings.TrimSpace(title[i+1:])
+	if n := len(strings.Fields(spec)); n == 0 || n > 5 || !strings.ContainsFunc(spec, unicode.IsDigit) ||
+		!strings.ContainsFunc(head, unicode.IsLetter) {
+		return "", false
+	}
+	return head, true
 }
 
 // JoinedQuestionCut is a title of another language than English cut
@@ -309,7 +336,14 @@ func JoinedQuestionCut(title, language string) string {
 			}
 		}
 		if strings.EqualFold(words[i], joined.and) && joined.questions[next] {
-			return strings.TrimRight(strings.Join(words[:i], " "), ",;:-–—")
+			head := strings.TrimRight(strings.Join(words[:i], " "), ",;:-–—")
+			// A question cut before the question joined to it is one
+			// still: "Waarom piept mijn schijfrem en wat kun je eraan
+			// doen?" is "Waarom piept mijn schijfrem?".
+			if strings.HasSuffix(strings.TrimSpace(title), "?") {
+				head += "?"
+			}
+			return head
 		}
 	}
 	return ""

@@ -123,6 +123,12 @@ func shortCrumbName(st site.Structure, language string, p site.Page) string {
 	if short := anchors.ShortTitle(p.Title); short != "" {
 		return short
 	}
+	// A product's size or pack is no part of its name: a trial's crumbs
+	// read "Linden Botanical Peel-and-Stick Wallpaper, 20.5", cut at the
+	// "in" of its inches.
+	if head, ok := anchors.SpecCut(p.Title); ok {
+		return head
+	}
 	if language != "" && language != policy.English {
 		if longTitle(p.Title) {
 			if head := anchors.JoinedQuestionCut(p.Title, language); head != "" {
@@ -134,7 +140,16 @@ func shortCrumbName(st site.Structure, language string, p site.Page) string {
 		}
 		return p.Title
 	}
-	if named := keywordOfTitle(st, p); named != "" {
+	named := keywordOfTitle(st, p)
+	// A how-to title keeps its "How to" and verb: "How to Make a Monthly
+	// Budget in Five Steps" is "How to Make a Monthly Budget" (a trial's
+	// crumb read "Monthly Budget", its keyword's words alone).
+	if howTo := strings.HasPrefix(strings.ToLower(p.Title), "how to "); howTo && !strings.HasPrefix(strings.ToLower(named), "how to ") && longTitle(p.Title) {
+		if head := anchors.MainClause(p.Title); head != "" {
+			return head
+		}
+	}
+	if named != "" {
 		return named
 	}
 	if longTitle(p.Title) {

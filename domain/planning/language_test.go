@@ -126,6 +126,11 @@ func TestACrumbOfANonEnglishSiteIsItsTitleCutAtASubtitleOrItsOpeningKeyword(t *t
 			t.Errorf("Spanish site: crumb of %q = %q, want %q", c.title, got, c.want)
 		}
 	}
+	// A Dutch trial's question lost its mark when its joined question
+	// was cut off.
+	if got := crumb(languagePolicy(t, "dutch"), "Waarom piept mijn schijfrem en wat kun je eraan doen?", "piepende schijfrem"); got != "Waarom piept mijn schijfrem?" {
+		t.Errorf("Dutch site: crumb %q, want \"Waarom piept mijn schijfrem?\"", got)
+	}
 	french := languagePolicy(t, "french")
 	if got := crumb(french, "Les erreurs du compost maison et comment les éviter", "erreurs du compost"); got != "Les erreurs du compost maison" {
 		t.Errorf("French site: crumb %q, want \"Les erreurs du compost maison\"", got)

@@ -1438,6 +1438,12 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		// the main clause, before a clause of its own or for whom
 		{"How to Find a Hidden Water Leak Before It Finds Your Ceiling", "hidden water leaks", nil, "How to Find a Hidden Water Leak"},
 		{"When to Call an Emergency Electrician, and When It Can Wait", "emergency electrician cost", nil, "When to Call an Emergency Electrician"},
+		// trials t25-t27: a how-to keeps its verb, a joined question is
+		// cut off, a product's size is no part of its name
+		{"How to Make a Monthly Budget in Five Steps", "monthly budget", nil, "How to Make a Monthly Budget"},
+		{"Why Weight Loss Stalls and How to Restart It", "weight loss plateau", nil, "Why Weight Loss Stalls"},
+		{"Linden Botanical Peel-and-Stick Wallpaper, 20.5 in x 16.5 ft", "peel and stick wallpaper", nil, "Linden Botanical Peel-and-Stick Wallpaper"},
+		{"Oak Shelf Brackets, Set of 4", "shelf brackets", nil, "Oak Shelf Brackets"},
 		{"How to Size a Water Heater for Your Household", "water heater size", nil, "How to Size a Water Heater"},
 	} {
 		if got := last(c.title, c.primary, c.keywords...); got != c.want {
