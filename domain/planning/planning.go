@@ -1220,15 +1220,49 @@ func (pl *planner) taxonomy() {
 
 // relatedInBody links a product, service or plain page to the hubs that
 // share its attribute values, by score, within its density range.
+//
+// A hub of another cluster is linked only on its topic: one whose names
+// share a content word with the page's, or that the page's text names.
+// Two broad values shared (a skill level and a room) and a hub's
+// authority scored a home-improvement trial's flooring nailer 71 for
+// the Wallpaper hub, a link the LLM fallback would have written into a
+// page about nailers.
 func (pl *planner) relatedInBody() {
+	page := pl.in.Page
+	own := anchors.NewContentWords(append(PageNames(page), pl.cluster.PrimaryKeyword), pl.in.Policy.Language)
 	var cands []Target
+	var offTopic []string
 	for _, t := range pl.targets {
-		if t.Kind == site.KindHub {
-			cands = append(cands, t)
+		if t.Kind != site.KindHub {
+			continue
 		}
+		names := PageNames(t.Page)
+		if c, ok := pl.in.Structure.Cluster(t.ClusterID); ok {
+			names = append(names, c.Name, c.PrimaryKeyword)
+		}
+		if t.ClusterID != page.ClusterID && !own.SharedBy(names) && !pl.textNames(names) {
+			offTopic = append(offTopic, t.ID)
+			continue
+		}
+		cands = append(cands, t)
 	}
 	pl.pickScored(cands, link.TypeRelated, link.ZoneInBody, unlimited, "hub sharing an attribute value")
+	if len(offTopic) > 0 {
+		pl.note("hubs %s share an attribute value with this page but no word of its names, and its text names none of them: no link planned",
+			strings.Join(offTopic, ", "))
+	}
 	pl.noteListingHub()
+}
+
+// textNames reports whether the page's text holds one of names as whole
+// words.
+func (pl *planner) textNames(names []string) bool {
+	for _, n := range names {
+		if f := anchors.Normalize(n); f != "" && containsWords(pl.text, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // noteListingHub says why no hub lists a product or service outside

@@ -2417,3 +2417,25 @@ func TestSiblingsNoTextNamesAreSpreadOverTheNearBest(t *testing.T) {
 		t.Errorf("the 10 articles leave %d siblings to the LLM fallback (%v), want them spread over most of the near-best", len(chosen), chosen)
 	}
 }
+
+// A home-improvement trial's flooring nailer scored 71 for the Wallpaper
+// hub: two broad values shared and the hub's authority, no word of the
+// product's topic. A product links another cluster's hub only on its
+// topic: a word of its names shared, or the hub named in its text.
+func TestAProductLinksOnlyTheHubsOnItsTopic(t *testing.T) {
+	in := productScene(t, 1500,
+		productHub("wallpaper", "wallpaper", 40, testNow, "terrain=mountain", "season=winter"),
+		productHub("hardwood", "hardwood flooring", 40, testNow, "terrain=mountain", "season=winter"),
+		productHub("tile", "floor tile", 40, testNow, "terrain=mountain", "season=winter"))
+	in.Page.Title, in.Page.PrimaryKeyword = "FastDrive Flooring Nailer", "flooring nailer"
+	in.Texts = []string{"The FastDrive drives cleats fast, and pairs well with a floor tile saw for mixed rooms."}
+	plan := planOf(t, in)
+	got := targetIDs(linksOf(plan, link.TypeRelated, link.ZoneInBody))
+	slices.Sort(got)
+	if want := []string{"hub-hardwood", "hub-tile"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the nailer links %v, want %v: the hub sharing a word of its names and the one its text names", got, want)
+	}
+	if !slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, "hubs hub-wallpaper share an attribute value") }) {
+		t.Errorf("notes %q, want one naming the wallpaper hub left out", plan.Notes)
+	}
+}
