@@ -643,3 +643,41 @@ func TestSettingANumberReplacesWhatWasThere(t *testing.T) {
 		}
 	}
 }
+
+// An exact anchor used more often than max_exact_anchor_per_target is
+// flagged at any share: a trial's "pruning fruit trees" linked its page 4
+// times of 11 (36%) and the audit said nothing.
+func TestAnAnchorOverTheExactAnchorCapIsFlaggedAtAnyShare(t *testing.T) {
+	pages := make([]Page, 12)
+	for i := range pages {
+		pages[i] = Page{ID: fmt.Sprintf("p%02d", i), URL: fmt.Sprintf("/p/%d/", i), Kind: site.KindPage, WordCount: 100, Live: true}
+	}
+	a := newAuditor(t, site.Structure{}, pages)
+	for i := range pages {
+		var links []Link
+		if i > 0 {
+			text := fmt.Sprintf("other anchor %d", i)
+			if i <= 4 {
+				text = "pruning fruit trees"
+			}
+			links = append(links, Link{URL: pages[0].URL, Internal: true, Follow: true, Position: "content", Paragraph: 1, Text: text})
+		}
+		if err := a.AddPage(pages[i].ID, links); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.DominantAnchors) != 1 {
+		t.Fatalf("%d anchor findings, want 1: %+v", len(r.DominantAnchors), r.DominantAnchors)
+	}
+	f := r.DominantAnchors[0]
+	if f.PageID != "p00" || f.Anchor != "pruning fruit trees" || f.Count != 4 || f.Limit != 11 || !strings.Contains(f.Detail, "over the cap of 3") {
+		t.Errorf("finding %+v, want p00's 4 of 11 links with \"pruning fruit trees\", over the cap of 3", f)
+	}
+	if n := ExcessAnchorLinks(f, 0.4, 3); n != 1 {
+		t.Errorf("%d links to vary, want 1: 3 uses are within the cap", n)
+	}
+}

@@ -148,8 +148,11 @@ func recommendationID(r Recommendation) string {
 // ExcessAnchorLinks is how many of a dominant anchor's links must take
 // another anchor for its share of the target's links to be at most
 // flagShare.
-func ExcessAnchorLinks(f Finding, flagShare float64) int {
+func ExcessAnchorLinks(f Finding, flagShare float64, maxExact int) int {
 	keep := int(math.Floor(flagShare * float64(f.Limit)))
+	if maxExact > 0 {
+		keep = min(keep, maxExact)
+	}
 	return max(f.Count-keep, 0)
 }
 

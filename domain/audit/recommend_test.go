@@ -66,10 +66,10 @@ func TestExcessAnchorLinksBringTheShareWithinTheFlag(t *testing.T) {
 		{count: 2, links: 10, want: 0}, // 20%: nothing to do
 	}
 	for _, c := range cases {
-		if got := ExcessAnchorLinks(Finding{Count: c.count, Limit: c.links}, 0.4); got != c.want {
+		if got := ExcessAnchorLinks(Finding{Count: c.count, Limit: c.links}, 0.4, 0); got != c.want {
 			t.Errorf("%d of %d: vary %d, want %d", c.count, c.links, got, c.want)
 		}
-		left := c.count - ExcessAnchorLinks(Finding{Count: c.count, Limit: c.links}, 0.4)
+		left := c.count - ExcessAnchorLinks(Finding{Count: c.count, Limit: c.links}, 0.4, 0)
 		if float64(left)/float64(c.links) > 0.4 {
 			t.Errorf("%d of %d: %d left, still over 40%%", c.count, c.links, left)
 		}
