@@ -203,10 +203,12 @@ type AuditFindings struct {
 	DominantAnchors       []AuditFinding `json:"dominant_anchors"`
 	// DuplicateLinks are a page's targets it links more than once in its
 	// body (no_duplicate_links); SiblingsOverCap the pages linking more
-	// sibling pages in their body than link_type_caps allows. Their fixes
-	// remove the extra links.
-	DuplicateLinks  []AuditFinding `json:"duplicate_links,omitempty"`
-	SiblingsOverCap []AuditFinding `json:"sibling_links_over_cap,omitempty"`
+	// sibling pages in their body than link_type_caps allows, and
+	// CrossClusterOverCap the hubs linking more other clusters' hubs.
+	// Their fixes remove the extra links.
+	DuplicateLinks      []AuditFinding `json:"duplicate_links,omitempty"`
+	SiblingsOverCap     []AuditFinding `json:"sibling_links_over_cap,omitempty"`
+	CrossClusterOverCap []AuditFinding `json:"cross_cluster_links_over_cap,omitempty"`
 }
 
 // AuditFinding is one finding: a page, and for a link its target, URL and

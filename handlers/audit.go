@@ -463,7 +463,7 @@ func findings(r audit.Report) *events.AuditFindings {
 		Orphans: nonNil(r.Orphans), NavigationOnly: nonNil(r.NavigationOnly), MissingMandatory: nonNil(r.MissingMandatory),
 		UplinksOutsideOpening: nonNil(r.UplinkOutsideFirst), OverLinked: list(r.OverLinked), UnderLinked: list(r.UnderLinked),
 		Broken: list(r.Broken), Unverified: list(r.Unverified), Redirects: list(r.Redirects), DominantAnchors: list(r.DominantAnchors),
-		DuplicateLinks: list(r.Duplicates), SiblingsOverCap: list(r.OverCap),
+		DuplicateLinks: list(r.Duplicates), SiblingsOverCap: list(r.OverCap), CrossClusterOverCap: list(r.CrossClusterOverCap),
 	}
 }
 

@@ -89,7 +89,7 @@ func (r *recommender) linkScore(id string) float64 { return r.auditor.LinkScore(
 
 func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, error) {
 	rep := r.report
-	total := len(rep.MissingMandatory) + len(rep.Orphans) + len(rep.UnderLinked) + len(rep.Duplicates) + len(rep.OverCap) +
+	total := len(rep.MissingMandatory) + len(rep.Orphans) + len(rep.UnderLinked) + len(rep.Duplicates) + len(rep.OverCap) + len(rep.CrossClusterOverCap) +
 		len(rep.OverLinked) + len(rep.Broken) + len(rep.Redirects) + len(rep.DominantAnchors)
 	r.progress.stage(ctx, events.AuditStageRecommendations, total)
 	done := 0
@@ -124,7 +124,12 @@ func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, er
 		}
 	}
 	for _, f := range rep.OverCap {
-		if err := step(r.overCapSiblings(ctx, f)); err != nil {
+		if err := step(r.overCapOfType(ctx, f, link.TypeHorizontal, r.sc.policy.MaxSiblingLinks, "sibling pages")); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range rep.CrossClusterOverCap {
+		if err := step(r.overCapOfType(ctx, f, link.TypeCrossCluster, r.sc.policy.MaxCrossClusterPerHub, "other clusters' hubs")); err != nil {
 			return nil, err
 		}
 	}
@@ -786,26 +791,27 @@ func (r *recommender) duplicate(ctx context.Context, f audit.Finding) error {
 	return nil
 }
 
-// overCapSiblings recommends removing the in-body links to the siblings
-// the planner scores lowest from a page with more sibling targets than
-// link_type_caps allows (Policy.MaxSiblingLinks), down to the cap.
-func (r *recommender) overCapSiblings(ctx context.Context, f audit.Finding) error {
+// overCapOfType recommends removing the in-body links of one type (the
+// siblings, or a hub's links to other clusters' hubs) whose targets the
+// planner scores lowest from a page with more such targets than
+// link_type_caps allows (limit), down to the cap.
+func (r *recommender) overCapOfType(ctx context.Context, f audit.Finding, typ link.Type, limit int, what string) error {
 	page, links, targets, scores, found, err := r.scoredBodyLinks(ctx, f.PageID)
 	if err != nil || !found {
 		return err
 	}
 	var scored []audit.ScoredLink
 	for _, t := range targets {
-		if planning.Relation(page, t.Page) == link.TypeHorizontal {
+		if planning.Relation(page, t.Page) == typ {
 			scored = append(scored, audit.ScoredLink{TargetID: t.ID, Score: scores[t.ID]})
 		}
 	}
-	for _, w := range audit.Weakest(scored, len(scored)-r.sc.policy.MaxSiblingLinks) {
+	for _, w := range audit.Weakest(scored, len(scored)-limit) {
 		for _, l := range links {
 			if l.InBody() && l.targetID == w.TargetID {
-				r.remove(page, l, link.TypeHorizontal, 1-w.Score/100,
-					fmt.Sprintf("page links %d sibling pages in its body, over the cap of %d (link_type_caps); %s scores %.1f, among the weakest",
-						len(scored), r.sc.policy.MaxSiblingLinks, w.TargetID, w.Score))
+				r.remove(page, l, typ, 1-w.Score/100,
+					fmt.Sprintf("page links %d %s in its body, over the cap of %d (link_type_caps); %s scores %.1f, among the weakest",
+						len(scored), what, limit, w.TargetID, w.Score))
 			}
 		}
 	}

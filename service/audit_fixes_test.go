@@ -768,3 +768,39 @@ func TestTrimmingAnOverLinkedPageOrphansNothingAndRemovesLinksToNoPageFirst(t *t
 		}
 	}
 }
+
+// A gardening trial's hub linked 9 other hubs; the audit did not report
+// it and the fixed page failed validation's link_type_caps. Here a hub
+// links four other hubs in its body: the audit reports it and the fix
+// brings it within max_cross_cluster_per_hub.
+func TestApplyingFixesBringsAHubWithinTheCrossClusterCap(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure, pages := existingSite("cadence-cross")
+	hub := tsClusters[0]
+	var extra []string
+	for _, c := range tsClusters[1:5] {
+		extra = append(extra, fmt.Sprintf(`<a href="%s">%s</a>`, c.url, strings.ToLower(c.name)))
+	}
+	for i, p := range pages {
+		if p.ID == hub.id {
+			pages[i].HTML = appendToArticle(p.HTML, "<p>Riders who love this also read about "+strings.Join(extra, ", ")+" on long weekends.</p>")
+		}
+	}
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+	if !slices.ContainsFunc(run.beforeF.CrossClusterOverCap, func(f events.AuditFinding) bool { return f.PageID == hub.id }) {
+		t.Fatalf("the hub %s linking %d other hubs is not reported: %+v", hub.id, len(extra), run.beforeF.CrossClusterOverCap)
+	}
+	if slices.ContainsFunc(run.afterF.CrossClusterOverCap, func(f events.AuditFinding) bool { return f.PageID == hub.id }) {
+		t.Errorf("the hub %s is still over the cross-cluster cap after the fixes: %+v", hub.id, run.afterF.CrossClusterOverCap)
+	}
+	fixed, ok := run.fixed[hub.id]
+	if !ok {
+		t.Fatalf("hub %s did not come back fixed", hub.id)
+	}
+	for _, rule := range fixed.Validation.Rules {
+		if rule.Name == "link_type_caps" && !rule.Passed {
+			t.Errorf("the fixed hub fails link_type_caps: %s", rule.Detail)
+		}
+	}
+}

@@ -132,8 +132,11 @@ type Auditor struct {
 	// links by target, for both.
 	duplicates []Finding
 	overCap    []Finding
-	onPage     map[int32]int32
-	redirects  []Finding
+	// overCross are the hubs linking more other clusters' hubs in their
+	// body than link_type_caps allows.
+	overCross []Finding
+	onPage    map[int32]int32
+	redirects []Finding
 
 	// checks is what HTTP checks found of link targets, by URL (nil: the
 	// audit was not asked to verify; links are judged by the pages the
@@ -414,7 +417,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 	clear(a.onPage)
 	var firstTo []Link // the first in-body link to each target, in order
 	var firstAt []int32
-	siblings := 0
+	siblings, crossHubs := 0, 0
 	inBody, listed, linksOut, crosses := 0, 0, false, false
 	silo := a.pol.Name == policy.Silo
 	byList := planning.LinksByList(kind)
@@ -502,6 +505,9 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 				if a.sibling(kind, cluster, tkind, a.pages.clusterOf(t)) {
 					siblings++
 				}
+				if kind == site.KindHub && tkind == site.KindHub && a.pages.clusterIndex(t) != a.pages.clusterIndex(src) {
+					crossHubs++
+				}
 			}
 			a.onPage[t]++
 		}
@@ -538,6 +544,13 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 	if a.pol.Name == policy.SAG && siblings > a.pol.MaxSiblingLinks {
 		a.overCap = append(a.overCap, Finding{PageID: pageID, Count: siblings, Limit: a.pol.MaxSiblingLinks,
 			Detail: fmt.Sprintf("links %d sibling pages in its body, over the cap of %d (link_type_caps, max_sibling_links)", siblings, a.pol.MaxSiblingLinks)})
+	}
+	// A gardening trial's hub linked 9 other hubs; the fix left 4, and
+	// the fixed page failed validation's link_type_caps on them.
+	if a.pol.Name == policy.SAG && crossHubs > a.pol.MaxCrossClusterPerHub {
+		a.overCross = append(a.overCross, Finding{PageID: pageID, Count: crossHubs, Limit: a.pol.MaxCrossClusterPerHub,
+			Detail: fmt.Sprintf("links %d other clusters' hubs in its body, over the cap of %d (link_type_caps, max_cross_cluster_per_hub)",
+				crossHubs, a.pol.MaxCrossClusterPerHub)})
 	}
 	if linksOut {
 		st.flags |= flagLinksOut
@@ -621,11 +634,15 @@ type Report struct {
 	Duplicates []Finding
 	// OverCap are the pages with more in-body sibling links than
 	// link_type_caps allows (Policy.MaxSiblingLinks; SAG only).
-	OverCap         []Finding
-	Unverified      []Finding
-	Redirects       []Finding // links whose target answered through redirects
-	DominantAnchors []Finding
-	Clusters        map[string]ClusterHealth
+	OverCap []Finding
+	// CrossClusterOverCap are the hubs linking more other clusters' hubs
+	// in their body than link_type_caps allows
+	// (Policy.MaxCrossClusterPerHub; SAG only).
+	CrossClusterOverCap []Finding
+	Unverified          []Finding
+	Redirects           []Finding // links whose target answered through redirects
+	DominantAnchors     []Finding
+	Clusters            map[string]ClusterHealth
 	// Health is the mean of the clusters' scores; 0 for a site without
 	// clusters.
 	Health float64
@@ -837,6 +854,11 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 	for _, f := range a.overCap {
 		if inScope(f.PageID) {
 			r.OverCap = append(r.OverCap, f)
+		}
+	}
+	for _, f := range a.overCross {
+		if inScope(f.PageID) {
+			r.CrossClusterOverCap = append(r.CrossClusterOverCap, f)
 		}
 	}
 	for _, f := range a.unverified {

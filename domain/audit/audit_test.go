@@ -526,3 +526,37 @@ func TestAnAuditReportsDuplicateLinksAndSiblingLinksOverTheCap(t *testing.T) {
 		t.Errorf("over the sibling cap: %+v, want cold with 3 of 2", r.OverCap)
 	}
 }
+
+// A gardening trial's hub linked 9 other clusters' hubs; the audit never
+// said so, and its fixed page failed validation's link_type_caps. A hub
+// linking more other hubs in its body than max_cross_cluster_per_hub is
+// a finding its fix brings within the cap.
+func TestAnAuditReportsAHubLinkingMoreOtherHubsThanTheCap(t *testing.T) {
+	var clusters []site.Cluster
+	var pages []Page
+	for _, id := range []string{"lawn", "roses", "garlic", "potatoes", "dahlias"} {
+		clusters = append(clusters, site.Cluster{ID: id, Name: id, PrimaryKeyword: id})
+		pages = append(pages, Page{ID: id, URL: "/" + id + "/", Kind: site.KindHub, ClusterID: id, WordCount: 900, Live: true})
+	}
+	st := site.Structure{Site: site.Site{ID: "s", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"}, Clusters: clusters}
+	html := map[string]string{
+		"lawn":  `<p>Feed it as you feed <a href="/roses/">roses</a>, <a href="/garlic/">garlic</a> and <a href="/potatoes/">potatoes</a>.</p>`,
+		"roses": `<p>Pair them with <a href="/dahlias/">dahlias</a> and <a href="/garlic/">garlic</a>.</p>`,
+	}
+	a := newAuditor(t, st, pages)
+	for _, p := range pages {
+		if err := a.AddPage(p.ID, shopLinks(t, p.URL, html[p.ID])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.CrossClusterOverCap) != 1 {
+		t.Fatalf("hubs over the cross-cluster cap: %+v, want lawn alone (roses links 2, the cap)", r.CrossClusterOverCap)
+	}
+	if f := r.CrossClusterOverCap[0]; f.PageID != "lawn" || f.Count != 3 || f.Limit != 2 || !strings.Contains(f.Detail, "max_cross_cluster_per_hub") {
+		t.Errorf("finding %+v, want lawn with 3 of 2", f)
+	}
+}
