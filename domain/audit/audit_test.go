@@ -505,16 +505,7 @@ func TestAnAuditReportsDuplicateLinksAndSiblingLinksOverTheCap(t *testing.T) {
 		"cold": `<p>Start with <a href="/soil/">soil</a>, then <a href="/soil/hot/">hot</a>.</p>
 			<p>Or <a href="/soil/worms/">worms</a>, or <a href="/soil/leaves/">leaves</a>.</p>`,
 	}
-	a := newAuditor(t, st, pages)
-	for _, p := range pages {
-		if err := a.AddPage(p.ID, shopLinks(t, p.URL, html[p.ID])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	r, err := a.Report()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := shopReport(t, st, pages, html)
 	if len(r.Duplicates) != 1 {
 		t.Fatalf("duplicates: %+v, want hot's links to what-not", r.Duplicates)
 	}
@@ -543,6 +534,18 @@ func TestAnAuditReportsAHubLinkingMoreOtherHubsThanTheCap(t *testing.T) {
 		"lawn":  `<p>Feed it as you feed <a href="/roses/">roses</a>, <a href="/garlic/">garlic</a> and <a href="/potatoes/">potatoes</a>.</p>`,
 		"roses": `<p>Pair them with <a href="/dahlias/">dahlias</a> and <a href="/garlic/">garlic</a>.</p>`,
 	}
+	r := shopReport(t, st, pages, html)
+	if len(r.CrossClusterOverCap) != 1 {
+		t.Fatalf("hubs over the cross-cluster cap: %+v, want lawn alone (roses links 2, the cap)", r.CrossClusterOverCap)
+	}
+	if f := r.CrossClusterOverCap[0]; f.PageID != "lawn" || f.Count != 3 || f.Limit != 2 || !strings.Contains(f.Detail, "max_cross_cluster_per_hub") {
+		t.Errorf("finding %+v, want lawn with 3 of 2", f)
+	}
+}
+
+// shopReport audits pages whose links are those of html, by page id.
+func shopReport(t *testing.T, st site.Structure, pages []Page, html map[string]string) Report {
+	t.Helper()
 	a := newAuditor(t, st, pages)
 	for _, p := range pages {
 		if err := a.AddPage(p.ID, shopLinks(t, p.URL, html[p.ID])); err != nil {
@@ -553,10 +556,5 @@ func TestAnAuditReportsAHubLinkingMoreOtherHubsThanTheCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.CrossClusterOverCap) != 1 {
-		t.Fatalf("hubs over the cross-cluster cap: %+v, want lawn alone (roses links 2, the cap)", r.CrossClusterOverCap)
-	}
-	if f := r.CrossClusterOverCap[0]; f.PageID != "lawn" || f.Count != 3 || f.Limit != 2 || !strings.Contains(f.Detail, "max_cross_cluster_per_hub") {
-		t.Errorf("finding %+v, want lawn with 3 of 2", f)
-	}
+	return r
 }

@@ -1988,20 +1988,9 @@ func TestRelatedReadingListsPagesOfTheArticlesSectorBeforeOthers(t *testing.T) {
 // order, and the best linked scored best. Siblings within 10 points of
 // the best are drawn per (article, sibling) pair, as other pages are.
 func TestRelatedReadingSpreadsOverTheSiblings(t *testing.T) {
-	boots := bootsCluster()
-	hub := hubOf(boots)
-	articles := articlesIn(boots, "art", 10)
 	listed := map[string]int{}
-	for i, page := range articles {
-		targets := []Target{{Page: hub}}
-		for j, other := range articles {
-			if j != i {
-				targets = append(targets, Target{Page: other, Inbound: 10 + j})
-			}
-		}
-		in := Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 1500,
-			Texts: []string{"Nothing here names a page of the site."}}
-		for _, l := range withStatus(linksOf(planOf(t, in), link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned) {
+	for _, plan := range unnamedSiblingPlans(t) {
+		for _, l := range withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned) {
 			listed[l.TargetPageID]++
 		}
 	}
@@ -2396,20 +2385,9 @@ func TestAHubsKeywordOverlapCountsItsClustersKeywords(t *testing.T) {
 // Siblings within 10 points of the best are drawn per (article, sibling)
 // pair, as Related Reading draws them.
 func TestSiblingsNoTextNamesAreSpreadOverTheNearBest(t *testing.T) {
-	boots := bootsCluster()
-	hub := hubOf(boots)
-	articles := articlesIn(boots, "art", 10)
 	chosen := map[string]int{}
-	for i, page := range articles {
-		targets := []Target{{Page: hub}}
-		for j, other := range articles {
-			if j != i {
-				targets = append(targets, Target{Page: other, Inbound: 10 + j})
-			}
-		}
-		in := Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 1500,
-			Texts: []string{"Nothing here names a page of the site."}}
-		for _, l := range linksOf(planOf(t, in), link.TypeHorizontal, link.ZoneInBody) {
+	for _, plan := range unnamedSiblingPlans(t) {
+		for _, l := range linksOf(plan, link.TypeHorizontal, link.ZoneInBody) {
 			chosen[l.TargetPageID]++
 		}
 	}
@@ -2438,4 +2416,24 @@ func TestAProductLinksOnlyTheHubsOnItsTopic(t *testing.T) {
 	if !slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, "hubs hub-wallpaper share an attribute value") }) {
 		t.Errorf("notes %q, want one naming the wallpaper hub left out", plan.Notes)
 	}
+}
+
+// unnamedSiblingPlans plans each of a cluster's 10 articles, whose text
+// names no page, against the other 9, the later ones the better linked.
+func unnamedSiblingPlans(t *testing.T) []Plan {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	articles := articlesIn(boots, "art", 10)
+	plans := make([]Plan, len(articles))
+	for i, page := range articles {
+		targets := []Target{{Page: hub}}
+		for j, other := range articles {
+			if j != i {
+				targets = append(targets, Target{Page: other, Inbound: 10 + j})
+			}
+		}
+		plans[i] = planOf(t, Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets,
+			WordCount: 1500, Texts: []string{"Nothing here names a page of the site."}})
+	}
+	return plans
 }
