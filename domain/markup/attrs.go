@@ -150,7 +150,7 @@ func skipTagSpace(raw []byte, i int) int {
 
 // knownAttrs are the attributes the scanner reads.
 var knownAttrs = [...]string{"href", "rel", MarkerAttr, BlockMarkerAttr, "role", "encoding", "color", "face", "size",
-	"hidden", "aria-hidden", "inert", "open", "id", "class", "itemtype", "itemprop"}
+	"hidden", "aria-hidden", "inert", "open", "id", "class", "itemtype", "itemprop", "style"}
 
 // attrIndex says which of knownAttrs key names, in any case, -1 for none.
 // known is false (and rawAttrs's caller must fall back) for names with

@@ -58,6 +58,8 @@ func TestPlaceNeverInExcludedContexts(t *testing.T) {
 		"strike":            `<p><strike>trail map</strike></p>`,
 		"s reopened":        `<p><s>old</p><p>trail map</p>`,
 		"hidden formatting": `<p><b hidden>x</p><p>trail map</p>`,
+		"display none":      `<p style="color:red; DISPLAY: none !important">trail map</p>`,
+		"visibility hidden": `<div style="visibility:hidden"><p>trail map</p></div>`,
 	}
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -77,6 +79,7 @@ func TestPlaceNeverInExcludedContexts(t *testing.T) {
 func TestPlaceInAllowedContexts(t *testing.T) {
 	cases := map[string]string{
 		"plain":                 `<p>a trail map here</p>`,
+		"styled, shown":         `<p style="display:block; color: none">a trail map here</p>`,
 		"in strong":             `<p><strong>trail map</strong></p>`,
 		"in span in em":         `<p><em><span class=x>the trail map</span></em></p>`,
 		"p in article":          `<article><section><p>trail map</p></section></article>`,

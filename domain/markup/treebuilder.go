@@ -69,6 +69,8 @@ func (t *tagAttrs) set(name, val string) {
 		t.fontBreakout = true
 	case "hidden", "inert":
 		t.concealed = true
+	case "style":
+		t.concealed = t.concealed || stylesHidden(val)
 	case "aria-hidden":
 		t.concealed = t.concealed || strings.EqualFold(strings.TrimSpace(val), "true")
 	case "open":
@@ -157,7 +159,26 @@ func conceals(a atom.Atom, at tagAttrs) bool {
 
 // mayConceal reports start tags whose attributes conceals must read.
 func mayConceal(a atom.Atom, tag []byte) bool {
-	return a == atom.Details || a == atom.Dialog || containsFold(tag, "hidden") || containsFold(tag, "inert")
+	return a == atom.Details || a == atom.Dialog || containsFold(tag, "hidden") || containsFold(tag, "inert") ||
+		containsFold(tag, "none")
+}
+
+// stylesHidden reports an inline style that hides its element: "display:
+// none" or "visibility: hidden" (a trial's hub had a link placed in a
+// <p style="display:none">).
+func stylesHidden(style string) bool {
+	for _, decl := range strings.Split(style, ";") {
+		prop, val, ok := strings.Cut(decl, ":")
+		if !ok {
+			continue
+		}
+		prop = strings.ToLower(strings.TrimSpace(prop))
+		val = strings.ToLower(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(val), "!important")))
+		if prop == "display" && val == "none" || prop == "visibility" && val == "hidden" {
+			return true
+		}
+	}
+	return false
 }
 
 // inForeignContent reports whether the tree builder handles a start tag by
