@@ -1221,8 +1221,9 @@ func (pl *planner) taxonomy() {
 // relatedInBody links a product, service or plain page to the hubs that
 // share its attribute values, by score, within its density range.
 //
-// A hub of another cluster is linked only on its topic: one whose names
-// share a content word with the page's, or that the page's text names.
+// A hub of another cluster is linked only on its topic: one whose keyword
+// or cluster name shares a content word with the page's names, or that
+// the page's text names.
 // Two broad values shared (a skill level and a room) and a hub's
 // authority scored a home-improvement trial's flooring nailer 71 for
 // the Wallpaper hub, a link the LLM fallback would have written into a
@@ -1236,11 +1237,17 @@ func (pl *planner) relatedInBody() {
 		if t.Kind != site.KindHub {
 			continue
 		}
+		// The hub's topic is its keyword and its cluster's name: a word its
+		// title or other keywords hold beside the topic ("Paint Like a
+		// Pro", "wallpaper installation") made a trial's chain checker
+		// and installation services on topic for unrelated hubs.
+		topic := []string{t.PrimaryKeyword}
 		names := PageNames(t.Page)
 		if c, ok := pl.in.Structure.Cluster(t.ClusterID); ok {
+			topic = append(topic, c.Name, c.PrimaryKeyword)
 			names = append(names, c.Name, c.PrimaryKeyword)
 		}
-		if t.ClusterID != page.ClusterID && !own.SharedBy(names) && !pl.textNames(names) {
+		if t.ClusterID != page.ClusterID && !own.SharedBy(topic) && !pl.textNames(names) {
 			offTopic = append(offTopic, t.ID)
 			continue
 		}

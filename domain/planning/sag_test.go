@@ -2405,7 +2405,10 @@ func TestAProductLinksOnlyTheHubsOnItsTopic(t *testing.T) {
 		productHub("wallpaper", "wallpaper", 40, testNow, "terrain=mountain", "season=winter"),
 		productHub("hardwood", "hardwood flooring", 40, testNow, "terrain=mountain", "season=winter"),
 		productHub("tile", "floor tile", 40, testNow, "terrain=mountain", "season=winter"))
-	in.Page.Title, in.Page.PrimaryKeyword = "FastDrive Flooring Nailer", "flooring nailer"
+	// The wallpaper hub's title shares a word with the nailer's ("Pro"):
+	// a word beside its topic, no topic.
+	in.Targets[0].Title = "Wallpaper Like a Pro"
+	in.Page.Title, in.Page.PrimaryKeyword = "FastDrive Pro Flooring Nailer", "flooring nailer"
 	in.Texts = []string{"The FastDrive drives cleats fast, and pairs well with a floor tile saw for mixed rooms."}
 	plan := planOf(t, in)
 	got := targetIDs(linksOf(plan, link.TypeRelated, link.ZoneInBody))
