@@ -390,6 +390,12 @@ func tokenizeAs(run string, name bool) []token {
 		last, _ := utf8.DecodeLastRuneInString(f)
 		toks[i].start = !notWordRune(first) && !genericStarts[low] && !superlative(low) && !quantityAfterA(toks, i, low)
 		toks[i].final = !notWordRune(last) && !possessive
+		// "my [son's night cough]": a possessive after a possessive
+		// determiner is the determiner's noun, the phrase after it the
+		// thing named ("women's running shoes" may still open one).
+		if possessive && i > 0 && possessiveDeterminers[toks[i-1].low] {
+			toks[i].start = false
+		}
 	}
 	for i := range toks {
 		resolve(toks, i)
@@ -576,7 +582,14 @@ func resolve(toks []token, i int) {
 		}
 	case cPart:
 		t.verb = is(before, cAux, cRel) || subject || is(prev, cOpen) && prev.plur ||
-			!nextIs(cOpen, cGer, cAmbig)
+			!nextIs(cOpen, cGer, cAmbig) ||
+			// "sold and [fixed] bikes": the second verb of two.
+			clause && coordinatedWithAVerb(toks, b) ||
+			// "the DASH eating plan [lowered] blood pressure", "one
+			// centimetre [lowered] knee pain": after a whole noun phrase,
+			// its determiner in front, the word is that phrase's verb
+			// (trials linked both with the verb inside).
+			is(prev, cOpen) && determinedPhraseEnds(toks, i-1)
 	case cGer:
 		switch {
 		case is(prev, cDet):
@@ -587,6 +600,22 @@ func resolve(toks []token, i int) {
 			t.verb = gerundOfVerb(t.low) || is(before, cAux) || subject || afterPlural || nextIs(cDet, cPron)
 		}
 	}
+}
+
+// determinedPhraseEnds reports whether toks[j], a content word, ends a
+// noun phrase that opens on a determiner or a number within the three
+// words before it ("the DASH eating plan", "one centimetre").
+func determinedPhraseEnds(toks []token, j int) bool {
+	for k := j - 1; k >= 0 && k >= j-3; k-- {
+		switch w := toks[k]; {
+		case w.lex == cDet || allDigits(w.low):
+			return true
+		case w.lex == cOpen || w.lex == cGer || w.lex == cAmbig && !w.verb:
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // coordinatedWithAVerb reports whether toks[b] is an "and" or "or" after a

@@ -654,6 +654,35 @@ func TestTextOutsideTheLexiconsLanguageGivesNoNaturalPhrase(t *testing.T) {
 	}
 }
 
+// Re-trials (t34) linked "[plan lowered blood pressure]", "[centimetre
+// lowered knee pain]", "fitted, sold and [fixed bikes]" and "my [son's
+// night cough]": a past form after a whole noun phrase, or after "and"
+// following a verb, is a verb, and a possessive after "my" belongs to
+// the determiner.
+func TestNaturalPhrasesLeaveOutPastVerbsAndTheOwnersPossessive(t *testing.T) {
+	p := sag(t)
+	for _, c := range []struct {
+		text  string
+		names []string
+		bad   string
+	}{
+		{"Following the DASH eating plan lowered blood pressure within two weeks.", []string{"blood pressure monitoring", "high blood pressure"}, "lowered"},
+		{"A saddle moved up by one centimetre lowered knee pain within two weeks.", []string{"knee pain"}, "lowered"},
+		{"Since 1990 we have fitted, sold and fixed bikes for the whole town.", []string{"road bikes", "bikes"}, "fixed"},
+		{"The syrup cured my son's night cough in a week.", []string{"night cough"}, "son"},
+		{"It cured my husband's knee pain for good.", []string{"knee pain"}, "husband"},
+	} {
+		for _, got := range NaturalPhrases(NewText([]string{c.text}), c.names, p) {
+			if strings.Contains(strings.ToLower(got), c.bad) {
+				t.Errorf("%q gave %q", c.text, got)
+			}
+		}
+	}
+	if got := NaturalPhrases(NewText([]string{"Women's running shoes need a wider toe box."}), []string{"running shoes"}, p); len(got) == 0 {
+		t.Errorf("a classifying possessive opens no phrase any more: %q", got)
+	}
+}
+
 // On a home-improvement trial's site "wallpaper primer" (the coating)
 // linked the Wallpaper hub: "primer" was read as a document noun, so the
 // phrase named the document's subject, wallpaper.
