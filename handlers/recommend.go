@@ -737,7 +737,7 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 		}
 		onlyInbound := l.live && r.auditor.LinksIn(l.targetID) <= fromHere[l.targetID]
 		scored = append(scored, audit.ScoredLink{Path: l.path, Text: l.Text, Occurrence: l.occurrence, TargetID: l.targetID,
-			Score: score, Mandatory: l.targetID == hub || onlyInbound})
+			Score: score, Mandatory: hub != "" && l.targetID == hub || onlyInbound})
 	}
 	for _, w := range audit.Weakest(scored, max(excess, 0)) {
 		l := byKey[linkKey{page.ID, w.Path, w.Text, w.Occurrence}]

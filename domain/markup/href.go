@@ -140,6 +140,15 @@ func PagePath(u string) string {
 		}
 		u = u[:i]
 	}
+	// A directory's index file is the directory's page: a camera trial's
+	// uplink to "/lenses/prime-lenses/index.html" was read as a link to
+	// no known page, and the audit's fix added a second uplink.
+	for _, index := range []string{"/index.html", "/index.htm"} {
+		if len(u) >= len(index) && strings.EqualFold(u[len(u)-len(index):], index) {
+			u = u[:len(u)-len(index)+1]
+			break
+		}
+	}
 	if len(u) > 1 {
 		u = strings.TrimRight(u, "/")
 	}

@@ -17,6 +17,11 @@ func TestPagesAreMatchedByPathWhateverTheirQueryFragmentOrTrailingSlash(t *testi
 		"https://shop.example/?ref=x": "/",
 		"https://shop.example/a//":    "/a",
 		"https://shop.example/a%20b":  "/a b",
+		// a directory's index file is the directory's page
+		"/lenses/primes/index.html":      "/lenses/primes",
+		"https://shop.example/INDEX.HTM": "/",
+		"/a/index.html?utm_source=x":     "/a",
+		"/a/main-index.html":             "/a/main-index.html",
 	} {
 		if got := PagePath(in); got != want {
 			t.Errorf("PagePath(%q) = %q, want %q", in, got, want)

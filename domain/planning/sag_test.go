@@ -1444,6 +1444,8 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		{"Why Weight Loss Stalls and How to Restart It", "weight loss plateau", nil, "Why Weight Loss Stalls"},
 		{"Linden Botanical Peel-and-Stick Wallpaper, 20.5 in x 16.5 ft", "peel and stick wallpaper", nil, "Linden Botanical Peel-and-Stick Wallpaper"},
 		{"Oak Shelf Brackets, Set of 4", "shelf brackets", nil, "Oak Shelf Brackets"},
+		{"How to Cut Vinyl Plank Around Door Jambs and Vents", "cutting vinyl plank", nil, "How to Cut Vinyl Plank"},
+		{"How to Match Wallpaper Patterns at the Seams", "matching wallpaper patterns", nil, "How to Match Wallpaper Patterns"},
 		{"How to Size a Water Heater for Your Household", "water heater size", nil, "How to Size a Water Heater"},
 	} {
 		if got := last(c.title, c.primary, c.keywords...); got != c.want {
