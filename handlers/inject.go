@@ -185,7 +185,7 @@ const awaitsFallback = "left for the LLM fallback"
 // adding the culprit to refused, when a variation it placed is at the cap.
 func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]int, capOf planning.AnchorCap, refused map[int]map[string]bool, opts markup.Options) ([]byte, bool, error) {
 	var reqs []markup.LinkRequest
-	var placing, allCapped []int
+	var placing, allCapped, allCappedTried []int
 	capped := map[int][]string{} // the candidates held back, by link
 	uplink := planning.UplinkID(links)
 	for i, l := range links {
@@ -198,12 +198,21 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			used := usage[l.TargetPageID]
 			sort.SliceStable(texts, func(a, b int) bool { return used[anchors.Normalize(texts[a])] < used[anchors.Normalize(texts[b])] })
 		}
+		// A candidate at the cap is still offered, after the others, for
+		// its variations: the cap counts the exact words linked, and a
+		// Dutch trial's uplink found "druiven" in its text while "druif",
+		// the candidate it varies, was at the cap, and failed. Placed on
+		// the capped words themselves, it is refused below and the link
+		// placed again without it.
+		atCap := atCapOnly(held, refused[i])
 		switch {
 		case len(texts) == 0 && len(held) == 0:
 			// No candidate at all is no anchor cap (a trial was told the cap
 			// held back links whose target's one name is one word).
 			links[i].Reason = reasonNoCandidate
 			continue
+		case len(texts) == 0 && len(atCap) > 0:
+			allCappedTried = append(allCappedTried, i)
 		case len(texts) == 0:
 			allCapped = append(allCapped, i)
 			if l.ID == uplink {
@@ -216,7 +225,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			}
 			continue
 		}
-		reqs = append(reqs, planning.Request(l, texts, uplink))
+		reqs = append(reqs, planning.Request(l, append(texts, atCap...), uplink))
 		placing = append(placing, i)
 	}
 	if err := explainAllCapped(src, links, allCapped, capOf, opts); err != nil {
@@ -252,6 +261,13 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 		if pl.Placed || len(capped[i]) == 0 {
 			continue
 		}
+		if slices.Contains(allCappedTried, i) {
+			// No variation of them carried it either.
+			if err := explainAllCapped(src, links, []int{i}, capOf, opts); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
 		// The cap is the reason only when a candidate it held back is in
 		// the text where the link could take it; a reader told "anchor
 		// cap" looks for one there. One the text holds only where no link
@@ -271,7 +287,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			links[i].Reason = fmt.Sprintf("anchor cap: other pages link page %s with %s as often as the cap allows "+
 				"(%d times each, max_exact_anchor_per_target%s), so it was held back here; no other of its names is where the link may go (%s): "+
 				"another name of it written there, a variation or its title, would carry it",
-				links[i].TargetPageID, quotedList(capped[i]), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
+				links[i].TargetPageID, quotedList(cappedNames(capped[i], refused[i])), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
 		case foundInText(held):
 			links[i].Reason = held.Reason
 		}
@@ -329,6 +345,29 @@ func underCap(l link.Link, usage map[string]map[string]int, capOf planning.Ancho
 		}
 	}
 	return under, held
+}
+
+// cappedNames are the held candidates a reason names as at the cap: those
+// the cap holds, or when a placement on words at the cap refused them all,
+// those (a Dutch trial was told "racefietsen" was used 3 times; it was
+// refused for landing on "racefiets", which was).
+func cappedNames(held []string, refused map[string]bool) []string {
+	if names := atCapOnly(held, refused); len(names) > 0 {
+		return names
+	}
+	return held
+}
+
+// atCapOnly are the held candidates (underCap) the cap holds, not those
+// refused for a placement on words at the cap.
+func atCapOnly(held []string, refused map[string]bool) []string {
+	var out []string
+	for _, text := range held {
+		if !refused[text] {
+			out = append(out, text)
+		}
+	}
+	return out
 }
 
 // anyInText reports whether the text holds one of texts where l could

@@ -806,12 +806,14 @@ func (p *placer) anchorTaken(h hit, target string) bool {
 	padded := " " + text + " "
 	// The author's words, or words holding them with others around them:
 	// a docs trial's "view from [database monitoring]" took words the
-	// author had linked to another page. Our own links' words are held to
-	// equality only: a longer name holding them is another page's name
-	// ("student credit card" beside the uplink's "credit card", in a
-	// trial that lost such sibling links).
+	// author had linked to another page. One word the author linked is
+	// held to equality: a gardening trial's tag link "tomatoes" held back
+	// "grow tomatoes" and every other anchor holding the word. Our own
+	// links' words are held to equality only: a longer name holding them
+	// is another page's name ("student credit card" beside the uplink's
+	// "credit card", in a trial that lost such sibling links).
 	for key, path := range p.anchorTargets {
-		if path != target && key != "" && (key == text || strings.Contains(padded, " "+key+" ")) {
+		if path != target && key != "" && (key == text || strings.Contains(key, " ") && strings.Contains(padded, " "+key+" ")) {
 			return true
 		}
 	}

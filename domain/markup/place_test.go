@@ -260,6 +260,20 @@ func TestPlaceNeverLinksTheSameWordsToTwoPages(t *testing.T) {
 		Options{AllowDuplicateTargets: true}); !pl.Placed {
 		t.Errorf("placement %+v, want the same words free to link the page they already link", pl)
 	}
+	// One word the author linked is held to itself alone: a gardening
+	// trial's tag link "tomatoes" held back "grow tomatoes", its uplink.
+	oneWord := `<p>We grow tomatoes in pots on a sunny balcony every summer.</p><p>See also <a href="/taxonomy/term/12">tomatoes</a>.</p>`
+	grow := LinkRequest{ID: "up", Href: "/tomatoes/", Anchors: []string{"grow tomatoes"}}
+	if _, pl := placeOne(t, oneWord, grow, Options{}); !pl.Placed {
+		t.Errorf("placement %+v, want a phrase holding one word the author linked elsewhere placed", pl)
+	}
+	// A CMS's list of tags is no content: its links are not the author's
+	// words in the text (termListNames).
+	tags := `<p>We grow tomatoes in pots on a sunny balcony every summer.</p>` +
+		`<div class="field field--name-field-tags"><a href="/taxonomy/term/12">grow tomatoes</a></div>`
+	if _, pl := placeOne(t, tags, grow, Options{}); !pl.Placed {
+		t.Errorf("placement %+v, want a tag list's link text no hold on the content's words", pl)
+	}
 }
 
 // A soft hyphen is not shown: "query per&shy;formance" says the keyword

@@ -78,12 +78,12 @@ func (t *tagAttrs) set(name, val string) {
 	case "id":
 		id := strings.ToLower(strings.TrimSpace(val))
 		t.comments = t.comments || commentsID[id]
-		t.authorBox = t.authorBox || authorBoxNames[id] || bylineNames[id]
+		t.authorBox = t.authorBox || authorBoxNames[id] || bylineNames[id] || termListNames[id]
 	case "class":
 		for _, c := range strings.Fields(val) {
 			c = strings.ToLower(c)
 			t.comments = t.comments || commentsClass[c]
-			t.authorBox = t.authorBox || authorBoxNames[c] || bylineNames[c]
+			t.authorBox = t.authorBox || authorBoxNames[c] || bylineNames[c] || termListNames[c]
 		}
 	case "itemtype":
 		for _, typ := range strings.Fields(val) {
@@ -120,6 +120,18 @@ var bylineNames = map[string]bool{"byline": true, "by-line": true, "post-byline"
 	"entry-byline": true, "dateline": true, "entry-meta": true, "post-meta": true, "article-meta": true,
 	"posted-on": true, "wp-block-post-date": true}
 
+// termListNames are the ids and classes of a post's list of tags or
+// categories, as WordPress themes ("tags-links", the block editor's Post
+// Terms) and Drupal ("field--name-field-tags") write it. It is read as the
+// author box is: a trial's Drupal pages ended on a tag link "tomatoes",
+// whose word then held back every anchor holding it, "grow tomatoes" the
+// uplink's among them.
+var termListNames = map[string]bool{"tags": true, "post-tags": true, "entry-tags": true, "article-tags": true,
+	"tag-links": true, "tags-links": true, "tagcloud": true, "tag-cloud": true, "cat-links": true,
+	"entry-categories": true, "post-categories": true, "wp-block-post-terms": true, "taxonomy-post_tag": true,
+	"field--name-field-tags": true, "field-name-field-tags": true, "field--name-tags": true,
+	"field--name-field-category": true, "field--name-field-categories": true}
+
 // commentsID and commentsClass name the elements that hold a page's
 // comment section, as WordPress themes (id "comments", class
 // "comments-area" around an ol "comment-list", the reply form "respond"),
@@ -143,11 +155,12 @@ func mayHoldComments(tag []byte) bool {
 }
 
 // mayTellOfAuthor reports start tags whose attributes may name an author
-// box or a byline (authorBoxNames, bylineNames, itemprop "author").
+// box, a byline or a list of terms (authorBoxNames, bylineNames,
+// termListNames, itemprop "author").
 func mayTellOfAuthor(tag []byte) bool {
 	return containsFold(tag, "author") || containsFold(tag, "sabox") || containsFold(tag, "abh_box") || containsFold(tag, "m-a-box") ||
 		containsFold(tag, "byline") || containsFold(tag, "dateline") || containsFold(tag, "-meta") || containsFold(tag, "posted-on") ||
-		containsFold(tag, "post-date")
+		containsFold(tag, "post-date") || containsFold(tag, "tag") || containsFold(tag, "cat") || containsFold(tag, "terms")
 }
 
 // conceals reports whether an element hides what it holds from readers:
