@@ -387,3 +387,32 @@ func TestRelatedReadingLeavesOutATargetTheBodyLinks(t *testing.T) {
 		t.Errorf("a section of 2, one body-linked: %s (%v), want both kept, the section written", out, err)
 	}
 }
+
+// The cap counts the exact words linked: a Dutch trial's uplink found
+// "druiven" in its text while "druif", the candidate it varies, was at
+// the cap, and failed. A capped candidate is offered after the others
+// for its variations; its own words at the cap stay refused.
+func TestACandidateAtTheCapStillCarriesItsLinkOnAVariation(t *testing.T) {
+	up := func() []link.Link {
+		return []link.Link{{ID: "up", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Mandatory: true, FirstParagraphs: 2,
+			Candidates: []link.Anchor{{Text: "hiking boot care", Type: link.AnchorPrimaryKeyword}, {Text: "hiking boot", Type: link.AnchorPrimaryKeyword}}}}
+	}
+	usage := map[string]map[string]int{"boots": {"hiking boot": 3}}
+	links := up()
+	if _, err := placeInBody([]byte("<p>Good hiking boots last for years with a little care.</p>\n"), links, usage,
+		planning.AnchorCap{MaxExact: 3}, markup.Options{Language: "english"}); err != nil {
+		t.Fatal(err)
+	}
+	if l := links[0]; l.Status != link.StatusInserted || l.Anchor != "hiking boots" {
+		t.Errorf("uplink %s on %q (%s), want it placed on the variation \"hiking boots\"", l.Status, l.Anchor, l.Reason)
+	}
+	links = up()
+	if _, err := placeInBody([]byte("<p>A good hiking boot lasts for years with a little care.</p>\n"), links, usage,
+		planning.AnchorCap{MaxExact: 3}, markup.Options{Language: "english"}); err != nil {
+		t.Fatal(err)
+	}
+	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, "anchor cap") {
+		t.Errorf("uplink %s on %q (%s), want it held: the text has only the capped words", l.Status, l.Anchor, l.Reason)
+	}
+}
