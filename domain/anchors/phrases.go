@@ -554,7 +554,9 @@ func resolve(toks []token, i int) {
 		// macro photography" (a trial's anchor).
 		t.verb = modal || subject && (before.low != "you" || youSubject(toks, b) || partitive || nextIs(cDet, cPron, cPrep)) ||
 			before != nil && before.low == "who" || subjectsVerb(toks, i, b) || verbBeforeWhat(toks, i, b) ||
-			b >= 1 && toks[b].low == "to" && infinitiveTakers[toks[b-1].low]
+			b >= 1 && toks[b].low == "to" && infinitiveTakers[toks[b-1].low] ||
+			// "how you ship today and [design] deployment strategies"
+			clause && coordinatedWithAVerb(toks, b) && nextIs(cOpen, cAmbig, cGer, cPart, cDet, cPron)
 	case cAmbig:
 		third := thirdAmb[t.low]
 		switch {
@@ -626,7 +628,9 @@ func coordinatedWithAVerb(toks []token, b int) bool {
 		return false
 	}
 	k := b - 1
-	for k >= 0 && toks[k].lex == cAdv {
+	// "ship today and", "groom them daily and": a word saying when or
+	// how often stands after the verb it goes with.
+	for k >= 0 && (toks[k].lex == cAdv || whenWords[toks[k].low]) {
 		k--
 	}
 	if k < 0 {
@@ -706,7 +710,11 @@ func youSubject(toks []token, b int) bool {
 		return true
 	}
 	prev := toks[b-1]
-	return prev.lex == cConj || prev.lex == cRel || !prev.verb && contentWord(prev)
+	// "after you [introduce] parallel test execution": a clause opener
+	// before "you" opens its clause; "lets you [move] existing debt": a
+	// causative's object does the bare verb after it.
+	return prev.lex == cConj || prev.lex == cRel || !prev.verb && contentWord(prev) ||
+		clauseOpeners[prev.low] || causatives[prev.low] || prev.low == "let" || prev.low == "help" || prev.low == "make"
 }
 
 // partitiveObjects are the object pronouns that are a verb's subject after
@@ -999,7 +1007,15 @@ var complements = set("low", "high", "clean", "dry", "wet", "warm", "cool", "col
 	// and when the verb does it: "set up direct deposit early for new
 	// hires" (a help-center trial's sibling link was refused there)
 	"early", "late", "first", "again", "today", "now", "tonight", "tomorrow", "yesterday", "instead", "together",
-	"online", "overnight", "yearly", "weekly", "monthly", "daily")
+	"online", "overnight", "yearly", "weekly", "monthly", "daily",
+	// "makes parallel test execution practical even for large suites"
+	// (a dev-tools trial's link was refused there)
+	"practical", "possible", "easy", "easier", "harder", "faster", "slower", "cheaper", "viable", "feasible",
+	"worthwhile", "reliable", "useful", "necessary")
+
+// whenWords say when or how often a verb does it.
+var whenWords = set("today", "now", "tonight", "tomorrow", "yesterday", "early", "late", "again", "daily", "weekly",
+	"monthly", "yearly", "overnight")
 
 // causatives are verbs in "-s" that take a bare verb after them ("helps
 // keep", "lets you"): before one a noun phrase ends, where a plural noun

@@ -671,6 +671,11 @@ func TestNaturalPhrasesLeaveOutPastVerbsAndTheOwnersPossessive(t *testing.T) {
 		{"Since 1990 we have fitted, sold and fixed bikes for the whole town.", []string{"road bikes", "bikes"}, "fixed"},
 		{"The syrup cured my son's night cough in a week.", []string{"night cough"}, "son"},
 		{"It cured my husband's knee pain for good.", []string{"knee pain"}, "husband"},
+		// a verb after "you" that a clause opener or a causative leads, or
+		// joined by "and" to a verb (t30, t33)
+		{"Flakiness often appears only after you introduce parallel test execution, because order changes.", []string{"parallel test execution"}, "introduce"},
+		{"A balance transfer card lets you move existing credit card debt onto a new card.", []string{"credit card debt"}, "move"},
+		{"We start with how you ship today and design deployment strategies that fit.", []string{"deployment strategies"}, "design"},
 	} {
 		for _, got := range NaturalPhrases(NewText([]string{c.text}), c.names, p) {
 			if strings.Contains(strings.ToLower(got), c.bad) {
@@ -850,6 +855,8 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		// a finance trial: one side of a comparison is its front
 		{"budget apps", " vs spreadsheets helps you decide", true},
 		{"leather boots", " versus synthetic ones", true},
+		// a dev-tools trial: a word completing "makes ... practical"
+		{"parallel test execution", " practical even for large suites", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
