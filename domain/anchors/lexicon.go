@@ -461,7 +461,7 @@ var foreign = set(
 var (
 	clauseOpeners = set("before", "after", "when", "while", "because", "if", "so", "until", "unless", "since",
 		"once", "without")
-	complementOpeners = set("for", "with", "in", "on", "at", "around")
+	complementOpeners = set("for", "with", "in", "into", "on", "at", "around")
 )
 
 // genericStarts are evaluative words a natural phrase does not start on:

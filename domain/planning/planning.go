@@ -1403,13 +1403,14 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 		if planned == limit {
 			break
 		}
-		if z == link.ZoneInBody && pl.listsInSection(l.TargetPageID) && !pl.mentions(l) {
+		if z == link.ZoneInBody && pl.listsInSection(l.TargetPageID) && (!pl.mentions(l) || pl.in.Page.HTML != "" && pl.uncarried[l.ID]) {
 			// The page's generated list links it already, its text does not
-			// name it, and the LLM fallback leaves it to the list: planned
-			// in the body it would only hold a place of the density budget
-			// (an automotive trial's hubs, whose Related Articles named 5
-			// such articles, left a product their text named unlinked for
-			// want of room).
+			// name it (or names it with no anchor or room the placer can
+			// use), and the LLM fallback leaves it to the list: planned in
+			// the body it would only hold a place of the density budget (an
+			// automotive trial's hubs, whose Related Articles named 5 such
+			// articles, left a product their text named unlinked for want
+			// of room; a gardening trial's hub held 4 places so).
 			continue
 		}
 		if pl.budget <= 0 {

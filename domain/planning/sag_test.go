@@ -1446,6 +1446,7 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		{"Oak Shelf Brackets, Set of 4", "shelf brackets", nil, "Oak Shelf Brackets"},
 		{"How to Cut Vinyl Plank Around Door Jambs and Vents", "cutting vinyl plank", nil, "How to Cut Vinyl Plank"},
 		{"How to Match Wallpaper Patterns at the Seams", "matching wallpaper patterns", nil, "How to Match Wallpaper Patterns"},
+		{"How to Fit Debt Payments Into Your Budget", "debt payments", nil, "How to Fit Debt Payments"},
 		{"How to Size a Water Heater for Your Household", "water heater size", nil, "How to Size a Water Heater"},
 	} {
 		if got := last(c.title, c.primary, c.keywords...); got != c.want {
@@ -2441,4 +2442,23 @@ func unnamedSiblingPlans(t *testing.T) []Plan {
 			WordCount: 1500, Texts: []string{"Nothing here names a page of the site."}})
 	}
 	return plans
+}
+
+// A gardening trial's hub held 4 places of its density budget with links
+// its text named but had no room for, which its Related Articles list
+// linked already and the LLM fallback leaves to the list. Such a link is
+// not planned in the body.
+func TestAHubPlansNoBodyLinkItsTextHasNoRoomForToAnArticleItsListLinks(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	text := "Start with boot waxing and boot lacing before a long walk."
+	hub.HTML = "<p>" + text + "</p>\n"
+	waxing, lacing := articleIn(boots, "waxing", "Boot Waxing"), articleIn(boots, "lacing", "Boot Lacing")
+	plan := planOf(t, Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: hub, Hub: &hub, WordCount: 600,
+		Texts: []string{text}, Targets: []Target{{Page: waxing}, {Page: lacing}}})
+	body := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody))
+	listed := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneRelatedSection))
+	if len(body) != 1 || len(listed) != 2 {
+		t.Errorf("in the body %v, listed %v: want the one the paragraph has room for in the body, both listed", body, listed)
+	}
 }
