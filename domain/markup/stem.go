@@ -45,6 +45,10 @@ type stemmer struct {
 	// (Dutch "regenhuif", "regenhuiven"; "huis", "huizen"): a word
 	// ending in one shares only what comes before it with its plural.
 	alternates string
+	// longVowels says a word's last vowel may be written double in one of
+	// its forms (Dutch "tomaat", "tomaten"; "boon", "bonen"): a form
+	// shares only what comes before that vowel with the others.
+	longVowels bool
 }
 
 // wordForm is what an English word's ending makes of it: "baking" is an
@@ -138,7 +142,7 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "portuguese", "pt":
 		fn = snowballStem(portuguese.Stem)
 	case "dutch", "nl":
-		return &stemmer{fn: dutchStem, alternates: "fs"}, nil
+		return &stemmer{fn: dutchStem, alternates: "fs", longVowels: true}, nil
 	case "danish", "da":
 		fn = snowballStem(danish.Stem)
 	case "finnish", "fi":
@@ -220,20 +224,19 @@ func spanishStem(word string) string {
 func dutchStem(word string) string {
 	s := snowballStem(dutch.Stem)(word)
 	s = strings.TrimSuffix(s, "'")
+	if base, ok := strings.CutSuffix(s, "es"); ok && len(base) >= 3 {
+		s = base // "e-bikes", "courgettes"
+	} else if n := len(s); n >= 4 && s[n-1] == 's' && strings.IndexByte("aeiouyj", s[n-2]) < 0 {
+		s = s[:n-1] // what is left of "fietsen", "fietstassen"
+	}
 	if n := len(s); n >= 2 && s[n-1] == s[n-2] && strings.IndexByte("bcdfgklmnprstvz", s[n-1]) >= 0 {
-		s = s[:n-1]
+		s = s[:n-1] // "fietsbell", "courgett"
 	}
 	switch {
 	case strings.HasSuffix(s, "v"):
 		s = s[:len(s)-1] + "f"
 	case strings.HasSuffix(s, "z"):
 		s = s[:len(s)-1] + "s"
-	}
-	if base, ok := strings.CutSuffix(s, "es"); ok && len(base) >= 3 {
-		return base
-	}
-	if n := len(s); n >= 4 && s[n-1] == 's' && strings.IndexByte("aeiouyj", s[n-2]) < 0 {
-		return s[:n-1]
 	}
 	return s
 }
@@ -331,6 +334,11 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 				}
 				if n == len(word) && n > 1 && strings.IndexByte(s.alternates, word[n-1]) >= 0 {
 					n--
+				}
+				if s.longVowels {
+					if v := strings.LastIndexAny(word[:n], "aeiou"); v > 0 {
+						n = v
+					}
 				}
 				for n > 0 && n < len(word) && !utf8.RuneStart(word[n]) {
 					n-- // keep whole characters

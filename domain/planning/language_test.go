@@ -190,6 +190,9 @@ func TestSitesInTheAddedLanguagesLinkTheInflectedFormOfTheirKeyword(t *testing.T
 		{"nl", "<p>Onze regenhuiven houden kinderen in de bak droog.</p>\n", "regenhuif", "regenhuiven"},
 		{"nl", "<p>Veel e-bikes hebben een accu onder de bagagedrager.</p>\n", "e-bike", "e-bikes"},
 		{"nl", "<p>Een stevige racefiets is het halve werk op een lange toertocht.</p>\n", "racefietsen", "racefiets"},
+		{"nl", "<p>Zet er een paar courgettes bij, die groeien snel.</p>\n", "courgette", "courgettes"},
+		{"nl", "<p>Een rijpe tomaat smaakt het best vers van de plant.</p>\n", "tomaten", "tomaat"},
+		{"nl", "<p>Elke boon heeft een stevige steun nodig.</p>\n", "bonen", "boon"},
 		{"da", "<p>Vi har testet hunde i alle aldre, før vi skrev om foder til dem.</p>\n", "hund", "hunde"},
 		{"fi", "<p>Polkupyörän huolto kannattaa tehdä keväällä ennen ensimmäistä lenkkiä.</p>\n", "polkupyörä", "Polkupyörän"},
 	} {
