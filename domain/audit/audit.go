@@ -476,7 +476,13 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		ts := &a.stats[t]
 		a.linksIn.inc(t)
 		if t == src {
-			continue // a link to the page itself is not inbound
+			// A link to the page itself is not inbound, and no link of the
+			// page's density: a camera trial's article with a self-link
+			// beside its uplink was not reported under its minimum of 2.
+			if l.InBody() {
+				inBody--
+			}
+			continue
 		}
 		ts.flags |= flagLinkedIn
 		linksOut = true

@@ -558,3 +558,26 @@ func shopReport(t *testing.T, st site.Structure, pages []Page, html map[string]s
 	}
 	return r
 }
+
+// A link to the page itself is no link of its density: a camera trial's
+// article with a self-link beside its uplink was not reported under its
+// minimum.
+func TestASelfLinkIsNoLinkOfThePagesDensity(t *testing.T) {
+	st := site.Structure{
+		Site:     site.Site{ID: "s", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
+		Clusters: []site.Cluster{{ID: "soil", Name: "Soil", PrimaryKeyword: "soil"}},
+	}
+	pages := []Page{{ID: "soil", URL: "/soil/", Kind: site.KindHub, ClusterID: "soil", WordCount: 300, Live: true},
+		{ID: "hot", URL: "/soil/hot/", Kind: site.KindSupporting, ClusterID: "soil", WordCount: 600, Live: true}}
+	html := map[string]string{"hot": `<p>Start with <a href="/soil/">soil</a>, then read <a href="/soil/hot/">hot composting</a> again.</p>`}
+	r := shopReport(t, st, pages, html)
+	var hot *Finding
+	for i := range r.UnderLinked {
+		if r.UnderLinked[i].PageID == "hot" {
+			hot = &r.UnderLinked[i]
+		}
+	}
+	if hot == nil || hot.Count != 1 {
+		t.Errorf("under-linked %+v, want hot with 1 in-body link, its self-link not counted", r.UnderLinked)
+	}
+}
