@@ -166,7 +166,8 @@ func explainAllCapped(src []byte, links []link.Link, capped []int, capOf plannin
 			where = "and the text names it only with those"
 		}
 		limit := capOf.Limit(links[i])
-		links[i].Reason = fmt.Sprintf("%s links page %s as often as the cap allows, on other pages (%d times, max_exact_anchor_per_target%s), %s",
+		links[i].Reason = fmt.Sprintf("%s links page %s as often as the cap allows, on other pages (%d times, max_exact_anchor_per_target%s), "+
+			"or is in the text only as words that do, %s",
 			reasonAllCapped, links[i].TargetPageID, limit, planning.AnchorLimitNote(limit, capOf.MaxExact), where)
 	}
 	return nil
