@@ -288,7 +288,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			links[i].Reason = fmt.Sprintf("anchor cap: other pages link page %s with %s as often as the cap allows "+
 				"(%d times each, max_exact_anchor_per_target%s), so it was held back here; no other of its names is where the link may go (%s): "+
 				"another name of it written there, a variation or its title, would carry it",
-				links[i].TargetPageID, quotedList(cappedNames(capped[i], refused[i])), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
+				links[i].TargetPageID, quotedList(cappedNames(capped[i], usage[links[i].TargetPageID], limit)), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
 		case foundInText(held):
 			links[i].Reason = held.Reason
 		}
@@ -349,14 +349,20 @@ func underCap(l link.Link, usage map[string]map[string]int, capOf planning.Ancho
 }
 
 // cappedNames are the held candidates a reason names as at the cap: those
-// the cap holds, or when a placement on words at the cap refused them all,
-// those (a Dutch trial was told "racefietsen" was used 3 times; it was
-// refused for landing on "racefiets", which was).
-func cappedNames(held []string, refused map[string]bool) []string {
-	if names := atCapOnly(held, refused); len(names) > 0 {
-		return names
+// used limit times, not those refused for landing on words that are (a
+// Dutch trial was told "racefietsen" was used 3 times; it was refused for
+// landing on "racefiets", which was), or all of them when none is.
+func cappedNames(held []string, used map[string]int, limit int) []string {
+	var names []string
+	for _, text := range held {
+		if used[anchors.Normalize(text)] >= limit {
+			names = append(names, text)
+		}
 	}
-	return held
+	if len(names) == 0 {
+		return held
+	}
+	return names
 }
 
 // atCapOnly are the held candidates (underCap) the cap holds, not those

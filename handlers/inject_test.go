@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -414,5 +415,15 @@ func TestACandidateAtTheCapStillCarriesItsLinkOnAVariation(t *testing.T) {
 	}
 	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, "anchor cap") {
 		t.Errorf("uplink %s on %q (%s), want it held: the text has only the capped words", l.Status, l.Anchor, l.Reason)
+	}
+}
+
+// The cap's reason names the candidates used as often as the cap allows,
+// not one refused for landing on such words (a Dutch trial was told
+// "racefietsen" was used 3 times; it had 1 use).
+func TestTheCapReasonNamesTheCandidatesAtTheCap(t *testing.T) {
+	used := map[string]int{"racefiets": 3, "racefietsen": 1}
+	if got := cappedNames([]string{"racefiets", "racefietsen"}, used, 3); !slices.Equal(got, []string{"racefiets"}) {
+		t.Errorf("named %q, want only \"racefiets\"", got)
 	}
 }
