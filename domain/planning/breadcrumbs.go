@@ -212,7 +212,13 @@ func keywordOfTitle(st site.Structure, p site.Page) string {
 		if listed(words, bare, i, end) {
 			return ""
 		}
-		if i >= 2 && bare[i-2] == "how" && bare[i-1] == "to" {
+		switch {
+		case bare[0] == "how" && bare[1] == "to":
+			// "How to Help an Overweight Dog Lose Weight": the title's
+			// "How to" and its verb up to the keyword's last word, not the
+			// keyword's words alone (a trial's crumb read "Overweight Dog").
+			i = 0
+		case i >= 2 && bare[i-2] == "how" && bare[i-1] == "to":
 			i -= 2
 		}
 		return strings.TrimRight(strings.Join(words[i:end], " "), ",;.!?\"'(")

@@ -1447,6 +1447,7 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		{"How to Cut Vinyl Plank Around Door Jambs and Vents", "cutting vinyl plank", nil, "How to Cut Vinyl Plank"},
 		{"How to Match Wallpaper Patterns at the Seams", "matching wallpaper patterns", nil, "How to Match Wallpaper Patterns"},
 		{"How to Fit Debt Payments Into Your Budget", "debt payments", nil, "How to Fit Debt Payments"},
+		{"How to Help an Overweight Dog Lose Weight", "overweight dog", nil, "How to Help an Overweight Dog"},
 		{"How to Size a Water Heater for Your Household", "water heater size", nil, "How to Size a Water Heater"},
 	} {
 		if got := last(c.title, c.primary, c.keywords...); got != c.want {
