@@ -794,6 +794,12 @@ func infinitive(toks []token, b int, next *token) bool {
 	if next == nil || next.lex != cOpen && next.lex != cAmbig && next.lex != cGer && next.lex != cPart {
 		return true
 	}
+	// "glucosamine to [support] dog joint health": a verb of purpose
+	// after "to" takes the noun phrase after it as its object (a
+	// pet-store trial's natural anchor opened on it).
+	if b+1 < len(toks) && purposeVerbs[toks[b+1].low] {
+		return true
+	}
 	if b == 0 {
 		return false
 	}
@@ -801,6 +807,10 @@ func infinitive(toks []token, b int, next *token) bool {
 	return w.lex == cRel || w.lex == cVerb || w.lex == cAux || w.verb && !closed(w.lex) && w.lex != cBarrier ||
 		infinitiveTakers[w.low]
 }
+
+// purposeVerbs are verbs that are nouns too, read as verbs after "to".
+var purposeVerbs = set("support", "help", "protect", "boost", "improve", "reduce", "prevent", "maintain", "promote",
+	"ease", "relieve", "control", "manage", "treat", "repair", "clean", "fix", "cut", "lower", "raise")
 
 // howDegrees are the adjectives and adverbs a "how" asks the degree of.
 var howDegrees = set("long", "much", "many", "often", "far", "big", "old", "soon", "fast", "quickly", "hot",

@@ -676,6 +676,7 @@ func TestNaturalPhrasesLeaveOutPastVerbsAndTheOwnersPossessive(t *testing.T) {
 		{"Flakiness often appears only after you introduce parallel test execution, because order changes.", []string{"parallel test execution"}, "introduce"},
 		{"A balance transfer card lets you move existing credit card debt onto a new card.", []string{"credit card debt"}, "move"},
 		{"We start with how you ship today and design deployment strategies that fit.", []string{"deployment strategies"}, "design"},
+		{"Each chew adds glucosamine and chondroitin to support dog joint health every day.", []string{"dog joint health"}, "support"},
 	} {
 		for _, got := range NaturalPhrases(NewText([]string{c.text}), c.names, p) {
 			if strings.Contains(strings.ToLower(got), c.bad) {
