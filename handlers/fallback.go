@@ -6,12 +6,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/interlinker/interlinker/domain/planning"
 	"strings"
 	"time"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/llm"
 	"github.com/interlinker/interlinker/store"

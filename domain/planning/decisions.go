@@ -2,10 +2,10 @@ package planning
 
 import (
 	"fmt"
-	"github.com/interlinker/interlinker/domain/anchors"
 	"slices"
 	"strings"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/site"
 )
