@@ -1223,11 +1223,10 @@ func (pl *planner) taxonomy() {
 //
 // A hub of another cluster is linked only on its topic: one whose keyword
 // or cluster name shares a content word with the page's names, or that
-// the page's text names.
-// Two broad values shared (a skill level and a room) and a hub's
-// authority scored a home-improvement trial's flooring nailer 71 for
-// the Wallpaper hub, a link the LLM fallback would have written into a
-// page about nailers.
+// the page's text names. Two broad values shared (a skill level and a
+// room) and a hub's authority scored a home-improvement trial's flooring
+// nailer 71 for the Wallpaper hub, a link the LLM fallback would have
+// written into a page about nailers.
 func (pl *planner) relatedInBody() {
 	page := pl.in.Page
 	own := anchors.NewContentWords(append(PageNames(page), pl.cluster.PrimaryKeyword), pl.in.Policy.Language)
