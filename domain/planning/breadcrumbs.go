@@ -140,16 +140,7 @@ func shortCrumbName(st site.Structure, language string, p site.Page) string {
 		}
 		return p.Title
 	}
-	named := keywordOfTitle(st, p)
-	// A how-to title keeps its "How to" and verb: "How to Make a Monthly
-	// Budget in Five Steps" is "How to Make a Monthly Budget" (a trial's
-	// crumb read "Monthly Budget", its keyword's words alone).
-	if howTo := strings.HasPrefix(strings.ToLower(p.Title), "how to "); howTo && !strings.HasPrefix(strings.ToLower(named), "how to ") && longTitle(p.Title) {
-		if head := anchors.MainClause(p.Title); head != "" {
-			return head
-		}
-	}
-	if named != "" {
+	if named := keywordOfTitle(st, p); named != "" {
 		return named
 	}
 	if longTitle(p.Title) {
