@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"fmt"
-	"math"
 	"net/url"
 	"slices"
 	"sort"
@@ -1056,6 +1055,7 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 	}
 	maxExact := r.sc.policy.MaxExactAnchorPerTarget
 	n := audit.ExcessAnchorLinks(f, r.sc.policy.AnchorDominanceFlagShare, maxExact)
+	keep := audit.AnchorKeep(f, r.sc.policy.AnchorDominanceFlagShare, maxExact)
 	// Links whose page has another anchor for the target are moved first;
 	// those that need a writer only when there are too few of them.
 	var placed, unplaced []audit.Recommendation
@@ -1084,10 +1084,6 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 		l, ok := planning.ProposeLink(in, f.PageID)
 		if !ok {
 			continue
-		}
-		keep := int(math.Floor(r.sc.policy.AnchorDominanceFlagShare * float64(f.Limit)))
-		if maxExact > 0 {
-			keep = min(keep, maxExact)
 		}
 		var others []link.Anchor
 		for _, c := range l.Candidates {

@@ -586,7 +586,7 @@ func FramesPhrase(phrase, language string) bool {
 	}
 	first, last := strings.ToLower(words[0]), strings.ToLower(words[len(words)-1])
 	return FunctionWord(first, language) || FunctionWord(last, language) || genericStarts[first] ||
-		(language == "" || language == "english") && superlative(first)
+		english(language) && superlative(first)
 }
 
 // functionWordsOf are, by language (policy.Languages but English, whose

@@ -113,8 +113,12 @@ func NewText(paragraphs []string) *Text {
 // by its words alone, a Dutch site's questions ("is", "was", "in" and
 // "we" are Dutch too) gave anchors such as "een schone racefiets".
 func NewTextIn(paragraphs []string, language string) *Text {
-	return newText(paragraphs, language == "" || language == "english")
+	return newText(paragraphs, english(language))
 }
+
+// english reports whether a policy.Language name ("" is the default) is
+// English, whose lexicon the phrase rules read.
+func english(language string) bool { return language == "" || language == policy.English }
 
 func newText(paragraphs []string, phrases bool) *Text {
 	t := &Text{words: wordKey(strings.Join(paragraphs, "\n")), vocab: map[string]bool{}}
@@ -714,7 +718,7 @@ func youSubject(toks []token, b int) bool {
 	// before "you" opens its clause; "lets you [move] existing debt": a
 	// causative's object does the bare verb after it.
 	return prev.lex == cConj || prev.lex == cRel || !prev.verb && contentWord(prev) ||
-		clauseOpeners[prev.low] || causatives[prev.low] || prev.low == "let" || prev.low == "help" || prev.low == "make"
+		clauseOpeners[prev.low] || causatives[prev.low] || causatives[prev.low+"s"]
 }
 
 // partitiveObjects are the object pronouns that are a verb's subject after

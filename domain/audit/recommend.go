@@ -145,15 +145,20 @@ func recommendationID(r Recommendation) string {
 	return "rec-" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// ExcessAnchorLinks is how many of a dominant anchor's links must take
-// another anchor for its share of the target's links to be at most
-// flagShare.
-func ExcessAnchorLinks(f Finding, flagShare float64, maxExact int) int {
+// AnchorKeep is how many of a target's f.Limit links one exact anchor
+// may carry: at most flagShare of them, and at most maxExact (0: no cap).
+func AnchorKeep(f Finding, flagShare float64, maxExact int) int {
 	keep := int(math.Floor(flagShare * float64(f.Limit)))
 	if maxExact > 0 {
 		keep = min(keep, maxExact)
 	}
-	return max(f.Count-keep, 0)
+	return keep
+}
+
+// ExcessAnchorLinks is how many of a dominant anchor's links must take
+// another anchor for it to carry no more than AnchorKeep of them.
+func ExcessAnchorLinks(f Finding, flagShare float64, maxExact int) int {
+	return max(f.Count-AnchorKeep(f, flagShare, maxExact), 0)
 }
 
 // ScoredLink is an existing in-body link of a page with the planner's
