@@ -1199,6 +1199,11 @@ func (a *API) restoreSnapshot(ctx context.Context, in *RestoreInput) (*JobOutput
 		return nil, huma.Error409Conflict(fmt.Sprintf("snapshot %d was planned for version %d of page %s, which is now at version %d: its HTML was made from other content",
 			in.SnapshotID, v, in.PageID, page.Version))
 	}
+	if err := a.Store.CheckSnapshotLinksLive(ctx, in.Body.SiteID, in.PageID, in.SnapshotID); errors.Is(err, store.ErrSnapshotUnusable) {
+		return nil, huma.Error409Conflict(err.Error())
+	} else if err != nil {
+		return nil, a.internal(ctx, err)
+	}
 	id := newJobID()
 	ev, err := events.New(events.LinksRestore, in.Body.SiteID, id, "", events.RestoreData{PageID: in.PageID, SnapshotID: in.SnapshotID})
 	if err != nil {

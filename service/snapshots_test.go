@@ -3,12 +3,14 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/interlinker/interlinker/bus"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
 )
 
 // listedInRelatedArticles is the set of pages a hub's emission lists.
@@ -120,5 +122,44 @@ func TestPublishingANewerVersionReplansItFromTheStrippedHTML(t *testing.T) {
 	snaps, err := h.svc.Store().Snapshots(context.Background(), "s1", "care")
 	if err != nil || len(snaps) != 1 || snaps[0].Version != 1 || snaps[0].Links == 0 {
 		t.Errorf("snapshots %+v (err %v), want version 1's plan kept", snaps, err)
+	}
+}
+
+func TestRestoringASnapshotThatLinksAPageDeletedSinceIsRefusedWithItsReason(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	h.siteWithLinkedHub("s1")
+	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
+	h.waitIdle(waitLong)
+	h.publish(pageEvent("s1", "sizing", "supporting", 1, supportingHTML(2)))
+	h.waitIdle(waitLong)
+	ctx := context.Background()
+	snaps, err := h.svc.Store().Snapshots(ctx, "s1", "boots-hub")
+	if err != nil || len(snaps) != 2 {
+		t.Fatalf("hub snapshots %+v (err %v), want two", snaps, err)
+	}
+	withCare := snaps[0] // the hub's plan listing care, before sizing came
+
+	h.publish(mustEvent(events.ContentDeleted, "s1", "del-care", events.ContentDeletedData{PageID: "care", Version: 2}))
+	h.waitIdle(waitLong)
+	before, _ := h.inserted.latestFor(t, "s1", "boots-hub")
+	if strings.Contains(before.HTML, "/hiking/boots/care/") {
+		t.Fatalf("the hub still links the deleted article:\n%s", before.HTML)
+	}
+
+	// The API answers 409 with the same reason, before it queues anything.
+	if err := h.svc.Store().CheckSnapshotLinksLive(ctx, "s1", "boots-hub", withCare.ID); !errors.Is(err, store.ErrSnapshotUnusable) ||
+		!strings.Contains(err.Error(), "links page care, deleted since") {
+		t.Errorf("checking the snapshot's links: %v, want it unusable, naming care", err)
+	}
+	h.publish(mustEvent(events.LinksRestore, "s1", "restore-hub-care", events.RestoreData{PageID: "boots-hub", SnapshotID: withCare.ID}))
+	waitFor(t, waitLong, "restore dead-lettered", func() bool { return len(h.dead.all()) == 1 })
+	if reason := h.dead.all()[0].Header.Get(bus.HeaderReason); !strings.Contains(reason, "links page care, deleted since") {
+		t.Errorf("dead-letter reason %q, want it to name the deleted page", reason)
+	}
+	h.waitIdle(waitLong)
+	after, _ := h.inserted.latestFor(t, "s1", "boots-hub")
+	if strings.Contains(after.HTML, "/hiking/boots/care/") || after.Sequence != before.Sequence {
+		t.Errorf("the refused restore changed the hub (sequence %d, was %d):\n%s", after.Sequence, before.Sequence, after.HTML)
 	}
 }

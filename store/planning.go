@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/interlinker/interlinker/domain/anchors"
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -732,6 +733,9 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 		return fmt.Errorf("%w: snapshot %d of page %s is of version %d; the page is at version %d (%s)",
 			ErrSnapshotUnusable, snapshotID, pageID, version, current, state)
 	}
+	if err := snapshotLinksLive(ctx, t.queryRow, siteID, pageID, snapshotID); err != nil {
+		return err
+	}
 	if _, err := t.ReplacePlan(ctx, siteID, pageID, planID, fmt.Sprintf("replaced by restoring snapshot %d", snapshotID)); err != nil {
 		return err
 	}
@@ -754,6 +758,35 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 		if _, err := t.exec(ctx, q, args...); err != nil {
 			return fmt.Errorf("restore snapshot %d of page %s: %w", snapshotID, pageID, err)
 		}
+	}
+	return nil
+}
+
+// CheckSnapshotLinksLive returns an error wrapping ErrSnapshotUnusable
+// when a kept plan of the page links a page deleted since, as
+// RestoreSnapshot would refuse it: the API answers so before it queues
+// the restore.
+func (s *Store) CheckSnapshotLinksLive(ctx context.Context, siteID, pageID string, snapshotID int64) error {
+	return snapshotLinksLive(ctx, s.pool.QueryRow, siteID, pageID, snapshotID)
+}
+
+// snapshotLinksLive refuses a kept plan whose links in the HTML lead to a
+// page deleted since: restored, it would publish them broken. Planning the
+// page again drops them.
+func snapshotLinksLive(ctx context.Context, queryRow func(context.Context, string, ...any) pgx.Row, siteID, pageID string, snapshotID int64) error {
+	var gone []string
+	err := queryRow(ctx, `SELECT coalesce(array_agg(DISTINCT p.id ORDER BY p.id), '{}') FROM link_snapshots s,
+			jsonb_to_recordset(s.links) AS l(target_page_id text, status text)
+			JOIN pages p ON p.site_id = $1 AND p.id = l.target_page_id
+		WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.state = 'deleted'
+			AND l.status = ANY($4)`, siteID, pageID, snapshotID,
+		[]string{string(link.StatusInserted), string(link.StatusVerified), string(link.StatusFlagged)}).Scan(&gone)
+	if err != nil {
+		return fmt.Errorf("read the targets of snapshot %d of page %s: %w", snapshotID, pageID, err)
+	}
+	if len(gone) > 0 {
+		return fmt.Errorf("%w: snapshot %d of page %s links page %s, deleted since: plan the page again instead",
+			ErrSnapshotUnusable, snapshotID, pageID, strings.Join(gone, ", page "))
 	}
 	return nil
 }
