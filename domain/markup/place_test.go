@@ -823,6 +823,8 @@ func TestAnAuthorBoxIsNeitherContentNorAPlaceForLinks(t *testing.T) {
 		"wordpress theme":   `<div class="author-box clearfix">` + bio + `</div>`,
 		"post author block": `<div class="wp-block-post-author"><div class="wp-block-post-author__content">` + bio + `</div></div>`,
 		"microdata":         `<div itemprop="author" itemscope itemtype="https://schema.org/Person">` + bio + `</div>`,
+		"elementor widget": `<div class="elementor-element elementor-widget elementor-widget-author-box"><div class="elementor-author-box">` +
+			`<div class="elementor-author-box__text"><div class="elementor-author-box__bio">` + bio + `</div></div></div></div>`,
 	}
 	for name, box := range boxes {
 		t.Run(name, func(t *testing.T) {
@@ -839,6 +841,62 @@ func TestAnAuthorBoxIsNeitherContentNorAPlaceForLinks(t *testing.T) {
 				t.Errorf("links %+v, want the bio's one link in the aside, in no content paragraph", links)
 			}
 		})
+	}
+}
+
+// A newsletter or sign-up box is no part of the content: a trial's travel
+// blog had sibling links placed in the pitch its box repeated on every
+// article ("This month: Kyoto cherry blossom season…").
+func TestASignUpBoxIsNeitherContentNorAPlaceForLinks(t *testing.T) {
+	article := `<p>Kyoto's temples open at dawn.</p><p>Go early to beat the crowds.</p>`
+	pitch := `<p>This month: Kyoto cherry blossom season, the dates and the best viewing spots.</p>`
+	for _, box := range []string{
+		`<div class="newsletter-signup">` + pitch + `<form action="/subscribe/"><input type="email"></form></div>`,
+		`<div id="mc_embed_signup">` + pitch + `</div>`,
+		`<aside-like class="wp-block-group optin-box">` + pitch + `</aside-like>`,
+		`<section class="subscribe-cta">` + pitch + `</section>`,
+	} {
+		page := `<article><h1>Kyoto temples at dawn</h1>` + article + box + `</article>`
+		out, pl := placeOne(t, page, LinkRequest{ID: "l1", Href: "/kyoto/cherry-blossom/", Anchors: []string{"Kyoto cherry blossom season"}}, Options{})
+		if pl.Placed || out != page {
+			t.Errorf("%s: a link was placed in the sign-up box: %+v\n%s", box, pl, out)
+		}
+		if got, want := WordCount([]byte(page)), WordCount([]byte(`<h1>Kyoto temples at dawn</h1>`+article)); got != want {
+			t.Errorf("%s: WordCount with the box %d, without it %d", box, got, want)
+		}
+	}
+	// The classes of a post's terms, a page's features and a subscriber's
+	// content name no box: the content is the content.
+	for _, content := range []string{
+		`<article class="post type-post category-newsletter tag-subscribe has-breadcrumbs">` + pitch + `</article>`,
+		`<body class="single-newsletter"><div class="entry-content subscriber-only">` + pitch + `</div></body>`,
+	} {
+		if _, pl := placeOne(t, content, LinkRequest{ID: "l1", Href: "/kyoto/cherry-blossom/", Anchors: []string{"Kyoto cherry blossom season"}}, Options{}); !pl.Placed {
+			t.Errorf("%s: no link placed in the content: %+v", content, pl)
+		}
+	}
+}
+
+// A breadcrumb trail a theme writes outside a <nav> is navigation, as a
+// <nav> is: a trial's audit took Yoast's <p id="breadcrumbs"> for the
+// body and counted its hub link as the page's uplink.
+func TestABreadcrumbTrailOutsideANavIsNavigation(t *testing.T) {
+	for _, trail := range []string{
+		`<p id="breadcrumbs"><span><a href="/">Startseite</a> » <a href="/gemuese/">Gemüse</a> » Möhren</span></p>`,
+		`<div class="rank-math-breadcrumb"><p><a href="/">Startseite</a> » <a href="/gemuese/">Gemüse</a></p></div>`,
+		`<ol itemscope itemtype="https://schema.org/BreadcrumbList"><li><a href="/">Startseite</a></li><li><a href="/gemuese/">Gemüse</a></li></ol>`,
+	} {
+		page := `<article>` + trail + `<h1>Möhren säen</h1><p>Möhren keimen langsam.</p></article>`
+		links, err := Links([]byte(page), "https://garten.example/gemuese/moehren/", "garten.example")
+		if err != nil || len(links) != 2 {
+			t.Fatalf("%s: links %+v (err %v), want the trail's two", trail, links, err)
+		}
+		for _, l := range links {
+			if l.Position != "navigation" || l.ContentParagraph != 0 {
+				t.Errorf("%s: link %q at position %q, content paragraph %d; want navigation, in no content paragraph",
+					trail, l.Text, l.Position, l.ContentParagraph)
+			}
+		}
 	}
 }
 

@@ -24,8 +24,13 @@ type tagAttrs struct {
 	// commentsClass, commentsItemType).
 	comments bool
 	// authorBox: the element tells of the page's author (authorBoxNames,
-	// itemprop "author").
-	authorBox bool
+	// itemprop "author"), or is another box that is no part of the content
+	// (bylineNames, termListNames): read as an aside. boxPart: its id or
+	// a class holds a part that names such a box (boxNamePart).
+	authorBox, boxPart bool
+	// trail: the element is a breadcrumb trail (breadcrumbTrail), read as
+	// navigation.
+	trail bool
 }
 
 // readAttrs reads the attributes the scanner acts on, from the raw bytes
@@ -78,16 +83,22 @@ func (t *tagAttrs) set(name, val string) {
 	case "id":
 		id := strings.ToLower(strings.TrimSpace(val))
 		t.comments = t.comments || commentsID[id]
-		t.authorBox = t.authorBox || authorBoxNames[id] || bylineNames[id] || termListNames[id]
+		t.authorBox = t.authorBox || namesAside(id)
+		t.boxPart = t.boxPart || boxNamePart(id)
+		t.trail = t.trail || breadcrumbTrail(id)
 	case "class":
 		for _, c := range strings.Fields(val) {
 			c = strings.ToLower(c)
 			t.comments = t.comments || commentsClass[c]
-			t.authorBox = t.authorBox || authorBoxNames[c] || bylineNames[c] || termListNames[c]
+			t.authorBox = t.authorBox || namesAside(c)
+			t.boxPart = t.boxPart || boxNamePart(c)
+			t.trail = t.trail || breadcrumbTrail(c)
 		}
 	case "itemtype":
 		for _, typ := range strings.Fields(val) {
-			t.comments = t.comments || commentsItemType[strings.ToLower(typ[strings.LastIndexByte(typ, '/')+1:])]
+			typ = strings.ToLower(typ[strings.LastIndexByte(typ, '/')+1:])
+			t.comments = t.comments || commentsItemType[typ]
+			t.trail = t.trail || typ == "breadcrumblist"
 		}
 	case "itemprop":
 		for _, prop := range strings.Fields(val) {
@@ -110,6 +121,68 @@ var authorBoxNames = map[string]bool{"author-box": true, "authorbox": true, "aut
 	"about-author": true, "about-the-author": true, "author-card": true, "author-profile": true, "post-author": true,
 	"post-author-bio": true, "entry-author": true, "saboxplugin-wrap": true, "wp-block-post-author": true,
 	"wp-block-post-author-biography": true, "m-a-box": true, "abh_box": true, "pp-author-boxes-wrapper": true}
+
+// authorBoxParts are what the id or class of an author box holds in the
+// themes and page builders that name it with a prefix or a part of their
+// own: Elementor's "elementor-widget-author-box" and
+// "elementor-author-box__bio" (a trial's travel blog had a sibling link
+// placed in such a bio, and its avatar, name and button links counted
+// against the page's density), Astra's "ast-author-box".
+var authorBoxParts = []string{"author-box", "author_box", "authorbox", "author-bio", "author_bio", "about-the-author", "about-author"}
+
+// promoBoxParts are what the id or class of a sign-up or subscription box
+// holds: a newsletter or opt-in form and its pitch, as themes and
+// Mailchimp's, MC4WP's and ConvertKit's embeds write them. A trial's
+// travel blog repeated "This month: Kyoto cherry blossom season…" in a
+// newsletter box on every article, and sibling links were placed there.
+var promoBoxParts = []string{"newsletter", "subscribe", "signup", "sign-up", "optin", "opt-in",
+	"mc4wp", "mc_embed", "convertkit", "ck_form"}
+
+// namesAside reports an id or class (lower case) of a box that is no part
+// of the page's content: an author box, a byline or a list of the post's
+// terms.
+func namesAside(name string) bool {
+	return authorBoxNames[name] || bylineNames[name] || termListNames[name]
+}
+
+// boxNamePart reports an id or class (lower case) holding a part of the
+// name of an author box or a sign-up box (authorBoxParts, promoBoxParts).
+// The classes WordPress writes for a post's terms and type
+// ("category-newsletter", "tag-subscribe") name no box, and a subscriber's
+// content ("subscriber-only") is content.
+func boxNamePart(name string) bool {
+	for _, prefix := range []string{"category-", "tag-", "tax-", "term-", "type-", "format-", "single-", "postid-", "status-"} {
+		if strings.HasPrefix(name, prefix) {
+			return false
+		}
+	}
+	for _, parts := range [][]string{authorBoxParts, promoBoxParts} {
+		for _, part := range parts {
+			if i := strings.Index(name, part); i >= 0 && !strings.HasPrefix(name[i+len(part):], "r") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsTheDocument reports the elements that hold a page's content, whose
+// classes name the post (its type, terms and format) or the page's
+// features ("has-breadcrumbs"), never a box in it.
+func holdsTheDocument(a atom.Atom) bool {
+	return a == atom.Html || a == atom.Body || a == atom.Main || a == atom.Article
+}
+
+// breadcrumbTrail reports an id or class (lower case) of a theme's
+// breadcrumb trail written outside a <nav>: Yoast SEO's classic
+// <p id="breadcrumbs"> inside the article, Rank Math's
+// "rank-math-breadcrumb", WooCommerce's "woocommerce-breadcrumb". Read as
+// navigation, as a <nav> is: a trial's audit took Yoast's trail for the
+// body, counted its hub link as an uplink, and its fix then removed the
+// writer's real one.
+func breadcrumbTrail(name string) bool {
+	return strings.Contains(name, "breadcrumb")
+}
 
 // bylineNames are the ids and classes of a post's byline or dateline
 // ("By the workshop team · May 2026"), as themes write it. It is read as
@@ -154,13 +227,16 @@ func mayHoldComments(tag []byte) bool {
 	return containsFold(tag, "comment") || containsFold(tag, "respond") || containsFold(tag, "disqus")
 }
 
-// mayTellOfAuthor reports start tags whose attributes may name an author
-// box, a byline or a list of terms (authorBoxNames, bylineNames,
-// termListNames, itemprop "author").
-func mayTellOfAuthor(tag []byte) bool {
+// mayMarkAside reports start tags whose attributes may name a box that is
+// no part of the content or a breadcrumb trail (namesAside,
+// breadcrumbTrail, itemprop "author").
+func mayMarkAside(tag []byte) bool {
 	return containsFold(tag, "author") || containsFold(tag, "sabox") || containsFold(tag, "abh_box") || containsFold(tag, "m-a-box") ||
 		containsFold(tag, "byline") || containsFold(tag, "dateline") || containsFold(tag, "-meta") || containsFold(tag, "posted-on") ||
-		containsFold(tag, "post-date") || containsFold(tag, "tag") || containsFold(tag, "cat") || containsFold(tag, "terms")
+		containsFold(tag, "post-date") || containsFold(tag, "tag") || containsFold(tag, "cat") || containsFold(tag, "terms") ||
+		containsFold(tag, "breadcrumb") || containsFold(tag, "subscri") || containsFold(tag, "signup") || containsFold(tag, "sign-up") ||
+		containsFold(tag, "optin") || containsFold(tag, "opt-in") || containsFold(tag, "newsletter") || containsFold(tag, "mc4wp") ||
+		containsFold(tag, "mc_embed") || containsFold(tag, "convertkit") || containsFold(tag, "ck_form")
 }
 
 // conceals reports whether an element hides what it holds from readers:
@@ -228,7 +304,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	if hasAttr && (a == atom.A || a == atom.Font || string(name) == "annotation-xml" ||
 		a == atom.Base && s.mode&wantLinks != 0 ||
 		containsFold(s.src[start:end], "role") || mayConceal(a, s.src[start:end]) || mayHoldComments(s.src[start:end]) ||
-		mayTellOfAuthor(s.src[start:end]) ||
+		mayMarkAside(s.src[start:end]) ||
 		s.mode&wantBlocks != 0 && containsFold(s.src[start:end], BlockMarkerAttr)) {
 		at = s.readAttrs(z, s.src[start:end])
 	}
@@ -349,8 +425,11 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 			zn = rz
 		}
 	}
-	if at.authorBox && zn == zoneContent {
+	if (at.authorBox || at.boxPart && !holdsTheDocument(a)) && zn == zoneContent {
 		zn = zoneAside
+	}
+	if at.trail && !holdsTheDocument(a) && zn == zoneContent {
+		zn = zoneNavigation
 	}
 	if at.comments || s.zone() == zoneComments {
 		// A comment's own header and footer (its author, its date) are
