@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 
@@ -342,17 +343,52 @@ func (t *Tx) DeletedPagesByPath(ctx context.Context, siteID string, paths []stri
 	return idsByPath(ids), nil
 }
 
-// pathURLs are the URLs a page at each path may have: with and without
-// its closing slash.
+// pathURLs are the URLs a page at each path (markup.PagePath, decoded)
+// may have: with and without its closing slash, and as written or
+// percent-encoded, in upper or lower case hex. WordPress sends a slug of
+// "Gemüse" as "/gem%c3%bcse/": a trial's audit fix found no hub there, and
+// its page failed first_link_rule for a hub it linked.
 func pathURLs(paths []string) []string {
 	urls := make([]string, 0, 2*len(paths))
 	for _, p := range paths {
-		urls = append(urls, p)
-		if p != "/" && !strings.Contains(p, "?") { // "/?p=4" is a page picked by its query
-			urls = append(urls, p+"/")
+		for _, form := range pathForms(p) {
+			urls = append(urls, form)
+			if form != "/" && !strings.Contains(form, "?") { // "/?p=4" is a page picked by its query
+				urls = append(urls, form+"/")
+			}
 		}
 	}
 	return urls
+}
+
+// lowerHex writes the hex digits of a percent-encoded string in lower case.
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] != '%' {
+			continue
+		}
+		for j := i + 1; j <= i+2; j++ {
+			if 'A' <= b[j] && b[j] <= 'F' {
+				b[j] += 'a' - 'A'
+			}
+		}
+	}
+	return string(b)
+}
+
+// pathForms are a decoded path as written and, when it has characters a
+// URL escapes, percent-encoded in upper and in lower case hex.
+func pathForms(p string) []string {
+	path, query, hasQuery := strings.Cut(p, "?")
+	escaped := (&url.URL{Path: path}).EscapedPath()
+	if escaped == path {
+		return []string{p}
+	}
+	if hasQuery {
+		escaped += "?" + query
+	}
+	return []string{p, escaped, lowerHex(escaped)}
 }
 
 // idsByPath groups page ids by URL under their paths, the smaller id

@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/interlinker/interlinker/domain/anchors"
-	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -779,8 +778,7 @@ func snapshotLinksLive(ctx context.Context, queryRow func(context.Context, strin
 			jsonb_to_recordset(s.links) AS l(target_page_id text, status text)
 			JOIN pages p ON p.site_id = $1 AND p.id = l.target_page_id
 		WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.state = 'deleted'
-			AND l.status = ANY($4)`, siteID, pageID, snapshotID,
-		[]string{string(link.StatusInserted), string(link.StatusVerified), string(link.StatusFlagged)}).Scan(&gone)
+			AND l.status = ANY($4)`, siteID, pageID, snapshotID, placedStatuses).Scan(&gone)
 	if err != nil {
 		return fmt.Errorf("read the targets of snapshot %d of page %s: %w", snapshotID, pageID, err)
 	}

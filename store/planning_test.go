@@ -703,3 +703,34 @@ func TestSavingANewGeneratedVersionSnapshotsThePreviousPlan(t *testing.T) {
 		t.Errorf("plan after publishing: %q", planID)
 	}
 }
+
+// A page's URL is kept as its publisher sent it, and WordPress sends a
+// slug of "Gemüse" percent-encoded in lower case hex: a trial's audit fix
+// found no hub at "/gemüse/" and its page failed first_link_rule for a
+// hub it linked. A link's path, decoded, finds the page however its URL
+// is written.
+func TestPagesByPathFindsPagesWhoseURLIsPercentEncoded(t *testing.T) {
+	s, _ := ptOpen(t)
+	ctx := context.Background()
+	urls := map[string]string{"lower": "/gem%c3%bcse/", "upper": "/obstb%C3%A4ume/s%C3%A4ulenobst/", "raw": "/kräuter/"}
+	err := s.InTx(ctx, func(tx *Tx) error {
+		for id, url := range urls {
+			p := ptPage{id: id, kind: "page", url: url, day: 26}.page()
+			if _, err := tx.SavePageVersion(ctx, p, StatePublished, "", 3, nil); err != nil {
+				return err
+			}
+		}
+		got, err := tx.PagesByPath(ctx, ptSite, []string{"/gemüse", "/obstbäume/säulenobst", "/kräuter", "/boots-a"})
+		if err != nil {
+			return err
+		}
+		want := map[string]string{"/gemüse": "lower", "/obstbäume/säulenobst": "upper", "/kräuter": "raw", "/boots-a": "boots-a"}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("pages by path %v, want %v", got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
