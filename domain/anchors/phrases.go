@@ -899,6 +899,22 @@ func stem(w string) string {
 	return w
 }
 
+// SameWords reports whether two names are the same words, each read by
+// its English singular and case aside ("Whiplash Claims", "whiplash
+// claim").
+func SameWords(a, b string) bool {
+	wa, wb := strings.Fields(Normalize(a)), strings.Fields(Normalize(b))
+	if len(wa) == 0 || len(wa) != len(wb) {
+		return false
+	}
+	for i := range wa {
+		if stem(strings.Trim(wa[i], ",;.!?\"'()")) != stem(strings.Trim(wb[i], ",;.!?\"'()")) {
+			return false
+		}
+	}
+	return true
+}
+
 // GoesOn reports whether a phrase of running text is only the front of a
 // longer noun phrase: its last word modifies a noun that follows it in
 // the same run of words (following, the text after it up to the next

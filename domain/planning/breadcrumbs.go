@@ -51,11 +51,14 @@ func Breadcrumbs(st site.Structure, language string, page site.Page, hub, term *
 		trail = append(trail, Crumb{Name: crumbName(st, language, *hub), URL: hub.URL, PageID: hub.ID})
 	}
 	name := crumbName(st, language, page)
-	if strings.EqualFold(name, trail[len(trail)-1].Name) {
+	if strings.EqualFold(name, trail[len(trail)-1].Name) || hub != nil && hub.ID != page.ID && namesCluster(st, *hub, name) {
 		// "Payroll taxes: a guide for first-time employers" is "Payroll
 		// taxes" short, its hub's name: a help-center trial's trail said
-		// "Payroll taxes › Payroll taxes". The page is told apart by its
-		// whole title.
+		// "Payroll taxes › Payroll taxes". So is a cut that is one of the
+		// hub's keywords: a law firm trial's "Whiplash Claims: Frequently
+		// Asked Questions" was "Whiplash Claims" under the hub "Whiplash
+		// Injuries", whose keyword is "whiplash claim". The page is told
+		// apart by its whole title.
 		name = page.Title
 	}
 	return append(trail, Crumb{Name: name, URL: page.URL, PageID: page.ID})
@@ -261,6 +264,17 @@ func keywordOpeningTitle(st site.Structure, language string, p site.Page) string
 // keywordNamesCluster reports whether the page's primary keyword is its
 // cluster's name or primary keyword: it names the hub, the trail's step
 // before the page.
+// namesCluster reports whether name is one of the names of the hub's
+// cluster: the cluster's name, primary keyword or keywords, or the hub's
+// own, each read by its singular (anchors.SameWords).
+func namesCluster(st site.Structure, hub site.Page, name string) bool {
+	names := append([]string{hub.PrimaryKeyword}, hub.Keywords...)
+	if c, ok := st.Cluster(hub.ClusterID); ok {
+		names = append(append(names, c.Name, c.PrimaryKeyword), c.Keywords...)
+	}
+	return slices.ContainsFunc(names, func(n string) bool { return anchors.SameWords(n, name) })
+}
+
 func keywordNamesCluster(st site.Structure, p site.Page) bool {
 	c, ok := st.Cluster(p.ClusterID)
 	kw := strings.Join(strings.Fields(strings.ToLower(p.PrimaryKeyword)), " ")

@@ -2358,6 +2358,21 @@ func TestACrumbStartsWithACapitalAndNeverRepeatsTheStepBefore(t *testing.T) {
 	if n := len(trail); trail[n-2].Name != "Payroll taxes" || trail[n-1].Name != guide.Title {
 		t.Errorf("trail %+v, want the hub's step and then the guide's whole title", trail)
 	}
+	// A law firm trial's FAQ was named by its hub's keyword ("Whiplash
+	// Claims" under "Whiplash Injuries", keyword "whiplash claim").
+	whiplash := testCluster("whiplash", "Whiplash Injuries", "whiplash claim", "terrain=mountain")
+	whiplash.Keywords = []string{"whiplash injury claim"}
+	whiplashHub := hubOf(whiplash)
+	faq := articleIn(whiplash, "faq", "Whiplash Claims: Frequently Asked Questions")
+	trail = Breadcrumbs(testSite(whiplash), "", faq, &whiplashHub, nil)
+	if got := trail[len(trail)-1].Name; got != faq.Title {
+		t.Errorf("crumb %q, want the FAQ's whole title: its short one is its hub's keyword", got)
+	}
+	tips := articleIn(whiplash, "tips", "Whiplash Recovery: Ten Exercises")
+	trail = Breadcrumbs(testSite(whiplash), "", tips, &whiplashHub, nil)
+	if got := trail[len(trail)-1].Name; got != "Whiplash Recovery" {
+		t.Errorf("crumb %q, want \"Whiplash Recovery\": a short title no name of the hub's", got)
+	}
 }
 
 // A hub is named by its cluster's keywords: scored by its page's alone,
