@@ -32,6 +32,10 @@ type name struct {
 	// modifiers are, by head, the compared stems (token.parts) of each
 	// content word before it in its noun phrases, for contrasts.
 	modifiers map[string][][]string
+	// elsewhere are, by head, the content words (stems) of the name's
+	// other noun phrases that its own lacks: "Capri" of "day trip to
+	// Capri", for contrasts.
+	elsewhere map[string][]string
 	words     map[string]bool // its content words (stems)
 	// loose: the name holds a word no noun phrase of it holds past its
 	// opening article, a verb ("pay off debt", "save money") or a
@@ -108,6 +112,18 @@ func newProfile(names []string, title, language string) profile {
 		}
 		pr.exact[nounPhrase(toks).stemKey()] = true
 		n.words = contentStems(toks)
+		for head, own := range n.heads {
+			for other, words := range n.heads {
+				for w := range words {
+					if other != head && !own[w] && !slices.Contains(n.elsewhere[head], w) {
+						if n.elsewhere == nil {
+							n.elsewhere = map[string][]string{}
+						}
+						n.elsewhere[head] = append(n.elsewhere[head], w)
+					}
+				}
+			}
+		}
 		n.loose = looseName(toks)
 		if len(n.heads) == 0 {
 			// A name in which the lexicon sees no noun phrase is headed by
@@ -239,7 +255,7 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 	}
 	for _, n := range pr.names {
 		phrase, ok := n.heads[head]
-		if !ok || contrasts(np, ws, phrase, n.modifiers[head]) || compoundsApart(np, n.modifiers[head], pr.all) {
+		if !ok || contrasts(np, ws, phrase, n.modifiers[head], n.elsewhere[head]) || compoundsApart(np, n.modifiers[head], pr.all) {
 			continue
 		}
 		if count(phrase) >= 2 || !n.loose && count(n.words) == len(n.words) {
@@ -256,15 +272,21 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 // "dog care advice" and "synthetic hiking boots" no "leather hiking
 // boots", though each holds two words of the name; "waterproof hiking
 // boots" is still "hiking boots", and "comfort rating" still "sleeping bag
-// comfort rating". ws is contentStems(np); nameWords the name phrase's
-// content words and nameModifiers their compared stems.
-func contrasts(np nounPhrase, ws, nameWords map[string]bool, nameModifiers [][]string) bool {
+// comfort rating". The name's words past its noun phrase count as its
+// modifiers do: "Douro Valley day trip" is no "day trip to Capri" (a
+// trial linked it there). ws is contentStems(np); nameWords the name
+// phrase's content words, nameModifiers their compared stems and
+// elsewhere the content words of the name's other noun phrases.
+func contrasts(np nounPhrase, ws, nameWords map[string]bool, nameModifiers [][]string, elsewhere []string) bool {
 	lacked := false
 	for _, parts := range nameModifiers {
 		if !heldBy(parts, ws) {
 			lacked = true
 			break
 		}
+	}
+	for _, w := range elsewhere {
+		lacked = lacked || !ws[w]
 	}
 	if !lacked {
 		return false
@@ -514,18 +536,44 @@ type Contenders struct {
 	// byHead lists the contenders by head stem, so a phrase is held
 	// against the few whose names it could name, not all of them.
 	byHead map[string][]int
+	// holding counts, by content word (stem), the contenders whose names
+	// hold it.
+	holding map[string]int
 }
 
 // NewContenders reads the names of the contenders.
 func NewContenders(targets []Target) *Contenders {
-	c := &Contenders{profiles: make([]profile, len(targets)), byHead: map[string][]int{}}
+	c := &Contenders{profiles: make([]profile, len(targets)), byHead: map[string][]int{}, holding: map[string]int{}}
 	for i, t := range targets {
 		c.profiles[i] = newProfile(t.names(), t.nameTitle(), t.Language)
 		for head := range c.profiles[i].heads {
 			c.byHead[head] = append(c.byHead[head], i)
 		}
+		for w := range c.profiles[i].all {
+			c.holding[w]++
+		}
 	}
 	return c
+}
+
+// minCommonContenders is the fewest contenders (the site's clusters) whose
+// names must hold a word for it to be common on the site (Contenders.common).
+const minCommonContenders = 2
+
+// common reports whether every word of ws is in the names of at least
+// minCommonContenders of the contenders and a quarter of them: on a
+// personal-injury site "injury" and "claim" are.
+func (c *Contenders) common(ws map[string]bool) bool {
+	if c == nil || len(ws) == 0 {
+		return false
+	}
+	least := max(minCommonContenders, (len(c.profiles)+3)/4)
+	for w := range ws {
+		if c.holding[w] < least {
+			return false
+		}
+	}
+	return true
 }
 
 // profile is the profile of owner i: a target's, or a contender's.
@@ -752,6 +800,13 @@ func (o *Owners) best(np nounPhrase) int {
 		// Two pages named by the phrase alike: it names neither better
 		// (an automotive trial's "[warning light]" went to the battery
 		// light's page, the first of several "… warning light" pages).
+		return -1
+	}
+	if best >= 0 && bestCover < 1 && o.contenders.common(ws) {
+		// A phrase holding part of the page's names, in words the names of
+		// many of the site's clusters hold, names none of them: a law firm
+		// trial's "every [injury claim] in England" went to the hub of
+		// "whiplash injury claim".
 		return -1
 	}
 	return best

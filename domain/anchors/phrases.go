@@ -855,8 +855,11 @@ func chunk(toks []token) []nounPhrase {
 		switch {
 		case !t.verb:
 			// A plural noun ends its phrase, unless a document noun
-			// follows: "our credit cards guide" names credit cards.
-			if n := len(cur); n > 0 && cur[n-1].plur && !docNouns[t.low] {
+			// follows ("our credit cards guide" names credit cards) or it
+			// ends a proper name of two capitalised words ("a Gili Islands
+			// day trip": a trial's "[day trip]" there linked the Nusa Penida
+			// day trip).
+			if n := len(cur); n > 0 && cur[n-1].plur && !docNouns[t.low] && !(n > 1 && capitalised(cur[n-2]) && capitalised(cur[n-1])) {
 				flush()
 			}
 			cur = append(cur, t)
@@ -875,6 +878,12 @@ func chunk(toks []token) []nounPhrase {
 	}
 	flush()
 	return out
+}
+
+// capitalised reports a word written with a capital first letter.
+func capitalised(t token) bool {
+	r, _ := utf8.DecodeRuneInString(t.raw)
+	return unicode.IsUpper(r)
 }
 
 // modifier reports whether a word after "and"/"or" may be a coordinated

@@ -983,3 +983,75 @@ func TestACandidateOverlappingAnotherPagesNameCarriesItToKeepWhole(t *testing.T)
 		t.Errorf("candidates %+v, want \"Struts overview\" with the hub's name in its NotCutting", cands)
 	}
 }
+
+// A travel trial: a place name cut in half gave a natural phrase that named
+// another destination's page. "a Gili Islands [day trip]" (a plural proper
+// name ended the noun phrase) and "[Douro Valley day trip]" (the name "day
+// trip to Capri" names Capri after its noun phrase) both linked a day trip
+// elsewhere.
+func TestAPlaceNameSetsAPhraseApartFromAnotherPlacesName(t *testing.T) {
+	src := NewText([]string{
+		"Plenty of travellers ask whether a Gili Islands day trip is worth the long boat ride from Sanur.",
+		"Readers compare it with a Douro Valley day trip, which is a very different kind of outing.",
+	})
+	for _, tg := range []Target{
+		{PrimaryKeywords: []string{"Nusa Penida day trip"}, Variations: []string{"fast boat to Nusa Penida"}, Title: "Nusa Penida Day Trip: Honest Tips"},
+		{PrimaryKeywords: []string{"Capri day trip"}, Variations: []string{"day trip to Capri"}, Title: "Is a Capri Day Trip Worth It? An Honest Answer"},
+	} {
+		for _, c := range Candidates(tg, src, pol()) {
+			if c.Type == link.AnchorNatural {
+				t.Errorf("%s: natural phrase %q names another place's day trip", tg.Title, c.Text)
+			}
+		}
+	}
+	// The page's own place still names it.
+	capri := NewText([]string{"The first boats of a Capri day trip with kids leave at seven."})
+	if got := NaturalPhrases(capri, []string{"day trip to Capri"}, pol()); !slices.Equal(got, []string{"Capri day trip"}) {
+		t.Errorf("natural phrases %v, want \"Capri day trip\", the name \"day trip to Capri\" said", got)
+	}
+	if got := BestTarget("Capri boat day trip", []Target{{PrimaryKeywords: []string{"day trip to Capri"}}}); got != 0 {
+		t.Errorf("\"Capri boat day trip\" names target %d, want the Capri day trip", got)
+	}
+}
+
+// A law firm trial: "every [injury claim] in England" was linked to the hub
+// of "whiplash injury claim". On a site whose clusters' names hold
+// "injury" and "claim" again and again, the two words name no one page.
+func TestAPhraseOfWordsManyClustersHoldNamesNoneOfThem(t *testing.T) {
+	var clusters []Target
+	for _, kw := range [][]string{
+		{"car accident claim", "road traffic accident claim"}, {"whiplash claim", "whiplash injury claim"},
+		{"accident claim deadline", "personal injury time limit"}, {"workplace accident claim", "work injury compensation"},
+		{"industrial disease claim"}, {"car insurance claim"}, {"denied insurance claim"},
+	} {
+		clusters = append(clusters, Target{PrimaryKeywords: kw[:1], Variations: kw[1:]})
+	}
+	whiplash := Target{PrimaryKeywords: []string{"whiplash claim"}, Variations: []string{"whiplash injury claim"}, Title: "Whiplash Injury Claims"}
+	deadlines := Target{PrimaryKeywords: []string{"accident claim deadline"}, Title: "Accident Claim Deadlines"}
+	src := NewText([]string{"Every injury claim in England and Wales is subject to a time limit."})
+	// The whiplash cluster is the target's own: no contender of it.
+	excluded := []bool{false, true, false, false, false, false, false}
+	got := NewOwnersAmong([]Target{whiplash}, deadlines, NewContenders(clusters), excluded).Candidates(0, src, pol())
+	for _, c := range got {
+		if c.Type == link.AnchorNatural && Normalize(c.Text) == "injury claim" {
+			t.Errorf("candidates %v: \"injury claim\" names no one cluster of this site", got)
+		}
+	}
+	// Where few clusters share the words, a phrase holding two of a name's
+	// still names it: "comfort rating" is the sleeping bag comfort rating.
+	bags := Target{PrimaryKeywords: []string{"sleeping bag comfort rating"}, Title: "Sleeping Bag Comfort Ratings"}
+	gear := NewContenders([]Target{{PrimaryKeywords: []string{"sleeping bags"}}, {PrimaryKeywords: []string{"hiking boots"}}, {PrimaryKeywords: []string{"tents"}}})
+	text := NewText([]string{"Check the comfort rating before a cold trip."})
+	if got := NewOwnersAmong([]Target{bags}, Target{PrimaryKeywords: []string{"winter camping"}}, gear, nil).Candidates(0, text, pol()); !hasNatural(got, "comfort rating") {
+		t.Errorf("candidates %v, want the natural phrase \"comfort rating\"", got)
+	}
+}
+
+func hasNatural(cands []link.Anchor, text string) bool {
+	for _, c := range cands {
+		if c.Type == link.AnchorNatural && Normalize(c.Text) == text {
+			return true
+		}
+	}
+	return false
+}
