@@ -1126,8 +1126,7 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 			Action: audit.ActionVaryAnchor, LinkType: l.Type, TargetID: f.PageID, TargetURL: l.TargetURL,
 			Anchors: planning.CandidateTexts(others), NotWithin: planning.NotWithin(l, planning.CandidateTexts(others)), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
 			Weight: 1 - r.linkScore(page.ID),
-			Reason: fmt.Sprintf("anchor %q carries %d of the %d links to %s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID,
-				100*r.sc.policy.AnchorDominanceFlagShare)}
+			Reason: dominantAnchorReason(r.sc.policy, f)}
 		if pl := prs[0].placement; pl.Placed {
 			rec.Anchor, rec.Found = pl.AnchorText, true
 			rec.Anchors = append([]string{rec.Anchors[pl.CandidateIndex]}, without(rec.Anchors, pl.CandidateIndex)...)
@@ -1159,4 +1158,16 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 	r.recs = append(r.recs, placed...)
 	r.recs = append(r.recs, unplaced[:min(n-len(placed), len(unplaced))]...)
 	return nil
+}
+
+// dominantAnchorReason says what makes an anchor one to vary: its share of
+// the target's links, or, under that share, its uses over the exact-anchor
+// cap (a German trial's "carries 4 of the 11 links (over 40%)" was 36%).
+func dominantAnchorReason(p policy.Policy, f audit.Finding) string {
+	if audit.Dominates(p, f.Count, f.Limit) {
+		return fmt.Sprintf("anchor %q carries %d of the %d links to %s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID,
+			100*p.AnchorDominanceFlagShare)
+	}
+	return fmt.Sprintf("anchor %q carries %d of the %d links to %s, over the cap of %d uses of one exact anchor per target",
+		f.Anchor, f.Count, f.Limit, f.PageID, p.MaxExactAnchorPerTarget)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/domain/policy"
 )
 
 func TestABrokenLinksReasonSaysWhatIsWrongWithItsTarget(t *testing.T) {
@@ -32,5 +33,22 @@ func TestABrokenLinksReasonSaysWhatIsWrongWithItsTarget(t *testing.T) {
 		if strings.Contains(got, c.wantNone) || strings.Contains(got, "links to ,") {
 			t.Errorf("reason %q says %q, or names no target", got, c.wantNone)
 		}
+	}
+}
+
+// A German trial's anchor used 4 times of 11 was said to be "over 40%":
+// what makes it one to vary there is the exact-anchor cap of 3.
+func TestADominantAnchorsReasonNamesWhatItIsOver(t *testing.T) {
+	p, err := policy.Default(policy.SAG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overCap := dominantAnchorReason(p, audit.Finding{PageID: "hochbeet", Anchor: "hochbeet anlegen", Count: 4, Limit: 11})
+	if strings.Contains(overCap, "40%") || !strings.Contains(overCap, "over the cap of 3 uses") {
+		t.Errorf("reason %q, want the cap of 3 and no share", overCap)
+	}
+	overShare := dominantAnchorReason(p, audit.Finding{PageID: "grinders", Anchor: "burr grinder", Count: 4, Limit: 7})
+	if want := `anchor "burr grinder" carries 4 of the 7 links to grinders (over 40%)`; overShare != want {
+		t.Errorf("reason %q, want %q", overShare, want)
 	}
 }

@@ -1006,6 +1006,14 @@ func (a *Auditor) linkRange(kind site.Kind, words int) heldRange {
 		of: fmt.Sprintf("for a %s of %d words", kind.Page(), words)}
 }
 
+// Dominates reports whether one exact anchor carrying n of a target's
+// links inbound links is over the diversification share
+// (anchor_dominance_flag_share, for a target of at least
+// anchor_dominance_min_inbound links).
+func Dominates(p policy.Policy, n, links int) bool {
+	return links > 0 && links >= p.AnchorDominanceMinInbound && float64(n)/float64(links) > p.AnchorDominanceFlagShare
+}
+
 // dominantAnchors are the targets at least anchor_dominance_min_inbound
 // in-body links point to, one exact anchor of which carries more than
 // anchor_dominance_flag_share of them, and those one exact anchor links
@@ -1017,7 +1025,7 @@ func (a *Auditor) dominantAnchors() (map[int32]Finding, error) {
 	out := map[int32]Finding{}
 	err := a.anchors.each(a.dominanceFloor, func(target int32, text string, n, links int32) {
 		share := float64(n) / float64(links)
-		dominates := int(links) >= a.pol.AnchorDominanceMinInbound && share > a.pol.AnchorDominanceFlagShare
+		dominates := Dominates(a.pol, int(n), int(links))
 		overCap := a.pol.MaxExactAnchorPerTarget > 0 && int(n) > a.pol.MaxExactAnchorPerTarget
 		if !dominates && !overCap {
 			return
