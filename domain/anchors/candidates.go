@@ -384,11 +384,12 @@ func OpensClause(word string) bool {
 type ContentWords map[string]bool
 
 // NewContentWords collects the content words of names, in the site's
-// language ("" is English; FunctionWord).
+// language ("" is English; FunctionWord), less the words of an English
+// title that name no topic (topicStopWords).
 func NewContentWords(names []string, language string) ContentWords {
 	words := ContentWords{}
 	eachWord(names, func(w string) bool {
-		if !FunctionWord(w, language) {
+		if !FunctionWord(w, language) && !(english(language) && topicStopWords[w]) {
 			words[w] = true
 		}
 		return false
@@ -396,10 +397,34 @@ func NewContentWords(names []string, language string) ContentWords {
 	return words
 }
 
+// topicStopWords are the words of English titles that say what kind of
+// page it is, not what it is about: a travel trial's Kyoto article listed
+// "Where to Eat in Tokyo" as on its topic for the "guide" of "Kyoto
+// travel guide" and "Tokyo food guide", and a Chiang Mai article the "11
+// Best Beaches in Bali" for "best".
+var topicStopWords = set("best", "guide", "guides", "complete", "ultimate", "explained", "right", "top", "tips",
+	"things", "ways", "ideas", "reasons", "review", "reviews", "beginners", "beginner", "everything", "know")
+
 // SharedBy reports whether names hold one of the content words. The set
 // holds content words alone, so a word found in it needs no more checks.
 func (c ContentWords) SharedBy(names []string) bool {
-	return len(c) > 0 && eachWord(names, func(w string) bool { return c[w] })
+	return c.SharedWord(names) != ""
+}
+
+// SharedWord is the first of names' words that is one of the content
+// words, "" for none.
+func (c ContentWords) SharedWord(names []string) string {
+	shared := ""
+	if len(c) > 0 {
+		eachWord(names, func(w string) bool {
+			if c[w] {
+				shared = w
+				return true
+			}
+			return false
+		})
+	}
+	return shared
 }
 
 // CountHeldBy adds one to counts for each of its words that names hold,

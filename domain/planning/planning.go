@@ -698,9 +698,10 @@ const (
 )
 
 // says what put a page in its group, for a link's explanation; sectors
-// tells whether the page is in a sector.
-func (g relatedGroup) says(sectors bool) string {
-	topic := " and a word of its title or keywords"
+// tells whether the page is in a sector, and word is the content word of
+// its names the page's share (relatedReading).
+func (g relatedGroup) says(sectors bool, word string) string {
+	topic := fmt.Sprintf(" and the word %q of its title or keywords", word)
 	if g%relatedOtherSector == relatedOffTopic {
 		topic = ""
 	}
@@ -738,7 +739,7 @@ func (pl *planner) relatedReading() {
 	}
 	sibling := func(t Target) bool { return t.ClusterID == pl.in.Page.ClusterID && t.Kind == site.KindSupporting }
 	var picked []scored
-	group := map[string]relatedGroup{}
+	group, topicWord := map[string]relatedGroup{}, map[string]string{}
 	pick := func(ranked []scored) {
 		for _, s := range ranked {
 			if len(picked) == p.RelatedReadingMax || pl.stopped() {
@@ -809,11 +810,12 @@ func (pl *planner) relatedReading() {
 			if otherSector(s.Target) {
 				g, words = relatedOnTopic+relatedOtherSector, ownOutside
 			}
-			if s.score.Factors[scoring.FactorKeywordOverlap] == 0 || !words.SharedBy(PageNames(s.Page)) {
+			shared := words.SharedWord(PageNames(s.Page))
+			if s.score.Factors[scoring.FactorKeywordOverlap] == 0 || shared == "" {
 				g += relatedOffTopic
 			}
 			groups[g] = append(groups[g], s)
-			group[s.ID] = g
+			group[s.ID], topicWord[s.ID] = g, shared
 		}
 		for _, g := range groups {
 			pick(pl.spread(g))
@@ -830,7 +832,7 @@ func (pl *planner) relatedReading() {
 		l := pl.newScoredLink(s, link.TypeRelated, link.ZoneRelatedSection)
 		why := "a sibling in cluster " + pl.in.Page.ClusterID
 		if s.ClusterID != pl.in.Page.ClusterID {
-			why = "shares an attribute value with this page" + group[s.ID].says(pl.in.Structure.SectorOf(pl.in.Page) != "")
+			why = "shares an attribute value with this page" + group[s.ID].says(pl.in.Structure.SectorOf(pl.in.Page) != "", topicWord[s.ID])
 		}
 		l.Explanation = fmt.Sprintf("related: the Related Reading section at the end of the article; %s; score %.2f ≥ %.0f; %s",
 			why, l.Score, p.ReviewScore, l.Explanation)

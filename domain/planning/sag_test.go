@@ -1917,6 +1917,40 @@ func TestRelatedReadingListsPagesOnTheArticlesTopicBeforeBetterLinkedOnes(t *tes
 	}
 }
 
+// A travel trial's Kyoto article listed "Where to Eat in Tokyo" as on its
+// topic for the one word the names shared, "guide" ("Kyoto travel guide",
+// "Tokyo food guide"). A word that says what kind of page it is marks no
+// topic: the page on the article's topic comes first, and the entry says
+// which word put it there.
+func TestRelatedReadingTakesNoTitleWordOfAKindOfPageForATopic(t *testing.T) {
+	boots, insoles := bootsCluster(), insolesCluster()
+	stoves := testCluster("stoves", "Camp Stoves", "camp stoves", "terrain=mountain", "season=winter")
+	hub := hubOf(boots)
+	page := articleIn(boots, "care", "Leather Hiking Boots Care")
+	page.PrimaryKeyword = "leather boots care guide"
+	onTopic := articleIn(insoles, "ins-fit", "Fitting Insoles Into Leather Boots")
+	targets := []Target{{Page: hub}, {Page: onTopic}}
+	for i := range 2 { // too few for "guide" to be common to them (withoutCommonWords)
+		fuel := articleIn(stoves, fmt.Sprintf("fuel-%d", i), fmt.Sprintf("Stove Fuel Notes %d", i))
+		fuel.PrimaryKeyword = "stove fuel guide"
+		targets = append(targets, Target{Page: fuel, Inbound: 100})
+	}
+	plan := planOf(t, Input{Structure: testSite(boots, insoles, stoves), Policy: sagPolicy(t), Page: page, Hub: &hub,
+		Targets: targets, WordCount: 1500})
+	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
+	if len(rr) == 0 || rr[0].TargetPageID != "ins-fit" {
+		t.Fatalf("Related Reading %v, want ins-fit first: \"guide\" is no topic the stove guides share", targetIDs(rr))
+	}
+	if !strings.Contains(rr[0].Explanation, `the word "leather" of its title or keywords`) {
+		t.Errorf("explanation %q, want the word the names share", rr[0].Explanation)
+	}
+	for _, l := range rr[1:] {
+		if strings.Contains(l.Explanation, "of its title or keywords") {
+			t.Errorf("%s explained as on the topic: %q", l.TargetPageID, l.Explanation)
+		}
+	}
+}
+
 // Trial 16's site named a cluster by a one-word brand, "AeroPress": no
 // keyword could ever be an anchor, and nothing said so.
 func TestAClusterWhoseKeywordsAreAllTooShortForAnAnchorIsReported(t *testing.T) {
