@@ -324,3 +324,43 @@ func (pl *planner) namedInflected(links []link.Link) map[string]bool {
 	}
 	return found
 }
+
+// namedInflectedAtCap is, by link id, the text in which the page's text
+// names a link's target in another form of an anchor other pages have
+// used up for it (Input.AtCap), for links the text neither mentions nor
+// names in a form still free: a law firm trial's home page said
+// "workplace accident claims", its hub's keyword at the cap, and the
+// hub was left out without a word.
+func (pl *planner) namedInflectedAtCap(links []link.Link, inflected map[string]bool) map[string]string {
+	var reqs []markup.LinkRequest
+	for _, l := range links {
+		capped := pl.in.AtCap[l.TargetPageID]
+		if len(capped) == 0 || inflected[l.ID] || pl.mentions(l) || pl.mentionedAtCap(l) != "" {
+			continue
+		}
+		var texts []string
+		for _, c := range l.Candidates {
+			if capped[anchors.Normalize(c.Text)] {
+				texts = append(texts, c.Text)
+			}
+		}
+		if len(texts) > 0 {
+			reqs = append(reqs, Request(l, texts, ""))
+		}
+	}
+	if len(reqs) == 0 || pl.in.Page.HTML == "" {
+		return nil
+	}
+	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs,
+		Unbounded(MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page)))
+	if err != nil {
+		return nil
+	}
+	found := map[string]string{}
+	for _, p := range placements {
+		if p.Placed {
+			found[p.ID] = p.AnchorText
+		}
+	}
+	return found
+}

@@ -1052,6 +1052,7 @@ func (pl *planner) homeLinks() {
 		links[i] = pl.newScoredLink(s, link.TypeVerticalDown, link.ZoneInBody)
 	}
 	inflected := pl.namedInflected(links)
+	inflectedAtCap := pl.namedInflectedAtCap(links, inflected)
 	var named []link.Link
 	kinds := map[string]site.Kind{}
 	for i, s := range ranked {
@@ -1062,6 +1063,9 @@ func (pl *planner) homeLinks() {
 		if !pl.mentions(l) && !inflected[l.ID] {
 			if used := pl.mentionedAtCap(l); used != "" {
 				pl.note("vertical_down link to %s not planned: the home page names it as %q, which other pages use for it %d times (anchor cap)",
+					l.TargetPageID, used, pl.in.Policy.MaxExactAnchorPerTarget)
+			} else if used := inflectedAtCap[l.ID]; used != "" {
+				pl.note("vertical_down link to %s not planned: the home page names it as %q, a form of an anchor other pages use for it %d times (anchor cap)",
 					l.TargetPageID, used, pl.in.Policy.MaxExactAnchorPerTarget)
 			} else if !pl.noteTooShortName(s.Target) && s.Kind == site.KindSector {
 				// A site has few sectors, and each is a step of its

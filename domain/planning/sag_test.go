@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
@@ -2316,6 +2317,35 @@ func TestTheHomePageLinksAHubItNamesInAnInflectedForm(t *testing.T) {
 		Texts: []string{"Как добиться урожая от огурцов в теплице, расскажем подробно."}, WordCount: 600})
 	if got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)); !slices.Contains(got, hub.ID) {
 		t.Errorf("the home page links %v, want the hub it names as \"огурцов в теплице\" (notes %q)", got, plan.Notes)
+	}
+}
+
+// A law firm trial's home page said "workplace accident claims", a form of
+// its hub's keyword that other pages had used up, and the hub was left out
+// without a word: the plan says why.
+func TestTheHomePageSaysWhyItLeavesOutAHubItNamesInAFormOfAnAnchorAtTheCap(t *testing.T) {
+	work := testCluster("work", "Accident at Work Claims", "workplace accident claim", "terrain=mountain")
+	hub := hubOf(work)
+	st := testSite(work)
+	st.BuildIndex()
+	text := "We have recovered compensation in hundreds of workplace accident claims since 1998."
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Carter Lowe Injury Lawyers", Kind: site.KindHome, PublishedAt: testNow,
+		HTML: "<p>" + text + "</p>"}
+	capped := map[string]map[string]bool{}
+	for _, k := range []string{"workplace accident claim", "accident at work claims"} {
+		if capped[hub.ID] == nil {
+			capped[hub.ID] = map[string]bool{}
+		}
+		capped[hub.ID][anchors.Normalize(k)] = true
+	}
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: home, Targets: []Target{{Page: hub}},
+		Texts: []string{text}, WordCount: 600, AtCap: capped})
+	if got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)); slices.Contains(got, hub.ID) {
+		t.Fatalf("the home page links %v: every anchor it has for the hub is at the cap", got)
+	}
+	want := `vertical_down link to hub-work not planned: the home page names it as "workplace accident claims", a form of an anchor other pages use for it 3 times (anchor cap)`
+	if !slices.Contains(plan.Notes, want) {
+		t.Errorf("notes %q, want %q", plan.Notes, want)
 	}
 }
 
