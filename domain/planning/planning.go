@@ -1146,9 +1146,21 @@ func (pl *planner) longerPhraseHint(name string) string {
 }
 
 // contextualDown is SAG link type 2's body links: the hub links from its
-// text to the supporting articles it mentions, as density allows.
+// text to the supporting articles it mentions, then to its cluster's
+// products and services it mentions, as density allows. Its Related
+// Articles list links them all; a law firm trial's hubs named their own
+// services ("a car accident lawyer will…") and linked them in the list
+// alone, while linking other clusters' services from their text
+// (offerings).
 func (pl *planner) contextualDown() {
 	pl.pickScored(pl.clusterArticles(), link.TypeVerticalDown, link.ZoneInBody, unlimited, "supporting article of cluster "+pl.in.Page.ClusterID)
+	var offered []Target
+	for _, t := range pl.targets {
+		if t.ClusterID == pl.in.Page.ClusterID && (t.Kind == site.KindProduct || t.Kind == site.KindService) {
+			offered = append(offered, t)
+		}
+	}
+	pl.pickScored(offered, link.TypeVerticalDown, link.ZoneInBody, unlimited, "product or service of cluster "+pl.in.Page.ClusterID)
 }
 
 // crossCluster is SAG link type 4: up to max_cross_cluster_per_hub hubs

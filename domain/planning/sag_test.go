@@ -2349,6 +2349,30 @@ func TestTheHomePageSaysWhyItLeavesOutAHubItNamesInAFormOfAnAnchorAtTheCap(t *te
 	}
 }
 
+// A law firm trial's hubs named their own services in their text ("a car
+// accident lawyer will…") and linked them only in their Related Articles
+// list, while linking other clusters' services from their text. A hub
+// links from its text the products and services of its cluster it names,
+// as it does its articles.
+func TestAHubLinksFromItsTextTheServicesOfItsClusterItNames(t *testing.T) {
+	claims := testCluster("claims", "Car Accident Claims", "car accident claim", "terrain=mountain")
+	hub := hubOf(claims)
+	text := "After a crash, a car accident lawyer will gather the police report, the photos and the witness statements for you."
+	hub.HTML = "<p>" + text + "</p>\n<p>Most claims settle within a year.</p>\n"
+	lawyer := site.Page{SiteID: "s", ID: "car-accident-lawyer", URL: "/car-accident-lawyer/", Title: "Car Accident Lawyer",
+		Kind: site.KindService, ClusterID: "claims", PrimaryKeyword: "car accident lawyer", PublishedAt: testNow}
+	st := testSite(claims)
+	st.BuildIndex()
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: hub, Targets: []Target{{Page: lawyer}},
+		Texts: []string{text, "Most claims settle within a year."}, WordCount: 600})
+	if got := targetIDs(withStatus(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody), link.StatusPlanned)); !slices.Equal(got, []string{lawyer.ID}) {
+		t.Errorf("the hub's body links %v, want the service it names (notes %q)", got, plan.Notes)
+	}
+	if got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneRelatedSection)); !slices.Equal(got, []string{lawyer.ID}) {
+		t.Errorf("Related Articles %v, want the service listed too", got)
+	}
+}
+
 // A Spanish trial's term page at /montana/pirineos/, of no sector, was
 // trailed from home straight to itself past the sector page at /montana/:
 // a page of no sector climbs through the deepest sector whose address its
