@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -196,6 +197,9 @@ func (r *recommender) input(ctx context.Context, page site.Page, targets []plann
 	if err != nil {
 		return planning.Input{}, fmt.Errorf("page %s: %w", page.ID, err)
 	}
+	// Apply adds links to the live page's text and writes no generated
+	// section: what a section would list is recommended in the text.
+	in.SectionsUnwritten = true
 	// What a person decided for the page holds for its recommendations too.
 	if in.Decisions, err = r.tx.PlanDecisions(ctx, r.siteID, page.ID); err != nil {
 		return planning.Input{}, err
@@ -605,11 +609,25 @@ func (r *recommender) underLinked(ctx context.Context, f audit.Finding) error {
 		need--
 	}
 	// What the page cannot take as it is written is still what it lacks:
-	// the best of it is recommended for a writer to work in.
+	// the best of it is recommended for a writer to work in, a hub's own
+	// articles first (the list that links them in new content is no part
+	// of a fix).
+	slices.SortStableFunc(unplaced, func(a, b proposal) int {
+		return cmp.Compare(typeRankForWriter(a.link.Type), typeRankForWriter(b.link.Type))
+	})
 	for _, pr := range unplaced[:min(need, len(unplaced))] {
 		r.add(audit.ProblemUnderLinked, page, pr, pr.link.Score/100, reason)
 	}
 	return nil
+}
+
+// typeRankForWriter orders the links a page lacks and its text cannot
+// carry: a hub's links down to its own cluster first.
+func typeRankForWriter(t link.Type) int {
+	if t == link.TypeVerticalDown {
+		return 0
+	}
+	return 1
 }
 
 // pageLink is a link of a page as apply finds it again: the path it

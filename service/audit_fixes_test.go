@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -802,5 +803,65 @@ func TestApplyingFixesBringsAHubWithinTheCrossClusterCap(t *testing.T) {
 		if rule.Name == "link_type_caps" && !rule.Passed {
 			t.Errorf("the fixed hub fails link_type_caps: %s", rule.Detail)
 		}
+	}
+}
+
+// A German trial's hub linked 2 of its 6 articles, and its fixes were
+// links to other clusters' hubs: the planner leaves to a hub's Related
+// Articles list the articles its text does not name, and an audit writes
+// no list. An under-linked hub is recommended links to its own articles
+// first, for a writer to work in where its text does not name them.
+func TestAnUnderLinkedHubIsRecommendedLinksToItsOwnArticles(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-hub-articles"
+	structure, pages := existingSite(siteID)
+	c := tsClusters[0]
+	own := map[string]bool{}
+	for _, a := range c.articles {
+		own[a.id] = true
+	}
+	hubID := ""
+	for i, p := range pages {
+		if p.Kind != "hub" || clusterIndex(p.ID) != 0 {
+			continue
+		}
+		hubID = p.ID
+		// The hub's text neither links nor names its articles.
+		for _, a := range c.articles {
+			pages[i].HTML = regexp.MustCompile(`<a href="[^"]*/`+regexp.QuoteMeta(a.id)+`/">[^<]*</a>`).ReplaceAllString(pages[i].HTML, "")
+		}
+	}
+	h.publishExisting(structure, pages, existingDeleted)
+	h.audit(siteID, "before", events.AuditRequestedData{})
+	under := false
+	for _, f := range storedFindings(t, h, siteID, "before").UnderLinked {
+		under = under || f.PageID == hubID
+	}
+	if !under {
+		t.Fatalf("the hub of cluster %s, linking none of its articles, is not under-linked", c.id)
+	}
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixes []store.StoredRecommendation
+	for _, r := range recs {
+		if r.PageID == hubID && isUnderLinkedFix(r) {
+			t.Logf("%s: add %s → %s (%s) under %q, found %v", r.ID, r.PageID, r.TargetID, r.LinkType, r.Anchor, r.Found)
+			fixes = append(fixes, r)
+		}
+	}
+	toOwn := 0
+	for _, r := range fixes {
+		if own[r.TargetID] && r.LinkType == "vertical_down" {
+			toOwn++
+		}
+	}
+	// Its text names one article in other words ("gravel position"): that
+	// one is placed, the others are for a writer to work in, ahead of the
+	// other clusters' hubs its text does not name either.
+	if toOwn < 2 {
+		t.Errorf("the under-linked hub %s is recommended %d links to its own articles of %d, want them ahead of other clusters' hubs", hubID, toOwn, len(fixes))
 	}
 }

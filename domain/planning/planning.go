@@ -76,6 +76,11 @@ type Input struct {
 	// whose anchors are all at the cap gives way to one the text can still
 	// carry (PlanUnderCap).
 	AtCap map[string]map[string]bool
+	// SectionsUnwritten says the plan's generated sections will not be
+	// written into the page: an audit's fixes add links to a live page's
+	// text alone, so a hub's Related Articles list links none of its
+	// articles there, and the text is where they are recommended.
+	SectionsUnwritten bool
 	// RelatedPending says Targets lack the related clusters' pages
 	// (Lookup.Deferred): a plan that would draw on them stops and asks for
 	// them (Plan.NeedsRelated) instead of planning without them.
@@ -533,8 +538,14 @@ func (pl *planner) budgetTaken() string {
 
 // listsInSection reports whether the page's plan lists the target in a
 // generated section (a hub's Related Articles), which the inject stage's
-// LLM fallback leaves an in-body link to it to.
+// LLM fallback leaves an in-body link to it to. An audit writes no
+// section (Input.SectionsUnwritten): a German trial's hub that linked 2
+// of its 6 articles was recommended other clusters' hubs and none of its
+// own articles.
 func (pl *planner) listsInSection(targetID string) bool {
+	if pl.in.SectionsUnwritten {
+		return false
+	}
 	return slices.ContainsFunc(pl.plan.Links, func(l link.Link) bool {
 		return l.Zone == link.ZoneRelatedSection && l.TargetPageID == targetID
 	})
