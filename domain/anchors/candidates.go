@@ -403,7 +403,8 @@ func NewContentWords(names []string, language string) ContentWords {
 // travel guide" and "Tokyo food guide", and a Chiang Mai article the "11
 // Best Beaches in Bali" for "best".
 var topicStopWords = set("best", "guide", "guides", "complete", "ultimate", "explained", "right", "top", "tips",
-	"things", "ways", "ideas", "reasons", "review", "reviews", "beginners", "beginner", "everything", "know")
+	"things", "ways", "ideas", "reasons", "review", "reviews", "beginners", "beginner", "everything", "know",
+	"questions", "faq", "faqs", "answers", "answered")
 
 // SharedBy reports whether names hold one of the content words. The set
 // holds content words alone, so a word found in it needs no more checks.

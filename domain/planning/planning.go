@@ -814,7 +814,7 @@ func (pl *planner) relatedReading() {
 				inSector = append(inSector, t)
 			}
 		}
-		own := anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword), pl.in.Policy.Language)
+		own := pl.withoutSiteCommonWords(anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword), pl.in.Policy.Language))
 		ownIn, ownOutside := withoutCommonWords(own, inSector), withoutCommonWords(own, outside)
 		for _, s := range pl.scoreAll(sharing) {
 			g, words := relatedOnTopic, ownIn
@@ -869,6 +869,34 @@ func withoutCommonWords(own anchors.ContentWords, targets []Target) anchors.Cont
 	}
 	return out
 }
+
+// withoutSiteCommonWords is own less the words that the names (name,
+// primary keyword, keywords) of at least half of the site's clusters, and
+// at least minCommonClusters of them, hold: on a travel site whose every
+// cluster is "X travel guide", "travel" put 21 of a trial's 23 pages of
+// other destinations in Related Reading as on its articles' topic.
+func (pl *planner) withoutSiteCommonWords(own anchors.ContentWords) anchors.ContentWords {
+	clusters := pl.in.Structure.Clusters
+	if len(own) == 0 || len(clusters) < minCommonClusters {
+		return own
+	}
+	held := map[string]int{}
+	for _, c := range clusters {
+		own.CountHeldBy(append([]string{c.Name, c.PrimaryKeyword}, c.Keywords...), held)
+	}
+	out := anchors.ContentWords{}
+	for w := range own {
+		if n := held[w]; n < minCommonClusters || 2*n < len(clusters) {
+			out[w] = true
+		}
+	}
+	return out
+}
+
+// minCommonClusters is the fewest clusters a word must be common to
+// (withoutSiteCommonWords): two clusters of a small site may share a
+// topic.
+const minCommonClusters = 3
 
 // minCommonTargets is the fewest targets a word must be common to: among
 // two or three, sharing a word is still a sign of a topic.

@@ -1952,6 +1952,34 @@ func TestRelatedReadingTakesNoTitleWordOfAKindOfPageForATopic(t *testing.T) {
 	}
 }
 
+// A travel trial's every cluster was "X travel guide": "travel", from the
+// article's hub keyword, put 21 of 23 pages of other destinations in
+// Related Reading as on its articles' topic. A word the names of half the
+// site's clusters hold marks no topic.
+func TestRelatedReadingTakesNoWordOfHalfTheSitesClustersForATopic(t *testing.T) {
+	var clusters []site.Cluster
+	for _, city := range []string{"Kyoto", "Tokyo", "Lisbon", "Porto"} {
+		clusters = append(clusters, testCluster(strings.ToLower(city), city, strings.ToLower(city)+" travel guide", "style=city", "budget=mid"))
+	}
+	kyoto, lisbon := clusters[0], clusters[2]
+	hub := hubOf(kyoto)
+	page := articleIn(kyoto, "temples", "Kyoto Temples at Dawn")
+	targets := []Target{{Page: hub}}
+	for i := range 2 {
+		targets = append(targets, Target{Page: articleIn(lisbon, fmt.Sprintf("lisbon-%d", i), fmt.Sprintf("Lisbon Travel Diary %d", i))})
+	}
+	plan := planOf(t, Input{Structure: testSite(clusters...), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 900})
+	rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection)
+	if len(rr) == 0 {
+		t.Fatalf("no Related Reading (notes %q)", plan.Notes)
+	}
+	for _, l := range rr {
+		if strings.Contains(l.Explanation, "of its title or keywords") {
+			t.Errorf("%s explained as on the article's topic: %q", l.TargetPageID, l.Explanation)
+		}
+	}
+}
+
 // Trial 16's site named a cluster by a one-word brand, "AeroPress": no
 // keyword could ever be an anchor, and nothing said so.
 func TestAClusterWhoseKeywordsAreAllTooShortForAnAnchorIsReported(t *testing.T) {
