@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/policy"
@@ -20,6 +22,11 @@ type profile struct {
 	gerundHeads map[string]bool
 	exact       map[string]bool // the names, normalised and as stem sequences
 	all         map[string]bool // every name's content words (stems)
+	// proper are the stems of the words a keyword of the target writes
+	// capitalised past its first word: the proper names that tell it
+	// apart ("Capri" of "day trip to Capri"), which a phrase naming part
+	// of a name holding one must hold (namedAsIs).
+	proper map[string]bool
 	// spellings are the names as written, for NotWithin.
 	spellings []spelling
 	// norms are the names Normalized, in the order given ("" for a blank).
@@ -50,6 +57,21 @@ type name struct {
 // language is the site's, whose articles a name may open on.
 func newProfile(names []string, title, language string) profile {
 	pr := profile{heads: map[string]bool{}, gerundHeads: map[string]bool{}, exact: map[string]bool{}, all: map[string]bool{}}
+	for _, text := range names {
+		if text == title {
+			continue // a title capitalises every word
+		}
+		for i, f := range strings.Fields(text) {
+			if r, _ := utf8.DecodeRuneInString(f); i > 0 && unicode.IsUpper(r) {
+				for _, t := range tokenizeName(f) {
+					if pr.proper == nil {
+						pr.proper = map[string]bool{}
+					}
+					pr.proper[t.stem] = true
+				}
+			}
+		}
+	}
 	objectFirst, chunkHeads := map[string]bool{}, map[string]bool{}
 	pr.norms = make([]string, len(names))
 	for i, text := range names {
@@ -255,7 +277,8 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 	}
 	for _, n := range pr.names {
 		phrase, ok := n.heads[head]
-		if !ok || contrasts(np, ws, phrase, n.modifiers[head], n.elsewhere[head]) || compoundsApart(np, n.modifiers[head], pr.all) {
+		if !ok || contrasts(np, ws, phrase, n.modifiers[head], n.elsewhere[head]) || compoundsApart(np, n.modifiers[head], pr.all) ||
+			pr.lacksProperName(n, ws) {
 			continue
 		}
 		if count(phrase) >= 2 || !n.loose && count(n.words) == len(n.words) {
@@ -263,6 +286,23 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// lacksProperName reports whether a name holds proper-name words of the
+// target (profile.proper) and the phrase's content words ws hold none of
+// them: "day trips" names no "Capri day trip" (a travel trial's "makes
+// [day trips] easy" linked the Capri article), "Capri boat trips" may.
+func (pr profile) lacksProperName(n name, ws map[string]bool) bool {
+	held := false
+	for w := range pr.proper {
+		if n.words[w] {
+			if ws[w] {
+				return false
+			}
+			held = true
+		}
+	}
+	return held
 }
 
 // contrasts reports whether a noun phrase and a name's noun phrase with

@@ -1004,6 +1004,14 @@ func TestAPlaceNameSetsAPhraseApartFromAnotherPlacesName(t *testing.T) {
 			}
 		}
 	}
+	// Nor does a phrase without the place: "day trips" are anyone's, and
+	// "Capri" is a proper name of the page's keyword "day trip to Capri".
+	general := NewText([]string{"A good base in Sorrento makes day trips easy, including the Path of the Gods hike."})
+	for _, c := range Candidates(Target{PrimaryKeywords: []string{"Capri day trip"}, Variations: []string{"day trip to Capri"}}, general, pol()) {
+		if c.Type == link.AnchorNatural {
+			t.Errorf("natural phrase %q names the Capri day trip without Capri", c.Text)
+		}
+	}
 	// The page's own place still names it.
 	capri := NewText([]string{"The first boats of a Capri day trip with kids leave at seven."})
 	if got := NaturalPhrases(capri, []string{"day trip to Capri"}, pol()); !slices.Equal(got, []string{"Capri day trip"}) {
