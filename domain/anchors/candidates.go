@@ -62,8 +62,15 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 	// French trial's hub said "les erreurs courantes du feuilletage" of
 	// "Les erreurs courantes du feuilletage et comment les éviter" and
 	// found no anchor, where the page's own crumb is that.
-	add(withoutArticle(t.Title, p.Language), link.AnchorPageTitle)
-	add(withoutArticle(ShortTitle(t.Title), p.Language), link.AnchorPageTitle)
+	// A product's size or pack is no part of its name (SpecCut): a German
+	// trial's audit suggested writing in "Hochbeet-Bausatz aus
+	// Lärchenholz, 120 x 80 cm".
+	title := t.Title
+	if head, ok := SpecCut(title); ok {
+		title = head
+	}
+	add(withoutArticle(title, p.Language), link.AnchorPageTitle)
+	add(withoutArticle(ShortTitle(title), p.Language), link.AnchorPageTitle)
 	add(withoutArticle(JoinedQuestionCut(t.Title, p.Language), p.Language), link.AnchorPageTitle)
 	add(t.Brand, link.AnchorBranded)
 	// A name written with "&" is said with the word in running text:

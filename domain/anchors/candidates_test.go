@@ -254,3 +254,19 @@ func TestAModelsPhraseFramedByAFunctionWordOrAGradeIsRefused(t *testing.T) {
 		t.Error("a German phrase opening on \"im\" is framed by a function word; one opening on a noun is not")
 	}
 }
+
+// A German trial's audit suggested writing in "Hochbeet-Bausatz aus
+// Lärchenholz, 120 x 80 cm": a product's size is no part of its name.
+func TestATitleCandidateLeavesOutTheSizeAProductTitleEndsOn(t *testing.T) {
+	p, _ := policy.Default(policy.SAG)
+	got := Candidates(Target{PrimaryKeywords: []string{"Hochbeet Bausatz"}, Title: "Hochbeet-Bausatz aus Lärchenholz, 120 x 80 cm"}, nil, p)
+	var titles []string
+	for _, c := range got {
+		if c.Type == link.AnchorPageTitle {
+			titles = append(titles, c.Text)
+		}
+	}
+	if !slices.Equal(titles, []string{"Hochbeet-Bausatz aus Lärchenholz"}) {
+		t.Errorf("title candidates %q, want the name without its size", titles)
+	}
+}
