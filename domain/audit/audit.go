@@ -895,7 +895,7 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 			}
 		}
 		st := a.stats[i]
-		held := a.linkRange(kind, a.pages.wordCount(i))
+		held := a.linkRange(kind, c >= 0, a.pages.wordCount(i))
 		rng, bounded := held.DensityRange, held.bounded
 		inBody, listed := int(a.inBody.at(i)), 0
 		if held.byList {
@@ -993,12 +993,12 @@ type heldRange struct {
 // density_range's row of the density table (planning.DensityClass), for
 // the kinds it holds (planning.DensityHeld), a term page's list counting
 // towards its minimum.
-func (a *Auditor) linkRange(kind site.Kind, words int) heldRange {
+func (a *Auditor) linkRange(kind site.Kind, inCluster bool, words int) heldRange {
 	if a.pol.Name == policy.Silo {
 		b := a.pol.Budget()
 		return heldRange{DensityRange: b, bounded: true, of: fmt.Sprintf("of the silo budget (%d–%d)", b.Min, b.Max)}
 	}
-	if !planning.DensityHeld(kind) {
+	if !planning.DensityHeld(kind, inCluster) {
 		return heldRange{}
 	}
 	r := a.pol.Density(planning.DensityClass(kind), words)

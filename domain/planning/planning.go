@@ -590,8 +590,13 @@ func DensityClass(k site.Kind) policy.DensityClass {
 // over-linked; the hub row called one listing its three hubs
 // under-linked, and a home page whose text links twelve sections
 // over-linked, flagging the links we had placed there. The audit holds
-// them to none either.
-func DensityHeld(k site.Kind) bool { return k != site.KindSector && k != site.KindHome }
+// them to none either. Nor is a plain page outside every cluster (an
+// about, contact, privacy or imprint page): the site's furniture, not its
+// content; a German trial's audit called Impressum and Datenschutz
+// under-linked.
+func DensityHeld(k site.Kind, inCluster bool) bool {
+	return k != site.KindSector && k != site.KindHome && (k != site.KindPage || inCluster)
+}
 
 // LinksByList reports whether a page of the kind links by its generated
 // list: a term page lists the hubs of its value (the seed's "Term Page

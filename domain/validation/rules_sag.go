@@ -88,7 +88,7 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 		counted += fmt.Sprintf(", and %d in its list", listed)
 	}
 	switch {
-	case !planning.DensityHeld(in.Page.Kind):
+	case !planning.DensityHeld(in.Page.Kind, in.Page.ClusterID != ""):
 		r.Detail = fmt.Sprintf("%s: a %s page is held to no row of the density table", counted, in.Page.Kind)
 	case want.Max > 0 && n > want.Max:
 		r.Passed = false

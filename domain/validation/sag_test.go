@@ -168,6 +168,23 @@ func TestDensityRangeHoldsSectorAndHomePagesToNoRow(t *testing.T) {
 	}
 }
 
+// A plain page outside every cluster (about, contact, privacy, imprint) is
+// the site's furniture: a German trial's audit called Impressum and
+// Datenschutz under-linked. One in a cluster is held to the article row.
+func TestDensityRangeHoldsAPlainPageOutsideClustersToNoRow(t *testing.T) {
+	in := inputFor(t, policy.SAG, "about", `<p>`+filler(40)+`</p>`)
+	in.Page.Kind, in.Page.ClusterID = site.KindPage, ""
+	r, _ := validate(t, in)
+	if d := rule(r, RuleDensityRange); !d.Passed || !strings.Contains(d.Detail, "held to no row") {
+		t.Errorf("a plain page outside clusters: %+v", d)
+	}
+	in.Page.ClusterID = "boots"
+	r, _ = validate(t, in)
+	if d := rule(r, RuleDensityRange); d.Passed || !strings.Contains(d.Detail, "below the minimum of 2") {
+		t.Errorf("a plain page of a cluster: %+v, want it held to the article row", d)
+	}
+}
+
 func TestDensityRangeHasNoMaximumForTermPages(t *testing.T) {
 	var links []link.Link
 	for _, c := range []string{"hub", "tents", "camp", "care", "sizing", "laces", "socks"} {
