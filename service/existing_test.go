@@ -313,7 +313,7 @@ func auditOracle(t *testing.T, host string, live []events.PageInfo, deleted []ev
 				o.outside[p.ID] = true
 			}
 		}
-		if p.Kind != "home" && p.Kind != "sector" {
+		if p.Kind != "home" && p.Kind != "sector" && (p.Kind != "page" || p.ClusterID != "") {
 			class := map[string]policy.DensityClass{"hub": policy.ClassHub, "product": policy.ClassProduct, "service": policy.ClassProduct,
 				"term": policy.ClassTerm}[p.Kind]
 			rng := pol.Density(class, words)
