@@ -877,6 +877,46 @@ func TestASignUpBoxIsNeitherContentNorAPlaceForLinks(t *testing.T) {
 	}
 }
 
+// A related-posts plugin's block is its list, not the writer's links: a
+// trial's audit counted YARPP's and Jetpack's links as in-body and its
+// fixes unwrapped them. An affiliate disclosure is boilerplate, not
+// paragraph 1 of the article.
+func TestARelatedPostsBlockAndADisclosureAreNoContent(t *testing.T) {
+	article := `<p>Cloudy water after a water change is a bacterial bloom.</p><p>It clears on its own within a week.</p>`
+	for _, box := range []string{
+		`<div class='yarpp yarpp-related yarpp-related-website'><h3>Related posts:</h3><ol><li><a href="/fishless-cycling/">Fishless Cycling</a></li></ol></div>`,
+		`<div id="jp-relatedposts" class="jp-relatedposts"><p class="jp-relatedposts-post"><a href="/ammonia-spike/">Ammonia spike</a> in a new tank</p></div>`,
+		`<div class="crp_related"><ul><li><a href="/water-changes/">Water changes</a></li></ul></div>`,
+		`<p class="affiliate-disclosure">This post contains affiliate links. <a href="/disclosure/">Learn more</a></p>`,
+	} {
+		page := `<article><h1>Cloudy aquarium water</h1>` + box + article + `</article>`
+		links, err := Links([]byte(page), "https://tank.example/cloudy/", "tank.example")
+		if err != nil || len(links) != 1 || links[0].Position != "aside" || links[0].ContentParagraph != 0 {
+			t.Errorf("%s: links %+v (err %v), want its one link in the aside", box, links, err)
+		}
+		req := LinkRequest{ID: "up", Href: "/water-quality/", Anchors: []string{"bacterial bloom"}, Position: Position{FirstParagraphs: 1}}
+		if _, pl := placeOne(t, page, req, Options{}); !pl.Placed || pl.ContentParagraph != 1 {
+			t.Errorf("%s: uplink %+v, want it in content paragraph 1, the box not counted", box, pl)
+		}
+	}
+}
+
+// A table of contents is navigation: a trial's Easy TOC title, a <p> after
+// the first paragraph, was counted as paragraph 2.
+func TestATableOfContentsIsNavigation(t *testing.T) {
+	for _, toc := range []string{
+		`<div id="ez-toc-container" class="ez-toc-v2_0 counter-hierarchy"><p class="ez-toc-title">Table of Contents</p><nav><ul><li><a href="#causes">Causes</a></li></ul></nav></div>`,
+		`<div id="toc_container" class="no_bullets"><p class="toc_title">Contents</p><ul class="toc_list"><li><a href="#causes">Causes</a></li></ul></div>`,
+		`<div class="wp-block-yoast-seo-table-of-contents yoast-table-of-contents"><p>Contents</p></div>`,
+	} {
+		page := `<article><p>Cloudy water is common in new tanks.</p>` + toc + `<p>A water quality test tells you why.</p></article>`
+		req := LinkRequest{ID: "up", Href: "/water-quality/", Anchors: []string{"water quality test"}, Position: Position{FirstParagraphs: 2}}
+		if _, pl := placeOne(t, page, req, Options{}); !pl.Placed || pl.ContentParagraph != 2 {
+			t.Errorf("%s: uplink %+v, want it in content paragraph 2, the table of contents not counted", toc, pl)
+		}
+	}
+}
+
 // A breadcrumb trail a theme writes outside a <nav> is navigation, as a
 // <nav> is: a trial's audit took Yoast's <p id="breadcrumbs"> for the
 // body and counted its hub link as the page's uplink.

@@ -28,9 +28,9 @@ type tagAttrs struct {
 	// (bylineNames, termListNames): read as an aside. boxPart: its id or
 	// a class holds a part that names such a box (boxNamePart).
 	authorBox, boxPart bool
-	// trail: the element is a breadcrumb trail (breadcrumbTrail), read as
-	// navigation.
-	trail bool
+	// navigation: the element is a breadcrumb trail or a table of
+	// contents (namesNavigation), read as navigation.
+	navigation bool
 }
 
 // readAttrs reads the attributes the scanner acts on, from the raw bytes
@@ -85,20 +85,20 @@ func (t *tagAttrs) set(name, val string) {
 		t.comments = t.comments || commentsID[id]
 		t.authorBox = t.authorBox || namesAside(id)
 		t.boxPart = t.boxPart || boxNamePart(id)
-		t.trail = t.trail || breadcrumbTrail(id)
+		t.navigation = t.navigation || namesNavigation(id)
 	case "class":
 		for _, c := range strings.Fields(val) {
 			c = strings.ToLower(c)
 			t.comments = t.comments || commentsClass[c]
 			t.authorBox = t.authorBox || namesAside(c)
 			t.boxPart = t.boxPart || boxNamePart(c)
-			t.trail = t.trail || breadcrumbTrail(c)
+			t.navigation = t.navigation || namesNavigation(c)
 		}
 	case "itemtype":
 		for _, typ := range strings.Fields(val) {
 			typ = strings.ToLower(typ[strings.LastIndexByte(typ, '/')+1:])
 			t.comments = t.comments || commentsItemType[typ]
-			t.trail = t.trail || typ == "breadcrumblist"
+			t.navigation = t.navigation || typ == "breadcrumblist"
 		}
 	case "itemprop":
 		for _, prop := range strings.Fields(val) {
@@ -138,6 +138,30 @@ var authorBoxParts = []string{"author-box", "author_box", "authorbox", "author-b
 var promoBoxParts = []string{"newsletter", "subscribe", "signup", "sign-up", "optin", "opt-in",
 	"mc4wp", "mc_embed", "convertkit", "ck_form"}
 
+// relatedPostsParts are what the id or class of a related-posts plugin's
+// or theme's block holds: YARPP's "yarpp-related", Jetpack's
+// "jp-relatedposts", Contextual Related Posts' "crp_related", Related
+// Posts for WP's "rp4wp", a theme's "related-posts". The block is the
+// plugin's list, not the writer's links: a trial's audit counted YARPP's
+// and Jetpack's links as in-body, called 24 pages over-linked, and its
+// fixes unwrapped 82 of them and 9 of the writer's own.
+var relatedPostsParts = []string{"yarpp", "relatedposts", "related-posts", "related_posts", "crp_related", "rp4wp"}
+
+// disclosureParts are what the id or class of an affiliate disclosure or
+// disclaimer holds: boilerplate that is no paragraph of the article (a
+// trial's product pages opened on one, its "Learn more" link the first
+// in-body link).
+var disclosureParts = []string{"disclosure", "disclaimer"}
+
+// tocParts are what the id or class of a table of contents holds: Easy
+// Table of Contents' "ez-toc-container", Table of Contents Plus'
+// "toc_container", Rank Math's "rank-math-toc", LuckyWP's "lwptoc",
+// Yoast's "wp-block-yoast-seo-table-of-contents". Read as navigation: a
+// trial's Easy TOC title, a <p> after the first paragraph, was counted as
+// paragraph 2, and an uplink in the second real paragraph as outside the
+// first two.
+var tocParts = []string{"ez-toc", "toc_container", "toc-container", "table-of-contents", "rank-math-toc", "lwptoc"}
+
 // namesAside reports an id or class (lower case) of a box that is no part
 // of the page's content: an author box, a byline or a list of the post's
 // terms.
@@ -156,7 +180,7 @@ func boxNamePart(name string) bool {
 			return false
 		}
 	}
-	for _, parts := range [][]string{authorBoxParts, promoBoxParts} {
+	for _, parts := range [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, disclosureParts} {
 		for _, part := range parts {
 			if i := strings.Index(name, part); i >= 0 && !strings.HasPrefix(name[i+len(part):], "r") {
 				return true
@@ -173,15 +197,24 @@ func holdsTheDocument(a atom.Atom) bool {
 	return a == atom.Html || a == atom.Body || a == atom.Main || a == atom.Article
 }
 
-// breadcrumbTrail reports an id or class (lower case) of a theme's
-// breadcrumb trail written outside a <nav>: Yoast SEO's classic
+// namesNavigation reports an id or class (lower case) of a table of
+// contents (tocParts) or of a theme's breadcrumb trail written outside a
+// <nav>: Yoast SEO's classic
 // <p id="breadcrumbs"> inside the article, Rank Math's
 // "rank-math-breadcrumb", WooCommerce's "woocommerce-breadcrumb". Read as
 // navigation, as a <nav> is: a trial's audit took Yoast's trail for the
 // body, counted its hub link as an uplink, and its fix then removed the
 // writer's real one.
-func breadcrumbTrail(name string) bool {
-	return strings.Contains(name, "breadcrumb")
+func namesNavigation(name string) bool {
+	if strings.Contains(name, "breadcrumb") {
+		return true
+	}
+	for _, part := range tocParts {
+		if strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
 }
 
 // bylineNames are the ids and classes of a post's byline or dateline
@@ -229,14 +262,16 @@ func mayHoldComments(tag []byte) bool {
 
 // mayMarkAside reports start tags whose attributes may name a box that is
 // no part of the content or a breadcrumb trail (namesAside,
-// breadcrumbTrail, itemprop "author").
+// namesNavigation, itemprop "author").
 func mayMarkAside(tag []byte) bool {
 	return containsFold(tag, "author") || containsFold(tag, "sabox") || containsFold(tag, "abh_box") || containsFold(tag, "m-a-box") ||
 		containsFold(tag, "byline") || containsFold(tag, "dateline") || containsFold(tag, "-meta") || containsFold(tag, "posted-on") ||
 		containsFold(tag, "post-date") || containsFold(tag, "tag") || containsFold(tag, "cat") || containsFold(tag, "terms") ||
 		containsFold(tag, "breadcrumb") || containsFold(tag, "subscri") || containsFold(tag, "signup") || containsFold(tag, "sign-up") ||
 		containsFold(tag, "optin") || containsFold(tag, "opt-in") || containsFold(tag, "newsletter") || containsFold(tag, "mc4wp") ||
-		containsFold(tag, "mc_embed") || containsFold(tag, "convertkit") || containsFold(tag, "ck_form")
+		containsFold(tag, "mc_embed") || containsFold(tag, "convertkit") || containsFold(tag, "ck_form") ||
+		containsFold(tag, "related") || containsFold(tag, "yarpp") || containsFold(tag, "rp4wp") || containsFold(tag, "disclo") ||
+		containsFold(tag, "disclaim") || containsFold(tag, "toc") || containsFold(tag, "table-of-contents")
 }
 
 // conceals reports whether an element hides what it holds from readers:
@@ -428,7 +463,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	if (at.authorBox || at.boxPart && !holdsTheDocument(a)) && zn == zoneContent {
 		zn = zoneAside
 	}
-	if at.trail && !holdsTheDocument(a) && zn == zoneContent {
+	if at.navigation && !holdsTheDocument(a) && zn == zoneContent {
 		zn = zoneNavigation
 	}
 	if at.comments || s.zone() == zoneComments {
