@@ -361,7 +361,7 @@ func placeFixAt(html []byte, sc siteContext, page site.Page, r audit.Recommendat
 	}
 	l := link.Link{ID: r.ID, SourcePageID: page.ID, TargetPageID: r.TargetID, TargetURL: r.TargetURL, Type: r.LinkType,
 		Anchor: pl.AnchorText, Zone: link.ZoneInBody, Paragraph: pl.ContentParagraph, FirstParagraphs: r.FirstParagraphs,
-		Mandatory: r.LinkType == link.TypeVerticalUp, Placement: "audit_fix", Status: link.StatusInserted,
+		Mandatory: r.LinkType == link.TypeVerticalUp, Placement: link.PlacementAuditFix, Status: link.StatusInserted,
 		Factors: map[string]float64{}}
 	return out, &l, pl.CandidateIndex, nil
 }
@@ -425,7 +425,7 @@ func validateFixed(ctx context.Context, tx *store.Tx, sc siteContext, page site.
 		path := markup.PagePath(f.URL)
 		paths[path] = true
 		links = append(links, link.Link{ID: fmt.Sprintf("%s-existing-%d", page.ID, i), SourcePageID: page.ID, TargetURL: path,
-			Anchor: f.Text, Zone: link.ZoneInBody, Paragraph: f.ContentParagraph, Placement: "existing",
+			Anchor: f.Text, Zone: link.ZoneInBody, Paragraph: f.ContentParagraph, Placement: link.PlacementExisting,
 			Status: link.StatusInserted, Factors: map[string]float64{}})
 	}
 	// Existing links are matched to the pages they point to by path.
@@ -461,7 +461,19 @@ func validateFixed(ctx context.Context, tx *store.Tx, sc siteContext, page site.
 			hub = &h
 		}
 	}
-	report, settled, err := validation.Validate(validation.Input{Structure: sc.structure, Policy: sc.policy, Page: page, Hub: hub,
+	if hub == nil && page.ClusterID != "" && page.Kind != site.KindHub {
+		// The page links no hub of its own (a missing uplink whose fix was
+		// refused): its rules still judge it against its cluster's live hub,
+		// not as a page of a cluster without one.
+		h, found, err := tx.ClusterHub(ctx, page.SiteID, page.ClusterID)
+		if err != nil {
+			return validation.Report{}, nil, err
+		}
+		if found {
+			hub = &h.Page
+		}
+	}
+	report, settled, err := validation.Validate(validation.Input{Structure: sc.structure, Policy: sc.policy, Page: page, Hub: hubFor(page, hub),
 		HTML: html, SiteHost: sc.structure.Site.Host(), Links: links, Targets: targets})
 	if err != nil {
 		return validation.Report{}, nil, err

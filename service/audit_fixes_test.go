@@ -865,3 +865,63 @@ func TestAnUnderLinkedHubIsRecommendedLinksToItsOwnArticles(t *testing.T) {
 		t.Errorf("the under-linked hub %s is recommended %d links to its own articles of %d, want them ahead of other clusters' hubs", hubID, toOwn, len(fixes))
 	}
 }
+
+// A trial's fixed pages that still lacked their uplink were told their
+// cluster "has no hub page yet", its hub live: the fixed page's hub was
+// found only through a link it had. And a writer's link to the hub in
+// paragraph 5 passed mandatory_uplink, which the audit reports as an
+// uplink outside the first paragraphs.
+func TestAFixedPagesVerdictJudgesItsUplinkAgainstItsClustersLiveHub(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-fixed-uplink"
+	structure, pages := existingSite(siteID)
+	c := tsClusters[0]
+	missing, late := c.articles[0].id, c.articles[2].id // (0,0) has no uplink
+	// A second link to the sibling each already links (the next one), the
+	// fix applied below.
+	again := func(next tsArticle) string {
+		return fmt.Sprintf("<p>Again: <a href=\"%s%s/\">%s</a>.</p>", c.url, next.id, next.pk)
+	}
+	for i, p := range pages {
+		switch p.ID {
+		case missing:
+			pages[i].HTML = appendToArticle(p.HTML, again(c.articles[1]))
+		case late:
+			// Its uplink moved to the last paragraph.
+			html := regexp.MustCompile(`<a href="`+regexp.QuoteMeta(c.url)+`">([^<]*)</a>`).ReplaceAllString(p.HTML, "$1")
+			pages[i].HTML = appendToArticle(appendToArticle(html, "<p>More in <a href=\""+c.url+"\">our gravel bikes guide</a>.</p>"), again(c.articles[3]))
+		}
+	}
+	h.publishExisting(structure, pages, existingDeleted)
+	h.audit(siteID, "before", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range recs {
+		if (r.PageID == missing || r.PageID == late) && r.Action == "remove" {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) < 2 {
+		t.Fatalf("recommendations %d to remove a duplicate from %s and %s, want one each", len(ids), missing, late)
+	}
+	h.applyFixes(siteID, "apply-duplicates", events.AuditApplyData{AuditID: "before", RecommendationIDs: ids})
+	fixed := h.fixedPages(siteID, "before")
+	for _, id := range []string{missing, late} {
+		f, ok := fixed[id]
+		if !ok {
+			t.Fatalf("page %s did not come back fixed", id)
+		}
+		for _, rule := range f.Validation.Rules {
+			if rule.Name != "mandatory_uplink" {
+				continue
+			}
+			if rule.Passed || strings.Contains(rule.Detail, "no hub page yet") || !strings.Contains(rule.Detail, "gravel-bikes") {
+				t.Errorf("page %s: mandatory_uplink %+v, want it failed against hub gravel-bikes", id, rule)
+			}
+		}
+	}
+}

@@ -667,6 +667,24 @@ func (t *Tx) LiveTargets(ctx context.Context, siteID string, ids []string) (map[
 	return targetsByID(rows)
 }
 
+// ClusterHub reads the live hub of a cluster, the first by id where a
+// cluster has several; found is false for none.
+func (t *Tx) ClusterHub(ctx context.Context, siteID, clusterID string) (hub planning.Target, found bool, err error) {
+	rows, err := t.query(ctx, `SELECT `+targetColumns+` FROM pages
+		WHERE site_id = $1 AND cluster_id = $2 AND kind = 'hub' AND state <> 'deleted' ORDER BY id LIMIT 1`, siteID, clusterID)
+	if err != nil {
+		return planning.Target{}, false, fmt.Errorf("read the hub of cluster %s: %w", clusterID, err)
+	}
+	hubs, err := pgx.CollectRows(rows, scanTarget)
+	if err != nil {
+		return planning.Target{}, false, fmt.Errorf("read the hub of cluster %s: %w", clusterID, err)
+	}
+	if len(hubs) == 0 {
+		return planning.Target{}, false, nil
+	}
+	return hubs[0], true, nil
+}
+
 // targetsByID collects rows of targetColumns by page id.
 func targetsByID(rows pgx.Rows) (map[string]planning.Target, error) {
 	targets, err := pgx.CollectRows(rows, scanTarget)

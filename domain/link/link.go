@@ -60,6 +60,12 @@ const (
 	// PlacementLLMFallback: a model rewrote a paragraph to carry the link
 	// (the silo seed's name for it).
 	PlacementLLMFallback = "llm_fallback"
+	// PlacementAuditFix: an audit's fix added the link to a live page.
+	PlacementAuditFix = "audit_fix"
+	// PlacementExisting: the page's writer made the link; an audit's fixed
+	// page is validated with them, read from its HTML, and its uplink is
+	// the one in its first paragraphs alone.
+	PlacementExisting = "existing"
 )
 
 // Anchor is one candidate anchor text with its origin.

@@ -30,7 +30,10 @@ func mandatoryUplink(in Input, found []markup.Link) RuleResult {
 		}
 	}
 	for _, l := range in.Links {
-		if l.Type != link.TypeVerticalUp {
+		// A writer's link to the hub past the first paragraphs is no
+		// uplink (the audit reports it as one outside them): only the
+		// found one above counts of theirs.
+		if l.Type != link.TypeVerticalUp || l.Placement == link.PlacementExisting {
 			continue
 		}
 		if l.Placed() {
