@@ -411,7 +411,8 @@ func NewContentWords(names []string, language string) ContentWords {
 // Best Beaches in Bali" for "best".
 var topicStopWords = set("best", "guide", "guides", "complete", "ultimate", "explained", "right", "top", "tips",
 	"things", "ways", "ideas", "reasons", "review", "reviews", "beginners", "beginner", "everything", "know",
-	"questions", "faq", "faqs", "answers", "answered")
+	"questions", "faq", "faqs", "answers", "answered", "recipe", "recipes", "easy", "homemade", "quick", "simple",
+	"favorite", "favourite", "perfect", "delicious")
 
 // SharedBy reports whether names hold one of the content words. The set
 // holds content words alone, so a word found in it needs no more checks.

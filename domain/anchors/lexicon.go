@@ -466,7 +466,7 @@ var (
 
 // genericStarts are evaluative words a natural phrase does not start on:
 // "the best lightweight hiking boots" gives "lightweight hiking boots".
-var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect", "worst")
+var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect", "worst", "favorite", "favourite")
 
 // quantityAfterA reports "little" or "bit" after "a": "a little interval
 // training" is some interval training, not a phrase about small ones.

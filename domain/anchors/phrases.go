@@ -411,9 +411,19 @@ func tokenizeAs(run string, name bool) []token {
 		t.start = t.start && content
 		t.final = t.final && content && t.lex != cPart
 		t.graded = i > 0 && graded(toks, i)
+		// An ordinal before a grading word ranks it, no thing of its own:
+		// "my [second favorite homemade pizza night]" was a recipe trial's
+		// uplink anchor.
+		if ordinals[t.low] && i+1 < len(toks) && (genericStarts[toks[i+1].low] || superlative(toks[i+1].low)) {
+			t.start = false
+		}
 	}
 	return toks
 }
+
+// ordinals are the words that rank what a grading word after them grades
+// ("second favorite", "third best").
+var ordinals = set("first", "second", "third", "fourth", "fifth", "next", "last")
 
 // markSentenceAdverbials ends a noun phrase at the noun of a phrase that
 // says how a sentence holds rather than what it is about: "in our

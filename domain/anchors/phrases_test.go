@@ -1063,3 +1063,19 @@ func hasNatural(cands []link.Anchor, text string) bool {
 	}
 	return false
 }
+
+// A recipe trial's uplink anchor was "[second favorite homemade pizza
+// night]": an ordinal before a grading word, and the grading word, open
+// no phrase.
+func TestANaturalPhraseOpensOnNoOrdinalOrFavorite(t *testing.T) {
+	src := NewText([]string{"They have become our second favorite homemade pizza night, and the kids like crimping the edges."})
+	got := NaturalPhrases(src, []string{"homemade pizza", "pizza recipes", "pizza night", "pizza at home"}, pol())
+	if len(got) == 0 {
+		t.Fatal("no natural phrase: want \"homemade pizza night\"")
+	}
+	for _, phrase := range got {
+		if first := strings.ToLower(strings.Fields(phrase)[0]); first == "second" || first == "favorite" {
+			t.Errorf("natural phrase %q opens on %q", phrase, first)
+		}
+	}
+}

@@ -880,7 +880,9 @@ func TestASignUpBoxIsNeitherContentNorAPlaceForLinks(t *testing.T) {
 // A related-posts plugin's block is its list, not the writer's links: a
 // trial's audit counted YARPP's and Jetpack's links as in-body and its
 // fixes unwrapped them. An affiliate disclosure is boilerplate, not
-// paragraph 1 of the article.
+// paragraph 1 of the article; a recipe card is structured data, not the
+// post's prose (a recipe trial had links placed in its notes), and a
+// classic editor's caption is a caption.
 func TestARelatedPostsBlockAndADisclosureAreNoContent(t *testing.T) {
 	article := `<p>Cloudy water after a water change is a bacterial bloom.</p><p>It clears on its own within a week.</p>`
 	for _, box := range []string{
@@ -888,6 +890,8 @@ func TestARelatedPostsBlockAndADisclosureAreNoContent(t *testing.T) {
 		`<div id="jp-relatedposts" class="jp-relatedposts"><p class="jp-relatedposts-post"><a href="/ammonia-spike/">Ammonia spike</a> in a new tank</p></div>`,
 		`<div class="crp_related"><ul><li><a href="/water-changes/">Water changes</a></li></ul></div>`,
 		`<p class="affiliate-disclosure">This post contains affiliate links. <a href="/disclosure/">Learn more</a></p>`,
+		`<div id="wprm-recipe-container-812" class="wprm-recipe-container"><div class="wprm-recipe-notes"><p>Use the <a href="/sourdough-starter/">sourdough starter</a> at its peak.</p></div></div>`,
+		`<div class="wp-caption aligncenter"><img src="/a.jpg"><p class="wp-caption-text">The bloom, day two. <a href="/ammonia/">Why</a></p></div>`,
 	} {
 		page := `<article><h1>Cloudy aquarium water</h1>` + box + article + `</article>`
 		links, err := Links([]byte(page), "https://tank.example/cloudy/", "tank.example")

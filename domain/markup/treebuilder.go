@@ -147,6 +147,15 @@ var promoBoxParts = []string{"newsletter", "subscribe", "signup", "sign-up", "op
 // fixes unwrapped 82 of them and 9 of the writer's own.
 var relatedPostsParts = []string{"yarpp", "relatedposts", "related-posts", "related_posts", "crp_related", "rp4wp"}
 
+// recipeCardParts are what the id or class of a recipe plugin's card
+// holds: WP Recipe Maker's "wprm-recipe-container", Tasty Recipes',
+// Mediavine Create's "mv-create-card", a theme's "recipe-card". The card
+// is structured data (ingredients, steps, notes, a print button), not the
+// post's prose: a recipe trial had sibling links placed in its notes.
+// So is a classic editor's image caption ("wp-caption", whose text is a
+// <p>), as a <figcaption> is.
+var recipeCardParts = []string{"wprm-recipe", "tasty-recipe", "mv-create-card", "recipe-card", "easyrecipe", "wp-caption"}
+
 // disclosureParts are what the id or class of an affiliate disclosure or
 // disclaimer holds: boilerplate that is no paragraph of the article (a
 // trial's product pages opened on one, its "Learn more" link the first
@@ -180,7 +189,7 @@ func boxNamePart(name string) bool {
 			return false
 		}
 	}
-	for _, parts := range [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, disclosureParts} {
+	for _, parts := range [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, recipeCardParts, disclosureParts} {
 		for _, part := range parts {
 			if i := strings.Index(name, part); i >= 0 && !strings.HasPrefix(name[i+len(part):], "r") {
 				return true
@@ -271,7 +280,8 @@ func mayMarkAside(tag []byte) bool {
 		containsFold(tag, "optin") || containsFold(tag, "opt-in") || containsFold(tag, "newsletter") || containsFold(tag, "mc4wp") ||
 		containsFold(tag, "mc_embed") || containsFold(tag, "convertkit") || containsFold(tag, "ck_form") ||
 		containsFold(tag, "related") || containsFold(tag, "yarpp") || containsFold(tag, "rp4wp") || containsFold(tag, "disclo") ||
-		containsFold(tag, "disclaim") || containsFold(tag, "toc") || containsFold(tag, "table-of-contents")
+		containsFold(tag, "disclaim") || containsFold(tag, "toc") || containsFold(tag, "table-of-contents") ||
+		containsFold(tag, "recipe") || containsFold(tag, "mv-create") || containsFold(tag, "caption")
 }
 
 // conceals reports whether an element hides what it holds from readers:
