@@ -24,25 +24,32 @@ func listedInRelatedArticles(d events.LinksInsertedData) []string {
 	return out
 }
 
-func TestReplanningKeepsSnapshotsAndAnyOneCanBeRestored(t *testing.T) {
-	t.Parallel()
+// hubPlannedThrice links the fixture hub of site s1, then its articles
+// care and sizing, and returns the hub's kept plans: it was planned
+// alone, with care, and with care and sizing, so the two plans replaced
+// are kept, newest (with care) first.
+func hubPlannedThrice(t *testing.T) (*harness, []store.Snapshot) {
+	t.Helper()
 	h := startHarness(t, testConfig(t))
 	h.siteWithLinkedHub("s1")
 	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
 	h.waitIdle(waitLong)
 	h.publish(pageEvent("s1", "sizing", "supporting", 1, supportingHTML(2)))
 	h.waitIdle(waitLong)
-
-	ctx := context.Background()
-	snaps, err := h.svc.Store().Snapshots(ctx, "s1", "boots-hub")
+	snaps, err := h.svc.Store().Snapshots(context.Background(), "s1", "boots-hub")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The hub was planned three times: alone, with care, with care and
-	// sizing; the two plans replaced are kept, newest first.
 	if len(snaps) != 2 || !strings.Contains(snaps[0].Reason, "supporting page sizing arrived") {
 		t.Fatalf("hub snapshots %+v, want the two replaced plans, newest first", snaps)
 	}
+	return h, snaps
+}
+
+func TestReplanningKeepsSnapshotsAndAnyOneCanBeRestored(t *testing.T) {
+	t.Parallel()
+	h, snaps := hubPlannedThrice(t)
+	ctx := context.Background()
 	withCare := snaps[0]
 
 	h.publish(mustEvent(events.LinksRestore, "s1", "restore-hub-1", events.RestoreData{PageID: "boots-hub", SnapshotID: withCare.ID}))
@@ -127,17 +134,8 @@ func TestPublishingANewerVersionReplansItFromTheStrippedHTML(t *testing.T) {
 
 func TestRestoringASnapshotThatLinksAPageDeletedSinceIsRefusedWithItsReason(t *testing.T) {
 	t.Parallel()
-	h := startHarness(t, testConfig(t))
-	h.siteWithLinkedHub("s1")
-	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
-	h.waitIdle(waitLong)
-	h.publish(pageEvent("s1", "sizing", "supporting", 1, supportingHTML(2)))
-	h.waitIdle(waitLong)
+	h, snaps := hubPlannedThrice(t)
 	ctx := context.Background()
-	snaps, err := h.svc.Store().Snapshots(ctx, "s1", "boots-hub")
-	if err != nil || len(snaps) != 2 {
-		t.Fatalf("hub snapshots %+v (err %v), want two", snaps, err)
-	}
 	withCare := snaps[0] // the hub's plan listing care, before sizing came
 
 	h.publish(mustEvent(events.ContentDeleted, "s1", "del-care", events.ContentDeletedData{PageID: "care", Version: 2}))
