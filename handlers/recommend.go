@@ -53,6 +53,9 @@ type recommender struct {
 	// removing are the links the removals so far take out, so no other
 	// fix is recommended on them.
 	removing map[linkKey]bool
+	// moving are the links a move into the first paragraphs takes
+	// (lateUplink), which no anchor variation takes too.
+	moving map[linkKey]bool
 }
 
 // linkKey is a link of a page as apply finds it: path, text, occurrence.
@@ -90,7 +93,7 @@ func (r *recommender) linkScore(id string) float64 { return r.auditor.LinkScore(
 func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, error) {
 	rep := r.report
 	total := len(rep.MissingMandatory) + len(rep.Orphans) + len(rep.UnderLinked) + len(rep.Duplicates) + len(rep.OverCap) + len(rep.CrossClusterOverCap) +
-		len(rep.OverLinked) + len(rep.Broken) + len(rep.Redirects) + len(rep.DominantAnchors)
+		len(rep.OverLinked) + len(rep.Broken) + len(rep.Redirects) + len(rep.UplinkOutsideFirst) + len(rep.DominantAnchors)
 	r.progress.stage(ctx, events.AuditStageRecommendations, total)
 	done := 0
 	step := func(err error) error {
@@ -146,6 +149,13 @@ func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, er
 		return nil, err
 	}
 	done += len(rep.Redirects)
+	// After the removals, which a late uplink's link may be one of, and
+	// before the variations, which then leave it to the move.
+	for _, id := range rep.UplinkOutsideFirst {
+		if err := step(r.lateUplink(ctx, id)); err != nil {
+			return nil, err
+		}
+	}
 	uses, err := r.anchorUses(ctx, rep.DominantAnchors)
 	if err != nil {
 		return nil, err
@@ -440,6 +450,80 @@ func (r *recommender) uplink(ctx context.Context, pageID string) error {
 	}
 	r.add(audit.ProblemMissingUplink, page, prs[0], l.Score/100,
 		fmt.Sprintf("%s has no in-body link to its hub %s (mandatory, in paragraphs 1–%d)", who, hubID, l.FirstParagraphs))
+	return nil
+}
+
+// lateUplink recommends moving a page's link to its hub from past the
+// first paragraphs, where the audit found it (Report.UplinkOutsideFirst),
+// into them, where the uplink goes: the link is unwrapped and placed
+// again on the planner's uplink anchors, as an anchor variation is
+// (vary_anchor, in the missing uplink's band). Where the first paragraphs
+// hold no anchor for the hub, none is recommended: the finding says it.
+// A German trial's audit reported two such pages and fixed neither.
+func (r *recommender) lateUplink(ctx context.Context, pageID string) error {
+	page, found, err := r.livePage(ctx, pageID)
+	if err != nil || !found {
+		return err
+	}
+	hubID := r.auditor.Hub(page.ClusterID)
+	links, err := r.pageLinks(ctx, page.ID)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(links, func(l pageLink) bool { return l.targetID == hubID && l.InBody() })
+	if i < 0 || r.removing[keyOf(page.ID, links[i])] {
+		return nil
+	}
+	late := links[i]
+	targets, err := r.targets(ctx, hubID)
+	if err != nil || len(targets) == 0 {
+		return err
+	}
+	in, err := r.input(ctx, page, targets)
+	if err != nil {
+		return err
+	}
+	l, ok := planning.ProposeLink(in, hubID)
+	if !ok {
+		return nil
+	}
+	// Apply places a moved link, as a varied one, on other text than the
+	// link's own (applyRecommendation).
+	l.Candidates = slices.DeleteFunc(slices.Clone(l.Candidates), func(a link.Anchor) bool {
+		return anchors.Normalize(a.Text) == anchors.Normalize(late.Text)
+	})
+	unwrapped := page
+	if html, ok, err := unwrapLink([]byte(page.HTML), r.sc, page, late.path, late.Text, late.occurrence); err != nil {
+		return err
+	} else if ok {
+		unwrapped.HTML = string(html)
+	}
+	prs, err := r.place(ctx, unwrapped, []link.Link{l})
+	if err != nil {
+		return err
+	}
+	pl := prs[0].placement
+	if !pl.Placed {
+		return nil
+	}
+	texts := planning.CandidateTexts(prs[0].link.Candidates)
+	rec := audit.Recommendation{Problem: audit.ProblemMissingUplink, PageID: page.ID, Action: audit.ActionVaryAnchor,
+		LinkType: link.TypeVerticalUp, TargetID: hubID, TargetURL: l.TargetURL, Anchor: pl.AnchorText, Found: true,
+		Anchors: append([]string{texts[pl.CandidateIndex]}, without(texts, pl.CandidateIndex)...), NotWithin: planning.NotWithin(l, texts),
+		FirstParagraphs: l.FirstParagraphs, LinkPath: late.path, LinkText: late.Text, Occurrence: late.occurrence,
+		// Below the missing uplinks of its band: the page has one, late.
+		Weight: l.Score / 200,
+		Reason: fmt.Sprintf("the page's link to its hub %s is in paragraph %d, past the first %d, where its uplink goes; move it to %q, found in paragraph %d",
+			hubID, late.Paragraph, l.FirstParagraphs, pl.AnchorText, pl.ContentParagraph)}
+	if refused, err := r.refusedVariation(ctx, page, rec); err != nil || refused != "" {
+		return err
+	}
+	if r.moving == nil {
+		r.moving = map[linkKey]bool{}
+	}
+	r.moving[keyOf(page.ID, late)] = true
+	r.proposed.add([]link.Link{{TargetPageID: hubID, Anchor: pl.AnchorText, Zone: link.ZoneInBody, Status: link.StatusInserted}})
+	r.recs = append(r.recs, rec)
 	return nil
 }
 
@@ -1081,8 +1165,8 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 		if len(placed) == n {
 			break
 		}
-		if r.removing[linkKey{u.source, u.path, u.text, u.occurrence}] {
-			continue // a removal takes the link out: no anchor to vary
+		if k := (linkKey{u.source, u.path, u.text, u.occurrence}); r.removing[k] || r.moving[k] {
+			continue // a removal takes the link out, or a move its place: no anchor to vary
 		}
 		page, found, err := r.livePage(ctx, u.source)
 		if err != nil {

@@ -925,3 +925,46 @@ func TestAFixedPagesVerdictJudgesItsUplinkAgainstItsClustersLiveHub(t *testing.T
 		}
 	}
 }
+
+// A German trial's audit reported pages whose only link to their hub was
+// past paragraph 2 and fixed none of them. The link is moved into the
+// first paragraphs, where an anchor for the hub is, and the page then has
+// its uplink there.
+func TestALateUplinkIsMovedIntoTheFirstParagraphs(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure, pages := existingSite("cadence-late-uplink")
+	late := tsClusters[2].articles[1] // its uplink is only its last paragraph
+	hub := tsClusters[2]
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+	if !slices.Contains(run.beforeF.UplinksOutsideOpening, late.id) {
+		t.Fatalf("the audit does not find %s's uplink outside paragraphs 1–2: %v", late.id, run.beforeF.UplinksOutsideOpening)
+	}
+	var move *store.StoredRecommendation
+	for i, r := range run.recs {
+		if r.PageID == late.id && r.Action == "vary_anchor" && r.TargetID == hub.id {
+			move = &run.recs[i]
+		}
+	}
+	if move == nil || !move.Found || move.FirstParagraphs != 2 || move.AppliedBy == "" {
+		t.Fatalf("recommendation %+v, want the late uplink moved into paragraphs 1–2 and applied", move)
+	}
+	fixed := run.fixed[late.id]
+	var uplinks []events.LinkResult
+	for _, l := range fixed.Links {
+		if l.TargetPageID == hub.id && l.Zone == "in_body" {
+			uplinks = append(uplinks, l)
+		}
+	}
+	if len(uplinks) != 1 || uplinks[0].Paragraph < 1 || uplinks[0].Paragraph > 2 {
+		t.Errorf("links to the hub after the move %+v, want one, in paragraph 1 or 2", uplinks)
+	}
+	for _, rule := range fixed.Validation.Rules {
+		if rule.Name == "mandatory_uplink" && !rule.Passed {
+			t.Errorf("mandatory_uplink after the move: %s", rule.Detail)
+		}
+	}
+	if slices.Contains(run.afterF.UplinksOutsideOpening, late.id) {
+		t.Errorf("the audit after the fixes still finds %s's uplink outside paragraphs 1–2", late.id)
+	}
+}
