@@ -349,9 +349,7 @@ func placeFixAt(html []byte, sc siteContext, page site.Page, r audit.Recommendat
 	if len(r.Anchors) == 0 {
 		return nil, nil, -1, fmt.Errorf("no anchor text for %s: write one into the page", r.TargetID)
 	}
-	out, placements, err := markup.Place(html, []markup.LinkRequest{{ID: r.ID, Href: r.TargetURL, Anchors: r.Anchors,
-		NotWithin: r.NotWithin, Position: markup.Position{FirstParagraphs: r.FirstParagraphs}, WholePhrase: planning.WholePhrase(r.LinkType),
-		WholePhraseFirst: !planning.WholePhrase(r.LinkType)}}, markupOptions(sc, page))
+	out, placements, err := markup.Place(html, []markup.LinkRequest{fixRequest(r, r.Anchors)}, markupOptions(sc, page))
 	if err != nil {
 		return nil, nil, -1, fmt.Errorf("place the link to %s: %w", r.TargetID, err)
 	}
@@ -364,6 +362,13 @@ func placeFixAt(html []byte, sc siteContext, page site.Page, r audit.Recommendat
 		Mandatory: r.LinkType == link.TypeVerticalUp, Placement: link.PlacementAuditFix, Status: link.StatusInserted,
 		Factors: map[string]float64{}}
 	return out, &l, pl.CandidateIndex, nil
+}
+
+// fixRequest is the request that places a recommended link under texts.
+func fixRequest(r audit.Recommendation, texts []string) markup.LinkRequest {
+	return markup.LinkRequest{ID: r.ID, Href: r.TargetURL, Anchors: texts, NotWithin: r.NotWithin,
+		Position: markup.Position{FirstParagraphs: r.FirstParagraphs}, WholePhrase: planning.WholePhrase(r.LinkType),
+		WholePhraseFirst: !planning.WholePhrase(r.LinkType)}
 }
 
 // findLink finds a page's link by the path it points to, its text and

@@ -278,12 +278,18 @@ func (r *recommender) place(ctx context.Context, page site.Page, links []link.Li
 		// Apply places each fix alone (placeFixAt), bound to no other link.
 		reqs[i] = planning.Request(*l, planning.CandidateTexts(l.Candidates), "")
 	}
-	_, placements, err := planning.PlaceHoldingBack([]byte(page.HTML), reqs, func(k int, placed string) bool {
-		return used[links[k].TargetPageID][placed] >= limit
+	// The additions recommended for the page so far are placed first, on
+	// the anchors they were found on: apply places them before these, and
+	// a trial's hub was offered two additions 12 words apart in one
+	// paragraph, of which apply could place one.
+	prior := r.additionsTo(page.ID)
+	_, placements, err := planning.PlaceHoldingBack([]byte(page.HTML), append(prior, reqs...), func(k int, placed string) bool {
+		return k >= len(prior) && used[links[k-len(prior)].TargetPageID][placed] >= limit
 	}, markupOptions(r.sc, page))
 	if err != nil {
 		return nil, fmt.Errorf("place links in page %s: %w", page.ID, err)
 	}
+	placements = placements[len(prior):]
 	out := make([]proposal, len(links))
 	for i := range links {
 		out[i] = proposal{links[i], placements[i], capped[i]}
@@ -451,6 +457,19 @@ func (r *recommender) uplink(ctx context.Context, pageID string) error {
 	r.add(audit.ProblemMissingUplink, page, prs[0], l.Score/100,
 		fmt.Sprintf("%s has no in-body link to its hub %s (mandatory, in paragraphs 1–%d)", who, hubID, l.FirstParagraphs))
 	return nil
+}
+
+// additionsTo are the requests that place the additions recommended so
+// far for a page whose anchor its text holds, each on that anchor.
+func (r *recommender) additionsTo(pageID string) []markup.LinkRequest {
+	var out []markup.LinkRequest
+	for i, rec := range r.recs {
+		if rec.PageID == pageID && rec.Action == audit.ActionAdd && rec.Found {
+			rec.ID = fmt.Sprintf("recommended-%d", i) // ids are given once all are made (audit.Prioritise)
+			out = append(out, fixRequest(rec, []string{rec.Anchor}))
+		}
+	}
+	return out
 }
 
 // lateUplink recommends moving a page's link to its hub from past the

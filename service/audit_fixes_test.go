@@ -968,3 +968,44 @@ func TestALateUplinkIsMovedIntoTheFirstParagraphs(t *testing.T) {
 		t.Errorf("the audit after the fixes still finds %s's uplink outside paragraphs 1–2", late.id)
 	}
 }
+
+// A trial's hub was offered two additions found 12 words apart in one
+// paragraph, an orphan's and its own minimum's, of which apply could place
+// one. A page's additions are placed together as apply places them, so
+// none found in the text is refused for the room another took.
+func TestAnAuditsAdditionsFoundInAPageAllFitItTogether(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure, pages := existingSite("cadence-additions-fit")
+	c := tsClusters[3]
+	orphan, named := c.articles[3], c.articles[2] // the site's orphan, and an article its hub names
+	for i, p := range pages {
+		if p.Kind != "hub" || clusterIndex(p.ID) != 3 {
+			continue
+		}
+		// The hub links none of its articles, so it is under-linked, and
+		// names one only beside the orphan, which no page links.
+		html := p.HTML
+		for _, a := range c.articles {
+			html = regexp.MustCompile(`<a href="[^"]*/`+regexp.QuoteMeta(a.id)+`/">([^<]*)</a>`).ReplaceAllString(html, "$1")
+		}
+		html = strings.Replace(html, "Our guide to "+named.pk+" explains", "Our guide explains", 1)
+		html = strings.Replace(html, "Our guide to "+orphan.kws[0]+" explains", "Our guides to "+orphan.kws[0]+" and "+named.pk+" explain", 1)
+		pages[i].HTML = html
+	}
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+	found := map[string]store.StoredRecommendation{}
+	for _, r := range run.recs {
+		if r.Action == "add" && r.Found {
+			found[r.ID] = r
+		}
+	}
+	if len(found) == 0 {
+		t.Fatal("no addition found in its page's text")
+	}
+	for _, f := range run.applied.Failed {
+		if r, ok := found[f.ID]; ok && strings.Contains(f.Reason, "density limits") {
+			t.Errorf("addition %s (%s → %s under %q) refused: %s", f.ID, r.PageID, r.TargetID, r.Anchor, f.Reason)
+		}
+	}
+}
