@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode"
@@ -65,13 +66,20 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 	// A product's size or pack is no part of its name (SpecCut): a German
 	// trial's audit suggested writing in "Hochbeet-Bausatz aus
 	// Lärchenholz, 120 x 80 cm".
+	// A question is said in running text without its marks: a Spanish
+	// trial's hub said "cuánto debe comer un perro al día" of "¿Cuánto
+	// debe comer un perro al día?" and linked nothing. The question clause
+	// joined to a title is cut from its short form, so a subtitle does not
+	// stay on ("¿Por qué mi perro ladra tanto? Causas" of "… Causas y cómo
+	// corregirlo").
 	title := t.Title
 	if head, ok := SpecCut(title); ok {
 		title = head
 	}
-	add(withoutArticle(title, p.Language), link.AnchorPageTitle)
-	add(withoutArticle(ShortTitle(title), p.Language), link.AnchorPageTitle)
-	add(withoutArticle(JoinedQuestionCut(t.Title, p.Language), p.Language), link.AnchorPageTitle)
+	short := ShortTitle(title)
+	add(withoutArticle(unquestioned(title), p.Language), link.AnchorPageTitle)
+	add(withoutArticle(unquestioned(short), p.Language), link.AnchorPageTitle)
+	add(withoutArticle(unquestioned(JoinedQuestionCut(cmp.Or(short, t.Title), p.Language)), p.Language), link.AnchorPageTitle)
 	add(t.Brand, link.AnchorBranded)
 	// A name written with "&" is said with the word in running text:
 	// "Storage & Networking" in "storage and networking start with…" (a
@@ -85,6 +93,12 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 		add(phrase, link.AnchorNatural)
 	}
 	return out
+}
+
+// unquestioned is a title without the marks that open or close its
+// question or exclamation ("¿", "?", "¡", "!").
+func unquestioned(title string) string {
+	return strings.TrimSpace(strings.Trim(strings.TrimSpace(title), "¿?¡!"))
 }
 
 // ampersandSpelling is a name with "&" between its words written with

@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
@@ -268,5 +269,31 @@ func TestATitleCandidateLeavesOutTheSizeAProductTitleEndsOn(t *testing.T) {
 	}
 	if !slices.Equal(titles, []string{"Hochbeet-Bausatz aus Lärchenholz"}) {
 		t.Errorf("title candidates %q, want the name without its size", titles)
+	}
+}
+
+// A Spanish trial's hub said "cuánto debe comer un perro al día" of the
+// article "¿Cuánto debe comer un perro al día?" and linked nothing: a
+// question is said without its marks. And "¿Por qué mi perro ladra
+// tanto? Causas y cómo corregirlo" offered "¿Por qué mi perro ladra
+// tanto? Causas", the subtitle's first word kept.
+func TestATitleCandidateIsItsQuestionWithoutItsMarks(t *testing.T) {
+	p, _ := policy.Default(policy.SAG)
+	p.Language = "spanish"
+	titles := func(tg Target) []string {
+		var out []string
+		for _, c := range Candidates(tg, nil, p) {
+			if c.Type == link.AnchorPageTitle {
+				out = append(out, c.Text)
+			}
+		}
+		return out
+	}
+	if got := titles(Target{Title: "¿Cuánto debe comer un perro al día?", Language: "spanish"}); !slices.Equal(got, []string{"Cuánto debe comer un perro al día"}) {
+		t.Errorf("title candidates %q", got)
+	}
+	got := titles(Target{Title: "¿Por qué mi perro ladra tanto? Causas y cómo corregirlo", Language: "spanish"})
+	if !slices.Contains(got, "Por qué mi perro ladra tanto") || slices.ContainsFunc(got, func(s string) bool { return strings.HasSuffix(s, "Causas") }) {
+		t.Errorf("title candidates %q, want the question without its marks and no subtitle's first word", got)
 	}
 }

@@ -918,6 +918,13 @@ func stem(w string) string {
 	return w
 }
 
+// Singular is a word lower case, without the punctuation around it, and
+// without the plural ending English and the Romance languages write ("s",
+// "ies"): "Perros", "perro" and "perro," are one word.
+func Singular(word string) string {
+	return stem(strings.TrimFunc(strings.ToLower(word), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
+}
+
 // SameWords reports whether two names are the same words, each read by
 // its English singular and case aside ("Whiplash Claims", "whiplash
 // claim").

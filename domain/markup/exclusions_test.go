@@ -138,6 +138,8 @@ func TestPlaceVariations(t *testing.T) {
 		// Spanish spells a final "z" "c" before the plural's "-es".
 		{"spanish", "<p>Los gazpachos andaluces llevan pepino.</p>", "gazpacho andaluz", "gazpachos andaluces"},
 		{"spanish", "<p>Un lápiz de colores basta.</p>", "lápices de colores", "lápiz de colores"},
+		{"spanish", "<p>Dos canciones infantiles al día.</p>", "canción infantil", "canciones infantiles"},
+		{"spanish", "<p>Las perras adultas comen menos.</p>", "perro adulto", "perras adultas"},
 		{"russian", "<p>Лучшие беговые кроссовки для бега.</p>", "беговая кроссовка", "беговые кроссовки"},
 		// Russian writes е for ё at will (trial t9: "чёрную смородину" was
 		// never found for "черная смородина").
@@ -175,6 +177,19 @@ func TestPlaceVariations(t *testing.T) {
 		{"<p>Our national parks guide is free.</p>", "nation park"},
 	} {
 		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: "english"})
+		if pl.Placed {
+			t.Errorf("%q was placed on %q in %s", c.anchor, pl.Anchor, c.src)
+		}
+	}
+	// A Spanish derivation is another word: the trainers are not the
+	// training (a trial's uplink sat on "adiestradores caninos").
+	for _, c := range []struct{ src, anchor string }{
+		{"<p>Los adiestradores caninos coinciden en esto.</p>", "adiestramiento canino"},
+		{"<p>Los alimentos del perro cambian con la edad.</p>", "alimentación del perro"},
+		{"<p>Los higienistas del gato lo recomiendan.</p>", "higiene del gato"},
+		{"<p>Educamos a un perro con paciencia.</p>", "educar a un perro"},
+	} {
+		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: "spanish"})
 		if pl.Placed {
 			t.Errorf("%q was placed on %q in %s", c.anchor, pl.Anchor, c.src)
 		}

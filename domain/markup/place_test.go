@@ -890,6 +890,7 @@ func TestARelatedPostsBlockAndADisclosureAreNoContent(t *testing.T) {
 		`<div id="jp-relatedposts" class="jp-relatedposts"><p class="jp-relatedposts-post"><a href="/ammonia-spike/">Ammonia spike</a> in a new tank</p></div>`,
 		`<div class="crp_related"><ul><li><a href="/water-changes/">Water changes</a></li></ul></div>`,
 		`<p class="affiliate-disclosure">This post contains affiliate links. <a href="/disclosure/">Learn more</a></p>`,
+		`<div class="wp-block-group aviso-afiliados"><p class="has-small-font-size">Este artículo contiene enlaces de afiliados. <a href="/aviso/">Más información</a></p></div>`,
 		`<div id="wprm-recipe-container-812" class="wprm-recipe-container"><div class="wprm-recipe-notes"><p>Use the <a href="/sourdough-starter/">sourdough starter</a> at its peak.</p></div></div>`,
 		`<div class="wp-caption aligncenter"><img src="/a.jpg"><p class="wp-caption-text">The bloom, day two. <a href="/ammonia/">Why</a></p></div>`,
 	} {

@@ -132,7 +132,7 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "english", "en":
 		return englishStemmer, nil
 	case "spanish", "es":
-		fn = spanishStem
+		return &stemmer{fn: spanishStem, inflects: spanishInflects}, nil
 	case "french", "fr":
 		fn = snowballStem(french.Stem)
 	case "german", "de":
@@ -189,6 +189,37 @@ func withoutUmlauts(w string) string {
 		return w
 	}
 	return strings.NewReplacer("ä", "a", "ö", "o", "ü", "u", "ß", "ss").Replace(w)
+}
+
+// spanishInflectionEndings are what a Spanish noun's or adjective's
+// number and gender put after the letters its forms share: "perro",
+// "perros", "perra", "perras"; "canción", "canciones".
+var spanishInflectionEndings = map[string]bool{"": true, "s": true, "es": true, "a": true, "as": true, "o": true, "os": true, "e": true}
+
+// spanishInflects reports whether two Spanish words whose stems agree are
+// forms of one word: its number and gender, an accent the plural moves
+// aside ("canción", "canciones"), and a final "z" the plural spells "c"
+// ("luz", "luces"). Snowball's Spanish stem also joins derivations: a
+// Spanish trial's uplink for "adiestramiento canino" was placed on
+// "adiestradores caninos" (the trainers, not the training), and
+// "alimentos" stood for "alimentación", "higienistas" for "higiene".
+func spanishInflects(a, b string) bool {
+	a, b = withoutSpanishAccents(a), withoutSpanishAccents(b)
+	n := commonPrefix(a, b)
+	ta, tb := a[n:], b[n:]
+	if ta == "z" && tb == "ces" || ta == "ces" && tb == "z" {
+		return true
+	}
+	return spanishInflectionEndings[ta] && spanishInflectionEndings[tb]
+}
+
+// withoutSpanishAccents is a folded Spanish word with its vowels' accents
+// and diaeresis taken off.
+func withoutSpanishAccents(w string) string {
+	if !strings.ContainsAny(w, "áéíóúü") {
+		return w
+	}
+	return strings.NewReplacer("á", "a", "é", "e", "í", "i", "ó", "o", "ú", "u", "ü", "u").Replace(w)
 }
 
 // snowballStem runs one of Snowball's generated stemmers on a folded word.

@@ -159,8 +159,9 @@ var recipeCardParts = []string{"wprm-recipe", "tasty-recipe", "mv-create-card", 
 // disclosureParts are what the id or class of an affiliate disclosure or
 // disclaimer holds: boilerplate that is no paragraph of the article (a
 // trial's product pages opened on one, its "Learn more" link the first
-// in-body link).
-var disclosureParts = []string{"disclosure", "disclaimer"}
+// in-body link; a Spanish trial's "aviso-afiliados" failed four pages'
+// uplinks so).
+var disclosureParts = []string{"disclosure", "disclaimer", "affiliat", "afiliad", "affilié"}
 
 // tocParts are what the id or class of a table of contents holds: Easy
 // Table of Contents' "ez-toc-container", Table of Contents Plus'
@@ -280,7 +281,8 @@ func mayMarkAside(tag []byte) bool {
 		containsFold(tag, "optin") || containsFold(tag, "opt-in") || containsFold(tag, "newsletter") || containsFold(tag, "mc4wp") ||
 		containsFold(tag, "mc_embed") || containsFold(tag, "convertkit") || containsFold(tag, "ck_form") ||
 		containsFold(tag, "related") || containsFold(tag, "yarpp") || containsFold(tag, "rp4wp") || containsFold(tag, "disclo") ||
-		containsFold(tag, "disclaim") || containsFold(tag, "toc") || containsFold(tag, "table-of-contents") ||
+		containsFold(tag, "disclaim") || containsFold(tag, "affili") || containsFold(tag, "afiliad") || containsFold(tag, "toc") ||
+		containsFold(tag, "table-of-contents") ||
 		containsFold(tag, "recipe") || containsFold(tag, "mv-create") || containsFold(tag, "caption")
 }
 

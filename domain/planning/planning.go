@@ -877,7 +877,7 @@ func withoutCommonWords(own anchors.ContentWords, targets []Target) anchors.Cont
 
 // withoutSiteCommonWords is own less the words that the names (name,
 // primary keyword, keywords) of at least half of the site's clusters, and
-// at least minCommonClusters of them, hold: on a travel site whose every
+// at least minCommonClusters of them, hold, in one number or the other: on a travel site whose every
 // cluster is "X travel guide", "travel" put 21 of a trial's 23 pages of
 // other destinations in Related Reading as on its articles' topic.
 func (pl *planner) withoutSiteCommonWords(own anchors.ContentWords) anchors.ContentWords {
@@ -885,13 +885,28 @@ func (pl *planner) withoutSiteCommonWords(own anchors.ContentWords) anchors.Cont
 	if len(own) == 0 || len(clusters) < minCommonClusters {
 		return own
 	}
-	held := map[string]int{}
+	// Counted by singular: a Spanish site's "perro" in three clusters'
+	// names and "perros" in one are one word in four.
+	held := make(map[string]int, len(own)) // by singular
+	for w := range own {
+		held[anchors.Singular(w)] = 0
+	}
 	for _, c := range clusters {
-		own.CountHeldBy(append([]string{c.Name, c.PrimaryKeyword}, c.Keywords...), held)
+		seen := map[string]bool{}
+		for _, name := range append([]string{c.Name, c.PrimaryKeyword}, c.Keywords...) {
+			for _, v := range strings.Fields(name) {
+				if s := anchors.Singular(v); !seen[s] {
+					if _, ok := held[s]; ok {
+						seen[s] = true
+						held[s]++
+					}
+				}
+			}
+		}
 	}
 	out := anchors.ContentWords{}
 	for w := range own {
-		if n := held[w]; n < minCommonClusters || 2*n < len(clusters) {
+		if n := held[anchors.Singular(w)]; n < minCommonClusters || 2*n < len(clusters) {
 			out[w] = true
 		}
 	}

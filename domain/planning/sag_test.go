@@ -1980,6 +1980,33 @@ func TestRelatedReadingTakesNoWordOfHalfTheSitesClustersForATopic(t *testing.T) 
 	}
 }
 
+// A Spanish trial's site had "perro" in three of six clusters' names and
+// its articles said "perros": the word is common to the site in either
+// number.
+func TestRelatedReadingCountsAWordOfTheSitesClustersInEitherNumber(t *testing.T) {
+	var clusters []site.Cluster
+	for _, kw := range []string{"dog food", "dog training", "dog health", "cat care"} {
+		clusters = append(clusters, testCluster(strings.ReplaceAll(kw, " ", "-"), kw, kw, "age=senior", "size=small"))
+	}
+	food, training := clusters[0], clusters[1]
+	hub := hubOf(food)
+	page := articleIn(food, "senior", "Feeding Senior Dogs")
+	targets := []Target{{Page: hub}}
+	for i := range 2 {
+		targets = append(targets, Target{Page: articleIn(training, fmt.Sprintf("calm-%d", i), fmt.Sprintf("Calm Dogs at Home %d", i))})
+	}
+	plan := planOf(t, Input{Structure: testSite(clusters...), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 900})
+	rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection)
+	if len(rr) == 0 {
+		t.Fatalf("no Related Reading (notes %q)", plan.Notes)
+	}
+	for _, l := range rr {
+		if strings.Contains(l.Explanation, `the word "dogs"`) {
+			t.Errorf("%s explained as on the article's topic: %q", l.TargetPageID, l.Explanation)
+		}
+	}
+}
+
 // Trial 16's site named a cluster by a one-word brand, "AeroPress": no
 // keyword could ever be an anchor, and nothing said so.
 func TestAClusterWhoseKeywordsAreAllTooShortForAnAnchorIsReported(t *testing.T) {
