@@ -1045,18 +1045,36 @@ func (pl *planner) adoptedOfferings() {
 // cluster's hub (Related Articles) and from the hubs sharing its values.
 // Those a term page or their closest cluster's hub lists stay linked even
 // where the hub's text does not name them (adoptedOfferings).
+//
+// Only those on the hub's topic, as a product links a hub (relatedInBody):
+// whose names share a content word with the hub's keyword or cluster
+// name, or that the hub's text names. A Spanish trial's cat-food hub
+// planned a link to a dog food, and its hygiene hub to a dog trainer,
+// for the LLM fallback to write in.
 func (pl *planner) offerings() {
 	var cands []Target
+	var offTopic []string
 	mine := map[string]bool{}
 	for _, f := range pl.in.Structure.ClusterFacets(pl.cluster) {
 		mine[f] = true
 	}
+	topic, _ := pl.hubTopic(pl.in.Page)
 	for _, t := range pl.targets {
-		if t.ClusterID != pl.in.Page.ClusterID && (t.Kind == site.KindProduct || t.Kind == site.KindService) && pl.sharesFacet(t, mine) {
-			cands = append(cands, t)
+		if t.ClusterID == pl.in.Page.ClusterID || (t.Kind != site.KindProduct && t.Kind != site.KindService) || !pl.sharesFacet(t, mine) {
+			continue
 		}
+		names := PageNames(t.Page)
+		if !anchors.NewContentWords(names, pl.in.Policy.Language).SharedBy(topic) && !pl.textNames(names) {
+			offTopic = append(offTopic, t.ID)
+			continue
+		}
+		cands = append(cands, t)
 	}
 	pl.pickScored(cands, link.TypeRelated, link.ZoneInBody, unlimited, "product or service sharing an attribute value with the hub's cluster")
+	if len(offTopic) > 0 {
+		pl.note("products and services %s share an attribute value with this hub but no word of its topic, and its text names none of them: no link planned",
+			strings.Join(offTopic, ", "))
+	}
 }
 
 // sectorHubs lists, on a sector page, the hub of every cluster in the
@@ -1295,6 +1313,20 @@ func (pl *planner) taxonomy() {
 	}
 }
 
+// hubTopic is a hub's topic, its keyword and its cluster's name and
+// primary keyword, and all its names: a word its title or other keywords
+// hold beside the topic ("Paint Like a Pro", "wallpaper installation")
+// made a trial's chain checker and installation services on topic for
+// unrelated hubs.
+func (pl *planner) hubTopic(hub site.Page) (topic, names []string) {
+	topic, names = []string{hub.PrimaryKeyword}, PageNames(hub)
+	if c, ok := pl.in.Structure.Cluster(hub.ClusterID); ok {
+		topic = append(topic, c.Name, c.PrimaryKeyword)
+		names = append(names, c.Name, c.PrimaryKeyword)
+	}
+	return topic, names
+}
+
 // relatedInBody links a product, service or plain page to the hubs that
 // share its attribute values, by score, within its density range.
 //
@@ -1313,16 +1345,7 @@ func (pl *planner) relatedInBody() {
 		if t.Kind != site.KindHub {
 			continue
 		}
-		// The hub's topic is its keyword and its cluster's name: a word its
-		// title or other keywords hold beside the topic ("Paint Like a
-		// Pro", "wallpaper installation") made a trial's chain checker
-		// and installation services on topic for unrelated hubs.
-		topic := []string{t.PrimaryKeyword}
-		names := PageNames(t.Page)
-		if c, ok := pl.in.Structure.Cluster(t.ClusterID); ok {
-			topic = append(topic, c.Name, c.PrimaryKeyword)
-			names = append(names, c.Name, c.PrimaryKeyword)
-		}
+		topic, names := pl.hubTopic(t.Page)
 		if t.ClusterID != page.ClusterID && !own.SharedBy(topic) && !pl.textNames(names) {
 			offTopic = append(offTopic, t.ID)
 			continue

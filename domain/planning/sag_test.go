@@ -2428,6 +2428,41 @@ func TestAHubLinksFromItsTextTheServicesOfItsClusterItNames(t *testing.T) {
 	}
 }
 
+// A Spanish trial's cat-food hub planned a link to a dog food that shared
+// a value with its cluster, for the LLM fallback to write into its text.
+// A hub links other clusters' products on its topic, as a product links
+// hubs: a word of the product's names in the hub's keyword or cluster
+// name, or its text naming the product.
+func TestAHubLinksOtherClustersProductsOnItsTopicOnly(t *testing.T) {
+	cats := testCluster("cat-food", "Cat Food", "cat food", "diet=grain-free", "age=adult")
+	dogs := testCluster("dog-food", "Dog Food", "dog food", "diet=grain-free", "age=adult")
+	treats := testCluster("treats", "Treats", "pet treats", "diet=grain-free", "age=adult")
+	hub := hubOf(cats)
+	hub.HTML = "<p>Cats need meat, and a grain-free cat food keeps most of them lean.</p>\n"
+	dogFood := site.Page{SiteID: "s", ID: "lamb-kibble", URL: "/shop/lamb-kibble/", Title: "Lamb and Rice Dog Kibble", Kind: site.KindProduct,
+		ClusterID: "dog-food", PrimaryKeyword: "lamb dog kibble", PublishedAt: testNow}
+	catTreats := site.Page{SiteID: "s", ID: "tuna-treats", URL: "/shop/tuna-treats/", Title: "Tuna Cat Treats", Kind: site.KindProduct,
+		ClusterID: "treats", PrimaryKeyword: "tuna cat treats", PublishedAt: testNow}
+	st := testSite(cats, dogs, treats)
+	st.BuildIndex()
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: hub, Targets: []Target{{Page: dogFood}, {Page: catTreats}},
+		Texts: []string{"Cats need meat, and a grain-free cat food keeps most of them lean."}, WordCount: 600})
+	var linked []string
+	for _, l := range plan.Links {
+		if l.Zone == link.ZoneInBody {
+			linked = append(linked, l.TargetPageID)
+		}
+	}
+	if slices.Contains(linked, dogFood.ID) || !slices.Contains(linked, catTreats.ID) {
+		t.Errorf("the cat food hub's in-body links %v, want the cat treats and not the dog kibble", linked)
+	}
+	if !slices.ContainsFunc(plan.Notes, func(n string) bool {
+		return strings.Contains(n, "lamb-kibble") && strings.Contains(n, "no word of its topic")
+	}) {
+		t.Errorf("notes %q, want the dog kibble left out said", plan.Notes)
+	}
+}
+
 // A Spanish trial's term page at /montana/pirineos/, of no sector, was
 // trailed from home straight to itself past the sector page at /montana/:
 // a page of no sector climbs through the deepest sector whose address its
