@@ -190,9 +190,19 @@ func sqlCounter(t *testing.T, databaseURL string) func(q string, args ...any) in
 // has settled.
 func (h *harness) linkExampleSite(name string) examples.Site {
 	h.t.Helper()
+	return h.linkExampleSiteWith(name, nil)
+}
+
+// linkExampleSiteWith is linkExampleSite with the site's policy overrides
+// set to overrides (JSON), when given.
+func (h *harness) linkExampleSiteWith(name string, overrides json.RawMessage) examples.Site {
+	h.t.Helper()
 	site, err := examples.Load(name)
 	if err != nil {
 		h.t.Fatal(err)
+	}
+	if overrides != nil {
+		site.Structure.Site.Overrides = overrides
 	}
 	siteID := site.Structure.Site.ID
 	h.publish(mustEvent(events.SiteUpdated, siteID, "example-site", site.Structure))
