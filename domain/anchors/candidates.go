@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/policy"
@@ -95,10 +96,22 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 	return out
 }
 
-// unquestioned is a title without the marks that open or close its
-// question or exclamation ("¿", "?", "¡", "!").
+// unquestioned is a title that is a question or an exclamation without
+// the marks that open and close it ("¿", "?", "¡", "!"). A title with a
+// question inside ("Tipos de arena para gatos: ¿cuál elegir?", "¿Por qué
+// vomita mi gato? Causas frecuentes") keeps its marks, both of them.
 func unquestioned(title string) string {
-	return strings.TrimSpace(strings.Trim(strings.TrimSpace(title), "¿?¡!"))
+	t := strings.TrimSpace(title)
+	last, size := utf8.DecodeLastRuneInString(t)
+	closes := last == '?' || last == '!'
+	switch open := strings.IndexAny(t, "¿¡"); {
+	case open == 0 && closes:
+		_, first := utf8.DecodeRuneInString(t)
+		return strings.TrimSpace(t[first : len(t)-size])
+	case open < 0 && closes:
+		return strings.TrimSpace(t[:len(t)-size])
+	}
+	return t
 }
 
 // ampersandSpelling is a name with "&" between its words written with
@@ -432,6 +445,19 @@ var topicStopWords = set("best", "guide", "guides", "complete", "ultimate", "exp
 // holds content words alone, so a word found in it needs no more checks.
 func (c ContentWords) SharedBy(names []string) bool {
 	return c.SharedWord(names) != ""
+}
+
+// SharedInEitherNumber reports whether names hold one of the content
+// words, singular or plural ("gatos" for "gato": Singular).
+func (c ContentWords) SharedInEitherNumber(names []string) bool {
+	if len(c) == 0 {
+		return false
+	}
+	singulars := make(map[string]bool, len(c))
+	for w := range c {
+		singulars[Singular(w)] = true
+	}
+	return eachWord(names, func(w string) bool { return c[w] || singulars[Singular(w)] })
 }
 
 // SharedWord is the first of names' words that is one of the content

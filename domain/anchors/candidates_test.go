@@ -292,6 +292,12 @@ func TestATitleCandidateIsItsQuestionWithoutItsMarks(t *testing.T) {
 	if got := titles(Target{Title: "¿Cuánto debe comer un perro al día?", Language: "spanish"}); !slices.Equal(got, []string{"Cuánto debe comer un perro al día"}) {
 		t.Errorf("title candidates %q", got)
 	}
+	// A question inside a title keeps both its marks.
+	for _, title := range []string{"Tipos de arena para gatos: ¿cuál elegir?", "Pienso o comida casera: ¿qué conviene a tu perro?"} {
+		if got := titles(Target{Title: title, Language: "spanish"}); !slices.Contains(got, title) {
+			t.Errorf("title candidates %q, want the title whole", got)
+		}
+	}
 	got := titles(Target{Title: "¿Por qué mi perro ladra tanto? Causas y cómo corregirlo", Language: "spanish"})
 	if !slices.Contains(got, "Por qué mi perro ladra tanto") || slices.ContainsFunc(got, func(s string) bool { return strings.HasSuffix(s, "Causas") }) {
 		t.Errorf("title candidates %q, want the question without its marks and no subtitle's first word", got)

@@ -1064,8 +1064,10 @@ func (pl *planner) offerings() {
 			continue
 		}
 		names := PageNames(t.Page)
-		if !anchors.NewContentWords(names, pl.in.Policy.Language).SharedBy(topic) && !pl.textNames(names) {
-			offTopic = append(offTopic, t.ID)
+		if !anchors.NewContentWords(names, pl.in.Policy.Language).SharedInEitherNumber(topic) && !pl.textNames(names) {
+			if !pl.listsInSection(t.ID) { // one the hub lists is linked: no note says otherwise
+				offTopic = append(offTopic, t.ID)
+			}
 			continue
 		}
 		cands = append(cands, t)
@@ -1346,7 +1348,7 @@ func (pl *planner) relatedInBody() {
 			continue
 		}
 		topic, names := pl.hubTopic(t.Page)
-		if t.ClusterID != page.ClusterID && !own.SharedBy(topic) && !pl.textNames(names) {
+		if t.ClusterID != page.ClusterID && !own.SharedInEitherNumber(topic) && !pl.textNames(names) {
 			offTopic = append(offTopic, t.ID)
 			continue
 		}

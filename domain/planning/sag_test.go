@@ -2443,9 +2443,18 @@ func TestAHubLinksOtherClustersProductsOnItsTopicOnly(t *testing.T) {
 		ClusterID: "dog-food", PrimaryKeyword: "lamb dog kibble", PublishedAt: testNow}
 	catTreats := site.Page{SiteID: "s", ID: "tuna-treats", URL: "/shop/tuna-treats/", Title: "Tuna Cat Treats", Kind: site.KindProduct,
 		ClusterID: "treats", PrimaryKeyword: "tuna cat treats", PublishedAt: testNow}
+	// In the other number, a word is the same word (a Spanish trial's
+	// "champú para gatos" was off the topic of "higiene del gato").
+	salmon := site.Page{SiteID: "s", ID: "salmon-bites", URL: "/shop/salmon-bites/", Title: "Salmon Bites for Cats", Kind: site.KindProduct,
+		ClusterID: "treats", PrimaryKeyword: "salmon bites for cats", PublishedAt: testNow}
+	// One the hub lists in Related Articles is linked: no note says it is
+	// left out (a Spanish trial's hub listed a nail clipper its note left
+	// out).
+	bowl := site.Page{SiteID: "s", ID: "steel-bowl", URL: "/shop/steel-bowl/", Title: "Steel Bowl", Kind: site.KindProduct,
+		PrimaryKeyword: "steel bowl", Attributes: attrs("diet=grain-free", "age=adult"), PublishedAt: testNow}
 	st := testSite(cats, dogs, treats)
 	st.BuildIndex()
-	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: hub, Targets: []Target{{Page: dogFood}, {Page: catTreats}},
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: hub, Targets: []Target{{Page: dogFood}, {Page: catTreats}, {Page: salmon}, {Page: bowl}},
 		Texts: []string{"Cats need meat, and a grain-free cat food keeps most of them lean."}, WordCount: 600})
 	var linked []string
 	for _, l := range plan.Links {
@@ -2453,8 +2462,11 @@ func TestAHubLinksOtherClustersProductsOnItsTopicOnly(t *testing.T) {
 			linked = append(linked, l.TargetPageID)
 		}
 	}
-	if slices.Contains(linked, dogFood.ID) || !slices.Contains(linked, catTreats.ID) {
-		t.Errorf("the cat food hub's in-body links %v, want the cat treats and not the dog kibble", linked)
+	if slices.Contains(linked, dogFood.ID) || !slices.Contains(linked, catTreats.ID) || !slices.Contains(linked, salmon.ID) {
+		t.Errorf("the cat food hub's in-body links %v, want the cat treats and salmon bites, not the dog kibble", linked)
+	}
+	if slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, bowl.ID) }) {
+		t.Errorf("notes %q: the bowl the hub lists is said to be left out", plan.Notes)
 	}
 	if !slices.ContainsFunc(plan.Notes, func(n string) bool {
 		return strings.Contains(n, "lamb-kibble") && strings.Contains(n, "no word of its topic")
