@@ -906,6 +906,38 @@ func TestARelatedPostsBlockAndADisclosureAreNoContent(t *testing.T) {
 	}
 }
 
+// Selling is no prose: a home-services trial had links placed in
+// Elementor's CTA widget, a testimonial slider, a coupon box and trust
+// badges, and its "Book online" buttons counted against density.
+func TestCallsToActionTestimonialsCouponsBadgesAndButtonsAreNoContent(t *testing.T) {
+	article := `<p>A water heater that won't stay hot usually has a failing element.</p><p>Sediment is the other usual suspect.</p>`
+	pitch := `<p>Same-day water heater repair across Austin, with a free estimate.</p>`
+	for _, box := range []string{
+		`<div class="elementor-element elementor-widget elementor-widget-call-to-action"><div class="elementor-cta__content"><div class="elementor-cta__description">` + pitch + `</div></div></div>`,
+		`<div class="strong-view wpmtst-slider"><div class="testimonial-content">` + pitch + `</div></div>`,
+		`<div class="coupon-box">` + pitch + `</div>`,
+		`<div class="elementor-icon-box-wrapper trust-badge">` + pitch + `</div>`,
+	} {
+		page := `<article><h1>Water heater trouble</h1>` + article + box + `</article>`
+		out, pl := placeOne(t, page, LinkRequest{ID: "l1", Href: "/water-heaters/", Anchors: []string{"water heater repair"}}, Options{})
+		if pl.Placed || out != page {
+			t.Errorf("%s: a link was placed in it: %+v", box, pl)
+		}
+	}
+	// A button is no in-body link: it counts against no density.
+	page := `<article><p>Call us or <a class="elementor-button elementor-size-sm" href="/book-online/">Book online</a> today.</p>` +
+		`<p><a class="wp-block-button__link" href="/estimate/">Get an estimate</a></p></article>`
+	links, err := Links([]byte(page), "https://plumb.example/water-heaters/", "plumb.example")
+	if err != nil || len(links) != 2 {
+		t.Fatalf("links %+v (err %v), want the two buttons", links, err)
+	}
+	for _, l := range links {
+		if l.Position == "content" {
+			t.Errorf("button %q is an in-body link", l.Text)
+		}
+	}
+}
+
 // A table of contents is navigation: a trial's Easy TOC title, a <p> after
 // the first paragraph, was counted as paragraph 2.
 func TestATableOfContentsIsNavigation(t *testing.T) {

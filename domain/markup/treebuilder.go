@@ -147,6 +147,15 @@ var promoBoxParts = []string{"newsletter", "subscribe", "signup", "sign-up", "op
 // fixes unwrapped 82 of them and 9 of the writer's own.
 var relatedPostsParts = []string{"yarpp", "relatedposts", "related-posts", "related_posts", "crp_related", "rp4wp"}
 
+// ctaParts are what the id or class of a call to action, a testimonial, a
+// coupon, a trust badge or a button holds: selling, not prose. A trial's
+// home-services site had links placed in Elementor's CTA widgets
+// ("elementor-cta__description"), a testimonial slider, a coupon box and
+// its trust badges, and its "Book online" buttons counted against the
+// pages' density.
+var ctaParts = []string{"elementor-cta", "call-to-action", "calltoaction", "-cta", "cta-", "testimonial", "coupon",
+	"trust-badge", "badge", "button", "btn"}
+
 // recipeCardParts are what the id or class of a recipe plugin's card
 // holds: WP Recipe Maker's "wprm-recipe-container", Tasty Recipes',
 // Mediavine Create's "mv-create-card", a theme's "recipe-card". The card
@@ -190,7 +199,7 @@ func boxNamePart(name string) bool {
 			return false
 		}
 	}
-	for _, parts := range [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, recipeCardParts, disclosureParts} {
+	for _, parts := range [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, recipeCardParts, disclosureParts, ctaParts} {
 		for _, part := range parts {
 			if i := strings.Index(name, part); i >= 0 && !strings.HasPrefix(name[i+len(part):], "r") {
 				return true
@@ -283,7 +292,9 @@ func mayMarkAside(tag []byte) bool {
 		containsFold(tag, "related") || containsFold(tag, "yarpp") || containsFold(tag, "rp4wp") || containsFold(tag, "disclo") ||
 		containsFold(tag, "disclaim") || containsFold(tag, "affili") || containsFold(tag, "afiliad") || containsFold(tag, "toc") ||
 		containsFold(tag, "table-of-contents") ||
-		containsFold(tag, "recipe") || containsFold(tag, "mv-create") || containsFold(tag, "caption")
+		containsFold(tag, "recipe") || containsFold(tag, "mv-create") || containsFold(tag, "caption") || containsFold(tag, "cta") ||
+		containsFold(tag, "call-to-action") || containsFold(tag, "calltoaction") || containsFold(tag, "testimonial") ||
+		containsFold(tag, "coupon") || containsFold(tag, "badge") || containsFold(tag, "button") || containsFold(tag, "btn")
 }
 
 // conceals reports whether an element hides what it holds from readers:
