@@ -92,6 +92,7 @@ func newProfile(names []string, title, language string) profile {
 		pr.spellings = append(pr.spellings, spelling{text: spelled, norm: " " + Normalize(spelled) + " ", key: key, words: words, stems: stemKey(words)})
 		n := name{heads: map[string]map[string]bool{}, modifiers: map[string][][]string{}}
 		var toks []token
+		inComplement := false
 		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
 			rt := tokenizeName(run)
 			if len(toks) == 0 && len(rt) > 1 && rt[0].lex == cPrep && !closed(rt[1].lex) {
@@ -114,7 +115,16 @@ func newProfile(names []string, title, language string) profile {
 			toks = append(toks, rt...)
 			named := rt
 			if isTitle {
-				named = rt[:complementAt(rt)]
+				// A complement runs on past a comma or "&" through the list
+				// it opens: "AC Repair in Austin, Round Rock & Cedar Park"
+				// is named by neither "Round Rock" nor "Cedar Park" (a
+				// home-services trial's city names linked its hubs).
+				at := 0
+				if !inComplement {
+					at = complementAt(rt)
+				}
+				named = rt[:at]
+				inComplement = inComplement || at < len(rt)
 			}
 			for _, np := range chunk(named) {
 				head := np[len(np)-1].stem

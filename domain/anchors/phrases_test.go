@@ -1079,3 +1079,17 @@ func TestANaturalPhraseOpensOnNoOrdinalOrFavorite(t *testing.T) {
 		}
 	}
 }
+
+// A home-services trial's hub "AC Repair in Austin, Round Rock & Cedar
+// Park" was linked on "[Round Rock]" and "[Cedar Park]" from other pages'
+// lists of the towns they serve: a title's complement names nothing, the
+// list it opens past a comma or "&" included.
+func TestATitlesComplementNamesNothingThroughTheListItOpens(t *testing.T) {
+	src := NewText([]string{"We offer same-day water heater repair in Austin, Round Rock and Cedar Park, seven days a week."})
+	got := Candidates(Target{PrimaryKeywords: []string{"AC repair"}, Title: "AC Repair in Austin, Round Rock & Cedar Park"}, src, pol())
+	for _, c := range got {
+		if c.Type == link.AnchorNatural {
+			t.Errorf("natural phrase %q names the AC repair hub", c.Text)
+		}
+	}
+}
