@@ -872,10 +872,28 @@ func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anch
 	t := o.targets[self]
 	cands := buildCandidates(t, p, func() []string {
 		return naturalPhrases(source, o.profiles[self], p, func(np nounPhrase) bool {
-			return o.cachedBest(np) == self
+			return o.cachedBest(np) == self && !o.holdsSourceName(np)
 		})
 	})
 	return o.withNotWithin(self, o.withoutOthersMainNames(self, cands), source)
+}
+
+// holdsSourceName reports whether a phrase holds one of the source page's
+// own names whole: it names the page it is on, whatever else its words
+// name. A home-services trial's service page said "Our [tankless water
+// heater installation service]", linked to the Water Heaters hub for the
+// hub's "water heater service".
+func (o *Owners) holdsSourceName(np nounPhrase) bool {
+	if o.source < 0 || o.source >= len(o.profiles) {
+		return false
+	}
+	key := wordKey(np.text())
+	for _, sp := range o.profiles[o.source].spellings {
+		if len(sp.words) > 0 && strings.Contains(key, sp.key) {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutOthersMainNames leaves out the keyword variations of target self

@@ -1093,3 +1093,20 @@ func TestATitlesComplementNamesNothingThroughTheListItOpens(t *testing.T) {
 		}
 	}
 }
+
+// A home-services trial's service page said "Our [tankless water heater
+// installation service] includes…", linked to the Water Heaters hub for
+// its name "water heater service": a phrase holding the page's own name
+// whole names the page it is on.
+func TestAPhraseHoldingThePagesOwnNameNamesNoOtherPage(t *testing.T) {
+	src := NewText([]string{"Our tankless water heater installation service includes removal of the old tank and a new gas line."})
+	hub := Target{PrimaryKeywords: []string{"water heater repair"}, Variations: []string{"water heater service", "hot water heater repair", "water heaters"},
+		Title: "Water Heater Repair & Installation in Austin, TX"}
+	self := Target{PrimaryKeywords: []string{"tankless water heater installation"}, Variations: []string{"water heater installation", "tankless installer"},
+		Title: "Tankless Water Heater Installation"}
+	for _, c := range NewOwnersOf([]Target{hub}, self).Candidates(0, src, pol()) {
+		if c.Type == link.AnchorNatural {
+			t.Errorf("natural phrase %q names the hub", c.Text)
+		}
+	}
+}
