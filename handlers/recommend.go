@@ -434,17 +434,9 @@ func (r *recommender) uplink(ctx context.Context, pageID string) error {
 		return err
 	}
 	hubID := r.auditor.Hub(page.ClusterID)
-	targets, err := r.targets(ctx, hubID)
-	if err != nil || len(targets) == 0 {
+	l, ok, err := r.proposeLink(ctx, page, hubID)
+	if err != nil || !ok {
 		return err
-	}
-	in, err := r.input(ctx, page, targets)
-	if err != nil {
-		return err
-	}
-	l, ok := planning.ProposeLink(in, hubID)
-	if !ok {
-		return nil
 	}
 	prs, err := r.place(ctx, page, []link.Link{l})
 	if err != nil {
@@ -494,17 +486,9 @@ func (r *recommender) lateUplink(ctx context.Context, pageID string) error {
 		return nil
 	}
 	late := links[i]
-	targets, err := r.targets(ctx, hubID)
-	if err != nil || len(targets) == 0 {
+	l, ok, err := r.proposeLink(ctx, page, hubID)
+	if err != nil || !ok {
 		return err
-	}
-	in, err := r.input(ctx, page, targets)
-	if err != nil {
-		return err
-	}
-	l, ok := planning.ProposeLink(in, hubID)
-	if !ok {
-		return nil
 	}
 	// Apply places a moved link, as a varied one, on other text than the
 	// link's own (applyRecommendation).
@@ -544,6 +528,22 @@ func (r *recommender) lateUplink(ctx context.Context, pageID string) error {
 	r.proposed.add([]link.Link{{TargetPageID: hubID, Anchor: pl.AnchorText, Zone: link.ZoneInBody, Status: link.StatusInserted}})
 	r.recs = append(r.recs, rec)
 	return nil
+}
+
+// proposeLink is the link the planner would give page to the live page
+// targetID today (planning.ProposeLink); ok is false when it gives none or
+// the target is not live.
+func (r *recommender) proposeLink(ctx context.Context, page site.Page, targetID string) (link.Link, bool, error) {
+	targets, err := r.targets(ctx, targetID)
+	if err != nil || len(targets) == 0 {
+		return link.Link{}, false, err
+	}
+	in, err := r.input(ctx, page, targets)
+	if err != nil {
+		return link.Link{}, false, err
+	}
+	l, ok := planning.ProposeLink(in, targetID)
+	return l, ok, nil
 }
 
 // orphan recommends inbound links to an orphan from the related pages the
@@ -1194,15 +1194,10 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 		if !found {
 			continue
 		}
-		targets, err := r.targets(ctx, f.PageID)
-		if err != nil || len(targets) == 0 {
-			return err
-		}
-		in, err := r.input(ctx, page, targets)
+		l, ok, err := r.proposeLink(ctx, page, f.PageID)
 		if err != nil {
 			return err
 		}
-		l, ok := planning.ProposeLink(in, f.PageID)
 		if !ok {
 			continue
 		}
