@@ -46,16 +46,19 @@ func xssPage(site examples.Site) events.PageInfo {
 // word in common with it, and names it in its text ("hiking footwear"):
 // its link to the hub scores in the review band, and the suggestion
 // carries an anchor, so accepting it places it. The bundled example's own
-// suggestions are links no text names, now that hubs sharing a value are
-// linked from review_score up.
-func suggestiblePage() events.PageInfo {
+// suggestions are few: links no text names, now that hubs sharing a value
+// are linked from review_score up, and hubs suggest no product off their
+// topic. id, title and keyword tell two such products apart: the test
+// accepts one suggestion, rejects another, and forges a request against a
+// third.
+func suggestiblePage(id, title, keyword string) events.PageInfo {
 	published := time.Date(2026, 5, 2, 9, 0, 0, 0, time.UTC)
-	return events.PageInfo{ID: "saddle-leather-conditioner", URL: "/shop/saddle-leather-conditioner/",
-		Title: "Saddle Leather Conditioner", Kind: "product", SectorID: "hiking",
-		PrimaryKeyword: "leather conditioner", Keywords: []string{"saddle conditioner"},
+	return events.PageInfo{ID: id, URL: "/shop/" + id + "/",
+		Title: title, Kind: "product", SectorID: "hiking",
+		PrimaryKeyword: keyword, Keywords: []string{"saddle " + strings.Fields(keyword)[1]},
 		Attributes:  map[string][]string{"material": {"leather"}, "terrain": {"desert"}},
 		PublishedAt: &published, Version: 1,
-		HTML: "<h1>Saddle Leather Conditioner</h1>\n<p>Work our conditioner into the seams after every long walk in the wet: it is made for hiking footwear.</p>\n" +
+		HTML: "<h1>" + title + "</h1>\n<p>Work it into the seams after every long walk in the wet: it is made for hiking footwear.</p>\n" +
 			"<p>One tin treats about twenty pairs. It darkens light leather a shade, so try it on the tongue first.</p>\n"}
 }
 
@@ -77,7 +80,8 @@ func TestTheWebUI(t *testing.T) {
 	}
 	gearID, coffeeID := gear.Structure.Site.ID, coffee.Structure.Site.ID
 	bctx := browser(t)
-	e.generateSite(gear, xssPage(gear), suggestiblePage())
+	e.generateSite(gear, xssPage(gear), suggestiblePage("saddle-leather-conditioner", "Saddle Leather Conditioner", "leather conditioner"),
+		suggestiblePage("beeswax-leather-balm", "Beeswax Leather Balm", "leather balm"))
 	e.publishExisting(coffee)
 	e.waitIdle(3 * time.Minute)
 	gearToken, coffeeToken := e.token(gearID), e.token(coffeeID)
