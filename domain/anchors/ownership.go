@@ -606,6 +606,21 @@ func NewContenders(targets []Target) *Contenders {
 	return c
 }
 
+// Holding is how many of the contenders' names hold a word, in either
+// number (its stem: "perros" and "perro" are one word).
+func (c *Contenders) Holding(word string) int {
+	if c == nil {
+		return 0
+	}
+	least := -1
+	for w := range contentStems(tokenizeName(word)) {
+		if n := c.holding[w]; least < 0 || n < least {
+			least = n
+		}
+	}
+	return max(least, 0)
+}
+
 // minCommonContenders is the fewest contenders (the site's clusters) whose
 // names must hold a word for it to be common on the site (Contenders.common).
 const minCommonContenders = 2

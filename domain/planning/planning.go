@@ -391,7 +391,9 @@ type planner struct {
 	// nowhere; ownerOf is each target's index in it.
 	owners  *anchors.Owners
 	ownerOf map[string]int
-	scores  map[string]scoring.Score // by target id, as scoreAll scored them
+	// clusterNames are the names of the site's clusters (otherClusters).
+	clusterNames *anchors.Contenders
+	scores       map[string]scoring.Score // by target id, as scoreAll scored them
 	// articles is clusterArticles' list, nil until it is first asked for.
 	articles []Target
 
@@ -452,6 +454,7 @@ func newPlanner(in Input) *planner {
 		pl.ownerOf[t.ID] = i
 	}
 	contenders, linked := pl.otherClusters()
+	pl.clusterNames = contenders
 	pl.owners = anchors.NewOwnersAmong(named, pl.anchorTarget(Target{Page: in.Page}), contenders, linked)
 	return pl
 }
@@ -877,36 +880,18 @@ func withoutCommonWords(own anchors.ContentWords, targets []Target) anchors.Cont
 
 // withoutSiteCommonWords is own less the words that the names (name,
 // primary keyword, keywords) of at least half of the site's clusters, and
-// at least minCommonClusters of them, hold, in one number or the other: on a travel site whose every
+// at least minCommonClusters of them, hold in either number, as
+// otherClusters reads them once a structure: on a travel site whose every
 // cluster is "X travel guide", "travel" put 21 of a trial's 23 pages of
 // other destinations in Related Reading as on its articles' topic.
 func (pl *planner) withoutSiteCommonWords(own anchors.ContentWords) anchors.ContentWords {
-	clusters := pl.in.Structure.Clusters
-	if len(own) == 0 || len(clusters) < minCommonClusters {
+	clusters := len(pl.in.Structure.Clusters)
+	if len(own) == 0 || clusters < minCommonClusters {
 		return own
-	}
-	// Counted by singular: a Spanish site's "perro" in three clusters'
-	// names and "perros" in one are one word in four.
-	held := make(map[string]int, len(own)) // by singular
-	for w := range own {
-		held[anchors.Singular(w)] = 0
-	}
-	for _, c := range clusters {
-		seen := map[string]bool{}
-		for _, name := range append([]string{c.Name, c.PrimaryKeyword}, c.Keywords...) {
-			for _, v := range strings.Fields(name) {
-				if s := anchors.Singular(v); !seen[s] {
-					if _, ok := held[s]; ok {
-						seen[s] = true
-						held[s]++
-					}
-				}
-			}
-		}
 	}
 	out := anchors.ContentWords{}
 	for w := range own {
-		if n := held[anchors.Singular(w)]; n < minCommonClusters || 2*n < len(clusters) {
+		if n := pl.clusterNames.Holding(w); n < minCommonClusters || 2*n < clusters {
 			out[w] = true
 		}
 	}
