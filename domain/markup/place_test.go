@@ -986,6 +986,7 @@ func TestABylineIsNotOneOfTheArticlesParagraphs(t *testing.T) {
 		`<p class="byline">By the RoadReady workshop team · <time datetime="2026-05-01">May 2026</time></p>`,
 		`<div class="entry-meta"><p>Posted by Sam</p></div>`,
 		`<p class="post-meta small">Updated <time>May 2026</time></p>`,
+		`<p class="by-line">By Sam, the workshop lead</p>`,
 	} {
 		page := `<article><h1>Uneven pad wear</h1>` + byline + article + `</article>`
 		req := LinkRequest{ID: "up", Href: "/brakes/pads/", Anchors: []string{"brake pads guide"}, Position: Position{FirstParagraphs: 2}}

@@ -1,6 +1,7 @@
 package markup
 
 import (
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -189,7 +190,8 @@ func namesAside(name string) bool {
 }
 
 // boxNamePart reports an id or class (lower case) holding a part of the
-// name of an author box or a sign-up box (authorBoxParts, promoBoxParts).
+// name of a box that is no content (authorBoxParts, promoBoxParts,
+// relatedPostsParts, recipeCardParts, disclosureParts, ctaParts).
 // The classes WordPress writes for a post's terms and type
 // ("category-newsletter", "tag-subscribe") name no box, and a subscriber's
 // content ("subscriber-only") is content.
@@ -199,9 +201,12 @@ func boxNamePart(name string) bool {
 			return false
 		}
 	}
+	if strings.Contains(name, "subscriber") {
+		return false
+	}
 	for _, parts := range [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, recipeCardParts, disclosureParts, ctaParts} {
 		for _, part := range parts {
-			if i := strings.Index(name, part); i >= 0 && !strings.HasPrefix(name[i+len(part):], "r") {
+			if strings.Contains(name, part) {
 				return true
 			}
 		}
@@ -280,22 +285,36 @@ func mayHoldComments(tag []byte) bool {
 }
 
 // mayMarkAside reports start tags whose attributes may name a box that is
-// no part of the content or a breadcrumb trail (namesAside,
-// namesNavigation, itemprop "author").
+// no part of the content or a navigation box (namesAside, boxNamePart,
+// namesNavigation, itemprop "author"): only those are read for it.
 func mayMarkAside(tag []byte) bool {
-	return containsFold(tag, "author") || containsFold(tag, "sabox") || containsFold(tag, "abh_box") || containsFold(tag, "m-a-box") ||
-		containsFold(tag, "byline") || containsFold(tag, "dateline") || containsFold(tag, "-meta") || containsFold(tag, "posted-on") ||
-		containsFold(tag, "post-date") || containsFold(tag, "tag") || containsFold(tag, "cat") || containsFold(tag, "terms") ||
-		containsFold(tag, "breadcrumb") || containsFold(tag, "subscri") || containsFold(tag, "signup") || containsFold(tag, "sign-up") ||
-		containsFold(tag, "optin") || containsFold(tag, "opt-in") || containsFold(tag, "newsletter") || containsFold(tag, "mc4wp") ||
-		containsFold(tag, "mc_embed") || containsFold(tag, "convertkit") || containsFold(tag, "ck_form") ||
-		containsFold(tag, "related") || containsFold(tag, "yarpp") || containsFold(tag, "rp4wp") || containsFold(tag, "disclo") ||
-		containsFold(tag, "disclaim") || containsFold(tag, "affili") || containsFold(tag, "afiliad") || containsFold(tag, "toc") ||
-		containsFold(tag, "table-of-contents") ||
-		containsFold(tag, "recipe") || containsFold(tag, "mv-create") || containsFold(tag, "caption") || containsFold(tag, "cta") ||
-		containsFold(tag, "call-to-action") || containsFold(tag, "calltoaction") || containsFold(tag, "testimonial") ||
-		containsFold(tag, "coupon") || containsFold(tag, "badge") || containsFold(tag, "button") || containsFold(tag, "btn")
+	for _, t := range asideTriggers {
+		if containsFold(tag, t) {
+			return true
+		}
+	}
+	return false
 }
+
+// asideTriggers are what a start tag holds when mayMarkAside must read
+// it: the parts of the box names, the words of the exact names
+// (authorBoxNames, bylineNames, termListNames) and "breadcrumb", each
+// once, none that another holds.
+var asideTriggers = func() []string {
+	all := []string{"author", "sabox", "abh_box", "m-a-box", "byline", "by-line", "dateline", "-meta", "posted-on", "post-date",
+		"tag", "cat", "terms", "breadcrumb"}
+	for _, parts := range [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, recipeCardParts, disclosureParts, ctaParts, tocParts} {
+		all = append(all, parts...)
+	}
+	var out []string
+	for _, t := range all {
+		held := slices.ContainsFunc(all, func(other string) bool { return other != t && strings.Contains(t, other) })
+		if !held && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}()
 
 // conceals reports whether an element hides what it holds from readers:
 // a hidden, aria-hidden or inert element, or a <details> or <dialog> not
