@@ -157,41 +157,34 @@ func TestPlaceVariations(t *testing.T) {
 	}
 	// An activity is not what is done: "baking" does not match "baked" or
 	// "bake", though the stems agree, unless it leads a verb phrase.
-	for _, c := range []struct{ src, anchor string }{
-		{"<p>A loaf of sourdough baked on an open tray sets too soon.</p>", "sourdough baking"},
-		{"<p>Blind bake at 180 degrees for twenty minutes.</p>", "blind baking"},
-		{"<p>The sourdough baking went well.</p>", "sourdough baked"},
+	for _, c := range []struct{ lang, src, anchor string }{
+		{"english", "<p>A loaf of sourdough baked on an open tray sets too soon.</p>", "sourdough baking"},
+		{"english", "<p>Blind bake at 180 degrees for twenty minutes.</p>", "blind baking"},
+		{"english", "<p>The sourdough baking went well.</p>", "sourdough baked"},
 		// Only a phrase of several words is led by its verb, and what was
 		// done is no activity.
-		{"<p>Bake it slowly at a low heat.</p>", "baking"},
-		{"<p>Baked bread cools on a rack.</p>", "baking bread"},
-		{"<p>Baking bread takes a day.</p>", "baked bread"},
+		{"english", "<p>Bake it slowly at a low heat.</p>", "baking"},
+		{"english", "<p>Baked bread cools on a rack.</p>", "baking bread"},
+		{"english", "<p>Baking bread takes a day.</p>", "baked bread"},
 		// A verb phrase's head matches its base form, not its third person
 		// (a health trial's link sat on "lowers blood pressure").
-		{"<p>Losing a little weight lowers blood pressure for most.</p>", "lowering blood pressure"},
-		{"<p>She chooses a burr grinder every time.</p>", "choosing a burr grinder"},
+		{"english", "<p>Losing a little weight lowers blood pressure for most.</p>", "lowering blood pressure"},
+		{"english", "<p>She chooses a burr grinder every time.</p>", "choosing a burr grinder"},
 		// A derived word shares the stem but is another word.
-		{"<p>Add a cast iron skilletful of onions.</p>", "cast iron skillet"},
-		{"<p>Hold the knife carefully when you slice.</p>", "knife care"},
-		{"<p>Stir in a wooden spoonful of honey.</p>", "wooden spoon"},
-		{"<p>Our national parks guide is free.</p>", "nation park"},
+		{"english", "<p>Add a cast iron skilletful of onions.</p>", "cast iron skillet"},
+		{"english", "<p>Hold the knife carefully when you slice.</p>", "knife care"},
+		{"english", "<p>Stir in a wooden spoonful of honey.</p>", "wooden spoon"},
+		{"english", "<p>Our national parks guide is free.</p>", "nation park"},
+		// A Spanish derivation is another word: the trainers are not the
+		// training (a trial's uplink sat on "adiestradores caninos").
+		{"spanish", "<p>Los adiestradores caninos coinciden en esto.</p>", "adiestramiento canino"},
+		{"spanish", "<p>Los alimentos del perro cambian con la edad.</p>", "alimentación del perro"},
+		{"spanish", "<p>Los higienistas del gato lo recomiendan.</p>", "higiene del gato"},
+		{"spanish", "<p>Educamos a un perro con paciencia.</p>", "educar a un perro"},
 	} {
-		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: "english"})
+		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: c.lang})
 		if pl.Placed {
-			t.Errorf("%q was placed on %q in %s", c.anchor, pl.Anchor, c.src)
-		}
-	}
-	// A Spanish derivation is another word: the trainers are not the
-	// training (a trial's uplink sat on "adiestradores caninos").
-	for _, c := range []struct{ src, anchor string }{
-		{"<p>Los adiestradores caninos coinciden en esto.</p>", "adiestramiento canino"},
-		{"<p>Los alimentos del perro cambian con la edad.</p>", "alimentación del perro"},
-		{"<p>Los higienistas del gato lo recomiendan.</p>", "higiene del gato"},
-		{"<p>Educamos a un perro con paciencia.</p>", "educar a un perro"},
-	} {
-		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: "spanish"})
-		if pl.Placed {
-			t.Errorf("%q was placed on %q in %s", c.anchor, pl.Anchor, c.src)
+			t.Errorf("%s: %q was placed on %q in %s", c.lang, c.anchor, pl.Anchor, c.src)
 		}
 	}
 	// A literal match of a later candidate beats a variation of an earlier one.
