@@ -418,12 +418,16 @@ func OpensClause(word string) bool {
 type ContentWords map[string]bool
 
 // NewContentWords collects the content words of names, in the site's
-// language ("" is English; FunctionWord), less the words of an English
-// title that name no topic (topicStopWords).
+// language ("" is English; FunctionWord), less the words of a title that
+// name no topic in that language (topicStopWordsOf).
 func NewContentWords(names []string, language string) ContentWords {
+	if language == "" {
+		language = policy.English
+	}
+	stop := topicStopWordsOf[language]
 	words := ContentWords{}
 	eachWord(names, func(w string) bool {
-		if !FunctionWord(w, language) && !(english(language) && topicStopWords[w]) {
+		if !FunctionWord(w, language) && !stop[w] {
 			words[w] = true
 		}
 		return false
@@ -431,15 +435,36 @@ func NewContentWords(names []string, language string) ContentWords {
 	return words
 }
 
-// topicStopWords are the words of English titles that say what kind of
-// page it is, not what it is about: a travel trial's Kyoto article listed
-// "Where to Eat in Tokyo" as on its topic for the "guide" of "Kyoto
-// travel guide" and "Tokyo food guide", and a Chiang Mai article the "11
-// Best Beaches in Bali" for "best".
-var topicStopWords = set("best", "guide", "guides", "complete", "ultimate", "explained", "right", "top", "tips",
-	"things", "ways", "ideas", "reasons", "review", "reviews", "beginners", "beginner", "everything", "know",
-	"questions", "faq", "faqs", "answers", "answered", "recipe", "recipes", "easy", "homemade", "quick", "simple",
-	"favorite", "favourite", "perfect", "delicious")
+// topicStopWordsOf are, by language, the words of titles that say what
+// kind of page it is, not what it is about: a travel trial's Kyoto article
+// listed "Where to Eat in Tokyo" as on its topic for the "guide" of "Kyoto
+// travel guide" and "Tokyo food guide", a Chiang Mai article the "11 Best
+// Beaches in Bali" for "best", and a Spanish pets trial paired articles
+// on their "guía" and "consejos". Words that also name things a site is
+// about stay out ("maison", "casa": a house).
+var topicStopWordsOf = map[string]map[string]bool{
+	policy.English: set("best", "guide", "guides", "complete", "ultimate", "explained", "right", "top", "tips",
+		"things", "ways", "ideas", "reasons", "review", "reviews", "beginners", "beginner", "everything", "know",
+		"questions", "faq", "faqs", "answers", "answered", "recipe", "recipes", "easy", "homemade", "quick", "simple",
+		"favorite", "favourite", "perfect", "delicious"),
+	"spanish": set("guía", "guías", "mejor", "mejores", "completa", "completo", "definitiva", "definitivo",
+		"consejos", "trucos", "ideas", "razones", "opiniones", "principiantes", "preguntas", "frecuentes",
+		"respuestas", "receta", "recetas", "fácil", "fáciles", "casera", "casero", "caseras", "caseros", "rápida",
+		"rápido", "sencilla", "sencillo", "perfecta", "perfecto", "deliciosa", "delicioso"),
+	"french": set("guide", "guides", "meilleur", "meilleure", "meilleurs", "meilleures", "complet", "complète",
+		"ultime", "conseils", "astuces", "idées", "raisons", "avis", "débutant", "débutants", "questions",
+		"fréquentes", "réponses", "recette", "recettes", "facile", "faciles", "rapide", "simple", "parfait",
+		"parfaite", "délicieux", "délicieuse"),
+	"german": set("ratgeber", "leitfaden", "anleitung", "beste", "besten", "bester", "komplett", "tipps", "tricks",
+		"ideen", "gründe", "erfahrungen", "anfänger", "einsteiger", "fragen", "antworten", "rezept", "rezepte",
+		"einfach", "einfache", "schnell", "schnelle", "perfekt", "lecker"),
+	"italian": set("guida", "migliore", "migliori", "completa", "completo", "definitiva", "consigli", "trucchi",
+		"idee", "motivi", "recensione", "recensioni", "principianti", "domande", "frequenti", "risposte", "ricetta",
+		"ricette", "facile", "facili", "veloce", "semplice", "perfetta", "perfetto", "deliziosa"),
+	"portuguese": set("guia", "guias", "melhor", "melhores", "completo", "completa", "definitivo", "dicas",
+		"truques", "ideias", "razões", "iniciantes", "perguntas", "frequentes", "respostas", "receita", "receitas",
+		"fácil", "fáceis", "caseira", "caseiro", "rápida", "rápido", "simples", "perfeito", "perfeita", "deliciosa"),
+}
 
 // SharedBy reports whether names hold one of the content words. The set
 // holds content words alone, so a word found in it needs no more checks.

@@ -233,6 +233,31 @@ func TestNamesShareAContentWordOfTheSitesLanguage(t *testing.T) {
 	}
 }
 
+// A Spanish pets trial's Related Reading paired articles on their "guía"
+// and "consejos": the words that say what kind of page it is are the
+// site's language's.
+func TestAKindOfPageWordNamesNoTopicInTheSitesLanguage(t *testing.T) {
+	for _, c := range []struct {
+		language string
+		a, b     string
+		want     bool
+	}{
+		{"spanish", "Guía completa del pienso para gatos", "Consejos y guía para adiestrar a tu perro", false},
+		{"spanish", "Recetas caseras fáciles para perros", "Las mejores recetas para gatos", false},
+		{"spanish", "Guía del pienso para gatos", "Pienso húmedo o seco", true},
+		{"french", "Guide complet de l'isolation des combles", "Les meilleurs conseils et astuces : guide de la peinture", false},
+		{"french", "Isoler sa maison par l'extérieur", "Rénover une maison ancienne", true},
+		{"german", "Hochbeet anlegen: Anleitung und Tipps", "Tomaten pflanzen: Tipps für Anfänger", false},
+		{"italian", "Guida completa all'orto sul balcone", "Consigli e guida per il prato", false},
+		{"portuguese", "Guia completo de jardinagem: dicas", "Dicas para a horta: guia", false},
+		{"english", "The Complete Guide to Sourdough", "Beginner's Guide to Pizza Dough", false},
+	} {
+		if got := NewContentWords([]string{c.a}, c.language).SharedBy([]string{c.b}); got != c.want {
+			t.Errorf("%s: NewContentWords(%q).SharedBy(%q) = %v, want %v", c.language, c.a, c.b, got, c.want)
+		}
+	}
+}
+
 // A docs trial's model proposed "of your database backups", "from schema
 // migrations" and "the cheapest database monitoring" as anchors, and they
 // were placed: a phrase framed by a function word or opening on a grading
