@@ -554,6 +554,25 @@ func (pl *planner) listsInSection(targetID string) bool {
 	})
 }
 
+// noteLeftToTheList says why a link the page's text names is left to its
+// generated list: a Spanish trial's hub named two of its articles within
+// 50 words, and the plan linked one from the text and said nothing of the
+// other.
+func (pl *planner) noteLeftToTheList(l link.Link, t link.Type) {
+	if !pl.mentions(l) {
+		return
+	}
+	heading := pl.in.Policy.RelatedArticlesHeading
+	if !pl.noRoom[l.TargetPageID] {
+		pl.note("%s link to %s not planned in the text: the text names it, with no anchor the placer may take there; the %q list links it",
+			t, l.TargetPageID, heading)
+		return
+	}
+	maxLinks, minWords := ParagraphLimits(pl.in.Policy, pl.in.Page.Kind)
+	pl.note("%s link to %s not planned in the text: where the text names it, the links planned before it leave no room "+
+		"(%d link(s) a paragraph at most, %d words between two); the %q list links it", t, l.TargetPageID, maxLinks, minWords, heading)
+}
+
 // densityMax is the most outbound links the density table allows the page.
 func (pl *planner) densityMax() int {
 	if pl.in.Policy.Name == policy.Silo {
@@ -1497,6 +1516,7 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 			// automotive trial's hubs, whose Related Articles named 5 such
 			// articles, left a product their text named unlinked for want
 			// of room; a gardening trial's hub held 4 places so).
+			pl.noteLeftToTheList(l, t)
 			continue
 		}
 		if pl.budget <= 0 {

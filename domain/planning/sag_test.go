@@ -2668,3 +2668,34 @@ func TestAHubPlansNoBodyLinkItsTextHasNoRoomForToAnArticleItsListLinks(t *testin
 		t.Errorf("in the body %v, listed %v: want the one the paragraph has room for in the body, both listed", body, listed)
 	}
 }
+
+// A Spanish pets trial's hub named two of its articles within 50 words;
+// the plan linked one from the text and said nothing of the other, which
+// its Related Articles list linked. The plan says why the text does not.
+func TestAHubSaysWhyItsTextLeavesAnArticleItNamesToItsList(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	lacing := articleIn(boots, "lacing", "Lacing Techniques for Hiking Boots")
+	lacing.PrimaryKeyword = "boot lacing techniques"
+	waxing := articleIn(boots, "waxing", "Waxing Leather Hiking Boots")
+	waxing.PrimaryKeyword = "waxing leather boots"
+	text := "Good boot lacing techniques stop heel lift, and waxing leather boots twice a season keeps the water out."
+	hub.HTML = "<p>" + text + "</p>\n"
+	st := testSite(boots)
+	st.BuildIndex()
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: hub, Targets: asTargets(0, lacing, waxing),
+		Texts: []string{text}, WordCount: 600})
+	inText := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody))
+	if len(inText) != 1 {
+		t.Fatalf("the hub's text links %v, want one of the two articles it names 15 words apart", inText)
+	}
+	left := lacing.ID
+	if inText[0] == lacing.ID {
+		left = waxing.ID
+	}
+	want := fmt.Sprintf(`vertical_down link to %s not planned in the text: where the text names it, the links planned before it leave no room (%d link(s) a paragraph at most, %d words between two); the "Related Articles" list links it`,
+		left, sagPolicy(t).MaxLinksPerParagraph, sagPolicy(t).MinWordsBetweenLinks)
+	if !slices.Contains(plan.Notes, want) {
+		t.Errorf("notes %q, want %q", plan.Notes, want)
+	}
+}
