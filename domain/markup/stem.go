@@ -236,7 +236,22 @@ func snowballStem(stem func(*snowball.Env) bool) func(string) string {
 // plural in "-ces" ("andaluz", "andaluces"; "luz", "luces"), which
 // Snowball stems apart ("andaluz", "andaluc") and would leave "gazpachos
 // andaluces" no variation of "gazpacho andaluz".
+//
+// Snowball stems a singular further than its plural when the singular
+// ends as a verb or a suffix would ("collar" → "coll", "collares" →
+// "collar"; "enfermedad", "hámster" likewise), and takes no "s" off
+// after an accented vowel ("champú", "champús"): a Spanish pets trial's
+// "collares" and "champús" were no variations of "collar" and "champú".
+// So a plural in "-es" after r, l, n, d, j or y is stemmed as its
+// singular, and a word ending in an accented vowel as its plural.
 func spanishStem(word string) string {
+	switch last, size := utf8.DecodeLastRuneInString(word); {
+	case strings.ContainsRune("áéíóú", last):
+		word += "s"
+	case last == 's' && size == 1 && utf8.RuneCountInString(word) >= 5 && strings.HasSuffix(word, "es") &&
+		strings.IndexByte("rlndjy", word[len(word)-3]) >= 0:
+		word = word[:len(word)-2]
+	}
 	s := snowballStem(spanish.Stem)(word)
 	if base, ok := strings.CutSuffix(s, "z"); ok {
 		return base + "c"
