@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/interlinker/interlinker/domain/anchors"
@@ -247,8 +247,10 @@ func (r *recommender) asAudited(targets []planning.Target) {
 type proposal struct {
 	link      link.Link
 	placement markup.Placement
-	// capped are the candidates held back at the anchor cap.
-	capped []string
+	// capped are the candidates held back at the anchor cap; dominant
+	// those held back because they would carry too large a share of the
+	// target's links (audit.Dominates).
+	capped, dominant []string
 }
 
 // place tries the links on the page's HTML as apply would, all at once
@@ -256,21 +258,33 @@ type proposal struct {
 // candidate that other live pages and the additions proposed so far use
 // max_exact_anchor_per_target times for its target is not offered (SAG
 // §2.3), as the inject stage offers none; the candidates left are the
-// link's anchors.
+// link's anchors. Nor is one that would then carry more than
+// anchor_dominance_flag_share of the target's in-body links: the next
+// audit would report the anchor the fix added (a trial's re-audit found 3
+// of 7 links to a hub so).
 func (r *recommender) place(ctx context.Context, page site.Page, links []link.Link) ([]proposal, error) {
 	used, err := r.anchorsUsed(ctx, page.ID, links)
 	if err != nil {
 		return nil, err
 	}
+	inbound, err := r.inBodyInbound(ctx, page.ID, links)
+	if err != nil {
+		return nil, err
+	}
 	limit := r.sc.policy.MaxExactAnchorPerTarget
 	links = slices.Clone(links)
-	capped := make([][]string, len(links))
+	capped, dominant := make([][]string, len(links)), make([][]string, len(links))
 	reqs := make([]markup.LinkRequest, len(links))
 	for i := range links {
 		l := &links[i]
 		l.Candidates = slices.DeleteFunc(slices.Clone(l.Candidates), func(c link.Anchor) bool {
-			if used[l.TargetPageID][anchors.Normalize(c.Text)] >= limit {
+			n := used[l.TargetPageID][anchors.Normalize(c.Text)]
+			switch {
+			case n >= limit:
 				capped[i] = append(capped[i], c.Text)
+				return true
+			case inbound != nil && audit.Dominates(r.sc.policy, n+1, inbound[l.TargetPageID]+1):
+				dominant[i] = append(dominant[i], c.Text)
 				return true
 			}
 			return false
@@ -292,7 +306,7 @@ func (r *recommender) place(ctx context.Context, page site.Page, links []link.Li
 	placements = placements[len(prior):]
 	out := make([]proposal, len(links))
 	for i := range links {
-		out[i] = proposal{links[i], placements[i], capped[i]}
+		out[i] = proposal{links[i], placements[i], capped[i], dominant[i]}
 		if pl := placements[i]; pl.Placed {
 			// The candidate placed goes first (add), by its index in what
 			// the placer was offered at last.
@@ -327,6 +341,34 @@ func (r *recommender) anchorsUsed(ctx context.Context, pageID string, links []li
 		}
 	}
 	return used, nil
+}
+
+// inBodyInbound counts the in-body links to the links' targets on the
+// live site's other pages and in the additions proposed so far, enough
+// of them to tell whether one more anchor would dominate (audit.Dominates);
+// nil when the policy flags no share.
+func (r *recommender) inBodyInbound(ctx context.Context, pageID string, links []link.Link) (map[string]int, error) {
+	pol := r.sc.policy
+	if pol.AnchorDominanceFlagShare <= 0 || pol.AnchorDominanceFlagShare >= 1 {
+		return nil, nil
+	}
+	// An anchor used n times of links dominates only while links is below
+	// n over the share; n is under the cap.
+	atMost := pol.AnchorDominanceMinInbound + int(math.Ceil(float64(max(pol.MaxExactAnchorPerTarget, 1)+1)/pol.AnchorDominanceFlagShare))
+	targets := make([]string, 0, len(links))
+	for _, l := range links {
+		targets = append(targets, l.TargetPageID)
+	}
+	inbound, err := r.tx.LiveInBodyInbound(ctx, r.siteID, pageID, targets, atMost)
+	if err != nil {
+		return nil, err
+	}
+	for target, texts := range r.proposed.counts {
+		for _, n := range texts {
+			inbound[target] += n
+		}
+	}
+	return inbound, nil
 }
 
 // refusedByValidation places a proposed link in the page as apply would
@@ -395,29 +437,30 @@ func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, we
 		reason += fmt.Sprintf("; anchor %q found in paragraph %d", pl.AnchorText, pl.ContentParagraph)
 	case len(anchors) > 0:
 		rec.Anchor = anchors[0]
-		reason += fmt.Sprintf("; no anchor for it found in the page (%s)%s: work %q into the text", pl.Reason, r.heldBack(l, pr.capped), anchors[0])
+		reason += fmt.Sprintf("; no anchor for it found in the page (%s)%s: work %q into the text", pl.Reason, r.heldBack(l, pr), anchors[0])
 		r.needAnchor(page, l)
 	default:
-		reason += "; the planner has no anchor for it" + r.heldBack(l, pr.capped) + ": write one"
+		reason += "; the planner has no anchor for it" + r.heldBack(l, pr) + ": write one"
 		r.needAnchor(page, l)
 	}
 	rec.Reason = reason
 	r.recs = append(r.recs, rec)
 }
 
-// heldBack says which of a link's candidates the anchor cap held back,
-// "" for none: a writer told to work a name in should not pick one of
-// them.
-func (r *recommender) heldBack(l link.Link, capped []string) string {
-	if len(capped) == 0 {
-		return ""
+// heldBack says which of a link's candidates the anchor cap or an
+// anchor's share held back, "" for none: a writer told to work a name in
+// should not pick one of them.
+func (r *recommender) heldBack(l link.Link, pr proposal) string {
+	var out string
+	if len(pr.capped) > 0 {
+		out += fmt.Sprintf(" (anchor cap: other live pages or fixes already link to %s %d times with %s; max_exact_anchor_per_target)",
+			l.TargetPageID, r.sc.policy.MaxExactAnchorPerTarget, quotedList(pr.capped))
 	}
-	quoted := make([]string, len(capped))
-	for i, c := range capped {
-		quoted[i] = strconv.Quote(c)
+	if len(pr.dominant) > 0 {
+		out += fmt.Sprintf(" (anchor share: one more link to %s with %s would carry more than %.0f%% of its in-body links; anchor_dominance_flag_share)",
+			l.TargetPageID, quotedList(pr.dominant), 100*r.sc.policy.AnchorDominanceFlagShare)
 	}
-	return fmt.Sprintf(" (anchor cap: other live pages or fixes already link to %s %d times with %s; max_exact_anchor_per_target)",
-		l.TargetPageID, r.sc.policy.MaxExactAnchorPerTarget, strings.Join(quoted, ", "))
+	return out
 }
 
 func without(s []string, i int) []string {

@@ -666,6 +666,59 @@ func TestAnAuditsFixesKeepEveryAnchorWithinTheCapCountingTheSitesOwnLinks(t *tes
 	}
 }
 
+// An audit's addition must not make the anchor it adds dominate: a
+// trial's re-audit (t43) found one of its fixes had taken an anchor to 3
+// of a page's 7 links. Here five live pages link the hub in their text,
+// two as "pruning fruit trees"; an article lacking its uplink names the
+// hub so and as "fruit tree pruning". A third "pruning fruit trees" would
+// carry 3 of 6 links (over 40%), so the fix takes the other name.
+func TestAnAuditsAdditionTakesNoAnchorItWouldMakeDominant(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure := mustEvent(events.SiteUpdated, "orchard", "site-orchard", events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: "orchard", BaseURL: "https://orchard.example", Name: "Orchard", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "garden", Name: "Garden", URL: "/garden/"}},
+		Clusters: []events.ClusterInfo{{ID: "pruning", SectorID: "garden", Name: "Pruning Fruit Trees",
+			PrimaryKeyword: "pruning fruit trees", Keywords: []string{"fruit tree pruning"}}},
+	})
+	page := func(id, kind, url, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "pruning",
+			SectorID: "garden", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
+	}
+	linking := func(anchor string) string {
+		return `<p>Read our notes on <a href="/garden/pruning/">` + anchor + `</a> before the sap rises in spring.</p>
+<p>Sharp secateurs and a clean cut matter more than the exact day you choose.</p>`
+	}
+	pages := []events.PageInfo{
+		page("pruning-hub", "hub", "/garden/pruning/", `<p>Pruning fruit trees keeps them productive, healthy and easy to pick from a short ladder.</p>`),
+		page("apples", "supporting", "/garden/pruning/apples/", linking("pruning fruit trees")),
+		page("pears", "supporting", "/garden/pruning/pears/", linking("pruning fruit trees")),
+		page("plums", "supporting", "/garden/pruning/plums/", linking("our pruning guide")),
+		page("cherries", "supporting", "/garden/pruning/cherries/", linking("the pruning calendar")),
+		page("peaches", "supporting", "/garden/pruning/peaches/", linking("cutting back fruiting wood")),
+		page("quinces", "supporting", "/garden/pruning/quinces/", `<p>Pruning fruit trees like quince is mostly about light: fruit tree pruning opens the crown.</p>
+<p>Take out crossing branches first, then anything growing straight up from the main limbs.</p>`),
+	}
+	run := fixAllAndAuditAgain(t, h, structure, pages)
+
+	var uplink *store.StoredRecommendation
+	for i, r := range run.recs {
+		if r.Action == "add" && r.PageID == "quinces" && r.TargetID == "pruning-hub" {
+			uplink = &run.recs[i]
+		}
+	}
+	if uplink == nil {
+		t.Fatalf("no uplink recommended for quinces: %+v", run.recs)
+	}
+	if !strings.EqualFold(uplink.Anchor, "fruit tree pruning") || !uplink.Found {
+		t.Errorf("quinces' uplink is recommended with %q (found %v), want \"fruit tree pruning\": a third \"pruning fruit trees\" would carry 3 of the hub's 6 links",
+			uplink.Anchor, uplink.Found)
+	}
+	for _, f := range run.afterF.DominantAnchors {
+		t.Errorf("after the fixes the audit finds a dominant anchor: %+v", f)
+	}
+}
+
 // The anchor cap counts an audit's anchor variations with its additions:
 // trial P's audit recommended two missing uplinks as "soup recipes" and
 // moved three links from the dominant "easy soup recipes" to it as well,

@@ -446,6 +446,41 @@ func (t *Tx) LiveAnchorUsage(ctx context.Context, siteID, sourcePageID string, u
 	return usage, nil
 }
 
+// LiveInBodyInbound counts, for each target, the in-body links of live
+// pages other than the source in the link map that point to it, up to
+// atMost: what an anchor's share of a target's links is taken of
+// (audit.Dominates).
+func (t *Tx) LiveInBodyInbound(ctx context.Context, siteID, sourcePageID string, targets []string, atMost int) (map[string]int, error) {
+	out := map[string]int{}
+	if len(targets) == 0 {
+		return out, nil
+	}
+	rows, err := t.query(ctx, `SELECT u.target, (SELECT count(*) FROM (SELECT 1 FROM link_map lm
+			JOIN pages p ON p.site_id = lm.site_id AND p.id = lm.source_page_id
+			WHERE lm.site_id = $1 AND lm.target_page_id = u.target AND lm.source_page_id <> $2
+			  AND lm.internal AND lm.status = 'active' AND lm.position = 'content' AND lm.in_block = ''
+			  AND p.state <> 'deleted' AND `+liveVersionSQLOf("p")+` IS NOT NULL
+			LIMIT $3) found)
+		FROM unnest($4::text[]) AS u(target)`,
+		siteID, sourcePageID, atMost, dedupe(targets))
+	if err != nil {
+		return nil, fmt.Errorf("count live in-body links to page %s's targets: %w", sourcePageID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var target string
+		var n int
+		if err := rows.Scan(&target, &n); err != nil {
+			return nil, fmt.Errorf("count live in-body links to page %s's targets: %w", sourcePageID, err)
+		}
+		out[target] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count live in-body links to page %s's targets: %w", sourcePageID, err)
+	}
+	return out, nil
+}
+
 // RecordPlan stores what a plan decided besides its links, the trail it
 // chose for the page, what it noted, and what it saw of the site, which
 // says which re-plans it already answers.
