@@ -1098,8 +1098,17 @@ func (r *recommender) redirected(ctx context.Context) error {
 		rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src, Action: audit.ActionRetarget,
 			LinkType: link.TypeRelated, TargetID: finalID, TargetURL: href, Anchor: f.Anchor, LinkPath: path,
 			LinkText: f.Anchor, Occurrence: occurrence, Weight: r.linkScore(src) / 2, Reason: f.Detail}
+		linked := false
+		if finalID != "" && finalID != src && has[finalID] {
+			// The link itself may be what has counts: "/carrelage" answers
+			// through a redirect to "/carrelage/", and both name the page
+			// (a French trial's hub lost its only link to another hub so).
+			if linked, err = r.linksOtherwise(ctx, page.ID, finalID, f.URL); err != nil {
+				return err
+			}
+		}
 		switch {
-		case finalID != "" && (finalID == src || has[finalID]):
+		case finalID != "" && (finalID == src || linked):
 			rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRemove, "", ""
 			rec.Reason += fmt.Sprintf("; remove the link, keeping its text: the page links %s, where it ends, already or by another fix", finalID)
 		default:
@@ -1118,6 +1127,27 @@ func (r *recommender) redirected(ctx context.Context) error {
 		r.recs = append(r.recs, rec)
 		return nil
 	})
+}
+
+// linksOtherwise reports whether a page links a target in its body by a
+// link other than those to url, or a fix recommended before adds or
+// retargets a link of it to the target.
+func (r *recommender) linksOtherwise(ctx context.Context, pageID, targetID, url string) (bool, error) {
+	links, err := r.pageLinks(ctx, pageID)
+	if err != nil {
+		return false, err
+	}
+	for _, l := range links {
+		if l.targetID == targetID && l.InBody() && l.URL != url {
+			return true, nil
+		}
+	}
+	for _, rec := range r.recs {
+		if rec.PageID == pageID && rec.TargetID == targetID && (rec.Action == audit.ActionAdd || rec.Action == audit.ActionRetarget) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // brokenReason says why a link is broken: its target page was deleted,

@@ -354,3 +354,55 @@ func TestVerificationMarksPlannedLinksBrokenOrKeepsThemVerified(t *testing.T) {
 		t.Errorf("%d verifications taken, want 1", n)
 	}
 }
+
+// A French trial's hub linked an article as "/carrelage", which its server
+// redirects to "/carrelage/": the fix removed the hub's only link to it,
+// counting the redirecting link itself as the page's link to where it
+// ends. A link that is the page's only one to where it ends is pointed
+// there.
+func TestARedirectToTheSamePageWithASlashIsPointedThereNotRemoved(t *testing.T) {
+	t.Parallel()
+	live := startLiveSite(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/", "/boots/", "/boots/a/", "/boots/c/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<p>ok</p>")
+		case "/boots/c":
+			http.Redirect(w, r, "/boots/c/", http.StatusMovedPermanently)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	cfg := testConfig(t)
+	cfg.HTTP.AllowHosts = []string{"127.0.0.1"}
+	h := &auditHarness{harness: startHarness(t, cfg)}
+	h.progress = collect(t, h.js, "AUDIT", events.AuditProgress)
+	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
+	const siteID = "verify-slash"
+	page := func(id, url, kind, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: id, Kind: kind, ClusterID: "boots", SectorID: "hiking", Version: 1,
+			HTML: "<main><article>\n" + body + "</article></main>\n"}
+	}
+	h.publishExisting(verifySiteEvent(siteID, live.URL), []events.PageInfo{
+		page("boots", "/boots/", "hub", "<p>All about boots: <a href=\"/boots/a/\">fit</a> and <a href=\"/boots/c\">soles</a>.</p>\n"),
+		page("a", "/boots/a/", "supporting", "<p>Fit matters for <a href=\"/boots/\">hiking boots</a>.</p>\n"),
+		page("c", "/boots/c/", "supporting", "<p>Soles of <a href=\"/boots/\">hiking boots</a>.</p>\n"),
+	})
+	report := h.audit(siteID, "verified", events.AuditRequestedData{Verify: true})
+	if report.RedirectLinks != 1 {
+		t.Fatalf("redirect links %d, want 1 (/boots/c)", report.RedirectLinks)
+	}
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "verified", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fix *store.StoredRecommendation
+	for i, r := range recs {
+		if r.PageID == "boots" && r.LinkText == "soles" {
+			fix = &recs[i]
+		}
+	}
+	if fix == nil || fix.Action != "retarget" || fix.TargetID != "c" || fix.TargetURL != "/boots/c/" {
+		t.Errorf("the hub's redirected link to c: %+v, want it pointed at /boots/c/", fix)
+	}
+}
