@@ -893,6 +893,10 @@ func TestARelatedPostsBlockAndADisclosureAreNoContent(t *testing.T) {
 		`<div class="wp-block-group aviso-afiliados"><p class="has-small-font-size">Este artículo contiene enlaces de afiliados. <a href="/aviso/">Más información</a></p></div>`,
 		`<div id="wprm-recipe-container-812" class="wprm-recipe-container"><div class="wprm-recipe-notes"><p>Use the <a href="/sourdough-starter/">sourdough starter</a> at its peak.</p></div></div>`,
 		`<div class="wp-caption aligncenter"><img src="/a.jpg"><p class="wp-caption-text">The bloom, day two. <a href="/ammonia/">Why</a></p></div>`,
+		// A French trial's home page listed its posts with Elementor's
+		// Posts widget; the block editor's Latest Posts is the same.
+		`<div class="elementor-element elementor-widget elementor-widget-posts"><div class="elementor-posts-container elementor-posts"><article class="elementor-post"><h3 class="elementor-post__title"><a href="/ammonia-spike/">Ammonia spike</a></h3></article></div></div>`,
+		`<ul class="wp-block-latest-posts__list wp-block-latest-posts"><li><a class="wp-block-latest-posts__post-title" href="/ammonia-spike/">Ammonia spike</a></li></ul>`,
 	} {
 		page := `<article><h1>Cloudy aquarium water</h1>` + box + article + `</article>`
 		links, err := Links([]byte(page), "https://tank.example/cloudy/", "tank.example")

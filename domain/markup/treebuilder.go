@@ -148,6 +148,19 @@ var promoBoxParts = []string{"newsletter", "subscribe", "signup", "sign-up", "op
 // fixes unwrapped 82 of them and 9 of the writer's own.
 var relatedPostsParts = []string{"yarpp", "relatedposts", "related-posts", "related_posts", "crp_related", "rp4wp"}
 
+// postListParts are what the id or class of a page builder's or the block
+// editor's list of posts holds: Elementor's Posts widget
+// ("elementor-widget-posts", "elementor-posts-container"), the block
+// editor's Latest Posts ("wp-block-latest-posts"). Its titles and "read
+// more" links are the builder's, not the writer's: a French trial's home
+// page listed each post twice so, and the audit called two titles
+// dominant anchors no fix could vary.
+var postListParts = []string{"elementor-posts", "elementor-widget-posts", "wp-block-latest-posts"}
+
+// boxParts are the lists of parts of the names of boxes that are no
+// content (boxNamePart).
+var boxParts = [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, postListParts, recipeCardParts, disclosureParts, ctaParts}
+
 // ctaParts are what the id or class of a call to action, a testimonial, a
 // coupon, a trust badge or a button holds: selling, not prose. A trial's
 // home-services site had links placed in Elementor's CTA widgets
@@ -191,7 +204,8 @@ func namesAside(name string) bool {
 
 // boxNamePart reports an id or class (lower case) holding a part of the
 // name of a box that is no content (authorBoxParts, promoBoxParts,
-// relatedPostsParts, recipeCardParts, disclosureParts, ctaParts).
+// relatedPostsParts, postListParts, recipeCardParts, disclosureParts,
+// ctaParts: boxParts).
 // The classes WordPress writes for a post's terms and type
 // ("category-newsletter", "tag-subscribe") name no box, and a subscriber's
 // content ("subscriber-only") is content.
@@ -204,7 +218,7 @@ func boxNamePart(name string) bool {
 	if strings.Contains(name, "subscriber") {
 		return false
 	}
-	for _, parts := range [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, recipeCardParts, disclosureParts, ctaParts} {
+	for _, parts := range boxParts {
 		for _, part := range parts {
 			if strings.Contains(name, part) {
 				return true
@@ -303,7 +317,7 @@ func mayMarkAside(tag []byte) bool {
 var asideTriggers = func() []string {
 	all := []string{"author", "sabox", "abh_box", "m-a-box", "byline", "by-line", "dateline", "-meta", "posted-on", "post-date",
 		"tag", "cat", "terms", "breadcrumb"}
-	for _, parts := range [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, recipeCardParts, disclosureParts, ctaParts, tocParts} {
+	for _, parts := range append(slices.Clip(boxParts), tocParts) {
 		all = append(all, parts...)
 	}
 	var out []string
@@ -494,7 +508,10 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	}
 
 	zn := s.zone()
-	if c&classZone != 0 {
+	if c&classZone != 0 && !(a == atom.Article && (zn == zoneAside || zn == zoneNavigation)) {
+		// An <article> in a sidebar, a menu or a box of posts is a teaser
+		// of another page, no content of this one (a French trial's
+		// Elementor Posts widget wraps each post so).
 		zn = zoneOf(a)
 	}
 	if at.role != "" {
