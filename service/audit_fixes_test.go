@@ -719,6 +719,59 @@ func TestAnAuditsAdditionTakesNoAnchorItWouldMakeDominant(t *testing.T) {
 	}
 }
 
+// An anchor is one however its apostrophe is typed: a French trial's
+// audit counted "l’évier" and "l'évier" apart (and offered one as a
+// variation of the other). Here three of six links to a hub say "fuite
+// sous l’évier" in two spellings: 50%, a dominant anchor, and no
+// variation offered is the same anchor.
+func TestAnAnchorIsOneAnchorHoweverItsApostropheIsTyped(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure := mustEvent(events.SiteUpdated, "plomberie", "site-plomberie", events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: "plomberie", BaseURL: "https://atelier.example", Name: "Atelier", Policy: "sag", Overrides: json.RawMessage(`{"language":"fr"}`)},
+		Sectors: []events.SectorInfo{{ID: "maison", Name: "Maison", URL: "/maison/"}},
+		Clusters: []events.ClusterInfo{{ID: "fuites", SectorID: "maison", Name: "Fuites d'eau",
+			PrimaryKeyword: "fuite sous l'évier", Keywords: []string{"fuite d'eau"}}},
+	})
+	page := func(id, kind, url, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "fuites",
+			SectorID: "maison", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
+	}
+	linking := func(anchor string) string {
+		return `<p>Avant tout, lisez notre page sur la <a href="/maison/fuites/">` + anchor + `</a> et coupez l'eau.</p>
+<p>Un seau, une serpillière et une clé à molette suffisent pour la plupart des réparations.</p>`
+	}
+	pages := []events.PageInfo{
+		page("fuites", "hub", "/maison/fuites/", `<p>Une fuite sous l’évier se répare souvent en dix minutes avec les bons gestes.</p>`),
+		page("siphon", "supporting", "/maison/fuites/siphon/", linking("fuite sous l’évier")),
+		page("joint", "supporting", "/maison/fuites/joint/", linking("fuite sous l’évier")),
+		page("flexible", "supporting", "/maison/fuites/flexible/", linking("fuite sous l'évier")),
+		page("robinet", "supporting", "/maison/fuites/robinet/", linking("fuite d'eau")),
+		page("compteur", "supporting", "/maison/fuites/compteur/", linking("réparation de plomberie")),
+		page("chauffe-eau", "supporting", "/maison/fuites/chauffe-eau/", linking("dépannage rapide")),
+	}
+	h.publishExisting(structure, pages)
+	h.audit("plomberie", "before", events.AuditRequestedData{})
+	var found *events.AuditFinding
+	for _, f := range storedFindings(t, h, "plomberie", "before").DominantAnchors {
+		if f.PageID == "fuites" {
+			found = &f
+		}
+	}
+	if found == nil || anchors.Normalize(found.Anchor) != "fuite sous l'évier" {
+		t.Fatalf("dominant anchor of the hub: %+v, want \"fuite sous l'évier\" (3 of 6 links, in two spellings)", found)
+	}
+	recs, err := h.svc.Store().Recommendations(t.Context(), "plomberie", "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Action == "vary_anchor" && anchors.Normalize(r.Anchor) == anchors.Normalize(r.LinkText) {
+			t.Errorf("recommendation %s varies %q on %s to %q: the same anchor", r.ID, r.LinkText, r.PageID, r.Anchor)
+		}
+	}
+}
+
 // The anchor cap counts an audit's anchor variations with its additions:
 // trial P's audit recommended two missing uplinks as "soup recipes" and
 // moved three links from the dominant "easy soup recipes" to it as well,

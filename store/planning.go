@@ -431,7 +431,7 @@ func (t *Tx) LiveAnchorUsage(ctx context.Context, siteID, sourcePageID string, u
 			JOIN pages p ON p.site_id = lm.site_id AND p.id = lm.source_page_id
 			WHERE lm.site_id = $1 AND lm.target_page_id = u.target AND lm.source_page_id <> $2
 			  AND lm.internal AND lm.status = 'active' AND lm.position = 'content' AND lm.in_block = ''
-			  AND translate(lower(btrim(regexp_replace(lm.anchor, '\s+', ' ', 'g'))), 'Ёё', 'ее') = u.text
+			  AND translate(lower(btrim(regexp_replace(lm.anchor, '\s+', ' ', 'g'))), 'Ёё’‘ʼ', 'ее''''''') = u.text
 			  AND p.state <> 'deleted' AND `+liveVersionSQLOf("p")+` IS NOT NULL
 			LIMIT $3) found)
 		FROM unnest($4::text[], $5::text[]) AS u(target, text)`,
@@ -796,9 +796,10 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 		`INSERT INTO links SELECT r.* FROM link_snapshots s, jsonb_populate_recordset(NULL::links, s.links) r
 			WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3`,
 		// Snapshots from before anchor_key existed fold it as its migration
-		// did, and from before it folded ё as 00039 does.
-		`UPDATE links SET anchor_key = translate(lower(regexp_replace(btrim(anchor), '\s+', ' ', 'g')), 'Ёё', 'ее')
-			WHERE site_id = $1 AND source_page_id = $2 AND (anchor_key IS NULL OR anchor_key LIKE '%ё%')`,
+		// did, and from before it folded ё as 00039 does and typographic
+		// apostrophes as 00040 does.
+		`UPDATE links SET anchor_key = translate(lower(regexp_replace(btrim(anchor), '\s+', ' ', 'g')), 'Ёё’‘ʼ', 'ее''''''')
+			WHERE site_id = $1 AND source_page_id = $2 AND (anchor_key IS NULL OR anchor_key ~ '[ё’‘ʼ]')`,
 		`UPDATE pages p SET linked_html = s.linked_html, breadcrumbs = s.breadcrumbs, plan_horizon = s.plan_horizon,
 			plan_notes = NULL, inserted_seq = p.inserted_seq + 1, updated_at = now()
 			FROM link_snapshots s WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.site_id = $1 AND p.id = $2`,

@@ -28,8 +28,17 @@ func Normalize(text string) string {
 		// one letter (markup folds them): one anchor, one count.
 		n = strings.ReplaceAll(n, "ё", "е")
 	}
+	if strings.ContainsAny(n, "’‘ʼ") {
+		// "l’évier" and "l'évier" are one anchor: editors and CMSs turn
+		// one into the other, and a French trial's audit counted them
+		// apart, then offered one as a variation of the other.
+		n = apostrophes.Replace(n)
+	}
 	return n
 }
+
+// apostrophes folds the typographic apostrophes to the typewriter one.
+var apostrophes = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'")
 
 // Refusal says why a candidate may not be used.
 type Refusal struct {

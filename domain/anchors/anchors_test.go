@@ -98,6 +98,17 @@ func TestAnAnchorOverFortyPercentOfATargetsLinksIsFlagged(t *testing.T) {
 	}
 }
 
+// An anchor is one however its apostrophe is typed (a French trial's
+// audit counted "l’évier" and "l'évier" apart, then offered one as a
+// variation of the other).
+func TestNormalizeFoldsTypographicApostrophes(t *testing.T) {
+	for _, typed := range []string{"Réparer une fuite sous l’évier", "réparer une fuite sous l‘évier", "réparer une fuite sous lʼévier"} {
+		if a, b := Normalize(typed), Normalize("réparer une fuite sous l'évier"); a != b {
+			t.Errorf("Normalize gives %q and %q, want one key", a, b)
+		}
+	}
+}
+
 // The anchor cap counts one anchor however Russian spells ё (trial t9
 // found "черная смородина" and "чёрная смородина" counted apart).
 func TestNormalizeFoldsYoAsYe(t *testing.T) {
