@@ -949,11 +949,24 @@ func TestATableOfContentsIsNavigation(t *testing.T) {
 		`<div id="ez-toc-container" class="ez-toc-v2_0 counter-hierarchy"><p class="ez-toc-title">Table of Contents</p><nav><ul><li><a href="#causes">Causes</a></li></ul></nav></div>`,
 		`<div id="toc_container" class="no_bullets"><p class="toc_title">Contents</p><ul class="toc_list"><li><a href="#causes">Causes</a></li></ul></div>`,
 		`<div class="wp-block-yoast-seo-table-of-contents yoast-table-of-contents"><p>Contents</p></div>`,
+		// A theme's own names (a finance trial's "toc" and "article-toc").
+		`<div class="toc"><p class="toc-title">In this article</p><ol><li><a href="#causes">Causes</a></li></ol></div>`,
+		`<div class="article-toc"><p>In this article</p></div>`,
 	} {
 		page := `<article><p>Cloudy water is common in new tanks.</p>` + toc + `<p>A water quality test tells you why.</p></article>`
 		req := LinkRequest{ID: "up", Href: "/water-quality/", Anchors: []string{"water quality test"}, Position: Position{FirstParagraphs: 2}}
 		if _, pl := placeOne(t, page, req, Options{}); !pl.Placed || pl.ContentParagraph != 2 {
 			t.Errorf("%s: uplink %+v, want it in content paragraph 2, the table of contents not counted", toc, pl)
+		}
+	}
+}
+
+// "toc" names a table of contents as a word of a class, not inside one.
+func TestATableOfContentsIsNamedByAWordNotInsideOne(t *testing.T) {
+	for name, want := range map[string]bool{"toc": true, "article-toc": true, "toc-title": true, "post_toc": true,
+		"stock": false, "protocol": false, "stock-levels": false, "tocsin": false} {
+		if got := namesNavigation(name); got != want {
+			t.Errorf("namesNavigation(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

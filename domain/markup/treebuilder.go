@@ -235,6 +235,16 @@ func holdsTheDocument(a atom.Atom) bool {
 	return a == atom.Html || a == atom.Body || a == atom.Main || a == atom.Article
 }
 
+// namesTOC reports a theme's own name for a table of contents: "toc", or
+// "toc" as a part before or after a dash or underscore ("article-toc",
+// "toc-title", "post_toc"), not inside a word ("stock", "protocol"). A
+// finance trial's <div class="toc"> pushed the real paragraph 2 to 3, and
+// three articles lost their uplink.
+func namesTOC(name string) bool {
+	return name == "toc" || strings.HasPrefix(name, "toc-") || strings.HasPrefix(name, "toc_") ||
+		strings.HasSuffix(name, "-toc") || strings.HasSuffix(name, "_toc") || strings.Contains(name, "-toc-") || strings.Contains(name, "_toc_")
+}
+
 // namesNavigation reports an id or class (lower case) of a table of
 // contents (tocParts) or of a theme's breadcrumb trail written outside a
 // <nav>: Yoast SEO's classic
@@ -244,7 +254,7 @@ func holdsTheDocument(a atom.Atom) bool {
 // body, counted its hub link as an uplink, and its fix then removed the
 // writer's real one.
 func namesNavigation(name string) bool {
-	if strings.Contains(name, "breadcrumb") {
+	if strings.Contains(name, "breadcrumb") || namesTOC(name) {
 		return true
 	}
 	for _, part := range tocParts {
@@ -316,7 +326,7 @@ func mayMarkAside(tag []byte) bool {
 // once, none that another holds.
 var asideTriggers = func() []string {
 	all := []string{"author", "sabox", "abh_box", "m-a-box", "byline", "by-line", "dateline", "-meta", "posted-on", "post-date",
-		"tag", "cat", "terms", "breadcrumb"}
+		"tag", "cat", "terms", "breadcrumb", "toc"}
 	for _, parts := range append(slices.Clip(boxParts), tocParts) {
 		all = append(all, parts...)
 	}
