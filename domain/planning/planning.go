@@ -778,9 +778,9 @@ func (pl *planner) relatedReading() {
 	sibling := func(t Target) bool { return t.ClusterID == pl.in.Page.ClusterID && t.Kind == site.KindSupporting }
 	var picked []scored
 	group, topicWord := map[string]relatedGroup{}, map[string]string{}
-	pick := func(ranked []scored) {
+	pickUpTo := func(ranked []scored, most int) {
 		for _, s := range ranked {
-			if len(picked) == p.RelatedReadingMax || pl.stopped() {
+			if len(picked) >= most || pl.stopped() {
 				return
 			}
 			if eligible(s.Target) && scoring.Decide(p, s.score.Total) != scoring.Drop {
@@ -788,6 +788,7 @@ func (pl *planner) relatedReading() {
 			}
 		}
 	}
+	pick := func(ranked []scored) { pickUpTo(ranked, p.RelatedReadingMax) }
 	// Siblings are drawn as the other pages are (spread): in strict score
 	// order, the best linked scoring best, a trial's cluster of nine
 	// articles listed four of them in the others' sections and five in
@@ -855,8 +856,17 @@ func (pl *planner) relatedReading() {
 			groups[g] = append(groups[g], s)
 			group[s.ID], topicWord[s.ID] = g, shared
 		}
-		for _, g := range groups {
-			pick(pl.spread(g))
+		for g, ranked := range groups {
+			// Past the section's minimum, only a page on the article's
+			// topic and in its sector: a finance trial's budgeting
+			// articles listed a student-loan forgiveness page third, after
+			// two siblings, and its index-fund article a tax form, pages
+			// sharing a value and no word of their topic.
+			if relatedGroup(g) != relatedOnTopic {
+				pickUpTo(pl.spread(ranked), p.RelatedReadingMin)
+				continue
+			}
+			pick(pl.spread(ranked))
 		}
 	}
 	if len(picked) < max(p.RelatedReadingMin, 1) {

@@ -672,9 +672,15 @@ func TestASiblingPlannedInTheBodyWithoutRoomIsInRelatedReading(t *testing.T) {
 
 func TestRelatedReadingHasTwoToThreeLinksAndMayCrossClusters(t *testing.T) {
 	in := articleScene(t, 2, 5, 1500, 0)
+	// Three of the other cluster's articles are on the article's topic
+	// ("Caring For Leather Hiking Boots"), each by a word of its own.
+	onTopic := map[string]string{"ins-00": "Leather Insoles", "ins-01": "Caring For Insoles", "ins-02": "Leather Footbeds"}
 	for i := range in.Targets {
 		if in.Targets[i].ClusterID == "boots" && in.Targets[i].Kind == site.KindSupporting {
 			in.Targets[i].Inbound = 50 // the siblings score best: they must not be linked twice
+		}
+		if title, ok := onTopic[in.Targets[i].ID]; ok {
+			in.Targets[i].Title = title
 		}
 	}
 	plan := planOf(t, in)
@@ -739,8 +745,9 @@ func TestRelatedReadingSpreadsOverPagesThatShareAValueAlike(t *testing.T) {
 		page := articleIn(boots, fmt.Sprintf("care-%d", i), "Caring For Leather Hiking Boots")
 		in := Input{Structure: st, Policy: pol, Page: page, Hub: &hub, Targets: asTargets(0, append([]site.Page{hub}, sharing...)...), WordCount: 1500}
 		rr := targetIDs(withStatus(linksOf(planOf(t, in), link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned))
-		if len(rr) != pol.RelatedReadingMax {
-			t.Fatalf("%s: Related Reading %v, want %d links", page.ID, rr, pol.RelatedReadingMax)
+		// They share no word of its topic: the section's minimum.
+		if len(rr) != pol.RelatedReadingMin {
+			t.Fatalf("%s: Related Reading %v, want %d links", page.ID, rr, pol.RelatedReadingMin)
 		}
 		if again := targetIDs(withStatus(linksOf(planOf(t, in), link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)); !reflect.DeepEqual(rr, again) {
 			t.Fatalf("%s: Related Reading %v, then %v", page.ID, rr, again)
@@ -749,7 +756,7 @@ func TestRelatedReadingSpreadsOverPagesThatShareAValueAlike(t *testing.T) {
 			listed[id]++
 		}
 	}
-	if len(listed) <= pol.RelatedReadingMax {
+	if len(listed) <= pol.RelatedReadingMin {
 		t.Errorf("10 articles' Related Reading lists only %v of 6 pages scored alike", listed)
 	}
 }
@@ -2697,5 +2704,29 @@ func TestAHubSaysWhyItsTextLeavesAnArticleItNamesToItsList(t *testing.T) {
 		left, sagPolicy(t).MaxLinksPerParagraph, sagPolicy(t).MinWordsBetweenLinks)
 	if !slices.Contains(plan.Notes, want) {
 		t.Errorf("notes %q, want %q", plan.Notes, want)
+	}
+}
+
+// A finance trial's budgeting articles listed a student-loan forgiveness
+// page third in their Related Reading, after two siblings: pages of other
+// clusters that share a value and no word of the article's topic fill the
+// section to its minimum, never past it. Here the siblings are linked from
+// the body, and the other cluster's hub and articles share values alone.
+func TestRelatedReadingFillsPastItsMinimumOnlyOnTheArticlesTopic(t *testing.T) {
+	in := articleScene(t, 2, 3, 1500, 0)
+	plan := planOf(t, in)
+	rr := targetIDs(withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned))
+	if len(rr) != in.Policy.RelatedReadingMin {
+		t.Errorf("Related Reading %v, want %d entries: the insoles pages share no word of \"Caring For Leather Hiking Boots\"", rr, in.Policy.RelatedReadingMin)
+	}
+	for i := range in.Targets {
+		if in.Targets[i].ID == "ins-00" {
+			in.Targets[i].Title = "Leather Insoles"
+		}
+	}
+	rr = targetIDs(withStatus(linksOf(planOf(t, in), link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned))
+	// On the topic, it is taken; the third entry waits for another.
+	if len(rr) != in.Policy.RelatedReadingMin || !slices.Contains(rr, "ins-00") {
+		t.Errorf("Related Reading %v, want ins-00, its \"Leather Insoles\" on the article's topic, among %d entries", rr, in.Policy.RelatedReadingMin)
 	}
 }
