@@ -612,6 +612,12 @@ func resolve(toks []token, i int) {
 		case is(prev, cOpen) && !prev.plur && next != nil && docNouns[next.low]:
 			// a subject and its gerund before a document noun: "our
 			// garlic growing guide"
+		case is(prev, cOpen) && !prev.plur && !nextIs(cOpen, cAmbig, cGer, cPart, cDet, cPron) && !is(before, cAux) && !subject:
+			// After a singular noun and before no word it could take as
+			// its object, even a common verb's gerund names the activity:
+			// "mortgage refinancing", "student loan refinancing, which…"
+			// (a finance trial's hub linked "[student loan] refinancing"
+			// to the student loans hub).
 		default:
 			t.verb = gerundOfVerb(t.low) || is(before, cAux) || subject || afterPlural || nextIs(cDet, cPron)
 		}

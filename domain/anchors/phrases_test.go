@@ -858,6 +858,14 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"leather boots", " versus synthetic ones", true},
 		// a dev-tools trial: a word completing "makes ... practical"
 		{"parallel test execution", " practical even for large suites", false},
+		// a finance trial: a common verb's gerund after a singular noun,
+		// before no object, is the activity's name; an "-s" noun that
+		// modifies as a singular does goes on
+		{"student loan", " refinancing, which carries very different trade-offs", true},
+		{"mortgage", " refinancing is cheaper", true},
+		{"retirement savings", " calculator that shows", true},
+		{"high-yield savings", " account", true},
+		{"a small tool", " using machine learning", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
