@@ -594,10 +594,13 @@ func insertBreadcrumbs(html []byte, links []link.Link, st planStage) ([]byte, er
 	// (breadcrumb_aria_label), as the blocks' headings are.
 	nav, jsonLD, err := markup.Breadcrumbs(trail, markup.BlockMarkup{AriaLabel: st.site.policy.BreadcrumbAriaLabel},
 		strings.TrimRight(st.site.structure.Site.BaseURL, "/"))
-	if err == nil {
+	// A page with a trail of its own gets no second one: two visible
+	// trails read as a fault, and two BreadcrumbList disagree.
+	own := markup.FindOwnTrail(html)
+	if err == nil && !own.Visible {
 		html, err = markup.InsertBlock(html, nav, markup.BlockAtStart)
 	}
-	if err == nil {
+	if err == nil && !own.Structured {
 		html, err = markup.InsertBlock(html, jsonLD, markup.BlockAtEnd)
 	}
 	if err != nil {
@@ -612,12 +615,22 @@ func insertBreadcrumbs(html []byte, links []link.Link, st planStage) ([]byte, er
 		return html, nil
 	}
 	for i := range links {
-		if links[i].Type == link.TypeBreadcrumb && links[i].Status == link.StatusPlanned {
-			markGenerated(&links[i])
+		if links[i].Type != link.TypeBreadcrumb || links[i].Status != link.StatusPlanned {
+			continue
 		}
+		if own.Visible {
+			links[i].Reason = OwnTrailReason
+			continue
+		}
+		markGenerated(&links[i])
 	}
 	return html, nil
 }
+
+// OwnTrailReason is why a page's breadcrumb links are not written: it
+// has a trail of its own (markup.FindOwnTrail).
+const OwnTrailReason = "breadcrumb not written: the page has a breadcrumb trail of its own"
+
 
 func markGenerated(l *link.Link) {
 	l.Status = link.StatusInserted

@@ -228,6 +228,51 @@ func TestTheBreadcrumbNavIsLabelledInTheSitesWords(t *testing.T) {
 	}
 }
 
+// A finance trial's articles carried Yoast's trail and were given a
+// second one above it. A page with a visible trail of its own gets none
+// of ours, its breadcrumb links say why, and one with a BreadcrumbList of
+// its own gets no second.
+func TestAPageWithATrailOfItsOwnGetsNoSecond(t *testing.T) {
+	sc := sagSiteContext(t)
+	page := store.PageRecord{Page: site.Page{SiteID: "s", ID: "p", URL: "/budgeting/sinking-funds/", Kind: site.KindSupporting, Version: 1},
+		Breadcrumbs: []planning.Crumb{{Name: "Home", URL: "/"}, {Name: "Budgeting", URL: "/budgeting/"}, {Name: "Sinking Funds", URL: "/budgeting/sinking-funds/"}}}
+	crumbs := func() []link.Link {
+		return []link.Link{{ID: "b1", Type: link.TypeBreadcrumb, Zone: link.ZoneBreadcrumb, TargetPageID: "home", Status: link.StatusPlanned},
+			{ID: "b2", Type: link.TypeBreadcrumb, Zone: link.ZoneBreadcrumb, TargetPageID: "budgeting", Status: link.StatusPlanned}}
+	}
+	body := "<p>A sinking fund spreads a known cost over the months before it.</p>"
+	for _, c := range []struct {
+		name, html     string
+		nav, jsonLD    bool
+		linksGenerated bool
+	}{
+		{"none", "<body class=\"has-breadcrumbs\"><main>" + body + "</main></body>", true, true, true},
+		{"Yoast", `<main><p id="breadcrumbs"><span><a href="/">Home</a> » <a href="/budgeting/">Budgeting</a></span></p>` + body + "</main>", false, true, false},
+		{"microdata", `<main><ol itemscope itemtype="https://schema.org/BreadcrumbList"><li><a href="/">Home</a></li></ol>` + body + "</main>", false, true, false},
+		{"JSON-LD", `<main>` + body + `</main><script type="application/ld+json">{"@context":"https://schema.org","@type":"BreadcrumbList","itemListElement":[]}</script>`, true, false, true},
+	} {
+		links := crumbs()
+		out, err := insertBreadcrumbs([]byte(c.html), links, planStage{page: page, site: sc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(out), `<nav aria-label="Breadcrumb"`); got != c.nav {
+			t.Errorf("%s: our nav written %v, want %v: %s", c.name, got, c.nav, out)
+		}
+		if got := strings.Count(string(out), "BreadcrumbList") > strings.Count(c.html, "BreadcrumbList"); got != c.jsonLD {
+			t.Errorf("%s: our BreadcrumbList written %v, want %v: %s", c.name, got, c.jsonLD, out)
+		}
+		for _, l := range links {
+			if generated := l.Status == link.StatusInserted; generated != c.linksGenerated {
+				t.Errorf("%s: breadcrumb link %s is %s (%q)", c.name, l.ID, l.Status, l.Reason)
+			}
+			if !c.linksGenerated && l.Reason != OwnTrailReason {
+				t.Errorf("%s: breadcrumb link %s says %q, want %q", c.name, l.ID, l.Reason, OwnTrailReason)
+			}
+		}
+	}
+}
+
 // A sibling's link stops one use short of the cap, so the last is there
 // for the parent: a silo's children used "PLA filament" three times among
 // themselves and their parent could not link its priority child (trial T).
