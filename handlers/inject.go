@@ -631,7 +631,6 @@ func insertBreadcrumbs(html []byte, links []link.Link, st planStage) ([]byte, er
 // has a trail of its own (markup.FindOwnTrail).
 const OwnTrailReason = "breadcrumb not written: the page has a breadcrumb trail of its own"
 
-
 func markGenerated(l *link.Link) {
 	l.Status = link.StatusInserted
 	l.Reason = ""
