@@ -507,6 +507,16 @@ func (r *recommender) additionsTo(pageID string) []markup.LinkRequest {
 	return out
 }
 
+// whereLate says where a late uplink is: in a paragraph past the first
+// ones, or in none (a heading, a list, a table: a French trial's heading
+// link was said to be "in paragraph 0, past the first 2").
+func whereLate(paragraph, first int) string {
+	if paragraph == 0 {
+		return fmt.Sprintf("outside the page's paragraphs (in a heading, a list or a table), not in its first %d", first)
+	}
+	return fmt.Sprintf("in paragraph %d, past the first %d", paragraph, first)
+}
+
 // lateUplink recommends moving a page's link to its hub from past the
 // first paragraphs, where the audit found it (Report.UplinkOutsideFirst),
 // into them, where the uplink goes: the link is unwrapped and placed
@@ -559,8 +569,8 @@ func (r *recommender) lateUplink(ctx context.Context, pageID string) error {
 		FirstParagraphs: l.FirstParagraphs, LinkPath: late.path, LinkText: late.Text, Occurrence: late.occurrence,
 		// Below the missing uplinks of its band: the page has one, late.
 		Weight: l.Score / 200,
-		Reason: fmt.Sprintf("the page's link to its hub %s is in paragraph %d, past the first %d, where its uplink goes; move it to %q, found in paragraph %d",
-			hubID, late.Paragraph, l.FirstParagraphs, pl.AnchorText, pl.ContentParagraph)}
+		Reason: fmt.Sprintf("the page's link to its hub %s is %s, where its uplink goes; move it to %q, found in paragraph %d",
+			hubID, whereLate(late.Paragraph, l.FirstParagraphs), pl.AnchorText, pl.ContentParagraph)}
 	if refused, err := r.refusedVariation(ctx, page, rec); err != nil || refused != "" {
 		return err
 	}

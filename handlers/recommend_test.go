@@ -52,3 +52,14 @@ func TestADominantAnchorsReasonNamesWhatItIsOver(t *testing.T) {
 		t.Errorf("reason %q, want %q", overShare, want)
 	}
 }
+
+// A French trial's heading link to its hub was said to be "in paragraph
+// 0, past the first 2": a link in no paragraph is said to be outside them.
+func TestALateUplinkInNoParagraphIsSaidToBeOutsideThem(t *testing.T) {
+	if got, want := whereLate(0, 2), "outside the page's paragraphs (in a heading, a list or a table), not in its first 2"; got != want {
+		t.Errorf("whereLate(0, 2) = %q, want %q", got, want)
+	}
+	if got, want := whereLate(12, 2), "in paragraph 12, past the first 2"; got != want {
+		t.Errorf("whereLate(12, 2) = %q, want %q", got, want)
+	}
+}
