@@ -1256,6 +1256,23 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 			!dominantUse[linkKey{rec.PageID, rec.LinkPath, rec.LinkText, rec.Occurrence}] {
 			f.Limit--
 		}
+		// The fixes before add links to the target, and a late uplink's
+		// move takes a dominant link to another anchor: a French trial's
+		// audit asked for three variations where, with its own new uplink
+		// and move counted, one was needed.
+		if rec.TargetID != f.PageID {
+			continue
+		}
+		switch {
+		case rec.Action == audit.ActionAdd && rec.Found, rec.Action == audit.ActionRetarget:
+			f.Limit++
+			if anchors.Normalize(rec.Anchor) == f.Anchor {
+				f.Count++
+			}
+		case rec.Action == audit.ActionVaryAnchor && dominantUse[linkKey{rec.PageID, rec.LinkPath, rec.LinkText, rec.Occurrence}] &&
+			r.moving[linkKey{rec.PageID, rec.LinkPath, rec.LinkText, rec.Occurrence}]:
+			f.Count--
+		}
 	}
 	maxExact := r.sc.policy.MaxExactAnchorPerTarget
 	n := audit.ExcessAnchorLinks(f, r.sc.policy.AnchorDominanceFlagShare, maxExact)

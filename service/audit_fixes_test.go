@@ -772,6 +772,72 @@ func TestAnAnchorIsOneAnchorHoweverItsApostropheIsTyped(t *testing.T) {
 	}
 }
 
+// A dominant anchor's variations count the audit's own fixes before
+// them: a French trial's audit asked for three where, with its own new
+// uplink and a late uplink's move counted, one was needed. Here five of
+// the hub's seven in-body links say "home insulation", one of them late
+// in its page; another page lacks its uplink. The addition takes the
+// links to 8 and the move the anchor to 4: one variation brings it to 3
+// of 8, within the share and the cap.
+func TestADominantAnchorsVariationsCountTheAuditsOwnFixesBeforeThem(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure := mustEvent(events.SiteUpdated, "warm", "site-warm", events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: "warm", BaseURL: "https://warm.example", Name: "Warm", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "house", Name: "House", URL: "/house/"}},
+		Clusters: []events.ClusterInfo{{ID: "insulation", SectorID: "house", Name: "Home Insulation",
+			PrimaryKeyword: "home insulation", Keywords: []string{"insulating your home", "house insulation"}}},
+	})
+	page := func(id, kind, url, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "insulation",
+			SectorID: "house", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
+	}
+	linking := func(anchor string) string {
+		return `<p>Start with our notes on <a href="/house/insulation/">` + anchor + `</a> before you buy anything.</p>
+<p>Insulating your home pays back faster than most upgrades, and house insulation grants make it cheaper still.</p>`
+	}
+	filler := `<p>Measure the depth of what is there already with a ruler pushed down between the joists.</p>`
+	pages := []events.PageInfo{
+		page("insulation", "hub", "/house/insulation/", `<p>Home insulation keeps heat in during winter and out during summer.</p>`),
+		page("loft", "supporting", "/house/insulation/loft/", linking("home insulation")),
+		page("walls", "supporting", "/house/insulation/walls/", linking("home insulation")),
+		page("floors", "supporting", "/house/insulation/floors/", linking("home insulation")),
+		page("pipes", "supporting", "/house/insulation/pipes/", linking("home insulation")),
+		page("doors", "supporting", "/house/insulation/doors/", linking("our draught guide")),
+		page("windows", "supporting", "/house/insulation/windows/", linking("keeping heat in")),
+		page("grants", "supporting", "/house/insulation/grants/", `<p>Insulating your home may be paid for in part by a local grant.</p>
+<p>Check what your council offers before you pick a contractor.</p>`+filler+filler+
+			`<p>Our page on <a href="/house/insulation/">home insulation</a> lists the materials.</p>`),
+		page("costs", "supporting", "/house/insulation/costs/", `<p>Insulating your home costs less than most people expect.</p>
+<p>Quotes vary by region, so ask three installers.</p>`),
+	}
+	h.publishExisting(structure, pages)
+	h.audit("warm", "before", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), "warm", "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var varied []string
+	added, moved := false, false
+	for _, r := range recs {
+		t.Logf("%s %s on %s: %q → %q (found %v)", r.Action, r.Problem, r.PageID, r.LinkText, r.Anchor, r.Found)
+		switch {
+		case r.Action == "add" && r.PageID == "costs" && r.TargetID == "insulation":
+			added = true
+		case r.Action == "vary_anchor" && r.PageID == "grants":
+			moved = true
+		case r.Action == "vary_anchor" && r.TargetID == "insulation" && anchors.Normalize(r.LinkText) == "home insulation":
+			varied = append(varied, r.PageID)
+		}
+	}
+	if !added || !moved {
+		t.Fatalf("the audit's uplink for costs (%v) and move of grants' late uplink (%v) are the scene: without them the test proves nothing", added, moved)
+	}
+	if len(varied) != 1 {
+		t.Errorf("%d variations of \"home insulation\" (%v), want 1: with the new uplink and the move, 4 of 8 links carry it", len(varied), varied)
+	}
+}
+
 // The anchor cap counts an audit's anchor variations with its additions:
 // trial P's audit recommended two missing uplinks as "soup recipes" and
 // moved three links from the dominant "easy soup recipes" to it as well,
