@@ -436,8 +436,14 @@ func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, we
 		rec.Anchors = append([]string{anchors[pl.CandidateIndex]}, without(anchors, pl.CandidateIndex)...)
 		reason += fmt.Sprintf("; anchor %q found in paragraph %d", pl.AnchorText, pl.ContentParagraph)
 	case len(anchors) > 0:
-		rec.Anchor = anchors[0]
-		reason += fmt.Sprintf("; no anchor for it found in the page (%s)%s: work %q into the text", pl.Reason, r.heldBack(l, pr), anchors[0])
+		// A writer works in a name, best the target's keyword: a French
+		// trial was told to work in "Isolation de la maison : le guide", a
+		// title with its subtitle, where "isolation de la maison" was free.
+		first := slices.IndexFunc(l.Candidates, func(c link.Anchor) bool { return c.Type == link.AnchorPrimaryKeyword })
+		first = max(first, 0)
+		rec.Anchor = anchors[first]
+		rec.Anchors = append([]string{anchors[first]}, without(anchors, first)...)
+		reason += fmt.Sprintf("; no anchor for it found in the page (%s)%s: work %q into the text", pl.Reason, r.heldBack(l, pr), anchors[first])
 		r.needAnchor(page, l)
 	default:
 		reason += "; the planner has no anchor for it" + r.heldBack(l, pr) + ": write one"

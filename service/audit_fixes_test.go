@@ -838,6 +838,51 @@ func TestADominantAnchorsVariationsCountTheAuditsOwnFixesBeforeThem(t *testing.T
 	}
 }
 
+// A writer told to work a name into the text is given the target's
+// keyword: a French trial was told to work in "Isolation de la maison : le
+// guide", a hub's title with its subtitle, where its keyword was free.
+func TestAnAnchorToWorkInIsTheTargetsKeyword(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure := mustEvent(events.SiteUpdated, "maison", "site-maison", events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: "maison", BaseURL: "https://maison.example", Name: "Maison", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "travaux", Name: "Travaux", URL: "/travaux/"}},
+		Clusters: []events.ClusterInfo{{ID: "isolation", SectorID: "travaux", Name: "Isolation",
+			PrimaryKeyword: "home insulation"}},
+	})
+	page := func(id, kind, url, title, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: title, Kind: kind, ClusterID: "isolation",
+			SectorID: "travaux", Version: 1, HTML: "<h1>" + title + "</h1>\n" + body}
+	}
+	linking := func(anchor string) string {
+		return `<p>Read about <a href="/travaux/isolation/">` + anchor + `</a> before the cold comes.</p>
+<p>A ruler between the joists tells you how deep the existing layer is.</p>`
+	}
+	pages := []events.PageInfo{
+		page("isolation", "hub", "/travaux/isolation/", "Home Insulation: The Complete Guide", `<p>Home insulation keeps the heat where you pay for it.</p>`),
+		page("loft", "supporting", "/travaux/isolation/loft/", "Loft Rolls", linking("home insulation")),
+		page("walls", "supporting", "/travaux/isolation/walls/", "Cavity Walls", linking("home insulation")),
+		page("doors", "supporting", "/travaux/isolation/doors/", "Door Seals", linking("our draught notes")),
+		page("pipes", "supporting", "/travaux/isolation/pipes/", "Pipe Lagging", `<p>Lagging the pipes in an unheated loft stops them bursting in a frost.</p>
+<p>Foam sleeves slit along their length are the quickest to fit.</p>`),
+	}
+	h.publishExisting(structure, pages)
+	h.audit("maison", "before", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), "maison", "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Action == "add" && r.PageID == "pipes" && r.TargetID == "isolation" {
+			if r.Found || r.Anchor != "home insulation" {
+				t.Errorf("pipes' uplink: anchor %q (found %v), want \"home insulation\" to work in: %s", r.Anchor, r.Found, r.Reason)
+			}
+			return
+		}
+	}
+	t.Fatalf("no uplink recommended for pipes: %+v", recs)
+}
+
 // The anchor cap counts an audit's anchor variations with its additions:
 // trial P's audit recommended two missing uplinks as "soup recipes" and
 // moved three links from the dominant "easy soup recipes" to it as well,
