@@ -1107,6 +1107,15 @@ var (
 		"fundamentals", "essentials", "section", "page", "pages", "comparison", "checklist")
 )
 
+// partitiveOf reports a document noun that, before "of", takes a part of
+// what follows rather than writing about it: "piece of insurance
+// coverage" (a finance trial's anchor "the most overlooked [piece of
+// insurance coverage]"), "section of pipe", "series of payments"; "a piece
+// on budgeting" is still a document.
+func partitiveOf(noun, prep string) bool {
+	return prep == "of" && (noun == "piece" || noun == "section" || noun == "sections" || noun == "series")
+}
+
 // isGerund reports whether a word reads as a verb's "-ing" form.
 func isGerund(low string) bool { return len(low) > 4 && strings.HasSuffix(low, "ing") }
 
@@ -1126,7 +1135,7 @@ func isGerund(low string) bool { return len(low) > 4 && strings.HasSuffix(low, "
 func documentPhrases(toks []token) []nounPhrase {
 	var out []nounPhrase
 	for i := 0; i+2 < len(toks); i++ {
-		if toks[i].verb || !docNouns[toks[i].low] || !docPreps[toks[i+1].low] {
+		if toks[i].verb || !docNouns[toks[i].low] || !docPreps[toks[i+1].low] || partitiveOf(toks[i].low, toks[i+1].low) {
 			continue
 		}
 		end := i + 2

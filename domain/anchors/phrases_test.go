@@ -404,6 +404,11 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"tile backsplash"}}, nil},
 		{"a noun that is no document names nothing more", "The cost of tile backsplash varies.",
 			Target{PrimaryKeywords: []string{"tile backsplash"}}, nil},
+		// a finance trial: "piece of" takes a part, it writes about nothing
+		{"a piece of the target is no document", "Disability cover is the most overlooked piece of insurance coverage in most plans.",
+			Target{PrimaryKeywords: []string{"insurance coverage"}}, nil},
+		{"a piece on the target is one", "Our piece on insurance coverage explains the gaps.",
+			Target{PrimaryKeywords: []string{"insurance coverage"}}, []string{"piece on insurance coverage"}},
 		{"a document named by its subject", "It is set out in our react state management guide, with examples.",
 			Target{PrimaryKeywords: []string{"react state management"}}, []string{"react state management guide"}},
 		{"the basics of a subject", "Start with tile backsplash basics before this one.",
