@@ -603,16 +603,9 @@ func TestAFixValidationRefusesIsRefusedWithItsRulesAndThePagesOtherFixesApply(t 
 func TestAnAuditsFixesKeepEveryAnchorWithinTheCapCountingTheSitesOwnLinks(t *testing.T) {
 	t.Parallel()
 	h := startAuditHarness(t)
-	structure := mustEvent(events.SiteUpdated, "cap", "site-cap", events.SiteUpdatedData{
-		Site:    events.SiteInfo{ID: "cap", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
-		Sectors: []events.SectorInfo{{ID: "hiking", Name: "Hiking", URL: "/hiking/"}},
-		Clusters: []events.ClusterInfo{{ID: "boots", SectorID: "hiking", Name: "Hiking Boots",
-			PrimaryKeyword: "hiking boots", Keywords: []string{"trail boots"}}},
-	})
-	page := func(id, kind, url, body string) events.PageInfo {
-		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "boots",
-			SectorID: "hiking", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
-	}
+	structure, page := oneClusterSite(events.SiteInfo{ID: "cap", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
+		events.SectorInfo{ID: "hiking", Name: "Hiking", URL: "/hiking/"},
+		events.ClusterInfo{ID: "boots", SectorID: "hiking", Name: "Hiking Boots", PrimaryKeyword: "hiking boots", Keywords: []string{"trail boots"}})
 	linked := `<p>Choosing <a href="/hiking/boots/">hiking boots</a> starts with how your heel sits when you walk downhill.</p>
 <p>Everything else follows from a good fit, from socks to lacing and insoles.</p>`
 	pages := []events.PageInfo{
@@ -675,16 +668,9 @@ func TestAnAuditsFixesKeepEveryAnchorWithinTheCapCountingTheSitesOwnLinks(t *tes
 func TestAnAuditsAdditionTakesNoAnchorItWouldMakeDominant(t *testing.T) {
 	t.Parallel()
 	h := startAuditHarness(t)
-	structure := mustEvent(events.SiteUpdated, "orchard", "site-orchard", events.SiteUpdatedData{
-		Site:    events.SiteInfo{ID: "orchard", BaseURL: "https://orchard.example", Name: "Orchard", Policy: "sag"},
-		Sectors: []events.SectorInfo{{ID: "garden", Name: "Garden", URL: "/garden/"}},
-		Clusters: []events.ClusterInfo{{ID: "pruning", SectorID: "garden", Name: "Pruning Fruit Trees",
-			PrimaryKeyword: "pruning fruit trees", Keywords: []string{"fruit tree pruning"}}},
-	})
-	page := func(id, kind, url, body string) events.PageInfo {
-		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "pruning",
-			SectorID: "garden", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
-	}
+	structure, page := oneClusterSite(events.SiteInfo{ID: "orchard", BaseURL: "https://orchard.example", Name: "Orchard", Policy: "sag"},
+		events.SectorInfo{ID: "garden", Name: "Garden", URL: "/garden/"},
+		events.ClusterInfo{ID: "pruning", SectorID: "garden", Name: "Pruning Fruit Trees", PrimaryKeyword: "pruning fruit trees", Keywords: []string{"fruit tree pruning"}})
 	linking := func(anchor string) string {
 		return `<p>Read our notes on <a href="/garden/pruning/">` + anchor + `</a> before the sap rises in spring.</p>
 <p>Sharp secateurs and a clean cut matter more than the exact day you choose.</p>`
@@ -727,16 +713,9 @@ func TestAnAuditsAdditionTakesNoAnchorItWouldMakeDominant(t *testing.T) {
 func TestAnAnchorIsOneAnchorHoweverItsApostropheIsTyped(t *testing.T) {
 	t.Parallel()
 	h := startAuditHarness(t)
-	structure := mustEvent(events.SiteUpdated, "plomberie", "site-plomberie", events.SiteUpdatedData{
-		Site:    events.SiteInfo{ID: "plomberie", BaseURL: "https://atelier.example", Name: "Atelier", Policy: "sag", Overrides: json.RawMessage(`{"language":"fr"}`)},
-		Sectors: []events.SectorInfo{{ID: "maison", Name: "Maison", URL: "/maison/"}},
-		Clusters: []events.ClusterInfo{{ID: "fuites", SectorID: "maison", Name: "Fuites d'eau",
-			PrimaryKeyword: "fuite sous l'évier", Keywords: []string{"fuite d'eau"}}},
-	})
-	page := func(id, kind, url, body string) events.PageInfo {
-		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "fuites",
-			SectorID: "maison", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
-	}
+	structure, page := oneClusterSite(events.SiteInfo{ID: "plomberie", BaseURL: "https://atelier.example", Name: "Atelier", Policy: "sag", Overrides: json.RawMessage(`{"language":"fr"}`)},
+		events.SectorInfo{ID: "maison", Name: "Maison", URL: "/maison/"},
+		events.ClusterInfo{ID: "fuites", SectorID: "maison", Name: "Fuites d'eau", PrimaryKeyword: "fuite sous l'évier", Keywords: []string{"fuite d'eau"}})
 	linking := func(anchor string) string {
 		return `<p>Avant tout, lisez notre page sur la <a href="/maison/fuites/">` + anchor + `</a> et coupez l'eau.</p>
 <p>Un seau, une serpillière et une clé à molette suffisent pour la plupart des réparations.</p>`
@@ -782,16 +761,9 @@ func TestAnAnchorIsOneAnchorHoweverItsApostropheIsTyped(t *testing.T) {
 func TestADominantAnchorsVariationsCountTheAuditsOwnFixesBeforeThem(t *testing.T) {
 	t.Parallel()
 	h := startAuditHarness(t)
-	structure := mustEvent(events.SiteUpdated, "warm", "site-warm", events.SiteUpdatedData{
-		Site:    events.SiteInfo{ID: "warm", BaseURL: "https://warm.example", Name: "Warm", Policy: "sag"},
-		Sectors: []events.SectorInfo{{ID: "house", Name: "House", URL: "/house/"}},
-		Clusters: []events.ClusterInfo{{ID: "insulation", SectorID: "house", Name: "Home Insulation",
-			PrimaryKeyword: "home insulation", Keywords: []string{"insulating your home", "house insulation"}}},
-	})
-	page := func(id, kind, url, body string) events.PageInfo {
-		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "insulation",
-			SectorID: "house", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
-	}
+	structure, page := oneClusterSite(events.SiteInfo{ID: "warm", BaseURL: "https://warm.example", Name: "Warm", Policy: "sag"},
+		events.SectorInfo{ID: "house", Name: "House", URL: "/house/"},
+		events.ClusterInfo{ID: "insulation", SectorID: "house", Name: "Home Insulation", PrimaryKeyword: "home insulation", Keywords: []string{"insulating your home", "house insulation"}})
 	linking := func(anchor string) string {
 		return `<p>Start with our notes on <a href="/house/insulation/">` + anchor + `</a> before you buy anything.</p>
 <p>Insulating your home pays back faster than most upgrades, and house insulation grants make it cheaper still.</p>`
@@ -893,16 +865,9 @@ func TestAnAnchorToWorkInIsTheTargetsKeyword(t *testing.T) {
 func TestAnAuditsVariationsAndAdditionsTogetherKeepAnAnchorWithinTheCap(t *testing.T) {
 	t.Parallel()
 	h := startAuditHarness(t)
-	structure := mustEvent(events.SiteUpdated, "soups", "site-soups", events.SiteUpdatedData{
-		Site:    events.SiteInfo{ID: "soups", BaseURL: "https://kitchen.example", Name: "Kitchen", Policy: "sag"},
-		Sectors: []events.SectorInfo{{ID: "cooking", Name: "Cooking", URL: "/cooking/"}},
-		Clusters: []events.ClusterInfo{{ID: "soups", SectorID: "cooking", Name: "Soups",
-			PrimaryKeyword: "soup recipes", Keywords: []string{"easy soup recipes"}}},
-	})
-	page := func(id, kind, url, body string) events.PageInfo {
-		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: "soups",
-			SectorID: "cooking", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
-	}
+	structure, page := oneClusterSite(events.SiteInfo{ID: "soups", BaseURL: "https://kitchen.example", Name: "Kitchen", Policy: "sag"},
+		events.SectorInfo{ID: "cooking", Name: "Cooking", URL: "/cooking/"},
+		events.ClusterInfo{ID: "soups", SectorID: "cooking", Name: "Soups", PrimaryKeyword: "soup recipes", Keywords: []string{"easy soup recipes"}})
 	pages := []events.PageInfo{page("soups-hub", "hub", "/cooking/soups/",
 		`<p>Our soup recipes run from quick weeknight pots to slow stocks that simmer all afternoon.</p>`)}
 	for _, id := range []string{"onion", "tomato", "pumpkin", "lentil", "pea", "leek", "carrot", "potato", "squash"} {
@@ -1225,4 +1190,16 @@ func TestAnAuditsAdditionsFoundInAPageAllFitItTogether(t *testing.T) {
 			t.Errorf("addition %s (%s → %s under %q) refused: %s", f.ID, r.PageID, r.TargetID, r.Anchor, f.Reason)
 		}
 	}
+}
+
+// oneClusterSite is a site of one sector and one cluster, and how its
+// pages are written: each titled by its id, its HTML a heading and body.
+func oneClusterSite(info events.SiteInfo, sector events.SectorInfo, cluster events.ClusterInfo) (events.Event, func(id, kind, url, body string) events.PageInfo) {
+	structure := mustEvent(events.SiteUpdated, info.ID, "site-"+info.ID, events.SiteUpdatedData{
+		Site: info, Sectors: []events.SectorInfo{sector}, Clusters: []events.ClusterInfo{cluster}})
+	page := func(id, kind, url, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: cluster.ID,
+			SectorID: sector.ID, Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
+	}
+	return structure, page
 }
