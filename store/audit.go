@@ -431,22 +431,27 @@ func (t *Tx) LiveVersions(ctx context.Context, siteID string, ids []string) (map
 	}
 	rows, err := t.query(ctx, `SELECT id, `+liveVersionSQL+` FROM pages
 		WHERE site_id = $1 AND id = ANY($2) AND state <> 'deleted' AND `+liveVersionSQL+` IS NOT NULL`, siteID, ids)
+	if err == nil {
+		err = collectByKey(rows, versions)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read live versions of site %s: %w", siteID, err)
 	}
+	return versions, nil
+}
+
+// collectByKey reads rows of a key and a value into out, and closes them.
+func collectByKey[V any](rows pgx.Rows, out map[string]V) error {
 	defer rows.Close()
 	for rows.Next() {
-		var id string
-		var v int64
-		if err := rows.Scan(&id, &v); err != nil {
-			return nil, fmt.Errorf("read live versions of site %s: %w", siteID, err)
+		var key string
+		var v V
+		if err := rows.Scan(&key, &v); err != nil {
+			return err
 		}
-		versions[id] = v
+		out[key] = v
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read live versions of site %s: %w", siteID, err)
-	}
-	return versions, nil
+	return rows.Err()
 }
 
 // EachLinkMap streams the link map of the site's live pages, a page at a

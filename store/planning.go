@@ -463,19 +463,10 @@ func (t *Tx) LiveInBodyInbound(ctx context.Context, siteID, sourcePageID string,
 			LIMIT $3) found)
 		FROM unnest($4::text[]) AS u(target)`,
 		siteID, sourcePageID, atMost, dedupe(targets))
+	if err == nil {
+		err = collectByKey(rows, out)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("count live in-body links to page %s's targets: %w", sourcePageID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var target string
-		var n int
-		if err := rows.Scan(&target, &n); err != nil {
-			return nil, fmt.Errorf("count live in-body links to page %s's targets: %w", sourcePageID, err)
-		}
-		out[target] = n
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("count live in-body links to page %s's targets: %w", sourcePageID, err)
 	}
 	return out, nil
