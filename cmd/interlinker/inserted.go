@@ -16,6 +16,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/handlers"
 )
 
 // insertedCommand prints the links.inserted events a downstream publisher
@@ -204,6 +205,10 @@ func readSiteEvents(ctx context.Context, js jetstream.JetStream, subject, siteID
 	}
 }
 
+// ownTrailCount labels the breadcrumb links the page's own trail stands
+// for (handlers.OwnTrailReason) in a page's counts.
+const ownTrailCount link.Status = "breadcrumb in the page's own trail"
+
 // printInserted writes one event as a reader scans it: the page and its
 // verdict, its links by status, the rules it fails and the planner's notes.
 func printInserted(e insertedEvent) {
@@ -214,10 +219,16 @@ func printInserted(e insertedEvent) {
 	}
 	byStatus := map[string]int{}
 	for _, l := range d.Links {
+		// A breadcrumb the page's own trail stands for is no work pending,
+		// as a planned link is (a trial read 62 of them as such).
+		if l.Status == string(link.StatusPlanned) && l.Reason == handlers.OwnTrailReason {
+			byStatus[string(ownTrailCount)]++
+			continue
+		}
 		byStatus[l.Status]++
 	}
 	var counts []string
-	for _, st := range []link.Status{link.StatusVerified, link.StatusFlagged, link.StatusInserted, link.StatusPlanned, link.StatusReview, link.StatusBroken, link.StatusRemoved} {
+	for _, st := range []link.Status{link.StatusVerified, link.StatusFlagged, link.StatusInserted, link.StatusPlanned, link.StatusReview, link.StatusBroken, link.StatusRemoved, ownTrailCount} {
 		if n := byStatus[string(st)]; n > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", n, st))
 		}
