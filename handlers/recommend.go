@@ -439,8 +439,8 @@ func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, we
 		// A writer works in a name, best the target's keyword: a French
 		// trial was told to work in "Isolation de la maison : le guide", a
 		// title with its subtitle, where "isolation de la maison" was free.
-		first := slices.IndexFunc(l.Candidates, func(c link.Anchor) bool { return c.Type == link.AnchorPrimaryKeyword })
-		first = max(first, 0)
+		text, _ := writersAnchor(l.Candidates, func(link.Anchor) bool { return true })
+		first := max(slices.Index(anchors, text), 0)
 		rec.Anchor = anchors[first]
 		rec.Anchors = append([]string{anchors[first]}, without(anchors, first)...)
 		reason += fmt.Sprintf("; no anchor for it found in the page (%s)%s: work %q into the text", pl.Reason, r.heldBack(l, pr), anchors[first])
@@ -1237,6 +1237,7 @@ func (r *recommender) anchorUses(ctx context.Context, findings []audit.Finding) 
 // anchor, the links from the pages with the lowest link score first.
 func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAnchors) error {
 	uses, counts := t.uses, t.counts
+	liveCount, liveLimit := f.Count, f.Limit
 	sort.SliceStable(uses, func(i, j int) bool {
 		if r.linkScore(uses[i].source) != r.linkScore(uses[j].source) {
 			return r.linkScore(uses[i].source) < r.linkScore(uses[j].source)
@@ -1285,7 +1286,8 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 	keep := audit.AnchorKeep(f, r.sc.policy.AnchorDominanceFlagShare, maxExact)
 	// Links whose page has another anchor for the target are moved first;
 	// those that need a writer only when there are too few of them.
-	var placed, unplaced []audit.Recommendation
+	var placed []audit.Recommendation
+	var unplaced []writerVariation
 	for _, u := range uses {
 		if len(placed) == n {
 			break
@@ -1348,7 +1350,7 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 			Action: audit.ActionVaryAnchor, LinkType: l.Type, TargetID: f.PageID, TargetURL: l.TargetURL,
 			Anchors: planning.CandidateTexts(others), NotWithin: planning.NotWithin(l, planning.CandidateTexts(others)), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
 			Weight: 1 - r.linkScore(page.ID),
-			Reason: dominantAnchorReason(r.sc.policy, f)}
+			Reason: dominantAnchorReason(r.sc.policy, f, f.Count != liveCount || f.Limit != liveLimit)}
 		if pl := prs[0].placement; pl.Placed {
 			rec.Anchor, rec.Found = pl.AnchorText, true
 			rec.Anchors = append([]string{rec.Anchors[pl.CandidateIndex]}, without(rec.Anchors, pl.CandidateIndex)...)
@@ -1373,23 +1375,74 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 			// finding (trial P's apply refused 7 such of 27).
 			continue
 		}
-		rec.Anchor = others[0].Text
-		rec.Reason += fmt.Sprintf("; no other anchor for the target found in the page: work %q into the text", others[0].Text)
-		unplaced = append(unplaced, rec)
+		unplaced = append(unplaced, writerVariation{rec, others})
 	}
 	r.recs = append(r.recs, placed...)
-	r.recs = append(r.recs, unplaced[:min(n-len(placed), len(unplaced))]...)
+	for _, w := range unplaced {
+		if len(placed) == n {
+			break
+		}
+		// Each anchor to work in counts as the moves do: a French trial's
+		// audit told three writers to work in one anchor, which would
+		// then carry 3 of 6 links (over the share), and its next audit
+		// sent one of them to another.
+		text, ok := writersAnchor(w.others, func(a link.Anchor) bool { return counts[anchors.Normalize(a.Text)] < keep })
+		if !ok {
+			continue
+		}
+		counts[anchors.Normalize(text)]++
+		w.rec.Anchor = text
+		if i := slices.Index(w.rec.Anchors, text); i > 0 {
+			w.rec.Anchors = append([]string{text}, without(w.rec.Anchors, i)...)
+		}
+		w.rec.Reason += fmt.Sprintf("; no other anchor for the target found in the page: work %q into the text", text)
+		placed = append(placed, w.rec)
+		r.recs = append(r.recs, w.rec)
+	}
 	return nil
+}
+
+// writerVariation is a dominant link's variation no text of its page
+// carries yet, and the anchors a writer may work in for it.
+type writerVariation struct {
+	rec    audit.Recommendation
+	others []link.Anchor
+}
+
+// writersAnchor is the anchor a writer is told to work in, of those ok
+// takes: the target's keyword when it is one, else the first.
+func writersAnchor(candidates []link.Anchor, ok func(link.Anchor) bool) (string, bool) {
+	first := ""
+	for _, c := range candidates {
+		if !ok(c) {
+			continue
+		}
+		if c.Type == link.AnchorPrimaryKeyword {
+			return c.Text, true
+		}
+		if first == "" {
+			first = c.Text
+		}
+	}
+	return first, first != ""
 }
 
 // dominantAnchorReason says what makes an anchor one to vary: its share of
 // the target's links, or, under that share, its uses over the exact-anchor
 // cap (a German trial's "carries 4 of the 11 links (over 40%)" was 36%).
-func dominantAnchorReason(p policy.Policy, f audit.Finding) string {
+//
+// afterFixes says the counts are those the fixes recommended before it
+// leave, not the live site's (a French trial read "4 of the 8" where its
+// site showed 5).
+func dominantAnchorReason(p policy.Policy, f audit.Finding, afterFixes bool) string {
+	after := ""
+	if afterFixes {
+		after = " once the fixes recommended before it are applied"
+	}
 	if audit.Dominates(p, f.Count, f.Limit) {
-		return fmt.Sprintf("anchor %q carries %d of the %d links to %s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID,
+		return fmt.Sprintf("anchor %q carries %d of the %d links to %s%s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID, after,
 			100*p.AnchorDominanceFlagShare)
 	}
-	return fmt.Sprintf("anchor %q carries %d of the %d links to %s, over the cap of %d uses of one exact anchor per target",
-		f.Anchor, f.Count, f.Limit, f.PageID, p.MaxExactAnchorPerTarget)
+	return fmt.Sprintf("anchor %q carries %d of the %d links to %s%s, over the cap of %d uses of one exact anchor per target",
+		f.Anchor, f.Count, f.Limit, f.PageID, after, p.MaxExactAnchorPerTarget)
 }

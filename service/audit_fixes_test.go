@@ -855,6 +855,53 @@ func TestAnAnchorToWorkInIsTheTargetsKeyword(t *testing.T) {
 	t.Fatalf("no uplink recommended for pipes: %+v", recs)
 }
 
+// Anchors a writer is told to work in, to vary a dominant one, count as
+// moves do: a French trial's audit told three writers to work "fuite
+// sous évier" in, which would then carry 3 of 6 links, and its next audit
+// sent one of them to another anchor once the first two were written.
+// Here five of six links say "pipe insulation" and no page's text holds
+// another name of the hub: the names to work in are spread so none would
+// carry more than 40%.
+func TestAnchorsToWorkInForADominantAnchorAreSpreadWithinTheShare(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure, page := oneClusterSite(events.SiteInfo{ID: "lagging", BaseURL: "https://lagging.example", Name: "Lagging", Policy: "sag"},
+		events.SectorInfo{ID: "house", Name: "House", URL: "/house/"},
+		events.ClusterInfo{ID: "pipes", SectorID: "house", Name: "Pipe Insulation", PrimaryKeyword: "pipe insulation",
+			Keywords: []string{"lagging your pipes", "insulating water pipes"}})
+	linking := func(anchor string) string {
+		return `<p>Before winter, read about <a href="/house/pipes/">` + anchor + `</a> and check the loft.</p>
+<p>A frozen joint splits in a night and floods the ceiling below by morning.</p>`
+	}
+	pages := []events.PageInfo{page("pipes", "hub", "/house/pipes/", `<p>Pipe insulation is the cheapest frost protection a house can get.</p>`)}
+	for _, id := range []string{"loft", "garage", "cellar", "garden", "boiler"} {
+		pages = append(pages, page(id, "supporting", "/house/pipes/"+id+"/", linking("pipe insulation")))
+	}
+	pages = append(pages, page("sleeves", "supporting", "/house/pipes/sleeves/", linking("our frost notes")))
+	h.publishExisting(structure, pages)
+	h.audit("lagging", "before", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), "lagging", "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toWorkIn := map[string]int{}
+	for _, r := range recs {
+		if r.Action == "vary_anchor" && r.TargetID == "pipes" && !r.Found {
+			toWorkIn[anchors.Normalize(r.Anchor)]++
+		}
+	}
+	total := 0
+	for anchor, n := range toWorkIn {
+		total += n
+		if 10*n > 4*6 {
+			t.Errorf("%d writers are told to work %q in: it would carry %d of the hub's 6 links, over 40%%", n, anchor, n)
+		}
+	}
+	if total < 2 {
+		t.Errorf("anchors to work in %v: want the variations a 5-of-6 anchor needs, spread", toWorkIn)
+	}
+}
+
 // The anchor cap counts an audit's anchor variations with its additions:
 // trial P's audit recommended two missing uplinks as "soup recipes" and
 // moved three links from the dominant "easy soup recipes" to it as well,
