@@ -990,6 +990,11 @@ func GoesOn(phrase, following string) bool {
 	// A phrase ending on an "-ing" word names a thing ("retirement
 	// saving"), whatever its neighbours make of it in running text.
 	gerund := last.lex == cGer
+	// A bare verb-or-noun after it is no verb of it, which would take an
+	// "-s" ("retirement saving helps"): "a [retirement saving] plan you can
+	// start" cut the name "retirement saving plan" (a finance trial).
+	bareNounAfterGerund := gerund && n > 1 && after.lex == cAmbig && !after.plur && !strings.HasSuffix(after.low, "s") &&
+		!slices.ContainsFunc(toks[:n-1], func(t token) bool { return t.low == "and" || t.low == "&" })
 	// A name may end on a number ("Alta Via 1 itinerary"), which the
 	// lexicon reads as a determiner.
 	numbered := allDigits(last.low) && n > 1
@@ -997,7 +1002,7 @@ func GoesOn(phrase, following string) bool {
 	// into when a verb follows it: "marathon pace runs teach".
 	pluralBeforeVerb := after.lex == cAmbig && after.plur && len(toks) > n+1 &&
 		(toks[n+1].lex == cVerb || toks[n+1].lex == cAux) && !causatives[after.low]
-	if (last.verb || !last.final) && !gerund && !numbered || last.plur || after.verb && !pluralBeforeVerb || docNouns[after.low] || offerNouns[after.low] {
+	if (last.verb || !last.final) && !gerund && !numbered || last.plur || after.verb && !pluralBeforeVerb && !bareNounAfterGerund || docNouns[after.low] || offerNouns[after.low] {
 		return false
 	}
 	// Two things joined by "and" are plural whatever their last word, and

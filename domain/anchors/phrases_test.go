@@ -871,6 +871,9 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"retirement savings", " calculator that shows", true},
 		{"high-yield savings", " account", true},
 		{"a small tool", " using machine learning", false},
+		// a bare verb-or-noun after a name ending on "-ing" is no verb of it
+		{"retirement saving", " plan you can start in your twenties", true},
+		{"retirement saving", " helps everyone", false},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
