@@ -167,6 +167,21 @@ func TestSiloLinkToAPageThatNoLongerExistsFailsSiloIntegrity(t *testing.T) {
 	}
 }
 
+// A pet store trial's fixed pages failed silo_integrity on "points to
+// page , which no longer exists": the theme's "Back to blog" link, kept as
+// the writer's, to a path no page was ever sent for. Such a link leaves no
+// silo we know of.
+func TestSiloLinkToAPathNoPageWasSentForIsNoCrossing(t *testing.T) {
+	up := to("up", "hub", link.TypeVerticalUp)
+	back := link.Link{ID: "care-existing-1", TargetURL: "/blogs/news", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
+		Status: link.StatusInserted, Anchor: "Back to blog", Placement: link.PlacementExisting}
+	in := inputFor(t, policy.Silo, "care", linkedHTML(up, back), up, back)
+	r, _ := validate(t, in)
+	if s := rule(r, RuleSiloIntegrity); !s.Passed {
+		t.Errorf("silo_integrity %+v, want passed: no page is at /blogs/news", s)
+	}
+}
+
 func TestSiloBudgetUnderMinimumWarnsButThePageAndLinksAreVerified(t *testing.T) {
 	// Scenario "Budget under minimum (warning only)": two outbound links.
 	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
