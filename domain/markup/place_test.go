@@ -897,6 +897,11 @@ func TestARelatedPostsBlockAndADisclosureAreNoContent(t *testing.T) {
 		// Posts widget; the block editor's Latest Posts is the same.
 		`<div class="elementor-element elementor-widget elementor-widget-posts"><div class="elementor-posts-container elementor-posts"><article class="elementor-post"><h3 class="elementor-post__title"><a href="/ammonia-spike/">Ammonia spike</a></h3></article></div></div>`,
 		`<ul class="wp-block-latest-posts__list wp-block-latest-posts"><li><a class="wp-block-latest-posts__post-title" href="/ammonia-spike/">Ammonia spike</a></li></ul>`,
+		// A pet store trial's "You may also like" carousel (Shopify), and
+		// WooCommerce's related products and an announcement bar.
+		`<product-recommendations class="product-recommendations"><h2>You may also like</h2><div class="card"><h3 class="card__heading"><a href="/products/sponge-filter">Double Sponge Filter</a></h3></div></product-recommendations>`,
+		`<section class="related products"><h2>Related products</h2><ul class="products"><li><a href="/product/sponge-filter/">Sponge Filter</a></li></ul></section>`,
+		`<div class="announcement-bar" role="region"><p class="announcement-bar__message">Free shipping over $50 — <a href="/pages/shipping">details</a></p></div>`,
 	} {
 		page := `<article><h1>Cloudy aquarium water</h1>` + box + article + `</article>`
 		links, err := Links([]byte(page), "https://tank.example/cloudy/", "tank.example")
@@ -906,6 +911,27 @@ func TestARelatedPostsBlockAndADisclosureAreNoContent(t *testing.T) {
 		req := LinkRequest{ID: "up", Href: "/water-quality/", Anchors: []string{"bacterial bloom"}, Position: Position{FirstParagraphs: 1}}
 		if _, pl := placeOne(t, page, req, Options{}); !pl.Placed || pl.ContentParagraph != 1 {
 			t.Errorf("%s: uplink %+v, want it in content paragraph 1, the box not counted", box, pl)
+		}
+	}
+}
+
+// Customers' reviews are comments: a pet store trial's fix placed a link
+// inside a Judge.me review.
+func TestAStoresCustomerReviewsAreComments(t *testing.T) {
+	article := `<p>A sponge filter is the gentlest filter for a shrimp tank.</p><p>Rinse it in tank water, never under the tap.</p>`
+	for _, reviews := range []string{
+		`<div class="jdgm-rev-widg"><div class="jdgm-rev__body"><p>I followed your advice on <a href="/switching-food/">switching food</a>, and my betta fish loves it.</p></div></div>`,
+		`<div id="shopify-product-reviews" class="spr-container"><div class="spr-review-content"><p>Great for my <a href="/shrimp/">shrimp</a>, and my betta fish too.</p></div></div>`,
+		`<div id="reviews" class="woocommerce-Reviews"><ol class="commentlist"><li><p>Works well in a <a href="/nano/">nano tank</a> with a betta fish.</p></li></ol></div>`,
+	} {
+		page := `<main>` + article + reviews + `</main>`
+		links, err := Links([]byte(page), "https://pets.example/products/sponge-filter", "pets.example")
+		if err != nil || len(links) != 1 || links[0].Position != "comments" {
+			t.Errorf("%s: links %+v (err %v), want its one link in the comments", reviews, links, err)
+		}
+		req := LinkRequest{ID: "r", Href: "/betta-care/", Anchors: []string{"betta fish"}}
+		if _, pl := placeOne(t, page, req, Options{}); pl.Placed {
+			t.Errorf("%s: placed in the reviews: %+v", reviews, pl)
 		}
 	}
 }

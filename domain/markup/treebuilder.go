@@ -83,14 +83,14 @@ func (t *tagAttrs) set(name, val string) {
 		t.open = true
 	case "id":
 		id := strings.ToLower(strings.TrimSpace(val))
-		t.comments = t.comments || commentsID[id]
+		t.comments = t.comments || commentsID[id] || namesReviews(id)
 		t.authorBox = t.authorBox || namesAside(id)
 		t.boxPart = t.boxPart || boxNamePart(id)
 		t.navigation = t.navigation || namesNavigation(id)
 	case "class":
 		for _, c := range strings.Fields(val) {
 			c = strings.ToLower(c)
-			t.comments = t.comments || commentsClass[c]
+			t.comments = t.comments || commentsClass[c] || namesReviews(c)
 			t.authorBox = t.authorBox || namesAside(c)
 			t.boxPart = t.boxPart || boxNamePart(c)
 			t.navigation = t.navigation || namesNavigation(c)
@@ -137,7 +137,7 @@ var authorBoxParts = []string{"author-box", "author_box", "authorbox", "author-b
 // travel blog repeated "This month: Kyoto cherry blossom season…" in a
 // newsletter box on every article, and sibling links were placed there.
 var promoBoxParts = []string{"newsletter", "subscribe", "signup", "sign-up", "optin", "opt-in",
-	"mc4wp", "mc_embed", "convertkit", "ck_form"}
+	"mc4wp", "mc_embed", "convertkit", "ck_form", "announcement"}
 
 // relatedPostsParts are what the id or class of a related-posts plugin's
 // or theme's block holds: YARPP's "yarpp-related", Jetpack's
@@ -157,9 +157,18 @@ var relatedPostsParts = []string{"yarpp", "relatedposts", "related-posts", "rela
 // dominant anchors no fix could vary.
 var postListParts = []string{"elementor-posts", "elementor-widget-posts", "wp-block-latest-posts"}
 
+// productListParts are what the id or class of a store theme's or app's
+// list of other products holds: Shopify's "product-recommendations" and
+// "complementary-products", WooCommerce's "upsells" and "cross-sells", a
+// theme's "you-may-also-like" or "recently-viewed". A pet store trial's
+// audit read its "You may also like" carousel as the product's text: its
+// card titles made four dominant anchors, and fixes unwrapped them.
+var productListParts = []string{"product-recommendations", "complementary-products", "related-products", "related_products",
+	"upsells", "up-sells", "cross-sells", "crosssells", "you-may-also-like", "recently-viewed"}
+
 // boxParts are the lists of parts of the names of boxes that are no
 // content (boxNamePart).
-var boxParts = [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, postListParts, recipeCardParts, disclosureParts, ctaParts}
+var boxParts = [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, postListParts, productListParts, recipeCardParts, disclosureParts, ctaParts}
 
 // ctaParts are what the id or class of a call to action, a testimonial, a
 // coupon, a trust badge or a button holds: selling, not prose. A trial's
@@ -196,10 +205,10 @@ var disclosureParts = []string{"disclosure", "disclaimer", "affiliat", "afiliad"
 var tocParts = []string{"ez-toc", "toc_container", "toc-container", "table-of-contents", "rank-math-toc", "lwptoc"}
 
 // namesAside reports an id or class (lower case) of a box that is no part
-// of the page's content: an author box, a byline or a list of the post's
-// terms.
+// of the page's content: an author box, a byline, a list of the post's
+// terms, or WooCommerce's <section class="related products">.
 func namesAside(name string) bool {
-	return authorBoxNames[name] || bylineNames[name] || termListNames[name]
+	return authorBoxNames[name] || bylineNames[name] || termListNames[name] || name == "related"
 }
 
 // boxNamePart reports an id or class (lower case) holding a part of the
@@ -300,12 +309,38 @@ var (
 	commentsClass = map[string]bool{"comments-area": true, "comment-list": true, "commentlist": true,
 		"comment-respond": true, "comments": true, "comment-wrapper": true}
 	commentsItemType = map[string]bool{"comment": true, "usercomments": true}
+	// reviewWidgetParts are what the id or class of a store's customer
+	// reviews holds: Judge.me's "jdgm-…", Shopify Product Reviews'
+	// "spr-…", Yotpo, Stamped, Okendo, Loox, WooCommerce's reviews tab.
+	// Customers' words are comments: a pet store trial's fix placed a
+	// link inside a review.
+	reviewWidgetParts = []string{"jdgm", "spr-review", "spr-container", "yotpo", "stamped-review", "stamped-main-widget",
+		"okendo", "loox", "woocommerce-reviews", "product-reviews"}
 )
+
+// namesReviews reports an id or class (lower case) of a store's customer
+// reviews (reviewWidgetParts).
+func namesReviews(name string) bool {
+	for _, part := range reviewWidgetParts {
+		if strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
+}
 
 // mayHoldComments reports start tags whose attributes may mark a comment
 // section: only those are read for it.
 func mayHoldComments(tag []byte) bool {
-	return containsFold(tag, "comment") || containsFold(tag, "respond") || containsFold(tag, "disqus")
+	if containsFold(tag, "comment") || containsFold(tag, "respond") || containsFold(tag, "disqus") {
+		return true
+	}
+	for _, part := range reviewWidgetParts {
+		if containsFold(tag, part) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayMarkAside reports start tags whose attributes may name a box that is
@@ -326,7 +361,7 @@ func mayMarkAside(tag []byte) bool {
 // once, none that another holds.
 var asideTriggers = func() []string {
 	all := []string{"author", "sabox", "abh_box", "m-a-box", "byline", "by-line", "dateline", "-meta", "posted-on", "post-date",
-		"tag", "cat", "terms", "breadcrumb", "toc"}
+		"tag", "cat", "terms", "breadcrumb", "toc", "related"}
 	for _, parts := range append(slices.Clip(boxParts), tocParts) {
 		all = append(all, parts...)
 	}
