@@ -162,27 +162,30 @@ type AuditProgressData struct {
 // AuditCompletedData is an audit's report, under the SAG seed's
 // SAGLinkAudit names, with the 100 highest recommendations and link scores.
 type AuditCompletedData struct {
-	AuditID               string                  `json:"audit_id"`
-	ClusterID             string                  `json:"cluster_id,omitempty"`
-	Status                string                  `json:"status"` // complete | inconclusive | failed
-	Reasons               []string                `json:"reasons,omitempty"`
-	Pages                 int                     `json:"pages"`
-	TotalLinks            int                     `json:"total_links"`
-	OrphanPages           int                     `json:"orphan_pages"`
-	NavigationOnlyPages   int                     `json:"navigation_only_pages"`
-	MissingMandatory      int                     `json:"missing_mandatory"`
-	UplinksOutsideOpening int                     `json:"uplinks_outside_first_paragraphs"`
-	BrokenLinks           int                     `json:"broken_links"`
-	UnverifiedLinks       int                     `json:"unverified_links"`
-	RedirectLinks         int                     `json:"redirect_links"`
-	OverLinkedPages       int                     `json:"over_linked_pages"`
-	UnderLinkedPages      int                     `json:"under_linked_pages"`
-	DominantAnchors       int                     `json:"dominant_anchors"`
-	ClusterScores         map[string]ClusterScore `json:"cluster_scores"`
-	OverallHealthScore    float64                 `json:"overall_health_score"`
-	Recommendations       []Recommendation        `json:"recommendations"`
-	RecommendationsTotal  int                     `json:"recommendations_total"`
-	LinkScores            []LinkScore             `json:"link_scores"`
+	AuditID               string   `json:"audit_id"`
+	ClusterID             string   `json:"cluster_id,omitempty"`
+	Status                string   `json:"status"` // complete | inconclusive | failed
+	Reasons               []string `json:"reasons,omitempty"`
+	Pages                 int      `json:"pages"`
+	TotalLinks            int      `json:"total_links"`
+	OrphanPages           int      `json:"orphan_pages"`
+	NavigationOnlyPages   int      `json:"navigation_only_pages"`
+	MissingMandatory      int      `json:"missing_mandatory"`
+	UplinksOutsideOpening int      `json:"uplinks_outside_first_paragraphs"`
+	BrokenLinks           int      `json:"broken_links"`
+	UnverifiedLinks       int      `json:"unverified_links"`
+	RedirectLinks         int      `json:"redirect_links"`
+	OverLinkedPages       int      `json:"over_linked_pages"`
+	UnderLinkedPages      int      `json:"under_linked_pages"`
+	DominantAnchors       int      `json:"dominant_anchors"`
+	// SiloCrossingLinks counts the in-body links leaving their page's
+	// silo (silo only).
+	SiloCrossingLinks    int                     `json:"silo_crossing_links,omitempty"`
+	ClusterScores        map[string]ClusterScore `json:"cluster_scores"`
+	OverallHealthScore   float64                 `json:"overall_health_score"`
+	Recommendations      []Recommendation        `json:"recommendations"`
+	RecommendationsTotal int                     `json:"recommendations_total"`
+	LinkScores           []LinkScore             `json:"link_scores"`
 	// Findings are the pages and links behind the figures. The stored
 	// report has them; audit.completed leaves them out, as they grow with
 	// the site.
@@ -209,6 +212,10 @@ type AuditFindings struct {
 	DuplicateLinks      []AuditFinding `json:"duplicate_links,omitempty"`
 	SiblingsOverCap     []AuditFinding `json:"sibling_links_over_cap,omitempty"`
 	CrossClusterOverCap []AuditFinding `json:"cross_cluster_links_over_cap,omitempty"`
+	// SiloCrossings are the in-body links that leave their page's silo
+	// (silo_integrity; silo only), a finding a link; their fixes remove
+	// them.
+	SiloCrossings []AuditFinding `json:"silo_crossings,omitempty"`
 }
 
 // AuditFinding is one finding: a page, and for a link its target, URL and

@@ -403,7 +403,7 @@ func completed(auditID string, req events.AuditRequestedData, r audit.Report, re
 		Pages: r.Pages, TotalLinks: r.TotalLinks, OrphanPages: len(r.Orphans), NavigationOnlyPages: len(r.NavigationOnly),
 		MissingMandatory: len(r.MissingMandatory), UplinksOutsideOpening: len(r.UplinkOutsideFirst),
 		BrokenLinks: len(r.Broken), UnverifiedLinks: len(r.Unverified), RedirectLinks: len(r.Redirects), OverLinkedPages: len(r.OverLinked),
-		UnderLinkedPages: len(r.UnderLinked), DominantAnchors: len(r.DominantAnchors),
+		UnderLinkedPages: len(r.UnderLinked), DominantAnchors: len(r.DominantAnchors), SiloCrossingLinks: len(r.SiloCrossings),
 		ClusterScores: map[string]events.ClusterScore{}, OverallHealthScore: round2(r.Health),
 		RecommendationsTotal: len(recs),
 		LinkScores:           make([]events.LinkScore, len(r.LinkScores)),
@@ -464,6 +464,7 @@ func findings(r audit.Report) *events.AuditFindings {
 		UplinksOutsideOpening: nonNil(r.UplinkOutsideFirst), OverLinked: list(r.OverLinked), UnderLinked: list(r.UnderLinked),
 		Broken: list(r.Broken), Unverified: list(r.Unverified), Redirects: list(r.Redirects), DominantAnchors: list(r.DominantAnchors),
 		DuplicateLinks: list(r.Duplicates), SiblingsOverCap: list(r.OverCap), CrossClusterOverCap: list(r.CrossClusterOverCap),
+		SiloCrossings: list(r.SiloCrossings),
 	}
 }
 

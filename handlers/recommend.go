@@ -66,8 +66,8 @@ type linkKey struct {
 
 func keyOf(pageID string, l pageLink) linkKey { return linkKey{pageID, l.path, l.Text, l.occurrence} }
 
-// remove records the removal of a page's link, once.
-func (r *recommender) remove(page site.Page, l pageLink, typ link.Type, weight float64, reason string) {
+// remove records the removal of a page's link, once, as a fix of problem.
+func (r *recommender) remove(problem audit.Problem, page site.Page, l pageLink, typ link.Type, weight float64, reason string) {
 	k := keyOf(page.ID, l)
 	if r.removing[k] {
 		return
@@ -76,7 +76,7 @@ func (r *recommender) remove(page site.Page, l pageLink, typ link.Type, weight f
 		r.removing = map[linkKey]bool{}
 	}
 	r.removing[k] = true
-	r.recs = append(r.recs, audit.Recommendation{Problem: audit.ProblemOverLinked, PageID: page.ID,
+	r.recs = append(r.recs, audit.Recommendation{Problem: problem, PageID: page.ID,
 		Action: audit.ActionRemove, LinkType: typ, TargetID: l.targetID, Anchor: l.Text, LinkPath: l.path, LinkText: l.Text,
 		Occurrence: l.occurrence, Weight: weight, Reason: reason})
 }
@@ -93,7 +93,7 @@ func (r *recommender) linkScore(id string) float64 { return r.auditor.LinkScore(
 func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, error) {
 	rep := r.report
 	total := len(rep.MissingMandatory) + len(rep.Orphans) + len(rep.UnderLinked) + len(rep.Duplicates) + len(rep.OverCap) + len(rep.CrossClusterOverCap) +
-		len(rep.OverLinked) + len(rep.Broken) + len(rep.Redirects) + len(rep.UplinkOutsideFirst) + len(rep.DominantAnchors)
+		len(rep.SiloCrossings) + len(rep.OverLinked) + len(rep.Broken) + len(rep.Redirects) + len(rep.UplinkOutsideFirst) + len(rep.DominantAnchors)
 	r.progress.stage(ctx, events.AuditStageRecommendations, total)
 	done := 0
 	step := func(err error) error {
@@ -136,6 +136,12 @@ func (r *recommender) recommend(ctx context.Context) ([]audit.Recommendation, er
 			return nil, err
 		}
 	}
+	// Links leaving their silo go before an over-linked page's weakest:
+	// validation fails the page on them, whatever its count.
+	if err := r.crossings(ctx); err != nil {
+		return nil, err
+	}
+	done += len(rep.SiloCrossings)
 	for _, f := range rep.OverLinked {
 		if err := step(r.overLinked(ctx, f)); err != nil {
 			return nil, err
@@ -921,7 +927,7 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 	for _, w := range audit.Weakest(scored, max(excess, 0)) {
 		l := byKey[linkKey{page.ID, w.Path, w.Text, w.Occurrence}]
 		if w.TargetID == "" {
-			r.remove(page, l, link.TypeRelated, 1,
+			r.remove(audit.ProblemOverLinked, page, l, link.TypeRelated, 1,
 				fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) leads to no known page of the site",
 					f.Count, f.Limit, w.Path, w.Text))
 			continue
@@ -930,7 +936,7 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 		if t, ok := find(targets, w.TargetID); ok {
 			typ = planning.Relation(page, t.Page)
 		}
-		r.remove(page, l, typ, 1-w.Score/100,
+		r.remove(audit.ProblemOverLinked, page, l, typ, 1-w.Score/100,
 			fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) scores %.1f, among its weakest",
 				f.Count, f.Limit, w.TargetID, w.Text, w.Score))
 	}
@@ -964,7 +970,7 @@ func (r *recommender) duplicate(ctx context.Context, f audit.Finding) error {
 		}
 		// Above every weakest link of an over-linked page: validation
 		// fails the page for it whatever its density.
-		r.remove(page, l, typ, 1, fmt.Sprintf("page links %s %d times in its body (no_duplicate_links); keep the first (%q) and remove this one, keeping its text",
+		r.remove(audit.ProblemOverLinked, page, l, typ, 1, fmt.Sprintf("page links %s %d times in its body (no_duplicate_links); keep the first (%q) and remove this one, keeping its text",
 			f.TargetID, f.Count, f.Anchor))
 	}
 	return nil
@@ -988,7 +994,7 @@ func (r *recommender) overCapOfType(ctx context.Context, f audit.Finding, typ li
 	for _, w := range audit.Weakest(scored, len(scored)-limit) {
 		for _, l := range links {
 			if l.InBody() && l.targetID == w.TargetID {
-				r.remove(page, l, typ, 1-w.Score/100,
+				r.remove(audit.ProblemOverLinked, page, l, typ, 1-w.Score/100,
 					fmt.Sprintf("page links %d %s in its body, over the cap of %d (link_type_caps); %s scores %.1f, among the weakest",
 						len(scored), what, limit, w.TargetID, w.Score))
 			}
@@ -1164,6 +1170,22 @@ func (r *recommender) linksOtherwise(ctx context.Context, pageID, targetID, url 
 		}
 	}
 	return false, nil
+}
+
+// crossings recommends removing, its text kept, each in-body link that
+// leaves its page's silo (validation's silo_integrity): a pet store
+// trial's audit counted them in its clusters' health and named and fixed
+// none, and those of pages outside every cluster it did not count.
+func (r *recommender) crossings(ctx context.Context) error {
+	return r.eachLinkFinding(ctx, r.report.SiloCrossings, func(page site.Page, _ map[string]bool, f audit.Finding, path string, occurrence int) error {
+		key := linkKey{page.ID, path, f.Anchor, occurrence}
+		if r.removing[key] {
+			return nil
+		}
+		r.remove(audit.ProblemSiloCrossing, page, pageLink{Link: audit.Link{Text: f.Anchor}, path: path, occurrence: occurrence, targetID: f.TargetID}, link.TypeRelated,
+			1-r.linkScore(page.ID), f.Detail+"; remove the link, keeping its text")
+		return nil
+	})
 }
 
 // brokenReason says why a link is broken: its target page was deleted,

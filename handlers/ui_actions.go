@@ -241,7 +241,8 @@ func (u *UI) findingsCSV(w http.ResponseWriter, r *http.Request, s *uiSession) {
 			rows []events.AuditFinding
 		}{{"broken", f.Broken}, {"unverified", f.Unverified}, {"redirect", f.Redirects}, {"over_linked", f.OverLinked},
 			{"under_linked", f.UnderLinked}, {"dominant_anchor", f.DominantAnchors}, {"duplicate_link", f.DuplicateLinks},
-			{"sibling_links_over_cap", f.SiblingsOverCap}, {"cross_cluster_links_over_cap", f.CrossClusterOverCap}} {
+			{"sibling_links_over_cap", f.SiblingsOverCap}, {"cross_cluster_links_over_cap", f.CrossClusterOverCap},
+			{"silo_crossing", f.SiloCrossings}} {
 			for _, x := range list.rows {
 				_ = cw.Write(csvSafe(list.name, x.PageID, x.TargetID, x.URL, x.Anchor, x.Detail))
 			}

@@ -1250,3 +1250,58 @@ func oneClusterSite(info events.SiteInfo, sector events.SectorInfo, cluster even
 	}
 	return structure, page
 }
+
+// Under silo, a link that leaves its page's silo is named and removed: a
+// pet store trial's audit counted such links in its clusters' health,
+// named none and fixed none, and did not count those from pages outside
+// every cluster. Here an article of the boots silo links a tents article,
+// and a plain page outside every cluster links a boots article.
+func TestASiloSitesLinksThatLeaveTheirSiloAreNamedAndRemoved(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure := mustEvent(events.SiteUpdated, "silos", "site-silos", events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: "silos", BaseURL: "https://silos.example", Name: "Silos", Policy: "silo"},
+		Sectors: []events.SectorInfo{{ID: "gear", Name: "Gear", URL: "/gear/"}},
+		Clusters: []events.ClusterInfo{
+			{ID: "boots", SectorID: "gear", Name: "Hiking Boots", PrimaryKeyword: "hiking boots"},
+			{ID: "tents", SectorID: "gear", Name: "Tents", PrimaryKeyword: "backpacking tents"}},
+	})
+	page := func(id, kind, cluster, url, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: cluster,
+			SectorID: "gear", Version: 1, HTML: "<h1>" + id + "</h1>\n" + body}
+	}
+	pages := []events.PageInfo{
+		page("boots", "hub", "boots", "/gear/boots/", `<p>Hiking boots for every trail: see <a href="/gear/boots/fit/">boot fit</a>.</p>`),
+		page("fit", "supporting", "boots", "/gear/boots/fit/", `<p>Our <a href="/gear/boots/">hiking boots</a> guide starts with fit.</p>
+<p>Pitch your <a href="/gear/tents/pitching/">tent on a slope</a> with the door downhill, and your boots dry faster.</p>`),
+		page("tents", "hub", "tents", "/gear/tents/", `<p>Backpacking tents, from one-person shelters up: <a href="/gear/tents/pitching/">pitching</a>.</p>`),
+		page("pitching", "supporting", "tents", "/gear/tents/pitching/", `<p>Every <a href="/gear/tents/">backpacking tents</a> guide says: practise at home.</p>`),
+		page("about", "page", "", "/about/", `<p>We started by reviewing <a href="/gear/boots/fit/">boot fit</a> in our garage.</p>`),
+	}
+	run := fixAllAndAuditAgain(t, h, structure, pages)
+	crossing := map[string]string{}
+	for _, f := range run.beforeF.SiloCrossings {
+		crossing[f.PageID] = f.TargetID
+	}
+	if crossing["fit"] != "pitching" || crossing["about"] != "fit" || len(crossing) != 2 {
+		t.Fatalf("silo crossings %+v, want fit → pitching and about → fit", run.beforeF.SiloCrossings)
+	}
+	if run.before.SiloCrossingLinks != 2 {
+		t.Errorf("silo_crossing_links %d, want 2", run.before.SiloCrossingLinks)
+	}
+	removed := map[string]bool{}
+	for _, r := range run.recs {
+		if r.Action == "remove" && (r.PageID == "fit" && r.LinkPath == "/gear/tents/pitching" || r.PageID == "about" && r.LinkPath == "/gear/boots/fit") {
+			removed[r.PageID] = r.AppliedBy != ""
+		}
+	}
+	if !removed["fit"] || !removed["about"] {
+		t.Errorf("removals applied %v, want both crossing links removed", removed)
+	}
+	if len(run.afterF.SiloCrossings) != 0 {
+		t.Errorf("after the fixes: silo crossings %+v, want none", run.afterF.SiloCrossings)
+	}
+	if fixed, ok := run.fixed["fit"]; !ok || !fixed.Validation.Passed {
+		t.Errorf("fit's fixed page: sent %v, verdict %+v", ok, fixed.Validation)
+	}
+}

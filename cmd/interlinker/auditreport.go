@@ -93,6 +93,7 @@ var figures = []figure{
 	{"over_linked_pages", count(func(d events.AuditCompletedData) int { return d.OverLinkedPages })},
 	{"under_linked_pages", count(func(d events.AuditCompletedData) int { return d.UnderLinkedPages })},
 	{"dominant_anchors", count(func(d events.AuditCompletedData) int { return d.DominantAnchors })},
+	{"silo_crossing_links", count(func(d events.AuditCompletedData) int { return d.SiloCrossingLinks })},
 	{"recommendations_total", count(func(d events.AuditCompletedData) int { return d.RecommendationsTotal })},
 	{"overall_health_score", func(d events.AuditCompletedData) string { return strconv.FormatFloat(d.OverallHealthScore, 'f', 1, 64) }},
 }

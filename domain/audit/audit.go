@@ -135,6 +135,9 @@ type Auditor struct {
 	// overCross are the hubs linking more other clusters' hubs in their
 	// body than link_type_caps allows.
 	overCross []Finding
+	// crossings are the in-body links that leave their page's silo, under
+	// silo (validation's silo_integrity).
+	crossings []Finding
 	onPage    map[int32]int32
 	redirects []Finding
 
@@ -529,6 +532,9 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		// way into a silo from above (planning.EntersSilo).
 		if silo && l.InBody() && a.pages.clusterIndex(t) != a.pages.clusterIndex(src) && !planning.EntersSilo(kind, tkind) {
 			crosses = true
+			a.crossings = append(a.crossings, Finding{PageID: pageID, TargetID: a.pages.id(t), URL: l.URL, Anchor: l.Text,
+				Detail: fmt.Sprintf("links %s, %s, from %s: the link leaves its silo (silo_integrity)",
+					a.pages.id(t), inCluster(a.pages.clusterOf(t)), inCluster(cluster))})
 		}
 		// A term page links its hubs in its text or by its generated list
 		// (planning.LinksByList), as the other factors ask for in-body
@@ -645,10 +651,13 @@ type Report struct {
 	// in their body than link_type_caps allows
 	// (Policy.MaxCrossClusterPerHub; SAG only).
 	CrossClusterOverCap []Finding
-	Unverified          []Finding
-	Redirects           []Finding // links whose target answered through redirects
-	DominantAnchors     []Finding
-	Clusters            map[string]ClusterHealth
+	// SiloCrossings are the in-body links that leave their page's silo
+	// (validation's silo_integrity; silo only), a finding a link.
+	SiloCrossings   []Finding
+	Unverified      []Finding
+	Redirects       []Finding // links whose target answered through redirects
+	DominantAnchors []Finding
+	Clusters        map[string]ClusterHealth
 	// Health is the mean of the clusters' scores; 0 for a site without
 	// clusters.
 	Health float64
@@ -865,6 +874,11 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 	for _, f := range a.overCross {
 		if inScope(f.PageID) {
 			r.CrossClusterOverCap = append(r.CrossClusterOverCap, f)
+		}
+	}
+	for _, f := range a.crossings {
+		if inScope(f.PageID) {
+			r.SiloCrossings = append(r.SiloCrossings, f)
 		}
 	}
 	for _, f := range a.unverified {
@@ -1223,4 +1237,12 @@ func (a *Auditor) Hub(clusterID string) string {
 // (trial P's audit recommended stripping six such from a blog index).
 func listsEntries(k site.Kind) bool {
 	return k == site.KindHome || k == site.KindSector || k == site.KindTerm
+}
+
+// inCluster says where a page is: in a cluster, or outside every one.
+func inCluster(clusterID string) string {
+	if clusterID == "" {
+		return "outside every cluster"
+	}
+	return "in cluster " + clusterID
 }

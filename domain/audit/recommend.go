@@ -33,11 +33,12 @@ const (
 	ProblemUnderLinked
 	ProblemOverLinked
 	ProblemBroken
+	ProblemSiloCrossing
 	ProblemDominantAnchor
 	problems
 )
 
-var problemNames = [...]string{"missing_uplink", "orphan", "under_linked", "over_linked", "broken_link", "dominant_anchor"}
+var problemNames = [...]string{"missing_uplink", "orphan", "under_linked", "over_linked", "broken_link", "silo_crossing", "dominant_anchor"}
 
 func (p Problem) String() string {
 	if p < 0 || p >= problems {
@@ -94,8 +95,8 @@ type Recommendation struct {
 const bandWidth = 100.0 / float64(problems)
 
 // Priority is a recommendation's place on 0–100: the band of its problem
-// (a missing uplink 83.3–100, an orphan 66.7–83.3, ..., a dominant anchor
-// 0–16.7), then its weight within the band, to two decimals.
+// (a missing uplink 85.71–100, an orphan 71.43–85.71, ..., a dominant
+// anchor 0–14.29), then its weight within the band, to two decimals.
 func Priority(p Problem, weight float64) float64 {
 	weight = math.Max(0, math.Min(1, weight))
 	top := 100 - float64(p)*bandWidth

@@ -11,11 +11,12 @@ func TestPriorityBandsFollowTheOrderOfSeverityThenWeight(t *testing.T) {
 		want    float64
 	}{
 		{ProblemMissingUplink, 1, 100},
-		{ProblemMissingUplink, 0, 83.33},
-		{ProblemOrphan, 1, 83.33},
-		{ProblemUnderLinked, 0.5, 58.33},
+		{ProblemMissingUplink, 0, 85.71},
+		{ProblemOrphan, 1, 85.71},
+		{ProblemUnderLinked, 0.5, 64.29},
+		{ProblemSiloCrossing, 1, 28.57},
 		{ProblemDominantAnchor, 0, 0},
-		{ProblemDominantAnchor, 2, 16.67}, // weights are clamped to 0–1
+		{ProblemDominantAnchor, 2, 14.29}, // weights are clamped to 0–1
 	}
 	for _, c := range cases {
 		if got := Priority(c.problem, c.weight); got != c.want {
