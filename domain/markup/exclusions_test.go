@@ -155,6 +155,12 @@ func TestPlaceVariations(t *testing.T) {
 		{"russian", "<p>Про клубнику и про чёрную смородину.</p>", "черная смородина", "чёрную смородину"},
 		{"russian", "<p>Про черную смородину.</p>", "Чёрная смородина", "черную смородину"},
 		{"french", "<p>Des chaussures de randonnée légères.</p>", "chaussure de randonnée", "chaussures de randonnée"},
+		// Italian: Snowball takes "-ano" off the masculine singular alone,
+		// and keeps a plural's "h" (an Italian trial's "piatto siciliano"
+		// was never found for "piatti siciliani").
+		{"italian", "<p>Ogni piatto siciliano da strada ha la sua storia.</p>", "piatti siciliani", "piatto siciliano"},
+		{"italian", "<p>I laghi alpini in estate.</p>", "lago alpino", "laghi alpini"},
+		{"italian", "<p>Le spiagge del Salento.</p>", "spiaggia del Salento", "spiagge del Salento"},
 	}
 	for _, c := range cases {
 		t.Run(c.lang+" "+c.anchor, func(t *testing.T) {
@@ -190,6 +196,10 @@ func TestPlaceVariations(t *testing.T) {
 		{"spanish", "<p>Los alimentos del perro cambian con la edad.</p>", "alimentación del perro"},
 		{"spanish", "<p>Los higienistas del gato lo recomiendan.</p>", "higiene del gato"},
 		{"spanish", "<p>Educamos a un perro con paciencia.</p>", "educar a un perro"},
+		// An Italian derivation too: the hikers are not the hike, nor is
+		// skiing the ski (an Italian trial's links sat on both).
+		{"italian", "<p>Valgono le stesse regole degli escursionisti sull'Etna.</p>", "escursione sull'Etna"},
+		{"italian", "<p>Chi viene a sciare nelle Dolomiti in marzo.</p>", "sci nelle Dolomiti"},
 	} {
 		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: c.lang})
 		if pl.Placed {

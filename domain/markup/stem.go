@@ -138,7 +138,7 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "german", "de":
 		return &stemmer{fn: snowballStem(german.Stem), umlauts: true, inflects: germanInflects}, nil
 	case "italian", "it":
-		fn = snowballStem(italian.Stem)
+		return &stemmer{fn: italianStem, inflects: italianInflects}, nil
 	case "portuguese", "pt":
 		fn = snowballStem(portuguese.Stem)
 	case "dutch", "nl":
@@ -257,6 +257,38 @@ func spanishStem(word string) string {
 		return base + "c"
 	}
 	return s
+}
+
+// italianStem is Snowball's Italian stem, made one for a word's number
+// and gender where Snowball stems them apart: it takes "-ano" off the
+// masculine singular alone, as a verb's ending ("siciliano" → "sicil",
+// "siciliani" → "sicilian"), and keeps the "h" a plural in "-ghi" or
+// "-ghe" writes ("laghi" → "lagh", "lago" → "lag"). An Italian trial's
+// "piatto siciliano" was no variation of "piatti siciliani", and an
+// article naming its hub so failed its uplink.
+func italianStem(word string) string {
+	switch {
+	case strings.HasSuffix(word, "ano") && utf8.RuneCountInString(word) > 5:
+		word = strings.TrimSuffix(word, "o") + "i"
+	case strings.HasSuffix(word, "ghi") || strings.HasSuffix(word, "ghe"):
+		word = word[:len(word)-3] + "g" + word[len(word)-1:]
+	}
+	return snowballStem(italian.Stem)(word)
+}
+
+// italianInflectionEndings are what an Italian noun's or adjective's
+// number and gender put after the letters its forms share: "borgo",
+// "borghi"; "spiaggia", "spiagge"; "ristorante", "ristoranti".
+var italianInflectionEndings = map[string]bool{"": true, "o": true, "a": true, "i": true, "e": true, "hi": true, "he": true, "ia": true}
+
+// italianInflects reports whether two Italian words whose stems agree are
+// forms of one word, its number and gender: Snowball's stem also joins
+// derivations, and an Italian trial's link for "escursione sull'Etna"
+// sat on "escursionisti sull'Etna" (the hikers), one for "sci nelle
+// Dolomiti" on "sciare nelle Dolomiti" (the verb).
+func italianInflects(a, b string) bool {
+	n := commonPrefix(a, b)
+	return italianInflectionEndings[a[n:]] && italianInflectionEndings[b[n:]]
 }
 
 // dutchStem is Snowball's Dutch stem, made one for a noun and its plural.
