@@ -44,7 +44,11 @@ func FindOwnTrail(page []byte) OwnTrail {
 				switch string(key) {
 				case BlockMarkerAttr:
 					ours = true
-				case "id", "class", "aria-label":
+				case "id", "class":
+					for name := range strings.FieldsSeq(v) {
+						breadcrumb = breadcrumb || namesBreadcrumb(name)
+					}
+				case "aria-label":
 					breadcrumb = breadcrumb || strings.Contains(v, "breadcrumb")
 				case "itemtype":
 					breadcrumb = breadcrumb || strings.HasSuffix(strings.TrimRight(v, "/ "), "breadcrumblist")

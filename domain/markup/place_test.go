@@ -915,6 +915,43 @@ func TestARelatedPostsBlockAndADisclosureAreNoContent(t *testing.T) {
 	}
 }
 
+// Themes name their boxes in their site's language: an Italian trial's
+// newsletter and author boxes got links, its related-posts block counted
+// as the writer's links, its table of contents as paragraph 1, and its
+// breadcrumb trail as content.
+func TestBoxesNamedInTheSitesLanguageAreNoContent(t *testing.T) {
+	article := `<p>La granita siciliana si mangia a colazione con la brioche.</p><p>A Catania la preferiscono alla mandorla.</p>`
+	for _, c := range []struct{ box, position string }{
+		{`<div class="box-iscrizione"><p>Resta aggiornato: ogni mese un itinerario per le <a href="/eolie/">isole Eolie</a>.</p></div>`, "aside"},
+		{`<div class="box-autore"><p>Giulia è palermitana: ama la <a href="/arancine/">arancina al ragù</a>.</p></div>`, "aside"},
+		{`<div class="articoli-correlati"><p><a href="/palermo/">Palermo in tre giorni</a></p></div>`, "aside"},
+		{`<div class="indice-contenuti"><p class="indice-titolo">Indice dei contenuti</p><ol><li><a href="#storia">Storia</a></li></ol></div>`, ""},
+		{`<nav class="briciole" aria-label="Ti trovi in"><a href="/">Home</a> › <a href="/sicilia/">Sicilia</a></nav>`, "navigation"},
+		{`<p class="fil-ariane"><a href="/">Accueil</a> › <a href="/sicile/">Sicile</a></p>`, "navigation"},
+	} {
+		page := `<article>` + c.box + article + `</article>`
+		links, err := Links([]byte(page), "https://italia.example/granita/", "italia.example")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range links {
+			if l.JumpsWithinPage() {
+				continue
+			}
+			if l.Position != c.position || l.ContentParagraph != 0 {
+				t.Errorf("%s: link %q at %q, content paragraph %d; want %q, in no content paragraph", c.box, l.Text, l.Position, l.ContentParagraph, c.position)
+			}
+		}
+		req := LinkRequest{ID: "up", Href: "/dolci-siciliani/", Anchors: []string{"granita siciliana"}, Position: Position{FirstParagraphs: 1}}
+		if _, pl := placeOne(t, page, req, Options{Language: "italian"}); !pl.Placed || pl.ContentParagraph != 1 {
+			t.Errorf("%s: uplink %+v, want it in content paragraph 1, the box not counted", c.box, pl)
+		}
+	}
+	if own := FindOwnTrail([]byte(`<nav class="briciole"><a href="/">Home</a></nav><p>Testo.</p>`)); !own.Visible {
+		t.Error(`FindOwnTrail misses <nav class="briciole">`)
+	}
+}
+
 // Customers' reviews are comments: a pet store trial's fix placed a link
 // inside a Judge.me review.
 func TestAStoresCustomerReviewsAreComments(t *testing.T) {

@@ -129,7 +129,8 @@ var authorBoxNames = map[string]bool{"author-box": true, "authorbox": true, "aut
 // "elementor-author-box__bio" (a trial's travel blog had a sibling link
 // placed in such a bio, and its avatar, name and button links counted
 // against the page's density), Astra's "ast-author-box".
-var authorBoxParts = []string{"author-box", "author_box", "authorbox", "author-bio", "author_bio", "about-the-author", "about-author"}
+var authorBoxParts = []string{"author-box", "author_box", "authorbox", "author-bio", "author_bio", "about-the-author", "about-author",
+	"autore", "auteur", "autor"}
 
 // promoBoxParts are what the id or class of a sign-up or subscription box
 // holds: a newsletter or opt-in form and its pitch, as themes and
@@ -137,7 +138,8 @@ var authorBoxParts = []string{"author-box", "author_box", "authorbox", "author-b
 // travel blog repeated "This month: Kyoto cherry blossom season…" in a
 // newsletter box on every article, and sibling links were placed there.
 var promoBoxParts = []string{"newsletter", "subscribe", "signup", "sign-up", "optin", "opt-in",
-	"mc4wp", "mc_embed", "convertkit", "ck_form", "announcement"}
+	"mc4wp", "mc_embed", "convertkit", "ck_form", "announcement",
+	"iscrizione", "iscriviti", "suscrip", "suscrib", "inscription", "abonnement", "anmeldung", "nieuwsbrief", "boletin"}
 
 // relatedPostsParts are what the id or class of a related-posts plugin's
 // or theme's block holds: YARPP's "yarpp-related", Jetpack's
@@ -146,7 +148,8 @@ var promoBoxParts = []string{"newsletter", "subscribe", "signup", "sign-up", "op
 // plugin's list, not the writer's links: a trial's audit counted YARPP's
 // and Jetpack's links as in-body, called 24 pages over-linked, and its
 // fixes unwrapped 82 of them and 9 of the writer's own.
-var relatedPostsParts = []string{"yarpp", "relatedposts", "related-posts", "related_posts", "crp_related", "rp4wp"}
+var relatedPostsParts = []string{"yarpp", "relatedposts", "related-posts", "related_posts", "crp_related", "rp4wp",
+	"correlati", "relacionad", "similaires", "connexes", "aehnliche", "verwandte", "gerelateerd"}
 
 // postListParts are what the id or class of a page builder's or the block
 // editor's list of posts holds: Elementor's Posts widget
@@ -193,7 +196,7 @@ var recipeCardParts = []string{"wprm-recipe", "tasty-recipe", "mv-create-card", 
 // trial's product pages opened on one, its "Learn more" link the first
 // in-body link; a Spanish trial's "aviso-afiliados" failed four pages'
 // uplinks so).
-var disclosureParts = []string{"disclosure", "disclaimer", "affiliat", "afiliad", "affilié"}
+var disclosureParts = []string{"disclosure", "disclaimer", "affiliat", "afiliad", "affilié", "affiliaz"}
 
 // tocParts are what the id or class of a table of contents holds: Easy
 // Table of Contents' "ez-toc-container", Table of Contents Plus'
@@ -202,7 +205,26 @@ var disclosureParts = []string{"disclosure", "disclaimer", "affiliat", "afiliad"
 // trial's Easy TOC title, a <p> after the first paragraph, was counted as
 // paragraph 2, and an uplink in the second real paragraph as outside the
 // first two.
-var tocParts = []string{"ez-toc", "toc_container", "toc-container", "table-of-contents", "rank-math-toc", "lwptoc"}
+var tocParts = []string{"ez-toc", "toc_container", "toc-container", "table-of-contents", "rank-math-toc", "lwptoc",
+	"indice", "sommaire", "inhaltsverzeichnis", "tabla-de-contenido", "inhoudsopgave"}
+
+// breadcrumbParts are what the id or class of a breadcrumb trail holds, in
+// the languages themes name it in: "breadcrumb", Italian "briciole",
+// French "fil-ariane", Spanish "migas", German "brotkrumen", Dutch
+// "kruimelpad" (an Italian trial's <nav class="briciole"> was read as
+// content, and a second trail was written above it).
+var breadcrumbParts = []string{"breadcrumb", "briciole", "ariane", "migas", "brotkrumen", "kruimel"}
+
+// namesBreadcrumb reports an id or class (lower case) of a breadcrumb
+// trail (breadcrumbParts).
+func namesBreadcrumb(name string) bool {
+	for _, part := range breadcrumbParts {
+		if strings.Contains(name, part) {
+			return true
+		}
+	}
+	return false
+}
 
 // namesAside reports an id or class (lower case) of a box that is no part
 // of the page's content: an author box, a byline, a list of the post's
@@ -263,7 +285,7 @@ func namesTOC(name string) bool {
 // body, counted its hub link as an uplink, and its fix then removed the
 // writer's real one.
 func namesNavigation(name string) bool {
-	if strings.Contains(name, "breadcrumb") || namesTOC(name) {
+	if namesBreadcrumb(name) || namesTOC(name) {
 		return true
 	}
 	for _, part := range tocParts {
@@ -361,8 +383,8 @@ func mayMarkAside(tag []byte) bool {
 // once, none that another holds.
 var asideTriggers = func() []string {
 	all := []string{"author", "sabox", "abh_box", "m-a-box", "byline", "by-line", "dateline", "-meta", "posted-on", "post-date",
-		"tag", "cat", "terms", "breadcrumb", "toc", "related"}
-	for _, parts := range append(slices.Clip(boxParts), tocParts) {
+		"tag", "cat", "terms", "toc", "related"}
+	for _, parts := range append(slices.Clip(boxParts), tocParts, breadcrumbParts) {
 		all = append(all, parts...)
 	}
 	var out []string
