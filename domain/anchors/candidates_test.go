@@ -251,6 +251,13 @@ func TestAKindOfPageWordNamesNoTopicInTheSitesLanguage(t *testing.T) {
 		{"italian", "Guida completa all'orto sul balcone", "Consigli e guida per il prato", false},
 		{"portuguese", "Guia completo de jardinagem: dicas", "Dicas para a horta: guia", false},
 		{"english", "The Complete Guide to Sourdough", "Beginner's Guide to Pizza Dough", false},
+		// a SaaS trial: a page's format is no topic
+		{"english", "Sprint Planning Template", "Status Report Template", false},
+		// an Italian trial: question words, numbers and what a traveller does
+		{"italian", "Cosa mangiare in Puglia", "Cosa vedere in Sicilia", false},
+		{"italian", "Val d'Orcia in tre giorni", "Palermo in tre giorni", false},
+		{"italian", "Dove dormire sulle Dolomiti", "Dove dormire in Valle d'Itria", false},
+		{"italian", "Cosa mangiare in Puglia", "Le orecchiette della Puglia", true},
 	} {
 		if got := NewContentWords([]string{c.a}, c.language).SharedBy([]string{c.b}); got != c.want {
 			t.Errorf("%s: NewContentWords(%q).SharedBy(%q) = %v, want %v", c.language, c.a, c.b, got, c.want)
