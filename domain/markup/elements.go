@@ -125,11 +125,13 @@ func baseClass(a atom.Atom) elemClass {
 
 	case atom.Nav, atom.Header, atom.Footer, atom.Aside, atom.Main, atom.Article:
 		return classClosesP | classSpecial | classZone
-	case atom.Figcaption, atom.Summary:
+	case atom.Figcaption, atom.Summary, atom.Blockquote:
 		// A caption labels its figure, and a summary is the control that
 		// opens its details: a link there is a label's, not the prose's.
+		// A quotation is another's words, or the page's own again as a
+		// pull quote (a SaaS trial's link sat in a customer's quote).
 		return classExcluded | classClosesP | classSpecial
-	case atom.Address, atom.Blockquote, atom.Center, atom.Details, atom.Dialog, atom.Dir,
+	case atom.Address, atom.Center, atom.Details, atom.Dialog, atom.Dir,
 		atom.Div, atom.Dl, atom.Fieldset, atom.Figure, atom.Hgroup,
 		atom.Menu, atom.Ol, atom.P, atom.Search, atom.Section, atom.Ul, atom.Form:
 		return classClosesP | classSpecial
