@@ -45,6 +45,7 @@ func TestPlaceNeverInExcludedContexts(t *testing.T) {
 		"header cell":    `<table><tr><th><p>trail map</p></th></tr><tr><td>x</td></tr></table>`,
 		"table caption":  `<table><caption><p>trail map</p></caption><tr><td>x</td></tr></table>`,
 		"figure caption": `<figure><img src=x.png><figcaption><p>trail map</p></figcaption></figure>`,
+		"quotation":      `<blockquote><p>trail map</p></blockquote>`,
 		"open summary":   `<details open><summary><p>trail map</p></summary><p>x</p></details>`,
 		// Text a reader does not see, cannot use, or sees struck out.
 		"hidden p":          `<p hidden>trail map</p>`,
@@ -83,7 +84,6 @@ func TestPlaceInAllowedContexts(t *testing.T) {
 		"in strong":             `<p><strong>trail map</strong></p>`,
 		"in span in em":         `<p><em><span class=x>the trail map</span></em></p>`,
 		"p in article":          `<article><section><p>trail map</p></section></article>`,
-		"p in blockquote":       `<blockquote><p>trail map</p></blockquote>`,
 		"p in table cell":       `<table><tr><td><p>trail map</p></td></tr></table>`,
 		"unclosed p":            `<p>first<p>trail map`,
 		"after closed a":        `<p><a href="/o/">x</a> trail map</p>`,
