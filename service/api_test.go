@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -462,6 +463,14 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 	if len(byType) == 0 || mix.Placed == 0 || !reflect.DeepEqual(mix.ByType, byType) || mix.Aim["primary_keyword"] != 0.6 || mix.Cap != 100 || len(mix.Exact) == 0 {
 		t.Errorf("the hub's anchor mix %+v, want its placed in-body inbound links by type %v against the 60/30/10 aim and the test site's cap of 100", mix, byType)
 	}
+	// A deleted page's links are no inbound links: two trials' replays in
+	// one burst, where the page was never planned, listed none, and their
+	// first runs its removed rows.
+	h.publish(mustEvent(events.ContentDeleted, "gen-api", "del-api-article", events.ContentDeletedData{PageID: "api-article", Version: 2}))
+	waitFor(t, waitLong, "the article's deletion projected", func() bool {
+		c.getJSON("/linker/content/boots-hub/links/?site_id=gen-api", tokenGen, &links)
+		return !slices.ContainsFunc(links.Inbound, func(l handlers.SiteLink) bool { return l.SourceContentID == "api-article" })
+	})
 
 	// An audit run over HTTP is a job to poll; a retried POST with the
 	// same Idempotency-Key starts nothing new.

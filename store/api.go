@@ -14,11 +14,15 @@ import (
 // Reads the HTTP API serves that the pipeline does not need.
 
 // LinksTo reads the links other pages have planned or placed to a page,
-// by source page and then in each source's order.
+// by source page and then in each source's order. A deleted page's links
+// are none: its rows stay, removed, only when it was planned before it
+// was deleted, and two trials' replays of the same events in one burst
+// listed different inbound links for it.
 func (s *Store) LinksTo(ctx context.Context, siteID, pageID string) ([]link.Link, error) {
 	rows, err := s.pool.Query(ctx, `SELECT id, source_page_id, target_page_id, target_url, type, anchor, anchor_type,
 		candidates, zone, first_paragraphs, COALESCE(paragraph, 0), score, factors, mandatory, placement, status, reason,
-		failed_rules, explanation FROM links WHERE site_id = $1 AND target_page_id = $2 AND source_page_id <> $2
+		failed_rules, explanation FROM links l WHERE site_id = $1 AND target_page_id = $2 AND source_page_id <> $2
+		AND NOT EXISTS (SELECT 1 FROM pages p WHERE p.site_id = $1 AND p.id = l.source_page_id AND p.state = 'deleted')
 		ORDER BY source_page_id, position`, siteID, pageID)
 	if err != nil {
 		return nil, fmt.Errorf("load links to page %s: %w", pageID, err)
