@@ -986,8 +986,16 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 		// hosting") both name it there: held to each other, neither would
 		// be taken (a trial's uplink was lost so).
 		isName := o.profiles[self].exact[key]
-		var within, own, cutting, norms []string
+		var within, own, cutting, on, norms []string
 		for _, n := range said {
+			// Another page's name in another form of the same words is
+			// that page's where the text says it so: a SaaS trial's hub
+			// linked "Teamwise [Gantt charts]" to the article whose
+			// keyword is "gantt chart", past the product's "gantt charts".
+			if n.owner != self && n.stems == stems && n.norm != padded && !slices.Contains(on, n.text) {
+				on = append(on, n.text)
+				continue
+			}
 			inside := len(n.norm) > len(padded) && strings.Contains(n.norm, padded) ||
 				len(n.stems) > len(stems) && strings.Contains(n.stems, stems)
 			// A name the candidate overlaps at an end ("page on burgundy
@@ -1008,7 +1016,7 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 				cutting = append(cutting, n.text)
 			}
 		}
-		cands[i].NotWithin, cands[i].NotWithinOwn, cands[i].NotCutting = within, own, cutting
+		cands[i].NotWithin, cands[i].NotWithinOwn, cands[i].NotCutting, cands[i].NotOn = within, own, cutting, on
 	}
 	return cands
 }

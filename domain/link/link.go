@@ -87,6 +87,10 @@ type Anchor struct {
 	// ("Shocks and Struts" for "Struts overview"): where the text says
 	// both, a link on Text there would cut that page's name in two.
 	NotCutting []string `json:"not_cutting,omitempty"`
+	// NotOn are other pages' names in another form of Text's words
+	// ("gantt charts" for "gantt chart"): where the text says one, it names
+	// that page, so the link does not take it as a variation of Text.
+	NotOn []string `json:"not_on,omitempty"`
 }
 
 // Link is one planned or placed internal link from a source page.

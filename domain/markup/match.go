@@ -29,6 +29,9 @@ type matcher struct {
 	// counts both.
 	notWithin  []string
 	notCutting []string
+	// notOn refuses occurrences that are one of these folded phrases:
+	// other pages' names in another form of the candidate's words.
+	notOn []string
 	// ownNames refuses occurrences inside one of the page's own names
 	// (Options.OwnNames) or saying one whole: a page's name in its own
 	// text names the page itself, and linked away it tells a reader and a
@@ -229,9 +232,9 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 		m.fragments++
 		return hit{}, false
 	}
-	if len(m.notWithin) > 0 || len(m.notCutting) > 0 || len(m.ownNames) > 0 {
+	if len(m.notWithin) > 0 || len(m.notCutting) > 0 || len(m.ownNames) > 0 || len(m.notOn) > 0 {
 		sp := p.inlineSpanOf(si, fs, fe)
-		if sp.within(m.notWithin) || sp.cuts(m.notCutting) || p.withinInflected(sp, m.notWithin, false) ||
+		if sp.within(m.notWithin) || sp.cuts(m.notCutting) || sp.is(m.notOn) || p.withinInflected(sp, m.notWithin, false) ||
 			sp.within(m.ownNames) || sp.is(m.ownNames) || p.withinInflected(sp, m.ownNames, true) {
 			m.inside++
 			return hit{}, false

@@ -46,6 +46,9 @@ type LinkRequest struct {
 	// bed" in "a cedar raised bed") names that page, not this link's
 	// target, and is passed over.
 	NotWithin []string
+	// NotOn are other pages' names the link does not take whole, as a
+	// variation of a candidate ("gantt charts" for "gantt chart").
+	NotOn []string
 	// NotCutting are names of the target itself: an occurrence that
 	// overlaps one of them in the text in part, cutting it, is passed over
 	// ("Our [page on burgundy wine] for cooking" for a target named
@@ -244,6 +247,7 @@ type preparedRequest struct {
 	// notWithin and notCutting are the request's NotWithin and
 	// NotCutting, folded.
 	notWithin, notCutting []string
+	notOn                 []string // the request's NotOn, folded
 }
 
 // stemsOf is candidate ci of request pr as a stemmed phrase, nil when it
@@ -326,6 +330,11 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		for _, w := range r.NotCutting {
 			if f := foldAnchor(w); f != "" {
 				pr.notCutting = append(pr.notCutting, f)
+			}
+		}
+		for _, w := range r.NotOn {
+			if f := foldAnchor(w); f != "" {
+				pr.notOn = append(pr.notOn, f)
 			}
 		}
 		for j, a := range r.Anchors {
@@ -481,7 +490,7 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 					m = newMatcher(p, sp.prefix, sp)
 				}
 				m.whole = wholeFirst && pass == 0
-				m.notWithin, m.notCutting = pr.notWithin, pr.notCutting
+				m.notWithin, m.notCutting, m.notOn = pr.notWithin, pr.notCutting, pr.notOn
 				if ownFirst && !own {
 					m.ownNames = p.cfg.ownNames
 				}

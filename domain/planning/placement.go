@@ -66,7 +66,7 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
 		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: notWithin(l, own),
-		NotCutting: distinct(append(slices.Clone(own), othersCut(l)...)),
+		NotCutting: distinct(append(slices.Clone(own), othersCut(l)...)), NotOn: othersOn(l),
 		// The author's own link to the hub further down does not stand in
 		// for the uplink the first paragraphs must carry.
 		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp,
@@ -106,6 +106,16 @@ func othersCut(l link.Link) []string {
 		names = append(names, c.NotCutting...)
 	}
 	return names
+}
+
+// othersOn are the other pages' names in another form of a candidate's
+// words (link.Anchor.NotOn).
+func othersOn(l link.Link) []string {
+	var names []string
+	for _, c := range l.Candidates {
+		names = append(names, c.NotOn...)
+	}
+	return distinct(names)
 }
 
 // distinct is names without repeats, in first-seen order.

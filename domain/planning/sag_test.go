@@ -2676,6 +2676,56 @@ func TestAHubPlansNoBodyLinkItsTextHasNoRoomForToAnArticleItsListLinks(t *testin
 	}
 }
 
+// A SaaS trial's hub linked "Teamwise [Gantt charts] show dependencies" to
+// the article on "gantt chart vs kanban", through its keyword "gantt
+// chart" as a variation, past the product whose name is "gantt charts":
+// the paragraph naming the article whole had no room left. Where the text
+// says another page's name whole, in another form of a candidate's
+// words, the name is that page's.
+func TestAVariationDoesNotTakeAnotherPagesNameSaidWhole(t *testing.T) {
+	pm := testCluster("pm", "Project Management", "project management", "terrain=mountain")
+	hub := hubOf(pm)
+	article := articleIn(pm, "gantt-vs-kanban", "Gantt Chart vs Kanban Board: Which Fits Your Project?")
+	article.PrimaryKeyword, article.Keywords = "gantt chart vs kanban", []string{"kanban board", "gantt chart"}
+	product := site.Page{SiteID: "s", ID: "product-gantt", URL: "/features/gantt/", Title: "Gantt Charts", Kind: site.KindProduct,
+		ClusterID: "pm", PrimaryKeyword: "Gantt chart software", Keywords: []string{"gantt charts"}, PublishedAt: testNow}
+	texts := []string{"Teamwise Gantt charts show dependencies and the critical path on one screen, and boards cover the day-to-day flow.",
+		"Write the project plan and learn the critical path; we compare the two in gantt chart vs kanban, with a decision table."}
+	// The second paragraph holds two links of the writer's: no room for a
+	// third.
+	hub.HTML = "<p>" + texts[0] + "</p>\n<p>Write the <a href=\"/plan/\">project plan</a> and learn the <a href=\"/path/\">critical path</a>; " +
+		"we compare the two in gantt chart vs kanban, with a decision table.</p>\n"
+	st := testSite(pm)
+	st.BuildIndex()
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: hub, Targets: asTargets(0, article, product),
+		Texts: texts, WordCount: 600, ExistingLinks: 2})
+	var reqs []markup.LinkRequest
+	for _, l := range plan.Links {
+		if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned {
+			reqs = append(reqs, Request(l, CandidateTexts(l.Candidates), UplinkID(plan.Links)))
+		}
+	}
+	placed, placements, err := markup.Place([]byte(hub.HTML), reqs, MarkupOptions(st, sagPolicy(t), hub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pl := range placements {
+		if pl.Placed && strings.EqualFold(pl.AnchorText, "gantt charts") && pl.ID != linkTo(plan, product.ID) {
+			t.Errorf("\"Gantt charts\" was taken by link %s, not the product's: %s", pl.ID, placed)
+		}
+	}
+}
+
+// linkTo is the id of the plan's in-body link to target, "" for none.
+func linkTo(plan Plan, target string) string {
+	for _, l := range plan.Links {
+		if l.Zone == link.ZoneInBody && l.TargetPageID == target {
+			return l.ID
+		}
+	}
+	return ""
+}
+
 // A Spanish pets trial's hub named two of its articles within 50 words;
 // the plan linked one from the text and said nothing of the other, which
 // its Related Articles list linked. The plan says why the text does not.
