@@ -21,6 +21,11 @@ type OwnTrail struct {
 // FindOwnTrail reads the page for the trail it holds of its own.
 func FindOwnTrail(page []byte) OwnTrail {
 	var own OwnTrail
+	// Every page of the inject stage is read for one; most name none, and
+	// a trail says one of these words ("BreadcrumbList" holds the first).
+	if !holdsAnyFold(page, breadcrumbParts) {
+		return own
+	}
 	z := html.NewTokenizer(bytes.NewReader(page))
 	inLD := false
 	for {

@@ -217,14 +217,7 @@ var breadcrumbParts = []string{"breadcrumb", "briciole", "ariane", "migas", "bro
 
 // namesBreadcrumb reports an id or class (lower case) of a breadcrumb
 // trail (breadcrumbParts).
-func namesBreadcrumb(name string) bool {
-	for _, part := range breadcrumbParts {
-		if strings.Contains(name, part) {
-			return true
-		}
-	}
-	return false
-}
+func namesBreadcrumb(name string) bool { return holdsPart(name, breadcrumbParts) }
 
 // namesAside reports an id or class (lower case) of a box that is no part
 // of the page's content: an author box, a byline, a list of the post's
@@ -249,14 +242,13 @@ func boxNamePart(name string) bool {
 	if strings.Contains(name, "subscriber") {
 		return false
 	}
-	for _, parts := range boxParts {
-		for _, part := range parts {
-			if strings.Contains(name, part) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(boxParts, func(parts []string) bool { return holdsPart(name, parts) })
+}
+
+// holdsPart reports whether an id or class (lower case) holds one of the
+// parts of a box's names.
+func holdsPart(name string, parts []string) bool {
+	return slices.ContainsFunc(parts, func(part string) bool { return strings.Contains(name, part) })
 }
 
 // holdsTheDocument reports the elements that hold a page's content, whose
@@ -285,15 +277,7 @@ func namesTOC(name string) bool {
 // body, counted its hub link as an uplink, and its fix then removed the
 // writer's real one.
 func namesNavigation(name string) bool {
-	if namesBreadcrumb(name) || namesTOC(name) {
-		return true
-	}
-	for _, part := range tocParts {
-		if strings.Contains(name, part) {
-			return true
-		}
-	}
-	return false
+	return namesBreadcrumb(name) || namesTOC(name) || holdsPart(name, tocParts)
 }
 
 // bylineNames are the ids and classes of a post's byline or dateline
@@ -342,51 +326,31 @@ var (
 
 // namesReviews reports an id or class (lower case) of a store's customer
 // reviews (reviewWidgetParts).
-func namesReviews(name string) bool {
-	for _, part := range reviewWidgetParts {
-		if strings.Contains(name, part) {
-			return true
-		}
-	}
-	return false
-}
+func namesReviews(name string) bool { return holdsPart(name, reviewWidgetParts) }
 
 // mayHoldComments reports start tags whose attributes may mark a comment
 // section: only those are read for it.
-func mayHoldComments(tag []byte) bool {
-	if containsFold(tag, "comment") || containsFold(tag, "respond") || containsFold(tag, "disqus") {
-		return true
-	}
-	for _, part := range reviewWidgetParts {
-		if containsFold(tag, part) {
-			return true
-		}
-	}
-	return false
-}
+func mayHoldComments(tag []byte) bool { return holdsAnyFold(tag, commentTriggers) }
+
+// commentTriggers are what a start tag holds when mayHoldComments must
+// read it ("review" standing for the review widgets that hold it).
+var commentTriggers = triggers([]string{"comment", "respond", "disqus", "review"}, reviewWidgetParts)
 
 // mayMarkAside reports start tags whose attributes may name a box that is
 // no part of the content or a navigation box (namesAside, boxNamePart,
 // namesNavigation, itemprop "author"): only those are read for it.
-func mayMarkAside(tag []byte) bool {
-	for _, t := range asideTriggers {
-		if containsFold(tag, t) {
-			return true
-		}
-	}
-	return false
+func mayMarkAside(tag []byte) bool { return holdsAnyFold(tag, asideTriggers) }
+
+// holdsAnyFold reports whether b holds one of the (lower case) needles,
+// case aside.
+func holdsAnyFold(b []byte, needles []string) bool {
+	return slices.ContainsFunc(needles, func(n string) bool { return containsFold(b, n) })
 }
 
-// asideTriggers are what a start tag holds when mayMarkAside must read
-// it: the parts of the box names, the words of the exact names
-// (authorBoxNames, bylineNames, termListNames) and "breadcrumb", each
-// once, none that another holds.
-var asideTriggers = func() []string {
-	all := []string{"author", "sabox", "abh_box", "m-a-box", "byline", "by-line", "dateline", "-meta", "posted-on", "post-date",
-		"tag", "cat", "terms", "toc", "related"}
-	for _, parts := range append(slices.Clip(boxParts), tocParts, breadcrumbParts) {
-		all = append(all, parts...)
-	}
+// triggers are the words of lists, each once, none that another holds:
+// the fewest a start tag is searched for before its attributes are read.
+func triggers(lists ...[]string) []string {
+	all := slices.Concat(lists...)
 	var out []string
 	for _, t := range all {
 		held := slices.ContainsFunc(all, func(other string) bool { return other != t && strings.Contains(t, other) })
@@ -395,7 +359,14 @@ var asideTriggers = func() []string {
 		}
 	}
 	return out
-}()
+}
+
+// asideTriggers are what a start tag holds when mayMarkAside must read
+// it: the parts of the box names, the words of the exact names
+// (authorBoxNames, bylineNames, termListNames) and "breadcrumb", each
+// once, none that another holds.
+var asideTriggers = triggers(append([][]string{{"author", "sabox", "abh_box", "m-a-box", "byline", "by-line", "dateline", "-meta",
+	"posted-on", "post-date", "tag", "cat", "terms", "toc", "related"}, tocParts, breadcrumbParts}, boxParts...)...)
 
 // conceals reports whether an element hides what it holds from readers:
 // a hidden, aria-hidden or inert element, or a <details> or <dialog> not
