@@ -1178,10 +1178,6 @@ func (r *recommender) linksOtherwise(ctx context.Context, pageID, targetID, url 
 // none, and those of pages outside every cluster it did not count.
 func (r *recommender) crossings(ctx context.Context) error {
 	return r.eachLinkFinding(ctx, r.report.SiloCrossings, func(page site.Page, _ map[string]bool, f audit.Finding, path string, occurrence int) error {
-		key := linkKey{page.ID, path, f.Anchor, occurrence}
-		if r.removing[key] {
-			return nil
-		}
 		r.remove(audit.ProblemSiloCrossing, page, pageLink{Link: audit.Link{Text: f.Anchor}, path: path, occurrence: occurrence, targetID: f.TargetID}, link.TypeRelated,
 			1-r.linkScore(page.ID), f.Detail+"; remove the link, keeping its text")
 		return nil
