@@ -921,8 +921,13 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 			score = scores[l.targetID]
 		}
 		onlyInbound := l.live && r.auditor.LinksIn(l.targetID) <= fromHere[l.targetID]
+		typ := link.TypeRelated
+		if t, ok := find(targets, l.targetID); ok {
+			typ = planning.Relation(page, t.Page)
+		}
 		scored = append(scored, audit.ScoredLink{Path: l.path, Text: l.Text, Occurrence: l.occurrence, TargetID: l.targetID,
-			Score: score, Mandatory: hub != "" && l.targetID == hub || onlyInbound})
+			Score: score, Mandatory: hub != "" && l.targetID == hub || onlyInbound,
+			OutsideStructure: page.ClusterID != "" && typ == link.TypeRelated})
 	}
 	for _, w := range audit.Weakest(scored, max(excess, 0)) {
 		l := byKey[linkKey{page.ID, w.Path, w.Text, w.Occurrence}]
@@ -936,9 +941,13 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 		if t, ok := find(targets, w.TargetID); ok {
 			typ = planning.Relation(page, t.Page)
 		}
+		why := fmt.Sprintf("scores %.1f, among its weakest", w.Score)
+		if w.OutsideStructure {
+			why = fmt.Sprintf("leaves cluster %s for a page no in-body link type of the site's structure leads to (another cluster's pages belong in Related Reading); it scores %.1f", page.ClusterID, w.Score)
+		}
 		r.remove(audit.ProblemOverLinked, page, l, typ, 1-w.Score/100,
-			fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) scores %.1f, among its weakest",
-				f.Count, f.Limit, w.TargetID, w.Text, w.Score))
+			fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) %s",
+				f.Count, f.Limit, w.TargetID, w.Text, why))
 	}
 	return nil
 }

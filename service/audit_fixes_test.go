@@ -1305,3 +1305,62 @@ func TestASiloSitesLinksThatLeaveTheirSiloAreNamedAndRemoved(t *testing.T) {
 		t.Errorf("fit's fixed page: sent %v, verdict %+v", ok, fixed.Validation)
 	}
 }
+
+// A recipe trial's trim of an over-linked fermentation article kept a
+// pasta recipe that the sidebar's Recent Posts listed on every page, and
+// took out a sibling the text named: a score counts the template's
+// inbound links too. Here every page's sidebar lists another cluster's
+// article, which the over-linked page also links in its body beside a
+// sibling: the trim takes out the links leaving the cluster first and
+// keeps the siblings.
+func TestTrimmingAnOverLinkedArticleTakesOutOtherClustersPagesBeforeItsSiblings(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure, pages := existingSite("cadence-trim-structure")
+	c := tsClusters[4]
+	overID := c.articles[0].id
+	popular := tsClusters[0].articles[2]
+	sibling := c.articles[2]
+	urls := map[string]string{}
+	for _, p := range pages {
+		urls[p.ID] = p.URL
+	}
+	sidebar := fmt.Sprintf("<aside class=\"widget recent-posts\"><a href=\"%s\">%s</a></aside>\n", urls[popular.id], popular.pk)
+	for i, p := range pages {
+		pages[i].HTML = strings.Replace(p.HTML, "</main>", "</main>\n"+sidebar, 1)
+		if p.ID == overID {
+			pages[i].HTML = appendToArticle(pages[i].HTML, fmt.Sprintf("<p>After a puncture, %s and then <a href=\"%s\">%s</a> are what we reach for.</p>",
+				fmt.Sprintf("<a href=\"%s\">%s</a>", urls[popular.id], popular.pk), urls[sibling.id], sibling.pk))
+		}
+	}
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+	if !findingPages(run.beforeF.OverLinked)[overID] {
+		t.Fatalf("the planted over-linked page %s is not reported", overID)
+	}
+	cluster := map[string]string{}
+	for _, p := range pages {
+		cluster[p.ID] = p.ClusterID
+	}
+	trimmed := 0
+	for _, r := range run.recs {
+		if r.PageID != overID || r.Action != "remove" || !strings.Contains(r.Reason, "over its maximum") {
+			continue
+		}
+		trimmed++
+		if cluster[r.TargetID] == c.id {
+			t.Errorf("the trim removes the link to %s, of the page's own cluster, while links leave it: %s", r.TargetID, r.Reason)
+		}
+	}
+	if trimmed == 0 {
+		t.Fatalf("no link of %s is trimmed; the test proves nothing", overID)
+	}
+	fixed, ok := run.fixed[overID]
+	if !ok {
+		t.Fatalf("over-linked page %s did not come back fixed", overID)
+	}
+	for _, id := range []string{c.articles[1].id, sibling.id} {
+		if !strings.Contains(fixed.HTML, `href="`+urls[id]+`"`) {
+			t.Errorf("the fix removed the link to the sibling %s", id)
+		}
+	}
+}

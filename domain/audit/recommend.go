@@ -171,11 +171,20 @@ type ScoredLink struct {
 	TargetID   string
 	Score      float64
 	Mandatory  bool // never removed: a supporting article's uplink, a target's only inbound link
+	// OutsideStructure is a link of a page of a cluster to another
+	// cluster's page that none of the seed's in-body link types makes (a
+	// hub to a hub, a term page's link): another cluster's articles
+	// belong in the Related Reading section (SAG §2.1).
+	OutsideStructure bool
 }
 
-// Weakest picks the n links to remove from an over-linked page: the
-// lowest scores, the later link first among equals (the first mention
-// of a page is the one readers meet), never a mandatory one.
+// Weakest picks the n links to remove from an over-linked page: the links
+// outside the site's structure first, then the lowest scores, the later
+// link first among equals (the first mention of a page is the one readers
+// meet), never a mandatory one. A score counts every inbound link of the
+// target, the template's too: a recipe trial's trim of a fermentation
+// article kept a pasta recipe its sidebar's Recent Posts listed on every
+// page, and took out the sibling its text named beside the kept one.
 func Weakest(links []ScoredLink, n int) []ScoredLink {
 	type indexed struct {
 		ScoredLink
@@ -188,6 +197,9 @@ func Weakest(links []ScoredLink, n int) []ScoredLink {
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].OutsideStructure != cands[j].OutsideStructure {
+			return cands[i].OutsideStructure
+		}
 		if cands[i].Score != cands[j].Score {
 			return cands[i].Score < cands[j].Score
 		}

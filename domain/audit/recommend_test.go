@@ -99,3 +99,15 @@ func TestWeakestNeverPicksTheUplinkAndPrefersLaterLinksAmongEquals(t *testing.T)
 		t.Errorf("asked for more than there are: %d, want the 4 optional links", n)
 	}
 }
+
+func TestWeakestTakesLinksOutsideTheStructureBeforeHigherScoresInIt(t *testing.T) {
+	links := []ScoredLink{
+		{Path: "/sibling", Score: 45},
+		{Path: "/popular-elsewhere", Score: 90, OutsideStructure: true},
+		{Path: "/other-hub", Score: 70, OutsideStructure: true},
+	}
+	got := Weakest(links, 2)
+	if len(got) != 2 || got[0].Path != "/other-hub" || got[1].Path != "/popular-elsewhere" {
+		t.Errorf("got %+v, want the two links outside the structure, the weaker first", got)
+	}
+}
