@@ -228,6 +228,10 @@ func TestNamesShareAContentWordOfTheSitesLanguage(t *testing.T) {
 	if own.SharedBy([]string{"Balkontomaten im Topf", "Tomaten für den Balkon"}) {
 		t.Error("German names sharing \"im\" and \"für\" share a content word")
 	}
+	// a bike trial: a preposition joined to its article
+	if NewContentWords([]string{"Fahrradtasche fürs Büro"}, "german").SharedBy([]string{"Das richtige Schloss fürs Fahrrad"}) {
+		t.Error("German names sharing \"fürs\" share a content word")
+	}
 	if !own.SharedBy([]string{"Tomaten im Hochbeet"}) {
 		t.Error("German names sharing \"Hochbeet\" share no content word")
 	}

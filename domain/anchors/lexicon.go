@@ -604,7 +604,12 @@ var functionWordsOf = map[string]map[string]bool{
 		"auf", "an", "am", "in", "im", "bei", "beim", "nach", "aus", "über", "unter", "ohne", "gegen", "durch", "um",
 		"bis", "vor", "als", "wie", "wann", "was", "warum", "welche", "wenn", "dass", "so", "auch", "noch", "nur",
 		"sehr", "sich", "sie", "wir", "ich", "du", "er", "es", "man", "ihr", "ihre", "ihren", "sein", "seine",
-		"haben", "hat", "werden", "wird", "kann", "können", "muss", "sollte", "sollten", "diese", "dieser", "dieses"),
+		"haben", "hat", "werden", "wird", "kann", "können", "muss", "sollte", "sollten", "diese", "dieser", "dieses",
+		// A preposition joined to its article: a German trial's Related
+		// Reading took the "fürs" of "Fahrradtasche fürs Büro" and "Schloss
+		// fürs Fahrrad" for a topic the two pages shared.
+		"fürs", "ins", "ans", "aufs", "ums", "übers", "unters", "vors", "hinters", "durchs", "zwischen", "mein",
+		"meine", "dein", "deine", "unser", "unsere", "euer", "eure"),
 	"french": set("le", "la", "les", "l", "un", "une", "des", "du", "de", "d", "au", "aux", "et", "ou", "mais", "est",
 		"sont", "pas", "ne", "qui", "que", "qu", "quoi", "comment", "pourquoi", "quand", "pour", "dans", "avec",
 		"sur", "sous", "par", "sans", "en", "à", "ce", "cette", "ces", "son", "sa", "ses", "votre", "vos", "notre",
