@@ -130,6 +130,8 @@ func TestPlaceVariations(t *testing.T) {
 		{"english", "<p>Compare the family tents side by side.</p>", "family tent", "family tents"},
 		{"english", "<p>Two bread knives and a board.</p>", "bread knife", "bread knives"},
 		{"english", "<p>Keep shopping lists short.</p>", "shop list", "shopping lists"},
+		// A keyword's space is the text's hyphen in a compound.
+		{"english", "<p>Season a cast-iron skillet after each wash.</p>", "cast iron skillet", "cast-iron skillet"},
 		// A phrase led by a verb: the activity matches the action.
 		{"english", "<p>Most people can get out of debt in three years.</p>", "getting out of debt", "get out of debt"},
 		{"english", "<p>How to choose a burr grinder for pour-over.</p>", "choosing a burr grinder", "choose a burr grinder"},

@@ -572,10 +572,19 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 	for j := range sp.words {
 		if j > 0 {
 			gap := sp.gaps[j-1]
-			if !bytes.HasPrefix(fold[pos:], []byte(gap)) {
+			switch r, size := utf8.DecodeRune(fold[pos:]); {
+			case bytes.HasPrefix(fold[pos:], []byte(gap)):
+				pos += len(gap)
+			case gap == " " && isHyphen(r) && r != softHyphen:
+				// A keyword list writes with spaces what the text joins
+				// into one compound: a German trial's hub wrote
+				// "Lastenrad-Förderung" and "E-Bike-Akku" for the
+				// keywords "Lastenrad Förderung" and "E-Bike Akku", and
+				// "cast-iron skillet" is "cast iron skillet".
+				pos += size
+			default:
 				return 0, false
 			}
-			pos += len(gap)
 		}
 		end := pos
 		for end < len(fold) {
@@ -585,7 +594,7 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 			}
 			end += size
 		}
-		if end == pos || stemOf(p, fold[pos:end]) != stemOf(p, sp.words[j]) || !p.cfg.stemmer.sameForm(string(fold[pos:end]), sp.words[j], j == 0 && len(sp.words) > 1) {
+		if end == pos || stemOf(p, fold[pos:end]) != stemOf(p, sp.words[j]) || !p.cfg.stemmer.sameForm(string(fold[pos:end]), sp.words[j], j == 0 && len(sp.words) > 1, j < len(sp.words)-1) {
 			return 0, false
 		}
 		pos = end

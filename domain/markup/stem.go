@@ -34,8 +34,9 @@ type stemmer struct {
 	// inflects, when set, reports whether two words whose stems agree are
 	// inflections of one word. A stemmer also strips derivational endings
 	// ("skilletful" and "skillet", "carefully" and "care" share a stem),
-	// and a word so derived is another word, not a variation.
-	inflects func(a, b string) bool
+	// and a word so derived is another word, not a variation. modifier
+	// says the word comes before another of its phrase.
+	inflects func(a, b string, modifier bool) bool
 	// umlauts says an inflection may put an umlaut on the word's last a,
 	// o or u ("Schlauch", "Schläuche"), whose stems Snowball's German
 	// stemmer makes agree: such a form shares only what comes before that
@@ -107,7 +108,7 @@ var englishInflectionEndings = map[string]bool{
 // forms of one word: plural and singular, or a verb's -s, -ing and -ed
 // forms (a doubled final consonant included: "shop"/"shopping"), never a
 // derivation ("skilletful", "carefully", "national").
-func englishInflects(a, b string) bool {
+func englishInflects(a, b string, _ bool) bool {
 	if a == b || englishIrregularPlurals[a] == b || englishIrregularPlurals[b] == a {
 		return true
 	}
@@ -136,7 +137,7 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "french", "fr":
 		fn = snowballStem(french.Stem)
 	case "german", "de":
-		return &stemmer{fn: snowballStem(german.Stem), umlauts: true, inflects: germanInflects}, nil
+		return &stemmer{fn: germanStem, umlauts: true, inflects: germanInflects}, nil
 	case "italian", "it":
 		return &stemmer{fn: italianStem, inflects: italianInflects}, nil
 	case "portuguese", "pt":
@@ -161,6 +162,19 @@ func stemmerFor(lang string) (*stemmer, error) {
 	return &stemmer{fn: fn}, nil
 }
 
+// germanStem is Snowball's German stem without the plural "-s" of a
+// borrowed word, which Snowball keeps after a vowel, a "c" or a "p": a
+// German trial's "Akkus", "Pedelecs", "Kitas" and "Tipps" were never
+// found for "Akku", "Pedelec", "Kita" and "Tipp". A stem so cut keeps
+// four letters ("Haus" stays).
+func germanStem(word string) string {
+	s := snowballStem(german.Stem)(word)
+	if n := len(s); n >= 5 && s[n-1] == 's' && strings.IndexByte("aeiouycp", s[n-2]) >= 0 {
+		s = s[:n-1]
+	}
+	return s
+}
+
 // germanInflectionEndings are what a German noun's inflection adds to it
 // (plural, genitive, dative plural): "Hochbeet", "Hochbeets",
 // "Hochbeeten"; "Kind", "Kinder".
@@ -174,12 +188,37 @@ var germanInflectionEndings = map[string]bool{
 // German stem also joins a noun and a verb of one root ("Mäher" and
 // "mähen", "Dünger" and "düngen" stem alike): a German trial's lawnmower
 // hub was linked on "mähen", its fertiliser hub on "düngen".
-func germanInflects(a, b string) bool {
+func germanInflects(a, b string, modifier bool) bool {
 	a, b = withoutUmlauts(a), withoutUmlauts(b)
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	return a == b || strings.HasPrefix(b, a) && germanInflectionEndings[b[len(a):]]
+	return a == b || strings.HasPrefix(b, a) && germanInflectionEndings[b[len(a):]] || modifier && germanDeclines(a, b)
+}
+
+// germanAdjectiveEndings are what a German adjective's declension puts
+// after its base: "wasserdicht", "wasserdichte", "wasserdichter",
+// "wasserdichtes", "wasserdichten", "wasserdichtem".
+var germanAdjectiveEndings = map[string]bool{"": true, "e": true, "er": true, "es": true, "en": true, "em": true}
+
+// germanDeclines reports whether two words are declined forms of one
+// adjective: a German trial's "wasserdichter Packtaschen" was never
+// found for "wasserdichte Packtasche", nor "elektrischen Lastenrad" for
+// "elektrisches Lastenrad". Only a word before another of its phrase is
+// read so (as a name's last word "Lehrer" would be "Lehre"), and never
+// -er against -en, a noun against its verb ("Mäher", "mähen").
+func germanDeclines(a, b string) bool {
+	for ea := range germanAdjectiveEndings {
+		base, ok := strings.CutSuffix(a, ea)
+		if !ok || len(base) < 3 {
+			continue
+		}
+		eb, ok := strings.CutPrefix(b, base)
+		if ok && germanAdjectiveEndings[eb] && !(ea == "er" && eb == "en" || ea == "en" && eb == "er") {
+			return true
+		}
+	}
+	return false
 }
 
 // withoutUmlauts is a folded German word with ä, ö and ü as a, o and u,
@@ -203,7 +242,7 @@ var spanishInflectionEndings = map[string]bool{"": true, "s": true, "es": true, 
 // Spanish trial's uplink for "adiestramiento canino" was placed on
 // "adiestradores caninos" (the trainers, not the training), and
 // "alimentos" stood for "alimentación", "higienistas" for "higiene".
-func spanishInflects(a, b string) bool {
+func spanishInflects(a, b string, _ bool) bool {
 	a, b = withoutSpanishAccents(a), withoutSpanishAccents(b)
 	n := commonPrefix(a, b)
 	ta, tb := a[n:], b[n:]
@@ -286,7 +325,7 @@ var italianInflectionEndings = map[string]bool{"": true, "o": true, "a": true, "
 // derivations, and an Italian trial's link for "escursione sull'Etna"
 // sat on "escursionisti sull'Etna" (the hikers), one for "sci nelle
 // Dolomiti" on "sciare nelle Dolomiti" (the verb).
-func italianInflects(a, b string) bool {
+func italianInflects(a, b string, _ bool) bool {
 	n := commonPrefix(a, b)
 	return italianInflectionEndings[a[n:]] && italianInflectionEndings[b[n:]]
 }
@@ -334,13 +373,14 @@ func (s *stemmer) stem(w string) (out string) {
 }
 
 // sameForm reports whether two words whose stems agree are forms of one
-// another for matching. head says the words open a phrase of several: a
+// another for matching. modifier says they come before another word of
+// the phrase. head says the words open a phrase of several: a
 // phrase led by a verb names one thing as the activity or the action
 // ("getting out of debt", "get out of debt"; "choosing a grinder",
 // "choose a grinder"), so there a gerund matches the base form. A past
 // form is what was done ("baked bread") and matches only its own form.
-func (s *stemmer) sameForm(a, b string, head bool) bool {
-	if s.inflects != nil && !s.inflects(a, b) {
+func (s *stemmer) sameForm(a, b string, head, modifier bool) bool {
+	if s.inflects != nil && !s.inflects(a, b, modifier) {
 		return false
 	}
 	if s.form == nil {

@@ -244,6 +244,12 @@ func TestAGermanNounIsNotFoundInAVerbOfItsRootNorInHalfACompound(t *testing.T) {
 		{"<p>Im Herbst sollten Sie den Rasen nicht mehr düngen.</p>\n", "Dünger"},
 		{"<p>Ein guter Rasen&shy;mäher schneidet sauber und leise.</p>\n", "Mäher"},
 		{"<p>Gute Hochbeet&shy;erde ist locker und nährstoffreich.</p>\n", "Hochbeet"},
+		// Declined forms only of a word before another: a name's last
+		// word is a noun, and never -er against -en.
+		{"<p>Die Lehre dauert drei Jahre.</p>\n", "Lehrer"},
+		{"<p>Wer oft fährt, will mähen lernen.</p>\n", "Mäher Test"},
+		{"<p>Ein E-Bike-Akku-Tester zeigt die Kapazität.</p>\n", "E-Bike Akku"},
+		{"<p>Das alte Haus steht leer.</p>\n", "Hau"},
 	} {
 		if pl := placeWithPolicy(t, german, link.TypeVerticalUp, c.html, c.keyword); pl.Placed {
 			t.Errorf("keyword %q in %s: placed on %q, want no link", c.keyword, c.html, pl.AnchorText)
@@ -254,6 +260,15 @@ func TestAGermanNounIsNotFoundInAVerbOfItsRootNorInHalfACompound(t *testing.T) {
 		{"<p>In den Hochbeeten wächst das Gemüse schneller.</p>\n", "Hochbeet", "Hochbeeten"},
 		{"<p>Die Wahl des Düngers hängt vom Boden ab.</p>\n", "Dünger", "Düngers"},
 		{"<p>Alte Balkonkästen lassen sich gut bepflanzen.</p>\n", "Balkonkasten", "Balkonkästen"},
+		// A bike trial's declined adjectives, plurals in -s and compounds
+		// joined by a hyphen.
+		{"<p>In unserem Vergleich wasserdichter Packtaschen fällt eine auf.</p>\n", "wasserdichte Packtasche", "wasserdichter Packtaschen"},
+		{"<p>Mit einem elektrischen Lastenrad geht es bergauf leichter.</p>\n", "elektrisches Lastenrad", "elektrischen Lastenrad"},
+		{"<p>Moderne Akkus halten viele Ladezyklen durch.</p>\n", "Akku", "Akkus"},
+		{"<p>Unsere Tipps gelten für jedes Wetter.</p>\n", "Tipp", "Tipps"},
+		{"<p>Viele Pedelecs fahren bis 25 km/h.</p>\n", "Pedelec", "Pedelecs"},
+		{"<p>Alles in unserem Überblick zur Lastenrad-Förderung der Länder.</p>\n", "Lastenrad Förderung", "Lastenrad-Förderung"},
+		{"<p>Den E-Bike-Akku lädt man am besten bei Zimmertemperatur.</p>\n", "E-Bike Akku", "E-Bike-Akku"},
 	} {
 		if pl := placeWithPolicy(t, german, link.TypeVerticalUp, c.html, c.keyword); !pl.Placed || pl.AnchorText != c.want {
 			t.Errorf("keyword %q in %s: %+v, want the uplink on %q", c.keyword, c.html, pl, c.want)
