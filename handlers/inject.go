@@ -595,12 +595,15 @@ func insertBreadcrumbs(html []byte, links []link.Link, st planStage) ([]byte, er
 	nav, jsonLD, err := markup.Breadcrumbs(trail, markup.BlockMarkup{AriaLabel: st.site.policy.BreadcrumbAriaLabel},
 		strings.TrimRight(st.site.structure.Site.BaseURL, "/"))
 	// A page with a trail of its own gets no second one: two visible
-	// trails read as a fault, and two BreadcrumbList disagree.
+	// trails read as a fault, and two BreadcrumbList disagree. Nor does
+	// our BreadcrumbList go beside a visible trail of the page's: a bike
+	// trial's shop pages read "Startseite / Shop / E-Bikes" and their
+	// structured data "Radwerk Nord › Fahrräder › E-Bikes".
 	own := markup.FindOwnTrail(html)
 	if err == nil && !own.Visible {
 		html, err = markup.InsertBlock(html, nav, markup.BlockAtStart)
 	}
-	if err == nil && !own.Structured {
+	if err == nil && !own.Visible && !own.Structured {
 		html, err = markup.InsertBlock(html, jsonLD, markup.BlockAtEnd)
 	}
 	if err != nil {
