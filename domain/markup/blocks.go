@@ -296,9 +296,14 @@ type landmarks struct {
 	articleStart, articleEnd int
 	mainStart, mainEnd       int
 	bodyStart, bodyEnd       int
-	// articles counts the top-level <article> elements: several are cards
-	// or teasers, not the page's article, and hold no block.
+	// articles counts the top-level <article> elements of the content:
+	// several are cards or teasers, not the page's article, and hold no
+	// block. One in a box of posts, a sidebar or the comments is no
+	// content (a German trial's Astra posts, whose related posts and
+	// comments are <article>s, had their Related Reading put after the
+	// comments); open says of each open <article> whether it counts.
 	articles, articleDepth int
+	open                   []bool
 	chromeEnd              int
 	footerStart            int
 	// footerAfter is how many content paragraphs came before footerStart,
@@ -312,9 +317,13 @@ func newLandmarks() landmarks {
 		chromeEnd: -1, footerStart: -1}
 }
 
-func (l *landmarks) start(a atom.Atom, end int) {
+func (l *landmarks) start(a atom.Atom, end int, inContent bool) {
 	switch a {
 	case atom.Article:
+		l.open = append(l.open, inContent)
+		if !inContent {
+			return
+		}
 		if l.articleDepth == 0 {
 			l.articles++
 			if l.articleStart < 0 {
@@ -336,7 +345,13 @@ func (l *landmarks) start(a atom.Atom, end int) {
 func (l *landmarks) end(a atom.Atom, start int) {
 	switch a {
 	case atom.Article:
-		if l.articleDepth > 0 {
+		n := len(l.open)
+		if n == 0 {
+			return
+		}
+		counted := l.open[n-1]
+		l.open = l.open[:n-1]
+		if counted && l.articleDepth > 0 {
 			if l.articleDepth--; l.articleDepth == 0 {
 				l.articleEnd = start
 			}

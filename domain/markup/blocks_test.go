@@ -92,6 +92,13 @@ func TestInsertBlockAndStrip(t *testing.T) {
 		// Comments nested in the page's article leave it the one.
 		"nested comments": {"<article><h1>T</h1><p>x</p><section><article class=comment><p>c</p></article></section></article><p>after</p>",
 			"<article>", "</section>"},
+		// Related posts and comments written as <article>s after the
+		// page's article (Astra) leave it the one (a German trial's
+		// Related Reading went after the comments).
+		"related posts and comments after it": {"<main><article class=post><p>x</p></article>" +
+			"<div class=ast-single-related-posts-container><article class=ast-related-post><p>r</p></article><article class=ast-related-post><p>s</p></article></div>" +
+			"<div id=comments class=comments-area><ol><li><article class=comment-body><p>c</p></article></li></ol></div></main>",
+			"<main>", "<p>x</p>"},
 		// Without main or article, the blocks go between the site's
 		// header and footer, not around them.
 		"site chrome": {"<!DOCTYPE html><html><body><header><nav><a href=/>Home</a></nav></header><div id=content><h1>T</h1><p>x</p></div><footer><p>f</p></footer><script src=/x.js></script></body></html>",

@@ -472,7 +472,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 		return
 	}
 	if c&classStartRules != 0 && s.excluded == 0 && s.foreign == 0 && !selfClosing {
-		s.landmarks.start(a, end)
+		s.landmarks.start(a, end, s.zone() == zoneContent)
 	}
 	if c&classStartRules != 0 {
 		switch a {
