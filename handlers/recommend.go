@@ -636,7 +636,15 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 			sources = append(sources, t)
 		}
 	}
+	// Its own cluster's pages are tried first, its hub before its
+	// siblings: the site's structure links them, where the best scores
+	// of a site with menus are other clusters' hubs (a test site's orphan
+	// tried eight hubs and never the sibling that named it).
 	sort.SliceStable(sources, func(i, j int) bool {
+		ri, rj := orphanSourceRank(sources[i].Page, page), orphanSourceRank(sources[j].Page, page)
+		if ri != rj {
+			return ri < rj
+		}
 		if scores[sources[i].ID] != scores[sources[j].ID] {
 			return scores[sources[i].ID] > scores[sources[j].ID]
 		}
@@ -647,6 +655,7 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 		pr   proposal
 	}
 	added := 0
+	var blocked []string // sources naming the orphan where no link may go, with why
 	for i, s := range sources {
 		if i == orphanCandidates || added == orphanSources {
 			break
@@ -691,6 +700,8 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 					page site.Page
 					pr   proposal
 				}{src, prs[0]}
+			} else if why := prs[0].placement.Reason; strings.HasPrefix(why, "candidate anchor found") {
+				blocked = append(blocked, fmt.Sprintf("%s (%s)", src.ID, why))
 			}
 			continue
 		}
@@ -698,10 +709,37 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 		added++
 	}
 	if added == 0 && fallback != nil {
-		r.add(audit.ProblemOrphan, fallback.page, fallback.pr, fallback.pr.link.Score/100,
-			fmt.Sprintf("%s is an orphan: no live page links to it", page.ID))
+		// The pages whose text names the orphan where the policy leaves
+		// no room are said: a recipe trial's editor, told to work the
+		// name into the hub, did not learn that two siblings said it in
+		// paragraphs that already held their links.
+		why := fmt.Sprintf("%s is an orphan: no live page links to it", page.ID)
+		if len(blocked) > 0 {
+			why += "; other pages name it where no link may go: " + strings.Join(blocked, "; ")
+		}
+		r.add(audit.ProblemOrphan, fallback.page, fallback.pr, fallback.pr.link.Score/100, why)
 	}
 	return nil
+}
+
+// orphanSourceRank orders the pages that may link an orphan by what the
+// site's structure makes of the link: a hub's link down to its article
+// first, then an article's up to its hub, a sibling's, another hub's, a
+// term page's, and any other.
+func orphanSourceRank(source, orphan site.Page) int {
+	switch planning.Relation(source, orphan) {
+	case link.TypeVerticalDown:
+		return 0
+	case link.TypeVerticalUp:
+		return 1
+	case link.TypeHorizontal:
+		return 2
+	case link.TypeCrossCluster:
+		return 3
+	case link.TypeTaxonomy:
+		return 4
+	}
+	return 5
 }
 
 // underLinked recommends the links the planner would give an under-linked

@@ -1364,3 +1364,59 @@ func TestTrimmingAnOverLinkedArticleTakesOutOtherClustersPagesBeforeItsSiblings(
 		}
 	}
 }
+
+// A recipe trial's orphan was recommended a link from its hub, whose text
+// did not name it, with "work the name into the text"; two siblings said
+// the name in paragraphs that already held their links, and the editor
+// was not told. Here only a sibling names the orphan, in a paragraph
+// with two links: the recommendation says so and why.
+func TestAnOrphansRecommendationNamesThePagesThatSayItWhereNoLinkMayGo(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-orphan-named"
+	structure, pages := existingSite(siteID)
+	c := tsClusters[3]
+	orphan := c.articles[3]
+	namer := c.articles[0]
+	urls := map[string]string{}
+	for _, p := range pages {
+		urls[p.ID] = p.URL
+	}
+	unsay := strings.NewReplacer("internal gear hubs", "enclosed drivetrains", "Internal gear hubs", "Enclosed drivetrains",
+		"internal gear hub", "enclosed drivetrain", "Internal gear hub", "Enclosed drivetrain",
+		"hub gears", "enclosed drivetrains", "Hub gears", "Enclosed drivetrains", "Hub Gears", "Enclosed Drivetrains",
+		"belt drives", "enclosed drivetrains", "Belt drives", "Enclosed drivetrains")
+	for i, p := range pages {
+		if p.ID == orphan.id {
+			continue
+		}
+		pages[i].HTML = unsay.Replace(p.HTML)
+		if p.ID == namer.id {
+			pages[i].HTML = appendToArticle(pages[i].HTML, fmt.Sprintf(
+				"<p>With <a href=\"%s\">%s</a> and <a href=\"%s\">%s</a> in hand, hub gears are the last piece.</p>",
+				urls[c.articles[1].id], c.articles[1].pk, urls[c.articles[2].id], c.articles[2].pk))
+		}
+	}
+	h.publishExisting(structure, pages, existingDeleted)
+	h.audit(siteID, "before", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var toOrphan []string
+	for _, r := range recs {
+		if r.TargetID != orphan.id || r.Action != "add" {
+			continue
+		}
+		toOrphan = append(toOrphan, r.PageID+": "+r.Reason)
+		if r.Found {
+			t.Fatalf("a link to the orphan was found on %s (%q); the test proves nothing", r.PageID, r.Anchor)
+		}
+		if !strings.Contains(r.Reason, namer.id+" (candidate anchor found") {
+			t.Errorf("the orphan's recommendation on %s does not say that %s names it where no link may go: %s", r.PageID, namer.id, r.Reason)
+		}
+	}
+	if len(toOrphan) == 0 {
+		t.Fatalf("no recommendation links the orphan %s", orphan.id)
+	}
+}
