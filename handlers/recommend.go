@@ -700,7 +700,7 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 					page site.Page
 					pr   proposal
 				}{src, prs[0]}
-			} else if why := prs[0].placement.Reason; strings.HasPrefix(why, "candidate anchor found") {
+			} else if why := prs[0].placement.Reason; markup.AnchorFoundButHeld(why) {
 				blocked = append(blocked, fmt.Sprintf("%s (%s)", src.ID, why))
 			}
 			continue

@@ -626,6 +626,13 @@ type rejectTally struct {
 	keptForUplink                                                 bool
 }
 
+// AnchorFoundButHeld reports whether a placement's reason says the
+// text holds a candidate anchor that a rule kept the link from (density,
+// another link, the paragraphs allowed), not that it holds none.
+func AnchorFoundButHeld(reason string) bool {
+	return strings.HasPrefix(reason, "candidate anchor found")
+}
+
 func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	where, in := "any paragraph", "the text"
 	if pos.FirstParagraphs > 0 {
