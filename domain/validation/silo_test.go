@@ -292,6 +292,18 @@ func TestSiloProductOfAClusterLinksToItsParentFirst(t *testing.T) {
 	}
 }
 
+// A Portuguese trial's theme opened every page on "Pular para o
+// conteúdo" (href="#primary") before its header, and every silo child
+// failed first_link_rule on it: a link within the page is no link.
+func TestALinkThatOnlyMovesWithinThePageIsNoFirstLink(t *testing.T) {
+	up, sib := to("up", "hub", link.TypeVerticalUp), to("sib", "sizing", link.TypeHorizontal)
+	html := `<a class="skip-link screen-reader-text" href="#primary">Skip to content</a>` + "\n" + linkedHTML(up, sib)
+	r, _ := validate(t, inputFor(t, policy.Silo, "shop", html, up, sib))
+	if fl := rule(r, RuleFirstLink); !fl.Passed || !r.Passed {
+		t.Errorf("first link %+v; passed %v", fl, r.Passed)
+	}
+}
+
 func TestSiloRulesDoNotApplyUnderSAG(t *testing.T) {
 	up, away := to("up", "hub", link.TypeVerticalUp), to("away", "pitch", link.TypeRelated)
 	r, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(up, away), up, away))

@@ -96,7 +96,7 @@ type Input struct {
 // links the writer put in a page's content, ours and generated blocks
 // left out: what Input.AuthorTargets resolves.
 func AuthorLinkPaths(html []byte, siteBaseURL, pageURL, siteHost string) ([]string, error) {
-	found, err := markup.Links(html, absolute(siteBaseURL, pageURL), siteHost)
+	found, err := linksBetweenPages(html, absolute(siteBaseURL, pageURL), siteHost)
 	if err != nil {
 		return nil, fmt.Errorf("read links of %s: %w", pageURL, err)
 	}
@@ -107,6 +107,18 @@ func AuthorLinkPaths(html []byte, siteBaseURL, pageURL, siteHost string) ([]stri
 		}
 	}
 	return paths, nil
+}
+
+// linksBetweenPages are a page's links but those that only move within
+// it: a theme's "Skip to content" (href="#primary") before its header
+// was every silo child's first link in a Portuguese trial, and each
+// failed first_link_rule on it.
+func linksBetweenPages(html []byte, pageURL, siteHost string) ([]markup.Link, error) {
+	found, err := markup.Links(html, pageURL, siteHost)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(found, markup.Link.JumpsWithinPage), nil
 }
 
 // authorLinks are the content links the writer put there, with a URL.
@@ -127,7 +139,7 @@ func Validate(in Input) (Report, []link.Link, error) {
 	if in.Policy.Name != policy.SAG && in.Policy.Name != policy.Silo {
 		return Report{}, nil, fmt.Errorf("validate page %s: unknown policy %q", in.Page.ID, in.Policy.Name)
 	}
-	found, err := markup.Links(in.HTML, absolute(in.Structure.Site.BaseURL, in.Page.URL), in.SiteHost)
+	found, err := linksBetweenPages(in.HTML, absolute(in.Structure.Site.BaseURL, in.Page.URL), in.SiteHost)
 	if err != nil {
 		return Report{}, nil, fmt.Errorf("read links of page %s: %w", in.Page.ID, err)
 	}
