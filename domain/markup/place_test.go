@@ -928,6 +928,9 @@ func TestBoxesNamedInTheSitesLanguageAreNoContent(t *testing.T) {
 		{`<div class="indice-contenuti"><p class="indice-titolo">Indice dei contenuti</p><ol><li><a href="#storia">Storia</a></li></ol></div>`, ""},
 		{`<nav class="briciole" aria-label="Ti trovi in"><a href="/">Home</a> › <a href="/sicilia/">Sicilia</a></nav>`, "navigation"},
 		{`<p class="fil-ariane"><a href="/">Accueil</a> › <a href="/sicile/">Sicile</a></p>`, "navigation"},
+		// a Portuguese trial's newsletter box
+		{`<section class="box-assine"><h3>Assine nossa newsletter</h3><p>Nesta semana, o nosso <a href="/pao/">pão na panela de ferro</a>.</p></section>`, "aside"},
+		{`<div class="inscreva-se"><p>Receba as <a href="/receitas/">receitas da semana</a>.</p></div>`, "aside"},
 	} {
 		page := `<article>` + c.box + article + `</article>`
 		links, err := Links([]byte(page), "https://italia.example/granita/", "italia.example")

@@ -139,7 +139,8 @@ var authorBoxParts = []string{"author-box", "author_box", "authorbox", "author-b
 // newsletter box on every article, and sibling links were placed there.
 var promoBoxParts = []string{"newsletter", "subscribe", "signup", "sign-up", "optin", "opt-in",
 	"mc4wp", "mc_embed", "convertkit", "ck_form", "announcement",
-	"iscrizione", "iscriviti", "suscrip", "suscrib", "inscription", "abonnement", "anmeldung", "nieuwsbrief", "boletin"}
+	"iscrizione", "iscriviti", "suscrip", "suscrib", "inscription", "abonnement", "anmeldung", "nieuwsbrief", "boletin",
+	"assine", "inscreva", "cadastre"}
 
 // relatedPostsParts are what the id or class of a related-posts plugin's
 // or theme's block holds: YARPP's "yarpp-related", Jetpack's
