@@ -163,6 +163,11 @@ func TestPlaceVariations(t *testing.T) {
 		{"italian", "<p>Ogni piatto siciliano da strada ha la sua storia.</p>", "piatti siciliani", "piatto siciliano"},
 		{"italian", "<p>I laghi alpini in estate.</p>", "lago alpino", "laghi alpini"},
 		{"italian", "<p>Le spiagge del Salento.</p>", "spiaggia del Salento", "spiagge del Salento"},
+		// Portuguese: a preposition's contractions are one word (a
+		// Portuguese trial).
+		{"portuguese", "<p>Afie a faca do chef antes de cortar.</p>", "faca de chef", "faca do chef"},
+		{"portuguese", "<p>A cura das panelas de ferro leva uma hora.</p>", "cura da panela de ferro", "cura das panelas de ferro"},
+		{"portuguese", "<p>Três pães caseiros por semana.</p>", "pão caseiro", "pães caseiros"},
 	}
 	for _, c := range cases {
 		t.Run(c.lang+" "+c.anchor, func(t *testing.T) {
@@ -202,6 +207,9 @@ func TestPlaceVariations(t *testing.T) {
 		// skiing the ski (an Italian trial's links sat on both).
 		{"italian", "<p>Valgono le stesse regole degli escursionisti sull'Etna.</p>", "escursione sull'Etna"},
 		{"italian", "<p>Chi viene a sciare nelle Dolomiti in marzo.</p>", "sci nelle Dolomiti"},
+		// Portuguese: yeast is not fermentation.
+		{"portuguese", "<p>Use fermento natural na massa.</p>", "fermentação natural"},
+		{"portuguese", "<p>Guarde o pão na geladeira.</p>", "pão da geladeira"},
 	} {
 		_, pl := placeOne(t, c.src, LinkRequest{ID: "1", Href: "/x/", Anchors: []string{c.anchor}}, Options{Language: c.lang})
 		if pl.Placed {

@@ -141,7 +141,7 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "italian", "it":
 		return &stemmer{fn: italianStem, inflects: italianInflects}, nil
 	case "portuguese", "pt":
-		fn = snowballStem(portuguese.Stem)
+		return &stemmer{fn: portugueseStem, inflects: portugueseInflects}, nil
 	case "dutch", "nl":
 		return &stemmer{fn: dutchStem, alternates: "fs", longVowels: true}, nil
 	case "danish", "da":
@@ -296,6 +296,49 @@ func spanishStem(word string) string {
 		return base + "c"
 	}
 	return s
+}
+
+// portugueseContractions are the forms of a preposition joined to an
+// article, by the preposition: a Portuguese trial's "faca do chef" was
+// no variation of "faca de chef", nor "cura das panelas de ferro" of
+// "cura da panela de ferro".
+var portugueseContractions = map[string]string{
+	"de": "de", "da": "de", "do": "de", "das": "de", "dos": "de",
+	"em": "em", "na": "em", "no": "em", "nas": "em", "nos": "em",
+	"por": "por", "pela": "por", "pelo": "por", "pelas": "por", "pelos": "por",
+}
+
+// portugueseStem is Snowball's Portuguese stem, a preposition's
+// contractions stemmed as the preposition.
+func portugueseStem(word string) string {
+	if p, ok := portugueseContractions[word]; ok {
+		return p
+	}
+	return snowballStem(portuguese.Stem)(word)
+}
+
+// portugueseInflectionEndings are what a Portuguese noun's or adjective's
+// number and gender put after the letters its forms share: "panela",
+// "panelas"; "caseiro", "caseira"; "flor", "flores"; "pão", "pães";
+// "lição", "lições"; "animal", "animais"; "papel", "papéis"; "homem",
+// "homens".
+var portugueseInflectionEndings = map[string]bool{"": true, "s": true, "es": true, "a": true, "as": true, "o": true, "os": true,
+	"e": true, "ão": true, "ões": true, "ães": true, "ãos": true, "l": true, "is": true, "el": true, "éis": true, "ol": true,
+	"óis": true, "m": true, "ns": true}
+
+// portugueseInflects reports whether two Portuguese words whose stems
+// agree are forms of one word: number and gender, or two contractions of
+// one preposition. Snowball's stem also joins derivations: the trial's
+// "fermento natural" (yeast) stood for "fermentação natural".
+func portugueseInflects(a, b string, _ bool) bool {
+	if pa, ok := portugueseContractions[a]; ok {
+		return portugueseContractions[b] == pa
+	}
+	n := commonPrefix(a, b)
+	for n > 0 && (n < len(a) && !utf8.RuneStart(a[n]) || n < len(b) && !utf8.RuneStart(b[n])) {
+		n-- // "lição", "lições" share the first byte of ã and õ
+	}
+	return portugueseInflectionEndings[a[n:]] && portugueseInflectionEndings[b[n:]]
 }
 
 // italianStem is Snowball's Italian stem, made one for a word's number
