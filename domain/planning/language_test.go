@@ -232,6 +232,38 @@ func TestATitleOpeningOnItsArticleInGermanOrItalianDoesNotHoldItsKeywordBack(t *
 	}
 }
 
+// A German trial's bike-bags hub said "wasserdichte Packtaschen" and
+// "Lastenrad-Förderung" of its articles, keywords "wasserdichte
+// Packtasche" and "Lastenrad Förderung": a literal search found neither,
+// and both were left to the hub's list without a word. A hub's text
+// names its article in any form the placer takes.
+func TestAHubLinksInItsTextAnArticleItNamesInAnotherFormOfItsKeyword(t *testing.T) {
+	for _, c := range []struct{ keyword, text, want string }{
+		{"Lastenrad Förderung", "Wer ein Lastenrad kauft, findet alles in unserem Überblick zur Lastenrad-Förderung der Länder.", "Lastenrad-Förderung"},
+		{"wasserdichte Packtasche", "Für lange Reisen kommen wasserdichte Packtaschen im Paar zum Einsatz, am besten mit Rollverschluss.", "wasserdichte Packtaschen"},
+	} {
+		boots := bootsCluster()
+		hub := hubOf(boots)
+		article := articleIn(boots, "article", c.keyword)
+		article.PrimaryKeyword = c.keyword
+		hub.HTML = "<p>" + c.text + "</p>\n"
+		pol := languagePolicy(t, "german")
+		in := Input{Structure: testSite(boots), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: article}}, Texts: []string{c.text}, WordCount: 600}
+		plan := planOf(t, in)
+		down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
+		if len(down) != 1 {
+			t.Fatalf("%q: the hub plans %v in its body, want its article; notes %q", c.keyword, targetIDs(down), plan.Notes)
+		}
+		_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := placements[0]; !p.Placed || p.AnchorText != c.want {
+			t.Errorf("%q: placement %+v, want the link on %q", c.keyword, p, c.want)
+		}
+	}
+}
+
 // Snowball's German stem joins a noun and a verb of one root ("Mäher",
 // "mähen"): a German trial's lawnmower hub was linked on "mähen". A
 // variation is the noun with an inflection's ending, and a compound cut
