@@ -210,26 +210,34 @@ func TestATitleOpeningOnItsArticleInGermanOrItalianDoesNotHoldItsKeywordBack(t *
 		{"german", "Der Rheinsteig: in 21 Etappen von Bonn nach Wiesbaden", "Rheinsteig", "Wer den Rheinsteig ganz gehen will, plant drei Wochen und leichtes Gepäck ein."},
 		{"italian", "L'Alta Via 1: trekking nelle Dolomiti in dieci tappe", "Alta Via 1", "Chi percorre l'Alta Via 1 attraversa rifugi storici e passi sopra i duemila metri."},
 	} {
-		boots := bootsCluster()
-		hub := hubOf(boots)
-		path := articleIn(boots, "path", c.title)
-		path.PrimaryKeyword = c.keyword
-		hub.HTML = "<p>" + c.text + "</p>\n"
-		pol := languagePolicy(t, c.lang)
-		in := Input{Structure: testSite(boots), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: path}}, Texts: []string{c.text}, WordCount: 600}
-		plan := planOf(t, in)
-		down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
-		if len(down) != 1 {
-			t.Fatalf("%s: the hub plans %v in its body, want its article; notes %q", c.lang, targetIDs(down), plan.Notes)
-		}
-		_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p := placements[0]; !p.Placed || p.AnchorText != c.keyword {
+		if p := placeHubsLinkToItsArticle(t, c.lang, c.title, c.keyword, c.text); !p.Placed || p.AnchorText != c.keyword {
 			t.Errorf("%s: placement %+v, want the link on %q", c.lang, p, c.keyword)
 		}
 	}
+}
+
+// placeHubsLinkToItsArticle plans a hub whose one paragraph is text for
+// its one article (title, keyword), requires one in-body link to it and
+// places it as the inject stage would.
+func placeHubsLinkToItsArticle(t *testing.T, lang, title, keyword, text string) markup.Placement {
+	t.Helper()
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	article := articleIn(boots, "article", title)
+	article.PrimaryKeyword = keyword
+	hub.HTML = "<p>" + text + "</p>\n"
+	pol := languagePolicy(t, lang)
+	in := Input{Structure: testSite(boots), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: article}}, Texts: []string{text}, WordCount: 600}
+	plan := planOf(t, in)
+	down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
+	if len(down) != 1 {
+		t.Fatalf("%s, %q: the hub plans %v in its body, want its article; notes %q", lang, keyword, targetIDs(down), plan.Notes)
+	}
+	_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return placements[0]
 }
 
 // A German trial's bike-bags hub said "wasserdichte Packtaschen" and
@@ -242,23 +250,7 @@ func TestAHubLinksInItsTextAnArticleItNamesInAnotherFormOfItsKeyword(t *testing.
 		{"Lastenrad Förderung", "Wer ein Lastenrad kauft, findet alles in unserem Überblick zur Lastenrad-Förderung der Länder.", "Lastenrad-Förderung"},
 		{"wasserdichte Packtasche", "Für lange Reisen kommen wasserdichte Packtaschen im Paar zum Einsatz, am besten mit Rollverschluss.", "wasserdichte Packtaschen"},
 	} {
-		boots := bootsCluster()
-		hub := hubOf(boots)
-		article := articleIn(boots, "article", c.keyword)
-		article.PrimaryKeyword = c.keyword
-		hub.HTML = "<p>" + c.text + "</p>\n"
-		pol := languagePolicy(t, "german")
-		in := Input{Structure: testSite(boots), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: article}}, Texts: []string{c.text}, WordCount: 600}
-		plan := planOf(t, in)
-		down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
-		if len(down) != 1 {
-			t.Fatalf("%q: the hub plans %v in its body, want its article; notes %q", c.keyword, targetIDs(down), plan.Notes)
-		}
-		_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p := placements[0]; !p.Placed || p.AnchorText != c.want {
+		if p := placeHubsLinkToItsArticle(t, "german", c.keyword, c.keyword, c.text); !p.Placed || p.AnchorText != c.want {
 			t.Errorf("%q: placement %+v, want the link on %q", c.keyword, p, c.want)
 		}
 	}
