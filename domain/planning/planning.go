@@ -558,8 +558,8 @@ func (pl *planner) listsInSection(targetID string) bool {
 // generated list: a Spanish trial's hub named two of its articles within
 // 50 words, and the plan linked one from the text and said nothing of the
 // other.
-func (pl *planner) noteLeftToTheList(l link.Link, t link.Type, named bool) {
-	if !named {
+func (pl *planner) noteLeftToTheList(l link.Link, t link.Type) {
+	if !pl.mentions(l) {
 		return
 	}
 	heading := pl.in.Policy.RelatedArticlesHeading
@@ -1513,27 +1513,24 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 		auto = pl.carriedFirst(auto)
 	}
 	p := pl.in.Policy
-	// A listed page the text names only in another form of a candidate
-	// is named all the same: a German trial's bike-bags hub said
-	// "wasserdichte Packtaschen" and "Lastenrad-Förderung" of its
-	// articles, a literal search found neither, and both were left to
-	// the list without a note.
-	var inflected map[string]bool
-	if z == link.ZoneInBody {
-		var listed []link.Link
-		for _, l := range auto {
-			if pl.listsInSection(l.TargetPageID) {
-				listed = append(listed, l)
-			}
-		}
-		inflected = pl.namedInflected(listed)
-	}
 	planned := 0
 	for _, l := range auto {
 		if planned == limit {
 			break
 		}
-		if z == link.ZoneInBody && pl.listsInSection(l.TargetPageID) && (!pl.mentions(l) && !inflected[l.ID] || pl.in.Page.HTML != "" && pl.uncarried[l.ID]) {
+		// The trial placement (carriedFirst) reads the text as the placer
+		// will: a listed page it carried is named, in whatever form of a
+		// candidate, where a literal search sees only some forms (a German
+		// trial's bike-bags hub said "wasserdichte Packtaschen" and
+		// "Lastenrad-Förderung" of its articles, and both were left to the
+		// list). Without the page's HTML there is no trial to ask.
+		leftToTheList := func() bool {
+			if pl.in.Page.HTML != "" {
+				return pl.uncarried[l.ID]
+			}
+			return !pl.mentions(l)
+		}
+		if z == link.ZoneInBody && pl.listsInSection(l.TargetPageID) && leftToTheList() {
 			// The page's generated list links it already, its text does not
 			// name it (or names it with no anchor or room the placer can
 			// use), and the LLM fallback leaves it to the list: planned in
@@ -1541,7 +1538,7 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 			// automotive trial's hubs, whose Related Articles named 5 such
 			// articles, left a product their text named unlinked for want
 			// of room; a gardening trial's hub held 4 places so).
-			pl.noteLeftToTheList(l, t, pl.mentions(l) || inflected[l.ID])
+			pl.noteLeftToTheList(l, t)
 			continue
 		}
 		if pl.budget <= 0 {
