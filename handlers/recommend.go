@@ -943,6 +943,7 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 	}
 	var scored []audit.ScoredLink
 	byKey := map[linkKey]pageLink{}
+	types := map[string]link.Type{} // by target: the link's relation from the page
 	for _, l := range links {
 		if !l.InBody() || l.live && l.targetID == page.ID || !l.live && l.targetID != "" {
 			continue // a link to a deleted page has a fix of its own (broken)
@@ -963,6 +964,7 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 		if t, ok := find(targets, l.targetID); ok {
 			typ = planning.Relation(page, t.Page)
 		}
+		types[l.targetID] = typ
 		scored = append(scored, audit.ScoredLink{Path: l.path, Text: l.Text, Occurrence: l.occurrence, TargetID: l.targetID,
 			Score: score, Mandatory: hub != "" && l.targetID == hub || onlyInbound,
 			OutsideStructure: page.ClusterID != "" && typ == link.TypeRelated})
@@ -975,15 +977,11 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 					f.Count, f.Limit, w.Path, w.Text))
 			continue
 		}
-		typ := link.TypeRelated
-		if t, ok := find(targets, w.TargetID); ok {
-			typ = planning.Relation(page, t.Page)
-		}
 		why := fmt.Sprintf("scores %.1f, among its weakest", w.Score)
 		if w.OutsideStructure {
 			why = fmt.Sprintf("leaves cluster %s for a page no in-body link type of the site's structure leads to (another cluster's pages belong in Related Reading); it scores %.1f", page.ClusterID, w.Score)
 		}
-		r.remove(audit.ProblemOverLinked, page, l, typ, 1-w.Score/100,
+		r.remove(audit.ProblemOverLinked, page, l, types[w.TargetID], 1-w.Score/100,
 			fmt.Sprintf("page has %d in-body links, over its maximum of %d; the link to %s (%q) %s",
 				f.Count, f.Limit, w.TargetID, w.Text, why))
 	}

@@ -320,8 +320,8 @@ func portugueseStem(word string) string {
 // portugueseInflectionEndings are what a Portuguese noun's or adjective's
 // number and gender put after the letters its forms share: "panela",
 // "panelas"; "caseiro", "caseira"; "flor", "flores"; "pão", "pães";
-// "lição", "lições"; "animal", "animais"; "papel", "papéis"; "homem",
-// "homens".
+// "animal", "animais"; "papel", "papéis"; "homem", "homens". (Snowball
+// stems "lição" and "lições" apart, so those are never compared.)
 var portugueseInflectionEndings = map[string]bool{"": true, "s": true, "es": true, "a": true, "as": true, "o": true, "os": true,
 	"e": true, "ão": true, "ões": true, "ães": true, "ãos": true, "l": true, "is": true, "el": true, "éis": true, "ol": true,
 	"óis": true, "m": true, "ns": true}
@@ -336,7 +336,7 @@ func portugueseInflects(a, b string, _ bool) bool {
 	}
 	n := commonPrefix(a, b)
 	for n > 0 && (n < len(a) && !utf8.RuneStart(a[n]) || n < len(b) && !utf8.RuneStart(b[n])) {
-		n-- // "lição", "lições" share the first byte of ã and õ
+		n-- // "razão", "razões" share the first byte of ã and õ
 	}
 	return portugueseInflectionEndings[a[n:]] && portugueseInflectionEndings[b[n:]]
 }
