@@ -310,11 +310,18 @@ type landmarks struct {
 	// of contentParas in all: a paragraph after it makes it a footer
 	// inside the content.
 	footerAfter, contentParas int
+	// tailStart is where the first box that is no content (an author box,
+	// share buttons, the post's footer, its comments) starts after the
+	// last content paragraph, in an element holding that paragraph;
+	// tailAfter is how many content paragraphs came before it. A block
+	// at the end goes there, not after the boxes: a recipe trial's
+	// Related Articles came after the author's bio.
+	tailStart, tailAfter int
 }
 
 func newLandmarks() landmarks {
 	return landmarks{articleStart: -1, articleEnd: -1, mainStart: -1, mainEnd: -1, bodyStart: -1, bodyEnd: -1,
-		chromeEnd: -1, footerStart: -1}
+		chromeEnd: -1, footerStart: -1, tailStart: -1}
 }
 
 func (l *landmarks) start(a atom.Atom, end int, inContent bool) {
@@ -371,6 +378,15 @@ func (l *landmarks) chrome(end, contentParas int) {
 	}
 }
 
+// tail notes the start of a box that is no content after contentParas
+// content paragraphs, in an element holding the last of them; the first
+// after the last paragraph is kept.
+func (l *landmarks) tail(start, contentParas int) {
+	if l.tailStart < 0 || contentParas > l.tailAfter {
+		l.tailStart, l.tailAfter = start, contentParas
+	}
+}
+
 // footer notes the start of a <footer> outside any article, after
 // contentParas content paragraphs.
 func (l *landmarks) footer(start, contentParas int) {
@@ -406,8 +422,15 @@ func (l landmarks) insertionPoint(at BlockPosition, size int) int {
 	if l.footerAfter == l.contentParas {
 		footerStart = l.footerStart
 	}
-	if o := first(articleEnd, l.mainEnd, footerStart, l.bodyEnd); o >= 0 {
-		return o
+	end, start := size, 0
+	for _, c := range [][2]int{{articleEnd, articleStart}, {l.mainEnd, l.mainStart}, {footerStart, l.bodyStart}, {l.bodyEnd, l.bodyStart}} {
+		if c[0] >= 0 {
+			end, start = c[0], c[1]
+			break
+		}
 	}
-	return size
+	if l.tailStart >= 0 && l.tailAfter == l.contentParas && l.tailStart > start && l.tailStart < end {
+		return l.tailStart
+	}
+	return end
 }

@@ -104,6 +104,21 @@ func TestInsertBlockAndStrip(t *testing.T) {
 		"site chrome": {"<!DOCTYPE html><html><body><header><nav><a href=/>Home</a></nav></header><div id=content><h1>T</h1><p>x</p></div><footer><p>f</p></footer><script src=/x.js></script></body></html>",
 			"</header>", "</div>"},
 		"footer inside content": {"<html><body><div><p>x</p><footer>meta</footer><p>more</p></div></body></html>", "<body>", "</div>"},
+		// The end block follows the post's last paragraph, before the
+		// boxes after it in its article (a recipe trial's Related
+		// Articles came after the author's bio), whatever holds them.
+		"boxes after the content": {"<main><article class=post><div class=entry-content><p>x</p><ul><li>y</li></ul></div>" +
+			"<footer class=entry-footer>Tags</footer><div class=author-box><p>bio</p></div>" +
+			"<nav class=post-navigation><a href=/p/>Previous</a></nav><div id=comments class=comments-area><p>c</p></div></article></main>",
+			"<main>", "<li>y</li></ul></div>"},
+		"author box in the content": {"<article><div class=entry-content><p>x</p><div class=saboxplugin-wrap><p>bio</p></div></div></article>",
+			"<article>", "<p>x</p>"},
+		"sidebar before the footer": {"<body><header>h</header><div id=content><p>x</p></div><aside class=sidebar><p>s</p></aside><footer><p>f</p></footer></body>",
+			"</header>", "<p>x</p></div>"},
+		// A box the post goes on after, or one nested in another element
+		// than those holding its last paragraph, is no end of it.
+		"box between paragraphs":      {"<article><p>x</p><aside class=pullquote>q</aside><p>y</p></article>", "<article>", "<p>y</p>"},
+		"box in a section of its own": {"<article><p>x</p><section><div class=author-box>bio</div></section></article>", "<article>", "</section>"},
 	}
 	nav, ld, err := Breadcrumbs([]Crumb{{"Home", "/"}, {"Page", ""}}, BlockMarkup{}, "https://www.shop.example")
 	if err != nil {

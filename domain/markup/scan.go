@@ -121,6 +121,7 @@ type stackEntry struct {
 	zone  zone
 	para  int // index into scan.paras for a <p>, else -1
 	link  int // index into scan.anchors for an <a>, else -1
+	at    int // where its start tag starts: which element it is
 }
 
 // activeFormatting is an <a> or <code> the tree builder keeps in its list of
@@ -182,7 +183,10 @@ type scan struct {
 
 	blocks    []blockSpan
 	landmarks landmarks
-	block     struct {
+	// paraAncestors are the elements (stackEntry.at) that hold the last
+	// content paragraph, for landmarks.tail.
+	paraAncestors []int
+	block         struct {
 		name  string
 		depth int
 		start int

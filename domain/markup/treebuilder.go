@@ -572,6 +572,12 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	if zn == zoneFooter && s.zone() != zoneFooter && s.excluded == 0 && s.foreign == 0 && !s.inArticle() {
 		s.landmarks.footer(start, s.contentParas)
 	}
+	if zn != zoneContent && s.zone() == zoneContent && s.contentParas > 0 && s.excluded == 0 && s.foreign == 0 {
+		// The document's root, which the stack leaves out, holds them all.
+		if n := len(s.stack); n == 0 || slices.Contains(s.paraAncestors, s.stack[n-1].at) {
+			s.landmarks.tail(start, s.contentParas)
+		}
+	}
 	para, link := -1, -1
 	if a == atom.P {
 		para = len(s.paras)
@@ -579,6 +585,10 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 		if zn == zoneContent {
 			s.contentParas++
 			p.content = s.contentParas
+			s.paraAncestors = s.paraAncestors[:0]
+			for _, e := range s.stack {
+				s.paraAncestors = append(s.paraAncestors, e.at)
+			}
 		}
 		s.paras = append(s.paras, p)
 	}
@@ -593,7 +603,7 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 		s.openLink = link
 		s.lastA = link
 	}
-	e := stackEntry{a: a, class: c, zone: zn, para: para, link: link}
+	e := stackEntry{a: a, class: c, zone: zn, para: para, link: link, at: start}
 	if a == 0 {
 		e.name = string(name)
 	}
