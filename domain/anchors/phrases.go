@@ -1102,7 +1102,12 @@ var (
 	docNouns = set("guide", "guides", "overview", "introduction", "intro", "handbook", "tutorial",
 		"walkthrough", "explainer", "article", "page", "comparison", "review", "breakdown", "roundup",
 		"checklist", "question", "debate", "basics", "fundamentals", "essentials", "section", "hub", "piece",
-		"post", "series", "explainers", "articles", "tutorials", "pages", "sections")
+		"post", "series", "explainers", "articles", "tutorials", "pages", "sections",
+		// A review site's plurals name its documents too: an electronics
+		// trial's home page said "our TV soundbar picks" and a hub "our
+		// Bluetooth speaker reviews" and "our speaker battery life tests",
+		// and no link was placed on them.
+		"reviews", "picks", "tests", "comparisons", "roundups", "overviews", "breakdowns", "posts", "checklists")
 	docPreps = set("to", "on", "about", "of", "for")
 	// onlyDocNouns are the docNouns that, after one word, name a document
 	// or a site's section ("our fitness section"); the others also name

@@ -818,6 +818,10 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"inflatable vs epoxy SUP", " comparison covers the trade-offs", false},
 		{"skeg vs rudder", " question suddenly very practical", false},
 		{"go concurrency", " basics first", false},
+		// and before a review site's plural ones (an electronics trial)
+		{"TV soundbar", " picks", false},
+		{"Bluetooth speaker", " reviews cover battery life", false},
+		{"speaker battery life", " tests run for a week", false},
 		// a third trial site: a plural noun before its verb, a name ending
 		// on an "-ing" noun
 		{"health insurance", " deductibles explains the terms", true},
