@@ -171,8 +171,15 @@ type crawler struct {
 	skipCounted map[string]bool
 	queue       []Item
 	head        int
-	sum         Summary
-	nextSave    time.Time
+	// sitemaps counts the sitemaps queued and in flight: no page is
+	// fetched while one is, so a page the sitemaps list (a start URL too)
+	// is published with its <lastmod>.
+	sitemaps int
+	// lastMod is a sitemap's <lastmod> for a URL queued before a sitemap
+	// listed it.
+	lastMod  map[string]time.Time
+	sum      Summary
+	nextSave time.Time
 }
 
 // Run crawls until the frontier is empty, MaxPages pages are published,
@@ -203,7 +210,8 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	c := &crawler{cfg: cfg, log: cfg.Log, seen: map[string]bool{}, byURL: map[string]string{}, skipCounted: map[string]bool{}}
+	c := &crawler{cfg: cfg, log: cfg.Log, seen: map[string]bool{}, byURL: map[string]string{}, skipCounted: map[string]bool{},
+		lastMod: map[string]time.Time{}}
 	st := NewState(cfg.SiteID)
 	if cfg.StatePath != "" {
 		var err error
@@ -241,6 +249,11 @@ func (c *crawler) prepare(st *State) error {
 			c.seen[it.URL] = true
 		}
 		c.queue = append(c.queue, st.Queue...)
+		for _, it := range st.Queue {
+			if it.Sitemap {
+				c.sitemaps++
+			}
+		}
 		if len(st.Queue) > 0 || len(st.Published) > 0 {
 			c.log.Info("resuming import", "state", c.cfg.StatePath, "queued", len(st.Queue), "published_before", len(st.Published))
 		}
@@ -270,6 +283,9 @@ func (c *crawler) queued() int { return len(c.queue) - c.head }
 // seen, so a link met again once there is room is taken then.
 func (c *crawler) offer(it Item, listed bool) {
 	if c.seen[it.URL] {
+		if _, known := c.lastMod[it.URL]; !known && !it.LastMod.IsZero() {
+			c.lastMod[it.URL] = it.LastMod
+		}
 		if _, done := c.byURL[it.URL]; done && listed && !c.skipCounted[it.URL] {
 			c.skipCounted[it.URL] = true
 			c.sum.Skipped++
@@ -291,10 +307,34 @@ func (c *crawler) offer(it Item, listed bool) {
 		c.head = 0
 	}
 	c.queue = append(c.queue, it)
+	if it.Sitemap {
+		c.sitemaps++
+	}
+}
+
+// next takes the item to fetch next, a sitemap while one is queued; ok is
+// false when a page is next while a sitemap is still in flight.
+func (c *crawler) next() (it Item, ok bool) {
+	if c.queue[c.head].Sitemap || c.sitemaps == 0 {
+		return c.queue[c.head], true
+	}
+	for j := c.head + 1; j < len(c.queue); j++ {
+		if c.queue[j].Sitemap {
+			it = c.queue[j]
+			// The pages before it keep their order.
+			copy(c.queue[c.head+1:j+1], c.queue[c.head:j])
+			c.queue[c.head] = it
+			return it, true
+		}
+	}
+	return Item{}, false
 }
 
 // requeue puts work that did not finish back at the front.
 func (c *crawler) requeue(it Item) {
+	if it.Sitemap {
+		c.sitemaps++
+	}
 	if c.head > 0 {
 		c.head--
 		c.queue[c.head] = it
@@ -316,7 +356,10 @@ func (c *crawler) run(ctx context.Context) (Summary, error) {
 
 	for {
 		for !stopped && ctx.Err() == nil && len(inflight) < c.cfg.Concurrency && c.queued() > 0 {
-			it := c.queue[c.head]
+			it, ok := c.next()
+			if !ok {
+				break // the sitemaps in flight may list the pages queued
+			}
 			if !it.Sitemap && c.cfg.MaxPages > 0 && c.sum.Published+pagesInFlight >= c.cfg.MaxPages {
 				break // wait: a page in flight may yet fail and free its place
 			}
@@ -334,7 +377,9 @@ func (c *crawler) run(ctx context.Context) (Summary, error) {
 		r := <-results
 		delete(inflight, r.item.URL)
 		order = removeString(order, r.item.URL)
-		if !r.item.Sitemap {
+		if r.item.Sitemap {
+			c.sitemaps--
+		} else {
 			pagesInFlight--
 		}
 		if stopped || ctx.Err() != nil || r.out == outCanceled {
@@ -515,6 +560,9 @@ func (c *crawler) retireGone(ctx context.Context, r result) error {
 func (c *crawler) publish(ctx context.Context, r result) error {
 	p := r.page
 	p.LastMod = r.item.LastMod
+	if p.LastMod.IsZero() {
+		p.LastMod = c.lastMod[r.item.URL]
+	}
 	c.seen[r.final] = true
 	if _, done := c.st.Published[p.ID]; done {
 		// Another URL of the same page (a redirect, a trailing slash)

@@ -244,6 +244,44 @@ func TestCrawlReadsSitemapIndexesAndGzipSitemaps(t *testing.T) {
 	}
 }
 
+// A start URL a sitemap lists is published with the sitemap's <lastmod>,
+// once, and counts as no page skipped: the sitemaps are read before any
+// page is fetched (a Spanish trial's home page, given with --start and
+// --sitemap, was published with the time of the fetch and counted
+// "skipped as already done").
+func TestAStartURLTheSitemapListsTakesItsLastmod(t *testing.T) {
+	s := newTestSite(t, map[string]answer{})
+	base := s.URL
+	s.answers["/sitemap_index.xml"] = answer{ctype: "application/xml", body: fmt.Sprintf(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <sitemap><loc>%[1]s/page-sitemap.xml</loc></sitemap>
+</sitemapindex>`, base)}
+	s.answers["/page-sitemap.xml"] = answer{ctype: "application/xml", body: fmt.Sprintf(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+  <url><loc>%[1]s/</loc><lastmod>2024-06-01</lastmod></url>
+  <url><loc>%[1]s/a</loc><lastmod>2024-06-02</lastmod></url>
+</urlset>`, base)}
+	s.answers["/"] = page("Home", "/a", "/b")
+	s.answers["/a"] = page("A")
+	s.answers["/b"] = page("B")
+	rec := &recorder{}
+	sum, err := Run(t.Context(), Config{Site: siteOf(t, base), SiteID: "s", Fetcher: client(t), Concurrency: 4, FollowLinks: true,
+		SitemapURLs: []string{base + "/sitemap_index.xml"}, StartURLs: []string{base + "/"}, Publish: rec.publish})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"/", "/a", "/b"}; !slices.Equal(rec.paths(), want) {
+		t.Errorf("published %v, want %v", rec.paths(), want)
+	}
+	if sum.Skipped != 0 || sum.Published != 3 {
+		t.Errorf("summary %+v, want 3 published and none skipped", sum)
+	}
+	want := map[string]time.Time{"/": time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC), "/a": time.Date(2024, 6, 2, 0, 0, 0, 0, time.UTC)}
+	for _, p := range rec.pages {
+		if !p.LastMod.Equal(want[p.PathQuery]) {
+			t.Errorf("lastmod of %s is %v, want %v", p.PathQuery, p.LastMod, want[p.PathQuery])
+		}
+	}
+}
+
 func TestFrontierIsBounded(t *testing.T) {
 	s := newTestSite(t, map[string]answer{})
 	var locs strings.Builder
