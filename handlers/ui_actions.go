@@ -15,7 +15,10 @@ import (
 // that follows the job it started.
 
 // idemKey is the idempotency key a form carries, so that a form sent
-// twice (a double click, a reload that posts again) starts one job.
+// twice (a double click, a reload that posts again) starts one job. A
+// screen's forms share the key it was rendered with, so suffix names the
+// action (and its item): one render's "Run an audit" and "Apply" are two
+// requests, which one key would refuse as a reuse (a Spanish trial's 409).
 func idemKey(r *http.Request, suffix string) string {
 	k := r.PostFormValue("idempotency_key")
 	if k == "" || len(k) > 150 {
@@ -28,7 +31,7 @@ func pagePath(id string) string { return UIPrefix + "pages/" + url.PathEscape(id
 
 func (u *UI) replan(w http.ResponseWriter, r *http.Request, s *uiSession) {
 	id := r.PathValue("page_id")
-	in := &PlanInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "")}}
+	in := &PlanInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "/replan")}}
 	in.Body.SiteID, in.Body.ContentID = s.SiteID, id
 	out, err := u.api.planPage(r.Context(), in)
 	if err != nil {
@@ -40,7 +43,7 @@ func (u *UI) replan(w http.ResponseWriter, r *http.Request, s *uiSession) {
 
 func (u *UI) addLink(w http.ResponseWriter, r *http.Request, s *uiSession) {
 	id := r.PathValue("page_id")
-	in := &AddLinkInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "")}, PageID: id}
+	in := &AddLinkInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "/add-link")}, PageID: id}
 	in.Body.SiteID = s.SiteID
 	in.Body.TargetContentID = strings.TrimSpace(r.PostFormValue("target_content_id"))
 	in.Body.Anchor = strings.TrimSpace(r.PostFormValue("anchor"))
@@ -64,7 +67,7 @@ func (u *UI) addLink(w http.ResponseWriter, r *http.Request, s *uiSession) {
 func (u *UI) removeLink(w http.ResponseWriter, r *http.Request, s *uiSession) {
 	id := r.PathValue("page_id")
 	out, err := u.api.removeLink(r.Context(), &RemoveLinkInput{SiteParam: SiteParam{SiteID: s.SiteID},
-		IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "-"+r.PathValue("link_id"))}, PageID: id, LinkID: r.PathValue("link_id")})
+		IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "/remove-"+r.PathValue("link_id"))}, PageID: id, LinkID: r.PathValue("link_id")})
 	if err != nil {
 		u.failWith(w, r, s, err)
 		return
@@ -75,7 +78,7 @@ func (u *UI) removeLink(w http.ResponseWriter, r *http.Request, s *uiSession) {
 func (u *UI) revertDecision(w http.ResponseWriter, r *http.Request, s *uiSession) {
 	id := r.PathValue("page_id")
 	out, err := u.api.revertDecision(r.Context(), &RevertInput{SiteParam: SiteParam{SiteID: s.SiteID},
-		IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "-"+r.PathValue("target_id"))}, PageID: id, TargetID: r.PathValue("target_id")})
+		IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "/revert-"+r.PathValue("target_id"))}, PageID: id, TargetID: r.PathValue("target_id")})
 	if err != nil {
 		u.failWith(w, r, s, err)
 		return
@@ -90,7 +93,7 @@ func (u *UI) restoreSnapshot(w http.ResponseWriter, r *http.Request, s *uiSessio
 		u.fail(w, r, s, http.StatusNotFound, "There is no such snapshot.")
 		return
 	}
-	in := &RestoreInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "-"+r.PathValue("snapshot_id"))}, PageID: id, SnapshotID: snap}
+	in := &RestoreInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "/restore-"+r.PathValue("snapshot_id"))}, PageID: id, SnapshotID: snap}
 	in.Body.SiteID = s.SiteID
 	out, err := u.api.restoreSnapshot(r.Context(), in)
 	if err != nil {
@@ -123,8 +126,12 @@ func (u *UI) decideReview(w http.ResponseWriter, r *http.Request, s *uiSession) 
 		return
 	}
 	var jobs []string
+	verdict := "/reject-"
+	if accept {
+		verdict = "/accept-"
+	}
 	for _, id := range ids {
-		in := &ReviewInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "-"+id)}, LinkID: id}
+		in := &ReviewInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, verdict+id)}, LinkID: id}
 		in.Body.SiteID = s.SiteID
 		var out *JobOutput
 		var err error
@@ -147,7 +154,7 @@ func (u *UI) decideReview(w http.ResponseWriter, r *http.Request, s *uiSession) 
 }
 
 func (u *UI) runAudit(w http.ResponseWriter, r *http.Request, s *uiSession) {
-	in := &AuditRunInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "")}}
+	in := &AuditRunInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "/audit")}}
 	in.Body.SiteID = s.SiteID
 	out, err := u.api.runAudit(r.Context(), in)
 	if err != nil {
@@ -158,7 +165,7 @@ func (u *UI) runAudit(w http.ResponseWriter, r *http.Request, s *uiSession) {
 }
 
 func (u *UI) applyAudit(w http.ResponseWriter, r *http.Request, s *uiSession) {
-	in := &AuditApplyInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "")}}
+	in := &AuditApplyInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "/apply")}}
 	in.Body.SiteID = s.SiteID
 	if r.PostFormValue("all") == "true" {
 		in.Body.All = true

@@ -329,6 +329,10 @@ func TestTheWebUI(t *testing.T) {
 		tb.signIn(coffeeToken)
 		tb.open("/ui/audit")
 		before := eval[string](tb, `(document.querySelector('main section code') || {}).textContent || ''`)
+		// The screen's forms carry the key it was rendered with; the
+		// apply below is sent with this render's, as after Back or from a
+		// second tab, and is another request than the audit run.
+		renderKey := eval[string](tb, `document.querySelector('input[name="idempotency_key"]').value`)
 		tb.submit("run an audit", func() { tb.clickText("Run an audit") })
 		tb.do("see its progress bar", chromedp.WaitVisible("", css(`[data-job] progress`)))
 		tb.waitJobsDone(time.Minute)
@@ -338,6 +342,9 @@ func TestTheWebUI(t *testing.T) {
 		}
 		rec := eval[string](tb, `document.querySelector('[data-testid="recommendation-row"][data-applied="false"]').dataset.recId`)
 		tb.click(fmt.Sprintf(`[data-rec-id=%q] input[type=checkbox]`, rec))
+		if n := eval[int](tb, fmt.Sprintf(`(() => { const keys = document.querySelectorAll('input[name="idempotency_key"]'); keys.forEach(i => i.value = %q); return keys.length })()`, renderKey)); n == 0 {
+			t.Fatal("the audit screen's forms carry no idempotency key")
+		}
 		tb.submit("apply", func() { tb.clickText("Apply selected") })
 		tb.waitJobsDone(time.Minute)
 		if applied := eval[string](tb, fmt.Sprintf(`document.querySelector('[data-rec-id=%q]').dataset.applied`, rec)); applied != "true" {
