@@ -77,7 +77,7 @@ func (r *recommender) remove(problem audit.Problem, page site.Page, l pageLink, 
 	}
 	r.removing[k] = true
 	r.recs = append(r.recs, audit.Recommendation{Problem: problem, PageID: page.ID,
-		Action: audit.ActionRemove, LinkType: typ, TargetID: l.targetID, Anchor: l.Text, LinkPath: l.path, LinkText: l.Text,
+		Action: audit.ActionRemove, LinkType: typ, TargetID: l.targetID, Anchor: l.Text, Found: true, LinkPath: l.path, LinkText: l.Text,
 		Occurrence: l.occurrence, Weight: weight, Reason: reason})
 }
 
@@ -1069,7 +1069,7 @@ func (r *recommender) broken(ctx context.Context) error {
 	return r.eachLinkFinding(ctx, r.report.Broken, func(page site.Page, has map[string]bool, f audit.Finding, path string, occurrence int) error {
 		src := page.ID
 		rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src,
-			Action: audit.ActionRemove, LinkType: link.TypeRelated, Anchor: f.Anchor, LinkPath: path, LinkText: f.Anchor,
+			Action: audit.ActionRemove, LinkType: link.TypeRelated, Anchor: f.Anchor, Found: true, LinkPath: path, LinkText: f.Anchor,
 			Occurrence: occurrence, Weight: r.linkScore(src),
 			Reason: brokenReason(f)}
 		hub := r.auditor.Hub(r.cluster(f.TargetID))
@@ -1163,7 +1163,7 @@ func (r *recommender) redirected(ctx context.Context) error {
 		}
 		finalID := byPath[finalPath]
 		rec := audit.Recommendation{Problem: audit.ProblemBroken, PageID: src, Action: audit.ActionRetarget,
-			LinkType: link.TypeRelated, TargetID: finalID, TargetURL: href, Anchor: f.Anchor, LinkPath: path,
+			LinkType: link.TypeRelated, TargetID: finalID, TargetURL: href, Anchor: f.Anchor, Found: true, LinkPath: path,
 			LinkText: f.Anchor, Occurrence: occurrence, Weight: r.linkScore(src) / 2, Reason: f.Detail}
 		linked := false
 		if finalID != "" && finalID != src && has[finalID] {

@@ -413,6 +413,13 @@ func TestABrokenLinkIsPointedAtItsLiveHubOrRemovedKeepingItsText(t *testing.T) {
 		t.Errorf("the link to the deleted tandem-touring (hub deleted) from %s: %s, applied by %q; want remove, applied",
 			plants.removeFrom, r.Action, r.AppliedBy)
 	}
+	// Their anchor is the link's own text, in the page (the UI showed
+	// such an anchor "(not in the text)": a Spanish trial).
+	for _, r := range actions {
+		if !r.Found || r.Anchor != r.LinkText {
+			t.Errorf("the %s of %s's link %q: anchor %q, found %v; want the link's text, found", r.Action, r.PageID, r.LinkText, r.Anchor, r.Found)
+		}
+	}
 
 	// Retargeted: the same text now links to the hub, the old URL is gone.
 	in := run.input[plants.retargetFrom]

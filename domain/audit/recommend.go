@@ -72,7 +72,8 @@ type Recommendation struct {
 	// other pages', and the target's own but for the uplink
 	// (planning.NotWithin).
 	NotWithin []string
-	// Found reports whether Anchor was found in the page's text.
+	// Found reports whether Anchor was found in the page's text; a
+	// removal's or a retarget's anchor is its link's text, found so.
 	Found bool
 	// SuggestedBy says where Anchor came from when no rule found it in the
 	// text: "" for the rules (found, or the planner's first candidate), or
