@@ -2,9 +2,14 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
+	"strings"
 	"testing"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/migrations"
 )
 
 func TestAnchorUsageCountsPlacedAnchorsOnOtherPagesOnlyAsFarAsAsked(t *testing.T) {
@@ -127,5 +132,52 @@ func TestALinkPlannedAgainHoldsItsAnchorUntilItIsPlacedAgain(t *testing.T) {
 	})
 	if n := uses(); n != 0 {
 		t.Errorf("dropped by the new plan: %d uses, want none", n)
+	}
+}
+
+// Anchor keys written before anchors.Normalize folded a compound's hyphens
+// are folded by migration 41 as Normalize folds them now, so the cap counts
+// the old links with the new ones.
+func TestTheHyphenMigrationFoldsOldAnchorKeysAsNormalizeDoes(t *testing.T) {
+	s, _ := ptOpen(t)
+	ctx := context.Background()
+	anchorsBefore := []string{"Noise-Cancelling Headphones", "e-bike - akku", "-Wall‐Mounted‑Shelf-", "hiking boots"}
+	var links []link.Link
+	for i := range anchorsBefore {
+		links = append(links, link.Link{ID: fmt.Sprintf("l%d", i), SourcePageID: "boots-a", TargetPageID: "boots-hub", TargetURL: "/boots-hub/",
+			Type: link.TypeHorizontal, Zone: link.ZoneInBody, Status: link.StatusPlanned})
+	}
+	err := s.InTx(ctx, func(tx *Tx) error {
+		if err := tx.ReplaceLinks(ctx, ptSite, "boots-a", 1, links); err != nil {
+			return err
+		}
+		for i, a := range anchorsBefore {
+			links[i].Status, links[i].Anchor = link.StatusInserted, a
+		}
+		return tx.SaveLinkOutcomes(ctx, ptSite, links)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The keys as the code before wrote them: lower case, hyphens kept.
+	if _, err := s.pool.Exec(ctx, `UPDATE links SET anchor_key = lower(anchor) WHERE site_id = $1`, ptSite); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := fs.ReadFile(migrations.FS, "00041_anchor_key_folds_hyphens.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, _, _ := strings.Cut(string(raw), "-- +goose Down")
+	if _, err := s.pool.Exec(ctx, up); err != nil {
+		t.Fatal(err)
+	}
+	for i, a := range anchorsBefore {
+		var key string
+		if err := s.pool.QueryRow(ctx, `SELECT anchor_key FROM links WHERE site_id = $1 AND id = $2`, ptSite, links[i].ID).Scan(&key); err != nil {
+			t.Fatal(err)
+		}
+		if want := anchors.Normalize(a); key != want {
+			t.Errorf("anchor %q: key %q after the migration, Normalize gives %q", a, key, want)
+		}
 	}
 }

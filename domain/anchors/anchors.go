@@ -34,11 +34,22 @@ func Normalize(text string) string {
 		// apart, then offered one as a variation of the other.
 		n = apostrophes.Replace(n)
 	}
+	if strings.ContainsAny(n, "-‐‑") {
+		// "noise-cancelling headphones" and "noise cancelling headphones"
+		// are one anchor, as the placer takes a keyword's space for the
+		// text's hyphen: an electronics trial's hub had four links of
+		// those words, counted as two anchors under the cap, and the
+		// hyphenated ones typed natural beside the keyword.
+		n = strings.Join(strings.Fields(hyphens.Replace(n)), " ")
+	}
 	return n
 }
 
 // apostrophes folds the typographic apostrophes to the typewriter one.
 var apostrophes = strings.NewReplacer("’", "'", "‘", "'", "ʼ", "'")
+
+// hyphens are the hyphens a compound is written with, each a space.
+var hyphens = strings.NewReplacer("-", " ", "‐", " ", "‑", " ")
 
 // Refusal says why a candidate may not be used.
 type Refusal struct {

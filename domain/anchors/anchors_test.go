@@ -111,6 +111,17 @@ func TestNormalizeFoldsTypographicApostrophes(t *testing.T) {
 
 // The anchor cap counts one anchor however Russian spells ё (trial t9
 // found "черная смородина" and "чёрная смородина" counted apart).
+func TestNormalizeFoldsACompoundsHyphensAsSpaces(t *testing.T) {
+	for _, typed := range []string{"Noise-Cancelling Headphones", "noise‐cancelling headphones", "noise - cancelling  headphones", "noise‑cancelling headphones"} {
+		if a, b := Normalize(typed), Normalize("noise cancelling headphones"); a != b {
+			t.Errorf("%q is %q, not %q", typed, a, b)
+		}
+	}
+	if got := Normalize("-e-bike-"); got != "e bike" {
+		t.Errorf("Normalize(%q) = %q, want %q", "-e-bike-", got, "e bike")
+	}
+}
+
 func TestNormalizeFoldsYoAsYe(t *testing.T) {
 	if a, b := Normalize("Чёрная  смородина"), Normalize("черная смородина"); a != b {
 		t.Errorf("Normalize gives %q and %q, want one key", a, b)
