@@ -1344,9 +1344,8 @@ func (r *recommender) dominant(ctx context.Context, f audit.Finding, t *targetAn
 			f.Count--
 		}
 	}
-	maxExact := r.sc.policy.MaxExactAnchorPerTarget
-	n := audit.ExcessAnchorLinks(f, r.sc.policy.AnchorDominanceFlagShare, maxExact)
-	keep := audit.AnchorKeep(f, r.sc.policy.AnchorDominanceFlagShare, maxExact)
+	n := audit.ExcessAnchorLinks(f, r.sc.policy)
+	keep := audit.AnchorKeep(f, r.sc.policy)
 	// Links whose page has another anchor for the target are moved first;
 	// those that need a writer only when there are too few of them.
 	var placed []audit.Recommendation

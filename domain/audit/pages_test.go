@@ -677,7 +677,7 @@ func TestAnAnchorOverTheExactAnchorCapIsFlaggedAtAnyShare(t *testing.T) {
 	if f.PageID != "p00" || f.Anchor != "pruning fruit trees" || f.Count != 4 || f.Limit != 11 || !strings.Contains(f.Detail, "over the cap of 3") {
 		t.Errorf("finding %+v, want p00's 4 of 11 links with \"pruning fruit trees\", over the cap of 3", f)
 	}
-	if n := ExcessAnchorLinks(f, 0.4, 3); n != 1 {
+	if n := ExcessAnchorLinks(f, sagPolicy(t)); n != 1 {
 		t.Errorf("%d links to vary, want 1: 3 uses are within the cap", n)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/policy"
 )
 
 // Action is what a recommendation does to its page.
@@ -148,19 +149,26 @@ func recommendationID(r Recommendation) string {
 }
 
 // AnchorKeep is how many of a target's f.Limit links one exact anchor
-// may carry: at most flagShare of them, and at most maxExact (0: no cap).
-func AnchorKeep(f Finding, flagShare float64, maxExact int) int {
-	keep := int(math.Floor(flagShare * float64(f.Limit)))
-	if maxExact > 0 {
-		keep = min(keep, maxExact)
+// may carry: at most anchor_dominance_flag_share of them where the target
+// has anchor_dominance_min_inbound links or more (below, no share is
+// flagged: Dominates), and at most max_exact_anchor_per_target (0: no
+// cap). A Spanish trial's audit asked to vary an anchor carrying 2 of a
+// page's 4 links, "over the cap of 3".
+func AnchorKeep(f Finding, p policy.Policy) int {
+	keep := f.Count
+	if f.Limit >= p.AnchorDominanceMinInbound {
+		keep = int(math.Floor(p.AnchorDominanceFlagShare * float64(f.Limit)))
+	}
+	if p.MaxExactAnchorPerTarget > 0 {
+		keep = min(keep, p.MaxExactAnchorPerTarget)
 	}
 	return keep
 }
 
 // ExcessAnchorLinks is how many of a dominant anchor's links must take
 // another anchor for it to carry no more than AnchorKeep of them.
-func ExcessAnchorLinks(f Finding, flagShare float64, maxExact int) int {
-	return max(f.Count-AnchorKeep(f, flagShare, maxExact), 0)
+func ExcessAnchorLinks(f Finding, p policy.Policy) int {
+	return max(f.Count-AnchorKeep(f, p), 0)
 }
 
 // ScoredLink is an existing in-body link of a page with the planner's

@@ -2,6 +2,8 @@ package audit
 
 import (
 	"testing"
+
+	"github.com/interlinker/interlinker/domain/policy"
 )
 
 func TestPriorityBandsFollowTheOrderOfSeverityThenWeight(t *testing.T) {
@@ -61,18 +63,29 @@ func TestPrioritiseOrdersGivesStableIDsAndDropsTheSameChangeTwice(t *testing.T) 
 }
 
 func TestExcessAnchorLinksBringTheShareWithinTheFlag(t *testing.T) {
+	var p policy.Policy
+	p.AnchorDominanceFlagShare, p.AnchorDominanceMinInbound, p.MaxExactAnchorPerTarget = 0.4, 5, 0
 	cases := []struct{ count, links, want int }{
 		{count: 4, links: 6, want: 2},  // keep 2 of 6 (33%)
 		{count: 5, links: 5, want: 3},  // keep 2 of 5 (40%)
 		{count: 2, links: 10, want: 0}, // 20%: nothing to do
+		{count: 3, links: 4, want: 0},  // under anchor_dominance_min_inbound no share is flagged
 	}
 	for _, c := range cases {
-		if got := ExcessAnchorLinks(Finding{Count: c.count, Limit: c.links}, 0.4, 0); got != c.want {
+		if got := ExcessAnchorLinks(Finding{Count: c.count, Limit: c.links}, p); got != c.want {
 			t.Errorf("%d of %d: vary %d, want %d", c.count, c.links, got, c.want)
 		}
-		left := c.count - ExcessAnchorLinks(Finding{Count: c.count, Limit: c.links}, 0.4, 0)
-		if float64(left)/float64(c.links) > 0.4 {
+		left := c.count - ExcessAnchorLinks(Finding{Count: c.count, Limit: c.links}, p)
+		if c.links >= p.AnchorDominanceMinInbound && float64(left)/float64(c.links) > 0.4 {
 			t.Errorf("%d of %d: %d left, still over 40%%", c.count, c.links, left)
+		}
+	}
+	// Under the minimum, the exact-anchor cap alone bounds an anchor (a
+	// Spanish trial was asked to vary one carrying 2 of 4 links).
+	p.MaxExactAnchorPerTarget = 3
+	for _, c := range []struct{ count, links, want int }{{2, 4, 0}, {3, 4, 0}, {4, 4, 1}} {
+		if got := ExcessAnchorLinks(Finding{Count: c.count, Limit: c.links}, p); got != c.want {
+			t.Errorf("%d of %d under a cap of 3: vary %d, want %d", c.count, c.links, got, c.want)
 		}
 	}
 }
