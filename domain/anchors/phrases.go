@@ -906,6 +906,37 @@ func capitalised(t token) bool {
 // modifier.
 func modifier(t token) bool { return !t.verb && !t.plur && t.lex != cAmbig }
 
+// modelNumberFollows reports whether following opens on a number that is
+// the name's own, its model or edition ("Sonora Arc Bar 5.1 has", "Alta
+// Via 2 starts"), not a count of something after it ("boots 3 times"): an
+// electronics trial linked "[Sonora Arc Bar] 5.1", the product whose
+// keyword is "arc bar 5.1".
+func modelNumberFollows(following string) bool {
+	rest := strings.TrimLeft(following, " ")
+	if len(rest) == len(following) {
+		return false // joined to the name, or nothing after it
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsDigit(r) && r != '.' && r != ',' })
+	if end < 0 {
+		end = len(rest)
+	}
+	number := strings.TrimRight(rest[:end], ".,")
+	if number == "" || !unicode.IsDigit(rune(number[0])) || number == "101" {
+		return false // "fence installation 101": the basics of it
+	}
+	if end < len(rest) && rest[end] != ' ' && !isPhraseBreak(rune(rest[end])) {
+		return false // "3x", "4k": a word of its own
+	}
+	next := strings.Fields(rest[len(number):])
+	return len(next) == 0 || !countNouns[strings.Trim(next[0], ".,;:!?")]
+}
+
+// countNouns are what a number before them counts, so the number is no
+// part of the name before it.
+var countNouns = set("times", "time", "years", "year", "days", "day", "hours", "hour", "minutes", "minute", "weeks", "week",
+	"months", "month", "nights", "night", "people", "persons", "percent", "%", "miles", "mile", "km", "kg", "lbs", "pounds",
+	"inches", "feet", "meters", "metres", "of", "out", "or", "and", "to", "in")
+
 func isPhraseBreak(r rune) bool {
 	return unicode.IsPunct(r) && r != '-' && r != '\'' && r != '’' || unicode.IsSymbol(r)
 }
@@ -968,6 +999,9 @@ func GoesOn(phrase, following string) bool {
 	head := strings.Fields(phrase)
 	if len(head) == 0 {
 		return false
+	}
+	if modelNumberFollows(following) {
+		return true
 	}
 	if i := strings.IndexFunc(following, isPhraseBreak); i >= 0 {
 		following = following[:i]

@@ -818,6 +818,13 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"inflatable vs epoxy SUP", " comparison covers the trade-offs", false},
 		{"skeg vs rudder", " question suddenly very practical", false},
 		{"go concurrency", " basics first", false},
+		// a model or edition number is the name's (an electronics trial),
+		// a count of something after it is not
+		{"Sonora Arc Bar", " 5.1 has the clearest dialogue", true},
+		{"alta via", " 2 starts in Cortina", true},
+		{"hiking boots", " 3 times a week", false},
+		{"hiking boots", " 2 or 3 sizes", false},
+		{"hiking boots", ". 2024 was", false},
 		// and before a review site's plural ones (an electronics trial)
 		{"TV soundbar", " picks", false},
 		{"Bluetooth speaker", " reviews cover battery life", false},
