@@ -1472,9 +1472,12 @@ type writerVariation struct {
 }
 
 // writersAnchor is the anchor a writer is told to work in, of those ok
-// takes: the target's keyword when it is one, else the first.
+// takes: the target's keyword when it is one, else the first that is no
+// title with its subtitle, else the first. A Spanish trial was told to
+// work in "Camino Francés por etapas: de Saint-Jean a Santiago" where
+// "Camino Francés por etapas" was a candidate too.
 func writersAnchor(candidates []link.Anchor, ok func(link.Anchor) bool) (string, bool) {
-	first := ""
+	first, whole := "", ""
 	for _, c := range candidates {
 		if !ok(c) {
 			continue
@@ -1485,8 +1488,11 @@ func writersAnchor(candidates []link.Anchor, ok func(link.Anchor) bool) (string,
 		if first == "" {
 			first = c.Text
 		}
+		if whole == "" && anchors.ShortTitle(c.Text) == "" {
+			whole = c.Text
+		}
 	}
-	return first, first != ""
+	return cmp.Or(whole, first), first != ""
 }
 
 // dominantAnchorReason says what makes an anchor one to vary: its share of

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/audit"
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/policy"
 )
 
@@ -67,5 +68,30 @@ func TestALateUplinkInNoParagraphIsSaidToBeOutsideThem(t *testing.T) {
 	}
 	if got, want := whereLate(12, 2), "in paragraph 12, past the first 2"; got != want {
 		t.Errorf("whereLate(12, 2) = %q, want %q", got, want)
+	}
+}
+
+// A writer is told to work in the target's keyword, else a name that is no
+// title with its subtitle (a Spanish trial was told to work in "Camino
+// Francés por etapas: de Saint-Jean a Santiago").
+func TestAWriterIsToldToWorkInATitleWithoutItsSubtitle(t *testing.T) {
+	all := func(link.Anchor) bool { return true }
+	title := []link.Anchor{
+		{Text: "Camino Francés por etapas: de Saint-Jean a Santiago", Type: link.AnchorPageTitle},
+		{Text: "Camino Francés por etapas", Type: link.AnchorPageTitle},
+	}
+	if got, ok := writersAnchor(title, all); !ok || got != "Camino Francés por etapas" {
+		t.Errorf("writersAnchor = %q, %v; want the title without its subtitle", got, ok)
+	}
+	keyword := append([]link.Anchor{{Text: "camino francés", Type: link.AnchorPrimaryKeyword}}, title...)
+	if got, _ := writersAnchor(keyword, all); got != "camino francés" {
+		t.Errorf("writersAnchor = %q, want the keyword", got)
+	}
+	subtitled := title[:1]
+	if got, ok := writersAnchor(subtitled, all); !ok || got != subtitled[0].Text {
+		t.Errorf("writersAnchor = %q, %v; want the only candidate", got, ok)
+	}
+	if _, ok := writersAnchor(title, func(link.Anchor) bool { return false }); ok {
+		t.Error("writersAnchor took a candidate ok refused")
 	}
 }
