@@ -85,6 +85,17 @@ func TestDensityRangeBelowMinimumWarnsOnly(t *testing.T) {
 	if d := rule(r, RuleDensityRange); d.Passed || !strings.Contains(d.Detail, "; 1 more in-body link(s) are planned and not placed") {
 		t.Errorf("%+v, want the detail to name the planned link", d)
 	}
+	// One whose target a generated section lists is placed by no one, the
+	// LLM fallback included: it is no work to come (an electronics trial).
+	listed := to("sizing-body", "socks", link.TypeHorizontal)
+	listed.Status, listed.Reason = link.StatusPlanned, "no candidate anchor found in any paragraph; LLM fallback not asked: the page's Related Reading lists this target"
+	entry := relatedEntry("sizing-entry", "socks")
+	entry.Status = link.StatusPlanned
+	r, _ = validate(t, inputFor(t, policy.SAG, "hub", linkedHTML(links...), append(links, listed, entry)...))
+	d = rule(r, RuleDensityRange)
+	if strings.Contains(d.Detail, "more in-body link(s) are planned") || !strings.Contains(d.Detail, "; 1 planned in-body link(s) stay unplaced for good") {
+		t.Errorf("%+v, want the listed link told apart from work to come", d)
+	}
 }
 
 func TestDensityRangeDoesNotCountRelatedArticlesOrBreadcrumbs(t *testing.T) {
