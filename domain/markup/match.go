@@ -235,7 +235,7 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 	if len(m.notWithin) > 0 || len(m.notCutting) > 0 || len(m.ownNames) > 0 || len(m.notOn) > 0 {
 		sp := p.inlineSpanOf(si, fs, fe)
 		if sp.within(m.notWithin) || sp.cuts(m.notCutting) || sp.is(m.notOn) || p.withinInflected(sp, m.notWithin, false) ||
-			sp.within(m.ownNames) || sp.is(m.ownNames) || p.withinInflected(sp, m.ownNames, true) {
+			sp.within(m.ownNames) || sp.is(m.ownNames) || sp.cuts(m.ownNames) || p.withinInflected(sp, m.ownNames, true) {
 			m.inside++
 			return hit{}, false
 		}

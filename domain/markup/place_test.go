@@ -188,6 +188,17 @@ func TestPlacePassesOverThePagesOwnNameWhileTheTextOffersAnotherPlace(t *testing
 	if _, pl := placeOne(t, src, optional, opts); !pl.Placed || pl.AnchorText != "kitchen cabinet installation" {
 		t.Errorf("placement %+v, want it outside the page's own name", pl)
 	}
+	// An occurrence that cuts across the page's own name is passed over as
+	// one inside it is (an electronics trial's uplink read "a [good robot
+	// vacuum] for pet hair" on the pet-hair article, past a plain "a robot
+	// vacuum").
+	vacuum := LinkRequest{ID: "up", Href: "/robot-vacuums/", Anchors: []string{"good robot vacuum", "robot vacuum"},
+		Position: Position{FirstParagraphs: 2}, InsideOwnNames: true}
+	own := Options{OwnNames: []string{"robot vacuum for pet hair"}}
+	cut := "<p>Finding a good robot vacuum for pet hair takes more than suction figures.</p><p>A robot vacuum with a rubber roller tangles less.</p>"
+	if _, pl := placeOne(t, cut, vacuum, own); !pl.Placed || pl.AnchorText != "robot vacuum" || pl.Paragraph != 2 {
+		t.Errorf("placement %+v, want \"robot vacuum\" in paragraph 2, outside the page's own name", pl)
+	}
 }
 
 // A page's own name said whole in its text is the page naming itself, as
