@@ -86,7 +86,14 @@ func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasin
 		if err := p.plan(ctx, tx, sc, page, reads, planID, ev, "", ph); err != nil {
 			return err
 		}
-		return p.rippleTo(ctx, tx, page, ev, "arrived", dependants, reads.Dependants, reads.Change)
+		// A later version of a page that was here is a change of it, not an
+		// arrival (an electronics trial's re-plans said a hub "arrived"
+		// when its version 2 came).
+		change := "arrived"
+		if page.Version > 1 {
+			change = fmt.Sprintf("changed (version %d)", page.Version)
+		}
+		return p.rippleTo(ctx, tx, page, ev, change, dependants, reads.Dependants, reads.Change)
 	})
 }
 

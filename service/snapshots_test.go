@@ -161,3 +161,26 @@ func TestRestoringASnapshotThatLinksAPageDeletedSinceIsRefusedWithItsReason(t *t
 		t.Errorf("the refused restore changed the hub (sequence %d, was %d):\n%s", after.Sequence, before.Sequence, after.HTML)
 	}
 }
+
+// A page's later version re-plans its dependants as a change, not an
+// arrival (an electronics trial's hub v2 re-planned its articles "hub page
+// soundbars arrived").
+func TestANewerVersionReplansItsDependantsAsAChange(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	h.siteWithLinkedHub("s1")
+	h.publish(pageEvent("s1", "care", "supporting", 1, supportingHTML(1)))
+	h.waitIdle(waitLong)
+	h.publish(pageEvent("s1", "care", "supporting", 2, supportingHTML(1)+"<p>New: how to dry wet hiking boots overnight.</p>\n"))
+	h.waitIdle(waitLong)
+	snaps, err := h.svc.Store().Snapshots(context.Background(), "s1", "boots-hub")
+	if err != nil || len(snaps) == 0 {
+		t.Fatalf("hub snapshots %+v (err %v), want the plans the articles replaced", snaps, err)
+	}
+	if !strings.Contains(snaps[0].Reason, "supporting page care changed (version 2)") {
+		t.Errorf("the hub's last re-plan says %q, want it to name care's version 2 as a change", snaps[0].Reason)
+	}
+	if len(snaps) < 2 || !strings.Contains(snaps[1].Reason, "supporting page care arrived") {
+		t.Errorf("hub snapshots %+v, want the one before to say care arrived", snaps)
+	}
+}
