@@ -412,6 +412,9 @@ type PageLinks struct {
 	// AnchorMix reports the inbound links' anchors per target, as issue
 	// 10 asks, beside the policy's aim.
 	AnchorMix AnchorMix `json:"anchor_mix" doc:"how the other pages' placed in-body links to this page are anchored, against the policy's aim and exact-anchor cap"`
+	// Validation is the page's own verdict, which the links' failed_rules
+	// do not give (density_range, first_link_rule).
+	Validation *events.ValidationReport `json:"validation,omitempty" doc:"the validation report (passed, and each rule's verdict, severity and detail) the page's last links.inserted carried; absent until the page is validated"`
 }
 
 // AnchorMix is anchors.Mix as the API gives it.
@@ -484,6 +487,16 @@ func (a *API) pageLinks(ctx context.Context, in *PageParams) (*PageLinksOutput, 
 	}
 	body := PageLinks{PageID: p.ID, Version: p.Version, URL: p.URL, Outbound: linkResults(out), Inbound: siteLinks(in2),
 		AnchorMix: anchorMix(anchors.MixOf(pol, in2))}
+	raw, err := a.Store.PageValidation(ctx, in.SiteID, in.PageID)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	if raw != nil {
+		body.Validation = &events.ValidationReport{}
+		if err := json.Unmarshal(raw, body.Validation); err != nil {
+			return nil, a.internal(ctx, fmt.Errorf("decode the validation of page %s: %w", in.PageID, err))
+		}
+	}
 	tag, err := bodyETag(body)
 	if err != nil {
 		return nil, a.internal(ctx, err)

@@ -443,7 +443,9 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 	if err := tx.SetLinkedHTML(ctx, page.SiteID, page.ID, page.LinkedHTML); err != nil {
 		return false, err
 	}
-	tx.RecordVerdict(page.SiteID, page.ID, digest, false)
+	if err := p.recordVerdict(tx, page.SiteID, page.ID, report, false); err != nil {
+		return false, err
+	}
 	touched := []string{page.ID}
 	for _, l := range links {
 		touched = append(touched, l.TargetPageID)
@@ -559,14 +561,17 @@ func (p *Pipeline) markChanged(tx *store.Tx, siteID, pageID string) {
 	}
 }
 
-// recordVerdict keeps the verdict the page's links.inserted carries, and
-// with changed marks the page for its site's next settle pass, when the
-// pipeline settles sites: the pass sends a page again when its verdict
-// alone changed.
-func (p *Pipeline) recordVerdict(tx *store.Tx, siteID, pageID string, report validation.Report, changed bool) {
-	if p.SettleDelay > 0 {
-		tx.RecordVerdict(siteID, pageID, verdictDigest(report), changed)
+// recordVerdict keeps the verdict the page's links.inserted carries (the
+// report, which the API serves, and its hash), and with changed marks the
+// page for its site's next settle pass, when the pipeline settles sites:
+// the pass sends a page again when its verdict alone changed.
+func (p *Pipeline) recordVerdict(tx *store.Tx, siteID, pageID string, report validation.Report, changed bool) error {
+	raw, err := json.Marshal(validationReport(report))
+	if err != nil {
+		return fmt.Errorf("encode the validation of page %s: %w", pageID, err)
 	}
+	tx.RecordVerdict(siteID, pageID, verdictDigest(report), raw, changed && p.SettleDelay > 0)
+	return nil
 }
 
 // verdictDigest hashes a validation report's verdict: which rules pass

@@ -52,7 +52,9 @@ func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 		}
 		// A restored plan is someone's choice: it holds until the page is
 		// planned again, and does not itself call for a settle pass.
-		p.recordVerdict(tx, ev.SiteID, page.ID, report, !strings.HasPrefix(st.data.Reason, restoredReason))
+		if err := p.recordVerdict(tx, ev.SiteID, page.ID, report, !strings.HasPrefix(st.data.Reason, restoredReason)); err != nil {
+			return err
+		}
 		seq := page.InsertedSeq // numbered when the linked HTML was stored
 		inserted := insertedData(page, seq, links, report, st.data.Reason)
 		out, err := p.fitEvent(ev, inserted)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
+	"reflect"
 	"testing"
 
 	"github.com/interlinker/interlinker/handlers"
@@ -216,5 +217,44 @@ func TestLinkFiltersListExactlyTheLinksTheStoreHoldsForThem(t *testing.T) {
 		if filtered[f] < 2 {
 			t.Errorf("only %d values of %s leave some of the site's %d links out and keep some: the test proves too little", filtered[f], f, total)
 		}
+	}
+}
+
+// A page's links/ carries the page's own verdict, the one its last
+// links.inserted carried: an electronics trial found no route that said
+// why a page failed first_link_rule, as its links' failed_rules do not.
+func TestAPagesLinksCarryTheVerdictItsLastLinksInsertedCarried(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	site := h.linkExampleSite("outdoor-gear")
+	siteID := site.Structure.Site.ID
+	_, token, err := h.svc.Store().CreateToken(t.Context(), siteID, "verdicts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newAPIClient(t, h)
+	failing := 0
+	for _, pg := range site.Pages {
+		emitted, ok := h.inserted.latestFor(t, siteID, pg.ID)
+		if !ok {
+			continue
+		}
+		var pl handlers.PageLinks
+		c.getJSON("/linker/content/"+url.PathEscape(pg.ID)+"/links/?site_id="+url.QueryEscape(siteID), token, &pl)
+		if pl.Validation == nil {
+			t.Errorf("content/%s/links/ has no validation; its links.inserted carried %+v", pg.ID, emitted.Validation)
+			continue
+		}
+		if !reflect.DeepEqual(*pl.Validation, emitted.Validation) {
+			t.Errorf("content/%s/links/ validation %+v; its last links.inserted carried %+v", pg.ID, *pl.Validation, emitted.Validation)
+		}
+		for _, r := range pl.Validation.Rules {
+			if !r.Passed {
+				failing++
+			}
+		}
+	}
+	if failing == 0 {
+		t.Error("no page of the site fails a rule: the test proves too little")
 	}
 }

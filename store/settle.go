@@ -22,16 +22,28 @@ func (t *Tx) MarkChanged(siteID, pageID string) {
 		WHERE site_id = $1 AND id = $2`, siteID, pageID)
 }
 
-// RecordVerdict keeps the hash of the validation report the page's
-// links.inserted carries, for the settle pass to compare its own with;
-// changed also marks the page for the pass, in the same statement.
-func (t *Tx) RecordVerdict(siteID, pageID string, digest int64, changed bool) {
+// RecordVerdict keeps the validation report the page's links.inserted
+// carries (report, JSON), for the API, and its hash, for the settle pass
+// to compare its own with; changed also marks the page for the pass, in
+// the same statement.
+func (t *Tx) RecordVerdict(siteID, pageID string, digest int64, report []byte, changed bool) {
 	if changed {
-		t.queue(`UPDATE pages SET validation_digest = $3, changed_xid = pg_current_xact_id(), changed_at = clock_timestamp()
-			WHERE site_id = $1 AND id = $2`, siteID, pageID, digest)
+		t.queue(`UPDATE pages SET validation_digest = $3, validation = $4::jsonb, changed_xid = pg_current_xact_id(), changed_at = clock_timestamp()
+			WHERE site_id = $1 AND id = $2`, siteID, pageID, digest, string(report))
 		return
 	}
-	t.queue(`UPDATE pages SET validation_digest = $3 WHERE site_id = $1 AND id = $2`, siteID, pageID, digest)
+	t.queue(`UPDATE pages SET validation_digest = $3, validation = $4::jsonb WHERE site_id = $1 AND id = $2`, siteID, pageID, digest, string(report))
+}
+
+// PageValidation is the validation report (JSON) the page's last
+// links.inserted carried; nil when it has none yet.
+func (s *Store) PageValidation(ctx context.Context, siteID, pageID string) ([]byte, error) {
+	var report []byte
+	err := s.pool.QueryRow(ctx, `SELECT validation FROM pages WHERE site_id = $1 AND id = $2`, siteID, pageID).Scan(&report)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("read the validation of page %s: %w", pageID, err)
+	}
+	return report, nil
 }
 
 // UnsettledSites lists sites with pages changed since their last settle
