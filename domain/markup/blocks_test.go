@@ -115,6 +115,12 @@ func TestInsertBlockAndStrip(t *testing.T) {
 			"<article>", "<p>x</p>"},
 		"sidebar before the footer": {"<body><header>h</header><div id=content><p>x</p></div><aside class=sidebar><p>s</p></aside><footer><p>f</p></footer></body>",
 			"</header>", "<p>x</p></div>"},
+		// A block theme's comments and Jetpack's share bar (an electronics
+		// trial's Twenty Twenty-Four probe had the section after the
+		// comments, whose paragraph read as the post's).
+		"block theme": {"<main><div class=\"entry-content wp-block-post-content\"><p>x</p><div class=\"sharedaddy sd-sharing-enabled\"><h3>Share this:</h3><ul><li><a href=/s>Share</a></li></ul></div></div>" +
+			"<nav aria-label=\"Post navigation\"><a href=/p/>Previous</a></nav><div class=wp-block-comments><ol class=wp-block-comment-template><li class=comment><div class=wp-block-comment-content><p>Nice.</p></div></li></ol></div></main>",
+			"<main>", "<p>x</p>"},
 		// A box the post goes on after, or one nested in another element
 		// than those holding its last paragraph, is no end of it.
 		"box between paragraphs":      {"<article><p>x</p><aside class=pullquote>q</aside><p>y</p></article>", "<article>", "<p>y</p>"},

@@ -172,7 +172,17 @@ var productListParts = []string{"product-recommendations", "complementary-produc
 
 // boxParts are the lists of parts of the names of boxes that are no
 // content (boxNamePart).
-var boxParts = [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, postListParts, productListParts, recipeCardParts, disclosureParts, ctaParts}
+var boxParts = [][]string{authorBoxParts, promoBoxParts, relatedPostsParts, postListParts, productListParts, recipeCardParts, disclosureParts, ctaParts, shareParts}
+
+// shareParts are what the id or class of a bar of share buttons holds:
+// Jetpack's "sharedaddy" and "sd-sharing", AddToAny's "addtoany" and
+// "a2a_kit", Shariff, Social Warfare's "swp_social", Super Socializer's
+// "heateor", MashShare's "mashsb", Novashare, Social Snap's
+// "ss-inline-share", a theme's "social-share" or "share-buttons". A bar at
+// the end of the post is no content: an electronics trial's Related
+// Reading went after Jetpack's "Share this:" bar.
+var shareParts = []string{"sharedaddy", "sd-sharing", "addtoany", "a2a_kit", "shariff", "swp_social", "heateor", "mashsb",
+	"novashare", "ss-inline-share", "social-share", "socialshare", "social-sharing", "share-buttons", "sharethis"}
 
 // ctaParts are what the id or class of a call to action, a testimonial, a
 // coupon, a trust badge or a button holds: selling, not prose. A trial's
@@ -314,7 +324,11 @@ var termListNames = map[string]bool{"tags": true, "post-tags": true, "entry-tags
 var (
 	commentsID    = map[string]bool{"comments": true, "respond": true, "disqus_thread": true}
 	commentsClass = map[string]bool{"comments-area": true, "comment-list": true, "commentlist": true,
-		"comment-respond": true, "comments": true, "comment-wrapper": true}
+		"comment-respond": true, "comments": true, "comment-wrapper": true,
+		// The block editor's (Twenty Twenty-Four): an electronics trial's
+		// comment counted as the post's paragraph and its words, and the
+		// Related Reading went after it.
+		"wp-block-comments": true, "wp-block-post-comments": true, "wp-block-comment-template": true}
 	commentsItemType = map[string]bool{"comment": true, "usercomments": true}
 	// reviewWidgetParts are what the id or class of a store's customer
 	// reviews holds: Judge.me's "jdgm-…", Shopify Product Reviews'
