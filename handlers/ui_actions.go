@@ -1,9 +1,13 @@
 package handlers
 
 import (
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -164,9 +168,20 @@ func (u *UI) runAudit(w http.ResponseWriter, r *http.Request, s *uiSession) {
 	seeJobs(w, r, UIPrefix+"audit", "audit", out.Body.ID)
 }
 
+// applyAudit applies the recommendations chosen of the audit the screen
+// showed (a later audit's ids are others). Each choice is its own
+// request: one render's "Apply selected" of other rows, or "Apply all",
+// after the first is another job, not a reuse of its key (a Spanish
+// trial's second apply from one render answered 409).
 func (u *UI) applyAudit(w http.ResponseWriter, r *http.Request, s *uiSession) {
-	in := &AuditApplyInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "/apply")}}
+	in := &AuditApplyInput{}
 	in.Body.SiteID = s.SiteID
+	if in.Body.AuditID = r.PostFormValue("audit_id"); len(in.Body.AuditID) > 200 { // the API's bound
+		u.fail(w, r, s, http.StatusBadRequest, "There is no such audit.")
+		return
+	}
+	choice := sha256.New()
+	fmt.Fprintf(choice, "%s\x00%s", in.Body.AuditID, r.PostFormValue("all"))
 	if r.PostFormValue("all") == "true" {
 		in.Body.All = true
 	} else {
@@ -179,7 +194,11 @@ func (u *UI) applyAudit(w http.ResponseWriter, r *http.Request, s *uiSession) {
 			u.fail(w, r, s, http.StatusBadRequest, "Apply at most 10,000 recommendations at once, or all of them.")
 			return
 		}
+		for _, id := range slices.Sorted(slices.Values(in.Body.RecommendationIDs)) {
+			fmt.Fprintf(choice, "\x00%s", id)
+		}
 	}
+	in.IdempotencyKey = idemKey(r, "/apply-"+hex.EncodeToString(choice.Sum(nil))[:16])
 	out, err := u.api.applyAudit(r.Context(), in)
 	if err != nil {
 		u.failWith(w, r, s, err)

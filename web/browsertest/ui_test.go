@@ -358,6 +358,19 @@ func TestTheWebUI(t *testing.T) {
 			t.Errorf("recommendation %s is not shown applied after the apply job: %s (at %s)", rec,
 				eval[string](tb, `document.querySelector('.jobs').outerHTML`), tb.location())
 		}
+		// Another selection sent with the same render's key is another
+		// request, not a reuse of the first apply's.
+		next := eval[string](tb, `(document.querySelector('[data-testid="recommendation-row"][data-applied="false"]') || {dataset: {}}).dataset.recId || ''`)
+		if next != "" {
+			tb.click(fmt.Sprintf(`[data-rec-id=%q] input[type=checkbox]`, next))
+			eval[int](tb, fmt.Sprintf(`(() => { const keys = document.querySelectorAll('input[name="idempotency_key"]'); keys.forEach(i => i.value = %q); return keys.length })()`, renderKey))
+			tb.submit("apply another", func() { tb.clickText("Apply selected") })
+			tb.waitJobsDone(time.Minute)
+			if applied := eval[string](tb, fmt.Sprintf(`document.querySelector('[data-rec-id=%q]').dataset.applied`, next)); applied != "true" {
+				t.Errorf("recommendation %s, applied from the same render's key after %s, is not shown applied: %s (at %s)", next, rec,
+					eval[string](tb, `(document.querySelector('.jobs') || {outerHTML: ''}).outerHTML`), tb.location())
+			}
+		}
 		resp, err := http.Get(e.base + "/ui/audit/recommendations.csv")
 		if err == nil {
 			resp.Body.Close()
