@@ -399,9 +399,10 @@ func importSummary(siteID, statePath string, s crawl.Summary) string {
 		end = fmt.Sprintf("%d URLs left: run again to go on (state in %s)", s.Remaining, statePath)
 	}
 	return fmt.Sprintf("import of site %s: %d pages published, %d skipped as already done, %d refused by robots.txt, %d errors, %d frontier drops; "+
-		"%d not HTML, %d HTTP errors (%d gone, deleted), %d too large, %d refused by the SSRF rules, %d off the site; %d sitemaps read, %d unreadable; %s",
+		"%d not HTML, %d HTTP errors (%d gone, deleted), %d too large, %d refused by the SSRF rules, %d off the site, "+
+		"%d led to a page published under another URL (redirects); %d sitemaps read, %d unreadable; %s",
 		siteID, s.Published, s.Skipped, s.Robots, s.Errors, s.FrontierDropped,
-		s.NotHTML, s.HTTPErrors, s.Deleted, s.TooLarge, s.Refused, s.OffSite, s.SitemapsRead, s.SitemapErrors, end)
+		s.NotHTML, s.HTTPErrors, s.Deleted, s.TooLarge, s.Refused, s.OffSite, s.Aliases, s.SitemapsRead, s.SitemapErrors, end)
 }
 
 // importFileSafe makes a site id usable as part of a file name; an id it had to

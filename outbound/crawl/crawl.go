@@ -110,8 +110,13 @@ type Config struct {
 // Summary counts what a run did. A URL counts once, under the first reason
 // it was not published.
 type Summary struct {
-	Published       int // pages sent
-	Skipped         int // met again, already published (by an earlier run, under another URL, or already on the bus)
+	Published int // pages sent
+	Skipped   int // met again, already published (by an earlier run, or already on the bus)
+	// Aliases are URLs that led to a page already published under another
+	// URL (a redirect, another form of its URL): no page of their own, and
+	// not "already done" work (a Spanish trial's fresh import counted its
+	// one redirect as skipped).
+	Aliases         int
 	Robots          int // disallowed by robots.txt, never fetched
 	NotHTML         int // answered with something other than HTML
 	HTTPErrors      int // answered other than 200 (4xx, 5xx, a redirect without Location)
@@ -567,7 +572,7 @@ func (c *crawler) publish(ctx context.Context, r result) error {
 	if _, done := c.st.Published[p.ID]; done {
 		// Another URL of the same page (a redirect, a trailing slash)
 		// was published already.
-		c.sum.Skipped++
+		c.sum.Aliases++
 		c.byURL[r.item.URL] = p.ID
 		return nil
 	}
