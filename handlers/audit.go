@@ -389,7 +389,8 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	p.Logger.DebugContext(ctx, "audit read and worked out", "site_id", job.SiteID, "audit_id", job.ID,
 		"pages_seconds", pagesRead.Sub(began).Seconds(), "link_map_seconds", linkMapRead.Sub(pagesRead).Seconds(),
 		"figures_seconds", figured.Sub(linkMapRead).Seconds(), "recommendations_seconds", time.Since(figured).Seconds())
-	result := completed(job.ID, data, report, recs, checks)
+	// The recommender's report: it adds to a finding what no fix answers.
+	result := completed(job.ID, data, r.report, recs, checks)
 	result.scores = auditor.LinkScores(data.ClusterID)
 	result.planWithScores = sc.policy.Authority == policy.AuthorityLinkScore
 	result.needs = r.needs

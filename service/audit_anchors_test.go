@@ -2,6 +2,8 @@ package service
 
 import (
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -229,5 +231,55 @@ func TestEveryAnchorVariationOfferedIsOneApplyMakes(t *testing.T) {
 	res := h.applyFixes(siteID, "apply-variations", events.AuditApplyData{AuditID: "variations", RecommendationIDs: ids})
 	if res.Applied != len(ids) || len(res.Failed) != 0 {
 		t.Errorf("applied %d of %d variations; refused: %+v", res.Applied, len(ids), res.Failed)
+	}
+}
+
+// A dominant anchor the fixes cannot vary, for want of another name of
+// its target, is said so in the finding: a Spanish trial's anchor on 5 of
+// 5 links needed 3 moves, got 2, and nothing said why the third had none.
+func TestADominantAnchorNoFixCanVarySaysSoInItsFinding(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-one-name"
+	structure, pages := existingSiteWithDominantAnchor(siteID)
+	for i, p := range pages {
+		if p.ID == pumpID {
+			// Its only name is the dominant anchor.
+			pages[i].Title, pages[i].PrimaryKeyword, pages[i].Keywords = "Track pumps", pumpAnchor, nil
+		}
+	}
+	h.publishExisting(structure, pages, existingDeleted)
+	h.audit(siteID, "before", events.AuditRequestedData{})
+	var finding *events.AuditFinding
+	for _, f := range storedFindings(t, h, siteID, "before").DominantAnchors {
+		if f.PageID == pumpID {
+			finding = &f
+		}
+	}
+	if finding == nil {
+		t.Fatalf("the audit does not report %q as the dominant anchor of %s", pumpAnchor, pumpID)
+	}
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	varied := 0
+	for _, r := range recs {
+		if r.Action == "vary_anchor" && r.TargetID == pumpID {
+			varied++
+		}
+	}
+	// Of the five links, one page's text names the pump otherwise ("The
+	// Cadence Track Pump"); the others have nothing to move to. The
+	// finding says how many of those to move have none, and the fixes
+	// made are the rest.
+	m := regexp.MustCompile(`(\d+) of the (\d+) links to move to another anchor have none, in their page's text or to write in`).FindStringSubmatch(finding.Detail)
+	if m == nil {
+		t.Fatalf("the finding says %q, not that some of its links have no other anchor (%d varied)", finding.Detail, varied)
+	}
+	none, _ := strconv.Atoi(m[1])
+	need, _ := strconv.Atoi(m[2])
+	if none == 0 || none+varied != need {
+		t.Errorf("the finding says %d of %d links have no other anchor; %d are varied", none, need, varied)
 	}
 }
