@@ -213,6 +213,10 @@ type SiteCounts struct {
 	Pages  int // not deleted
 	Links  int // in a page's HTML: inserted, verified or flagged
 	Review int // scored for review, waiting for a person
+	// Fixes are the audit recommendations applied to live pages, each
+	// once whatever audits listed it: an existing site's links come that
+	// way, and a Spanish trial's overview said "placed 0" after five.
+	Fixes int
 }
 
 // CountSite reads a site's SiteCounts.
@@ -221,8 +225,9 @@ func (s *Store) CountSite(ctx context.Context, siteID string) (SiteCounts, error
 	err := s.pool.QueryRow(ctx, `SELECT
 			(SELECT count(*) FROM pages WHERE site_id = $1 AND state <> 'deleted'),
 			(SELECT count(*) FILTER (WHERE status = ANY($2)) FROM links WHERE site_id = $1),
-			(SELECT count(*) FILTER (WHERE status = 'review') FROM links WHERE site_id = $1)`,
-		siteID, placedStatuses).Scan(&c.Pages, &c.Links, &c.Review)
+			(SELECT count(*) FILTER (WHERE status = 'review') FROM links WHERE site_id = $1),
+			(SELECT count(DISTINCT id) FROM audit_recommendations WHERE site_id = $1 AND applied_by <> '')`,
+		siteID, placedStatuses).Scan(&c.Pages, &c.Links, &c.Review, &c.Fixes)
 	if err != nil {
 		return c, fmt.Errorf("count site %s: %w", siteID, err)
 	}

@@ -371,6 +371,11 @@ func TestTheWebUI(t *testing.T) {
 					eval[string](tb, `(document.querySelector('.jobs') || {outerHTML: ''}).outerHTML`), tb.location())
 			}
 		}
+		// The overview counts the fixes applied, an existing site's links.
+		tb.open("/ui/")
+		if fixes := tb.text(`[data-testid="count-fixes"]`); fixes == "" || fixes == "0" {
+			t.Errorf("the overview counts %q audit fixes applied after the applies", fixes)
+		}
 		resp, err := http.Get(e.base + "/ui/audit/recommendations.csv")
 		if err == nil {
 			resp.Body.Close()
