@@ -1515,8 +1515,14 @@ func dominantAnchorReason(p policy.Policy, f audit.Finding, afterFixes bool) str
 		after = " once the fixes recommended before it are applied"
 	}
 	if audit.Dominates(p, f.Count, f.Limit) {
-		return fmt.Sprintf("anchor %q carries %d of the %d links to %s%s (over %.0f%%)", f.Anchor, f.Count, f.Limit, f.PageID, after,
-			100*p.AnchorDominanceFlagShare)
+		// Over both, it says both, as the finding does (a Spanish trial's
+		// 5 of 5 was said to be "over 40%" alone).
+		overCap := ""
+		if p.MaxExactAnchorPerTarget > 0 && f.Count > p.MaxExactAnchorPerTarget {
+			overCap = fmt.Sprintf(" and over the cap of %d uses of one exact anchor per target", p.MaxExactAnchorPerTarget)
+		}
+		return fmt.Sprintf("anchor %q carries %d of the %d links to %s%s (over %.0f%%%s)", f.Anchor, f.Count, f.Limit, f.PageID, after,
+			100*p.AnchorDominanceFlagShare, overCap)
 	}
 	return fmt.Sprintf("anchor %q carries %d of the %d links to %s%s, over the cap of %d uses of one exact anchor per target",
 		f.Anchor, f.Count, f.Limit, f.PageID, after, p.MaxExactAnchorPerTarget)

@@ -48,14 +48,19 @@ func TestADominantAnchorsReasonNamesWhatItIsOver(t *testing.T) {
 	if strings.Contains(overCap, "40%") || !strings.Contains(overCap, "over the cap of 3 uses") {
 		t.Errorf("reason %q, want the cap of 3 and no share", overCap)
 	}
-	overShare := dominantAnchorReason(p, audit.Finding{PageID: "grinders", Anchor: "burr grinder", Count: 4, Limit: 7}, false)
-	if want := `anchor "burr grinder" carries 4 of the 7 links to grinders (over 40%)`; overShare != want {
+	overShare := dominantAnchorReason(p, audit.Finding{PageID: "grinders", Anchor: "burr grinder", Count: 3, Limit: 7}, false)
+	if want := `anchor "burr grinder" carries 3 of the 7 links to grinders (over 40%)`; overShare != want {
 		t.Errorf("reason %q, want %q", overShare, want)
+	}
+	// Over both, both (a Spanish trial's 5 of 5 said "over 40%" alone).
+	both := dominantAnchorReason(p, audit.Finding{PageID: "camino-frances", Anchor: "camino francés", Count: 5, Limit: 5}, false)
+	if want := `anchor "camino francés" carries 5 of the 5 links to camino-frances (over 40% and over the cap of 3 uses of one exact anchor per target)`; both != want {
+		t.Errorf("reason %q, want %q", both, want)
 	}
 	// Counted after the audit's own fixes, it says so: a French trial's
 	// site showed 5 of 8 where the reason said 4.
 	afterFixes := dominantAnchorReason(p, audit.Finding{PageID: "grinders", Anchor: "burr grinder", Count: 4, Limit: 8}, true)
-	if want := `anchor "burr grinder" carries 4 of the 8 links to grinders once the fixes recommended before it are applied (over 40%)`; afterFixes != want {
+	if want := `anchor "burr grinder" carries 4 of the 8 links to grinders once the fixes recommended before it are applied (over 40% and over the cap of 3 uses of one exact anchor per target)`; afterFixes != want {
 		t.Errorf("reason %q, want %q", afterFixes, want)
 	}
 }
