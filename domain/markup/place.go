@@ -663,7 +663,7 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	case t.inside > 0:
 		return "candidate anchor found in " + in + " only inside a longer name: another page's, or the target's own"
 	case t.insideOwn > 0:
-		return "candidate anchor found in " + in + " only as or inside this page's own name, or inside another page's longer name"
+		return "candidate anchor found in " + in + " only as or inside this page's own name, or inside a longer name (another page's, or the target's own)"
 	}
 	return "no candidate anchor found in " + where
 }
