@@ -103,6 +103,15 @@ func newProfile(names []string, title, language string) profile {
 				rt[0].lex, rt[0].verb, rt[0].start, rt[0].final = cOpen, false, true, true
 				rt[0].parts = comparedStems(rt[0])
 			}
+			if len(toks) == 0 && len(rt) > 1 && rt[0].lex == cGer && rt[0].verb && !rt[1].verb && !closed(rt[1].lex) {
+				// A name opening on a gerund before its object names the
+				// activity, the gerund a noun of it, as it is for a verb
+				// the lexicon does not list ("planting tomatoes"): a
+				// gardening trial's "guide to growing tomatoes" named
+				// nothing, "grow" being a listed verb.
+				rt[0].verb, rt[0].start, rt[0].final = false, true, true
+				rt[0].parts = comparedStems(rt[0])
+			}
 			if n := len(rt); n > 1 && rt[n-1].verb && rt[n-1].plur && (rt[n-1].lex == cVerb || rt[n-1].lex == cAmbig) && contentWord(rt[n-2]) && !rt[n-2].verb {
 				// A name is a noun phrase: a plural that ends one after a
 				// noun is its head, not a verb ("salad leaves").

@@ -400,6 +400,10 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 		// trial 16: a guide about a gerund and its object named nothing
 		{"a guide to a gerund and its object", "Our guide to choosing coffee beans explains how to read roast levels.",
 			Target{PrimaryKeywords: []string{"choosing coffee beans"}, Title: "Choosing Coffee Beans"}, []string{"coffee beans", "guide to choosing coffee beans"}},
+		// a gardening trial: "grow" is a listed verb, and its gerund named
+		// no activity
+		{"a guide to a listed verb's gerund and its object", "Read our guide to growing tomatoes before you plant.",
+			Target{PrimaryKeywords: []string{"growing tomatoes"}, Title: "Growing Tomatoes"}, []string{"guide to growing tomatoes"}},
 		{"a document about something else names nothing", "Our guide to paint colours helps with hiking boots too.",
 			Target{PrimaryKeywords: []string{"tile backsplash"}}, nil},
 		{"a noun that is no document names nothing more", "The cost of tile backsplash varies.",
