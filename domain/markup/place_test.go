@@ -287,6 +287,21 @@ func TestPlaceNeverLinksTheSameWordsToTwoPages(t *testing.T) {
 	}
 }
 
+// WooCommerce's product meta lists the product's terms: its links are
+// no content of the page (a gardening trial's "Category: Tools").
+func TestAStoresProductMetaIsNoContent(t *testing.T) {
+	src := `<div class="summary entry-summary"><h1>Folding Pruning Saw</h1><p>A 180 mm blade for branches up to 10 cm.</p>` +
+		`<div class="product_meta"><span class="sku_wrapper">SKU: <span class="sku">PS-180</span></span>` +
+		`<span class="posted_in">Category: <a href="/product-category/tools/" rel="tag">Tools</a></span></div></div>`
+	links, err := Links([]byte(src), "https://garden.example/product/saw/", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links) != 1 || links[0].Position == "content" {
+		t.Errorf("links %+v, want the category link outside the content", links)
+	}
+}
+
 // A soft hyphen is not shown: "query per&shy;formance" says the keyword
 // "query performance" (a docs trial's uplink found no anchor there), and
 // the link's text is the word a reader reads.
@@ -1120,5 +1135,25 @@ func TestAnUplinkInsideAnotherPagesLongerNameSaysSo(t *testing.T) {
 	req.Position.FirstParagraphs, req.NotWithin, req.WholePhraseFirst, req.WholePhrase = 0, nil, false, true
 	if _, pl := placeOne(t, src, req, opts); pl.Placed || pl.Reason != "candidate anchor found in the text only as the front of a longer phrase" {
 		t.Errorf("anywhere: %+v, want it refused as the front of a longer phrase, in the text", pl)
+	}
+}
+
+// Every name of a box that is no content is one its start tag is read
+// for: WooCommerce's "product_meta" was in termListNames and never read,
+// no trigger word being in it.
+func TestEveryAsideNameIsReadFromItsTag(t *testing.T) {
+	var names []string
+	for _, m := range []map[string]bool{authorBoxNames, bylineNames, termListNames} {
+		for n := range m {
+			names = append(names, n)
+		}
+	}
+	for _, parts := range boxParts {
+		names = append(names, parts...)
+	}
+	for _, n := range names {
+		if tag := []byte(`<div class="` + n + `">`); !mayMarkAside(tag) {
+			t.Errorf("%s: a name of a box that is no content, but its tag is not read", tag)
+		}
 	}
 }

@@ -310,7 +310,11 @@ var termListNames = map[string]bool{"tags": true, "post-tags": true, "entry-tags
 	"tag-links": true, "tags-links": true, "tagcloud": true, "tag-cloud": true, "cat-links": true,
 	"entry-categories": true, "post-categories": true, "wp-block-post-terms": true, "taxonomy-post_tag": true,
 	"field--name-field-tags": true, "field-name-field-tags": true, "field--name-tags": true,
-	"field--name-field-category": true, "field--name-field-categories": true}
+	"field--name-field-category": true, "field--name-field-categories": true,
+	// WooCommerce's product meta ("SKU: …", "Category: Tools"): a
+	// gardening trial's product page counted its category link as the
+	// description's, and its budget as taken by it.
+	"product_meta": true, "posted_in": true, "tagged_as": true, "sku_wrapper": true}
 
 // commentsID and commentsClass name the elements that hold a page's
 // comment section, as WordPress themes (id "comments", class
@@ -381,7 +385,7 @@ func triggers(lists ...[]string) []string {
 // (authorBoxNames, bylineNames, termListNames) and "breadcrumb", each
 // once, none that another holds.
 var asideTriggers = triggers(append([][]string{{"author", "sabox", "abh_box", "m-a-box", "byline", "by-line", "dateline", "-meta",
-	"posted-on", "post-date", "tag", "cat", "terms", "toc", "related"}, tocParts, breadcrumbParts}, boxParts...)...)
+	"_meta", "posted-on", "posted_in", "sku_wrapper", "post-date", "tag", "cat", "terms", "toc", "related"}, tocParts, breadcrumbParts}, boxParts...)...)
 
 // conceals reports whether an element hides what it holds from readers:
 // a hidden, aria-hidden or inert element, or a <details> or <dialog> not
