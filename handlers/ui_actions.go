@@ -31,6 +31,16 @@ func idemKey(r *http.Request, suffix string) string {
 	return k + suffix
 }
 
+// digest names a form's choice in an idempotency key: 16 hex digits of
+// the SHA-256 of its values.
+func digest(values ...string) string {
+	h := sha256.New()
+	for _, v := range values {
+		fmt.Fprintf(h, "%s\x00", v)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
 func pagePath(id string) string { return UIPrefix + "pages/" + url.PathEscape(id) }
 
 func (u *UI) replan(w http.ResponseWriter, r *http.Request, s *uiSession) {
@@ -47,10 +57,12 @@ func (u *UI) replan(w http.ResponseWriter, r *http.Request, s *uiSession) {
 
 func (u *UI) addLink(w http.ResponseWriter, r *http.Request, s *uiSession) {
 	id := r.PathValue("page_id")
-	in := &AddLinkInput{IdempotencyParam: IdempotencyParam{IdempotencyKey: idemKey(r, "/add-link")}, PageID: id}
+	in := &AddLinkInput{PageID: id}
 	in.Body.SiteID = s.SiteID
 	in.Body.TargetContentID = strings.TrimSpace(r.PostFormValue("target_content_id"))
 	in.Body.Anchor = strings.TrimSpace(r.PostFormValue("anchor"))
+	// Each link added from one render is its own request.
+	in.IdempotencyKey = idemKey(r, "/add-link-"+digest(in.Body.TargetContentID, in.Body.Anchor))
 	// The API's bounds, which huma checks before its function runs.
 	switch {
 	case in.Body.TargetContentID == "" || len(in.Body.TargetContentID) > 256:
@@ -180,8 +192,7 @@ func (u *UI) applyAudit(w http.ResponseWriter, r *http.Request, s *uiSession) {
 		u.fail(w, r, s, http.StatusBadRequest, "There is no such audit.")
 		return
 	}
-	choice := sha256.New()
-	fmt.Fprintf(choice, "%s\x00%s", in.Body.AuditID, r.PostFormValue("all"))
+	choice := []string{in.Body.AuditID, r.PostFormValue("all")}
 	if r.PostFormValue("all") == "true" {
 		in.Body.All = true
 	} else {
@@ -194,11 +205,9 @@ func (u *UI) applyAudit(w http.ResponseWriter, r *http.Request, s *uiSession) {
 			u.fail(w, r, s, http.StatusBadRequest, "Apply at most 10,000 recommendations at once, or all of them.")
 			return
 		}
-		for _, id := range slices.Sorted(slices.Values(in.Body.RecommendationIDs)) {
-			fmt.Fprintf(choice, "\x00%s", id)
-		}
+		choice = append(choice, slices.Sorted(slices.Values(in.Body.RecommendationIDs))...)
 	}
-	in.IdempotencyKey = idemKey(r, "/apply-"+hex.EncodeToString(choice.Sum(nil))[:16])
+	in.IdempotencyKey = idemKey(r, "/apply-"+digest(choice...))
 	out, err := u.api.applyAudit(r.Context(), in)
 	if err != nil {
 		u.failWith(w, r, s, err)
