@@ -446,7 +446,12 @@ var topicStopWordsOf = map[string]map[string]bool{
 	policy.English: set("best", "guide", "guides", "complete", "ultimate", "explained", "right", "top", "tips",
 		"things", "ways", "ideas", "reasons", "review", "reviews", "beginners", "beginner", "everything", "know",
 		"questions", "faq", "faqs", "answers", "answered", "recipe", "recipes", "easy", "homemade", "quick", "simple",
-		"favorite", "favourite", "perfect", "delicious", "template", "templates", "example", "examples", "checklist"),
+		"favorite", "favourite", "perfect", "delicious", "template", "templates", "example", "examples", "checklist",
+		// what a how-to title says is done, as the Italian list's
+		// "mangiare" and "vedere": a gardening trial's tomato article
+		// listed a mint article for the "growing" both titles held
+		"grow", "growing", "make", "making", "keep", "keeping", "choose", "choosing", "use", "using", "start",
+		"starting", "get", "getting", "take", "taking", "avoid", "avoiding", "stop", "stopping"),
 	"spanish": set("guía", "guías", "mejor", "mejores", "completa", "completo", "definitiva", "definitivo",
 		"consejos", "trucos", "ideas", "razones", "opiniones", "principiantes", "preguntas", "frecuentes",
 		"respuestas", "receta", "recetas", "fácil", "fáciles", "casera", "casero", "caseras", "caseros", "rápida",

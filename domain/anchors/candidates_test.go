@@ -255,6 +255,9 @@ func TestAKindOfPageWordNamesNoTopicInTheSitesLanguage(t *testing.T) {
 		{"italian", "Guida completa all'orto sul balcone", "Consigli e guida per il prato", false},
 		{"portuguese", "Guia completo de jardinagem: dicas", "Dicas para a horta: guia", false},
 		{"english", "The Complete Guide to Sourdough", "Beginner's Guide to Pizza Dough", false},
+		// a gardening trial: what a how-to title does is no topic
+		{"english", "Growing Basil in Pots", "How to Keep Mint From Taking Over the Growing Bed", false},
+		{"english", "Growing Basil in Pots", "Basil Pesto From the Garden", true},
 		// a SaaS trial: a page's format is no topic
 		{"english", "Sprint Planning Template", "Status Report Template", false},
 		// an Italian trial: question words, numbers and what a traveller does
