@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -1329,12 +1330,11 @@ func (a *API) startJob(ctx context.Context, siteID, key string, body any, j stor
 			j.EventIDs = append(j.EventIDs, ev.ID)
 		}
 	}
-	raw, err := json.Marshal(body)
+	hash, err := requestHash(body)
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	sum := sha256.Sum256(raw)
-	j.SiteID, j.IdempotencyKey, j.RequestHash = siteID, key, sum[:]
+	j.SiteID, j.IdempotencyKey, j.RequestHash = siteID, key, hash
 	var created bool
 	err = a.Store.InTx(ctx, func(tx *store.Tx) error {
 		var err error
@@ -1370,6 +1370,48 @@ func (a *API) startJob(ctx context.Context, siteID, key string, body any, j stor
 		return nil, a.internal(ctx, fmt.Errorf("read job %s just made: found %v, %w", j.ID, found, err))
 	}
 	return a.jobOutput(ctx, state)
+}
+
+// requestHash is what tells two requests under one idempotency key apart.
+func requestHash(body any) ([]byte, error) {
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encode the request: %w", err)
+	}
+	sum := sha256.Sum256(raw)
+	return sum[:], nil
+}
+
+// retried answers a request its idempotency key already started with that
+// job, before the request is checked against what the job changed: a
+// retried accept found its link no longer up for review and answered 409,
+// a retried removal its link gone and answered 404 (an API client trial).
+// ok is false when the key is new (or none), and the request goes on.
+func (a *API) retried(ctx context.Context, siteID, key string, body any) (out *JobOutput, ok bool, err error) {
+	if key == "" {
+		return nil, false, nil
+	}
+	j, found, err := a.Store.JobOfKey(ctx, siteID, key)
+	if err != nil {
+		return nil, false, a.internal(ctx, err)
+	}
+	if !found {
+		return nil, false, nil
+	}
+	hash, err := requestHash(body)
+	if err != nil {
+		return nil, false, a.internal(ctx, err)
+	}
+	if !bytes.Equal(hash, j.RequestHash) {
+		return nil, false, huma.Error409Conflict("Idempotency-Key "+key+" was used for another request",
+			&huma.ErrorDetail{Location: "header.Idempotency-Key", Value: key, Message: "used for another request"})
+	}
+	state, found, err := a.Store.APIJobState(ctx, siteID, j.ID)
+	if err != nil || !found {
+		return nil, false, a.internal(ctx, fmt.Errorf("read job %s of idempotency key %q: found %v, %w", j.ID, key, found, err))
+	}
+	out, err = a.jobOutput(ctx, state)
+	return out, err == nil, err
 }
 
 // jobOutput answers with a job as it stands: a plan or restore job done
@@ -1503,6 +1545,10 @@ func (a *API) decideReview(ctx context.Context, in *ReviewInput, action planning
 	if err := a.site(ctx, in.Body.SiteID); err != nil {
 		return nil, err
 	}
+	body := struct{ SiteID, LinkID, Action string }{in.Body.SiteID, in.LinkID, string(action)}
+	if out, ok, err := a.retried(ctx, in.Body.SiteID, in.IdempotencyKey, body); ok || err != nil {
+		return out, err
+	}
 	l, found, err := a.Store.Link(ctx, in.Body.SiteID, in.LinkID)
 	if err != nil {
 		return nil, a.internal(ctx, err)
@@ -1519,7 +1565,6 @@ func (a *API) decideReview(ctx context.Context, in *ReviewInput, action planning
 	}
 	d := store.LinkDecision{SiteID: in.Body.SiteID, SourcePageID: l.SourcePageID, TargetPageID: l.TargetPageID,
 		Action: action, Anchor: anchor, DecidedBy: callerOf(ctx).label()}
-	body := struct{ SiteID, LinkID, Action string }{in.Body.SiteID, in.LinkID, string(action)}
 	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, body, func(tx *store.Tx) error {
 		tx.SetDecision(ctx, d)
 		return nil
@@ -1555,6 +1600,11 @@ func (a *API) addLink(ctx context.Context, in *AddLinkInput) (*JobOutput, error)
 	if in.Body.TargetContentID == in.PageID {
 		return nil, invalid("body.target_content_id", in.Body.TargetContentID, "a page does not link to itself")
 	}
+	if strings.TrimSpace(in.Body.Anchor) == "" {
+		// Three spaces passed minLength and made a decision no text could
+		// carry, in place of the page's earlier one (an API client trial).
+		return nil, invalid("body.anchor", in.Body.Anchor, "an anchor is words of the page's text, not blank")
+	}
 	target, found, err := a.Store.Page(ctx, in.Body.SiteID, in.Body.TargetContentID)
 	if err != nil {
 		return nil, a.internal(ctx, err)
@@ -1583,6 +1633,10 @@ func (a *API) removeLink(ctx context.Context, in *RemoveLinkInput) (*JobOutput, 
 	if err := a.site(ctx, in.SiteID); err != nil {
 		return nil, err
 	}
+	body := struct{ PageID, SiteID, LinkID string }{in.PageID, in.SiteID, in.LinkID}
+	if out, ok, err := a.retried(ctx, in.SiteID, in.IdempotencyKey, body); ok || err != nil {
+		return out, err
+	}
 	l, found, err := a.Store.Link(ctx, in.SiteID, in.LinkID)
 	if err != nil {
 		return nil, a.internal(ctx, err)
@@ -1595,7 +1649,6 @@ func (a *API) removeLink(ctx context.Context, in *RemoveLinkInput) (*JobOutput, 
 	}
 	d := store.LinkDecision{SiteID: in.SiteID, SourcePageID: in.PageID, TargetPageID: l.TargetPageID,
 		Action: planning.DecisionRemove, DecidedBy: callerOf(ctx).label()}
-	body := struct{ PageID, SiteID, LinkID string }{in.PageID, in.SiteID, in.LinkID}
 	return a.replan(ctx, in.SiteID, in.IdempotencyKey, body, func(tx *store.Tx) error {
 		tx.SetDecision(ctx, d)
 		return nil
@@ -1614,6 +1667,10 @@ func (a *API) revertDecision(ctx context.Context, in *RevertInput) (*JobOutput, 
 	if err := a.site(ctx, in.SiteID); err != nil {
 		return nil, err
 	}
+	body := struct{ PageID, SiteID, TargetID, Action string }{in.PageID, in.SiteID, in.TargetID, "revert"}
+	if out, ok, err := a.retried(ctx, in.SiteID, in.IdempotencyKey, body); ok || err != nil {
+		return out, err
+	}
 	decisions, err := a.Store.Decisions(ctx, in.SiteID, in.PageID)
 	if err != nil {
 		return nil, a.internal(ctx, err)
@@ -1621,7 +1678,6 @@ func (a *API) revertDecision(ctx context.Context, in *RevertInput) (*JobOutput, 
 	if !slices.ContainsFunc(decisions, func(d store.LinkDecision) bool { return d.TargetPageID == in.TargetID }) {
 		return nil, notFound("decision on page " + in.PageID + "'s link to " + in.TargetID)
 	}
-	body := struct{ PageID, SiteID, TargetID, Action string }{in.PageID, in.SiteID, in.TargetID, "revert"}
 	return a.replan(ctx, in.SiteID, in.IdempotencyKey, body, func(tx *store.Tx) error {
 		_, err := tx.RevertDecision(ctx, in.SiteID, in.PageID, in.TargetID)
 		return err

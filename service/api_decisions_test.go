@@ -14,7 +14,13 @@ import (
 
 func (c apiClient) delete(path, token string) posted {
 	c.t.Helper()
-	status, _, raw := c.do(http.MethodDelete, path, token, "", "", nil)
+	return c.deleteKeyed(path, token, "")
+}
+
+// deleteKeyed is delete with an Idempotency-Key.
+func (c apiClient) deleteKeyed(path, token, key string) posted {
+	c.t.Helper()
+	status, _, raw := c.do(http.MethodDelete, path, token, key, "", nil)
 	out := posted{status: status, raw: raw}
 	_ = json.Unmarshal(raw, &out.job)
 	return out
@@ -93,7 +99,16 @@ func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
 	}
 
 	// Accepted: planned from now on, and placed where the page has its anchor.
-	done(c.post("/linker/review/"+accepted.ID+"/accept/", token, "", `{"site_id":"`+siteID+`"}`), "accept")
+	acceptedJob := c.post("/linker/review/"+accepted.ID+"/accept/", token, "accept-1", `{"site_id":"`+siteID+`"}`)
+	done(acceptedJob, "accept")
+	// A retry with the key gets the first job, though its link is no
+	// longer up for review (an API client trial's retry answered 409).
+	if r := c.post("/linker/review/"+accepted.ID+"/accept/", token, "accept-1", `{"site_id":"`+siteID+`"}`); r.status != 202 || r.job.ID != acceptedJob.job.ID {
+		t.Errorf("accept retried with its key: %d, job %q; want 202 and the first job %q", r.status, r.job.ID, acceptedJob.job.ID)
+	}
+	if r := c.post("/linker/review/"+accepted.ID+"/reject/", token, "accept-1", `{"site_id":"`+siteID+`"}`); r.status != 409 {
+		t.Errorf("a reject sent with the accept's key: %d, want 409", r.status)
+	}
 	if l, ok := linkTo(accepted.SourceContentID, accepted.TargetPageID, accepted.Type); !ok || l.Status == link.StatusReview || !strings.Contains(l.Reason+l.Explanation, "accepted by hand") {
 		t.Errorf("accepted suggestion %s → %s is now %+v (found %v)", accepted.SourceContentID, accepted.TargetPageID, l, ok)
 	}
@@ -138,7 +153,11 @@ func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
 	if from == "" {
 		t.Fatal("no verified horizontal link on the example site")
 	}
-	done(c.delete(fmt.Sprintf("/linker/content/%s/links/%s/?site_id=%s", from, removed.ID, siteID), token), "remove")
+	removal := c.deleteKeyed(fmt.Sprintf("/linker/content/%s/links/%s/?site_id=%s", from, removed.ID, siteID), token, "remove-1")
+	done(removal, "remove")
+	if r := c.deleteKeyed(fmt.Sprintf("/linker/content/%s/links/%s/?site_id=%s", from, removed.ID, siteID), token, "remove-1"); r.status != 202 || r.job.ID != removal.job.ID {
+		t.Errorf("removal retried with its key: %d, job %q; want 202 and the first job %q (the link is gone)", r.status, r.job.ID, removal.job.ID)
+	}
 	if _, ok := linkTo(from, removed.TargetPageID); ok {
 		t.Errorf("removed link %s → %s is still planned", from, removed.TargetPageID)
 	}
@@ -167,6 +186,9 @@ func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
 	}
 	if r := c.post("/linker/content/"+from+"/links/", token, "", `{"site_id":"`+siteID+`","target_content_id":"no-such-page","anchor":"x"}`); r.status != 404 {
 		t.Errorf("adding a link to a page that does not exist: %d", r.status)
+	}
+	if r := c.post("/linker/content/"+from+"/links/", token, "", `{"site_id":"`+siteID+`","target_content_id":"`+target+`","anchor":"   "}`); r.status != 400 {
+		t.Errorf("adding a link under a blank anchor: %d %s, want 400", r.status, r.raw)
 	}
 
 	// Reverted: the planner decides again, and plans the removed link as before.

@@ -77,6 +77,23 @@ func (t *Tx) CreateAPIJob(ctx context.Context, j APIJob) (APIJob, bool, error) {
 	return first, false, nil
 }
 
+// JobOfKey reads the job an idempotency key started on a site, if any.
+func (s *Store) JobOfKey(ctx context.Context, siteID, key string) (APIJob, bool, error) {
+	var j APIJob
+	var kind string
+	err := s.pool.QueryRow(ctx, `SELECT site_id, id, kind, ref, idempotency_key, request_hash, created_at FROM api_jobs
+		WHERE site_id = $1 AND idempotency_key = $2`, siteID, key).
+		Scan(&j.SiteID, &j.ID, &kind, &j.Ref, &j.IdempotencyKey, &j.RequestHash, &j.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return APIJob{}, false, nil
+	}
+	if err != nil {
+		return APIJob{}, false, fmt.Errorf("read the job of idempotency key %q: %w", key, err)
+	}
+	j.Kind = JobKind(kind)
+	return j, true, nil
+}
+
 // JobState is how far a job has come.
 type JobState struct {
 	APIJob
