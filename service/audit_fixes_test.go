@@ -1427,3 +1427,38 @@ func TestAnOrphansRecommendationNamesThePagesThatSayItWhereNoLinkMayGo(t *testin
 		t.Fatalf("no recommendation links the orphan %s", orphan.id)
 	}
 }
+
+// An audit of a site the pipeline linked recommends adding no link to a
+// target the page already links, in its Related Reading or Related
+// Articles: apply refuses every such fix (an API client trial's audit
+// made 27 of its 38 recommendations so).
+func TestAnAuditRecommendsAddingNoLinkThePageHasAlready(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	site := h.linkExampleSite("outdoor-gear")
+	siteID := site.Structure.Site.ID
+	// The publisher puts the linked pages live.
+	for _, p := range site.Pages {
+		sent, ok := h.inserted.latestFor(t, siteID, p.ID)
+		if !ok {
+			continue
+		}
+		live := p
+		live.HTML = sent.HTML
+		h.publish(mustEvent(events.ContentPublished, siteID, "pub-"+p.ID, events.ContentData{Page: live}))
+	}
+	h.waitIdle(waitLong)
+	rep := h.audit(siteID, "linked", events.AuditRequestedData{})
+	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "linked", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) == 0 {
+		t.Fatalf("the audit of the linked site made no recommendation (report %+v): the test proves too little", rep)
+	}
+	for _, r := range recs {
+		if r.Action == "add" && strings.Contains(r.Reason, "already links") {
+			t.Errorf("recommendation %s adds a link from %s to %s, which it has already: %s", r.ID, r.PageID, r.TargetID, r.Reason)
+		}
+	}
+}
