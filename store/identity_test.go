@@ -21,7 +21,7 @@ func migratedTo(t *testing.T, ctx context.Context, url string, version int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ensureDatabase(ctx, cfg); err != nil {
+	if _, err := ensureDatabase(ctx, cfg, true); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("pgx", stdlib.RegisterConnConfig(cfg))

@@ -44,6 +44,11 @@ type Options struct {
 	// connections the server allows is cut to them, as a pool sized to
 	// the workers would otherwise fail with "too many clients" under load.
 	FitToServer bool
+	// MustExist refuses a missing database instead of creating it: a
+	// client verb given a mistyped --database-url would otherwise make and
+	// migrate an empty database and answer from it (an API client trial's
+	// "token revoke" found "no live token" so).
+	MustExist bool
 }
 
 // Open connects to the database at url, creating the database if it does not
@@ -56,7 +61,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
-	limit, err := ensureDatabase(ctx, cfg.ConnConfig)
+	limit, err := ensureDatabase(ctx, cfg.ConnConfig, !opts.MustExist)
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +84,13 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// ensureDatabase creates the configured database when it is missing, through
+// ensureDatabase creates the configured database when it is missing and
+// create is set (else a missing one is an error), through
 // the server's maintenance database. It tries the database itself first:
 // a production role may not be allowed to connect to "postgres". It
 // returns the connections the server lets clients open (0 if it could not
 // tell).
-func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig) (int, error) {
+func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig, create bool) (int, error) {
 	name := cfg.Database
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err == nil {
@@ -94,6 +100,9 @@ func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig) (int, error) {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "3D000" { // 3D000: invalid_catalog_name, no such database
 		return 0, fmt.Errorf("connect to database %s: %w", name, err)
+	}
+	if !create {
+		return 0, fmt.Errorf("database %s does not exist: check --database-url (serve creates the service's database)", name)
 	}
 	maint := cfg.Copy()
 	maint.Database = "postgres"

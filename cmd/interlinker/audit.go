@@ -84,7 +84,7 @@ func auditCommand(ctx context.Context, args []string) error {
 	}
 
 	if a.reportID != "" {
-		st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 4})
+		st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 4, MustExist: true})
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func auditCommand(ctx context.Context, args []string) error {
 		return nil
 	}
 
-	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 4})
+	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 4, MustExist: true})
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func auditCommand(ctx context.Context, args []string) error {
 // replicas run the audits. A site whose request fails does not stop the
 // others; the error names each.
 func auditAllSites(ctx context.Context, a auditSettings) error {
-	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 2})
+	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 2, MustExist: true})
 	if err != nil {
 		return err
 	}

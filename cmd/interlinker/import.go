@@ -129,7 +129,7 @@ func importCommand(ctx context.Context, args []string) error {
 		return err
 	}
 
-	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 2})
+	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 2, MustExist: true})
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func importClients(a importSettings, site crawl.Site, log *slog.Logger) (*outbou
 // waits until the service has recorded it. A known site is left as it is;
 // the rules must then name only clusters and sectors it has.
 func ensureImportSite(ctx context.Context, p *producer, a importSettings, site crawl.Site, rules *crawl.Rules, log *slog.Logger) error {
-	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 2})
+	st, err := store.Open(ctx, a.databaseURL, store.Options{MaxConns: 2, MustExist: true})
 	if err != nil {
 		return err
 	}

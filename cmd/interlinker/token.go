@@ -58,7 +58,9 @@ func tokenCommand(ctx context.Context, args []string) error {
 	case action != "revoke" && len(s.args) != 0:
 		return fmt.Errorf("token %s: unexpected argument %q", action, s.args[0])
 	}
-	st, err := store.Open(ctx, databaseURL, store.Options{MaxConns: 2})
+	// Listing or revoking in a database that is not there is a mistyped
+	// --database-url; a token made before the service first ran makes it.
+	st, err := store.Open(ctx, databaseURL, store.Options{MaxConns: 2, MustExist: action != "create"})
 	if err != nil {
 		return err
 	}

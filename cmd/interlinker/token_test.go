@@ -13,6 +13,14 @@ import (
 
 func TestTokenVerbCreatesListsAndRevokesASitesTokens(t *testing.T) {
 	db := storetest.NewDatabase(t)
+	// A database that is not there is a mistyped --database-url: listing
+	// or revoking neither makes it nor answers from an empty one (an API
+	// client trial's revoke made and migrated a database "interlinker").
+	for range 2 {
+		if _, err := runCapturing(t, "token", "list", "--database-url", db); err == nil || !strings.Contains(err.Error(), "does not exist") {
+			t.Fatalf("token list in a database that is not there: %v, want it refused", err)
+		}
+	}
 	printed, err := runCapturing(t, "token", "create", "--site", "crema-and-grind", "--name", "ci bot", "--database-url", db)
 	if err != nil {
 		t.Fatalf("token create: %v", err)
