@@ -1565,6 +1565,9 @@ func (a *API) decideReview(ctx context.Context, in *ReviewInput, action planning
 	}
 	d := store.LinkDecision{SiteID: in.Body.SiteID, SourcePageID: l.SourcePageID, TargetPageID: l.TargetPageID,
 		Action: action, Anchor: anchor, DecidedBy: callerOf(ctx).label()}
+	if action == planning.DecisionReject {
+		d.Zone = string(l.Zone)
+	}
 	return a.replan(ctx, in.Body.SiteID, in.IdempotencyKey, body, func(tx *store.Tx) error {
 		tx.SetDecision(ctx, d)
 		return nil
@@ -1648,7 +1651,7 @@ func (a *API) removeLink(ctx context.Context, in *RemoveLinkInput) (*JobOutput, 
 		return nil, huma.Error409Conflict("a breadcrumb is the site's structure, not a link to remove by hand")
 	}
 	d := store.LinkDecision{SiteID: in.SiteID, SourcePageID: in.PageID, TargetPageID: l.TargetPageID,
-		Action: planning.DecisionRemove, DecidedBy: callerOf(ctx).label()}
+		Action: planning.DecisionRemove, Zone: string(l.Zone), DecidedBy: callerOf(ctx).label()}
 	return a.replan(ctx, in.SiteID, in.IdempotencyKey, body, func(tx *store.Tx) error {
 		tx.SetDecision(ctx, d)
 		return nil

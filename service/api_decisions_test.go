@@ -204,3 +204,71 @@ func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
 func jsonDecode(resp *http.Response, v any) error {
 	return json.NewDecoder(resp.Body).Decode(v)
 }
+
+// A link removed by hand leaves the page's other links to its target: a
+// hub's in-body link to an article taken out, the hub's Related Articles
+// still lists the article, as it lists every article of its cluster (an
+// API client trial lost both).
+func TestRemovingAnInBodyLinkByHandKeepsTheTargetsListEntry(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	site := h.linkExampleSite("outdoor-gear")
+	siteID := site.Structure.Site.ID
+	st := h.svc.Store()
+	_, token, err := st.CreateToken(t.Context(), siteID, "editor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newAPIClient(t, h)
+	var hub string
+	var inBody link.Link
+	for _, pg := range site.Pages {
+		if pg.Kind != "hub" {
+			continue
+		}
+		links, err := st.LinksFrom(t.Context(), siteID, pg.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range links {
+			if l.Zone != link.ZoneInBody || l.Type != link.TypeVerticalDown || !l.Placed() {
+				continue
+			}
+			if slices.ContainsFunc(links, func(o link.Link) bool { return o.TargetPageID == l.TargetPageID && o.Zone == link.ZoneRelatedSection }) {
+				hub, inBody = pg.ID, l
+				break
+			}
+		}
+		if hub != "" {
+			break
+		}
+	}
+	if hub == "" {
+		t.Fatal("no hub of the example site links an article both in its text and in its Related Articles")
+	}
+	r := c.deleteKeyed(fmt.Sprintf("/linker/content/%s/links/%s/?site_id=%s", hub, inBody.ID, siteID), token, "")
+	if r.status != 202 {
+		t.Fatalf("remove: %d %s", r.status, r.raw)
+	}
+	c.poll(r.job.Location[len(handlers.APIPrefix):], token, "done")
+	h.waitIdle(waitLong)
+	links, err := st.LinksFrom(t.Context(), siteID, hub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := false
+	for _, l := range links {
+		if l.TargetPageID != inBody.TargetPageID {
+			continue
+		}
+		switch l.Zone {
+		case link.ZoneInBody:
+			t.Errorf("the in-body link %s → %s removed by hand is back: %+v", hub, l.TargetPageID, l)
+		case link.ZoneRelatedSection:
+			listed = l.Placed()
+		}
+	}
+	if !listed {
+		t.Errorf("the hub %s no longer lists %s in its Related Articles after its in-body link was removed", hub, inBody.TargetPageID)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -16,18 +17,21 @@ type LinkDecision struct {
 	SiteID, SourcePageID, TargetPageID string
 	Action                             planning.DecisionAction
 	Anchor                             string
-	DecidedBy                          string
-	DecidedAt                          time.Time
+	// Zone is the zone of the link a removal or rejection was made on;
+	// empty for every zone (planning.Decision.Zone).
+	Zone      string
+	DecidedBy string
+	DecidedAt time.Time
 }
 
 // SetDecision records a decision, replacing an earlier one about the same
 // link.
 func (t *Tx) SetDecision(ctx context.Context, d LinkDecision) {
-	t.queue(`INSERT INTO link_decisions (site_id, source_page_id, target_page_id, action, anchor, decided_by)
-		VALUES ($1, $2, $3, $4, $5, $6)
+	t.queue(`INSERT INTO link_decisions (site_id, source_page_id, target_page_id, action, anchor, decided_by, zone)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (site_id, source_page_id, target_page_id) DO UPDATE
-		SET action = EXCLUDED.action, anchor = EXCLUDED.anchor, decided_by = EXCLUDED.decided_by, decided_at = now()`,
-		d.SiteID, d.SourcePageID, d.TargetPageID, string(d.Action), d.Anchor, d.DecidedBy)
+		SET action = EXCLUDED.action, anchor = EXCLUDED.anchor, decided_by = EXCLUDED.decided_by, zone = EXCLUDED.zone, decided_at = now()`,
+		d.SiteID, d.SourcePageID, d.TargetPageID, string(d.Action), d.Anchor, d.DecidedBy, d.Zone)
 }
 
 // RevertDecision forgets a decision. It reports false when there was none.
@@ -73,17 +77,17 @@ func (t *Tx) PlanDecisions(ctx context.Context, siteID, pageID string) ([]planni
 }
 
 func queueDecisions(b *pgx.Batch, siteID, pageID string, out *[]planning.Decision) {
-	b.Queue(`SELECT d.action, d.anchor, p.id, p.url, p.kind, p.cluster_id, p.sector_id, p.title,
+	b.Queue(`SELECT d.action, d.anchor, d.zone, p.id, p.url, p.kind, p.cluster_id, p.sector_id, p.title,
 			p.primary_keyword, p.keywords
 		FROM link_decisions d JOIN pages p ON p.site_id = d.site_id AND p.id = d.target_page_id
 		WHERE d.site_id = $1 AND d.source_page_id = $2 AND p.state <> 'deleted'
 		ORDER BY d.target_page_id`, siteID, pageID).Query(func(rows pgx.Rows) error {
 		decisions, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (planning.Decision, error) {
 			var d planning.Decision
-			var action, kind string
-			err := r.Scan(&action, &d.Anchor, &d.Target.ID, &d.Target.URL, &kind, &d.Target.ClusterID, &d.Target.SectorID,
+			var action, kind, zone string
+			err := r.Scan(&action, &d.Anchor, &zone, &d.Target.ID, &d.Target.URL, &kind, &d.Target.ClusterID, &d.Target.SectorID,
 				&d.Target.Title, &d.Target.PrimaryKeyword, &d.Target.Keywords)
-			d.Action, d.Target.Kind, d.Target.SiteID = planning.DecisionAction(action), site.Kind(kind), siteID
+			d.Action, d.Target.Kind, d.Target.SiteID, d.Zone = planning.DecisionAction(action), site.Kind(kind), siteID, link.Zone(zone)
 			return d, err
 		})
 		if err != nil {

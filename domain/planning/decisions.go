@@ -33,6 +33,10 @@ type Decision struct {
 	// Anchor is the text to place: an added link's, or an accepted
 	// suggestion's when the plan no longer suggests it.
 	Anchor string
+	// Zone is the zone of the link a removal or rejection was made on: the
+	// links to the target in other zones stay (a hub's in-body link taken
+	// out leaves its Related Articles entry). Empty: every zone.
+	Zone link.Zone
 }
 
 // Why a decided link is as it is, in its reason.
@@ -42,15 +46,15 @@ const (
 )
 
 // applyDecisions makes the plan keep the page's decisions: links removed
-// or rejected by hand leave it (breadcrumbs aside, which are the site's
-// structure), accepted suggestions are planned, and links added by hand
+// or rejected by hand leave it, in the zone they were taken out of
+// (breadcrumbs aside, which are the site's structure), accepted suggestions are planned, and links added by hand
 // are planned under their anchor, first among the candidates.
 func (pl *planner) applyDecisions() {
 	for _, d := range pl.in.Decisions {
 		switch d.Action {
 		case DecisionReject, DecisionRemove:
 			pl.plan.Links = slices.DeleteFunc(pl.plan.Links, func(l link.Link) bool {
-				return l.TargetPageID == d.Target.ID && l.Type != link.TypeBreadcrumb
+				return l.TargetPageID == d.Target.ID && l.Type != link.TypeBreadcrumb && (d.Zone == "" || l.Zone == d.Zone)
 			})
 			pl.note("link to %s left out: %s by hand", d.Target.ID, map[DecisionAction]string{DecisionReject: "rejected", DecisionRemove: "removed"}[d.Action])
 		case DecisionAccept, DecisionAdd:
