@@ -33,10 +33,19 @@ type Decision struct {
 	// Anchor is the text to place: an added link's, or an accepted
 	// suggestion's when the plan no longer suggests it.
 	Anchor string
-	// Zone is the zone of the link a removal or rejection was made on: the
-	// links to the target in other zones stay (a hub's in-body link taken
-	// out leaves its Related Articles entry). Empty: every zone.
+	// Zone is the zone of the link a removal or rejection was made on: a
+	// hub's in-body link taken out leaves its Related Articles entry
+	// (listedApart). Empty: every zone.
 	Zone link.Zone
+}
+
+// listedApart reports a hub's Related Articles entry that a decision on
+// its link in another zone leaves: the list names every article of the
+// cluster, and a person taking an in-body link out took the entry with it
+// (an API client trial). A Related Reading entry goes with the link, as
+// the page is not to link the target.
+func listedApart(d Decision, l link.Link) bool {
+	return d.Zone != "" && l.Zone != d.Zone && l.Zone == link.ZoneRelatedSection && l.Type == link.TypeVerticalDown
 }
 
 // Why a decided link is as it is, in its reason.
@@ -46,15 +55,15 @@ const (
 )
 
 // applyDecisions makes the plan keep the page's decisions: links removed
-// or rejected by hand leave it, in the zone they were taken out of
-// (breadcrumbs aside, which are the site's structure), accepted suggestions are planned, and links added by hand
+// or rejected by hand leave it (breadcrumbs aside, which are the site's
+// structure, and a hub's list entry for a link taken out of its text), accepted suggestions are planned, and links added by hand
 // are planned under their anchor, first among the candidates.
 func (pl *planner) applyDecisions() {
 	for _, d := range pl.in.Decisions {
 		switch d.Action {
 		case DecisionReject, DecisionRemove:
 			pl.plan.Links = slices.DeleteFunc(pl.plan.Links, func(l link.Link) bool {
-				return l.TargetPageID == d.Target.ID && l.Type != link.TypeBreadcrumb && (d.Zone == "" || l.Zone == d.Zone)
+				return l.TargetPageID == d.Target.ID && l.Type != link.TypeBreadcrumb && !listedApart(d, l)
 			})
 			pl.note("link to %s left out: %s by hand", d.Target.ID, map[DecisionAction]string{DecisionReject: "rejected", DecisionRemove: "removed"}[d.Action])
 		case DecisionAccept, DecisionAdd:
