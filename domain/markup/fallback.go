@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -27,6 +28,18 @@ import (
 // and change at most one or two sentences; an answer that goes further is
 // no longer the author's paragraph, whatever it says.
 const MaxChangedSentences = 2
+
+// MinKeptWordShare is the share of the original paragraph's words (each
+// as often as it stands there) a rewrite must keep, and MaxAddedWords
+// (or MaxAddedWordShare of the original's words, whichever is more) how
+// many it may add beside the anchor's. A pet-care trial's model turned a
+// one-sentence paragraph into five sentences of other advice, within the
+// sentence rule, since one sentence may change, and it was published.
+const (
+	MinKeptWordShare  = 0.8
+	MaxAddedWords     = 6
+	MaxAddedWordShare = 0.25
+)
 
 // MaxRewriteLengthChange bounds how much the rewrite's visible text may
 // grow or shrink, as a share of the original's length in characters (0.3
@@ -115,9 +128,10 @@ func FallbackParagraph(src []byte, keyword string, firstParagraphs, after int) (
 //   - the link's text is the anchor or a close inflection of it: the same
 //     words once folded and stemmed for opts.Language (RefusalAnchor);
 //   - all but at most MaxChangedSentences of the original's sentences
-//     survive word for word (RefusalSentences), and the visible text's
+//     survive word for word (RefusalSentences), the visible text's
 //     length stays within MaxRewriteLengthChange of the original's
-//     (RefusalLength).
+//     (RefusalLength), and the rewrite keeps MinKeptWordShare of the
+//     original's words and adds few of its own (RefusalWords).
 //
 // When several fail, the reason reported is the first in that order. The
 // result is rebuilt, not copied: text re-escaped, formatting tags without
@@ -174,6 +188,11 @@ func ReplaceParagraph(src []byte, para Paragraph, rewritten, anchor, id, href st
 	if diff := is - was; float64(max(diff, -diff)) > MaxRewriteLengthChange*float64(was) {
 		return refuse(&RewriteRefusal{Reason: RefusalLength, Detail: fmt.Sprintf("the text has %d characters against the original's %d (%+.0f%%); at most ±%.0f%% is allowed",
 			is, was, 100*float64(diff)/float64(max(was, 1)), 100*MaxRewriteLengthChange)})
+	}
+	if kept, added, total := keptWords(before.text, rb.text, rb.anchorText); float64(kept) < MinKeptWordShare*float64(total) ||
+		float64(added) > max(MaxAddedWords, MaxAddedWordShare*float64(total)) {
+		return refuse(&RewriteRefusal{Reason: RefusalWords, Detail: fmt.Sprintf("the rewrite keeps %d of the paragraph's %d words and adds %d beside the anchor's; it must keep %.0f%% and add at most %d",
+			kept, total, added, 100*MinKeptWordShare, int(max(MaxAddedWords, MaxAddedWordShare*float64(total))))})
 	}
 	out = make([]byte, 0, len(src)+len(rb.content))
 	out = append(out, src[:orig.tagEnd]...)
@@ -561,6 +580,36 @@ func sentences(text string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// keptWords counts the words of before that after keeps (each as often
+// as it stands in both, case aside), and the words after adds that are
+// neither before's nor the anchor's.
+func keptWords(before, after, anchor string) (kept, added, total int) {
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	have := map[string]int{}
+	for _, w := range words(before) {
+		have[w]++
+		total++
+	}
+	spare := map[string]int{}
+	for _, w := range words(anchor) {
+		spare[w]++
+	}
+	for _, w := range words(after) {
+		switch {
+		case have[w] > 0:
+			have[w]--
+			kept++
+		case spare[w] > 0:
+			spare[w]--
+		default:
+			added++
+		}
+	}
+	return kept, added, total
 }
 
 // changedSentences counts the sentences of before that after does not

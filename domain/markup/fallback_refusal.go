@@ -41,6 +41,11 @@ const (
 	// RefusalLength: the visible text grew or shrank by more than
 	// MaxRewriteLengthChange.
 	RefusalLength = "length"
+	// RefusalWords: the rewrite keeps less than MinKeptWordShare of the
+	// original's words, or adds more than MaxAddedWords beside the
+	// anchor's: a paragraph of one or two sentences may change them all
+	// and stay within MaxChangedSentences.
+	RefusalWords = "words"
 )
 
 // refusalOrder is the precedence of reasons when a rewrite fails several
@@ -48,7 +53,7 @@ const (
 // always counts under the same reason, wherever in it the faults are.
 var refusalOrder = [...]string{
 	RefusalIneligible, RefusalMarkup, RefusalParagraphs, RefusalUnsafeHref, RefusalFormatting,
-	RefusalLinkCount, RefusalLinkTarget, RefusalAnchor, RefusalSentences, RefusalLength,
+	RefusalLinkCount, RefusalLinkTarget, RefusalAnchor, RefusalSentences, RefusalLength, RefusalWords,
 }
 
 // RewriteRefusal is why a rewritten paragraph was refused. Reason is one of

@@ -308,6 +308,10 @@ func TestReplaceParagraphRefusalReasons(t *testing.T) {
 			`Trail shoes grip any ground. Like all ` + link + `, they are lighter than boots. Most walkers own a pair! Do these last? <b>Expect</b> about 800 km of use.`, RefusalSentences},
 		{"half as long again", leadContent, good + ` They also dry fast after a stream.`, RefusalLength},
 		{"less than two thirds as long", summerContent, `Summer paths are dry. <a href="/shoes/light/">Light hiking shoes</a> keep feet cool.`, RefusalLength},
+		// A pet-care trial's model replaced a short paragraph with other
+		// advice of about its length: one sentence of two may change.
+		{"a sentence replaced by other words", summerContent,
+			`Summer paths are dry. Honestly, most advice on this is overrated: just wear <a href="/shoes/light/">light hiking shoes</a> and go.`, RefusalWords},
 		// Seed scenario: the paragraph tells the model to link elsewhere
 		// and the model obeys.
 		{"prompt injection obeyed: the anchor linked to the attacker", injectionContent,
