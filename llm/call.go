@@ -89,6 +89,14 @@ func call[T any](ctx context.Context, c *Client, p prompt[T], userJSON string) (
 	bo.MaxInterval = max(c.cfg.RetryBudget/2, bo.InitialInterval)
 	bo.Reset()
 
+	// A call whose attempts the endpoint failed (5xx, a timeout, the
+	// transport; not a 429, which is the server pacing us) tells the
+	// breaker so even when the caller's deadline, not the retry budget,
+	// ends it: a pet-care trial's model answered 500 to everything, each
+	// rewrite call ran into its handler's deadline, and the breaker stayed
+	// closed for minutes and some 200 requests.
+	endpointFailed := false
+	gaveUp := verdictNeutral
 	for n := 1; ; n++ {
 		res := attempt(ctx, c, p, userJSON, n)
 		switch res.kind {
@@ -99,7 +107,10 @@ func call[T any](ctx context.Context, c *Client, p prompt[T], userJSON string) (
 		case kindRefused:
 			return zero, usage{}, verdictSuccess, fmt.Errorf("llm: %s: %w: server refused the request: %w", p.call, ErrUnavailable, res.err)
 		case kindCanceled:
-			return zero, usage{}, verdictNeutral, fmt.Errorf("llm: %s: %w: %w", p.call, ErrUnavailable, res.err)
+			return zero, usage{}, gaveUp, fmt.Errorf("llm: %s: %w: %w", p.call, ErrUnavailable, res.err)
+		}
+		if res.status != http.StatusTooManyRequests && !endpointFailed {
+			endpointFailed, gaveUp = true, verdictFailure
 		}
 
 		wait := bo.NextBackOff()
@@ -124,7 +135,7 @@ func call[T any](ctx context.Context, c *Client, p prompt[T], userJSON string) (
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return zero, usage{}, verdictNeutral, fmt.Errorf("llm: %s: %w: %w", p.call, ErrUnavailable, ctx.Err())
+			return zero, usage{}, gaveUp, fmt.Errorf("llm: %s: %w: %w", p.call, ErrUnavailable, ctx.Err())
 		case <-t.C:
 		}
 	}

@@ -752,3 +752,33 @@ func sumSeries(t *testing.T, reg *prometheus.Registry, name string, histogram bo
 	}
 	return sum
 }
+
+// Calls the caller's deadline ends while the server fails count as
+// failures of the endpoint: a pet-care trial's model answered 500 to
+// everything, every rewrite call ran into its handler's deadline before
+// its retry budget was spent, and the breaker stayed closed for some 200
+// requests.
+func TestCallsCutByTheirDeadlineWhileTheServerFailsOpenTheBreaker(t *testing.T) {
+	srv := llmtest.New(t)
+	c := newClient(t, srv, prometheus.NewRegistry(), nil, func(cfg *llm.Config) {
+		cfg.BreakerFailures = 3
+		cfg.RetryBudget = time.Minute // longer than any caller here waits
+	})
+	srv.Down()
+	for i := 0; i < 3; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		_, err := c.Rewrite(ctx, sampleRequest)
+		cancel()
+		if !errors.Is(err, llm.ErrUnavailable) {
+			t.Fatalf("call %d against a down server: err = %v, want ErrUnavailable", i+1, err)
+		}
+	}
+	calls := srv.Calls()
+	_, err := c.Rewrite(context.Background(), sampleRequest)
+	if !errors.Is(err, llm.ErrUnavailable) || !strings.Contains(err.Error(), "circuit breaker") {
+		t.Fatalf("after three calls cut by their deadline against a failing server: err = %v, want the breaker open", err)
+	}
+	if srv.Calls() != calls {
+		t.Errorf("the server saw %d more calls with the breaker open", srv.Calls()-calls)
+	}
+}
