@@ -335,16 +335,11 @@ func (p *Pipeline) askModelOnce(ctx context.Context, siteID, pageID string, ask 
 	// The call ends before the handler's attempt does, so a slow model
 	// leaves the links planned (and the page planned again later) instead
 	// of failing the event until it is dead-lettered.
-	callCtx := ctx
-	if deadline, ok := ctx.Deadline(); ok {
-		left := time.Until(deadline) - llmCallMargin
-		if left < minLLMCall {
-			return "no time left in the handler's attempt for a model call (raise --handler-timeout)", nil
-		}
-		var cancel context.CancelFunc
-		callCtx, cancel = context.WithTimeout(ctx, left)
-		defer cancel()
+	callCtx, cancel, ok := modelCall(ctx)
+	if !ok {
+		return "no time left in the handler's attempt for a model call (raise --handler-timeout)", nil
 	}
+	defer cancel()
 	answer, err := p.LLM.Rewrite(callCtx, ask.req)
 	var kept store.Answer
 	switch {
@@ -367,6 +362,23 @@ func (p *Pipeline) askModelOnce(ctx context.Context, siteID, pageID string, ask 
 	p.Logger.InfoContext(ctx, "LLM fallback answered", "site_id", siteID, "page_id", pageID, "link_id", ask.linkID,
 		"accepted", kept.Refusal == "", "refusal", kept.Refusal, "seconds", time.Since(start).Seconds())
 	return "", p.Store.KeepAnswer(ctx, ask.key, store.AnswerRewrite, p.LLM.Model(), llm.PromptVersion, kept, answer.TokensIn, answer.TokensOut)
+}
+
+// modelCall is the context of a model call made in a handler's attempt
+// (ctx): it ends llmCallMargin before the attempt does, so the handler
+// goes on without the answer instead of failing its event; ok is false
+// when less than minLLMCall would be left for the call.
+func modelCall(ctx context.Context) (context.Context, context.CancelFunc, bool) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return ctx, func() {}, true
+	}
+	left := time.Until(deadline) - llmCallMargin
+	if left < minLLMCall {
+		return ctx, func() {}, false
+	}
+	callCtx, cancel := context.WithTimeout(ctx, left)
+	return callCtx, cancel, true
 }
 
 // A model call leaves llmCallMargin of the handler's attempt for the

@@ -171,7 +171,16 @@ func hasCandidate(l link.Link, text string) bool {
 // transaction, and keeps each target's under its key. It reports false
 // when the model could not answer.
 func (p *Pipeline) askNaturalPhrases(ctx context.Context, ask *phrasesAsk) (bool, error) {
-	answer, err := p.LLM.Phrases(ctx, ask.req)
+	// The call ends before the planner's attempt does: with the model down
+	// a pet-care trial's page version was never planned, each attempt
+	// spent retrying its phrases until the handler's deadline failed it.
+	// Out of time, the page is planned without them.
+	callCtx, cancel, ok := modelCall(ctx)
+	if !ok {
+		return false, nil
+	}
+	defer cancel()
+	answer, err := p.LLM.Phrases(callCtx, ask.req)
 	refusal := ""
 	switch {
 	case errors.Is(err, llm.ErrBadAnswer):

@@ -463,3 +463,38 @@ func TestTheModelsNaturalPhrasesBecomeCandidatesThePageCarries(t *testing.T) {
 		t.Errorf("after the re-plan the uplink is %q (%s), was %q (%s)", again.Anchor, again.AnchorType, up.Anchor, up.AnchorType)
 	}
 }
+
+// With the model down, a page that would ask it for natural phrases is
+// planned and linked without them in its first attempt: a pet-care
+// trial's new version was never published, each attempt spending its
+// time retrying the phrases until the handler's deadline failed it.
+func TestWithTheModelDownANewPageIsLinkedWithoutItsPhrases(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t)
+	srv.Down()
+	cfg := llmConfig(t, srv)
+	// The retries outlast the handler's attempt, and the breaker, which
+	// would end them after a few failed calls, does not open here.
+	cfg.LLM.RetryBudget = time.Minute
+	cfg.LLM.BreakerFailures = 1000
+	h := startHarness(t, cfg)
+	const siteID = "llm-down-phrases"
+	h.publish(siteEvent(siteID))
+	h.publish(hubEvent(siteID))
+	h.waitIdle(waitLong)
+	const article = `<h1>Break-in tip</h1>
+<p>Sturdy leather boots need a slow break-in before a long trip. Wear them around the house for a week first.</p>
+<p>Then take short walks on easy ground and check your heels for hot spots.</p>
+`
+	h.publish(pageEvent(siteID, "break-in", "supporting", 1, article))
+	waitFor(t, 45*time.Second, "the article linked with the model down", func() bool { return h.inserted.pageCount(siteID) == 2 })
+	var phrasesCalls int
+	for _, r := range srv.Requests() {
+		if r.Kind == llmtest.KindPhrases {
+			phrasesCalls++
+		}
+	}
+	if phrasesCalls == 0 {
+		t.Error("the model was not asked for phrases: the test proves too little")
+	}
+}
