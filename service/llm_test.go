@@ -424,14 +424,7 @@ func TestTheModelsNaturalPhrasesBecomeCandidatesThePageCarries(t *testing.T) {
 	srv := llmtest.New(t) // phrases taken from the page's text
 	h := startHarness(t, llmConfig(t, srv))
 	const siteID = "llm-phrases"
-	h.publish(siteEvent(siteID))
-	h.publish(hubEvent(siteID))
-	h.waitIdle(waitLong)
-	const article = `<h1>Break-in tip</h1>
-<p>Sturdy leather boots need a slow break-in before a long trip. Wear them around the house for a week first.</p>
-<p>Then take short walks on easy ground and check your heels for hot spots.</p>
-`
-	h.publish(pageEvent(siteID, "break-in", "supporting", 1, article))
+	publishBreakInTip(h, siteID)
 	waitFor(t, waitLong, "the article linked", func() bool { return h.inserted.pageCount(siteID) == 2 })
 	h.waitIdle(waitLong)
 	up, d := uplinkOf(t, h, siteID, "break-in")
@@ -439,16 +432,10 @@ func TestTheModelsNaturalPhrasesBecomeCandidatesThePageCarries(t *testing.T) {
 		t.Fatalf("uplink %s, anchor %q (%s), placed by %q (%s); want verified, a natural phrase placed by the rules",
 			up.Status, up.Anchor, up.AnchorType, up.Placement, up.Reason)
 	}
-	if !strings.Contains(strings.ToLower(article), strings.ToLower(up.Anchor)) || !rulePassed(d, "first_link_rule") {
+	if !strings.Contains(strings.ToLower(breakInTip), strings.ToLower(up.Anchor)) || !rulePassed(d, "first_link_rule") {
 		t.Errorf("uplink anchor %q is not text of the page, or the first link rule fails", up.Anchor)
 	}
-	var phrasesCalls int
-	for _, r := range srv.Requests() {
-		if r.Kind == llmtest.KindPhrases {
-			phrasesCalls++
-		}
-	}
-	if phrasesCalls == 0 {
+	if phrasesCalls(srv) == 0 {
 		t.Fatal("the model was not asked for phrases")
 	}
 	before := srv.Calls()
@@ -479,22 +466,36 @@ func TestWithTheModelDownANewPageIsLinkedWithoutItsPhrases(t *testing.T) {
 	cfg.LLM.BreakerFailures = 1000
 	h := startHarness(t, cfg)
 	const siteID = "llm-down-phrases"
-	h.publish(siteEvent(siteID))
-	h.publish(hubEvent(siteID))
-	h.waitIdle(waitLong)
-	const article = `<h1>Break-in tip</h1>
+	publishBreakInTip(h, siteID)
+	waitFor(t, 45*time.Second, "the article linked with the model down", func() bool { return h.inserted.pageCount(siteID) == 2 })
+	if phrasesCalls(srv) == 0 {
+		t.Error("the model was not asked for phrases: the test proves too little")
+	}
+}
+
+// breakInTip is an article whose text names its hub by no anchor of the
+// rules', so its planner asks the model for natural phrases.
+const breakInTip = `<h1>Break-in tip</h1>
 <p>Sturdy leather boots need a slow break-in before a long trip. Wear them around the house for a week first.</p>
 <p>Then take short walks on easy ground and check your heels for hot spots.</p>
 `
-	h.publish(pageEvent(siteID, "break-in", "supporting", 1, article))
-	waitFor(t, 45*time.Second, "the article linked with the model down", func() bool { return h.inserted.pageCount(siteID) == 2 })
-	var phrasesCalls int
+
+// publishBreakInTip publishes a site with its linked hub, then the
+// break-in article.
+func publishBreakInTip(h *harness, siteID string) {
+	h.publish(siteEvent(siteID))
+	h.publish(hubEvent(siteID))
+	h.waitIdle(waitLong)
+	h.publish(pageEvent(siteID, "break-in", "supporting", 1, breakInTip))
+}
+
+// phrasesCalls counts the model's requests for natural phrases.
+func phrasesCalls(srv *llmtest.Server) int {
+	n := 0
 	for _, r := range srv.Requests() {
 		if r.Kind == llmtest.KindPhrases {
-			phrasesCalls++
+			n++
 		}
 	}
-	if phrasesCalls == 0 {
-		t.Error("the model was not asked for phrases: the test proves too little")
-	}
+	return n
 }
