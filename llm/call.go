@@ -95,7 +95,6 @@ func call[T any](ctx context.Context, c *Client, p prompt[T], userJSON string) (
 	// ends it: a pet-care trial's model answered 500 to everything, each
 	// rewrite call ran into its handler's deadline, and the breaker stayed
 	// closed for minutes and some 200 requests.
-	endpointFailed := false
 	gaveUp := verdictNeutral
 	for n := 1; ; n++ {
 		res := attempt(ctx, c, p, userJSON, n)
@@ -109,8 +108,8 @@ func call[T any](ctx context.Context, c *Client, p prompt[T], userJSON string) (
 		case kindCanceled:
 			return zero, usage{}, gaveUp, fmt.Errorf("llm: %s: %w: %w", p.call, ErrUnavailable, res.err)
 		}
-		if res.status != http.StatusTooManyRequests && !endpointFailed {
-			endpointFailed, gaveUp = true, verdictFailure
+		if res.status != http.StatusTooManyRequests {
+			gaveUp = verdictFailure
 		}
 
 		wait := bo.NextBackOff()
