@@ -78,10 +78,7 @@ func TestADominantAnchorIsVariedEndToEnd(t *testing.T) {
 		t.Errorf("dominant_anchors %d, the HTML says %v", before.DominantAnchors, sortedKeys(oracle.dominant))
 	}
 
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "before")
 	var ids []string
 	vary := map[string]store.StoredRecommendation{}
 	for _, r := range recs {
@@ -160,10 +157,7 @@ func TestEverySuggestedAnchorMarkedFoundIsTextOfItsPage(t *testing.T) {
 	h.publishExisting(structure, pages, existingDeleted)
 	input := livePages(pages, existingDeleted)
 	report := h.audit(siteID, "anchors", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "anchors", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "anchors")
 	suggested := map[string]string{}
 	for _, r := range report.Recommendations {
 		suggested[r.ID] = r.AnchorSuggestion
@@ -207,10 +201,7 @@ func TestEveryAnchorVariationOfferedIsOneApplyMakes(t *testing.T) {
 	}
 	h.publishExisting(structure, pages, existingDeleted)
 	h.audit(siteID, "variations", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "variations", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "variations")
 	var ids []string
 	targets := map[string]bool{}
 	for _, r := range recs {
@@ -259,10 +250,7 @@ func TestADominantAnchorNoFixCanVarySaysSoInItsFinding(t *testing.T) {
 	if finding == nil {
 		t.Fatalf("the audit does not report %q as the dominant anchor of %s", pumpAnchor, pumpID)
 	}
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "before")
 	varied := 0
 	for _, r := range recs {
 		if r.Action == "vary_anchor" && r.TargetID == pumpID {

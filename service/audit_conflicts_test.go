@@ -144,10 +144,7 @@ func TestABrokenLinkIsRetargetedToTheHubAPageLinksOnlyFromItsMenu(t *testing.T) 
 	})
 	h.publishExisting(structure, pages, existingDeleted)
 	h.audit(siteID, "before", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "before")
 	var fix *store.StoredRecommendation
 	for _, r := range recsOf(recs, page) {
 		if r.LinkText == "how to fit a bike" {
@@ -192,10 +189,7 @@ func TestApplyRefusesARetargetWhoseResultValidationFlags(t *testing.T) {
 	pages = append(pages, tandemHub, tandemArticle)
 	h.publishExisting(structure, pages, tandemArticle.ID)
 	h.audit(siteID, "before", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "before")
 	var fix *store.StoredRecommendation
 	for _, r := range recsOf(recs, page) {
 		if r.LinkText == "with a partner on one frame" {

@@ -37,14 +37,8 @@ func TestAnAuditsRecommendationsAreAFunctionOfItsSnapshot(t *testing.T) {
 	if first.RecommendationsTotal == 0 || first.RecommendationsTotal != second.RecommendationsTotal {
 		t.Fatalf("%d recommendations, then %d with the counts off", first.RecommendationsTotal, second.RecommendationsTotal)
 	}
-	a, err := h.svc.Store().Recommendations(t.Context(), siteID, "counts-settled", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := h.svc.Store().Recommendations(t.Context(), siteID, "counts-off", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := h.recommendations(siteID, "counts-settled")
+	b := h.recommendations(siteID, "counts-off")
 	for i := range a {
 		x, y := a[i].Recommendation, b[i].Recommendation
 		if x.ID != y.ID || x.Priority != y.Priority || x.Anchor != y.Anchor || x.TargetID != y.TargetID || x.Reason != y.Reason {

@@ -495,10 +495,7 @@ func TestAFixValidationRefusesIsRefusedWithItsRulesAndThePagesOtherFixesApply(t 
 	h.publishExisting(structure, pages, existingDeleted)
 	input := livePages(pages, existingDeleted)
 	h.audit(siteID, "before", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "before")
 
 	// A page with a cross-cluster link to add and other fixes that apply
 	// as they stand: additions whose anchor is in the page, or removals.
@@ -747,10 +744,7 @@ func TestAnAnchorIsOneAnchorHoweverItsApostropheIsTyped(t *testing.T) {
 	if found == nil || anchors.Normalize(found.Anchor) != "fuite sous l'évier" {
 		t.Fatalf("dominant anchor of the hub: %+v, want \"fuite sous l'évier\" (3 of 6 links, in two spellings)", found)
 	}
-	recs, err := h.svc.Store().Recommendations(t.Context(), "plomberie", "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations("plomberie", "before")
 	for _, r := range recs {
 		if r.Action == "vary_anchor" && anchors.Normalize(r.Anchor) == anchors.Normalize(r.LinkText) {
 			t.Errorf("recommendation %s varies %q on %s to %q: the same anchor", r.ID, r.LinkText, r.PageID, r.Anchor)
@@ -792,10 +786,7 @@ func TestADominantAnchorsVariationsCountTheAuditsOwnFixesBeforeThem(t *testing.T
 	}
 	h.publishExisting(structure, pages)
 	h.audit("warm", "before", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), "warm", "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations("warm", "before")
 	var varied []string
 	added, moved := false, false
 	for _, r := range recs {
@@ -847,10 +838,7 @@ func TestAnAnchorToWorkInIsTheTargetsKeyword(t *testing.T) {
 	}
 	h.publishExisting(structure, pages)
 	h.audit("maison", "before", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), "maison", "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations("maison", "before")
 	for _, r := range recs {
 		if r.Action == "add" && r.PageID == "pipes" && r.TargetID == "isolation" {
 			if r.Found || r.Anchor != "home insulation" {
@@ -887,10 +875,7 @@ func TestAnchorsToWorkInForADominantAnchorAreSpreadWithinTheShare(t *testing.T) 
 	pages = append(pages, page("sleeves", "supporting", "/house/pipes/sleeves/", linking("our frost notes")))
 	h.publishExisting(structure, pages)
 	h.audit("lagging", "before", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), "lagging", "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations("lagging", "before")
 	toWorkIn := map[string]int{}
 	for _, r := range recs {
 		if r.Action == "vary_anchor" && r.TargetID == "pipes" && !r.Found {
@@ -936,10 +921,7 @@ func TestAnAuditsVariationsAndAdditionsTogetherKeepAnAnchorWithinTheCap(t *testi
 	}
 	h.publishExisting(structure, pages)
 	h.audit("soups", "before", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), "soups", "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations("soups", "before")
 	carried := map[string]int{}
 	for _, r := range recs {
 		if r.TargetID == "soups-hub" && r.Found && (r.Action == "add" || r.Action == "vary_anchor") {
@@ -1077,10 +1059,7 @@ func TestAnUnderLinkedHubIsRecommendedLinksToItsOwnArticles(t *testing.T) {
 	if !under {
 		t.Fatalf("the hub of cluster %s, linking none of its articles, is not under-linked", c.id)
 	}
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "before")
 	var fixes []store.StoredRecommendation
 	for _, r := range recs {
 		if r.PageID == hubID && isUnderLinkedFix(r) {
@@ -1131,10 +1110,7 @@ func TestAFixedPagesVerdictJudgesItsUplinkAgainstItsClustersLiveHub(t *testing.T
 	}
 	h.publishExisting(structure, pages, existingDeleted)
 	h.audit(siteID, "before", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "before")
 	var ids []string
 	for _, r := range recs {
 		if (r.PageID == missing || r.PageID == late) && r.Action == "remove" {
@@ -1406,10 +1382,7 @@ func TestAnOrphansRecommendationNamesThePagesThatSayItWhereNoLinkMayGo(t *testin
 	}
 	h.publishExisting(structure, pages, existingDeleted)
 	h.audit(siteID, "before", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "before", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "before")
 	var toOrphan []string
 	for _, r := range recs {
 		if r.TargetID != orphan.id || r.Action != "add" {
@@ -1449,10 +1422,7 @@ func TestAnAuditRecommendsAddingNoLinkThePageHasAlready(t *testing.T) {
 	}
 	h.waitIdle(waitLong)
 	rep := h.audit(siteID, "linked", events.AuditRequestedData{})
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "linked", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "linked")
 	if len(recs) == 0 {
 		t.Fatalf("the audit of the linked site made no recommendation (report %+v): the test proves too little", rep)
 	}

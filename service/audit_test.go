@@ -12,6 +12,7 @@ import (
 	"github.com/interlinker/interlinker/domain/audit"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/handlers"
+	"github.com/interlinker/interlinker/store"
 )
 
 // auditHarness is a service with collectors for the audit's events.
@@ -62,6 +63,17 @@ func (h *auditHarness) audit(siteID, auditID string, data events.AuditRequestedD
 		return false
 	})
 	return out
+}
+
+// recommendations reads an audit's stored recommendations, in report
+// order.
+func (h *auditHarness) recommendations(siteID, auditID string) []store.StoredRecommendation {
+	h.t.Helper()
+	recs, err := h.svc.Store().Recommendations(h.t.Context(), siteID, auditID, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return recs
 }
 
 // applyFixes applies recommendations and waits for audit.applied.
@@ -236,10 +248,7 @@ func TestAnExistingSitesAuditFiguresAreTheCountsOfItsHTML(t *testing.T) {
 	}
 
 	// Applying the recommendations applied once again changes nothing.
-	storedRecs, err := h.svc.Store().Recommendations(t.Context(), siteID, "first", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	storedRecs := h.recommendations(siteID, "first")
 	var appliedIDs []string
 	for _, r := range storedRecs {
 		if r.AppliedBy != "" {

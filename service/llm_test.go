@@ -352,10 +352,7 @@ func TestAnAuditAsksTheModelForAnchorsItsPagesLackAndApplyPlacesThem(t *testing.
 	if calls == 0 {
 		t.Fatal("the audit asked the model nothing, though some recommendations have no anchor in their page")
 	}
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "with-model", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "with-model")
 	text := map[string]string{}
 	for _, p := range pages {
 		text[p.ID] = strings.ToLower(strings.Join(markup.ParagraphTexts([]byte(p.HTML)), " "))
@@ -394,10 +391,7 @@ func TestAnAuditAsksTheModelForAnchorsItsPagesLackAndApplyPlacesThem(t *testing.
 	if srv.Calls() != calls {
 		t.Errorf("a second audit of unchanged pages made %d model calls", srv.Calls()-calls)
 	}
-	again, err := h.svc.Store().Recommendations(t.Context(), siteID, "again", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := h.recommendations(siteID, "again")
 	for i := range recs {
 		if recs[i].ID != again[i].ID || recs[i].Anchor != again[i].Anchor || recs[i].SuggestedBy != again[i].SuggestedBy {
 			t.Errorf("recommendation %d: %s %q (%s), then %s %q (%s)", i, recs[i].ID, recs[i].Anchor, recs[i].SuggestedBy,

@@ -152,10 +152,7 @@ func TestVerificationCountsThePlantedBrokenLinksAndUpdatesTheLinkMap(t *testing.
 	// Each redirect has its fix (trial P's had none): the home page's old
 	// path is pointed at the article it ends on; b's old path of its own
 	// hub, which b links already, is unwrapped, its text kept.
-	recs, err := h.svc.Store().Recommendations(t.Context(), verifySiteID, "internal", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(verifySiteID, "internal")
 	fixes := map[string]store.StoredRecommendation{}
 	for _, r := range recs {
 		if r.LinkPath == "/old-soles" || r.LinkPath == "/old-boots" {
@@ -392,10 +389,7 @@ func TestARedirectToTheSamePageWithASlashIsPointedThereNotRemoved(t *testing.T) 
 	if report.RedirectLinks != 1 {
 		t.Fatalf("redirect links %d, want 1 (/boots/c)", report.RedirectLinks)
 	}
-	recs, err := h.svc.Store().Recommendations(t.Context(), siteID, "verified", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := h.recommendations(siteID, "verified")
 	var fix *store.StoredRecommendation
 	for i, r := range recs {
 		if r.PageID == "boots" && r.LinkText == "soles" {
