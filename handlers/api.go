@@ -1002,7 +1002,7 @@ type PlanResult struct {
 // PagePlan is the plan a job's command made for one of its pages.
 type PagePlan struct {
 	PageID string `json:"page_id"`
-	PlanID string `json:"plan_id" doc:"the plan the command made (links.planned's plan_id)"`
+	PlanID string `json:"plan_id" doc:"the id of the plan the command made"`
 	Kept   string `json:"kept" enum:"current,replaced,none" doc:"current: still the page's plan, its links with their status now; replaced: the page was planned again since, its links as the plan's snapshot kept them; none: nothing holds the plan (the page was gone when its command was taken, or the plan's snapshot was pruned)"`
 	// Links are the plan's links in page order.
 	Links []events.LinkResult `json:"links" doc:"the plan's links, in page order"`

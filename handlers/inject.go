@@ -27,48 +27,17 @@ const placementGenerated = "generated_block"
 // It always starts from the HTML the page arrived with, so injecting the
 // same plan twice gives the same bytes.
 func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
-	rw := &rewrites{model: p.modelName(), ask: true, callsLeft: p.llmCallsPerPage()}
+	rw := p.newRewrites()
 	for {
 		var ask *fallbackAsk
 		err := p.onCurrentPlan(ctx, ConsumerInjector, ev, false, func(tx *store.Tx, st planStage) error {
-			links := st.links
-			var uses []store.AnchorUse
-			for _, l := range links {
-				if l.Zone == link.ZoneInBody {
-					for _, c := range l.Candidates {
-						uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: c.Text})
-					}
-				}
-			}
-			usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, uses, st.site.policy.MaxExactAnchorPerTarget)
-			if err != nil {
-				return err
-			}
-			capOf, err := anchorCap(ctx, tx, st, links, usage)
-			if err != nil {
-				return err
-			}
-			rw.lookup = func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) }
-			var html []byte
-			html, ask, err = linkHTML(st, links, usage, capOf, rw)
-			if err != nil {
+			var err error
+			if ask, err = p.inject(ctx, tx, ev, st, rw); err != nil {
 				return err
 			}
 			if ask != nil {
 				return errNeedsAnswer // rolled back: the model is asked outside any transaction
 			}
-			if rw.unavailable != "" {
-				if err := p.retryFallbackLater(ctx, tx, ev, st.page.ID, rw.unavailable); err != nil {
-					return err
-				}
-			}
-			if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, links); err != nil {
-				return err
-			}
-			if err := tx.SetLinkedHTML(ctx, ev.SiteID, st.page.ID, string(html)); err != nil {
-				return err
-			}
-			p.markChanged(tx, ev.SiteID, st.page.ID)
 			return emit(ctx, tx, ev, events.LinksInjected, events.DerivedID(ev, events.LinksInjected), st.page.ID, st.data)
 		})
 		if !errors.Is(err, errNeedsAnswer) {
@@ -79,6 +48,70 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 			return err
 		}
 	}
+}
+
+// newRewrites is the LLM fallback's state for one delivery of a page.
+func (p *Pipeline) newRewrites() *rewrites {
+	return &rewrites{model: p.modelName(), ask: true, callsLeft: p.llmCallsPerPage()}
+}
+
+// inject places the links of the plan (st, named by ev) into the page's
+// HTML and stores the linked HTML and each link's outcome. When the LLM
+// fallback needs an answer it has not kept, it returns that ask and
+// stores nothing.
+func (p *Pipeline) inject(ctx context.Context, tx *store.Tx, ev events.Event, st planStage, rw *rewrites) (*fallbackAsk, error) {
+	html, ask, err := p.placeLinks(ctx, tx, ev, st, rw)
+	if err != nil || ask != nil {
+		return ask, err
+	}
+	if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, st.links); err != nil {
+		return nil, err
+	}
+	return nil, p.storeLinkedHTML(ctx, tx, st, html)
+}
+
+// placeLinks places the links of the plan (st, named by ev) into the
+// page's HTML, recording each outcome in st.links, and returns the linked
+// HTML, or the answer the LLM fallback needs first.
+func (p *Pipeline) placeLinks(ctx context.Context, tx *store.Tx, ev events.Event, st planStage, rw *rewrites) ([]byte, *fallbackAsk, error) {
+	links := st.links
+	var uses []store.AnchorUse
+	for _, l := range links {
+		if l.Zone == link.ZoneInBody {
+			for _, c := range l.Candidates {
+				uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: c.Text})
+			}
+		}
+	}
+	usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, uses, st.site.policy.MaxExactAnchorPerTarget)
+	if err != nil {
+		return nil, nil, err
+	}
+	capOf, err := anchorCap(ctx, tx, st, links, usage)
+	if err != nil {
+		return nil, nil, err
+	}
+	rw.lookup = func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) }
+	html, ask, err := linkHTML(st, links, usage, capOf, rw)
+	if err != nil || ask != nil {
+		return nil, ask, err
+	}
+	if rw.unavailable != "" {
+		if err := p.retryFallbackLater(ctx, tx, ev, st.page.ID, rw.unavailable); err != nil {
+			return nil, nil, err
+		}
+	}
+	return html, nil, nil
+}
+
+// storeLinkedHTML stores the page's new linked HTML, which numbers it
+// (store.PageRecord.InsertedSeq).
+func (p *Pipeline) storeLinkedHTML(ctx context.Context, tx *store.Tx, st planStage, html []byte) error {
+	if err := tx.SetLinkedHTML(ctx, st.page.SiteID, st.page.ID, string(html)); err != nil {
+		return err
+	}
+	p.markChanged(tx, st.page.SiteID, st.page.ID)
+	return nil
 }
 
 // linkHTML places a page's planned links into the HTML it arrived with,

@@ -363,21 +363,34 @@ func (p *Pipeline) onCurrentPlan(ctx context.Context, consumer string, ev events
 		if err != nil || !snap.Claimed {
 			return snap.Claimed, err
 		}
-		page := snap.Page
-		if !snap.Found || page.State == store.StateDeleted || page.PlanID != data.PlanID || page.Version != data.Version {
-			p.skipped(consumer, "stale", ev)
-			return true, nil
-		}
-		sc, err := loadSite(ctx, tx, ev.SiteID, snap.SiteVersion, snap.SiteFound)
+		st, current, err := planStageOf(ctx, tx, ev, data, snap)
 		if err != nil {
 			return true, err
 		}
-		var hub *site.Page
-		if snap.HubFound {
-			hub = &snap.Hub
+		if !current {
+			p.skipped(consumer, "stale", ev)
+			return true, nil
 		}
-		return true, stage(tx, planStage{data: data, page: page, site: sc, links: snap.Links, hub: hubFor(page.Page, hub), targets: snap.Targets})
+		return true, stage(tx, st)
 	})
+}
+
+// planStageOf is the stage the snapshot read for the plan data names;
+// current is false when the page no longer has that plan.
+func planStageOf(ctx context.Context, tx *store.Tx, ev events.Event, data events.StageData, snap store.PageSnapshot) (st planStage, current bool, err error) {
+	page := snap.Page
+	if !snap.Found || page.State == store.StateDeleted || page.PlanID != data.PlanID || page.Version != data.Version {
+		return planStage{}, false, nil
+	}
+	sc, err := loadSite(ctx, tx, ev.SiteID, snap.SiteVersion, snap.SiteFound)
+	if err != nil {
+		return planStage{}, true, err
+	}
+	var hub *site.Page
+	if snap.HubFound {
+		hub = &snap.Hub
+	}
+	return planStage{data: data, page: page, site: sc, links: snap.Links, hub: hubFor(page.Page, hub), targets: snap.Targets}, true, nil
 }
 
 // onPageVersion runs a handler for a page event (content.generated or

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
@@ -32,7 +35,9 @@ func withoutOurLinks(page site.Page) (site.Page, error) {
 // starts the inject stage through links.planned. The pages whose required
 // links depend on this one are then asked to plan again.
 func (p *Pipeline) planPage(ctx context.Context, ev events.Event) error {
-	return p.withPhrases(ctx, func(ph *phrasing) error { return p.planArrived(ctx, ev, ph) })
+	return p.apartOnFailure(ctx, ev, func(ctx context.Context) error {
+		return p.withPhrases(ctx, func(ph *phrasing) error { return p.planArrived(ctx, ev, ph) })
+	})
 }
 
 // withPhrases runs a stage that plans a page until the model's natural
@@ -83,7 +88,11 @@ func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasin
 		if !applied {
 			return p.stale(ctx, tx, ConsumerPlanner, ev, page)
 		}
-		if err := p.plan(ctx, tx, sc, page, reads, planID, ev, "", ph); err != nil {
+		planned, err := p.plan(ctx, tx, sc, page, reads, planID, ev, "", ph)
+		if err != nil {
+			return err
+		}
+		if err := p.carryOn(ctx, tx, ev, planned); err != nil {
 			return err
 		}
 		// A later version of a page that was here is a change of it, not an
@@ -122,7 +131,9 @@ func (p *Pipeline) replanPage(ctx context.Context, ev events.Event) error {
 		return fmt.Errorf("wait to re-plan page %s: %w", data.PageID, err)
 	}
 	defer unlock()
-	return p.withPhrases(ctx, func(ph *phrasing) error { return p.replanLocked(ctx, ev, data, ph) })
+	return p.apartOnFailure(ctx, ev, func(ctx context.Context) error {
+		return p.withPhrases(ctx, func(ph *phrasing) error { return p.replanLocked(ctx, ev, data, ph) })
+	})
 }
 
 func (p *Pipeline) replanLocked(ctx context.Context, ev events.Event, data events.ReplanData, ph *phrasing) error {
@@ -150,7 +161,11 @@ func (p *Pipeline) replanLocked(ctx context.Context, ev events.Event, data event
 		if err != nil || !replaced {
 			return true, err
 		}
-		return true, p.plan(ctx, tx, sc, snap.Page.Page, reads, planID, ev, data.Reason, ph)
+		planned, err := p.plan(ctx, tx, sc, snap.Page.Page, reads, planID, ev, data.Reason, ph)
+		if err != nil {
+			return true, err
+		}
+		return true, p.carryOn(ctx, tx, ev, planned)
 	})
 }
 
@@ -216,11 +231,12 @@ func storedAnchorCounts(ctx context.Context, tx *store.Tx, sc siteContext, pageI
 
 // plan plans the page's links under its site's policy from the targets
 // the index found (reads), stores them with what the plan saw of the
-// site, and queues links.planned. With ph, links the page's text holds
+// site, and returns the links.planned that starts its inject stage, for
+// the caller to queue or carry on with (carryOn). With ph, links the page's text holds
 // too few anchors for get the model's natural phrases; one it has not
 // kept yet is left in ph.pending, with errNeedsAnswer, for the stage to
 // ask.
-func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, reads store.PlanReads, planID string, ev events.Event, reason string, ph *phrasing) error {
+func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, reads store.PlanReads, planID string, ev events.Event, reason string, ph *phrasing) (planned events.Event, err error) {
 	horizon := reads.Horizon
 	// On a site that settles, a page scores against the plans committed so
 	// far, as its settle pass will against the whole planned graph; one that
@@ -233,41 +249,126 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	}
 	in, err := planning.NewInput(sc.structure, sc.policy, page, reads.Targets)
 	if err != nil {
-		return badInput("%v", err)
+		return events.Event{}, badInput("%v", err)
 	}
 	in.Decisions = reads.Decisions
 	plan, err := planDeferring(ctx, tx, sc, in, asPlannedGraph, storedAnchorCounts(ctx, tx, sc, page.ID))
 	if err != nil {
-		return err
+		return events.Event{}, err
 	}
 	if ph != nil {
 		ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, in.Policy.Language, page.Version, plan.Links,
 			func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) })
 		if err != nil {
-			return err
+			return events.Event{}, err
 		}
 		if ask != nil && ph.ask && !ph.unavailable && ph.calls < p.llmCallsPerPage() {
 			ph.pending = ask
-			return errNeedsAnswer
+			return events.Event{}, errNeedsAnswer
 		}
 	}
 	for _, note := range plan.Notes {
 		p.Logger.InfoContext(ctx, "planning note", "site_id", page.SiteID, "page_id", page.ID, "note", note)
 	}
 	if err := tx.ReplaceLinks(ctx, page.SiteID, page.ID, page.Version, plan.Links); err != nil {
-		return err
+		return events.Event{}, err
 	}
 	if err := tx.RecordPlan(ctx, page.SiteID, page.ID, horizon, plan.Breadcrumbs, plan.Notes); err != nil {
-		return err
+		return events.Event{}, err
 	}
 	p.markChanged(tx, page.SiteID, page.ID)
 	// Whatever replaced the previous plan kept it as a snapshot; only the
 	// newest snapshots_kept stay.
 	if err := tx.PruneSnapshots(ctx, page.SiteID, page.ID, sc.policy.SnapshotsKept); err != nil {
+		return events.Event{}, err
+	}
+	return followOn(ev, events.LinksPlanned, planID, events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason})
+}
+
+// carryOn runs a new plan's inject and validate stages in the transaction
+// that made it, as the injector and validator would on its links.planned
+// and the links.injected that follows: the same reads, decisions and
+// links.inserted, with the page's three commits, two events, their inbox
+// rows and one read of the page spared (a burst's pages spent a third of
+// their time on them). The validate stage takes the page as the inject
+// stage left it and stores the links' outcomes once, final.
+// A plan whose links need the model's answer first goes to the injector
+// by links.planned, since no transaction waits on a model; so does every
+// plan of a delivery whose carrying on failed once, and of one that does
+// not run under apartOnFailure.
+func (p *Pipeline) carryOn(ctx context.Context, tx *store.Tx, cause, planned events.Event) (err error) {
+	data, err := events.DecodeData[events.StageData](planned)
+	if err != nil {
 		return err
 	}
-	return emit(ctx, tx, ev, events.LinksPlanned, planID, page.ID,
-		events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason})
+	carry, _ := ctx.Value(carryKey{}).(*carrying)
+	if carry == nil || carry.apart {
+		return enqueue(ctx, tx, cause, planned, data.PageID)
+	}
+	carry.tried = true
+	tx.SeeWrites()
+	snap, err := tx.ReadPlanPage(ctx, planned.SiteID, data.PageID, data.PlanID, true)
+	if err != nil {
+		return err
+	}
+	st, current, err := planStageOf(ctx, tx, planned, data, snap)
+	if err == nil && !current {
+		err = fmt.Errorf("page %s's plan %s is not current in the transaction that made it", data.PageID, data.PlanID)
+	}
+	if err != nil {
+		return err
+	}
+	injectCtx, span := p.stageSpan(ctx, "inject", data.PageID)
+	html, ask, err := p.placeLinks(injectCtx, tx, planned, st, p.newRewrites())
+	if err == nil && ask == nil {
+		err = p.storeLinkedHTML(injectCtx, tx, st, html)
+	}
+	span.End()
+	if err != nil {
+		return err
+	}
+	if ask != nil {
+		return enqueue(ctx, tx, cause, planned, data.PageID)
+	}
+	injected, err := followOn(planned, events.LinksInjected, events.DerivedID(planned, events.LinksInjected), data)
+	if err != nil {
+		return err
+	}
+	st.page.LinkedHTML = string(html)
+	st.page.InsertedSeq++ // as storing the linked HTML numbered it
+	ctx, span = p.stageSpan(ctx, "validate", data.PageID)
+	defer span.End()
+	return p.validate(ctx, tx, injected, st)
+}
+
+// stageSpan starts the span of a stage carried on in the delivery of ctx,
+// a child of the delivery's span.
+func (p *Pipeline) stageSpan(ctx context.Context, stage, pageID string) (context.Context, trace.Span) {
+	return p.tracer().Start(ctx, stage, trace.WithAttributes(
+		attribute.String("interlinker.page_id", pageID), attribute.String("interlinker.replica", p.Replica)))
+}
+
+type carryKey struct{}
+
+// carrying is what a delivery that plans a page knows of carrying its
+// plans on (carryOn): whether it tried, and whether it must not.
+type carrying struct{ tried, apart bool }
+
+// apartOnFailure runs a delivery that plans a page, letting it carry its
+// plans on. When it fails after it tried (in the stages or at the commit
+// that sends their writes), everything it did was rolled back, and it
+// runs again with its stages apart: the plan commits, and the injector
+// or validator meets the failure on its own event, retried and
+// dead-lettered as that stage's.
+func (p *Pipeline) apartOnFailure(ctx context.Context, ev events.Event, run func(context.Context) error) error {
+	carry := &carrying{}
+	err := run(context.WithValue(ctx, carryKey{}, carry))
+	if err == nil || !carry.tried || ctx.Err() != nil {
+		return err
+	}
+	p.Logger.InfoContext(ctx, "a delivery that carried its plan on failed; planning again with the stages apart",
+		"site_id", ev.SiteID, "event_id", ev.ID, "event_type", ev.Type, "error", err)
+	return run(context.WithValue(ctx, carryKey{}, &carrying{apart: true}))
 }
 
 // ripple asks every page whose required links depend on page to plan

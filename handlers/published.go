@@ -143,7 +143,11 @@ func (p *Pipeline) replanPublished(ctx context.Context, tx *store.Tx, sc siteCon
 	if err != nil {
 		return err
 	}
-	return p.plan(ctx, tx, sc, page, reads, planID, ev, fmt.Sprintf("version %d published, newer than version %d, which the plan was made for", page.Version, before), nil)
+	planned, err := p.plan(ctx, tx, sc, page, reads, planID, ev, fmt.Sprintf("version %d published, newer than version %d, which the plan was made for", page.Version, before), nil)
+	if err != nil {
+		return err
+	}
+	return enqueue(ctx, tx, ev, planned, page.ID)
 }
 
 // retirePage marks a page deleted; links to it become broken, and every

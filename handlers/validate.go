@@ -19,53 +19,60 @@ import (
 // each link's status and emits links.inserted with the final HTML.
 func (p *Pipeline) validateLinks(ctx context.Context, ev events.Event) error {
 	return p.onCurrentPlan(ctx, ConsumerValidator, ev, true, func(tx *store.Tx, st planStage) error {
-		page, sc := st.page, st.site
-		var uses []store.AnchorUse
-		for _, l := range st.links {
-			if l.Zone == link.ZoneInBody && l.Anchor != "" {
-				uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: l.Anchor})
-			}
-		}
-		live := st.targets
-		// One over the limit is enough to tell an overused anchor.
-		usage, err := tx.AnchorUsage(ctx, ev.SiteID, page.ID, uses, sc.policy.MaxExactAnchorPerTarget+1)
-		if err != nil {
-			return err
-		}
-		authors, err := authorTargets(ctx, tx, st)
-		if err != nil {
-			return err
-		}
-		report, links, err := validatePage(st, live, usage, authors)
-		if err != nil {
-			return err
-		}
-		if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, links); err != nil {
-			return err
-		}
-		touched := []string{page.ID}
-		for _, l := range links {
-			touched = append(touched, l.TargetPageID)
-		}
-		if err := tx.QueueLinkCounts(ctx, ev.SiteID, touched); err != nil {
-			return err
-		}
-		// A restored plan is someone's choice: it holds until the page is
-		// planned again, and does not itself call for a settle pass.
-		if err := p.recordVerdict(tx, ev.SiteID, page.ID, report, !strings.HasPrefix(st.data.Reason, restoredReason)); err != nil {
-			return err
-		}
-		seq := page.InsertedSeq // numbered when the linked HTML was stored
-		inserted := insertedData(page, seq, links, report, st.data.Reason)
-		out, err := p.fitEvent(ev, inserted)
-		if err != nil {
-			return err
-		}
-		if err := enqueue(ctx, tx, ev, out, page.ID); err != nil {
-			return err
-		}
-		return p.emitReview(ctx, tx, ev, page, seq, links)
+		return p.validate(ctx, tx, ev, st)
 	})
+}
+
+// validate checks the linked page of the plan st (named by ev) against its
+// site's rules, stores each link's final status and the verdict, and
+// queues links.inserted (and links.review) as ev's follow-ons.
+func (p *Pipeline) validate(ctx context.Context, tx *store.Tx, ev events.Event, st planStage) error {
+	page, sc := st.page, st.site
+	var uses []store.AnchorUse
+	for _, l := range st.links {
+		if l.Zone == link.ZoneInBody && l.Anchor != "" {
+			uses = append(uses, store.AnchorUse{TargetPageID: l.TargetPageID, Text: l.Anchor})
+		}
+	}
+	live := st.targets
+	// One over the limit is enough to tell an overused anchor.
+	usage, err := tx.AnchorUsage(ctx, ev.SiteID, page.ID, uses, sc.policy.MaxExactAnchorPerTarget+1)
+	if err != nil {
+		return err
+	}
+	authors, err := authorTargets(ctx, tx, st)
+	if err != nil {
+		return err
+	}
+	report, links, err := validatePage(st, live, usage, authors)
+	if err != nil {
+		return err
+	}
+	if err := tx.SaveLinkOutcomes(ctx, ev.SiteID, links); err != nil {
+		return err
+	}
+	touched := []string{page.ID}
+	for _, l := range links {
+		touched = append(touched, l.TargetPageID)
+	}
+	if err := tx.QueueLinkCounts(ctx, ev.SiteID, touched); err != nil {
+		return err
+	}
+	// A restored plan is someone's choice: it holds until the page is
+	// planned again, and does not itself call for a settle pass.
+	if err := p.recordVerdict(tx, ev.SiteID, page.ID, report, !strings.HasPrefix(st.data.Reason, restoredReason)); err != nil {
+		return err
+	}
+	seq := page.InsertedSeq // numbered when the linked HTML was stored
+	inserted := insertedData(page, seq, links, report, st.data.Reason)
+	out, err := p.fitEvent(ev, inserted)
+	if err != nil {
+		return err
+	}
+	if err := enqueue(ctx, tx, ev, out, page.ID); err != nil {
+		return err
+	}
+	return p.emitReview(ctx, tx, ev, page, seq, links)
 }
 
 // validatePage checks a linked page (st.page.LinkedHTML) against its

@@ -43,7 +43,7 @@ func TestHealthReadinessAndMetricsAreServed(t *testing.T) {
 	wants := []string{
 		`interlinker_events_in_total{handler="planner`,
 		`interlinker_events_out_total{subject="links.inserted"} 1`,
-		`interlinker_handler_seconds_bucket{handler="validator`,
+		`interlinker_handler_seconds_bucket{handler="planner`,
 		"interlinker_outbox_waiting 0",
 		"interlinker_outbox_oldest_seconds",
 		// Every page settled: the site's links are final.

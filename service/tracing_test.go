@@ -97,8 +97,9 @@ func TestOnePagesJourneyIsOneTraceAcrossItsStagesAndTwoReplicas(t *testing.T) {
 	ev.TraceParent = "00-" + producerTrace + "-00f067aa0ba902b7-01"
 	h.publish(ev)
 	pages := 1
-	stages := []string{"process content.generated", "publish links.planned", "process links.planned",
-		"publish links.injected", "process links.injected", "publish links.inserted"}
+	// The plan's delivery carries on with the inject and validate stages
+	// in its transaction (handlers.carryOn), each a span of its own.
+	stages := []string{"process content.generated", "inject", "validate", "publish links.inserted"}
 	crossed := 0
 	// Pages are published until some journey has crossed replicas (the
 	// two share every consumer, so nearly every batch of pages does), at
@@ -117,7 +118,7 @@ func TestOnePagesJourneyIsOneTraceAcrossItsStagesAndTwoReplicas(t *testing.T) {
 			// fails (a page before its site) is a trace of its own; the
 			// delivery that links the page starts the journey.
 			names := spanNames(spans)
-			if names["process content.generated"] == 0 || names["publish links.planned"] == 0 {
+			if names["process content.generated"] == 0 || names["inject"] == 0 {
 				continue
 			}
 			journeys++
@@ -149,7 +150,9 @@ func TestOnePagesJourneyIsOneTraceAcrossItsStagesAndTwoReplicas(t *testing.T) {
 	}
 	t.Logf("%d pages, %d journeys crossed replicas, every one whole", pages, crossed)
 
-	// Each stage's span is a child of the span that published its event.
+	// Each delivery's span is a child of the span that published its
+	// event, and the stages carried on in a delivery are children of its
+	// span.
 	var producerSpans []tracetest.SpanStub
 	for id, spans := range spansByTrace(exporter) {
 		if id.String() == producerTrace {
@@ -163,13 +166,23 @@ func TestOnePagesJourneyIsOneTraceAcrossItsStagesAndTwoReplicas(t *testing.T) {
 	for _, s := range producerSpans {
 		byID[s.SpanContext.SpanID()] = s
 	}
+	stagesSeen := 0
 	for _, s := range producerSpans {
-		if s.Name == "process links.injected" {
-			parent, ok := byID[s.Parent.SpanID()]
-			if !ok || parent.Name != "publish links.injected" {
-				t.Errorf("the validator's span's parent is %q, want the publish of links.injected", parent.Name)
+		parent := byID[s.Parent.SpanID()]
+		switch {
+		case strings.HasPrefix(s.Name, "process ") && s.Name != "process content.generated":
+			if want := "publish " + strings.TrimPrefix(s.Name, "process "); parent.Name != want {
+				t.Errorf("span %q's parent is %q, want %q", s.Name, parent.Name, want)
+			}
+		case s.Name == "inject" || s.Name == "validate":
+			stagesSeen++
+			if !strings.HasPrefix(parent.Name, "process ") {
+				t.Errorf("stage span %q's parent is %q, want the delivery's span", s.Name, parent.Name)
 			}
 		}
+	}
+	if stagesSeen < 2 {
+		t.Errorf("the producer's trace has %d inject and validate spans, want both", stagesSeen)
 	}
 
 	// The links.inserted of a page carries its trace, and log lines made

@@ -89,6 +89,12 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer string, ev events.Id
 	return snap, nil
 }
 
+// ReadPlanPage is ClaimAndReadPage for a stage run in the transaction of
+// the stage before it, which claimed the event that started them both.
+func (t *Tx) ReadPlanPage(ctx context.Context, siteID, pageID, planID string, withTargets bool) (PageSnapshot, error) {
+	return t.ClaimAndReadPage(ctx, "", events.Identity{SiteID: siteID}, pageID, planID, withTargets)
+}
+
 // ClaimAndLockPage is ClaimAndReadPage without the page's links and hub,
 // for handlers that decide on the page row alone: a hub's re-plans read
 // none of its many links before they find the plan already answers them.
@@ -145,10 +151,15 @@ func (t *Tx) ClaimAndReadSite(ctx context.Context, consumer string, ev events.Id
 }
 
 // queueClaimAndSiteVersion queues the inbox claim and the read of the site's
-// structure version, which every stage's opening batch starts with.
+// structure version, which every stage's opening batch starts with. No
+// consumer claims nothing (ReadPlanPage): the transaction claimed already.
 func (t *Tx) queueClaimAndSiteVersion(b *pgx.Batch, consumer string, ev events.Identity, claimed *bool, version *int64, found *bool) {
-	b.Queue(claimSQL, t.store.claimArgs(consumer, ev)...).
-		Exec(func(ct pgconn.CommandTag) error { *claimed = ct.RowsAffected() == 1; return nil })
+	if consumer == "" {
+		*claimed = true
+	} else {
+		b.Queue(claimSQL, t.store.claimArgs(consumer, ev)...).
+			Exec(func(ct pgconn.CommandTag) error { *claimed = ct.RowsAffected() == 1; return nil })
+	}
 	b.Queue(`SELECT structure_version FROM sites WHERE id = $1`, ev.SiteID).QueryRow(func(row pgx.Row) error {
 		err := row.Scan(version)
 		if err == pgx.ErrNoRows {

@@ -238,6 +238,14 @@ func (t *Tx) queue(sql string, args ...any) {
 	t.writes.Queue(sql, args...)
 }
 
+// SeeWrites sends the writes queued so far with the next read, ahead of
+// it, instead of with COMMIT: a stage run in the transaction of the stage
+// before it reads what that stage wrote.
+func (t *Tx) SeeWrites() {
+	t.ahead.QueuedQueries = append(t.ahead.QueuedQueries, t.writes.QueuedQueries...)
+	t.writes = pgx.Batch{}
+}
+
 // commit sends the queued writes and COMMIT in one round trip.
 func (t *Tx) commit(ctx context.Context) error {
 	if !t.begun && t.writes.Len() == 0 && t.ahead.Len() == 0 {
