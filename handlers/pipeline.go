@@ -89,6 +89,7 @@ type Pipeline struct {
 	replanning     pageLocks          // pages being re-planned by this process
 	asking         singleflight.Group // model calls of the LLM fallback in flight, by answer key
 	settleFailures settleBackoff      // sites whose settle pass failed lately
+	carryFailed    failedCarries      // events whose plan failed once carried on
 }
 
 // Route binds a handler to its subject through a durable consumer.

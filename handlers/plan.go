@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -359,16 +360,65 @@ type carrying struct{ tried, apart bool }
 // that sends their writes), everything it did was rolled back, and it
 // runs again with its stages apart: the plan commits, and the injector
 // or validator meets the failure on its own event, retried and
-// dead-lettered as that stage's.
+// dead-lettered as that stage's. An attempt cut by its deadline (a hub
+// of many thousand articles whose three stages together outlast
+// --handler-timeout) has no time left to run again: the event's next
+// attempts in this process run apart from the start.
 func (p *Pipeline) apartOnFailure(ctx context.Context, ev events.Event, run func(context.Context) error) error {
-	carry := &carrying{}
+	key := ev.MsgID()
+	carry := &carrying{apart: p.carryFailed.has(key)}
 	err := run(context.WithValue(ctx, carryKey{}, carry))
-	if err == nil || !carry.tried || ctx.Err() != nil {
+	if err == nil || !carry.tried {
+		if err == nil && carry.apart {
+			p.carryFailed.remove(key)
+		}
+		return err
+	}
+	p.carryFailed.add(key)
+	if ctx.Err() != nil {
 		return err
 	}
 	p.Logger.InfoContext(ctx, "a delivery that carried its plan on failed; planning again with the stages apart",
 		"site_id", ev.SiteID, "event_id", ev.ID, "event_type", ev.Type, "error", err)
-	return run(context.WithValue(ctx, carryKey{}, &carrying{apart: true}))
+	if err := run(context.WithValue(ctx, carryKey{}, &carrying{apart: true})); err != nil {
+		return err
+	}
+	p.carryFailed.remove(key)
+	return nil
+}
+
+// maxFailedCarries bounds the events remembered in failedCarries; past
+// it the memory starts afresh, and an event forgotten carries on once
+// more before it runs apart again.
+const maxFailedCarries = 10_000
+
+// failedCarries are the events (by message id) whose plan failed carried
+// on in this process and whose delivery has not succeeded since.
+type failedCarries struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+}
+
+func (f *failedCarries) add(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ids == nil || len(f.ids) >= maxFailedCarries {
+		f.ids = map[string]struct{}{}
+	}
+	f.ids[id] = struct{}{}
+}
+
+func (f *failedCarries) has(id string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	_, ok := f.ids[id]
+	return ok
+}
+
+func (f *failedCarries) remove(id string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.ids, id)
 }
 
 // ripple asks every page whose required links depend on page to plan
