@@ -122,7 +122,23 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 	api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[events.AuditAppliedData](), true, "AuditAppliedData")
 	a.registerJobs(api)
 	a.registerDecisions(api)
+	withoutUnprocessable(api.OpenAPI())
 	return api
+}
+
+// withoutUnprocessable takes out of every operation's responses the 422
+// huma lists for an operation with parameters or a body: the API answers
+// a request that fails validation with 400 (answerWithProblems), which
+// every operation lists, and never sends 422 (a trial's client checked
+// every answer against the document and found 422 on each route).
+func withoutUnprocessable(doc *huma.OpenAPI) {
+	for _, item := range doc.Paths {
+		for _, op := range []*huma.Operation{item.Get, item.Put, item.Post, item.Delete, item.Options, item.Head, item.Patch, item.Trace} {
+			if op != nil {
+				delete(op.Responses, strconv.Itoa(http.StatusUnprocessableEntity))
+			}
+		}
+	}
 }
 
 var problemsOnce sync.Once

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"testing"
 )
@@ -23,5 +24,33 @@ func TestTheRepositorysOpenAPIDocumentIsTheOneServed(t *testing.T) {
 	}
 	if !bytes.Contains(served, []byte(`"openapi": "3.1`)) {
 		t.Errorf("the document is not OpenAPI 3.1")
+	}
+}
+
+// TestTheOpenAPIDocumentListsNoStatusTheAPINeverSends: a request that
+// fails validation is answered 400, every operation lists 400, and none
+// lists huma's 422, which the API never sends.
+func TestTheOpenAPIDocumentListsNoStatusTheAPINeverSends(t *testing.T) {
+	served, err := OpenAPIDocument()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(served, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if _, listed := op.Responses["422"]; listed {
+				t.Errorf("%s %s lists 422", method, path)
+			}
+			if _, listed := op.Responses["400"]; !listed {
+				t.Errorf("%s %s does not list 400", method, path)
+			}
+		}
 	}
 }
