@@ -1122,21 +1122,8 @@ func (a *API) replan(ctx context.Context, siteID, key string, body any, write fu
 		if len(pageID) == 0 || len(pageID) > 256 {
 			return nil, invalid("body.content_ids", pageID, fmt.Sprintf("content id %q: 1 to 256 characters", pageID))
 		}
-		head, found, err := a.Store.PageHead(ctx, siteID, pageID)
-		if err != nil {
-			return nil, a.internal(ctx, err)
-		}
-		if !found {
-			return nil, notFound("page " + pageID)
-		}
-		// The replanner plans only pages the pipeline plans; asked to
-		// plan another, its job would end done with nothing planned.
-		switch {
-		case !head.Planned && head.State == store.StatePublished:
-			return nil, huma.Error409Conflict("page " + pageID + " is not planned by interlinker: it came only as content.published " +
-				"(existing content), so its links change through an audit's recommendations (audit/apply/), or once it is sent as content.generated")
-		case !head.Planned && head.State != store.StateDeleted:
-			return nil, huma.Error409Conflict("page " + pageID + " has no plan yet: the planner plans it once it can (its site and hub arrived)")
+		if err := a.plannedPage(ctx, siteID, pageID); err != nil {
+			return nil, err
 		}
 		sum := sha256.Sum256([]byte(pageID))
 		ev, err := events.New(events.LinksReplan, siteID, id+"-"+hex.EncodeToString(sum[:8]), "", events.ReplanData{PageID: pageID,
@@ -1148,6 +1135,27 @@ func (a *API) replan(ctx context.Context, siteID, key string, body any, write fu
 	}
 	return a.startJob(ctx, siteID, key, body, store.APIJob{ID: id, Kind: store.JobPlan, Consumer: ConsumerReplanner, PageIDs: pageIDs},
 		write, evs...)
+}
+
+// plannedPage refuses a page the pipeline does not plan: the replanner
+// plans only those, and asked to plan another, its job would end done
+// with nothing planned.
+func (a *API) plannedPage(ctx context.Context, siteID, pageID string) error {
+	head, found, err := a.Store.PageHead(ctx, siteID, pageID)
+	if err != nil {
+		return a.internal(ctx, err)
+	}
+	if !found {
+		return notFound("page " + pageID)
+	}
+	switch {
+	case !head.Planned && head.State == store.StatePublished:
+		return huma.Error409Conflict("page " + pageID + " is not planned by interlinker: it came only as content.published " +
+			"(existing content), so its links change through an audit's recommendations (audit/apply/), or once it is sent as content.generated")
+	case !head.Planned && head.State != store.StateDeleted:
+		return huma.Error409Conflict("page " + pageID + " has no plan yet: the planner plans it once it can (its site and hub arrived)")
+	}
+	return nil
 }
 
 // SnapshotItem is a kept plan of a page.
@@ -1527,7 +1535,7 @@ func (a *API) registerDecisions(api huma.API) {
 		Errors: []int{400, 401, 404, 409}}, a.removeLink)
 	huma.Register(api, huma.Operation{OperationID: "revert-decision", Method: http.MethodDelete,
 		Path: "/linker/content/{page_id}/decisions/{target_id}/", Summary: "Forget what was decided by hand about the page's link to a target",
-		DefaultStatus: http.StatusAccepted, Errors: []int{400, 401, 404}}, a.revertDecision)
+		DefaultStatus: http.StatusAccepted, Errors: []int{400, 401, 404, 409}}, a.revertDecision)
 }
 
 // ReviewParams page through the review queue.
@@ -1689,6 +1697,12 @@ func (a *API) revertDecision(ctx context.Context, in *RevertInput) (*JobOutput, 
 	body := struct{ PageID, SiteID, TargetID, Action string }{in.PageID, in.SiteID, in.TargetID, "revert"}
 	if out, ok, err := a.retried(ctx, in.SiteID, in.IdempotencyKey, body); ok || err != nil {
 		return out, err
+	}
+	// A page the pipeline does not plan has no decisions to revert: it is
+	// told so (409), as every write that re-plans a page tells it, not
+	// that the decision is missing (a trial's client got 404).
+	if err := a.plannedPage(ctx, in.SiteID, in.PageID); err != nil {
+		return nil, err
 	}
 	decisions, err := a.Store.Decisions(ctx, in.SiteID, in.PageID)
 	if err != nil {

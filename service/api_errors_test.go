@@ -85,6 +85,10 @@ func TestTheAPIRefusesWhatItsRoutesAndCommandsCannotTake(t *testing.T) {
 		if !strings.Contains(string(r.raw), "audit/apply/") {
 			t.Errorf("the refusal does not say how such a page's links change: %s", r.raw)
 		}
+		// Such a page has no decision to revert, and is told why (a
+		// trial's client got 404 as for a missing decision).
+		status, _, raw := c.do(http.MethodDelete, "/linker/content/"+page+"/decisions/"+pages[1].ID+"/?site_id="+siteID, token, "", "", nil)
+		refused(t, status, raw, http.StatusConflict, "")
 		if r := c.post("/linker/links/plan/", genToken, "", `{"site_id":"`+genSiteID+`","content_id":"care"}`); r.status != http.StatusAccepted {
 			t.Errorf("a plan of a planned page: %d %s", r.status, r.raw)
 		}
