@@ -98,6 +98,9 @@ func (a *API) Register(mux *http.ServeMux) huma.API {
 	huma.Register(api, withETag(huma.Operation{OperationID: "get-page-links", Method: http.MethodGet,
 		Path: "/linker/content/{page_id}/links/", Summary: "A page's outbound and inbound links, with anchors, zones, scores, factors and explanations",
 		Errors: []int{400, 401, 404}}), a.pageLinks)
+	huma.Register(api, huma.Operation{OperationID: "list-pages", Method: http.MethodGet,
+		Path: "/linker/content/", Summary: "The site's pages, by id, filterable: what each is, whether interlinker plans it, its link counts and verdict",
+		Errors: []int{400, 401, 404}}, a.pages)
 	huma.Register(api, huma.Operation{OperationID: "list-links", Method: http.MethodGet,
 		Path: "/linker/links/", Summary: "The site's links (SAGLink records), by source page, filterable",
 		Errors: []int{400, 401, 404}}, a.links)
@@ -700,7 +703,7 @@ func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*R
 // checked against the request it is used with.
 type listCursor struct {
 	Site  string `json:"s"`
-	Scope string `json:"a"` // the list it pages through: an audit's recommendations (its id), "orphans <audit id>", "links", "review" or "link-map"
+	Scope string `json:"a"` // the list it pages through: an audit's recommendations (its id), "orphans <audit id>", "links", "review", "link-map" or "pages"
 	Page  string `json:"p,omitempty"`
 	After int    `json:"k"`
 }
@@ -916,6 +919,74 @@ func (a *API) listLinks(ctx context.Context, in *LinkParams, scope string) (*Lin
 		out.Items = append(out.Items, siteLink(r.Link))
 	}
 	return &LinkListOutput{Body: out}, nil
+}
+
+// PageListParams page through a site's pages.
+type PageListParams struct {
+	SiteParam
+	ListParams
+	Kind      string `query:"kind" enum:"home,sector,hub,supporting,term,product,service,page" doc:"only pages of this kind"`
+	ClusterID string `query:"cluster_id" maxLength:"256" doc:"only the pages of this cluster"`
+	State     string `query:"state" enum:"generated,published,deleted" doc:"only pages in this state: generated (planned from content.generated), published (live), deleted"`
+}
+
+// PageItem is a page of the site as the page list shows it.
+type PageItem struct {
+	PageID    string `json:"page_id"`
+	URL       string `json:"url"`
+	Title     string `json:"title"`
+	Kind      string `json:"kind"`
+	ClusterID string `json:"cluster_id,omitempty"`
+	SectorID  string `json:"sector_id,omitempty"`
+	State     string `json:"state" enum:"generated,published,deleted"`
+	Version   int64  `json:"version"`
+	Planned   bool   `json:"planned" doc:"interlinker plans its links (it came as content.generated); false for existing content, whose links change through an audit's recommendations"`
+	WordCount int    `json:"word_count"`
+	Inbound   int    `json:"inbound" doc:"the links to it, as last counted"`
+	Outbound  int    `json:"outbound" doc:"its links, as last counted"`
+	Passed    *bool  `json:"validation_passed,omitempty" doc:"whether its last validation passed (content/{page_id}/links/ gives the report); absent for a page never validated"`
+}
+
+// PageList is a page of the site's pages.
+type PageList struct {
+	Items      []PageItem `json:"items"`
+	NextCursor string     `json:"next_cursor,omitempty" doc:"pass as cursor for the next page; absent on the last"`
+}
+
+// PageListOutput is the answer of content/.
+type PageListOutput struct {
+	Body PageList
+}
+
+func (a *API) pages(ctx context.Context, in *PageListParams) (*PageListOutput, error) {
+	if err := a.site(ctx, in.SiteID); err != nil {
+		return nil, err
+	}
+	f := store.PageFilter{Kind: in.Kind, ClusterID: in.ClusterID, State: in.State}
+	if in.Cursor != "" {
+		var c listCursor
+		if err := c.decode(in.Cursor, in.SiteID, "pages"); err != nil {
+			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
+		}
+		f.After = c.Page
+	}
+	limit := pageSize(in.Limit)
+	f.Limit = limit + 1
+	rows, err := a.Store.PageList(ctx, in.SiteID, f)
+	if err != nil {
+		return nil, a.internal(ctx, err)
+	}
+	out := PageList{Items: make([]PageItem, 0, min(len(rows), limit))}
+	for i, r := range rows {
+		if i == limit {
+			out.NextCursor = listCursor{Site: in.SiteID, Scope: "pages", Page: rows[limit-1].ID}.encode()
+			break
+		}
+		out.Items = append(out.Items, PageItem{PageID: r.ID, URL: r.URL, Title: r.Title, Kind: r.Kind, ClusterID: r.ClusterID,
+			SectorID: r.SectorID, State: r.State, Version: r.Version, Planned: r.Planned, WordCount: r.WordCount,
+			Inbound: r.Inbound, Outbound: r.Outbound, Passed: r.Passed})
+	}
+	return &PageListOutput{Body: out}, nil
 }
 
 // LinkMapParams page through the link map.

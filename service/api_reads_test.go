@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/handlers"
 )
 
@@ -256,5 +258,96 @@ func TestAPagesLinksCarryTheVerdictItsLastLinksInsertedCarried(t *testing.T) {
 	}
 	if failing == 0 {
 		t.Error("no page of the site fails a rule: the test proves too little")
+	}
+}
+
+// The site's pages are listed by id, each once however the list is
+// paged, with what each is: planned or existing content, its state and
+// its verdict; each filter lists exactly the pages it names.
+func TestTheSitesPagesAreListedOnceEachWithWhatEachIs(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	const site = "page-list"
+	token, articles := jobSite(t, h, site, 4)
+	// Existing content beside them: a page that only ever came live.
+	var live events.ContentData
+	if err := json.Unmarshal(pageEvent(site, "old-review", "supporting", 1, supportingHTML(9)).Data, &live); err != nil {
+		t.Fatal(err)
+	}
+	h.publish(mustEvent(events.ContentPublished, site, "pub-old-review", live))
+	gone := articles[3]
+	h.publish(mustEvent(events.ContentDeleted, site, "del-"+gone, events.ContentDeletedData{PageID: gone, Version: 2}))
+	waitFor(t, waitLong, "the live page and the deletion projected", func() bool {
+		p, found, err := h.svc.Store().PageHead(t.Context(), site, "old-review")
+		d, _, _ := h.svc.Store().PageHead(t.Context(), site, gone)
+		return err == nil && found && p.State == "published" && d.State == "deleted"
+	})
+	h.waitIdle(waitLong)
+	c := newAPIClient(t, h)
+
+	list := func(query string) []handlers.PageItem {
+		t.Helper()
+		var all []handlers.PageItem
+		cursor := ""
+		for pages := 0; ; pages++ {
+			if pages > 10 {
+				t.Fatalf("content/?%s: more than 10 pages of 2", query)
+			}
+			var page handlers.PageList
+			path := "/linker/content/?site_id=" + site + "&limit=2" + query
+			if cursor != "" {
+				path += "&cursor=" + url.QueryEscape(cursor)
+			}
+			c.getJSON(path, token, &page)
+			all = append(all, page.Items...)
+			if page.NextCursor == "" {
+				return all
+			}
+			cursor = page.NextCursor
+		}
+	}
+	ids := func(items []handlers.PageItem) []string {
+		var out []string
+		for _, p := range items {
+			out = append(out, p.PageID)
+		}
+		return out
+	}
+
+	all := list("")
+	want := append(slices.Clone(articles), "boots-hub", "old-review")
+	slices.Sort(want)
+	if got := ids(all); !slices.Equal(got, want) {
+		t.Fatalf("the site's pages, 2 a page: %v, want %v, each once by id", got, want)
+	}
+	byID := map[string]handlers.PageItem{}
+	for _, p := range all {
+		byID[p.PageID] = p
+	}
+	hub := byID["boots-hub"]
+	if hub.Kind != "hub" || !hub.Planned || hub.State != "generated" || hub.Passed == nil || !*hub.Passed || hub.URL != "/hiking/boots/" {
+		t.Errorf("the hub listed as %+v, want a planned hub, generated, whose validation passed", hub)
+	}
+	if old := byID["old-review"]; old.Planned || old.State != "published" || old.Passed != nil {
+		t.Errorf("the live page listed as %+v, want existing content, published, never validated", old)
+	}
+	if d := byID[gone]; d.State != "deleted" {
+		t.Errorf("the deleted article listed as %+v, want state deleted", d)
+	}
+	for query, want := range map[string][]string{
+		"&kind=hub":         {"boots-hub"},
+		"&state=published":  {"old-review"},
+		"&state=deleted":    {gone},
+		"&cluster_id=other": nil,
+	} {
+		if got := ids(list(query)); !slices.Equal(got, want) {
+			t.Errorf("content/?%s lists %v, want %v", query, got, want)
+		}
+	}
+	// A cursor pages through the list it was made for only.
+	var first handlers.PageList
+	c.getJSON("/linker/content/?site_id="+site+"&limit=2", token, &first)
+	if status, _, raw := c.get("/linker/links/?site_id="+site+"&cursor="+url.QueryEscape(first.NextCursor), token); status != http.StatusBadRequest {
+		t.Errorf("links/ with a cursor of content/: %d %s, want 400", status, raw)
 	}
 }

@@ -213,6 +213,7 @@ func TestTheAPIServesEachSiteToItsOwnTokensOnly(t *testing.T) {
 		"/linker/content/" + aPage + "/links/?site_id=" + siteA,
 		"/linker/links/?site_id=" + siteA,
 		"/linker/link-map/?site_id=" + siteA,
+		"/linker/content/?site_id=" + siteA,
 	}
 	for _, route := range routes {
 		for _, tc := range []struct {

@@ -239,6 +239,51 @@ func (s *Store) PageHead(ctx context.Context, siteID, pageID string) (PageHead, 
 	return p, true, nil
 }
 
+// PageSummary is a page as the site's page list shows it.
+type PageSummary struct {
+	PageHead
+	Title, SectorID   string
+	WordCount         int
+	Inbound, Outbound int
+	// Passed is whether its last validation passed; nil for a page never
+	// validated (existing content, or not planned yet).
+	Passed *bool
+}
+
+// PageFilter picks the pages a page of the site's page list holds: of one
+// kind, cluster and state (empty: any), after the page with id After, at
+// most Limit.
+type PageFilter struct {
+	Kind, ClusterID, State string
+	After                  string
+	Limit                  int
+}
+
+// PageList reads a page of the site's pages, by id (the primary key's
+// order, so a page of the list is an index scan however large the site).
+func (s *Store) PageList(ctx context.Context, siteID string, f PageFilter) ([]PageSummary, error) {
+	q := listQuery{args: []any{siteID, f.After, f.Limit}}
+	q.filter("kind = $%d", f.Kind)
+	q.filter("cluster_id = $%d", f.ClusterID)
+	q.filter("state = $%d", f.State)
+	rows, err := s.pool.Query(ctx, `SELECT id, url, kind, cluster_id, state, version, plan_id <> '', title, sector_id,
+			word_count, inbound_link_count, outbound_link_count, (validation->>'passed')::boolean
+		FROM pages WHERE site_id = $1 AND id > $2`+q.where+` ORDER BY id LIMIT $3`, q.args...)
+	if err != nil {
+		return nil, fmt.Errorf("list pages of site %s: %w", siteID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PageSummary, error) {
+		var p PageSummary
+		err := r.Scan(&p.ID, &p.URL, &p.Kind, &p.ClusterID, &p.State, &p.Version, &p.Planned, &p.Title, &p.SectorID,
+			&p.WordCount, &p.Inbound, &p.Outbound, &p.Passed)
+		return p, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list pages of site %s: %w", siteID, err)
+	}
+	return out, nil
+}
+
 // ScoredPage is a page with the link score an audit gave it.
 type ScoredPage struct {
 	PageHead
