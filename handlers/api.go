@@ -670,11 +670,11 @@ func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*R
 		return nil, err
 	}
 	after := -1
-	if in.Cursor != "" {
-		var c listCursor
-		if err := c.decode(in.Cursor, in.SiteID, rec.ID); err != nil {
-			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
-		}
+	c, given, err := cursorFor(in.Cursor, in.SiteID, rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	if given {
 		after = c.After
 	}
 	limit := pageSize(in.Limit)
@@ -683,19 +683,15 @@ func (a *API) recommendations(ctx context.Context, in *RecommendationParams) (*R
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	out := RecommendationList{AuditID: rec.ID, Items: make([]APIRecommendation, 0, min(len(recs), limit))}
-	for i, r := range recs {
-		if i == limit {
-			break
-		}
-		out.Items = append(out.Items, APIRecommendation{Recommendation: events.Recommendation{ID: r.ID, ContentID: r.PageID,
+	out := RecommendationList{AuditID: rec.ID}
+	out.Items, out.NextCursor = keysetPage(recs, limit, func(r store.StoredRecommendation) APIRecommendation {
+		return APIRecommendation{Recommendation: events.Recommendation{ID: r.ID, ContentID: r.PageID,
 			Action: string(r.Action), LinkType: string(r.LinkType), TargetID: r.TargetID, AnchorSuggestion: r.Anchor,
 			AnchorSuggestedBy: r.SuggestedBy, Priority: r.Priority, Reason: r.Reason}, TargetURL: r.TargetURL, AnchorFound: r.Found,
-			ExistingLink: r.LinkPath, ExistingAnchor: r.LinkText, AppliedBy: r.AppliedBy})
-	}
-	if len(recs) > limit {
-		out.NextCursor = listCursor{Site: in.SiteID, Scope: rec.ID, After: recs[limit-1].Ordinal}.encode()
-	}
+			ExistingLink: r.LinkPath, ExistingAnchor: r.LinkText, AppliedBy: r.AppliedBy}
+	}, func(last store.StoredRecommendation) listCursor {
+		return listCursor{Site: in.SiteID, Scope: rec.ID, After: last.Ordinal}
+	})
 	return &RecommendationListOutput{Body: out}, nil
 }
 
@@ -711,6 +707,33 @@ type listCursor struct {
 func (c listCursor) encode() string {
 	raw, _ := json.Marshal(c)
 	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+// cursorFor decodes a list request's cursor for the site's list scope;
+// given is false when the request gave none. A cursor of another list,
+// or none this API gave out, is a 400 naming the query's cursor.
+func cursorFor(raw, siteID, scope string) (c listCursor, given bool, err error) {
+	if raw == "" {
+		return listCursor{}, false, nil
+	}
+	if err := c.decode(raw, siteID, scope); err != nil {
+		return listCursor{}, false, invalid("query.cursor", raw, "cursor: "+err.Error())
+	}
+	return c, true, nil
+}
+
+// keysetPage makes a page of a list from its rows read one past limit:
+// the items of the first limit rows and, when there was one more, the
+// cursor after the last of them (empty on the list's last page).
+func keysetPage[R, I any](rows []R, limit int, item func(R) I, after func(last R) listCursor) (items []I, next string) {
+	items = make([]I, 0, min(len(rows), limit))
+	for i, r := range rows {
+		if i == limit {
+			return items, after(rows[limit-1]).encode()
+		}
+		items = append(items, item(r))
+	}
+	return items, ""
 }
 
 func (c *listCursor) decode(s, siteID, scope string) error {
@@ -774,11 +797,11 @@ func (a *API) orphans(ctx context.Context, in *OrphanParams) (*OrphansOutput, er
 	// in it, good for that audit only.
 	scope := "orphans " + rec.ID
 	start := 0
-	if in.Cursor != "" {
-		var c listCursor
-		if err := c.decode(in.Cursor, in.SiteID, scope); err != nil {
-			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
-		}
+	c, given, err := cursorFor(in.Cursor, in.SiteID, scope)
+	if err != nil {
+		return nil, err
+	}
+	if given {
 		start = c.After + 1
 	}
 	type listed struct{ id, finding string }
@@ -896,11 +919,11 @@ func (a *API) listLinks(ctx context.Context, in *LinkParams, scope string) (*Lin
 	}
 	f := store.LinkFilter{Type: in.LinkType, Status: in.Status, ClusterID: in.ClusterID, Source: in.SourceContentID,
 		Target: in.TargetContentID, AfterPosition: -1}
-	if in.Cursor != "" {
-		var c listCursor
-		if err := c.decode(in.Cursor, in.SiteID, scope); err != nil {
-			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
-		}
+	c, given, err := cursorFor(in.Cursor, in.SiteID, scope)
+	if err != nil {
+		return nil, err
+	}
+	if given {
 		f.AfterPage, f.AfterPosition = c.Page, c.After
 	}
 	limit := pageSize(in.Limit)
@@ -909,15 +932,11 @@ func (a *API) listLinks(ctx context.Context, in *LinkParams, scope string) (*Lin
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	out := LinkList{Items: make([]SiteLink, 0, min(len(rows), limit))}
-	for i, r := range rows {
-		if i == limit {
-			last := rows[limit-1]
-			out.NextCursor = listCursor{Site: in.SiteID, Scope: scope, Page: last.SourcePageID, After: last.Position}.encode()
-			break
-		}
-		out.Items = append(out.Items, siteLink(r.Link))
-	}
+	var out LinkList
+	out.Items, out.NextCursor = keysetPage(rows, limit, func(r store.LinkRow) SiteLink { return siteLink(r.Link) },
+		func(last store.LinkRow) listCursor {
+			return listCursor{Site: in.SiteID, Scope: scope, Page: last.SourcePageID, After: last.Position}
+		})
 	return &LinkListOutput{Body: out}, nil
 }
 
@@ -963,29 +982,25 @@ func (a *API) pages(ctx context.Context, in *PageListParams) (*PageListOutput, e
 		return nil, err
 	}
 	f := store.PageFilter{Kind: in.Kind, ClusterID: in.ClusterID, State: in.State}
-	if in.Cursor != "" {
-		var c listCursor
-		if err := c.decode(in.Cursor, in.SiteID, "pages"); err != nil {
-			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
-		}
-		f.After = c.Page
+	c, _, err := cursorFor(in.Cursor, in.SiteID, "pages")
+	if err != nil {
+		return nil, err
 	}
+	f.After = c.Page
 	limit := pageSize(in.Limit)
 	f.Limit = limit + 1
 	rows, err := a.Store.PageList(ctx, in.SiteID, f)
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	out := PageList{Items: make([]PageItem, 0, min(len(rows), limit))}
-	for i, r := range rows {
-		if i == limit {
-			out.NextCursor = listCursor{Site: in.SiteID, Scope: "pages", Page: rows[limit-1].ID}.encode()
-			break
-		}
-		out.Items = append(out.Items, PageItem{PageID: r.ID, URL: r.URL, Title: r.Title, Kind: r.Kind, ClusterID: r.ClusterID,
+	var out PageList
+	out.Items, out.NextCursor = keysetPage(rows, limit, func(r store.PageSummary) PageItem {
+		return PageItem{PageID: r.ID, URL: r.URL, Title: r.Title, Kind: r.Kind, ClusterID: r.ClusterID,
 			SectorID: r.SectorID, State: r.State, Version: r.Version, Planned: r.Planned, WordCount: r.WordCount,
-			Inbound: r.Inbound, Outbound: r.Outbound, Passed: r.Passed})
-	}
+			Inbound: r.Inbound, Outbound: r.Outbound, Passed: r.Passed}
+	}, func(last store.PageSummary) listCursor {
+		return listCursor{Site: in.SiteID, Scope: "pages", Page: last.ID}
+	})
 	return &PageListOutput{Body: out}, nil
 }
 
@@ -1027,11 +1042,11 @@ func (a *API) linkMap(ctx context.Context, in *LinkMapParams) (*LinkMapOutput, e
 		return nil, err
 	}
 	f := store.LinkMapFilter{Source: in.SourceContentID, Target: in.TargetContentID, AfterOrdinal: -1}
-	if in.Cursor != "" {
-		var c listCursor
-		if err := c.decode(in.Cursor, in.SiteID, "link-map"); err != nil {
-			return nil, invalid("query.cursor", in.Cursor, "cursor: "+err.Error())
-		}
+	c, given, err := cursorFor(in.Cursor, in.SiteID, "link-map")
+	if err != nil {
+		return nil, err
+	}
+	if given {
 		f.AfterPage, f.AfterOrdinal = c.Page, c.After
 	}
 	limit := pageSize(in.Limit)
@@ -1040,17 +1055,14 @@ func (a *API) linkMap(ctx context.Context, in *LinkMapParams) (*LinkMapOutput, e
 	if err != nil {
 		return nil, a.internal(ctx, err)
 	}
-	out := LinkMap{Items: make([]LinkMapItem, 0, min(len(rows), limit))}
-	for i, r := range rows {
-		if i == limit {
-			last := rows[limit-1]
-			out.NextCursor = listCursor{Site: in.SiteID, Scope: "link-map", Page: last.SourcePageID, After: last.Ordinal}.encode()
-			break
-		}
-		out.Items = append(out.Items, LinkMapItem{SourceContentID: r.SourcePageID, Ordinal: r.Ordinal, TargetURL: r.TargetURL,
+	var out LinkMap
+	out.Items, out.NextCursor = keysetPage(rows, limit, func(r store.LinkMapEntry) LinkMapItem {
+		return LinkMapItem{SourceContentID: r.SourcePageID, Ordinal: r.Ordinal, TargetURL: r.TargetURL,
 			TargetContentID: r.TargetPageID, Anchor: r.Anchor, Internal: r.Internal, Follow: r.Follow, Position: r.Position,
-			InBlock: r.InBlock, ContentParagraph: r.ContentParagraph})
-	}
+			InBlock: r.InBlock, ContentParagraph: r.ContentParagraph}
+	}, func(last store.LinkMapEntry) listCursor {
+		return listCursor{Site: in.SiteID, Scope: "link-map", Page: last.SourcePageID, After: last.Ordinal}
+	})
 	return &LinkMapOutput{Body: out}, nil
 }
 

@@ -376,6 +376,10 @@ func (p *Pipeline) apartOnFailure(ctx context.Context, ev events.Event, run func
 	}
 	p.carryFailed.add(key)
 	if ctx.Err() != nil {
+		// A trial cut attempts with a short --handler-timeout and found
+		// nothing in the logs saying why the events then ran apart.
+		p.Logger.InfoContext(ctx, "a delivery that carried its plan on was cut by its deadline; its next attempts run the stages apart",
+			"site_id", ev.SiteID, "event_id", ev.ID, "event_type", ev.Type, "error", err)
 		return err
 	}
 	p.Logger.InfoContext(ctx, "a delivery that carried its plan on failed; planning again with the stages apart",

@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/interlinker/interlinker/events"
@@ -14,7 +16,8 @@ import (
 // time to run again apart; the event's next attempt runs apart from the
 // start, and once one succeeds the event carries on again.
 func TestAnAttemptCutAfterCarryingOnRunsTheEventsNextAttemptApart(t *testing.T) {
-	p := &Pipeline{Logger: slog.New(slog.DiscardHandler)}
+	var logs bytes.Buffer
+	p := &Pipeline{Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	ev := events.Event{SiteID: "s1", Source: "cms", ID: "e1", Type: events.ContentGenerated}
 	var apart []bool
 	// A delivery whose three stages outlast its deadline when carried on,
@@ -36,6 +39,9 @@ func TestAnAttemptCutAfterCarryingOnRunsTheEventsNextAttemptApart(t *testing.T) 
 	}
 	if !slices.Equal(apart, []bool{false}) {
 		t.Fatalf("the cut attempt ran %v (apart or not), want one run carrying on", apart)
+	}
+	if !strings.Contains(logs.String(), "cut by its deadline; its next attempts run the stages apart") || !strings.Contains(logs.String(), "event_id=e1") {
+		t.Errorf("the cut attempt logged %q, want a line saying the event's next attempts run apart", logs.String())
 	}
 	if err := p.apartOnFailure(context.Background(), ev, deliver); err != nil {
 		t.Fatalf("the next attempt: %v", err)

@@ -102,6 +102,7 @@ func TestEveryRouteAnswersOnlyItsOwnSitesTokensAndRefusesBadInputUnchanged(t *te
 		return []apiRoute{
 			{"GET", "/linker/links/" + q, ""},
 			{"GET", "/linker/link-map/" + q, ""},
+			{"GET", "/linker/content/" + q, ""},
 			{"GET", "/linker/audit/" + q, ""},
 			{"GET", "/linker/audit/recommendations/" + q, ""},
 			{"GET", "/linker/orphans/" + q, ""},
@@ -213,7 +214,7 @@ func TestEveryRouteAnswersOnlyItsOwnSitesTokensAndRefusesBadInputUnchanged(t *te
 	// Every list: a page too large, and cursors it never gave out. The
 	// problem names the parameter at fault. (The site has no audit yet:
 	// the audit's lists may answer 404 first.)
-	for _, list := range []string{"links", "link-map", "review", "audit/recommendations", "orphans"} {
+	for _, list := range []string{"links", "link-map", "content", "review", "audit/recommendations", "orphans"} {
 		for _, q := range []string{"limit=100000", "limit=-1", "cursor=not-a-cursor",
 			"cursor=" + url.QueryEscape(tamperedCursor(siteB))} {
 			path := "/linker/" + list + "/?site_id=" + siteA + "&" + q
