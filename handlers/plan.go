@@ -297,7 +297,7 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 // by links.planned, since no transaction waits on a model; so does every
 // plan of a delivery whose carrying on failed once, and of one that does
 // not run under apartOnFailure.
-func (p *Pipeline) carryOn(ctx context.Context, tx *store.Tx, cause, planned events.Event) (err error) {
+func (p *Pipeline) carryOn(ctx context.Context, tx *store.Tx, cause, planned events.Event) error {
 	data, err := events.DecodeData[events.StageData](planned)
 	if err != nil {
 		return err
