@@ -9,8 +9,30 @@ import (
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/examples"
 	"github.com/interlinker/interlinker/handlers"
 )
+
+// linkOnSite finds the first stored link, page by page of the linked
+// example site, that want holds for (given its page and the page's
+// links); the test fails when none does, naming what.
+func linkOnSite(t *testing.T, h *harness, site examples.Site, what string, want func(events.PageInfo, link.Link, []link.Link) bool) (pageID string, found link.Link) {
+	t.Helper()
+	for _, pg := range site.Pages {
+		links, err := h.svc.Store().LinksFrom(t.Context(), site.Structure.Site.ID, pg.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range links {
+			if want(pg, l, links) {
+				return pg.ID, l
+			}
+		}
+	}
+	t.Fatalf("no %s on the example site", what)
+	return "", link.Link{}
+}
 
 func (c apiClient) delete(path, token string) posted {
 	c.t.Helper()
@@ -133,26 +155,9 @@ func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
 	}
 
 	// Removed by hand: gone, and a re-plan does not bring it back.
-	var removed link.Link
-	var from string
-	for _, pg := range site.Pages {
-		links, err := st.LinksFrom(t.Context(), siteID, pg.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range links {
-			if l.Status == link.StatusVerified && l.Zone == link.ZoneInBody && !l.Mandatory && l.Type == link.TypeHorizontal {
-				removed, from = l, pg.ID
-				break
-			}
-		}
-		if from != "" {
-			break
-		}
-	}
-	if from == "" {
-		t.Fatal("no verified horizontal link on the example site")
-	}
+	from, removed := linkOnSite(t, h, site, "a verified horizontal link", func(_ events.PageInfo, l link.Link, _ []link.Link) bool {
+		return l.Status == link.StatusVerified && l.Zone == link.ZoneInBody && !l.Mandatory && l.Type == link.TypeHorizontal
+	})
 	removal := c.deleteKeyed(fmt.Sprintf("/linker/content/%s/links/%s/?site_id=%s", from, removed.ID, siteID), token, "remove-1")
 	done(removal, "remove")
 	if r := c.deleteKeyed(fmt.Sprintf("/linker/content/%s/links/%s/?site_id=%s", from, removed.ID, siteID), token, "remove-1"); r.status != 202 || r.job.ID != removal.job.ID {
@@ -220,32 +225,11 @@ func TestRemovingAnInBodyLinkByHandKeepsTheTargetsListEntry(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := newAPIClient(t, h)
-	var hub string
-	var inBody link.Link
-	for _, pg := range site.Pages {
-		if pg.Kind != "hub" {
-			continue
-		}
-		links, err := st.LinksFrom(t.Context(), siteID, pg.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range links {
-			if l.Zone != link.ZoneInBody || l.Type != link.TypeVerticalDown || !l.Placed() {
-				continue
-			}
-			if slices.ContainsFunc(links, func(o link.Link) bool { return o.TargetPageID == l.TargetPageID && o.Zone == link.ZoneRelatedSection }) {
-				hub, inBody = pg.ID, l
-				break
-			}
-		}
-		if hub != "" {
-			break
-		}
-	}
-	if hub == "" {
-		t.Fatal("no hub of the example site links an article both in its text and in its Related Articles")
-	}
+	hub, inBody := linkOnSite(t, h, site, "a hub linking an article both in its text and in its Related Articles",
+		func(pg events.PageInfo, l link.Link, links []link.Link) bool {
+			return pg.Kind == "hub" && l.Zone == link.ZoneInBody && l.Type == link.TypeVerticalDown && l.Placed() &&
+				slices.ContainsFunc(links, func(o link.Link) bool { return o.TargetPageID == l.TargetPageID && o.Zone == link.ZoneRelatedSection })
+		})
 	r := c.deleteKeyed(fmt.Sprintf("/linker/content/%s/links/%s/?site_id=%s", hub, inBody.ID, siteID), token, "")
 	if r.status != 202 {
 		t.Fatalf("remove: %d %s", r.status, r.raw)
