@@ -21,27 +21,18 @@ var placedStatuses = []string{string(link.StatusInserted), string(link.StatusVer
 // ReplaceLinks makes links the whole plan of a page version: re-planning is
 // a clean slate. The links go in one statement, however many there are: a
 // hub's plan holds a link per article of its cluster, and a statement per
-// link cost more than the rows themselves.
+// link cost more than the rows themselves. The statement waits with the
+// writes, held (heldPlan): a stage carried on in the same transaction
+// reads the links from it (ReadPlanPage), and their outcomes join it
+// (SaveLinkOutcomes), so the rows are written once, final.
 func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version int64, links []link.Link) error {
-	kept := make([]string, 0, len(links))
-	for _, l := range links {
-		kept = append(kept, l.TargetPageID)
-	}
 	if len(links) == 0 {
 		t.queue(`WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2 RETURNING target_page_id)
 			INSERT INTO link_count_queue (site_id, page_id)
 			SELECT DISTINCT $1, target_page_id FROM gone WHERE target_page_id <> ''`, siteID, pageID)
 		return nil
 	}
-	n := len(links)
-	var (
-		ids, targets, urls, types, anchorTexts, anchorTypes = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		candidates, zones, factors, placements, statuses    = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		reasons, failed, explanations, keys                 = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		firstParagraphs                                     = make([]int32, n)
-		scores                                              = make([]float64, n)
-		mandatory                                           = make([]bool, n)
-	)
+	h := &heldPlan{siteID: siteID, pageID: pageID, version: version, rows: make([]planRow, len(links)), byID: make(map[string]int, len(links))}
 	for i, l := range links {
 		cands := l.Candidates
 		if cands == nil {
@@ -59,16 +50,81 @@ func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version in
 		if err != nil {
 			return fmt.Errorf("encode failed rules of link %s: %w", l.ID, err)
 		}
-		ids[i], targets[i], urls[i], types[i], anchorTexts[i], anchorTypes[i] = l.ID, l.TargetPageID, l.TargetURL, string(l.Type), l.Anchor, string(l.AnchorType)
-		candidates[i], zones[i], factors[i], placements[i], statuses[i] = string(c), string(l.Zone), string(f), l.Placement, string(l.Status)
-		reasons[i], failed[i], explanations[i], keys[i] = l.Reason, string(rules), l.Explanation, anchors.Normalize(l.Anchor)
-		firstParagraphs[i], scores[i], mandatory[i] = int32(l.FirstParagraphs), l.Score, l.Mandatory
+		h.rows[i] = planRow{link: l, candidates: c, factors: f, failed: rules}
+		h.byID[l.ID] = i
 	}
-	// One statement replaces the plan. A target the page no longer links
-	// is recounted (the validate stage recounts those it links). An in-body
-	// link planned again holds the anchor it was placed on until the
-	// inject stage places it (Tx.AnchorUsage counts it).
-	t.queue(`WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2
+	sql, args := h.statement()
+	h.query = t.writes.Queue(sql, args...)
+	if t.heldPlans == nil {
+		t.heldPlans = map[string]*heldPlan{}
+	}
+	t.heldPlans[siteID+"\x00"+pageID] = h
+	return nil
+}
+
+// heldPlan is a page's plan queued by ReplaceLinks and not sent yet.
+type heldPlan struct {
+	query          *pgx.QueuedQuery
+	siteID, pageID string
+	version        int64
+	rows           []planRow
+	byID           map[string]int
+	// outcomes tells whether SaveLinkOutcomes joined the links' outcomes.
+	outcomes bool
+}
+
+// planRow is one link of a held plan, its JSON columns encoded, with its
+// outcome once SaveLinkOutcomes gave one.
+type planRow struct {
+	link                        link.Link
+	candidates, factors, failed []byte
+	outcome                     *link.Link
+	outcomeFailed               []byte
+}
+
+// statement is the held plan's statement and its arguments: the plan as
+// planned, or with its links' outcomes.
+func (h *heldPlan) statement() (string, []any) {
+	n := len(h.rows)
+	var (
+		ids, targets, urls, types, anchorTexts, anchorTypes = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		candidates, zones, factors, placements, statuses    = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		reasons, failed, explanations, keys                 = make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+		firstParagraphs                                     = make([]int32, n)
+		scores                                              = make([]float64, n)
+		mandatory                                           = make([]bool, n)
+		kept                                                = make([]string, 0, n)
+		paragraphs                                          = make([]*int32, n)
+		outcomes                                            = make([]bool, n)
+	)
+	for i, r := range h.rows {
+		l := r.link
+		kept = append(kept, l.TargetPageID)
+		ids[i], targets[i], urls[i], types[i], anchorTexts[i], anchorTypes[i] = l.ID, l.TargetPageID, l.TargetURL, string(l.Type), l.Anchor, string(l.AnchorType)
+		candidates[i], zones[i], factors[i], placements[i], statuses[i] = string(r.candidates), string(l.Zone), string(r.factors), l.Placement, string(l.Status)
+		reasons[i], failed[i], explanations[i], keys[i] = l.Reason, string(r.failed), l.Explanation, anchors.Normalize(l.Anchor)
+		firstParagraphs[i], scores[i], mandatory[i] = int32(l.FirstParagraphs), l.Score, l.Mandatory
+		if o := r.outcome; o != nil {
+			anchorTexts[i], anchorTypes[i], placements[i], statuses[i] = o.Anchor, string(o.AnchorType), o.Placement, string(o.Status)
+			reasons[i], failed[i], keys[i] = o.Reason, string(r.outcomeFailed), anchors.Normalize(o.Anchor)
+			paragraph := int32(o.Paragraph)
+			paragraphs[i], outcomes[i] = &paragraph, true
+		}
+	}
+	args := []any{h.siteID, h.pageID, h.version, ids, targets, urls, types, anchorTexts, anchorTypes, candidates, zones,
+		firstParagraphs, scores, factors, mandatory, placements, statuses, reasons, failed, explanations, keys,
+		placedStatuses, dedupe(kept)}
+	if !h.outcomes {
+		return replaceLinksSQL, args
+	}
+	return replaceLinksWithOutcomesSQL, append(args, paragraphs, outcomes)
+}
+
+// replaceLinksSQL replaces a page's plan in one statement. A target the
+// page no longer links is recounted (the validate stage recounts those it
+// links). An in-body link planned again holds the anchor it was placed on
+// until the inject stage places it (Tx.AnchorUsage counts it).
+const replaceLinksSQL = `WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2
 			RETURNING id, target_page_id, zone, status, anchor_key),
 		recount AS (INSERT INTO link_count_queue (site_id, page_id)
 			SELECT DISTINCT $1, target_page_id FROM gone WHERE target_page_id <> '' AND target_page_id <> ALL($23))
@@ -86,11 +142,94 @@ func (t *Tx) ReplaceLinks(ctx context.Context, siteID, pageID string, version in
 			WITH ORDINALITY AS u(id, target, url, type, anchor, anchor_type, candidates, zone, first_paragraphs, score,
 				factors, mandatory, placement, status, reason, failed, explanation, anchor_key, ord)
 		LEFT JOIN gone held ON held.id = u.id AND held.target_page_id = u.target AND held.zone = 'in_body'
-			AND held.status = ANY($22) AND held.anchor_key <> ''`,
-		siteID, pageID, version, ids, targets, urls, types, anchorTexts, anchorTypes, candidates, zones,
-		firstParagraphs, scores, factors, mandatory, placements, statuses, reasons, failed, explanations, keys,
-		placedStatuses, dedupe(kept))
-	return nil
+			AND held.status = ANY($22) AND held.anchor_key <> ''`
+
+// replaceLinksWithOutcomesSQL is replaceLinksSQL with the links' outcomes
+// joined ($24, $25): the rows as replaceLinksSQL and then
+// SaveLinkOutcomes' update would leave them. A link with an outcome
+// takes its anchor's key and, placed, its insertion time; one without
+// keeps what replaceLinksSQL gives it.
+const replaceLinksWithOutcomesSQL = `WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2
+			RETURNING id, target_page_id, zone, status, anchor_key),
+		recount AS (INSERT INTO link_count_queue (site_id, page_id)
+			SELECT DISTINCT $1, target_page_id FROM gone WHERE target_page_id <> '' AND target_page_id <> ALL($23))
+		INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url, type,
+			anchor, anchor_type, candidates, zone, first_paragraphs, score, factors, mandatory, placement, status,
+			reason, failed_rules, position, explanation, anchor_key, paragraph, inserted_at)
+		SELECT $1, u.id, $2, $3, u.target, u.url, u.type, u.anchor, u.anchor_type, u.candidates::jsonb, u.zone,
+			u.first_paragraphs, u.score, u.factors::jsonb, u.mandatory, u.placement, u.status, u.reason,
+			ARRAY(SELECT jsonb_array_elements_text(u.failed::jsonb)), u.ord - 1, u.explanation,
+			CASE WHEN u.outcome THEN u.anchor_key
+			     WHEN u.anchor_key = '' AND u.zone = 'in_body' AND u.status = 'planned' THEN COALESCE(held.anchor_key, '')
+			     ELSE u.anchor_key END,
+			u.paragraph,
+			CASE WHEN u.outcome AND u.status IN ('inserted', 'verified', 'flagged') THEN now() END
+		FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+			$12::int[], $13::float8[], $14::text[], $15::boolean[], $16::text[], $17::text[], $18::text[], $19::text[],
+			$20::text[], $21::text[], $24::int[], $25::boolean[])
+			WITH ORDINALITY AS u(id, target, url, type, anchor, anchor_type, candidates, zone, first_paragraphs, score,
+				factors, mandatory, placement, status, reason, failed, explanation, anchor_key, paragraph, outcome, ord)
+		LEFT JOIN gone held ON held.id = u.id AND held.target_page_id = u.target AND held.zone = 'in_body'
+			AND held.status = ANY($22) AND held.anchor_key <> ''`
+
+// heldPlan is the plan of a page that ReplaceLinks holds in the writes,
+// or nil.
+func (t *Tx) heldPlan(siteID, pageID string) *heldPlan {
+	return t.heldPlans[siteID+"\x00"+pageID]
+}
+
+// readBack is the held plan's links as linksFromSQL reads them once the
+// plan is written.
+func (h *heldPlan) readBack() ([]link.Link, error) {
+	out := make([]link.Link, len(h.rows))
+	for i, r := range h.rows {
+		l := r.link
+		read := link.Link{ID: l.ID, SourcePageID: h.pageID, TargetPageID: l.TargetPageID, TargetURL: l.TargetURL, Type: l.Type,
+			Anchor: l.Anchor, AnchorType: l.AnchorType, Zone: l.Zone, FirstParagraphs: l.FirstParagraphs, Score: l.Score,
+			Mandatory: l.Mandatory, Placement: l.Placement, Status: l.Status, Reason: l.Reason, Explanation: l.Explanation}
+		if err := json.Unmarshal(r.candidates, &read.Candidates); err != nil {
+			return nil, fmt.Errorf("read back anchors of link %s: %w", l.ID, err)
+		}
+		if err := json.Unmarshal(r.factors, &read.Factors); err != nil {
+			return nil, fmt.Errorf("read back factors of link %s: %w", l.ID, err)
+		}
+		if err := json.Unmarshal(r.failed, &read.FailedRules); err != nil {
+			return nil, fmt.Errorf("read back failed rules of link %s: %w", l.ID, err)
+		}
+		out[i] = read
+	}
+	return out, nil
+}
+
+// targetIDs are the pages the held plan's links point to.
+func (h *heldPlan) targetIDs() []string {
+	ids := make([]string, 0, len(h.rows))
+	for _, r := range h.rows {
+		ids = append(ids, r.link.TargetPageID)
+	}
+	return dedupe(ids)
+}
+
+// joinOutcomes joins the links' outcomes to the held plan, if every one
+// is a link of it; it reports whether it did.
+func (h *heldPlan) joinOutcomes(links []link.Link) (bool, error) {
+	for _, l := range links {
+		if _, ok := h.byID[l.ID]; !ok || l.SourcePageID != h.pageID {
+			return false, nil
+		}
+	}
+	for _, l := range links {
+		rules, err := json.Marshal(nonNil(l.FailedRules))
+		if err != nil {
+			return false, fmt.Errorf("encode failed rules of link %s: %w", l.ID, err)
+		}
+		r := &h.rows[h.byID[l.ID]]
+		o := l
+		r.outcome, r.outcomeFailed = &o, rules
+	}
+	h.outcomes = true
+	h.query.SQL, h.query.Arguments = h.statement()
+	return true, nil
 }
 
 // LinksFrom reads a page's links outside a transaction.
@@ -135,6 +274,11 @@ func scanLink(r pgx.CollectableRow) (link.Link, error) {
 func (t *Tx) SaveLinkOutcomes(ctx context.Context, siteID string, links []link.Link) error {
 	if len(links) == 0 {
 		return nil
+	}
+	if h := t.heldPlan(siteID, links[0].SourcePageID); h != nil {
+		if joined, err := h.joinOutcomes(links); err != nil || joined {
+			return err
+		}
 	}
 	n := len(links)
 	ids, anchorTexts, anchorTypes, placements, statuses := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)

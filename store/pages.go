@@ -245,8 +245,8 @@ func (s *Store) InsertedHTML(ctx context.Context, siteID, pageID string) (html, 
 // sequences never repeat, and numbering here spares the validate stage a
 // write of the page row.
 func (t *Tx) SetLinkedHTML(ctx context.Context, siteID, pageID, html string) error {
-	t.queue(`UPDATE pages SET linked_html = $3, inserted_seq = inserted_seq + 1, updated_at = now()
-		WHERE site_id = $1 AND id = $2`, siteID, pageID, html)
+	t.queuePageUpdate(siteID, pageID, pageSet{"linked_html", "?", html},
+		pageSet{"inserted_seq", "inserted_seq + 1", nil}, pageSet{"updated_at", "now()", nil})
 	return nil
 }
 

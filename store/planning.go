@@ -486,8 +486,8 @@ func (t *Tx) RecordPlan(ctx context.Context, siteID, pageID string, horizon plan
 	if notes == nil {
 		notes = []string{}
 	}
-	t.queue(`UPDATE pages SET breadcrumbs = $3, plan_horizon = $4::text::pg_snapshot, plan_notes = $5 WHERE site_id = $1 AND id = $2`,
-		siteID, pageID, data, formatHorizon(horizon), notes)
+	t.queuePageUpdate(siteID, pageID, pageSet{"breadcrumbs", "?", data},
+		pageSet{"plan_horizon", "?::text::pg_snapshot", formatHorizon(horizon)}, pageSet{"plan_notes", "?", notes})
 	return nil
 }
 

@@ -18,21 +18,22 @@ import (
 // the transaction's id, which a settle pass compares with its snapshot
 // (ClearSettled), and the time, which tells when the site went quiet.
 func (t *Tx) MarkChanged(siteID, pageID string) {
-	t.queue(`UPDATE pages SET changed_xid = pg_current_xact_id(), changed_at = clock_timestamp()
-		WHERE site_id = $1 AND id = $2`, siteID, pageID)
+	t.queuePageUpdate(siteID, pageID, changedSets...)
 }
+
+// changedSets are the assignments that mark a page changed (MarkChanged).
+var changedSets = []pageSet{{"changed_xid", "pg_current_xact_id()", nil}, {"changed_at", "clock_timestamp()", nil}}
 
 // RecordVerdict keeps the validation report the page's links.inserted
 // carries (report, JSON), for the API, and its hash, for the settle pass
 // to compare its own with; changed also marks the page for the pass, in
 // the same statement.
 func (t *Tx) RecordVerdict(siteID, pageID string, digest int64, report []byte, changed bool) {
+	sets := []pageSet{{"validation_digest", "?", digest}, {"validation", "?::jsonb", string(report)}}
 	if changed {
-		t.queue(`UPDATE pages SET validation_digest = $3, validation = $4::jsonb, changed_xid = pg_current_xact_id(), changed_at = clock_timestamp()
-			WHERE site_id = $1 AND id = $2`, siteID, pageID, digest, string(report))
-		return
+		sets = append(sets, changedSets...)
 	}
-	t.queue(`UPDATE pages SET validation_digest = $3, validation = $4::jsonb WHERE site_id = $1 AND id = $2`, siteID, pageID, digest, string(report))
+	t.queuePageUpdate(siteID, pageID, sets...)
 }
 
 // PageValidation is the validation report (JSON) the page's last

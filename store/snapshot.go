@@ -66,22 +66,39 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer string, ev events.Id
 	var b pgx.Batch
 	siteID := ev.SiteID
 	t.queueClaimAndLockPage(&b, &snap, consumer, ev, pageID, planID)
-	b.Queue(linksFromSQL, siteID, pageID).Query(func(rows pgx.Rows) error {
-		links, err := pgx.CollectRows(rows, scanLink)
+	held := t.heldPlan(siteID, pageID)
+	if held != nil && consumer == "" {
+		links, err := held.readBack()
+		if err != nil {
+			return PageSnapshot{}, err
+		}
 		snap.Links = links
-		return err
-	})
+	} else {
+		held = nil
+		b.Queue(linksFromSQL, siteID, pageID).Query(func(rows pgx.Rows) error {
+			links, err := pgx.CollectRows(rows, scanLink)
+			snap.Links = links
+			return err
+		})
+	}
 	queueHub(&b, hubOfPageSQL, siteID, pageID, &snap.Hub, &snap.HubFound)
 	if withTargets {
-		// An array, not IN (subquery): the generic plan of the join scanned
-		// every page of the site; this one looks each target up by key.
-		b.Queue(`SELECT `+targetColumns+` FROM pages WHERE site_id = $1 AND state <> 'deleted'
-			AND id = ANY(ARRAY(SELECT target_page_id FROM links WHERE site_id = $1 AND source_page_id = $2))`, siteID, pageID).
-			Query(func(rows pgx.Rows) error {
-				var err error
-				snap.Targets, err = targetsByID(rows)
-				return err
-			})
+		collectTargets := func(rows pgx.Rows) error {
+			var err error
+			snap.Targets, err = targetsByID(rows)
+			return err
+		}
+		if held != nil {
+			b.Queue(`SELECT `+targetColumns+` FROM pages WHERE site_id = $1 AND state <> 'deleted' AND id = ANY($2)`,
+				siteID, held.targetIDs()).Query(collectTargets)
+		} else {
+			// An array, not IN (subquery): the generic plan of the join
+			// scanned every page of the site; this one looks each target up
+			// by key.
+			b.Queue(`SELECT `+targetColumns+` FROM pages WHERE site_id = $1 AND state <> 'deleted'
+				AND id = ANY(ARRAY(SELECT target_page_id FROM links WHERE site_id = $1 AND source_page_id = $2))`, siteID, pageID).
+				Query(collectTargets)
+		}
 	}
 	if err := t.sendBatch(ctx, &b); err != nil {
 		return PageSnapshot{}, fmt.Errorf("claim %s and read page %s: %w", ev.MsgID(), pageID, err)
@@ -91,6 +108,8 @@ func (t *Tx) ClaimAndReadPage(ctx context.Context, consumer string, ev events.Id
 
 // ReadPlanPage is ClaimAndReadPage for a stage run in the transaction of
 // the stage before it, which claimed the event that started them both.
+// The links of a plan the transaction holds (ReplaceLinks) are read from
+// it, as the statement will write them.
 func (t *Tx) ReadPlanPage(ctx context.Context, siteID, pageID, planID string, withTargets bool) (PageSnapshot, error) {
 	return t.ClaimAndReadPage(ctx, "", events.Identity{SiteID: siteID}, pageID, planID, withTargets)
 }

@@ -198,6 +198,12 @@ type Tx struct {
 	// generic runs every statement of the transaction on its generic plan
 	// (InGenericTx); otherwise only the queued writes do.
 	generic bool
+	// pageUpdates are the page row updates in writes that later updates of
+	// the same rows join (queuePageUpdate).
+	pageUpdates map[string]*pageUpdate
+	// heldPlans are the plans ReplaceLinks queued, by page, while no
+	// statement on links came after them.
+	heldPlans map[string]*heldPlan
 }
 
 // InTx runs fn in a transaction and commits it if fn returns nil.
@@ -235,15 +241,41 @@ func (s *Store) inTx(ctx context.Context, generic bool, fn func(*Tx) error) erro
 
 // queue adds a write to the batch sent with COMMIT.
 func (t *Tx) queue(sql string, args ...any) {
+	if strings.Contains(sql, "pages") {
+		clear(t.pageUpdates) // a statement on pages comes between: later updates of a row go after it
+	}
+	if strings.Contains(sql, "links") {
+		clear(t.heldPlans) // a statement on links comes between: outcomes go after it
+	}
 	t.writes.Queue(sql, args...)
 }
 
 // SeeWrites sends the writes queued so far with the next read, ahead of
 // it, instead of with COMMIT: a stage run in the transaction of the stage
-// before it reads what that stage wrote.
+// before it reads what that stage wrote. A plan ReplaceLinks holds stays
+// with the writes: ReadPlanPage reads its links from it, and their
+// outcomes join it.
 func (t *Tx) SeeWrites() {
-	t.ahead.QueuedQueries = append(t.ahead.QueuedQueries, t.writes.QueuedQueries...)
-	t.writes = pgx.Batch{}
+	var held []*pgx.QueuedQuery
+	for _, q := range t.writes.QueuedQueries {
+		if t.holds(q) {
+			held = append(held, q)
+		} else {
+			t.ahead.QueuedQueries = append(t.ahead.QueuedQueries, q)
+		}
+	}
+	t.writes = pgx.Batch{QueuedQueries: held}
+	clear(t.pageUpdates)
+}
+
+// holds reports whether q is the statement of a held plan.
+func (t *Tx) holds(q *pgx.QueuedQuery) bool {
+	for _, h := range t.heldPlans {
+		if h.query == q {
+			return true
+		}
+	}
+	return false
 }
 
 // commit sends the queued writes and COMMIT in one round trip.
