@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/policy"
@@ -22,6 +23,9 @@ type Usage struct {
 
 // Normalize is the form anchors are counted in: lower case, single spaces.
 func Normalize(text string) string {
+	if n, ok := normalizeASCII(text); ok {
+		return n
+	}
 	n := strings.ToLower(strings.Join(strings.Fields(text), " "))
 	if strings.ContainsRune(n, 'ё') {
 		// Russian writes е for ё at will, and the placer matches them as
@@ -43,6 +47,58 @@ func Normalize(text string) string {
 		n = strings.Join(strings.Fields(hyphens.Replace(n)), " ")
 	}
 	return n
+}
+
+// normalizeASCII is Normalize for text of ASCII letters, digits, marks and
+// spaces without a hyphen, in one pass and at most one allocation; ok is
+// false for any other text. Planning a page normalizes its targets'
+// anchors thousands of times, and most are such text, often normalized
+// already.
+func normalizeASCII(text string) (n string, ok bool) {
+	normal := true
+	afterSpace := true // a leading space is dropped
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c >= utf8.RuneSelf || c == '-':
+			return "", false
+		case asciiSpace(c):
+			if afterSpace || c != ' ' {
+				normal = false
+			}
+			afterSpace = true
+		case 'A' <= c && c <= 'Z':
+			normal, afterSpace = false, false
+		default:
+			afterSpace = false
+		}
+	}
+	if normal && !(len(text) > 0 && afterSpace) {
+		return text, true
+	}
+	b := make([]byte, 0, len(text))
+	space := false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if asciiSpace(c) {
+			space = len(b) > 0
+			continue
+		}
+		if space {
+			b = append(b, ' ')
+			space = false
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return string(b), true
+}
+
+// asciiSpace reports whether c is one of the ASCII bytes strings.Fields
+// splits on.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // apostrophes folds the typographic apostrophes to the typewriter one.

@@ -1,6 +1,7 @@
 package anchors
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"strconv"
 	"strings"
@@ -125,5 +126,42 @@ func TestNormalizeFoldsACompoundsHyphensAsSpaces(t *testing.T) {
 func TestNormalizeFoldsYoAsYe(t *testing.T) {
 	if a, b := Normalize("Чёрная  смородина"), Normalize("черная смородина"); a != b {
 		t.Errorf("Normalize gives %q and %q, want one key", a, b)
+	}
+}
+
+// normalizeReference is Normalize as written before its ASCII pass
+// (normalizeASCII), which must agree with it on every text.
+func normalizeReference(text string) string {
+	n := strings.ToLower(strings.Join(strings.Fields(text), " "))
+	if strings.ContainsRune(n, 'ё') {
+		n = strings.ReplaceAll(n, "ё", "е")
+	}
+	if strings.ContainsAny(n, "’‘ʼ") {
+		n = apostrophes.Replace(n)
+	}
+	if strings.ContainsAny(n, "-‐‑") {
+		n = strings.Join(strings.Fields(hyphens.Replace(n)), " ")
+	}
+	return n
+}
+
+func TestNormalizeOfASCIITextAgreesWithTheFoldsOfAnyText(t *testing.T) {
+	pieces := []string{"a", "B", "z", "Q", "7", " ", "  ", "\t", "\n", "\r", "\v", "\f", "-", "'", ".", "é", "É", "ё", "’",
+		"\u00a0", "\u0085", "\x00", "\x1f", "ß", "İ", "Road", "bikes"}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 200_000 {
+		var b strings.Builder
+		for range rng.IntN(9) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := b.String()
+		if got, want := Normalize(text), normalizeReference(text); got != want {
+			t.Fatalf("Normalize(%q) = %q, want %q", text, got, want)
+		}
+	}
+	for _, text := range []string{"", " ", "road bikes", " Road  Bikes ", "road\tbikes\n", "ROAD BIKES", "a b c"} {
+		if got, want := Normalize(text), normalizeReference(text); got != want {
+			t.Errorf("Normalize(%q) = %q, want %q", text, got, want)
+		}
 	}
 }
