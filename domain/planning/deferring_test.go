@@ -104,3 +104,22 @@ func TestDeferringALookupKeepsTheRelatedClustersHubsInTheFirstRead(t *testing.T)
 		t.Errorf("a lookup without related clusters split into %+v and %+v", same, none)
 	}
 }
+
+func TestAnArticleSaidToSurelyNeedTheRelatedClustersIsOneWhosePlanWouldAskForThem(t *testing.T) {
+	for siblings := range 6 {
+		in := articleScene(t, siblings, 5, 1500, 0)
+		in.Targets, _ = splitRelated(in)
+		in.RelatedPending = true
+		plan, err := PlanPage(t.Context(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sure := surelyNeedsRelated(in)
+		if sure && !plan.NeedsRelated {
+			t.Errorf("%d sibling(s): said to surely need the related clusters, but its plan did not ask for them", siblings)
+		}
+		if want := siblings < in.Policy.RelatedReadingMax; sure != want {
+			t.Errorf("%d sibling(s), Related Reading of %d: surely needs them = %v, want %v", siblings, in.Policy.RelatedReadingMax, sure, want)
+		}
+	}
+}
