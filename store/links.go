@@ -69,8 +69,6 @@ type heldPlan struct {
 	version        int64
 	rows           []planRow
 	byID           map[string]int
-	// outcomes tells whether SaveLinkOutcomes joined the links' outcomes.
-	outcomes bool
 }
 
 // planRow is one link of a held plan, its JSON columns encoded, with its
@@ -114,42 +112,17 @@ func (h *heldPlan) statement() (string, []any) {
 	args := []any{h.siteID, h.pageID, h.version, ids, targets, urls, types, anchorTexts, anchorTypes, candidates, zones,
 		firstParagraphs, scores, factors, mandatory, placements, statuses, reasons, failed, explanations, keys,
 		placedStatuses, dedupe(kept)}
-	if !h.outcomes {
-		return replaceLinksSQL, args
-	}
-	return replaceLinksWithOutcomesSQL, append(args, paragraphs, outcomes)
+	return replaceLinksSQL, append(args, paragraphs, outcomes)
 }
 
 // replaceLinksSQL replaces a page's plan in one statement. A target the
 // page no longer links is recounted (the validate stage recounts those it
 // links). An in-body link planned again holds the anchor it was placed on
-// until the inject stage places it (Tx.AnchorUsage counts it).
+// until the inject stage places it (Tx.AnchorUsage counts it). A link
+// with its outcome joined ($24, $25: its paragraph, and true) is written
+// as SaveLinkOutcomes' update would leave it: its anchor's key and,
+// placed, its insertion time.
 const replaceLinksSQL = `WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2
-			RETURNING id, target_page_id, zone, status, anchor_key),
-		recount AS (INSERT INTO link_count_queue (site_id, page_id)
-			SELECT DISTINCT $1, target_page_id FROM gone WHERE target_page_id <> '' AND target_page_id <> ALL($23))
-		INSERT INTO links (site_id, id, source_page_id, source_version, target_page_id, target_url, type,
-			anchor, anchor_type, candidates, zone, first_paragraphs, score, factors, mandatory, placement, status,
-			reason, failed_rules, position, explanation, anchor_key)
-		SELECT $1, u.id, $2, $3, u.target, u.url, u.type, u.anchor, u.anchor_type, u.candidates::jsonb, u.zone,
-			u.first_paragraphs, u.score, u.factors::jsonb, u.mandatory, u.placement, u.status, u.reason,
-			ARRAY(SELECT jsonb_array_elements_text(u.failed::jsonb)), u.ord - 1, u.explanation,
-			CASE WHEN u.anchor_key = '' AND u.zone = 'in_body' AND u.status = 'planned' THEN COALESCE(held.anchor_key, '')
-			     ELSE u.anchor_key END
-		FROM unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-			$12::int[], $13::float8[], $14::text[], $15::boolean[], $16::text[], $17::text[], $18::text[], $19::text[],
-			$20::text[], $21::text[])
-			WITH ORDINALITY AS u(id, target, url, type, anchor, anchor_type, candidates, zone, first_paragraphs, score,
-				factors, mandatory, placement, status, reason, failed, explanation, anchor_key, ord)
-		LEFT JOIN gone held ON held.id = u.id AND held.target_page_id = u.target AND held.zone = 'in_body'
-			AND held.status = ANY($22) AND held.anchor_key <> ''`
-
-// replaceLinksWithOutcomesSQL is replaceLinksSQL with the links' outcomes
-// joined ($24, $25): the rows as replaceLinksSQL and then
-// SaveLinkOutcomes' update would leave them. A link with an outcome
-// takes its anchor's key and, placed, its insertion time; one without
-// keeps what replaceLinksSQL gives it.
-const replaceLinksWithOutcomesSQL = `WITH gone AS (DELETE FROM links WHERE site_id = $1 AND source_page_id = $2
 			RETURNING id, target_page_id, zone, status, anchor_key),
 		recount AS (INSERT INTO link_count_queue (site_id, page_id)
 			SELECT DISTINCT $1, target_page_id FROM gone WHERE target_page_id <> '' AND target_page_id <> ALL($23))
@@ -227,7 +200,6 @@ func (h *heldPlan) joinOutcomes(links []link.Link) (bool, error) {
 		o := l
 		r.outcome, r.outcomeFailed = &o, rules
 	}
-	h.outcomes = true
 	h.query.SQL, h.query.Arguments = h.statement()
 	return true, nil
 }

@@ -26,6 +26,11 @@ func Normalize(text string) string {
 	if n, ok := normalizeASCII(text); ok {
 		return n
 	}
+	return normalizeAny(text)
+}
+
+// normalizeAny is Normalize for any text.
+func normalizeAny(text string) string {
 	n := strings.ToLower(strings.Join(strings.Fields(text), " "))
 	if strings.ContainsRune(n, 'ё') {
 		// Russian writes е for ё at will, and the placer matches them as
