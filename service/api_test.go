@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -625,7 +624,7 @@ func (c apiClient) post(path, token, key, body string) posted {
 func (c apiClient) poll(path, token, want string) handlers.Job {
 	c.t.Helper()
 	var job handlers.Job
-	waitFor(c.t, 2*time.Minute, "job "+path+" "+want, func() bool {
+	waitFor(c.t, waitLong, "job "+path+" "+want, func() bool {
 		c.getJSON(path, token, &job)
 		return job.Status == want
 	})

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/interlinker/interlinker/domain/audit"
 	"github.com/interlinker/interlinker/events"
@@ -52,7 +51,7 @@ func (h *auditHarness) audit(siteID, auditID string, data events.AuditRequestedD
 	data.AuditID = auditID
 	h.publish(mustEvent(events.AuditRequested, siteID, "req-"+auditID, data))
 	var out events.AuditCompletedData
-	waitFor(h.t, 2*time.Minute, "audit "+auditID+" completed", func() bool {
+	waitFor(h.t, waitLong, "audit "+auditID+" completed", func() bool {
 		for _, r := range h.completed.all() {
 			var d events.AuditCompletedData
 			if r.Event.SiteID == siteID && json.Unmarshal(r.Event.Data, &d) == nil && d.AuditID == auditID {
@@ -82,7 +81,7 @@ func (h *auditHarness) applyFixes(siteID, eventID string, data events.AuditApply
 	ev := mustEvent(events.AuditApply, siteID, eventID, data)
 	h.publish(ev)
 	var out events.AuditAppliedData
-	waitFor(h.t, 2*time.Minute, "apply "+eventID+" done", func() bool {
+	waitFor(h.t, waitLong, "apply "+eventID+" done", func() bool {
 		for _, r := range h.applied.all() {
 			if r.Event.SiteID == siteID && r.Event.ID == events.DerivedID(ev, events.AuditApplied) {
 				return json.Unmarshal(r.Event.Data, &out) == nil

@@ -153,7 +153,11 @@ func (h *harness) publishRaw(subject string, data []byte, hdr nats.Header) {
 	h.t.Helper()
 	deadline := time.Now().Add(waitLong)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// An attempt is given time to finish: a 20 MB event under the race
+		// detector on a loaded slow machine took longer than 2 s each time
+		// and was sent again for 6 minutes (a CI run of 2026-12-01).
+		// Copies are dropped by their Nats-Msg-Id.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		_, err := h.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Data: data, Header: hdr})
 		cancel()
 		if err == nil {
