@@ -156,7 +156,9 @@ func TestTwoReplicasOneKilledMidStreamLinkEveryPageExactlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	// A guard against a hung test; the waits on counts fail sooner when
+	// pages stop being linked.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
 	go func() {
 		// Waiting on anything is pointless once replica b is gone.
@@ -198,7 +200,7 @@ func TestTwoReplicasOneKilledMidStreamLinkEveryPageExactlyOnce(t *testing.T) {
 	const n = 150
 	for i := range n {
 		if i == n/3 {
-			await(t, ctx, "a third of the pages linked", func() bool { return pub.pages() > n/4 })
+			awaitCount(t, ctx, "a quarter of the pages linked", pub.pages, n/4+1)
 			if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +210,7 @@ func TestTwoReplicasOneKilledMidStreamLinkEveryPageExactlyOnce(t *testing.T) {
 		send(replicaPage(t, id, "supporting", "/hiking/boots/"+id+"/",
 			fmt.Sprintf(`<h1>Tip %d</h1><p>Good care keeps your hiking boots dry, tip %d.</p><p>Dry them slowly.</p>`, i, i)))
 	}
-	await(t, ctx, "every page linked", func() bool { return pub.pages() == n+1 })
+	awaitCount(t, ctx, "every page linked", pub.pages, n+1)
 
 	// Let the hub's re-plans settle: the last links.inserted stops changing.
 	st, err := store.Open(ctx, dbURL, store.Options{MaxConns: 2})
@@ -315,5 +317,33 @@ func await(t testing.TB, ctx context.Context, what string, cond func() bool) {
 	t.Helper()
 	if err := waitUntil(ctx, time.Hour, cond); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+// stallLimit is how long a count of linked pages may stand still before a
+// test calls the missing pages lost. It is longer than anything the
+// pipeline waits for by design: a consumer's AckWait (30 s) before a
+// dropped or unacknowledged message comes again, and a cluster electing
+// new leaders.
+const stallLimit = 3 * time.Minute
+
+// awaitCount waits until count reaches want. It fails the test when the
+// count stands still for stallLimit, or when ctx ends first: a slow,
+// loaded machine makes the wait long, and a page lost makes it stand
+// still.
+func awaitCount(t testing.TB, ctx context.Context, what string, count func() int, want int) {
+	t.Helper()
+	last, moved := count(), time.Now()
+	for last < want {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: %d of %d: %v", what, last, want, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if n := count(); n != last {
+			last, moved = n, time.Now()
+		} else if time.Since(moved) > stallLimit {
+			t.Fatalf("waiting for %s: %d of %d, unchanged for %s", what, last, want, stallLimit)
+		}
 	}
 }
