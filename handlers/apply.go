@@ -148,6 +148,25 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 			}
 			return nil
 		}
+		// A page interlinker plans is made again from its plan at each
+		// re-plan: a fix spliced into its live HTML would be gone at the
+		// next one (an API client trial). Its fixes are checked on the live
+		// HTML as any page's are, then kept where plans start from:
+		// decisions, and the author's own links edited in its base HTML.
+		_, planned, _, err := tx.PlannedVersion(ctx, job.SiteID, pageID)
+		if err != nil {
+			return err
+		}
+		var base []byte
+		var decisions []store.LinkDecision
+		if planned {
+			b, err := tx.BaseHTML(ctx, job.SiteID, pageID)
+			if err != nil {
+				return err
+			}
+			base = []byte(b)
+		}
+		baseBefore := string(base)
 		var pending []store.StoredRecommendation
 		for _, r := range recs {
 			switch {
@@ -218,6 +237,18 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 				fail(r.ID, "refused by validation: %s", ruleReasons(worse))
 				continue
 			}
+			if planned {
+				keep, err := keepInPlan(ctx, tx, html, base, sc, page, rec, l)
+				if err != nil {
+					fail(r.ID, "%s", err.Error())
+					continue
+				}
+				for _, d := range keep.decisions {
+					d.SiteID, d.SourcePageID, d.DecidedBy = job.SiteID, pageID, AuditReason(auditID)
+					decisions = append(decisions, d)
+				}
+				base = keep.base
+			}
 			html, added, report, links = next, withFix, nextReport, nextLinks
 			done = append(done, r.ID)
 			if r.LinkPath != "" {
@@ -229,6 +260,13 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 			return nil
 		}
 		kept = added
+		if planned {
+			if err := tx.MarkApplied(ctx, job.SiteID, auditID, job.ID, done); err != nil {
+				return err
+			}
+			applied += len(done)
+			return p.replanWithFixes(ctx, tx, req, auditID, pageID, decisions, base, string(base) != baseBefore)
+		}
 		seq, err := tx.SaveFixedPage(ctx, job.SiteID, pageID, page.Version, string(html))
 		if err != nil {
 			return err
@@ -249,6 +287,108 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 		placed.add(kept)
 	}
 	return applied, failed, err
+}
+
+// keptFix is how a fix to a page interlinker plans outlives its plans:
+// the decisions its plans keep, and its base HTML with the author's own
+// link the fix changes edited.
+type keptFix struct {
+	decisions []store.LinkDecision
+	base      []byte
+}
+
+// keepInPlan turns a fix checked on the page's live HTML (html, before
+// the fix; placed is the link an addition or a variation placed) into
+// what its plans keep. A link of ours changes by decision: an addition or
+// a variation is planned by hand under the anchor the fix placed, a
+// removal leaves the target out, a retarget does both. A link the author
+// wrote is edited in base, as the fix edits it in the live HTML.
+func keepInPlan(ctx context.Context, tx *store.Tx, html, base []byte, sc siteContext, page site.Page, r audit.Recommendation, placed *link.Link) (keptFix, error) {
+	keep := keptFix{base: base}
+	if r.Action == audit.ActionAdd {
+		keep.decisions = []store.LinkDecision{{TargetPageID: r.TargetID, Action: planning.DecisionAdd, Anchor: placed.Anchor}}
+		return keep, nil
+	}
+	live, ok, err := findLink(html, sc, page, r.LinkPath, r.LinkText, r.Occurrence)
+	if err != nil {
+		return keptFix{}, err
+	}
+	if !ok {
+		return keptFix{}, fmt.Errorf("the link to %s (%q) is no longer in the page", r.LinkPath, r.LinkText)
+	}
+	if live.Inserted {
+		ids, err := tx.PagesByPath(ctx, page.SiteID, []string{r.LinkPath})
+		if err != nil {
+			return keptFix{}, err
+		}
+		zone := link.ZoneInBody
+		if live.InBlock != "" {
+			zone = "" // a generated block's entry: the target leaves every zone
+		}
+		if old := ids[r.LinkPath]; old != "" && r.Action != audit.ActionVaryAnchor {
+			keep.decisions = append(keep.decisions, store.LinkDecision{TargetPageID: old, Action: planning.DecisionRemove, Zone: string(zone)})
+		}
+		switch r.Action {
+		case audit.ActionRetarget:
+			keep.decisions = append(keep.decisions, store.LinkDecision{TargetPageID: r.TargetID, Action: planning.DecisionAdd, Anchor: live.Text})
+		case audit.ActionVaryAnchor:
+			keep.decisions = append(keep.decisions, store.LinkDecision{TargetPageID: r.TargetID, Action: planning.DecisionAdd, Anchor: placed.Anchor})
+		}
+		return keep, nil
+	}
+	// The author's link is found in base by its occurrence among the
+	// author's links with its path and text: ours are not in base.
+	links, err := markup.Links(html, strings.TrimRight(sc.structure.Site.BaseURL, "/")+page.URL, sc.structure.Site.Host())
+	if err != nil {
+		return keptFix{}, fmt.Errorf("read links of page %s: %w", page.ID, err)
+	}
+	occurrence := r.Occurrence
+	for _, l := range links {
+		if l.Start >= live.Start {
+			break
+		}
+		if l.Inserted && l.Internal && markup.PagePath(l.URL) == r.LinkPath && l.Text == r.LinkText {
+			occurrence--
+		}
+	}
+	authors, ok, err := findLink(base, sc, page, r.LinkPath, r.LinkText, occurrence)
+	if err != nil {
+		return keptFix{}, err
+	}
+	if !ok {
+		return keptFix{}, fmt.Errorf("the link to %s (%q) is not in the HTML the page's plans start from", r.LinkPath, r.LinkText)
+	}
+	edit := markup.LinkEdit{Start: authors.Start}
+	if r.Action == audit.ActionRetarget {
+		edit.Href = r.TargetURL
+	}
+	if keep.base, err = markup.EditLinks(base, []markup.LinkEdit{edit}); err != nil {
+		return keptFix{}, fmt.Errorf("edit the link to %s in the page's base HTML: %w", r.LinkPath, err)
+	}
+	if r.Action == audit.ActionVaryAnchor {
+		keep.decisions = []store.LinkDecision{{TargetPageID: r.TargetID, Action: planning.DecisionAdd, Anchor: placed.Anchor}}
+	}
+	return keep, nil
+}
+
+// replanWithFixes stores what a page interlinker plans keeps of an
+// audit's fixes and asks for its re-plan, whose links.inserted gives the
+// audit as its reason.
+func (p *Pipeline) replanWithFixes(ctx context.Context, tx *store.Tx, req events.Event, auditID, pageID string, decisions []store.LinkDecision, base []byte, baseChanged bool) error {
+	for _, d := range decisions {
+		tx.SetDecision(ctx, d)
+	}
+	if baseChanged {
+		if err := tx.SetBaseHTML(ctx, req.SiteID, pageID, string(base)); err != nil {
+			return err
+		}
+	}
+	out, err := followOn(req, events.LinksReplan, events.DerivedID(req, events.LinksReplan+"/"+pageID), events.ReplanData{
+		PageID: pageID, CauseEventID: req.ID, CausePageID: pageID, Reason: AuditReason(auditID)})
+	if err != nil {
+		return err
+	}
+	return enqueue(ctx, tx, req, out, pageID)
 }
 
 // hasUplinkFix reports whether a page's recommendations add its missing

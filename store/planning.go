@@ -849,6 +849,16 @@ func (t *Tx) PlannedVersion(ctx context.Context, siteID, pageID string) (version
 	return version, planned, true, nil
 }
 
+// BaseHTML reads the HTML plans start from: the page as its producer
+// sent it, without our links.
+func (t *Tx) BaseHTML(ctx context.Context, siteID, pageID string) (string, error) {
+	var html string
+	if err := t.queryRow(ctx, `SELECT html FROM pages WHERE site_id = $1 AND id = $2`, siteID, pageID).Scan(&html); err != nil {
+		return "", fmt.Errorf("read base HTML of page %s: %w", pageID, err)
+	}
+	return html, nil
+}
+
 // SetBaseHTML replaces the HTML plans start from.
 func (t *Tx) SetBaseHTML(ctx context.Context, siteID, pageID, html string) error {
 	t.queue(`UPDATE pages SET html = $3 WHERE site_id = $1 AND id = $2`, siteID, pageID, html)
