@@ -153,7 +153,7 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 		// next one (an API client trial). Its fixes are checked on the live
 		// HTML as any page's are, then kept where plans start from:
 		// decisions, and the author's own links edited in its base HTML.
-		_, planned, _, err := tx.PlannedVersion(ctx, job.SiteID, pageID)
+		plannedVersion, planned, _, err := tx.PlannedVersion(ctx, job.SiteID, pageID)
 		if err != nil {
 			return err
 		}
@@ -176,6 +176,10 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 				fail(r.ID, "already applied")
 			case r.PageVersion != page.Version:
 				fail(r.ID, "stale: made from version %d of page %s, which is now at version %d", r.PageVersion, pageID, page.Version)
+			case planned && plannedVersion != page.Version:
+				// Its plans start from a newer version than the live one
+				// the fix was made from: the fix may not fit it.
+				fail(r.ID, "stale: made from version %d of page %s, which interlinker now plans at version %d", r.PageVersion, pageID, plannedVersion)
 			default:
 				pending = append(pending, r)
 			}

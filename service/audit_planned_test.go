@@ -144,4 +144,35 @@ func TestAnAuditsFixesToPagesInterlinkerPlansOutliveTheirNextPlan(t *testing.T) 
 	}
 	h.waitIdle(waitLong)
 	check("after the next plan", func(reason string) bool { return strings.HasPrefix(reason, "asked for over the HTTP API") })
+
+	// A fix made from the live version of a page that interlinker plans
+	// at a newer version since is stale: its plans start from other HTML.
+	var newer events.PageInfo
+	for _, p := range pages {
+		if p.ID == fixes[0].PageID {
+			newer = p
+		}
+	}
+	newer.Version = 2
+	h.publish(mustEvent(events.ContentGenerated, siteID, "gen-"+newer.ID+"-v2", events.ContentData{Page: newer}))
+	h.waitIdle(waitLong)
+	h.audit(siteID, "a2", events.AuditRequestedData{})
+	var ids []string
+	for _, r := range h.recommendations(siteID, "a2") {
+		if r.PageID == newer.ID {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		t.Fatalf("the second audit recommends nothing on %s, whose live version still lacks its fixes", newer.ID)
+	}
+	res := h.applyFixes(siteID, "apply-2", events.AuditApplyData{AuditID: "a2", RecommendationIDs: ids})
+	if res.Applied != 0 || len(res.Failed) != len(ids) {
+		t.Fatalf("applying %d fixes made from version 1 of %s, planned at version 2: %d applied, failed %+v", len(ids), newer.ID, res.Applied, res.Failed)
+	}
+	for _, f := range res.Failed {
+		if !strings.Contains(f.Reason, "which interlinker now plans at version 2") {
+			t.Errorf("fix %s refused with %q, want it stale", f.ID, f.Reason)
+		}
+	}
 }
