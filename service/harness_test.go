@@ -39,8 +39,9 @@ func testConfig(t testing.TB) Config {
 	cfg.RetryMax = 500 * time.Millisecond
 	// A failure that is not transient is retried in process as long as
 	// one that is; at the default 12 s, a test waiting for such an event's
-	// four deliveries to dead-letter it waited 48 s.
-	cfg.RetryTotal = 2 * time.Second
+	// four deliveries to dead-letter it waited 48 s. It stays above
+	// HandlerTimeout (5 s), as handlers.RouterSettings asks.
+	cfg.RetryTotal = 6 * time.Second
 	cfg.OutboxPoll = 50 * time.Millisecond
 	cfg.CountInterval = 100 * time.Millisecond
 	// The default pool, one connection per handler (8 × 12 + 9 = 105), would let two
