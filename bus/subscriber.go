@@ -31,10 +31,9 @@ const (
 
 // SubscriberSettings tune how a handler pulls from its durable consumer.
 type SubscriberSettings struct {
-	// PullBuffer is how many messages a pull asks for at once. Those beyond
-	// the one handled wait, their AckWait running before the handler sees
-	// them, so keep it small: with 1, the next is asked for only once the
-	// handler has answered.
+	// PullBuffer bounds how many messages are fetched ahead of the handler.
+	// A buffered message's AckWait runs before the handler sees it, so keep
+	// it small: with 1, a message waits at most one handler run.
 	PullBuffer int
 	// PullBytes bounds the bytes fetched ahead; it is raised to the
 	// server's max payload, below which a pull would stall on a large
@@ -58,15 +57,6 @@ type SubscriberSettings struct {
 // subscriber starts its ack timer before the handler receives a message,
 // cannot send in-progress signals, and closes its output channel while a
 // fetch callback may still be sending on it.
-//
-// The loop is nats.go's Consume with a callback that returns only once the
-// handler has answered, not its Messages iterator: the iterator receives
-// into a channel of PullBuffer places, and the client drops what arrives
-// while it is full (a status message and a message together, at a
-// reconnect or a leader change: "slow consumer, messages dropped"), so a
-// dropped message waited out its AckWait. Consume receives on a
-// subscription with the client's own pending buffer, and asks for the next
-// message only when the callback returns, as the iterator did.
 type Subscriber struct {
 	nc       *nats.Conn
 	js       jetstream.JetStream
@@ -76,8 +66,8 @@ type Subscriber struct {
 	closeMu  sync.Mutex
 	closed   bool
 	loops    sync.WaitGroup
-	pullsMu  sync.Mutex
-	pulls    []jetstream.ConsumeContext
+	iterMu   sync.Mutex
+	iters    []jetstream.MessagesContext
 	stopOnce sync.Once
 }
 
@@ -131,38 +121,31 @@ func (s *Subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	if err != nil {
 		return nil, fmt.Errorf("bind consumer %s on %s: %w", s.spec.Durable, stream, err)
 	}
-	out := make(chan *message.Message)
-	log := s.set.Logger.With("consumer", s.spec.Durable)
-	l := &pullLoop{sub: s, out: out, ackWait: cons.CachedInfo().Config.AckWait,
-		epoch: st.CachedInfo().Created.UTC().Format(time.RFC3339Nano)}
+	ackWait := cons.CachedInfo().Config.AckWait
 	pullBytes := max(s.set.PullBytes, int(s.nc.MaxPayload())+64<<10)
-	s.closeMu.Lock()
-	defer s.closeMu.Unlock()
-	if s.closed {
-		return nil, errors.New("subscriber closed")
-	}
-	pulls, err := cons.Consume(func(msg jetstream.Msg) { l.handle(ctx, msg, log) },
-		jetstream.PullMaxMessagesWithBytesLimit(s.set.PullBuffer, pullBytes),
-		// The client asks again by itself (a reconnect, a missed
-		// heartbeat, a leader change); these are its reports.
-		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) { log.Debug("pull interrupted", "err", err) }))
+	iter, err := cons.Messages(jetstream.PullMaxMessagesWithBytesLimit(s.set.PullBuffer, pullBytes))
 	if err != nil {
 		return nil, fmt.Errorf("pull from %s: %w", s.spec.Durable, err)
 	}
-	s.pullsMu.Lock()
-	s.pulls = append(s.pulls, pulls)
-	s.pullsMu.Unlock()
+	s.closeMu.Lock()
+	if s.closed {
+		s.closeMu.Unlock()
+		iter.Stop()
+		return nil, errors.New("subscriber closed")
+	}
+	s.iterMu.Lock()
+	s.iters = append(s.iters, iter)
+	s.iterMu.Unlock()
 	s.loops.Add(1)
+	s.closeMu.Unlock()
+
+	out := make(chan *message.Message)
+	l := &pullLoop{sub: s, iter: iter, out: out, ackWait: ackWait,
+		epoch: st.CachedInfo().Created.UTC().Format(time.RFC3339Nano)}
 	go func() {
 		defer s.loops.Done()
-		// Closed only once no callback runs, so no send races the close.
 		defer close(out)
-		select {
-		case <-pulls.Closed():
-		case <-ctx.Done():
-			pulls.Drain()
-			<-pulls.Closed()
-		}
+		l.run(ctx)
 	}()
 	return out, nil
 }
@@ -176,11 +159,11 @@ func (s *Subscriber) StopPulling() {
 		s.closed = true
 		close(s.closing)
 		s.closeMu.Unlock()
-		s.pullsMu.Lock()
-		for _, c := range s.pulls {
-			c.Drain()
+		s.iterMu.Lock()
+		for _, it := range s.iters {
+			it.Drain()
 		}
-		s.pullsMu.Unlock()
+		s.iterMu.Unlock()
 	})
 }
 
@@ -214,29 +197,50 @@ func (s *Subscriber) Close() error {
 	return err
 }
 
-// pullLoop hands the messages of one consumer's pull to one handler.
+// pullLoop hands the messages of one iterator to one handler.
 type pullLoop struct {
 	sub     *Subscriber
+	iter    jetstream.MessagesContext
 	out     chan *message.Message
 	ackWait time.Duration
 	epoch   string
 }
 
-// handle is the pull's callback: it returns once the handler has answered
-// the message, and only then is the next one asked for.
-func (l *pullLoop) handle(ctx context.Context, msg jetstream.Msg, log *slog.Logger) {
-	select {
-	case <-l.sub.closing:
-		// Fetched after the stop: give it back at once.
-		_ = msg.Nak()
-		return
-	case <-ctx.Done():
-		_ = msg.Nak()
-		return
-	default:
+func (l *pullLoop) run(ctx context.Context) {
+	log := l.sub.set.Logger.With("consumer", l.sub.spec.Durable)
+	for {
+		msg, err := l.iter.Next()
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			return
+		}
+		if err != nil {
+			// The iterator reconnects by itself; these are its reports. A
+			// pause keeps one that repeats (the consumer deleted, say) from
+			// spinning.
+			log.Debug("pull interrupted", "err", err)
+			select {
+			case <-l.sub.closing:
+			case <-time.After(pullRetryPause):
+			}
+			continue
+		}
+		select {
+		case <-l.sub.closing:
+			// Fetched after the stop: give it back at once.
+			_ = msg.Nak()
+			continue
+		case <-ctx.Done():
+			_ = msg.Nak()
+			continue
+		default:
+		}
+		l.deliver(ctx, msg, log)
 	}
-	l.deliver(ctx, msg, log)
 }
+
+// pullRetryPause is how long a pull loop waits after its iterator reports
+// an error before asking again.
+const pullRetryPause = 250 * time.Millisecond
 
 // deliver hands one message to the handler and answers JetStream when the
 // handler does, telling it the message is in progress meanwhile.

@@ -240,7 +240,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Int(&cfg.MaxDeliver, "max-deliver", "failed deliveries of an event before it is dead-lettered; failures because Postgres or NATS is away do not count")
 	s.Durations(&cfg.NakDelays, "redelivery-delays", "comma-separated `delays` before JetStream redelivers an event after its 1st, 2nd, ... failed delivery; the last repeats")
 	s.Int(&cfg.DeliveryCeiling, "delivery-ceiling", "JetStream max_deliver, counting every delivery; an event reaching it is dead-lettered")
-	s.Int(&cfg.PullBuffer, "pull-buffer", "messages a handler's pull asks for at once (those beyond the one handled wait, their AckWait running)")
+	s.Int(&cfg.PullBuffer, "pull-buffer", "messages each handler fetches ahead (their AckWait runs while they wait)")
 	s.Int(&cfg.PullBytes, "pull-bytes", "bytes each handler fetches ahead; raised to the server's max payload")
 	s.Duration(&cfg.DuplicateWindow, "duplicate-window", "how long JetStream remembers event ids (Nats-Msg-Id) to drop duplicates")
 	s.Duration(&cfg.StreamMaxAge, "stream-max-age", "how long streams keep events")
