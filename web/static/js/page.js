@@ -5,11 +5,29 @@ const results = document.getElementById('target-results');
 const target = document.getElementById('target-id');
 const anchor = document.getElementById('anchor');
 let timer;
+// asked counts the searches sent: an answer to an earlier one that comes
+// late must not replace the results of what the person typed last.
+let asked = 0;
+
+function say(text) {
+  const li = document.createElement('li');
+  li.textContent = text;
+  results.replaceChildren(li);
+}
 
 async function find(q) {
-  const res = await fetch(`/ui/search?q=${encodeURIComponent(q)}`, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
-  if (!res.ok) return;
-  const pages = await res.json();
+  const mine = ++asked;
+  let pages;
+  try {
+    const res = await fetch(`/ui/search?q=${encodeURIComponent(q)}`, { headers: { Accept: 'application/json' }, credentials: 'same-origin' });
+    if (mine !== asked) return;
+    if (!res.ok) { say(`The search failed (${res.status}). Try again.`); return; }
+    pages = await res.json();
+  } catch {
+    if (mine === asked) say('The search failed: the server did not answer. Try again.');
+    return;
+  }
+  if (mine !== asked) return;
   results.replaceChildren();
   for (const p of pages) {
     const li = document.createElement('li');
@@ -26,18 +44,14 @@ async function find(q) {
     li.append(b);
     results.append(li);
   }
-  if (pages.length === 0) {
-    const li = document.createElement('li');
-    li.textContent = 'No page matches.';
-    results.append(li);
-  }
+  if (pages.length === 0) say('No page matches.');
 }
 
 if (search) {
   search.addEventListener('input', () => {
     clearTimeout(timer);
     const q = search.value.trim();
-    if (q.length < 2) { results.replaceChildren(); return; }
+    if (q.length < 2) { asked++; results.replaceChildren(); return; }
     timer = setTimeout(() => find(q), 200);
   });
   search.addEventListener('keydown', (e) => {
