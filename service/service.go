@@ -341,15 +341,13 @@ func (s *Service) Quiet(ctx context.Context) (bool, error) {
 		if !ok {
 			return false, fmt.Errorf("no stream holds subject %s", c.Subject)
 		}
+		// Looking the consumer up asks JetStream for its info: asking
+		// again (Info) doubled the requests of every test's wait.
 		cons, err := s.js.Consumer(ctx, stream, c.Durable)
 		if err != nil {
 			return false, fmt.Errorf("consumer %s: %w", c.Durable, err)
 		}
-		info, err := cons.Info(ctx)
-		if err != nil {
-			return false, fmt.Errorf("consumer %s: %w", c.Durable, err)
-		}
-		if info.NumPending > 0 || info.NumAckPending > 0 {
+		if info := cons.CachedInfo(); info.NumPending > 0 || info.NumAckPending > 0 {
 			return false, nil
 		}
 	}
