@@ -338,6 +338,64 @@ func TestTheWebUI(t *testing.T) {
 		}
 	})
 
+	t.Run("a search answered late does not replace the results of what was typed since", func(t *testing.T) {
+		tb := e.newTab(t, bctx)
+		tb.signIn(gearToken)
+		tb.open("/ui/pages/how-to-reduce-tent-condensation")
+		// found is what the screen lists for a query, asked of the server
+		// the way the screen asks it.
+		found := func(q string) string {
+			return eval[string](tb, fmt.Sprintf(`(() => {
+				const x = new XMLHttpRequest();
+				x.open('GET', '/ui/search?q=' + encodeURIComponent(%q), false);
+				x.setRequestHeader('Accept', 'application/json');
+				x.send();
+				return JSON.parse(x.responseText).map(p => (p.title || p.id) + ' — ' + p.url).join('\n');
+			})()`, q))
+		}
+		// A page whose id's first three letters find other pages than its
+		// whole id: the earlier answer would change what the screen lists.
+		var target, prefix, whole string
+		for _, pg := range gear.Pages {
+			if len(pg.ID) < 6 {
+				continue
+			}
+			if w, p := found(pg.ID), found(pg.ID[:3]); w != "" && w != p {
+				target, prefix, whole = pg.ID, pg.ID[:3], w
+				break
+			}
+		}
+		if target == "" {
+			t.Fatal("no page of the example site whose id's first three letters find other pages")
+		}
+		// The answer to the first three letters is held in the page until
+		// the test lets it go: it comes after the answer to the whole id.
+		eval[bool](tb, fmt.Sprintf(`(() => {
+			const real = window.fetch, held = %q;
+			window.fetch = async (url, opts) => {
+				const res = await real(url, opts);
+				if (new URL(url, location.href).searchParams.get('q') === held) {
+					await new Promise(release => { window.releaseHeld = release; });
+				}
+				return res;
+			};
+			return true;
+		})()`, prefix))
+		tb.do("type the id's first letters", chromedp.SendKeys("", prefix, css("#target-search")))
+		tb.waitJS("the search for the first letters sent", `typeof window.releaseHeld === 'function'`, time.Minute)
+		tb.do("type the rest of the id", chromedp.SendKeys("", target[len(prefix):], css("#target-search")))
+		listed := `[...document.querySelectorAll('#target-results button')].map(b => b.textContent).join('\n')`
+		tb.waitJS("the whole id's results", fmt.Sprintf(`%s === %q`, listed, whole), time.Minute)
+		eval[bool](tb, `(window.releaseHeld(), true)`)
+		// The late answer is handled within microtasks of its release; the
+		// screen is watched for two seconds after it.
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if got := eval[string](tb, listed); got != whole {
+				t.Fatalf("the late answer for %q replaced the results for %q: the screen lists\n%s", prefix, target, got)
+			}
+		}
+	})
+
 	t.Run("run an audit, watch it reach done, apply a recommendation and see it applied", func(t *testing.T) {
 		tb := e.newTab(t, bctx)
 		tb.signIn(coffeeToken)
