@@ -215,9 +215,47 @@ func keywordOfTitle(st site.Structure, p site.Page) string {
 		case i >= 2 && bare[i-2] == "how" && bare[i-1] == "to":
 			i -= 2
 		}
-		return strings.TrimRight(strings.Join(words[i:end], " "), ",;.!?\"'(")
+		return trimName(strings.Join(words[i:end], " "))
 	}
 	return ""
+}
+
+// trimName takes off the punctuation a name cut out of a title keeps at
+// its ends: a comma or stop after it, the quotes around it, and a bracket
+// the cut left without its pair (a trial's crumb read "(Scaling and Root
+// Planing)" of "Deep Cleaning (Scaling and Root Planing) Explained").
+func trimName(name string) string {
+	for {
+		trimmed := strings.TrimRight(strings.TrimLeft(name, "\"'“‘"), ",;:.!?\"'”’")
+		switch {
+		case strings.HasPrefix(trimmed, "(") && strings.Count(trimmed, "(") > strings.Count(trimmed, ")"):
+			trimmed = trimmed[1:]
+		case strings.HasSuffix(trimmed, ")") && strings.Count(trimmed, ")") > strings.Count(trimmed, "("):
+			trimmed = trimmed[:len(trimmed)-1]
+		case strings.HasPrefix(trimmed, "(") && strings.HasSuffix(trimmed, ")") && balancedInside(trimmed[1:len(trimmed)-1]):
+			trimmed = trimmed[1 : len(trimmed)-1]
+		}
+		if trimmed == name {
+			return name
+		}
+		name = trimmed
+	}
+}
+
+// balancedInside reports whether s closes every bracket it opens, in order.
+func balancedInside(s string) bool {
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+	}
+	return depth == 0
 }
 
 // keywordOpeningTitle names a page of a site in another language than
@@ -258,7 +296,7 @@ func keywordOpeningTitle(st site.Structure, language string, p site.Page) string
 	if strings.HasSuffix(words[end-1], ",") || listJoiners[language][strings.ToLower(words[end])] {
 		return ""
 	}
-	return strings.TrimRight(strings.Join(words[:end], " "), ",;:.!?\"'(")
+	return trimName(strings.Join(words[:end], " "))
 }
 
 // keywordNamesCluster reports whether the page's primary keyword is its

@@ -1457,6 +1457,10 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		{"How to Fit Debt Payments Into Your Budget", "debt payments", nil, "How to Fit Debt Payments"},
 		{"How to Help an Overweight Dog Lose Weight", "overweight dog", nil, "How to Help an Overweight Dog"},
 		{"How to Size a Water Heater for Your Household", "water heater size", nil, "How to Size a Water Heater"},
+		// a dental trial's keyword in brackets: the name, not its brackets
+		{"Deep Cleaning (Scaling and Root Planing) Explained", "scaling and root planing", nil, "Scaling and Root Planing"},
+		{"Why Scaling and Root (Deep) Planing Works So Well", "scaling and root deep planing", nil, "Scaling and Root (Deep) Planing"},
+		{"The (Very) Long Guide to Choosing Walking Poles Well", "the very long guide", nil, "The (Very) Long Guide"},
 	} {
 		if got := last(c.title, c.primary, c.keywords...); got != c.want {
 			t.Errorf("crumb of %q (primary keyword %q) = %q, want %q", c.title, c.primary, got, c.want)
