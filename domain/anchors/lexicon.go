@@ -669,7 +669,13 @@ func gerundOfVerb(w string) bool {
 
 // gerundVerbs are "-ing" forms of ambiguous verbs that are verbs, not
 // modifiers ("using trekking poles", "needing a bigger pack").
-var gerundVerbs = set("using", "needing", "making", "helping")
+var gerundVerbs = set("using", "needing", "making", "helping", "wearing")
+
+// gerundTakers are the forms of the verbs of beginning and ending, whose
+// "-ing" object is an activity ("stop wearing", "began brushing"), never
+// a modifier of a noun after it.
+var gerundTakers = set("start", "starts", "started", "stop", "stops", "stopped", "begin", "begins", "began",
+	"begun", "quit", "quits", "finish", "finishes", "finished")
 
 // plural reports whether a word looks like a plural noun: it ends in "s"
 // (not "ss", "us", "is") or is an irregular plural.

@@ -453,6 +453,12 @@ func markSentenceAdverbials(toks []token) {
 // hiking boots"), so they do not count.
 func graded(toks []token, i int) bool {
 	prev := toks[i-1].low
+	if prev == "so" && i == 1 {
+		// "so" opening a run joins a clause (", so better dental hygiene
+		// is the cure"): a dental trial's uplink lost its only natural
+		// phrase to it.
+		return false
+	}
 	if degreeAdverbs[prev] {
 		return true
 	}
@@ -619,7 +625,10 @@ func resolve(toks []token, i int) {
 			// (a finance trial's hub linked "[student loan] refinancing"
 			// to the student loans hub).
 		default:
-			t.verb = gerundOfVerb(t.low) || is(before, cAux) || subject || afterPlural || nextIs(cDet, cPron)
+			t.verb = gerundOfVerb(t.low) || is(before, cAux) || subject || afterPlural || nextIs(cDet, cPron) ||
+				// "start wearing clear aligners": a verb of beginning or
+				// ending takes the activity, not a thing it modifies
+				is(before, cVerb, cAmbig) && gerundTakers[before.low]
 		}
 	}
 }

@@ -449,6 +449,18 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"growing garlic"}}, nil},
 		{"an object and gerund before no document noun name nothing", "The garlic growing season is short.",
 			Target{PrimaryKeywords: []string{"growing garlic"}}, nil},
+		// a dental trial: "so" after a comma joins a clause, it grades
+		// nothing, and wearing something is no kind of it
+		{"a phrase after a joining 'so'", "Bacteria release sulphur compounds, so better dental hygiene is nearly always the cure.",
+			Target{PrimaryKeywords: []string{"dental hygiene"}}, []string{"better dental hygiene"}},
+		{"a phrase graded by 'so' inside a run is still refused", "Their enamel is so fragile dental hygiene matters more.",
+			Target{PrimaryKeywords: []string{"dental hygiene"}}, nil},
+		{"wearing a thing is no kind of it", "Skipping this step undoes the benefit of wearing clear aligners in the first place.",
+			Target{PrimaryKeywords: []string{"clear aligners"}}, nil},
+		{"a gerund after a verb of beginning is that verb's object", "Most adults start flossing daily routines too late.",
+			Target{PrimaryKeywords: []string{"daily routines"}}, nil},
+		{"a gerund modifier after another verb still names a kind", "Buy hiking boots that fit.",
+			Target{PrimaryKeywords: []string{"boots"}}, []string{"hiking boots"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := sag(t)
