@@ -82,6 +82,9 @@ func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasin
 			return err
 		}
 		dependants := planning.DependantsOf(sc.structure, page, false)
+		if p.SettleDelay <= 0 {
+			dependants = dependants.WithTrailsThrough(page)
+		}
 		reads, err := p.readForPlan(ctx, tx, sc, page, planning.Arriving, &store.DependantsAsk{Of: dependants, Limit: p.fanoutPage()})
 		if err != nil {
 			return err

@@ -110,7 +110,8 @@ func LocksFor(st site.Structure, p site.Page, change Change) Locks {
 // when they arrive after those: re-planning a whole site at once let the
 // pages take each other's anchors in whatever order the re-plans ran. The
 // site's settle pass (handlers/settle.go), which plans every page in an
-// order of the pages alone, gives those pages their full trail. A change
+// order of the pages alone, gives those pages their full trail; on a site
+// that never settles they do re-plan them (WithTrailsThrough). A change
 // to the site itself does re-plan every page: any page's links may differ
 // under it (a heading, a cap, a cluster's keywords), and the settle pass
 // that follows the re-plans puts their anchors back in that order.
@@ -125,6 +126,20 @@ type Dependants struct {
 	LinkingTo      string   // every page with a link to this page
 	Site           bool     // every page of the site
 	ExcludedPageID string   // the page itself
+}
+
+// WithTrailsThrough is d with every page of the site when p is the home
+// page or a sector page: the breadcrumb trails of the pages under it pass
+// through it. A site that settles leaves those to its settle pass (above);
+// one that never settles has nothing else to give them the step (a
+// trial's pages planned before the home page had 137 crumbs in their
+// HTML and 44 breadcrumb links). A re-plan whose result is the same
+// emits nothing.
+func (d Dependants) WithTrailsThrough(p site.Page) Dependants {
+	if p.Kind == site.KindHome || p.Kind == site.KindSector {
+		d.Site = true
+	}
+	return d
 }
 
 // DependantsOf says which pages depend on p.
