@@ -28,6 +28,15 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		if err != nil {
 			return err
 		}
+		if known && page.Version >= before {
+			stored, found, err := tx.PageNames(ctx, page.SiteID, page.ID)
+			if err != nil {
+				return err
+			}
+			if found {
+				page = page.KeepingNamesOf(stored)
+			}
+		}
 		if known && page.Version < before {
 			applied, err := tx.RecordLive(ctx, page.SiteID, page.ID, page.Version, page.HTML)
 			if err != nil {

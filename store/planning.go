@@ -849,6 +849,26 @@ func (t *Tx) PlannedVersion(ctx context.Context, siteID, pageID string) (version
 	return version, planned, true, nil
 }
 
+// PageNames reads the names the store holds of a page (site.Page's
+// PrimaryKeyword, Keywords, Labels, Attributes, Priority and PublishedAt)
+// for site.Page.KeepingNamesOf; found is false for a page it does not hold.
+func (t *Tx) PageNames(ctx context.Context, siteID, pageID string) (names site.Page, found bool, err error) {
+	var publishedAt *time.Time
+	err = t.queryRow(ctx, `SELECT primary_keyword, keywords, labels, attributes, priority, published_at
+		FROM pages WHERE site_id = $1 AND id = $2 AND state <> 'deleted'`, siteID, pageID).
+		Scan(&names.PrimaryKeyword, &names.Keywords, &names.Labels, &names.Attributes, &names.Priority, &publishedAt)
+	if err == pgx.ErrNoRows {
+		return site.Page{}, false, nil
+	}
+	if err != nil {
+		return site.Page{}, false, fmt.Errorf("read the names of page %s: %w", pageID, err)
+	}
+	if publishedAt != nil {
+		names.PublishedAt = *publishedAt
+	}
+	return names, true, nil
+}
+
 // BaseHTML reads the HTML plans start from: the page as its producer
 // sent it, without our links.
 func (t *Tx) BaseHTML(ctx context.Context, siteID, pageID string) (string, error) {

@@ -173,3 +173,32 @@ type Page struct {
 	Version        int64
 	HTML           string
 }
+
+// KeepingNamesOf is a page version a publisher reported live (a
+// content.published) with the names it leaves out taken from stored, what
+// the store holds of the page: its primary keyword, keywords, labels,
+// attributes, priority (0 counts as left out) and publication date. A
+// publisher reports what went live, often without the names the page
+// was generated with; taken as given, a dental trial's publish-back
+// emptied every page's keywords and priority and moved 21 links.
+func (p Page) KeepingNamesOf(stored Page) Page {
+	if p.PrimaryKeyword == "" {
+		p.PrimaryKeyword = stored.PrimaryKeyword
+	}
+	if len(p.Keywords) == 0 {
+		p.Keywords = stored.Keywords
+	}
+	if len(p.Labels) == 0 {
+		p.Labels = stored.Labels
+	}
+	if len(p.Attributes) == 0 {
+		p.Attributes = stored.Attributes
+	}
+	if p.Priority == 0 {
+		p.Priority = stored.Priority
+	}
+	if p.PublishedAt.IsZero() {
+		p.PublishedAt = stored.PublishedAt
+	}
+	return p
+}
