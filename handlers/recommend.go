@@ -995,7 +995,10 @@ func (r *recommender) overLinked(ctx context.Context, f audit.Finding) error {
 
 // duplicate recommends removing a page's in-body links to a target it
 // links in its body before (no_duplicate_links): the first, the one
-// readers meet, is kept.
+// readers meet, is kept; of links to the page's hub, the first in the
+// opening paragraphs, its uplink (a dental trial's page linked its hub in
+// a heading and we placed the uplink in paragraph 1: the audit's fix took
+// out the uplink).
 func (r *recommender) duplicate(ctx context.Context, f audit.Finding) error {
 	page, found, err := r.livePage(ctx, f.PageID)
 	if err != nil || !found {
@@ -1009,19 +1012,30 @@ func (r *recommender) duplicate(ctx context.Context, f audit.Finding) error {
 	if t, ok := r.auditor.Page(f.TargetID); ok {
 		typ = planning.Relation(page, site.Page{ID: t.ID, Kind: t.Kind, ClusterID: t.ClusterID})
 	}
-	first := true
-	for _, l := range links {
+	keep, kept := -1, "the first"
+	for i, l := range links {
 		if !l.InBody() || l.targetID != f.TargetID {
 			continue
 		}
-		if first {
-			first = false
+		if keep < 0 {
+			keep = i
+		}
+		if typ == link.TypeVerticalUp && audit.InOpening(l.Paragraph) {
+			if i != keep {
+				kept = "the uplink in the opening paragraphs"
+			}
+			keep = i
+			break
+		}
+	}
+	for i, l := range links {
+		if !l.InBody() || l.targetID != f.TargetID || i == keep {
 			continue
 		}
 		// Above every weakest link of an over-linked page: validation
 		// fails the page for it whatever its density.
-		r.remove(audit.ProblemOverLinked, page, l, typ, 1, fmt.Sprintf("page links %s %d times in its body (no_duplicate_links); keep the first (%q) and remove this one, keeping its text",
-			f.TargetID, f.Count, f.Anchor))
+		r.remove(audit.ProblemOverLinked, page, l, typ, 1, fmt.Sprintf("page links %s %d times in its body (no_duplicate_links); keep %s (%q) and remove this one, keeping its text",
+			f.TargetID, f.Count, kept, links[keep].Text))
 	}
 	return nil
 }

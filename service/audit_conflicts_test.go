@@ -305,3 +305,52 @@ func TestAnAuditReportsDuplicateLinksAndRecommendsRemovingTheExtraOnes(t *testin
 		t.Errorf("the duplicate is still listed after the fixes: %+v", run.afterF.DuplicateLinks)
 	}
 }
+
+// A dental trial's page linked its hub in a heading before the paragraph
+// that carried its uplink: the fix for the duplicate kept the heading's
+// link, the first, and took out the uplink, which the page then lacked.
+// Of links to the page's hub, the one in the opening paragraphs stays.
+func TestADuplicateOfAnUplinkKeepsTheUplinkInTheOpeningParagraphs(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "cadence-heading-uplink"
+	structure, pages := existingSite(siteID)
+	c := tsClusters[5]
+	page := c.articles[2].id // links its hub's primary keyword in paragraph 1 or 2
+	plantOn(pages, page, func(html string) string {
+		return strings.Replace(html, "</h1>", fmt.Sprintf("</h1>\n<h2>Start with <a href=\"%s\">%s</a></h2>", c.url, c.pk), 1)
+	})
+	run := fixAllAndAuditAgain(t, h, structure, pages, existingDeleted)
+
+	removed := 0
+	for _, r := range recsOf(run.recs, page) {
+		if r.Action != "remove" || r.TargetID != c.id {
+			continue
+		}
+		removed++
+		if r.Occurrence != 0 || r.LinkText != c.pk {
+			t.Errorf("the fix takes out a link to the hub other than the heading's: %+v", r)
+		}
+	}
+	if removed != 1 {
+		t.Errorf("%d removals of links to the hub %s, want the heading's alone", removed, c.id)
+	}
+	fixed, ok := run.fixed[page]
+	if !ok {
+		t.Fatalf("page %s did not come back fixed", page)
+	}
+	var uplinks []oracleLink
+	for _, l := range linksOf(t, run.input[page], fixed.HTML) {
+		if l.position == "content" && l.path == strings.TrimRight(c.url, "/") {
+			uplinks = append(uplinks, l)
+		}
+	}
+	if len(uplinks) != 1 || uplinks[0].paragraph < 1 || uplinks[0].paragraph > 2 {
+		t.Errorf("links to the hub after the fixes %+v, want one, in paragraph 1 or 2", uplinks)
+	}
+	for _, r := range fixed.Validation.Rules {
+		if (r.Name == "mandatory_uplink" || r.Name == "no_duplicate_links") && !r.Passed {
+			t.Errorf("the fixed page fails %s: %s", r.Name, r.Detail)
+		}
+	}
+}

@@ -193,11 +193,15 @@ const (
 // uplinkAtParagraph is where an uplink in paragraph para (0: in no
 // paragraph) is.
 func uplinkAtParagraph(para int) uplinkAt {
-	if para == 1 || para == 2 {
+	if InOpening(para) {
 		return uplinkInFirst
 	}
 	return uplinkOutsideFirst
 }
+
+// InOpening reports whether paragraph para (0: in no paragraph) is one of
+// the first two, where the audit looks for a page's uplink.
+func InOpening(para int) bool { return para == 1 || para == 2 }
 
 func (s *pageStats) uplink() uplinkAt { return uplinkAt((s.flags & uplinkBits) >> uplinkShift) }
 
