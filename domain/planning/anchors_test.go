@@ -329,3 +329,49 @@ func TestAnUplinkIsNotTakenInsideASiblingsNameSaidInAnotherForm(t *testing.T) {
 		t.Fatalf("placed %+v in %s (candidates %+v), want the uplink in paragraph 1, not inside the sibling's name", placed, out, cands)
 	}
 }
+
+// A photography trial's pages linked "Turn off long exposure [noise
+// reduction]" and "mirrorless and [DSLR cameras]": the keyword taken
+// inside a natural phrase of the text that names the same page whole.
+// Such a phrase is one of the target's own longer names: the keyword is
+// not taken inside it, and the link takes the whole phrase.
+func TestAKeywordIsNotPlacedInsideANaturalPhraseNamingItsTargetWhole(t *testing.T) {
+	pol := sagPolicy(t)
+	for _, c := range []struct {
+		target  anchors.Target
+		text    string
+		keyword string
+		whole   string
+	}{
+		{anchors.Target{PrimaryKeywords: []string{"noise reduction"}, Title: "Noise Reduction at High ISO"},
+			"Turn off long exposure noise reduction, which would double the gap between frames.", "noise reduction", "long exposure noise reduction"},
+		{anchors.Target{PrimaryKeywords: []string{"dslr cameras"}, Title: "Mirrorless vs DSLR: Which to Buy"},
+			"Our comparison of mirrorless and DSLR cameras goes through autofocus and battery life.", "dslr cameras", "mirrorless and DSLR cameras"},
+	} {
+		hub := anchors.Target{PrimaryKeywords: []string{"night photography"}}
+		texts := []string{"Night photography asks for a tripod and patience.", c.text}
+		cands := anchors.NewOwnersOf([]anchors.Target{c.target}, hub).Candidates(0, anchors.NewText(texts), pol)
+		var keyword *link.Anchor
+		for i := range cands {
+			if cands[i].Type != link.AnchorNatural && anchors.Normalize(cands[i].Text) == c.keyword {
+				keyword = &cands[i]
+			}
+		}
+		if keyword == nil || !slices.Contains(CandidateTexts(naturalCandidates(t, cands)), c.whole) {
+			t.Fatalf("%q: candidates %+v, want the keyword %q and the natural phrase %q", c.text, cands, c.keyword, c.whole)
+		}
+		if !slices.Contains(keyword.NotWithinOwn, c.whole) {
+			t.Errorf("%q: keyword NotWithinOwn %q, want the natural phrase %q that holds it", c.text, keyword.NotWithinOwn, c.whole)
+		}
+		// The anchor mix drew the keyword: it comes first.
+		l := link.Link{ID: "lnk", Type: link.TypeCrossCluster, TargetURL: "/target/", Candidates: append([]link.Anchor{*keyword}, cands...)}
+		html := "<p>" + texts[0] + "</p>\n<p>" + texts[1] + "</p>"
+		out, placed, err := markup.Place([]byte(html), []markup.LinkRequest{Request(l, CandidateTexts(l.Candidates), "")}, markup.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(placed) != 1 || !placed[0].Placed || placed[0].AnchorText != c.whole {
+			t.Errorf("placed %+v in %s, want the whole phrase %q", placed, out, c.whole)
+		}
+	}
+}
