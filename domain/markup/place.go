@@ -155,6 +155,14 @@ const (
 	ReasonEarlierRequest = "an earlier request already links to "
 )
 
+// ReasonNoRoom opens the reason of a request whose anchor the text has
+// where the density limits leave no room for another link.
+const ReasonNoRoom = "candidate anchor found, but the density limits"
+
+// LeftNoRoom reports whether a placement's reason is that the density
+// limits left no room where the text has its anchor.
+func LeftNoRoom(reason string) bool { return strings.HasPrefix(reason, ReasonNoRoom) }
+
 // LinkedAlready reports whether a placement's reason is that the page, or
 // an earlier request, links to its target already.
 func LinkedAlready(reason string) bool {
@@ -644,7 +652,7 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	}
 	switch {
 	case t.full > 0 || t.close > 0:
-		return fmt.Sprintf("candidate anchor found, but the density limits (at most %d links per paragraph, %d words apart) leave no room for it",
+		return fmt.Sprintf(ReasonNoRoom+" (at most %d links per paragraph, %d words apart) leave no room for it",
 			cfg.maxLinks, cfg.minWords)
 	case t.taken > 0:
 		return "candidate anchor found only as words that already link another page here (one anchor text, one page)"

@@ -198,9 +198,9 @@ const (
 	trialMax   = 64
 )
 
-// placeable reports, for the candidates it tries (by link id), whether the
-// page's HTML can carry them after the in-body links already planned: it
-// places them in a trial as the inject stage will place the plan, in plan
+// placeable reports, for the candidates it tries (by link id), how a
+// trial placed them: whether the page's HTML can carry them after the
+// in-body links already planned, and if not, why. It places them in a trial as the inject stage will place the plan, in plan
 // order, within the policy's links per paragraph and words between links.
 // A text that names three siblings in one short paragraph carries one or
 // two of them; planning the others in the body would leave them planned
@@ -218,7 +218,7 @@ const (
 // (CappedPlacement), and so does the trial. Otherwise a hub's best
 // cross-cluster hub would seem carried by its used-up name, take the room
 // of the next hub its text names, and be left planned by inject.
-func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bool {
+func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]markup.Placement {
 	if pl.in.Page.HTML == "" || len(candidates) == 0 {
 		return nil
 	}
@@ -255,9 +255,9 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]bo
 		// keeps the order the text's mentions give.
 		return nil
 	}
-	fits := make(map[string]bool, len(trial)-planned)
+	fits := make(map[string]markup.Placement, len(trial)-planned)
 	for _, p := range placements[planned:] {
-		fits[p.ID] = p.Placed
+		fits[p.ID] = p
 	}
 	return fits
 }

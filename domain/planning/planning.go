@@ -18,6 +18,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/scoring"
 	"github.com/interlinker/interlinker/domain/site"
@@ -1646,8 +1647,12 @@ func (pl *planner) carriedFirst(links []link.Link) []link.Link {
 	fits := pl.placeable(links, named)
 	var carried, mentioned, rest []link.Link
 	for i, l := range links {
-		fit, tried := fits[l.ID]
-		if tried && !fit {
+		trial, tried := fits[l.ID]
+		fit := trial.Placed
+		// Only the density limits leave no room: a trial's note blamed
+		// them for a product whose name the placer did not take ("The
+		// Ridgeline tripod folds", read as a plural noun).
+		if tried && markup.LeftNoRoom(trial.Reason) {
 			pl.noRoom[l.TargetPageID] = true
 		}
 		if !fit {

@@ -2775,3 +2775,30 @@ func TestRelatedReadingFillsPastItsMinimumOnlyOnTheArticlesTopic(t *testing.T) {
 		t.Errorf("Related Reading %v, want ins-00, its \"Leather Insoles\" on the article's topic, among %d entries", rr, in.Policy.RelatedReadingMin)
 	}
 }
+
+// A photography trial's hub named its product in a paragraph of its own,
+// "The Ridgeline tripod folds to 40 centimetres", and the plan's note
+// said the links before it left no room: the placer had turned the name
+// down for another reason (it read "tripod folds" as one noun phrase, and
+// took no front of it). The note blames the density limits only when
+// they are the reason.
+func TestANoteBlamesTheDensityLimitsOnlyWhenTheyLeaveNoRoom(t *testing.T) {
+	boots := bootsCluster()
+	hub := hubOf(boots)
+	product := articleIn(boots, "ridgeline", "Ridgeline Carbon Travel Tripod")
+	product.Kind, product.PrimaryKeyword = site.KindProduct, "ridgeline tripod"
+	texts := []string{"Our tripods are chosen for long walks and cold nights.",
+		"The Ridgeline tripod folds to 40 centimetres and weighs 1.2 kilograms with its head."}
+	hub.HTML = "<p>" + texts[0] + "</p>\n<p>" + texts[1] + "</p>\n"
+	st := testSite(boots)
+	st.BuildIndex()
+	plan := planOf(t, Input{Structure: st, Policy: sagPolicy(t), Page: hub, Targets: asTargets(0, product),
+		Texts: texts, WordCount: 600})
+	if linkTo(plan, product.ID) != "" {
+		t.Fatalf("the text carries the product's link; the scenario needs a name the placer turns down: %v", plan.Notes)
+	}
+	want := fmt.Sprintf(`vertical_down link to %s not planned in the text: the text names it, with no anchor the placer may take there; the "Related Articles" list links it`, product.ID)
+	if !slices.Contains(plan.Notes, want) {
+		t.Errorf("notes %q, want %q: the paragraph holds no other link", plan.Notes, want)
+	}
+}
