@@ -1871,6 +1871,13 @@ func (pl *planner) sectorName(t Target) string {
 func (pl *planner) rankAnchors(targetID string, cands []link.Anchor, l *link.Link) []link.Anchor {
 	ranked, refused := anchors.Rank(pl.in.Policy, cands, anchors.Usage{})
 	preferred := anchors.PreferredType(pl.in.Policy, pl.in.Page.ID, targetID)
+	if pl.in.Page.Kind == site.KindHome && preferred == link.AnchorNatural {
+		// The home page names its sections by their names, branded or
+		// keyword: a photography trial's linked its Techniques sector as
+		// "[technique guides]" a paragraph before it said "photography
+		// techniques".
+		preferred = link.AnchorPrimaryKeyword
+	}
 	for i, a := range ranked {
 		if a.Type == preferred {
 			ranked = append(append([]link.Anchor{a}, ranked[:i]...), ranked[i+1:]...)

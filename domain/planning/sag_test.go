@@ -2802,3 +2802,48 @@ func TestANoteBlamesTheDensityLimitsOnlyWhenTheyLeaveNoRoom(t *testing.T) {
 		t.Errorf("notes %q, want %q: the paragraph holds no other link", plan.Notes, want)
 	}
 }
+
+// A photography trial's home page linked its Techniques sector as
+// "[technique guides]" a paragraph before it said "photography
+// techniques", the sector's keyword: the pair's anchor draw preferred a
+// natural phrase. The home page links its sections by name, branded or
+// keyword, whatever the draw; a natural phrase is a fallback.
+func TestTheHomePageLinksASectionByItsNameWhateverTheAnchorDraw(t *testing.T) {
+	pol := sagPolicy(t)
+	id := ""
+	for i := 0; i < 1000 && id == ""; i++ {
+		if c := fmt.Sprintf("techniques-%d", i); anchors.PreferredType(pol, "home", c) == link.AnchorNatural {
+			id = c
+		}
+	}
+	if id == "" {
+		t.Fatal("no sector id draws a natural phrase from the home page")
+	}
+	jackets := testCluster("jackets", "Rain Jackets", "rain jackets", "terrain=mountain")
+	st := testSite(jackets)
+	st.Sectors = append(st.Sectors, site.Sector{ID: "techniques", Name: "Techniques", URL: "/techniques/"})
+	st.BuildIndex()
+	sector := site.Page{SiteID: "s", ID: id, URL: "/techniques/", Title: "Photography Techniques", Kind: site.KindSector,
+		SectorID: "techniques", PrimaryKeyword: "photography techniques", Keywords: []string{"photography technique guides"},
+		PublishedAt: testNow}
+	texts := []string{"Our technique guides cover landscape photography from planning to print, and portraits at home.",
+		"Start with photography techniques for beginners, then move on to light and composition."}
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Northlight", Kind: site.KindHome, PublishedAt: testNow,
+		HTML: "<p>" + texts[0] + "</p>\n<p>" + texts[1] + "</p>\n"}
+	plan := planOf(t, Input{Structure: st, Policy: pol, Page: home, Targets: []Target{{Page: sector}}, Texts: texts, WordCount: 600})
+	var to *link.Link
+	for _, l := range linksOf(plan, link.TypeVerticalDown, link.ZoneInBody) {
+		if l.TargetPageID == id {
+			to = &l
+		}
+	}
+	if to == nil || len(to.Candidates) == 0 {
+		t.Fatalf("the home page does not link the sector it names: %+v (notes %q)", plan.Links, plan.Notes)
+	}
+	if !slices.ContainsFunc(to.Candidates, func(a link.Anchor) bool { return a.Type == link.AnchorNatural }) {
+		t.Fatalf("no natural phrase among the sector's candidates %+v: the draw has nothing to prefer", to.Candidates)
+	}
+	if first := to.Candidates[0]; first.Type == link.AnchorNatural {
+		t.Errorf("the home page's link to the sector tries %q (%s) first, want its name", first.Text, first.Type)
+	}
+}
