@@ -408,6 +408,9 @@ type planner struct {
 	// in the text. One whose in-body link is planned all the same waits
 	// for the LLM fallback, and Related Reading may list it meanwhile.
 	noRoom map[string]bool
+	// crowded: those of noRoom the density limits left out, where the
+	// text has their anchors (markup.LeftNoRoom).
+	crowded map[string]bool
 	// uncarried holds the in-body links (by id) that a trial placement
 	// did not carry (carriedFirst).
 	uncarried map[string]bool
@@ -446,7 +449,7 @@ func (pl *planner) stopped() bool {
 }
 
 func newPlanner(in Input) *planner {
-	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, noRoom: map[string]bool{},
+	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, noRoom: map[string]bool{}, crowded: map[string]bool{},
 		uncarried: map[string]bool{}, scores: map[string]scoring.Score{}}
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
 	pl.facets = unionSorted(in.Structure.ClusterFacets(pl.cluster), in.Structure.Facets(in.Page.Attributes))
@@ -590,7 +593,7 @@ func (pl *planner) noteLeftToTheList(l link.Link, t link.Type) {
 		return
 	}
 	heading := pl.in.Policy.RelatedArticlesHeading
-	if !pl.noRoom[l.TargetPageID] {
+	if !pl.crowded[l.TargetPageID] {
 		pl.note("%s link to %s not planned in the text: the text names it, with no anchor the placer may take there; the %q list links it",
 			t, l.TargetPageID, heading)
 		return
@@ -1649,11 +1652,14 @@ func (pl *planner) carriedFirst(links []link.Link) []link.Link {
 	for i, l := range links {
 		trial, tried := fits[l.ID]
 		fit := trial.Placed
-		// Only the density limits leave no room: a trial's note blamed
+		if tried && !fit {
+			pl.noRoom[l.TargetPageID] = true
+		}
+		// Only the density limits crowd a link out: a trial's note blamed
 		// them for a product whose name the placer did not take ("The
 		// Ridgeline tripod folds", read as a plural noun).
 		if tried && markup.LeftNoRoom(trial.Reason) {
-			pl.noRoom[l.TargetPageID] = true
+			pl.crowded[l.TargetPageID] = true
 		}
 		if !fit {
 			pl.uncarried[l.ID] = true
