@@ -1025,18 +1025,6 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 				cutting = append(cutting, n.text)
 			}
 		}
-		// The target's own natural phrases that hold the candidate name
-		// it whole too: a photography trial linked "mirrorless and [DSLR
-		// cameras]" and "long exposure [noise reduction]" to the pages
-		// those phrases name, leaving fragments.
-		for _, n := range cands {
-			if c.Type == link.AnchorNatural || n.Type != link.AnchorNatural || slices.Contains(own, n.Text) {
-				continue
-			}
-			if whole := " " + Normalize(n.Text) + " "; len(whole) > len(padded) && strings.Contains(whole, padded) {
-				own = append(own, n.Text)
-			}
-		}
 		cands[i].NotWithin, cands[i].NotWithinOwn, cands[i].NotCutting, cands[i].NotOn = within, own, cutting, on
 	}
 	return cands
