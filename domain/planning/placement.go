@@ -200,8 +200,9 @@ const (
 
 // placeable reports, for the candidates it tries (by link id), how a
 // trial placed them: whether the page's HTML can carry them after the
-// in-body links already planned, and if not, why. It places them in a trial as the inject stage will place the plan, in plan
-// order, within the policy's links per paragraph and words between links.
+// in-body links already planned, and if not, why. It places them as the
+// inject stage will place the plan, in plan order, within the policy's
+// links per paragraph and words between links.
 // A text that names three siblings in one short paragraph carries one or
 // two of them; planning the others in the body would leave them planned
 // and out of Related Reading, while a sibling named further on fits. The
