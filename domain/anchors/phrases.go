@@ -628,7 +628,7 @@ func resolve(toks []token, i int) {
 			t.verb = gerundOfVerb(t.low) || is(before, cAux) || subject || afterPlural || nextIs(cDet, cPron) ||
 				// "start wearing clear aligners": a verb of beginning or
 				// ending takes the activity, not a thing it modifies
-				is(before, cVerb, cAmbig) && gerundTakers[before.low]
+				is(before, cVerb) && gerundTakers[before.low]
 		}
 	}
 }
