@@ -84,6 +84,10 @@ type Position struct {
 	// author's own link to its target in its FirstParagraphs, or else
 	// waits for it, not placed (notBeforeFor). "" for no such bound.
 	After string
+	// First is the link first_link_rule wants first in the content (the
+	// page's uplink): where its anchor occurs both before and after the
+	// content's first link that the rule counts, it takes a place before.
+	First bool
 }
 
 // Options are the site's policy values for placing links.
@@ -112,6 +116,9 @@ type Options struct {
 	// A site menu links to its hubs from every page, and the audit's
 	// missing-uplink fix must still place the in-body uplink.
 	DuplicateTargetsInBodyOnly bool
+	// FirstLinkCountsExternal: the first link rule counts links to other
+	// sites too (silo), so Position.First places before them as well.
+	FirstLinkCountsExternal bool
 	// OwnNames are the page's own names (its title, keywords): an
 	// occurrence inside one of them in the text ("Adjusting [cabinet
 	// doors]" on a page about adjusting cabinet doors) reads as the page
@@ -407,9 +414,12 @@ type placer struct {
 	// keptForUplink says the request waits for an uplink not placed.
 	notBefore     int
 	keptForUplink bool
-	occ           [256]*occurrences
-	paraLinks     map[int][]wordSpan
-	stems         map[string]string
+	// endBy, when > 0, is where in source bytes the request being placed
+	// must end (Position.First's first try).
+	endBy     int
+	occ       [256]*occurrences
+	paraLinks map[int][]wordSpan
+	stems     map[string]string
 	// target is the PagePath the request being placed links.
 	target string
 	// anchorTargets are the page's own in-body links' folded texts, with
@@ -471,6 +481,50 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 		p.notBefore, p.keptForUplink = p.notBeforeFor(r.Position.After)
 	}
 	var tally rejectTally
+	if r.Position.First {
+		// A trial's silo article cited an encyclopedia in its first
+		// sentence and named its hub in the next: the uplink went after
+		// the citation and the page failed first_link_rule, though the
+		// hub's name came before it too.
+		if p.endBy = p.firstCountedLink(); p.endBy > 0 {
+			ok := p.placeWithin(ri, r, &rejectTally{}, &pl)
+			p.endBy = 0
+			if ok {
+				return pl
+			}
+		}
+	}
+	if p.placeWithin(ri, r, &tally, &pl) {
+		return pl
+	}
+	if n := r.Position.FirstParagraphs; n > 0 && tally == (rejectTally{}) {
+		// Say whether the anchor is further down, for the LLM fallback's sake.
+		lo := p.contentLimit(n)
+		for ci, a := range pr.anchors {
+			if a != "" {
+				m := newMatcher(p, a, nil)
+				if _, _, ok := m.next(lo, len(p.doc.fold)); ok {
+					tally.outside++
+					break
+				}
+			}
+			if sp := p.cfg.stemsOf(pr, ci); sp != nil {
+				m := newMatcher(p, sp.prefix, sp)
+				if _, _, ok := m.next(lo, len(p.doc.fold)); ok {
+					tally.outside++
+					break
+				}
+			}
+		}
+	}
+	pl.Reason = tally.reason(r.Position, p.cfg)
+	return pl
+}
+
+// placeWithin places request ri at the first candidate occurrence that
+// fits, filling pl, and tallies in t why the others did not.
+func (p *placer) placeWithin(ri int, r *LinkRequest, t *rejectTally, pl *Placement) bool {
+	pr := &p.cfg.reqs[ri]
 	// Whole phrases only, whole phrases first, or any occurrence.
 	wholeFirst := (r.WholePhrase || r.WholePhraseFirst) && p.cfg.opts.GoesOn != nil
 	passes := 1
@@ -502,17 +556,17 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 				if ownFirst && !own {
 					m.ownNames = p.cfg.ownNames
 				}
-				h, ok := p.search(&m, r.Position, &tally)
-				tally.fragment += m.fragments
+				h, ok := p.search(&m, r.Position, t)
+				t.fragment += m.fragments
 				if ownFirst && !own && r.InsideOwnNames {
 					// Refusals for the page's own names are the next
 					// step's to report, not this link's.
 					m.inside = 0
 				}
 				if ownFirst && !own && !r.InsideOwnNames {
-					tally.insideOwn += m.inside
+					t.insideOwn += m.inside
 				} else {
-					tally.inside += m.inside
+					t.inside += m.inside
 				}
 				if !ok {
 					continue
@@ -525,32 +579,32 @@ func (p *placer) place(ri int, r *LinkRequest) Placement {
 				pl.Variation = variation == 1
 				pl.Paragraph = p.doc.paras[h.para].index
 				pl.ContentParagraph = p.doc.paras[h.para].content
-				return pl
+				return true
 			}
 		}
 	}
-	if n := r.Position.FirstParagraphs; n > 0 && tally == (rejectTally{}) {
-		// Say whether the anchor is further down, for the LLM fallback's sake.
-		lo := p.contentLimit(n)
-		for ci, a := range pr.anchors {
-			if a != "" {
-				m := newMatcher(p, a, nil)
-				if _, _, ok := m.next(lo, len(p.doc.fold)); ok {
-					tally.outside++
-					break
-				}
-			}
-			if sp := p.cfg.stemsOf(pr, ci); sp != nil {
-				m := newMatcher(p, sp.prefix, sp)
-				if _, _, ok := m.next(lo, len(p.doc.fold)); ok {
-					tally.outside++
-					break
-				}
-			}
+	return false
+}
+
+// firstCountedLink is where, in source bytes, the content's first link
+// that first_link_rule counts starts (links to other sites only with
+// Options.FirstLinkCountsExternal); 0 when it has none. Links of ours
+// and links within the page are not counted.
+func (p *placer) firstCountedLink() int {
+	for i := range p.doc.anchors {
+		l := &p.doc.anchors[i]
+		if l.zone != zoneContent || !l.hasHref || l.hasMarker {
+			continue
+		}
+		href := strings.TrimSpace(l.href)
+		if href == "" || href[0] == '#' || IsFileURL(href) {
+			continue
+		}
+		if p.cfg.opts.FirstLinkCountsExternal || isInternalHref(href, p.cfg.opts.SiteHost) {
+			return l.start
 		}
 	}
-	pl.Reason = tally.reason(r.Position, p.cfg)
-	return pl
+	return 0
 }
 
 // search finds the first occurrence that fits the position and density
@@ -680,6 +734,9 @@ func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	para := &p.doc.paras[h.para]
 	if pos.FirstParagraphs > 0 && para.content > pos.FirstParagraphs {
 		t.outside++
+		return false
+	}
+	if p.endBy > 0 && h.end > p.endBy {
 		return false
 	}
 	if h.start < p.notBefore {

@@ -159,6 +159,33 @@ func TestPlaceUplinkGoesOverTheAuthorsLaterLinkToTheHub(t *testing.T) {
 	}
 }
 
+// The link first_link_rule wants first takes an occurrence of its anchor
+// before the content's first link that the rule counts, even a less
+// preferred candidate or a later paragraph's; links to other sites count
+// only when the policy's rule reads them (silo), and with no occurrence
+// before the first link it goes where it fits, as any link does.
+func TestPlaceFirstLinkGoesBeforeTheWritersFirstLink(t *testing.T) {
+	req := LinkRequest{ID: "up", Href: "/rye/", Anchors: []string{"rye bread", "rye loaves"},
+		Position: Position{FirstParagraphs: 2, First: true}}
+	cited := `<p>Rye loaves are older than <a href="https://en.wikipedia.org/wiki/Rye">the grain trade</a>, and rye bread keeps for a week.</p><p>Second.</p>`
+	silo := Options{SiteHost: "example.com", FirstLinkCountsExternal: true}
+	if out, pl := placeOne(t, cited, req, silo); !pl.Placed || pl.AnchorText != "Rye loaves" ||
+		strings.Index(out, `href="/rye/"`) > strings.Index(out, "wikipedia") {
+		t.Errorf("silo: %+v in %s, want the uplink on %q before the citation", pl, out, "Rye loaves")
+	}
+	if _, pl := placeOne(t, cited, req, Options{SiteHost: "example.com"}); !pl.Placed || pl.AnchorText != "rye bread" {
+		t.Errorf("sag: %+v, want the preferred %q: a citation is no first link there", pl, "rye bread")
+	}
+	sibling := `<p>Proof it as <a href="/starter/">our starter guide</a> says.</p><p>Rye bread rises slowly.</p>`
+	if _, pl := placeOne(t, sibling, req, Options{SiteHost: "example.com"}); !pl.Placed || pl.ContentParagraph != 2 {
+		t.Errorf("only after the writer's link: %+v, want it placed in paragraph 2 all the same", pl)
+	}
+	req.Position.First = false
+	if _, pl := placeOne(t, cited, req, silo); !pl.Placed || pl.AnchorText != "rye bread" {
+		t.Errorf("without First: %+v, want the preferred candidate", pl)
+	}
+}
+
 // An occurrence inside the page's own name reads as the page naming
 // itself: another occurrence of any candidate is taken first, and the own
 // name's only when the text has no other.

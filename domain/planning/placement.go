@@ -27,6 +27,7 @@ func MarkupOptions(st site.Structure, pol policy.Policy, page site.Page) markup.
 		// A menu or footer link to a hub is no uplink: the rules count
 		// in-body links, so only those stop another to the same target.
 		DuplicateTargetsInBodyOnly: true,
+		FirstLinkCountsExternal:    pol.FirstLinkCountsExternal,
 		Language:                   pol.Language,
 	}
 	// GoesOn reads English grammar, where modifiers come before the noun:
@@ -64,7 +65,8 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	}
 	own := ownNamesHeldTo(l, texts)
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
-		Position:    markup.Position{FirstParagraphs: l.FirstParagraphs, After: after},
+		Position: markup.Position{FirstParagraphs: l.FirstParagraphs, After: after,
+			First: l.Mandatory && l.Type == link.TypeVerticalUp},
 		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: notWithin(l, own),
 		NotCutting: distinct(append(slices.Clone(own), othersCut(l)...)), NotOn: othersOn(l),
 		// The author's own link to the hub further down does not stand in
