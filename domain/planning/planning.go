@@ -678,6 +678,7 @@ func (pl *planner) sag() {
 		pl.crossCluster()
 		pl.contextualDown()
 		pl.offerings()
+		pl.termPages()
 	case site.KindTerm:
 		pl.taxonomy()
 	case site.KindSector:
@@ -709,15 +710,26 @@ func (pl *planner) verticalUp() {
 	l.Mandatory = true
 	if !pl.mentions(l) {
 		pl.uncarried[l.ID] = true
-		// A trial's article named its hub only as "vélotaf" and was told
-		// no more than that no candidate was found. A page whose writer
-		// links the hub needs no hint: its own link may be the uplink
-		// (validation reads one in paragraphs 1-2 so), and a health
-		// trial's note told of a name inside another page's while the
-		// writer's link in paragraph 1 passed as the uplink.
-		if name, ok := pl.shortNameOnly(Target{Page: *hub}); ok && !pl.linkedByAuthor(Target{Page: *hub}) {
+	}
+	// A trial's article named its hub only as "vélotaf" and was told no
+	// more than that no candidate was found; a baking trial's, only as
+	// "croissants" in its first paragraphs, though a longer name came
+	// further down. A page whose writer links the hub needs no hint: its
+	// own link may be the uplink (validation reads one in paragraphs 1-2
+	// so), and a health trial's note told of a name inside another
+	// page's while the writer's link in paragraph 1 passed as the uplink.
+	hubTarget := Target{Page: *hub}
+	switch opening := anchors.Normalize(strings.Join(pl.in.Texts[:max(0, min(l.FirstParagraphs, len(pl.in.Texts)))], " ")); {
+	case pl.linkedByAuthor(hubTarget):
+	case !pl.mentions(l):
+		if name, ok := pl.shortNameOnly(hubTarget); ok {
 			pl.note("vertical_up link to hub %s has no anchor in the text: it names the hub only as %q, shorter than the %d words an anchor needs; %s",
 				hub.ID, name, pl.in.Policy.AnchorMinWords, pl.longerPhraseHint(name))
+		}
+	case !pl.mentionsIn(l, opening):
+		if name, ok := pl.shortNameIn(hubTarget, opening); ok {
+			pl.note("vertical_up link to hub %s has no anchor in paragraphs 1-%d: they name the hub only as %q, shorter than the %d words an anchor needs; %s",
+				hub.ID, l.FirstParagraphs, name, pl.in.Policy.AnchorMinWords, pl.longerPhraseHint(name))
 		}
 	}
 	l.Explanation = fmt.Sprintf("vertical_up: every %s of a cluster links to its hub (%s), in paragraph 1–%d; %s",
@@ -1123,6 +1135,42 @@ func (pl *planner) offerings() {
 	}
 }
 
+// termPages links a hub from its text to the term pages of its cluster's
+// attribute values that the text names in words an anchor may take, best
+// score first, with what density leaves after every other link of the
+// hub. A term page lists the hubs of its value (taxonomy) and otherwise
+// has only a breadcrumb's attribute step, which links it from the pages
+// under its path alone: a baking trial's three term pages, at
+// /glossary/..., ended with no inbound link though every hub of their
+// values named them. As for cross-cluster links, sharing the value is what
+// makes one a candidate and the score only orders them: a term page
+// shares one value and few keyword words with a hub, and scores below
+// review_score (35 in the test of it).
+func (pl *planner) termPages() {
+	mine := map[string]bool{}
+	for _, f := range pl.in.Structure.ClusterFacets(pl.cluster) {
+		mine[f] = true
+	}
+	var cands []Target
+	for _, t := range pl.targets {
+		if t.Kind == site.KindTerm && pl.sharesFacet(t, mine) && pl.textNamesWhole(PageNames(t.Page)) {
+			cands = append(cands, t)
+		}
+	}
+	pl.pickScoredFrom(cands, link.TypeTaxonomy, link.ZoneInBody, unlimited,
+		"term page of a value the hub's cluster has, which the hub's text names", 0)
+}
+
+// textNamesWhole is textNames for names of an anchor's length at least.
+func (pl *planner) textNamesWhole(names []string) bool {
+	for _, n := range names {
+		if f := anchors.Normalize(n); len(strings.Fields(f)) >= pl.in.Policy.AnchorMinWords && containsWords(pl.text, f) {
+			return true
+		}
+	}
+	return false
+}
+
 // sectorHubs lists, on a sector page, the hub of every cluster in the
 // sector, as a generated section: the sector links down to its hubs, as
 // the hierarchy Home → Sector → Hub asks. No cap.
@@ -1248,9 +1296,14 @@ func (pl *planner) noteTooShortName(t Target) bool {
 // than an anchor's minimum: what the text names t by when none of its
 // anchors is there.
 func (pl *planner) shortNameOnly(t Target) (string, bool) {
+	return pl.shortNameIn(t, pl.text)
+}
+
+// shortNameIn is shortNameOnly within text (normalised).
+func (pl *planner) shortNameIn(t Target, text string) (string, bool) {
 	for _, name := range append([]string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title}, t.Keywords...) {
 		n := anchors.Normalize(name)
-		if n != "" && len(strings.Fields(n)) < pl.in.Policy.AnchorMinWords && containsWords(pl.text, n) {
+		if n != "" && len(strings.Fields(n)) < pl.in.Policy.AnchorMinWords && containsWords(text, n) {
 			return name, true
 		}
 	}
@@ -1348,14 +1401,14 @@ func (pl *planner) taxonomy() {
 	pl.list(hubs, link.TypeTaxonomy, func(t Target) string {
 		return fmt.Sprintf("taxonomy: a term page lists every hub, and every product and service outside a cluster, with its attribute value (this is a %s)", t.Kind)
 	})
-	// The breadcrumb's attribute step is the one link the planner places to
-	// a term page, and only on the pages of the hubs under its path: no
-	// other link type targets one.
+	// Two links lead to a term page: the breadcrumb's attribute step, on
+	// the pages of the hubs under its path, and a hub's own text naming
+	// it (termPages), which this plan cannot see.
 	under := func(t Target) bool { return t.Kind == site.KindHub && onPath(pl.in.Page.URL, t.URL) }
 	if !slices.ContainsFunc(hubs, under) {
-		pl.note("term page %s gets no link from the pages it lists: the breadcrumb's attribute step links a term page "+
+		pl.note("term page %s is linked by the hubs it lists only where their text names it: the breadcrumb's attribute step links a term page "+
 			"from the pages of the hubs under its path (%s), and no published hub with its value is there; "+
-			"link it from the site's navigation, or publish its hubs under its path", pl.in.Page.ID, pl.in.Page.URL)
+			"name it in their text, link it from the site's navigation, or publish its hubs under its path", pl.in.Page.ID, pl.in.Page.URL)
 	}
 }
 
@@ -1703,9 +1756,14 @@ func (pl *planner) spreadUnnamed(links []link.Link) []link.Link {
 // at the end of a sentence ("our advice on road bikes, written by...") is
 // mentioned; "road bikes" inside "railroad bikes" is not.
 func (pl *planner) mentions(l link.Link) bool {
+	return pl.mentionsIn(l, pl.text)
+}
+
+// mentionsIn is mentions within text (normalised).
+func (pl *planner) mentionsIn(l link.Link, text string) bool {
 	capped := pl.in.AtCap[l.TargetPageID]
 	for _, a := range l.Candidates {
-		if f := anchors.Normalize(a.Text); !capped[f] && containsWords(pl.text, f) {
+		if f := anchors.Normalize(a.Text); !capped[f] && containsWords(text, f) {
 			return true
 		}
 	}

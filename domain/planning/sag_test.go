@@ -1638,14 +1638,15 @@ func TestANaturalPhraseIsOfferedOnlyToTheTargetItNamesBest(t *testing.T) {
 	}
 }
 
-// TestATermPageNoHubIsUnderSaysWhyNothingLinksIt: the breadcrumb's
-// attribute step is a term page's only inbound link, so a term page whose
-// path holds none of its hubs says in a note why it is left unlinked.
+// TestATermPageNoHubIsUnderSaysWhyNothingLinksIt: besides a hub's text
+// naming it, the breadcrumb's attribute step is a term page's only
+// inbound link, so a term page whose path holds none of its hubs says in
+// a note what links it.
 func TestATermPageNoHubIsUnderSaysWhyNothingLinksIt(t *testing.T) {
 	unlinked := func(p Plan) []string {
 		var out []string
 		for _, n := range p.Notes {
-			if strings.Contains(n, "gets no link") {
+			if strings.Contains(n, "only where their text names it") {
 				out = append(out, n)
 			}
 		}
@@ -1676,6 +1677,31 @@ func TestATermPageNoHubIsUnderSaysWhyNothingLinksIt(t *testing.T) {
 	if got := unlinked(planOf(t, Input{Structure: testSite(boots, sandals), Policy: sagPolicy(t), Page: onPath,
 		Targets: asTargets(0, desertHub), WordCount: 300})); len(got) != 1 {
 		t.Errorf("notes %q, want one: the only hub under /hiking/ has no mountain value", got)
+	}
+}
+
+// A hub links from its text the term pages of its cluster's values that
+// the text names in an anchor's words, after its other links: not one of
+// another value, nor one it names only in a word shorter than an anchor.
+func TestAHubLinksTheTermPagesOfItsValuesThatItsTextNames(t *testing.T) {
+	boots := bootsCluster() // terrain=mountain, season=winter
+	hub := hubOf(boots)
+	hub.HTML = `<h1>Hiking boots</h1>
+<p>Mountain terrain wears a sole down faster than any forest path, so check the lugs every season.</p>
+<p>Desert terrain is another story, and so is winter, when a boot needs room for thick socks.</p>`
+	mountain := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
+	mountain.URL = "/glossary/mountain-terrain/"
+	desert := termPage("term-desert", "Desert Terrain", "terrain=desert")
+	winter := termPage("term-winter", "Winter", "season=winter")
+	in := Input{Structure: testSite(boots, sandalsCluster()), Policy: sagPolicy(t), Page: hub, Hub: &hub,
+		Targets: asTargets(0, mountain, desert, winter), Texts: markup.ParagraphTexts([]byte(hub.HTML)), WordCount: 600}
+	plan := planOf(t, in)
+	got := linksOf(plan, link.TypeTaxonomy, link.ZoneInBody)
+	if ids := targetIDs(got); !reflect.DeepEqual(ids, []string{"term-mountain"}) {
+		t.Fatalf("in-body taxonomy links %v (notes %q), want [term-mountain]: the desert page is of another value, and winter is named in one word", ids, plan.Notes)
+	}
+	if got[0].Status != link.StatusPlanned || !strings.Contains(got[0].Explanation, "term page of a value the hub's cluster has") {
+		t.Errorf("link %+v, want it planned with its reason", got[0])
 	}
 }
 
@@ -2342,6 +2368,16 @@ func TestAnArticleNamingItsHubInOneWordIsToldWhyItsUplinkHasNoAnchor(t *testing.
 	want := `vertical_up link to hub hub-commute has no anchor in the text: it names the hub only as "commuting", shorter than the 2 words an anchor needs; a phrase such as "our commuting guide" would carry the link`
 	if !slices.Contains(plan.Notes, want) {
 		t.Errorf("notes %q, want %q", plan.Notes, want)
+	}
+	// A baking trial's article said "croissants" in its opening and the
+	// hub's longer name only further down, where no uplink may go: the
+	// note names the opening's short name all the same.
+	later := append(slices.Clone(texts), "Third.", "Our bike commuting tips come next.")
+	plan = planOf(t, Input{Structure: testSite(commute), Policy: sagPolicy(t), Page: page, Hub: &hub,
+		Targets: []Target{{Page: hub}}, Texts: later, WordCount: 600})
+	want = `vertical_up link to hub hub-commute has no anchor in paragraphs 1-2: they name the hub only as "commuting", shorter than the 2 words an anchor needs; a phrase such as "our commuting guide" would carry the link`
+	if !slices.Contains(plan.Notes, want) {
+		t.Errorf("with the keyword in paragraph 4: notes %q, want %q", plan.Notes, want)
 	}
 	// A writer who links the hub needs no such hint: that link may be the
 	// uplink (a health trial's note contradicted the verdict so).
