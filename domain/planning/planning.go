@@ -1110,10 +1110,7 @@ func (pl *planner) adoptedOfferings() {
 func (pl *planner) offerings() {
 	var cands []Target
 	var offTopic []string
-	mine := map[string]bool{}
-	for _, f := range pl.in.Structure.ClusterFacets(pl.cluster) {
-		mine[f] = true
-	}
+	mine := pl.clusterFacetSet()
 	topic, _ := pl.hubTopic(pl.in.Page)
 	for _, t := range pl.targets {
 		if t.ClusterID == pl.in.Page.ClusterID || (t.Kind != site.KindProduct && t.Kind != site.KindService) || !pl.sharesFacet(t, mine) {
@@ -1135,6 +1132,15 @@ func (pl *planner) offerings() {
 	}
 }
 
+// clusterFacetSet is the set of the page's cluster's attribute values.
+func (pl *planner) clusterFacetSet() map[string]bool {
+	mine := map[string]bool{}
+	for _, f := range pl.in.Structure.ClusterFacets(pl.cluster) {
+		mine[f] = true
+	}
+	return mine
+}
+
 // termPages links a hub from its text to the term pages of its cluster's
 // attribute values that the text names in words an anchor may take, best
 // score first, with what density leaves after every other link of the
@@ -1147,10 +1153,7 @@ func (pl *planner) offerings() {
 // shares one value and few keyword words with a hub, and scores below
 // review_score (35 in the test of it).
 func (pl *planner) termPages() {
-	mine := map[string]bool{}
-	for _, f := range pl.in.Structure.ClusterFacets(pl.cluster) {
-		mine[f] = true
-	}
+	mine := pl.clusterFacetSet()
 	var cands []Target
 	for _, t := range pl.targets {
 		if t.Kind == site.KindTerm && pl.sharesFacet(t, mine) && pl.textNamesWhole(PageNames(t.Page)) {
@@ -1342,10 +1345,7 @@ func (pl *planner) contextualDown() {
 // crossCluster is SAG link type 4: up to max_cross_cluster_per_hub hubs
 // of other clusters that share an attribute value with this one.
 func (pl *planner) crossCluster() {
-	mine := map[string]bool{}
-	for _, f := range pl.in.Structure.ClusterFacets(pl.cluster) {
-		mine[f] = true
-	}
+	mine := pl.clusterFacetSet()
 	var cands []Target
 	for _, t := range pl.targets {
 		if t.Kind != site.KindHub || t.ClusterID == pl.in.Page.ClusterID {
