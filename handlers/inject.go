@@ -120,8 +120,7 @@ func (p *Pipeline) storeLinkedHTML(ctx context.Context, tx *store.Tx, st planSta
 // kept answers (rw; nil with the LLM off), then writes its generated
 // blocks. ask is an answer the fallback needs first, when rw may ask.
 func linkHTML(st planStage, links []link.Link, usage map[string]map[string]int, capOf planning.AnchorCap, rw *rewrites) (html []byte, ask *fallbackAsk, err error) {
-	opts := markupOptions(st.site, st.page.Page)
-	opts.OwnNames = planning.PageNames(st.page.Page)
+	opts := planning.PlanOptions(st.site.structure, st.site.policy, st.page.Page)
 	html, err = placeInBody([]byte(st.page.HTML), links, usage, capOf, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: place links in page %s: %v", ErrPermanent, st.page.ID, err)

@@ -40,6 +40,18 @@ func MarkupOptions(st site.Structure, pol policy.Policy, page site.Page) markup.
 	return opts
 }
 
+// PlanOptions are MarkupOptions with the page's own names
+// (markup.Options.OwnNames): the inject stage places a plan's links with
+// them, and the planner's trial placement reads the text alike. A home
+// page whose keyword "heating engineer" held the text's "heating
+// engineers" had a sector link planned there, which the inject stage then
+// refused, and a hub its text named was left out of its budget.
+func PlanOptions(st site.Structure, pol policy.Policy, page site.Page) markup.Options {
+	opts := MarkupOptions(st, pol, page)
+	opts.OwnNames = PageNames(page)
+	return opts
+}
+
 // ParagraphLimits are the most links one paragraph of a page of kind k
 // may hold and the fewest words between two of them (0: no minimum). The
 // home page has none: it is the site's table of contents and names its
@@ -252,7 +264,7 @@ func (pl *planner) placeable(candidates []link.Link, named []bool) map[string]ma
 	}
 	_, placements, err := PlaceHoldingBack([]byte(pl.in.Page.HTML), reqs, func(k int, placed string) bool {
 		return pl.in.AtCap[trial[k].TargetPageID][placed]
-	}, MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page))
+	}, PlanOptions(pl.in.Structure, pl.in.Policy, pl.in.Page))
 	if err != nil {
 		// The inject stage will refuse the page with this error; the plan
 		// keeps the order the text's mentions give.
@@ -325,7 +337,7 @@ func (pl *planner) namedInflected(links []link.Link) map[string]bool {
 		return nil
 	}
 	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs,
-		Unbounded(MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page)))
+		Unbounded(PlanOptions(pl.in.Structure, pl.in.Policy, pl.in.Page)))
 	if err != nil {
 		return nil // the inject stage refuses the page with the error
 	}
@@ -365,7 +377,7 @@ func (pl *planner) namedInflectedAtCap(links []link.Link, inflected map[string]b
 		return nil
 	}
 	_, placements, err := markup.Place([]byte(pl.in.Page.HTML), reqs,
-		Unbounded(MarkupOptions(pl.in.Structure, pl.in.Policy, pl.in.Page)))
+		Unbounded(PlanOptions(pl.in.Structure, pl.in.Policy, pl.in.Page)))
 	if err != nil {
 		return nil
 	}

@@ -575,3 +575,37 @@ func TestASiloParentListsAChildItsTextHasNoRoomFor(t *testing.T) {
 		t.Errorf("children's zones %v, want all 3 linked: those the text carries in it, the rest listed", zones)
 	}
 }
+
+// The planner's trial placement reads the page's own names as the inject
+// stage does (PlanOptions): a home page whose keyword "trail guide" holds
+// the text's only "trail guides" does not spend its budget of 5 on the
+// sector named so, which the inject stage would refuse there, and links
+// the five hubs its text names instead. A trial's home page left a hub
+// out so.
+func TestTheHomePageSpendsNoBudgetOnANameOnlyItsOwnNamesHold(t *testing.T) {
+	names := []string{"hiking boots", "hiking jackets", "hiking sandals", "trekking poles", "camp stoves"}
+	var clusters []site.Cluster
+	var targets []Target
+	text := "Our trail guides walk every route first."
+	for i, n := range names {
+		c := testCluster(fmt.Sprintf("c%d", i), n, n)
+		clusters = append(clusters, c)
+		targets = append(targets, Target{Page: hubOf(c)})
+		text += " We test " + n + " on it."
+	}
+	st := testSite(clusters...)
+	targets = append(targets, Target{Page: site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking",
+		Kind: site.KindSector, SectorID: "hiking", PrimaryKeyword: "trail guide", PublishedAt: testNow}})
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PrimaryKeyword: "outdoor shop",
+		Keywords: []string{"trail guide"}, PublishedAt: testNow, HTML: "<p>" + text + "</p>"}
+	in, err := NewInput(st, siloPolicy(t), home, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := planOf(t, in)
+	got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody))
+	slices.Sort(got)
+	if want := []string{"hub-c0", "hub-c1", "hub-c2", "hub-c3", "hub-c4"}; !slices.Equal(got, want) {
+		t.Errorf("the home page links %v (notes %q), want the five hubs its text names", got, plan.Notes)
+	}
+}
