@@ -50,6 +50,12 @@ type name struct {
 	// content words ("high-rate debt", "central Cyclades") may still lack
 	// what it names.
 	loose bool
+	// verb is the stem of the verb a name opens on before its object
+	// ("Charging an Electric Car When You Live in a Flat", "clean a camera
+	// lens"), "" for none: the name is an activity, and a phrase naming
+	// its object alone ("electric car", "camera lens") names the object,
+	// not the page, unless it holds the verb too.
+	verb string
 }
 
 // newProfile reads a target's names; title is the one of them that is
@@ -111,6 +117,13 @@ func newProfile(names []string, title, language string) profile {
 				// nothing, "grow" being a listed verb.
 				rt[0].verb, rt[0].start, rt[0].final = false, true, true
 				rt[0].parts = comparedStems(rt[0])
+			}
+			if len(toks) == 0 && len(rt) > 1 && rt[0].verb && contentWord(rt[0]) {
+				// A home-services trial's hub linked its article "Charging an
+				// Electric Car When You Live in a Flat" on "[electric car]",
+				// and a photography trial's "Cleaning a [camera lens]" went to
+				// the article whose keyword is "clean a camera lens".
+				n.verb = rt[0].stem
 			}
 			if n := len(rt); n > 1 && rt[n-1].verb && rt[n-1].plur && (rt[n-1].lex == cVerb || rt[n-1].lex == cAmbig) && contentWord(rt[n-2]) && !rt[n-2].verb {
 				// A name is a noun phrase: a plural that ends one after a
@@ -297,7 +310,7 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 	for _, n := range pr.names {
 		phrase, ok := n.heads[head]
 		if !ok || contrasts(np, ws, phrase, n.modifiers[head], n.elsewhere[head]) || compoundsApart(np, n.modifiers[head], pr.all) ||
-			pr.lacksProperName(n, ws) {
+			pr.lacksProperName(n, ws) || n.verb != "" && !ws[n.verb] {
 			continue
 		}
 		if count(phrase) >= 2 || !n.loose && count(n.words) == len(n.words) {

@@ -461,6 +461,15 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"daily routines"}}, nil},
 		{"a gerund modifier after another verb still names a kind", "Buy hiking boots that fit.",
 			Target{PrimaryKeywords: []string{"boots"}}, []string{"hiking boots"}},
+		// a home-services trial and a photography trial: a name that opens
+		// on a verb and its object is the activity, which its object alone
+		// does not name
+		{"the object of a title's opening gerund", "An electric car is only as convenient as the place you charge it.",
+			Target{PrimaryKeywords: []string{"EV charging for flats"}, Title: "Charging an Electric Car When You Live in a Flat"}, nil},
+		{"the object of a keyword's opening verb", "Cleaning a camera lens takes two minutes and a soft cloth.",
+			Target{PrimaryKeywords: []string{"clean a camera lens"}}, nil},
+		{"the object with the verb still names the activity", "Our electric car charging checklist covers the cable.",
+			Target{PrimaryKeywords: []string{"EV charging for flats"}, Title: "Charging an Electric Car When You Live in a Flat"}, []string{"electric car charging checklist"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := sag(t)
