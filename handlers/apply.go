@@ -153,10 +153,11 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 		// next one (an API client trial). Its fixes are checked on the live
 		// HTML as any page's are, then kept where plans start from:
 		// decisions, and the author's own links edited in its base HTML.
-		plannedVersion, planned, _, err := tx.PlannedVersion(ctx, job.SiteID, pageID)
+		stored, err := tx.PlannedVersion(ctx, job.SiteID, pageID)
 		if err != nil {
 			return err
 		}
+		plannedVersion, planned := stored.Version, stored.Planned
 		var base []byte
 		var decisions []store.LinkDecision
 		if planned {

@@ -24,18 +24,13 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 		if err != nil {
 			return badInput("page %s: read links: %v", page.ID, err)
 		}
-		before, planned, known, err := tx.PlannedVersion(ctx, page.SiteID, page.ID)
+		stored, err := tx.PlannedVersion(ctx, page.SiteID, page.ID)
 		if err != nil {
 			return err
 		}
+		before, planned, known := stored.Version, stored.Planned, stored.Found
 		if known && page.Version >= before {
-			stored, found, err := tx.PageNames(ctx, page.SiteID, page.ID)
-			if err != nil {
-				return err
-			}
-			if found {
-				page = page.KeepingNamesOf(stored)
-			}
+			page = page.KeepingNamesOf(stored.Names)
 		}
 		if known && page.Version < before {
 			applied, err := tx.RecordLive(ctx, page.SiteID, page.ID, page.Version, page.HTML)

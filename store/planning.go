@@ -834,39 +834,42 @@ func snapshotLinksLive(ctx context.Context, queryRow func(context.Context, strin
 	return nil
 }
 
-// PlannedVersion locks the page and reports the version it is at and
-// whether interlinker planned that version; found is false for a page not
-// seen before.
-func (t *Tx) PlannedVersion(ctx context.Context, siteID, pageID string) (version int64, planned, found bool, err error) {
-	err = t.queryRow(ctx, `SELECT version, plan_id <> '' AND state <> 'deleted' FROM pages
-		WHERE site_id = $1 AND id = $2 FOR UPDATE`, siteID, pageID).Scan(&version, &planned)
-	if err == pgx.ErrNoRows {
-		return 0, false, false, nil
-	}
-	if err != nil {
-		return 0, false, false, fmt.Errorf("read planned version of page %s: %w", pageID, err)
-	}
-	return version, planned, true, nil
+// PlannedPage is what PlannedVersion reads of a page.
+type PlannedPage struct {
+	Version int64
+	Planned bool // interlinker planned Version
+	Found   bool // false for a page not seen before
+	// Names are the names the store holds of a live page (site.Page's
+	// PrimaryKeyword, Keywords, Labels, Attributes, Priority and
+	// PublishedAt), for site.Page.KeepingNamesOf; zero for a deleted one.
+	Names site.Page
 }
 
-// PageNames reads the names the store holds of a page (site.Page's
-// PrimaryKeyword, Keywords, Labels, Attributes, Priority and PublishedAt)
-// for site.Page.KeepingNamesOf; found is false for a page it does not hold.
-func (t *Tx) PageNames(ctx context.Context, siteID, pageID string) (names site.Page, found bool, err error) {
+// PlannedVersion locks the page and reads the version it is at, whether
+// interlinker planned that version and the names it holds of it.
+func (t *Tx) PlannedVersion(ctx context.Context, siteID, pageID string) (PlannedPage, error) {
+	var pp PlannedPage
+	var deleted bool
 	var publishedAt *time.Time
-	err = t.queryRow(ctx, `SELECT primary_keyword, keywords, labels, attributes, priority, published_at
-		FROM pages WHERE site_id = $1 AND id = $2 AND state <> 'deleted'`, siteID, pageID).
-		Scan(&names.PrimaryKeyword, &names.Keywords, &names.Labels, &names.Attributes, &names.Priority, &publishedAt)
-	if err == pgx.ErrNoRows {
-		return site.Page{}, false, nil
+	n := &pp.Names
+	err := t.queryRow(ctx, `SELECT version, plan_id <> '' AND state <> 'deleted', state = 'deleted',
+			primary_keyword, keywords, labels, attributes, priority, published_at
+		FROM pages WHERE site_id = $1 AND id = $2 FOR UPDATE`, siteID, pageID).
+		Scan(&pp.Version, &pp.Planned, &deleted, &n.PrimaryKeyword, &n.Keywords, &n.Labels, &n.Attributes, &n.Priority, &publishedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return PlannedPage{}, nil
 	}
 	if err != nil {
-		return site.Page{}, false, fmt.Errorf("read the names of page %s: %w", pageID, err)
+		return PlannedPage{}, fmt.Errorf("read planned version of page %s: %w", pageID, err)
 	}
-	if publishedAt != nil {
-		names.PublishedAt = *publishedAt
+	pp.Found = true
+	switch {
+	case deleted:
+		pp.Names = site.Page{}
+	case publishedAt != nil:
+		n.PublishedAt = *publishedAt
 	}
-	return names, true, nil
+	return pp, nil
 }
 
 // BaseHTML reads the HTML plans start from: the page as its producer
