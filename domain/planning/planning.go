@@ -719,14 +719,23 @@ func (pl *planner) verticalUp() {
 	// so), and a health trial's note told of a name inside another
 	// page's while the writer's link in paragraph 1 passed as the uplink.
 	hubTarget := Target{Page: *hub}
-	switch opening := anchors.Normalize(strings.Join(pl.in.Texts[:max(0, min(l.FirstParagraphs, len(pl.in.Texts)))], " ")); {
+	switch {
 	case pl.linkedByAuthor(hubTarget):
 	case !pl.mentions(l):
 		if name, ok := pl.shortNameOnly(hubTarget); ok {
 			pl.note("vertical_up link to hub %s has no anchor in the text: it names the hub only as %q, shorter than the %d words an anchor needs; %s",
 				hub.ID, name, pl.in.Policy.AnchorMinWords, pl.longerPhraseHint(name))
 		}
-	case !pl.mentionsIn(l, opening):
+	default:
+		// The opening paragraphs are read apart only for a hub the text
+		// names somewhere in fewer words than an anchor's: few hubs are.
+		if _, ok := pl.shortNameOnly(hubTarget); !ok {
+			break
+		}
+		opening := anchors.Normalize(strings.Join(pl.in.Texts[:max(0, min(l.FirstParagraphs, len(pl.in.Texts)))], " "))
+		if pl.mentionsIn(l, opening) {
+			break
+		}
 		if name, ok := pl.shortNameIn(hubTarget, opening); ok {
 			pl.note("vertical_up link to hub %s has no anchor in paragraphs 1-%d: they name the hub only as %q, shorter than the %d words an anchor needs; %s",
 				hub.ID, l.FirstParagraphs, name, pl.in.Policy.AnchorMinWords, pl.longerPhraseHint(name))
