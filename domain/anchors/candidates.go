@@ -202,9 +202,18 @@ func (t Target) names() []string {
 // nameTitle is the title as names gives it. A subtitle's words do not
 // name the page: "race day" of "Marathon Training: Long Runs and Race
 // Day" is one of its topics, and "the right pair" of "Running Shoes: How
-// to Choose the Right Pair" is any pair of anything.
+// to Choose the Right Pair" is any pair of anything. Nor does a question
+// clause joined to it in another language than English
+// (JoinedQuestionCut), as the title's anchor candidate is cut: a French
+// trial's hub linked "[réduire ses dépenses] courantes" to the article
+// "Réduire ses dépenses courantes et comment tenir dans la durée", its
+// keyword inside the name the text gave it whole.
 func (t Target) nameTitle() string {
-	if short := ShortTitle(t.Title); short != "" {
+	short := ShortTitle(t.Title)
+	if cut := JoinedQuestionCut(cmp.Or(short, t.Title), t.Language); cut != "" {
+		return cut
+	}
+	if short != "" {
 		return short
 	}
 	return t.Title

@@ -299,3 +299,32 @@ func TestAGermanNounIsNotFoundInAVerbOfItsRootNorInHalfACompound(t *testing.T) {
 		}
 	}
 }
+
+// A French trial's hub said "réduire ses dépenses courantes" of the
+// article "Réduire ses dépenses courantes et comment tenir dans la
+// durée" (keywords "réduire ses dépenses" and "dépenses courantes") and
+// was linked on the first, cutting the name the text gave whole: the
+// title cut before its joined question clause is one of the page's names
+// (JoinedQuestionCut), which its keywords are not cut from.
+func TestATitleCutBeforeItsJoinedQuestionIsANameItsKeywordIsNotCutFrom(t *testing.T) {
+	budget := bootsCluster()
+	hub := hubOf(budget)
+	article := articleIn(budget, "reduire", "Réduire ses dépenses courantes et comment tenir dans la durée")
+	article.PrimaryKeyword, article.Keywords = "réduire ses dépenses", []string{"dépenses courantes"}
+	text := "Enfin, réduire ses dépenses courantes de quelques dizaines d'euros par mois suffit souvent à financer une épargne de précaution."
+	hub.HTML = "<p>" + text + "</p>\n"
+	pol := languagePolicy(t, "french")
+	in := Input{Structure: testSite(budget), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: article}}, Texts: []string{text}, WordCount: 600}
+	plan := planOf(t, in)
+	down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
+	if len(down) != 1 {
+		t.Fatalf("the hub plans %v in its body, want its article; notes %q", targetIDs(down), plan.Notes)
+	}
+	_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := placements[0]; !p.Placed || p.AnchorText != "réduire ses dépenses courantes" {
+		t.Errorf("placement %+v, want the link on \"réduire ses dépenses courantes\"", p)
+	}
+}
