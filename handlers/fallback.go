@@ -163,7 +163,7 @@ func placeByFallback(html []byte, st planStage, links []link.Link, usage map[str
 			continue
 		}
 		req := llm.RewriteRequest{ParagraphHTML: string(html[para.Start:para.End]), Anchor: anchor, TargetURL: l.TargetURL,
-			PageTitle: st.page.Title, TargetTitle: targetTitle(*l)}
+			PageTitle: st.page.Title, TargetTitle: st.targetTitle(*l)}
 		key := rewriteKey(rw.model, req)
 		kept, found, err := rw.lookup(key)
 		if err != nil {
@@ -280,8 +280,21 @@ func fallbackAnchor(l link.Link, usage map[string]map[string]int, capOf planning
 	return "", false
 }
 
-// targetTitle is the title the model is told the target has: the link's
-// page-title candidate, else its first.
+// targetTitle is the target's title as its page gives it, which the
+// README says the model is told: a trial's model was told "monthly
+// budget" of the hub "Budgeting: Build a Monthly Budget That Lasts", the
+// link's first candidate, when the exact-anchor cap or the anchor length
+// had left out its title's. A target the stage did not read (the page
+// is gone, say) is given its link's title candidate.
+func (st planStage) targetTitle(l link.Link) string {
+	if t, ok := st.targets[l.TargetPageID]; ok && t.Title != "" {
+		return t.Title
+	}
+	return targetTitle(l)
+}
+
+// targetTitle is the title a link tells of its target: its page-title
+// candidate, else its first.
 func targetTitle(l link.Link) string {
 	for _, c := range l.Candidates {
 		if c.Type == link.AnchorPageTitle {

@@ -51,3 +51,30 @@ func TestTheLLMFallbackLeavesOutATargetRelatedReadingLists(t *testing.T) {
 		t.Errorf("in-body link to a target Related Reading lists: %s %q, want it left planned with reason %q", l.Status, l.Reason, want)
 	}
 }
+
+// The model is told the target's title, as the README says: a trial's
+// model was told "monthly budget" of a hub titled "Budgeting: A Practical
+// Guide…", the link's first candidate, its title's having been refused.
+func TestTheLLMFallbackTellsTheModelTheTargetsTitle(t *testing.T) {
+	sc := sagSiteContext(t)
+	page := site.Page{SiteID: "s", ID: "page", URL: "/boots/fit/", Kind: site.KindSupporting, Version: 1}
+	insoles := planning.Target{Page: site.Page{SiteID: "s", ID: "insoles", URL: "/boots/insoles/", Title: "Insoles: What a Boot Leaves Out", Kind: site.KindSupporting}}
+	st := planStage{page: store.PageRecord{Page: page}, site: sc, targets: map[string]planning.Target{"insoles": insoles}}
+	html := []byte("<p>" + strings.Repeat("Socks, laces and insoles all change how a boot sits on the foot. ", 12) + "</p>\n")
+	links := []link.Link{{ID: "to-insoles", TargetPageID: "insoles", TargetURL: "/boots/insoles/", Type: link.TypeHorizontal,
+		Zone: link.ZoneInBody, Status: link.StatusPlanned, Reason: "no candidate anchor found in the text; " + awaitsFallback,
+		Candidates: []link.Anchor{{Text: "boot insoles", Type: link.AnchorPrimaryKeyword}}}}
+	rw := &rewrites{model: "test-model", ask: true, callsLeft: 4,
+		lookup: func([]byte) (store.Answer, bool, error) { return store.Answer{}, false, nil }}
+
+	_, ask, err := placeByFallback(html, st, links, nil, planning.AnchorCap{MaxExact: 3}, rw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ask == nil {
+		t.Fatalf("the fallback asks nothing; link reason %q", links[0].Reason)
+	}
+	if got, want := ask.req.TargetTitle, "Insoles: What a Boot Leaves Out"; got != want {
+		t.Errorf("the model is told target_title %q, want the target's title %q", got, want)
+	}
+}

@@ -30,7 +30,7 @@ func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 	rw := p.newRewrites()
 	for {
 		var ask *fallbackAsk
-		err := p.onCurrentPlan(ctx, ConsumerInjector, ev, false, func(tx *store.Tx, st planStage) error {
+		err := p.onCurrentPlan(ctx, ConsumerInjector, ev, true, func(tx *store.Tx, st planStage) error {
 			var err error
 			if ask, err = p.inject(ctx, tx, ev, st, rw); err != nil {
 				return err

@@ -208,6 +208,11 @@ func TestEveryBadAnswerOfTheModelIsRefusedWithItsReasonAndGoodOnesArePlaced(t *t
 		if strings.Contains(r.UserRaw, "sk-test-secret") || r.Authorization != "Bearer sk-test-secret" {
 			t.Errorf("request %d: the key went where it should not, or not where it should", r.Call)
 		}
+		// The model is told the target's title, as the README says, not
+		// one of the link's anchor candidates.
+		if r.Kind == llmtest.KindRewrite && r.User.TargetTitle != "Boots-hub" {
+			t.Errorf("request %d: target_title %q, want the hub's title %q", r.Call, r.User.TargetTitle, "Boots-hub")
+		}
 	}
 
 	// A re-plan, and the same page again as a new version, pay for no
