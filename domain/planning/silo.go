@@ -111,14 +111,38 @@ func (pl *planner) siloFlat() {
 			"and is linked by, no page; give it labels it shares, a cluster_id, or a link added by hand",
 			pl.in.Policy.LabelOverlapMin, len(pl.in.Page.Labels))
 	}
-	for _, l := range pl.siloLinks(related, link.TypeRelated, func(s siloScored) string {
+	links := pl.siloLinks(related, link.TypeRelated, func(s siloScored) string {
 		return fmt.Sprintf("shares %d labels (at least %d needed)", s.overlap, pl.in.Policy.LabelOverlapMin)
-	}) {
+	})
+	for _, l := range links {
 		if pl.budget <= 0 {
 			break
 		}
 		pl.addSilo(l)
 	}
+	pl.noteFlatLinksUncarried(links)
+}
+
+// noteFlatLinksUncarried says, of a page outside clusters whose text names
+// none of the pages it is related to, that its links wait for the LLM
+// fallback and that those pages alone may link it: a French trial's
+// product and term page, related to each other only, ended orphans
+// without a word.
+func (pl *planner) noteFlatLinksUncarried(links []link.Link) {
+	kind := pl.in.Page.Kind
+	if len(links) == 0 || pl.in.Page.HTML == "" || kind == site.KindHome || kind == site.KindSector {
+		return
+	}
+	ids := make([]string, 0, len(links))
+	for _, l := range links {
+		if !pl.uncarried[l.ID] {
+			return
+		}
+		ids = append(ids, l.TargetPageID)
+	}
+	pl.note("its text names none of the pages outside the clusters it shares %d or more labels with (%s): its links to them wait for the LLM fallback, "+
+		"and under silo only they may link to it, where their text names it; name them in its text, or link it from the site's navigation",
+		pl.in.Policy.LabelOverlapMin, strings.Join(ids, ", "))
 }
 
 // siloAllows reports whether the silo planner would ever link the page to

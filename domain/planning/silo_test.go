@@ -609,3 +609,34 @@ func TestTheHomePageSpendsNoBudgetOnANameOnlyItsOwnNamesHold(t *testing.T) {
 		t.Errorf("the home page links %v (notes %q), want the five hubs its text names", got, plan.Notes)
 	}
 }
+
+// A French trial's product and term page, outside clusters and related to
+// each other only, named neither in their text and ended orphans without a
+// word: a page whose text names none of its related pages says so.
+func TestAFlatPageWhoseTextNamesNoneOfItsRelatedPagesSaysSoInANote(t *testing.T) {
+	noted := func(p Plan) bool {
+		return slices.ContainsFunc(p.Notes, func(n string) bool {
+			return strings.Contains(n, "its text names none of the pages outside the clusters") && strings.Contains(n, "f-three, f-two")
+		})
+	}
+	page := flatPage("src", theLabels...)
+	text := "Our winter range is built for cold mornings and long walks on wet ground."
+	page.HTML = "<p>" + text + "</p>\n"
+	targets := []Target{
+		{Page: flatPage("f-three", "boots", "waterproof", "leather", "summer")},
+		{Page: flatPage("f-two", "Boots", "winter", "sandals")},
+	}
+	in := siloInput(t, page, nil, targets...)
+	in.Texts = []string{text}
+	if plan := planOf(t, in); !noted(plan) {
+		t.Errorf("notes %q, want one saying its text names none of f-three, f-two", plan.Notes)
+	}
+	// Naming one of them is enough to say nothing.
+	text = "Our winter range sits beside the Collection Of f-two for cold mornings and long walks on wet ground."
+	page.HTML = "<p>" + text + "</p>\n"
+	in = siloInput(t, page, nil, targets...)
+	in.Texts = []string{text}
+	if plan := planOf(t, in); noted(plan) {
+		t.Errorf("notes %q for a page whose text names f-two", plan.Notes)
+	}
+}
