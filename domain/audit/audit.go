@@ -1148,7 +1148,7 @@ func (a *Auditor) clusterHealth(c site.Cluster, t clusterTally, termsOf map[stri
 		h.Score += pointsTermsLinkHub
 	case terms == 0:
 		h.Score += pointsTermsLinkHub
-		h.Issues = append(h.Issues, "no term page carries the cluster's values (nothing to link the hub)")
+		h.Issues = append(h.Issues, "no live term page carries the cluster's values (nothing to link the hub)")
 	case linking == terms:
 		h.Score += pointsTermsLinkHub
 	default:

@@ -195,7 +195,7 @@ func TestAClusterWithoutTermPagesKeepsTheTermPoints(t *testing.T) {
 	h := r.Clusters["c"]
 	// No link either way 0, no articles 25, no other hub 0, no term page
 	// 15, nothing broken 10, under its density 0.
-	if h.Score != 50 || !slices.Contains(h.Issues, "no term page carries the cluster's values (nothing to link the hub)") {
+	if h.Score != 50 || !slices.Contains(h.Issues, "no live term page carries the cluster's values (nothing to link the hub)") {
 		t.Errorf("%+v, want 50 with the term factor met and noted", h)
 	}
 }
