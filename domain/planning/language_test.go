@@ -150,24 +150,10 @@ func TestACrumbOfANonEnglishSiteIsItsTitleCutAtASubtitleOrItsOpeningKeyword(t *t
 // with its article as a longer name. A name's opening article in the
 // site's language is no part of the name.
 func TestASpanishTitleOpeningOnItsArticleDoesNotHoldItsOwnKeywordBack(t *testing.T) {
-	boots := bootsCluster()
-	hub := hubOf(boots)
-	path := articleIn(boots, "cami", "El Camí de Cavalls: recorrer Menorca a pie por la costa")
+	path := articleIn(bootsCluster(), "cami", "El Camí de Cavalls: recorrer Menorca a pie por la costa")
 	path.PrimaryKeyword = "Camí de Cavalls"
-	text := "La isla se recorre entera por el Camí de Cavalls, el antiguo camino de ronda que une sus calas."
-	hub.HTML = "<p>" + text + "</p>\n"
-	pol := languagePolicy(t, "spanish")
-	in := Input{Structure: testSite(boots), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: path}}, Texts: []string{text}, WordCount: 600}
-	plan := planOf(t, in)
-	down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
-	if len(down) != 1 {
-		t.Fatalf("the hub plans %v in its body, want its article; notes %q", targetIDs(down), plan.Notes)
-	}
-	_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := placements[0]; !p.Placed || p.AnchorText != "Camí de Cavalls" {
+	p := placeHubsLinkTo(t, "spanish", path, "La isla se recorre entera por el Camí de Cavalls, el antiguo camino de ronda que une sus calas.")
+	if !p.Placed || p.AnchorText != "Camí de Cavalls" {
 		t.Errorf("placement %+v, want the link on \"Camí de Cavalls\"", p)
 	}
 }
@@ -221,17 +207,25 @@ func TestATitleOpeningOnItsArticleInGermanOrItalianDoesNotHoldItsKeywordBack(t *
 // places it as the inject stage would.
 func placeHubsLinkToItsArticle(t *testing.T, lang, title, keyword, text string) markup.Placement {
 	t.Helper()
+	article := articleIn(bootsCluster(), "article", title)
+	article.PrimaryKeyword = keyword
+	return placeHubsLinkTo(t, lang, article, text)
+}
+
+// placeHubsLinkTo plans a hub whose one paragraph is text for its one
+// article, requires one in-body link to it and places it as the inject
+// stage would.
+func placeHubsLinkTo(t *testing.T, lang string, article site.Page, text string) markup.Placement {
+	t.Helper()
 	boots := bootsCluster()
 	hub := hubOf(boots)
-	article := articleIn(boots, "article", title)
-	article.PrimaryKeyword = keyword
 	hub.HTML = "<p>" + text + "</p>\n"
 	pol := languagePolicy(t, lang)
 	in := Input{Structure: testSite(boots), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: article}}, Texts: []string{text}, WordCount: 600}
 	plan := planOf(t, in)
 	down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
 	if len(down) != 1 {
-		t.Fatalf("%s, %q: the hub plans %v in its body, want its article; notes %q", lang, keyword, targetIDs(down), plan.Notes)
+		t.Fatalf("%s, %q: the hub plans %v in its body, want its article; notes %q", lang, article.PrimaryKeyword, targetIDs(down), plan.Notes)
 	}
 	_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
 	if err != nil {
@@ -307,24 +301,11 @@ func TestAGermanNounIsNotFoundInAVerbOfItsRootNorInHalfACompound(t *testing.T) {
 // title cut before its joined question clause is one of the page's names
 // (JoinedQuestionCut), which its keywords are not cut from.
 func TestATitleCutBeforeItsJoinedQuestionIsANameItsKeywordIsNotCutFrom(t *testing.T) {
-	budget := bootsCluster()
-	hub := hubOf(budget)
-	article := articleIn(budget, "reduire", "Réduire ses dépenses courantes et comment tenir dans la durée")
+	article := articleIn(bootsCluster(), "reduire", "Réduire ses dépenses courantes et comment tenir dans la durée")
 	article.PrimaryKeyword, article.Keywords = "réduire ses dépenses", []string{"dépenses courantes"}
-	text := "Enfin, réduire ses dépenses courantes de quelques dizaines d'euros par mois suffit souvent à financer une épargne de précaution."
-	hub.HTML = "<p>" + text + "</p>\n"
-	pol := languagePolicy(t, "french")
-	in := Input{Structure: testSite(budget), Policy: pol, Page: hub, Hub: &hub, Targets: []Target{{Page: article}}, Texts: []string{text}, WordCount: 600}
-	plan := planOf(t, in)
-	down := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)
-	if len(down) != 1 {
-		t.Fatalf("the hub plans %v in its body, want its article; notes %q", targetIDs(down), plan.Notes)
-	}
-	_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(down[0], CandidateTexts(down[0].Candidates), "")}, MarkupOptions(in.Structure, pol, hub))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := placements[0]; !p.Placed || p.AnchorText != "réduire ses dépenses courantes" {
+	p := placeHubsLinkTo(t, "french", article,
+		"Enfin, réduire ses dépenses courantes de quelques dizaines d'euros par mois suffit souvent à financer une épargne de précaution.")
+	if !p.Placed || p.AnchorText != "réduire ses dépenses courantes" {
 		t.Errorf("placement %+v, want the link on \"réduire ses dépenses courantes\"", p)
 	}
 }
