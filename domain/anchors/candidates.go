@@ -325,13 +325,27 @@ func MainClause(title string) string {
 	if question {
 		return ""
 	}
+	// "Where to Keep Money You're Saving for a House", "A Guide to Paying
+	// for College": the complement of a verb (after "to", or a subject
+	// and its "-ing"), which the cut would leave dangling ("Money You're
+	// Saving"), not for whom the thing the title names is; nor one right
+	// after another's preposition ("Planning for in").
+	verbs := func(i int) bool {
+		v, before := word(i-1), word(i-2)
+		return complementOpeners[v] || before == "to" || verbSubjects[before] && (strings.HasSuffix(v, "ing") || verbs[v] || ambiguous[v])
+	}
 	for i := least; i < len(words); i++ {
-		if complementOpeners[word(i)] {
+		if complementOpeners[word(i)] && !verbs(i) {
 			return cut(i)
 		}
 	}
 	return ""
 }
+
+// verbSubjects are the subjects and auxiliaries a verb follows in a
+// title's clause: "You're Saving", "We Are Paying".
+var verbSubjects = set("i", "you", "we", "they", "he", "she", "i'm", "you're", "we're", "they're", "he's", "she's",
+	"am", "are", "is", "was", "were")
 
 // titleQuestions open a question a conjunction joins to a title.
 var titleQuestions = set("how", "why", "what", "where", "when", "which", "who")

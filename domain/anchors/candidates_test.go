@@ -196,6 +196,13 @@ func TestAMainClauseEndsBeforeAClauseOfItsOwnOrWhomTheTitleIsFor(t *testing.T) {
 		// a question keeps its mark, and is not cut at a complement
 		"Why Is the Battery Light On When the Engine Runs?":       "Why Is the Battery Light On?",
 		"Should You Replace the Water Pump With the Timing Belt?": "",
+		// nor at a verb's complement, which the cut would leave dangling
+		// (a personal-finance trial's crumb read "Where to Keep Money
+		// You're Saving")
+		"Where to Keep Money You're Saving for a House":      "",
+		"A Short Guide to Paying for College Without Loans":  "A Short Guide to Paying for College",
+		"Ten Costs We Are Planning for in a Kitchen Remodel": "",
+		"How to Size a Water Heater for a Household of Four": "How to Size a Water Heater",
 	} {
 		if got := MainClause(title); got != want {
 			t.Errorf("MainClause(%q) = %q, want %q", title, got, want)
