@@ -34,8 +34,12 @@ func noSelfLinks(in Input) RuleResult {
 // supporting article in its Related Articles section and may also link to
 // one from its body (SAG §2.1, vertical downward), and a Related Reading
 // entry or breadcrumb may repeat a body link; those are separate link types,
-// not duplicates. Links are grouped by duplicateTarget.
-func noDuplicateTargets(in Input) RuleResult {
+// not duplicates. Links are grouped by duplicateTarget. A writer's own
+// content link to a target one of ours links too (a hub linked in a
+// heading, and the uplink the opening paragraphs must hold) is reported
+// as a warning: the writer's link is theirs to take out, as the audit
+// recommends (its duplicate_links), and the page is otherwise sound.
+func noDuplicateTargets(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleNoDuplicateTargets, Severity: SeverityError, Passed: true, Detail: "no target is linked twice by the in-body links placed"}
 	byTarget := map[string][]string{}
 	for _, l := range in.Links {
@@ -55,8 +59,37 @@ func noDuplicateTargets(in Input) RuleResult {
 		sort.Strings(r.LinkIDs)
 		r.Passed = false
 		r.Detail = "linked more than once in the body: " + strings.Join(dups, ", ")
+		return r
+	}
+	if twice := alsoLinkedByTheWriter(in, found); len(twice) > 0 {
+		r.Passed, r.Severity = false, SeverityWarning
+		r.Detail = "linked in the body by the writer's own link as well as ours: " + strings.Join(twice, ", ") +
+			"; the writer's link is theirs to take out (the audit recommends it), ours is the one the rules ask for"
 	}
 	return r
+}
+
+// alsoLinkedByTheWriter names the targets of our placed in-body links that
+// a writer's own content link (outside the generated blocks) leads to as
+// well, with that link's text.
+func alsoLinkedByTheWriter(in Input, found []markup.Link) []string {
+	ours := map[string]string{} // page path → target
+	for _, l := range in.Links {
+		if l.Placed() && l.Zone == link.ZoneInBody && l.Placement != link.PlacementExisting && l.TargetURL != "" {
+			ours[markup.PagePath(l.TargetURL)] = duplicateTarget(l)
+		}
+	}
+	var twice []string
+	for _, f := range found {
+		if f.MarkerID != "" || f.InBlock != "" || f.Position != "content" || !f.Internal || f.URL == "" || markup.IsFileURL(f.URL) {
+			continue
+		}
+		if target, ok := ours[markup.PagePath(f.URL)]; ok {
+			twice = append(twice, fmt.Sprintf("%s (the writer's %q)", target, f.Text))
+		}
+	}
+	sort.Strings(twice)
+	return twice
 }
 
 // noBrokenLinks is a warning: the link is the writer's, the planner

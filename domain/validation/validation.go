@@ -161,7 +161,7 @@ func rules(in Input, found []markup.Link) []RuleResult {
 	if silo {
 		out = append(out, budget(in, found), siloIntegrity(in, found))
 	}
-	out = append(out, noSelfLinks(in), noDuplicateTargets(in), paragraphDensity(in, found), anchorDiversity(in, found))
+	out = append(out, noSelfLinks(in), noDuplicateTargets(in, found), paragraphDensity(in, found), anchorDiversity(in, found))
 	if planning.NeedsUplink(in.Policy.Name, in.Page) {
 		out = append(out, firstLink(in, found))
 	}

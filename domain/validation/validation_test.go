@@ -447,6 +447,28 @@ func TestNoSelfLinksPassesWithoutSelfLinks(t *testing.T) {
 	}
 }
 
+// A personal-finance trial's article linked its hub in a heading, and
+// the planner placed the uplink in paragraph 1 as the rules ask: the page
+// passed no_duplicate_links, and the audit then reported the hub linked
+// twice. The writer's link is reported, as a warning that flags no link
+// of ours.
+func TestAWritersOwnLinkToATargetOursLinksIsAWarningThatFlagsNoLink(t *testing.T) {
+	up := to("up", "hub", link.TypeVerticalUp)
+	html := linkedHTML(up) + fmt.Sprintf(`<h2>Part of <a href="%s">our hub</a></h2>`+"\n<p>%s</p>\n", pages["hub"].URL, filler(20))
+	r, links := validate(t, inputFor(t, policy.SAG, "care", html, up))
+	d := rule(r, RuleNoDuplicateTargets)
+	if d.Passed || d.Severity != SeverityWarning || len(d.LinkIDs) != 0 || !strings.Contains(d.Detail, `hub (the writer's "our hub")`) {
+		t.Errorf("%+v, want a warning naming the hub and the writer's link, flagging none of ours", d)
+	}
+	if links["up"].Status != link.StatusVerified {
+		t.Errorf("uplink %s, want verified", links["up"].Status)
+	}
+	// Without the writer's link the rule passes.
+	if r, _ := validate(t, inputFor(t, policy.SAG, "care", linkedHTML(up), up)); !rule(r, RuleNoDuplicateTargets).Passed {
+		t.Errorf("%+v", rule(r, RuleNoDuplicateTargets))
+	}
+}
+
 func TestARelatedArticlesEntryAndABodyLinkToTheSameArticleAreNotDuplicates(t *testing.T) {
 	body := to("body", "sizing", link.TypeVerticalDown)
 	listed := to("listed", "sizing", link.TypeVerticalDown)
