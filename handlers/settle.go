@@ -357,6 +357,13 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	}
 	page.Breadcrumbs, page.PlanNotes = plan.Breadcrumbs, plan.Notes
 	st := planStage{page: page, site: sc, links: plan.Links, hub: hubFor(page.Page, before.Hub)}
+	if p.modelName() != "" {
+		// The fallback's kept answers are found by the target titles the
+		// pipeline told the model, which it read with the links' targets.
+		if st.targets, err = tx.LiveTargets(ctx, page.SiteID, linkTargetIDs(st.links)); err != nil {
+			return settledPage{}, false, err
+		}
+	}
 	// A settle pass builds the page from the fallback's kept answers only:
 	// it asks no model, inside its transaction or out.
 	rw := &rewrites{model: p.modelName(), lookup: func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) }}
@@ -374,6 +381,15 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	return settledPage{stage: st, before: before, horizon: horizon}, true, nil
 }
 
+// linkTargetIDs are the pages the links point to.
+func linkTargetIDs(links []link.Link) []string {
+	ids := make([]string, 0, len(links))
+	for _, l := range links {
+		ids = append(ids, l.TargetPageID)
+	}
+	return ids
+}
+
 // settleWrite validates a page of the pass against others, the anchors the
 // pages before it placed, and, when its plan, HTML or verdicts differ from what it has,
 // stores the new ones and emits links.inserted. It reports whether it
@@ -381,13 +397,12 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.Event, r settledPage, others map[string]map[string]int) (bool, error) {
 	st := r.stage
 	page := st.page
-	var targetIDs []string
-	for _, l := range st.links {
-		targetIDs = append(targetIDs, l.TargetPageID)
-	}
-	live, err := tx.LiveTargets(ctx, page.SiteID, targetIDs)
-	if err != nil {
-		return false, err
+	live := st.targets
+	if live == nil {
+		var err error
+		if live, err = tx.LiveTargets(ctx, page.SiteID, linkTargetIDs(st.links)); err != nil {
+			return false, err
+		}
 	}
 	authors, err := authorTargets(ctx, tx, st)
 	if err != nil {

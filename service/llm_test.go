@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -497,4 +498,43 @@ func phrasesCalls(srv *llmtest.Server) int {
 		}
 	}
 	return n
+}
+
+// A trial's model was told a link's first anchor candidate ("monthly
+// budget") of a hub whose title no anchor takes. Told the title instead,
+// the settle pass then looked its kept answer up by the candidate, missed
+// it and had the model asked again. The model is told the title, once,
+// and the settled page keeps the link its answer placed.
+func TestTheModelIsToldATitleNoAnchorTakesAndTheSettlePassFindsItsAnswer(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.New(t)
+	h := startHarness(t, llmConfig(t, srv))
+	const siteID = "llm-long-title"
+	// Fifteen words, no subtitle to cut: no anchor candidate is the title.
+	const title = "Everything We Learned About Choosing Fitting and Caring for Hiking Boots Over Twenty Long Years"
+	h.publish(siteEvent(siteID))
+	hub := hubEvent(siteID)
+	var d events.ContentData
+	if err := json.Unmarshal(hub.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	d.Page.Title = title
+	h.publish(mustEvent(hub.Type, siteID, hub.ID, d))
+	h.waitIdle(waitLong)
+	h.publish(pageEvent(siteID, "lace-1", "supporting", 1, lacingHTML(1, "")))
+	waitFor(t, waitLong, "the article linked", func() bool { return h.inserted.pageCount(siteID) == 2 })
+	h.waitIdle(waitLong)
+
+	var told []string
+	for _, r := range srv.Requests() {
+		if r.Kind == llmtest.KindRewrite {
+			told = append(told, r.User.TargetTitle)
+		}
+	}
+	if len(told) != 1 || told[0] != title {
+		t.Errorf("the model was asked %d time(s), told target titles %q; want once, told %q", len(told), told, title)
+	}
+	if up, _ := uplinkOf(t, h, siteID, "lace-1"); up.Placement != link.PlacementLLMFallback {
+		t.Errorf("uplink %s by %q (%s), want placed by the LLM fallback", up.Status, up.Placement, up.Reason)
+	}
 }
