@@ -28,9 +28,12 @@ const placementGenerated = "generated_block"
 // same plan twice gives the same bytes.
 func (p *Pipeline) injectLinks(ctx context.Context, ev events.Event) error {
 	rw := p.newRewrites()
+	// The LLM fallback tells the model its targets' titles; without a
+	// model nothing reads them.
+	withTargets := p.modelName() != ""
 	for {
 		var ask *fallbackAsk
-		err := p.onCurrentPlan(ctx, ConsumerInjector, ev, true, func(tx *store.Tx, st planStage) error {
+		err := p.onCurrentPlan(ctx, ConsumerInjector, ev, withTargets, func(tx *store.Tx, st planStage) error {
 			var err error
 			if ask, err = p.inject(ctx, tx, ev, st, rw); err != nil {
 				return err

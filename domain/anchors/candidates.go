@@ -330,12 +330,12 @@ func MainClause(title string) string {
 	// and its "-ing"), which the cut would leave dangling ("Money You're
 	// Saving"), not for whom the thing the title names is; nor one right
 	// after another's preposition ("Planning for in").
-	verbs := func(i int) bool {
+	verbsComplement := func(i int) bool {
 		v, before := word(i-1), word(i-2)
 		return complementOpeners[v] || before == "to" || verbSubjects[before] && (strings.HasSuffix(v, "ing") || verbs[v] || ambiguous[v])
 	}
 	for i := least; i < len(words); i++ {
-		if complementOpeners[word(i)] && !verbs(i) {
+		if complementOpeners[word(i)] && !verbsComplement(i) {
 			return cut(i)
 		}
 	}
