@@ -386,6 +386,9 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	if err != nil {
 		return auditResult{}, err
 	}
+	if err := r.nameTargets(ctx); err != nil {
+		return auditResult{}, err
+	}
 	p.Logger.DebugContext(ctx, "audit read and worked out", "site_id", job.SiteID, "audit_id", job.ID,
 		"pages_seconds", pagesRead.Sub(began).Seconds(), "link_map_seconds", linkMapRead.Sub(pagesRead).Seconds(),
 		"figures_seconds", figured.Sub(linkMapRead).Seconds(), "recommendations_seconds", time.Since(figured).Seconds())

@@ -1,12 +1,15 @@
 package handlers
 
 import (
-	"github.com/interlinker/interlinker/domain/planning"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
+	"github.com/interlinker/interlinker/llm"
 	"github.com/interlinker/interlinker/store"
 )
 
@@ -76,5 +79,45 @@ func TestTheLLMFallbackTellsTheModelTheTargetsTitle(t *testing.T) {
 	}
 	if got, want := ask.req.TargetTitle, "Insoles: What a Boot Leaves Out"; got != want {
 		t.Errorf("the model is told target_title %q, want the target's title %q", got, want)
+	}
+}
+
+// A link's candidates may leave its target's title out (at the
+// exact-anchor cap, or past the anchor length): the model asked for
+// natural phrases is told the title the target's page gives, not the
+// link's first candidate.
+func TestTheNaturalPhrasesAskTellsTheModelTheTargetsTitle(t *testing.T) {
+	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the model was called while the plan was made: %s %s", r.Method, r.URL.Path)
+	}))
+	defer model.Close()
+	client, err := llm.New(llm.Config{BaseURL: model.URL + "/v1", Model: "test-model"}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Pipeline{LLM: client}
+	html := "<p>" + strings.Repeat("Socks, laces and the footbed all change how a boot sits on the foot. ", 12) + "</p>\n"
+	links := []link.Link{{ID: "to-insoles", TargetPageID: "insoles", TargetURL: "/boots/insoles/", Type: link.TypeHorizontal,
+		Zone: link.ZoneInBody, Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "boot insoles", Type: link.AnchorPrimaryKeyword}}}}
+	none := func([]byte) (store.Answer, bool, error) { return store.Answer{}, false, nil }
+
+	for _, tc := range []struct {
+		name   string
+		titles targetTitles
+		want   string
+	}{
+		{"the plan read the target", targetTitles{"insoles": "Insoles: What a Boot Leaves Out"}, "Insoles: What a Boot Leaves Out"},
+		{"the plan did not read the target", targetTitles{}, "boot insoles"},
+	} {
+		ask, err := p.addNaturalPhrases("s", "page", "Fitting a boot", html, "en", 1, links, tc.titles, none)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ask == nil || len(ask.req.Targets) != 1 {
+			t.Fatalf("%s: asked %+v; want the phrases of one target", tc.name, ask)
+		}
+		if got := ask.req.Targets[0].Title; got != tc.want {
+			t.Errorf("%s: the model is told title %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/domain/site"
@@ -188,8 +189,9 @@ func (p *Pipeline) readForPlan(ctx context.Context, tx *store.Tx, sc siteContext
 // related clusters' pages in tx only if the plan needs them; prepare, when
 // given, adjusts them as the caller adjusted the targets it read first.
 // With count, it plans again while the anchors of the links it chose turn
-// out to be at the cap on other pages (planning.PlanUnderCap).
-func planDeferring(ctx context.Context, tx *store.Tx, sc siteContext, in planning.Input, prepare func([]planning.Target), count planning.AnchorCounts) (planning.Plan, error) {
+// out to be at the cap on other pages (planning.PlanUnderCap). It returns
+// the titles of the targets it planned from too.
+func planDeferring(ctx context.Context, tx *store.Tx, sc siteContext, in planning.Input, prepare func([]planning.Target), count planning.AnchorCounts) (planning.Plan, targetTitles, error) {
 	_, later := planning.LookupFor(sc.structure, sc.policy, in.Page).Deferred()
 	var related []planning.Target
 	read := false
@@ -213,10 +215,45 @@ func planDeferring(ctx context.Context, tx *store.Tx, sc siteContext, in plannin
 		}
 		return planning.PlanDeferring(ctx, in, readRelated)
 	}
+	var planned planning.Plan
+	var err error
 	if count == nil {
-		return plan(in)
+		planned, err = plan(in)
+	} else {
+		planned, err = planning.PlanUnderCap(ctx, in, plan, count)
 	}
-	return planning.PlanUnderCap(ctx, in, plan, count)
+	if err != nil {
+		return planning.Plan{}, nil, err
+	}
+	return planned, titlesOf(in.Targets, related), nil
+}
+
+// targetTitles are the titles of the pages a plan read as targets, by page
+// id: what a model is told a link's target is called. A link's candidates
+// may leave its target's title out (at the exact-anchor cap, or past the
+// anchor length), as a trial's model told "monthly budget" of the hub
+// "Budgeting: Build a Monthly Budget That Lasts" found.
+type targetTitles map[string]string
+
+func titlesOf(groups ...[]planning.Target) targetTitles {
+	titles := targetTitles{}
+	for _, targets := range groups {
+		for _, t := range targets {
+			if t.Title != "" {
+				titles[t.ID] = t.Title
+			}
+		}
+	}
+	return titles
+}
+
+// of is the title of l's target: its page's, else what l's candidates
+// tell of it (a target the plan did not read).
+func (tt targetTitles) of(l link.Link) string {
+	if t := tt[l.TargetPageID]; t != "" {
+		return t
+	}
+	return targetTitle(l)
 }
 
 // storedAnchorCounts counts the anchors other pages' placed in-body links
@@ -256,12 +293,12 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 		return events.Event{}, badInput("%v", err)
 	}
 	in.Decisions = reads.Decisions
-	plan, err := planDeferring(ctx, tx, sc, in, asPlannedGraph, storedAnchorCounts(ctx, tx, sc, page.ID))
+	plan, titles, err := planDeferring(ctx, tx, sc, in, asPlannedGraph, storedAnchorCounts(ctx, tx, sc, page.ID))
 	if err != nil {
 		return events.Event{}, err
 	}
 	if ph != nil {
-		ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, in.Policy.Language, page.Version, plan.Links,
+		ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, in.Policy.Language, page.Version, plan.Links, titles,
 			func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) })
 		if err != nil {
 			return events.Event{}, err

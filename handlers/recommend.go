@@ -768,7 +768,7 @@ func (r *recommender) underLinked(ctx context.Context, f audit.Finding) error {
 	// The page's own links count towards its density already; planning
 	// for what it lacks sees the range's whole room.
 	in.ExistingLinks = 0
-	plan, err := planDeferring(ctx, r.tx, r.sc, in, r.asAudited, nil)
+	plan, _, err := planDeferring(ctx, r.tx, r.sc, in, r.asAudited, nil)
 	if err != nil {
 		return err
 	}

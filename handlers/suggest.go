@@ -61,6 +61,29 @@ func (r *recommender) needAnchor(page site.Page, l link.Link) {
 		targetID: l.TargetPageID, firstParagraphs: l.FirstParagraphs, opts: markupOptions(r.sc, page)})
 }
 
+// nameTargets gives each need its target's title as the target's page
+// gives it, for the model to be told: a link's candidates may leave the
+// title out (targetTitles).
+func (r *recommender) nameTargets(ctx context.Context) error {
+	if r.p.LLM == nil || len(r.needs) == 0 {
+		return nil
+	}
+	ids := make([]string, len(r.needs))
+	for i, n := range r.needs {
+		ids[i] = n.targetID
+	}
+	live, err := r.tx.LiveTargets(ctx, r.siteID, ids)
+	if err != nil {
+		return fmt.Errorf("read the titles of the targets to suggest anchors for: %w", err)
+	}
+	for i := range r.needs {
+		if t := live[r.needs[i].targetID]; t.Title != "" {
+			r.needs[i].target.Title = t.Title
+		}
+	}
+	return nil
+}
+
 // suggestAnchors asks the model, outside any transaction, for phrases for
 // the recommendations that need an anchor, and gives them its suggestions.
 // A model that cannot answer leaves the rest as they are.

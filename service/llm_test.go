@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -358,6 +359,18 @@ func TestAnAuditAsksTheModelForAnchorsItsPagesLackAndApplyPlacesThem(t *testing.
 	if calls == 0 {
 		t.Fatal("the audit asked the model nothing, though some recommendations have no anchor in their page")
 	}
+	// The model is told each target's title as its page gives it.
+	titleAt := map[string]string{}
+	for _, p := range pages {
+		titleAt[p.URL] = p.Title
+	}
+	for _, r := range srv.Requests() {
+		for _, target := range r.Phrases.Targets {
+			if want, ok := titleAt[target.TargetURL]; ok && target.Title != want {
+				t.Errorf("the model was told %s is titled %q; its page's title is %q", target.TargetURL, target.Title, want)
+			}
+		}
+	}
 	recs := h.recommendations(siteID, "with-model")
 	text := map[string]string{}
 	for _, p := range pages {
@@ -508,6 +521,18 @@ func phrasesCalls(srv *llmtest.Server) int {
 func TestTheModelIsToldATitleNoAnchorTakesAndTheSettlePassFindsItsAnswer(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.New(t)
+	// The model has no phrase of the article for the hub: only a rewrite
+	// carries its uplink.
+	srv.Script(func(r llmtest.Request) llmtest.Reply {
+		if r.Kind != llmtest.KindPhrases {
+			return llmtest.GoodRewrite(r)
+		}
+		none := map[string][]string{}
+		for _, target := range r.Phrases.Targets {
+			none[target.TargetURL] = nil
+		}
+		return llmtest.PhrasesAnswer(none)
+	})
 	h := startHarness(t, llmConfig(t, srv))
 	const siteID = "llm-long-title"
 	// Fifteen words, no subtitle to cut: no anchor candidate is the title.
@@ -525,14 +550,25 @@ func TestTheModelIsToldATitleNoAnchorTakesAndTheSettlePassFindsItsAnswer(t *test
 	waitFor(t, waitLong, "the article linked", func() bool { return h.inserted.pageCount(siteID) == 2 })
 	h.waitIdle(waitLong)
 
-	var told []string
+	var told, phrasesTold []string
 	for _, r := range srv.Requests() {
-		if r.Kind == llmtest.KindRewrite {
+		switch r.Kind {
+		case llmtest.KindRewrite:
 			told = append(told, r.User.TargetTitle)
+		case llmtest.KindPhrases:
+			for _, target := range r.Phrases.Targets {
+				if target.TargetURL == d.Page.URL {
+					phrasesTold = append(phrasesTold, target.Title)
+				}
+			}
 		}
 	}
 	if len(told) != 1 || told[0] != title {
 		t.Errorf("the model was asked %d time(s), told target titles %q; want once, told %q", len(told), told, title)
+	}
+	// Its natural phrases for the hub are asked by the hub's title too.
+	if len(phrasesTold) == 0 || slices.ContainsFunc(phrasesTold, func(s string) bool { return s != title }) {
+		t.Errorf("the model's phrases for the hub were asked by titles %q; want %q", phrasesTold, title)
 	}
 	if up, _ := uplinkOf(t, h, siteID, "lace-1"); up.Placement != link.PlacementLLMFallback {
 		t.Errorf("uplink %s by %q (%s), want placed by the LLM fallback", up.Status, up.Placement, up.Reason)
