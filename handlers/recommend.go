@@ -723,9 +723,10 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 }
 
 // orphanSourceRank orders the pages that may link an orphan by what the
-// site's structure makes of the link: a hub's link down to its article
-// first, then an article's up to its hub, a sibling's, another hub's, a
-// term page's, and any other.
+// site's structure makes of the link: a link down the hierarchy first (a
+// hub's to its article, the home or a sector page's to a hub), then an
+// article's up to its hub, a sibling's, another hub's, a term page's, and
+// any other.
 func orphanSourceRank(source, orphan site.Page) int {
 	switch planning.Relation(source, orphan) {
 	case link.TypeVerticalDown:

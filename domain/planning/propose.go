@@ -52,10 +52,16 @@ func TargetScores(in Input) map[string]float64 {
 
 // Relation is the SAG link type of an in-body link from one page to
 // another: up to its hub, down to an article, across to a sibling, to
-// another cluster's hub, to a term page, or related otherwise.
+// another cluster's hub, to a term page, or related otherwise. The home
+// page's links to sectors and hubs and a sector page's to hubs are down
+// the site's hierarchy, as the planner types them (homeLinks,
+// sectorHubs): an audit called a home page's link to a hub "related".
 func Relation(from, to site.Page) link.Type {
 	sameCluster := from.ClusterID != "" && from.ClusterID == to.ClusterID
 	switch {
+	case from.Kind == site.KindHome && (to.Kind == site.KindSector || to.Kind == site.KindHub),
+		from.Kind == site.KindSector && to.Kind == site.KindHub:
+		return link.TypeVerticalDown
 	case sameCluster && to.Kind == site.KindHub && from.Kind != site.KindHub:
 		return link.TypeVerticalUp
 	case sameCluster && from.Kind == site.KindHub:

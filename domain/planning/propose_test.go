@@ -14,6 +14,8 @@ func TestProposeLinkTypesTheLinkByThePagesPlaces(t *testing.T) {
 	bootsHub, jacketsHub := hubOf(boots), hubOf(jackets)
 	article := articleIn(boots, "boot-fit", "How Hiking Boots Should Fit")
 	sibling := articleIn(boots, "boot-care", "Caring for Hiking Boots")
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome}
+	sector := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking Gear", Kind: site.KindSector, SectorID: "hiking"}
 	cases := []struct {
 		from, to site.Page
 		want     link.Type
@@ -23,6 +25,11 @@ func TestProposeLinkTypesTheLinkByThePagesPlaces(t *testing.T) {
 		{article, sibling, link.TypeHorizontal},
 		{bootsHub, jacketsHub, link.TypeCrossCluster},
 		{article, jacketsHub, link.TypeRelated},
+		// Down the site's hierarchy, as homeLinks and sectorHubs plan
+		// them: an audit called a home page's link to a hub "related".
+		{home, bootsHub, link.TypeVerticalDown},
+		{home, sector, link.TypeVerticalDown},
+		{sector, jacketsHub, link.TypeVerticalDown},
 	}
 	for _, c := range cases {
 		c.from.HTML = "<p>Hiking boots and rain jackets: how hiking boots should fit, and caring for hiking boots.</p>"

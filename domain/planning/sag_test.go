@@ -1109,6 +1109,13 @@ func TestTheHomePageLinksTheSectorsAndHubsItNamesWithinTheHubRowOfTheDensityTabl
 	if got := linksOf(plan, link.TypeVerticalDown, link.ZoneInBody); len(got) != 10 {
 		t.Errorf("the home page plans %d links from its text, want all 10 it names: %v; notes %v", len(got), targetIDs(got), plan.Notes)
 	}
+	// The audit types the links it finds as the planner plans them.
+	for _, l := range plan.Links {
+		i := slices.IndexFunc(targets, func(tg Target) bool { return tg.ID == l.TargetPageID })
+		if l.Zone == link.ZoneInBody && i >= 0 && Relation(home, targets[i].Page) != l.Type {
+			t.Errorf("the home page's link to %s is planned %s, Relation says %s", l.TargetPageID, l.Type, Relation(home, targets[i].Page))
+		}
+	}
 	// Its trail would be itself alone: three trials read that one-item
 	// nav and BreadcrumbList as noise.
 	if len(plan.Breadcrumbs) != 0 || len(linksOf(plan, link.TypeBreadcrumb, link.ZoneBreadcrumb)) != 0 {
