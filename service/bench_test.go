@@ -394,21 +394,34 @@ func dumpMetrics(b *testing.B, addr string) {
 	}
 }
 
-func publishAll(b *testing.B, js jetstream.JetStream, subject string, payloads [][]byte, ids []string) {
-	b.Helper()
+// publishAll publishes the payloads at once, without waiting for each
+// acknowledgement before the next, and returns once every one is
+// acknowledged.
+func publishAll(tb testing.TB, js jetstream.JetStream, subject string, payloads [][]byte, ids []string) {
+	tb.Helper()
+	acks := make([]jetstream.PubAckFuture, len(payloads))
 	for i, p := range payloads {
 		msg := &nats.Msg{Subject: subject, Data: p, Header: nats.Header{}}
 		if ids != nil {
 			msg.Header.Set(nats.MsgIdHdr, ids[i])
 		}
-		if _, err := js.PublishMsgAsync(msg); err != nil {
-			b.Fatal(err)
+		ack, err := js.PublishMsgAsync(msg)
+		if err != nil {
+			tb.Fatal(err)
 		}
+		acks[i] = ack
 	}
 	select {
 	case <-js.PublishAsyncComplete():
 	case <-time.After(time.Minute):
-		b.Fatal("publish did not complete")
+		tb.Fatal("publish did not complete")
+	}
+	for i, ack := range acks {
+		select {
+		case err := <-ack.Err():
+			tb.Fatalf("publish %d of %d: %v", i+1, len(acks), err)
+		default:
+		}
 	}
 }
 

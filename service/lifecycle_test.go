@@ -340,11 +340,24 @@ func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
 	cfg.PullBuffer = 2 // so shutdown leaves work in the stream for the restart
 	h := startHarness(t, cfg)
 	h.siteWithLinkedHub("s1")
+	// The pages are published at once: published one acknowledgement at a
+	// time, they were planned as fast as they came, and the shutdown found
+	// no work left (150 of 150 linked before it).
 	const n = 150
+	payloads, ids := make([][]byte, n), make([]string, n)
 	for i := range n {
-		h.publish(pageEvent("s1", fmt.Sprintf("article-%03d", i), "supporting", 1, supportingHTML(i)))
+		ev := pageEvent("s1", fmt.Sprintf("article-%03d", i), "supporting", 1, supportingHTML(i))
+		raw, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payloads[i], ids[i] = raw, ev.MsgID()
 	}
-	waitFor(t, waitLong, "some pages linked", func() bool { return h.inserted.pageCount("s1") > 10 })
+	publishAll(t, h.js, events.ContentGenerated, payloads, ids)
+	// The planner's own count: links.inserted reach the test later.
+	waitFor(t, waitLong, "some pages planned", func() bool {
+		return h.metricAtLeast(`interlinker_handler_seconds_count{handler="planner"}`, 11)
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := h.svc.Shutdown(ctx); err != nil {
@@ -370,6 +383,11 @@ func TestShutdownWithWorkInFlightLosesNothing(t *testing.T) {
 		if count > 1 && id != "boots-hub" {
 			t.Errorf("page %s: %d links.inserted from the stages, want at most 1", id, count)
 		}
+	}
+	// Shutdown stops pulling: it finishes what its handlers hold and
+	// leaves the rest in the stream.
+	if stoppedAt == n+1 {
+		t.Errorf("every page was linked before the shutdown returned: it went on pulling, or left the restart nothing to do")
 	}
 	t.Logf("%d of %d pages were linked before the shutdown", stoppedAt-1, n)
 }
