@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -119,5 +120,22 @@ func TestTheNaturalPhrasesAskTellsTheModelTheTargetsTitle(t *testing.T) {
 		if got := ask.req.Targets[0].Title; got != tc.want {
 			t.Errorf("%s: the model is told title %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A settle pass asks, after its transaction, for up to the per-page cap
+// of the answers each page lacked: capped for the whole site, a pass
+// asked 4 and the site was planned over again for each next 4.
+func TestASettlePassAsksForTheAnswersOfEveryPageUpToThePerPageCap(t *testing.T) {
+	asks := []*fallbackAsk{
+		{pageID: "a", linkID: "a1"}, {pageID: "a", linkID: "a2"}, {pageID: "b", linkID: "b1"},
+		{pageID: "a", linkID: "a3"}, {pageID: "c", linkID: "c1"}, {pageID: "b", linkID: "b2"},
+	}
+	var got []string
+	for _, ask := range upToPerPage(asks, 2, func(a *fallbackAsk) string { return a.pageID }) {
+		got = append(got, ask.linkID)
+	}
+	if want := []string{"a1", "a2", "b1", "c1", "b2"}; !slices.Equal(got, want) {
+		t.Errorf("asked %v, want %v: every page's first two, in the pass's order", got, want)
 	}
 }

@@ -257,7 +257,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.Duration(&cfg.LLM.Timeout, "llm-timeout", "time limit of one model call (also cut to fit the inject stage's handler-timeout)")
 	s.Int(&cfg.LLM.MaxConcurrent, "llm-max-concurrent", "model calls in flight at once")
 	s.Int(&cfg.LLM.RequestsPerMinute, "llm-requests-per-minute", "model calls started per minute")
-	s.Int(&cfg.LLMCallsPerPage, "llm-max-calls-per-page", "model calls one delivery of a page may make")
+	s.Int(&cfg.LLMCallsPerPage, "llm-max-calls-per-page", "model calls one delivery of a page may make, and a settle pass for each page whose answers it lacked")
 	s.Duration(&cfg.LLMRetryAfter, "llm-retry-after", "how long a page whose fallback could not reach the model waits to be planned again")
 	outboundFlags(s, &cfg.HTTP)
 	s.Int(&cfg.VerifyWorkers, "verify-workers", "link targets a verification checks at once (0: http-global-concurrency)")
