@@ -184,15 +184,18 @@ func TestSlowHandlersNeverLetABufferedMessageExpireUnhandled(t *testing.T) {
 	cfg := testConfig(t)
 	// One handler per stage, every database reply 60 ms late: a page takes
 	// several hundred milliseconds a stage, and messages queue behind it
-	// far longer than the 6 s AckWait. A message JetStream redelivered
-	// unhandled would show as a redelivery; with a ceiling of 2 it would
-	// soon be gone. The AckWait is longer than a handler may hold a
-	// message (HandlerTimeout and RetryTotal together), as the defaults'
-	// is: the one message the pull loop has fetched ahead waits for the
-	// handler before it, unreported, and at 4 s a run beside other heavy
-	// work on a 2-core machine saw it redelivered once.
+	// longer than the 10 s AckWait (the 30 pages took 15 s alone and 35 s
+	// in a CI run under the race detector). A
+	// message JetStream redelivered unhandled would show as a redelivery;
+	// with a ceiling of 2 it would soon be gone. The AckWait is well over
+	// what a handler may hold a message (HandlerTimeout and RetryTotal
+	// together, 4.5 s), as the defaults' is (30 s against 17 s): the one
+	// message the pull loop has fetched ahead waits for the handler before
+	// it, unreported. At 4 s a run beside other heavy work on a 2-core
+	// machine saw it redelivered once, and at 6 s a CI run on 2026-12-02
+	// did.
 	cfg.Workers = 1
-	cfg.AckWait = 6 * time.Second
+	cfg.AckWait = 10 * time.Second
 	cfg.HandlerTimeout = 2 * time.Second
 	cfg.RetryTotal = 2500 * time.Millisecond
 	cfg.DeliveryCeiling = 2
