@@ -102,15 +102,18 @@ func TestTheNaturalPhrasesAskTellsTheModelTheTargetsTitle(t *testing.T) {
 		Zone: link.ZoneInBody, Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "boot insoles", Type: link.AnchorPrimaryKeyword}}}}
 	none := func([]byte) (store.Answer, bool, error) { return store.Answer{}, false, nil }
 
+	insoles := planning.Target{Page: site.Page{SiteID: "s", ID: "insoles", URL: "/boots/insoles/", Title: "Insoles: What a Boot Leaves Out", Kind: site.KindSupporting}}
+	other := planning.Target{Page: site.Page{SiteID: "s", ID: "laces", URL: "/boots/laces/", Title: "Laces", Kind: site.KindSupporting}}
 	for _, tc := range []struct {
-		name   string
-		titles targetTitles
-		want   string
+		name    string
+		targets plannedTargets
+		want    string
 	}{
-		{"the plan read the target", targetTitles{"insoles": "Insoles: What a Boot Leaves Out"}, "Insoles: What a Boot Leaves Out"},
-		{"the plan did not read the target", targetTitles{}, "boot insoles"},
+		{"the plan read the target first", plannedTargets{{other, insoles}}, "Insoles: What a Boot Leaves Out"},
+		{"the plan read the target among the related clusters' pages", plannedTargets{{other}, {insoles}}, "Insoles: What a Boot Leaves Out"},
+		{"the plan did not read the target", plannedTargets{{other}}, "boot insoles"},
 	} {
-		ask, err := p.addNaturalPhrases("s", "page", "Fitting a boot", html, "en", 1, links, tc.titles, none)
+		ask, err := p.addNaturalPhrases("s", "page", "Fitting a boot", html, "en", 1, links, tc.targets, none)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,10 +126,10 @@ func TestTheNaturalPhrasesAskTellsTheModelTheTargetsTitle(t *testing.T) {
 	}
 }
 
-// A settle pass asks, after its transaction, for up to the per-page cap
-// of the answers each page lacked: capped for the whole site, a pass
-// asked 4 and the site was planned over again for each next 4.
-func TestASettlePassAsksForTheAnswersOfEveryPageUpToThePerPageCap(t *testing.T) {
+// askMissing takes, after a settle pass, up to the per-page cap of the
+// answers each page lacked (upToPerPage): capped for the whole site, a
+// pass asked 4 and the site was planned over again for each next 4.
+func TestUpToPerPageTakesEachPagesFirstAsksInTheirOrder(t *testing.T) {
 	asks := []*fallbackAsk{
 		{pageID: "a", linkID: "a1"}, {pageID: "a", linkID: "a2"}, {pageID: "b", linkID: "b1"},
 		{pageID: "a", linkID: "a3"}, {pageID: "c", linkID: "c1"}, {pageID: "b", linkID: "b2"},

@@ -55,7 +55,7 @@ func naturalPhraseKey(model, siteID, pageID string, version int64, targetURL str
 
 // addNaturalPhrases gives the links that need them the model's kept
 // phrases, and returns the call that would give the rest theirs.
-func (p *Pipeline) addNaturalPhrases(siteID, pageID, title, html, language string, version int64, links []link.Link, titles targetTitles,
+func (p *Pipeline) addNaturalPhrases(siteID, pageID, title, html, language string, version int64, links []link.Link, targets plannedTargets,
 	lookup func([]byte) (store.Answer, bool, error)) (*phrasesAsk, error) {
 	if p.LLM == nil || html == "" {
 		return nil, nil
@@ -90,7 +90,7 @@ func (p *Pipeline) addNaturalPhrases(siteID, pageID, title, html, language strin
 		if !found {
 			if _, asked := ask.keys[l.TargetURL]; !asked && len(ask.req.Targets) < llm.MaxPhrasesTargets {
 				ask.keys[l.TargetURL] = key
-				ask.req.Targets = append(ask.req.Targets, llm.PhraseTarget{TargetURL: l.TargetURL, Title: titles.of(*l), Keyword: keywordOf(*l)})
+				ask.req.Targets = append(ask.req.Targets, llm.PhraseTarget{TargetURL: l.TargetURL, Title: targets.titleOf(*l), Keyword: keywordOf(*l)})
 			}
 			continue
 		}

@@ -190,8 +190,8 @@ func (p *Pipeline) readForPlan(ctx context.Context, tx *store.Tx, sc siteContext
 // given, adjusts them as the caller adjusted the targets it read first.
 // With count, it plans again while the anchors of the links it chose turn
 // out to be at the cap on other pages (planning.PlanUnderCap). It returns
-// the titles of the targets it planned from too.
-func planDeferring(ctx context.Context, tx *store.Tx, sc siteContext, in planning.Input, prepare func([]planning.Target), count planning.AnchorCounts) (planning.Plan, targetTitles, error) {
+// the targets it planned from too.
+func planDeferring(ctx context.Context, tx *store.Tx, sc siteContext, in planning.Input, prepare func([]planning.Target), count planning.AnchorCounts) (planning.Plan, plannedTargets, error) {
 	_, later := planning.LookupFor(sc.structure, sc.policy, in.Page).Deferred()
 	var related []planning.Target
 	read := false
@@ -223,35 +223,30 @@ func planDeferring(ctx context.Context, tx *store.Tx, sc siteContext, in plannin
 		planned, err = planning.PlanUnderCap(ctx, in, plan, count)
 	}
 	if err != nil {
-		return planning.Plan{}, nil, err
+		return planning.Plan{}, plannedTargets{}, err
 	}
-	return planned, titlesOf(in.Targets, related), nil
+	return planned, plannedTargets{in.Targets, related}, nil
 }
 
-// targetTitles are the titles of the pages a plan read as targets, by page
-// id: what a model is told a link's target is called. A link's candidates
-// may leave its target's title out (at the exact-anchor cap, or past the
+// plannedTargets are the pages a plan read as targets: those read first
+// and the related clusters' pages read after, if any. Their titles are
+// what a model is told a link's target is called: a link's candidates may
+// leave its target's title out (at the exact-anchor cap, or past the
 // anchor length), as a trial's model told "monthly budget" of the hub
 // "Budgeting: Build a Monthly Budget That Lasts" found.
-type targetTitles map[string]string
+type plannedTargets [2][]planning.Target
 
-func titlesOf(groups ...[]planning.Target) targetTitles {
-	titles := targetTitles{}
-	for _, targets := range groups {
-		for _, t := range targets {
-			if t.Title != "" {
-				titles[t.ID] = t.Title
+// titleOf is the title of l's target: its page's, else what l's candidates
+// tell of it (a target the plan did not read). It is asked only for the
+// few links a model is asked about, so it looks the target up in place
+// rather than have every plan build a map.
+func (pt plannedTargets) titleOf(l link.Link) string {
+	for _, group := range pt {
+		for _, t := range group {
+			if t.ID == l.TargetPageID && t.Title != "" {
+				return t.Title
 			}
 		}
-	}
-	return titles
-}
-
-// of is the title of l's target: its page's, else what l's candidates
-// tell of it (a target the plan did not read).
-func (tt targetTitles) of(l link.Link) string {
-	if t := tt[l.TargetPageID]; t != "" {
-		return t
 	}
 	return targetTitle(l)
 }
@@ -293,12 +288,12 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 		return events.Event{}, badInput("%v", err)
 	}
 	in.Decisions = reads.Decisions
-	plan, titles, err := planDeferring(ctx, tx, sc, in, asPlannedGraph, storedAnchorCounts(ctx, tx, sc, page.ID))
+	plan, targets, err := planDeferring(ctx, tx, sc, in, asPlannedGraph, storedAnchorCounts(ctx, tx, sc, page.ID))
 	if err != nil {
 		return events.Event{}, err
 	}
 	if ph != nil {
-		ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, in.Policy.Language, page.Version, plan.Links, titles,
+		ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, in.Policy.Language, page.Version, plan.Links, targets,
 			func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) })
 		if err != nil {
 			return events.Event{}, err

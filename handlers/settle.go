@@ -343,11 +343,11 @@ func (p *Pipeline) settlePlan(ctx context.Context, tx *store.Tx, sc siteContext,
 	}
 	before, in, horizon := r.before, r.in, r.horizon
 	page := before.Page
-	plan, titles, err := planDeferring(ctx, tx, sc, in, r.asPlanned, tally.anchorCounts)
+	plan, targets, err := planDeferring(ctx, tx, sc, in, r.asPlanned, tally.anchorCounts)
 	if err != nil {
 		return settledPage{}, false, err
 	}
-	ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, in.Policy.Language, page.Version, plan.Links, titles,
+	ask, err := p.addNaturalPhrases(page.SiteID, page.ID, page.Title, page.HTML, in.Policy.Language, page.Version, plan.Links, targets,
 		func(key []byte) (store.Answer, bool, error) { return tx.CachedAnswer(ctx, key) })
 	if err != nil {
 		return settledPage{}, false, err

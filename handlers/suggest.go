@@ -63,7 +63,7 @@ func (r *recommender) needAnchor(page site.Page, l link.Link) {
 
 // nameTargets gives each need its target's title as the target's page
 // gives it, for the model to be told: a link's candidates may leave the
-// title out (targetTitles).
+// title out (plannedTargets).
 func (r *recommender) nameTargets(ctx context.Context) error {
 	if r.p.LLM == nil || len(r.needs) == 0 {
 		return nil
