@@ -42,6 +42,7 @@ type Service struct {
 	pruner   *drainer
 	stats    *drainer
 	settler  *drainer // nil when settling is off
+	pipeline *handlers.Pipeline
 	jobs     *drainer // audits and applies
 	watch    *bus.DeliveryWatch
 	router   *message.Router
@@ -102,6 +103,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	}
 	pipeline.Checker, pipeline.VerifyWorkers = checker, cfg.VerifyWorkers
 	pipeline.Tracer, pipeline.Replica = tracer, replicaName()
+	s.pipeline = pipeline
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
 	poolSize := cfg.PoolSize(len(routes))
@@ -319,15 +321,16 @@ func (s *Service) Ready(ctx context.Context) error {
 	return nil
 }
 
-// Idle reports whether the pipeline has nothing left to do: it is Quiet
-// and no site waits for its settle pass.
+// Idle reports whether the pipeline has nothing left to do: it is Quiet,
+// no site waits for its settle pass and none is under way. The pass is
+// asked after the marks: a pass that starts later found a page marked.
 func (s *Service) Idle(ctx context.Context) (bool, error) {
 	quiet, err := s.Quiet(ctx)
 	if err != nil || !quiet || s.settler == nil {
 		return quiet, err
 	}
 	n, err := s.store.Unsettled(ctx)
-	return err == nil && n == 0, err
+	return err == nil && n == 0 && !s.pipeline.Settling(), err
 }
 
 // Quiet reports whether every durable consumer has acknowledged all it was

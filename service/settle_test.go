@@ -512,11 +512,23 @@ func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
 					p.ID, d.Sequence, d.Reason, got, want)
 			}
 			if d.HTML != before.HTML {
-				t.Errorf("page %s: sequence %d (%s) sent HTML other than its settled HTML (its lists reordered?)", p.ID, d.Sequence, d.Reason)
+				t.Errorf("page %s: sequence %d (%s) sent HTML other than its settled HTML (sequence %d, %s) %s",
+					p.ID, d.Sequence, d.Reason, before.Sequence, before.Reason, firstDifference(d.HTML, before.HTML))
 			}
 		}
 	}
 	t.Logf("%d links.inserted sent for pages planned again", replanned)
+}
+
+// firstDifference shows where got first departs from want, with the text
+// around it, so a failure names what changed rather than that something did.
+func firstDifference(got, want string) string {
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	lo := max(0, i-120)
+	return fmt.Sprintf("at byte %d:\n\tgot  %q\n\twant %q", i, got[lo:min(len(got), i+240)], want[lo:min(len(want), i+240)])
 }
 
 // The settle pass's first pass plans every page against the live links
