@@ -71,10 +71,11 @@ func NewUnsettledGauge(read func(context.Context) (int, error)) prometheus.Colle
 // NewIdleGauge reports 1 when the pipeline has nothing left to do
 // (service.Service.Idle: every consumer has acknowledged all it was sent,
 // an event waiting for state not yet known included; the outbox is empty;
-// no recount or job waits; every site has settled), 0 while it has, and
-// -1 when the read fails. interlinker_unsettled_pages alone read 0 while
-// a pet-health trial's pages still waited for their site, which had not
-// arrived: no page of theirs was known yet.
+// no recount or job waits; every site has settled and no settle pass is
+// under way), 0 while it has, and -1 when the read fails.
+// interlinker_unsettled_pages alone read 0 while a pet-health trial's
+// pages still waited for their site, which had not arrived: no page of
+// theirs was known yet.
 func NewIdleGauge(idle func(context.Context) (bool, error)) prometheus.Collector {
 	return scrapedGauge("interlinker_pipeline_idle",
 		"1 when no event waits or is in hand, the outbox is empty and every site has settled; 0 otherwise (-1: unknown).",
