@@ -62,7 +62,7 @@ func testConfig(t testing.TB) Config {
 	// only the loopback servers tests start, by address.
 	cfg.HTTP.Resolver = noDNS{}
 	cfg.HTTP.RetryBudget = 1500 * time.Millisecond
-	cfg.Logger = testLogger()
+	cfg.Logger = testLogger(t)
 	return cfg
 }
 
@@ -74,13 +74,53 @@ func (noDNS) LookupIPAddr(_ context.Context, host string) ([]net.IPAddr, error) 
 	return nil, &net.DNSError{Err: "tests resolve no names", Name: host, IsNotFound: true}
 }
 
-// testLogger is quiet unless INTERLINKER_TEST_LOG names a level.
-func testLogger() *slog.Logger {
+// testLogger writes to stderr at the level INTERLINKER_TEST_LOG names,
+// if any, and keeps the service's last warnings and errors, which a test
+// that fails prints: a wait that timed out in CI says little on its own,
+// and the run cannot be repeated with the log on.
+func testLogger(t testing.TB) *slog.Logger {
+	kept := &keptRecords{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			kept.report(t)
+		}
+	})
+	keep := slog.NewTextHandler(kept, &slog.HandlerOptions{Level: slog.LevelWarn})
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(os.Getenv("INTERLINKER_TEST_LOG"))); err != nil || os.Getenv("INTERLINKER_TEST_LOG") == "" {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
+		return slog.New(keep)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewMultiHandler(keep, slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+}
+
+// keptRecords holds the last maxKeptRecords lines written to it.
+type keptRecords struct {
+	mu      sync.Mutex
+	lines   []string
+	dropped int
+}
+
+const maxKeptRecords = 200
+
+func (k *keptRecords) Write(p []byte) (int, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.lines) == maxKeptRecords {
+		k.lines = k.lines[1:]
+		k.dropped++
+	}
+	k.lines = append(k.lines, strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func (k *keptRecords) report(t testing.TB) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.lines) == 0 {
+		t.Logf("the service logged no warning or error")
+		return
+	}
+	t.Logf("the service's last %d warnings and errors (%d before them not kept):\n%s", len(k.lines), k.dropped, strings.Join(k.lines, "\n"))
 }
 
 type harness struct {
@@ -110,7 +150,50 @@ func startHarness(t testing.TB, cfg Config) *harness {
 		}
 	})
 	h.connect(svc.NATSURL())
+	// Cleanups run last first: this one before the shutdown above.
+	t.Cleanup(func() {
+		if t.Failed() && !h.shutDownByTest {
+			h.reportState()
+		}
+	})
 	return h
+}
+
+// reportState logs what the pipeline holds, for a failed test: each
+// consumer's backlog and the service's own metrics (outbox, unsettled
+// pages, errors by kind, skips), less the histograms' buckets.
+func (h *harness) reportState() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var b strings.Builder
+	for _, s := range events.Streams {
+		st, err := h.js.Stream(ctx, s.Name)
+		if err != nil {
+			fmt.Fprintf(&b, "stream %s: %v\n", s.Name, err)
+			continue
+		}
+		for c := range st.ListConsumers(ctx).Info() {
+			fmt.Fprintf(&b, "consumer %s/%s: pending %d, ack pending %d, redelivered %d, delivered %d, acked %d\n",
+				s.Name, c.Name, c.NumPending, c.NumAckPending, c.NumRedelivered, c.Delivered.Stream, c.AckFloor.Stream)
+		}
+	}
+	resp, err := http.Get("http://" + h.svc.HTTPAddr() + "/metrics")
+	if err != nil {
+		fmt.Fprintf(&b, "metrics: %v\n", err)
+	} else {
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			fmt.Fprintf(&b, "metrics: %v\n", err)
+		}
+		for line := range strings.Lines(string(body)) {
+			if strings.HasPrefix(line, "interlinker_") && !strings.Contains(line, "_bucket{") {
+				b.WriteString(line)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "dead letters: %d", len(h.dead.all()))
+	h.t.Logf("the pipeline as the test failed:\n%s", b.String())
 }
 
 // stop shuts the service down before the test ends, so that a test going
