@@ -1,13 +1,63 @@
 package handlers
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 
 	"github.com/interlinker/interlinker/bus"
 )
+
+// eventKey names a delivered event by its place in its stream, which every
+// delivery of it shares.
+func eventKey(msg *message.Message) string {
+	return msg.Metadata.Get(bus.MetaStream) + "#" + msg.Metadata.Get(bus.MetaStreamSeq)
+}
+
+// eventCounts counts something per event in this process, within bounded
+// memory: past maxTrackedEvents events the oldest counted is forgotten.
+type eventCounts struct {
+	mu     sync.Mutex
+	counts map[string]int
+	order  []string // keys in the order first counted, to forget the oldest
+}
+
+// maxTrackedEvents bounds the memory an eventCounts takes.
+const maxTrackedEvents = 100_000
+
+// add counts one more for key and returns its count.
+func (c *eventCounts) add(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts == nil {
+		c.counts = map[string]int{}
+	}
+	if _, ok := c.counts[key]; !ok {
+		if len(c.order) >= maxTrackedEvents {
+			delete(c.counts, c.order[0])
+			c.order = c.order[1:]
+		}
+		c.order = append(c.order, key)
+	}
+	c.counts[key]++
+	return c.counts[key]
+}
+
+func (c *eventCounts) get(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.counts[key]
+}
+
+func (c *eventCounts) forget(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.counts, key) // its place in order goes when it reaches the front
+}
 
 // failureBudget counts, per event, the deliveries that failed for a reason
 // other than a dependency being away, and turns the failure that uses up
@@ -21,31 +71,25 @@ import (
 // up to max times per replica. JetStream's delivery ceiling bounds the
 // whole.
 type failureBudget struct {
-	max int
-
-	mu     sync.Mutex
-	counts map[string]int
-	order  []string // keys in the order first counted, to forget the oldest
+	max    int
+	failed eventCounts
 }
 
-// maxTrackedFailures bounds the memory the counts take.
-const maxTrackedFailures = 100_000
-
 func newFailureBudget(max int) *failureBudget {
-	return &failureBudget{max: max, counts: map[string]int{}}
+	return &failureBudget{max: max}
 }
 
 func (b *failureBudget) middleware(h message.HandlerFunc) message.HandlerFunc {
 	return func(msg *message.Message) ([]*message.Message, error) {
 		out, err := h(msg)
-		key := msg.Metadata.Get(bus.MetaStream) + "#" + msg.Metadata.Get(bus.MetaStreamSeq)
+		key := eventKey(msg)
 		switch {
 		case err == nil || isPermanent(err):
-			b.forget(key)
+			b.failed.forget(key)
 		case isTransient(err) || b.max <= 0:
 		default:
-			if n := b.count(key); n >= b.max {
-				b.forget(key)
+			if n := b.failed.add(key); n >= b.max {
+				b.failed.forget(key)
 				return out, fmt.Errorf("%w: failed %d times: %w", ErrExhausted, n, err)
 			}
 		}
@@ -53,22 +97,45 @@ func (b *failureBudget) middleware(h message.HandlerFunc) message.HandlerFunc {
 	}
 }
 
-func (b *failureBudget) count(key string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if _, ok := b.counts[key]; !ok {
-		if len(b.order) >= maxTrackedFailures {
-			delete(b.counts, b.order[0])
-			b.order = b.order[1:]
-		}
-		b.order = append(b.order, key)
-	}
-	b.counts[key]++
-	return b.counts[key]
+// attemptLimits gives each attempt at an event its time limit: the
+// handler timeout, doubled for each earlier attempt at the same event
+// that ran out of time, at most maxAttemptDoublings times. A timed-out
+// attempt is transient and retried without end; when the machine or the
+// database is too busy for an attempt to finish within the timeout (a
+// stress test's 1 s attempts on 96 handlers sharing 16 connections took
+// 60 deliveries of one event without one finishing), fixed limits would
+// keep cutting every attempt and the pipeline would make no progress.
+// Growing limits let the slow attempts finish; an event that succeeds,
+// or is refused, starts from the timeout again.
+type attemptLimits struct {
+	base     time.Duration
+	timedOut eventCounts
 }
 
-func (b *failureBudget) forget(key string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.counts, key) // its place in order goes when it reaches the front
+// maxAttemptDoublings bounds an attempt's limit at 8 times the handler
+// timeout (40 s by default): long enough for a busy database, short
+// enough that an attempt stuck for good is still cut.
+const maxAttemptDoublings = 3
+
+// limit is the time the next attempt at the event of key may take.
+func (a *attemptLimits) limit(key string) time.Duration {
+	return a.base << min(a.timedOut.get(key), maxAttemptDoublings)
+}
+
+func (a *attemptLimits) middleware(h message.HandlerFunc) message.HandlerFunc {
+	return func(msg *message.Message) ([]*message.Message, error) {
+		key := eventKey(msg)
+		parent := msg.Context()
+		ctx, cancel := context.WithTimeout(parent, a.limit(key))
+		defer cancel()
+		msg.SetContext(ctx)
+		out, err := h(msg)
+		switch {
+		case err == nil || isPermanent(err):
+			a.timedOut.forget(key)
+		case errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil:
+			a.timedOut.add(key)
+		}
+		return out, err
+	}
 }

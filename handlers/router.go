@@ -20,7 +20,9 @@ import (
 // HandlerTimeout < RetryTotal < consumer AckWait, so one delivery's
 // attempts end well before JetStream would redeliver it unasked.
 type RouterSettings struct {
-	HandlerTimeout time.Duration // one attempt
+	// HandlerTimeout is the time limit of one attempt; an event whose
+	// attempts ran out of time gets up to 8 times it (attemptLimits).
+	HandlerTimeout time.Duration
 	RetryInitial   time.Duration // first in-process retry delay
 	RetryMax       time.Duration // longest in-process retry delay
 	RetryTotal     time.Duration // in-process retries stop after this
@@ -72,7 +74,7 @@ func NewRouter(p *Pipeline, subscribe func(bus.ConsumerSpec) (message.Subscriber
 			// No Logger: report logs each failed delivery once.
 		}.Middleware,
 		p.countAttemptErrors,
-		middleware.Timeout(set.HandlerTimeout),
+		(&attemptLimits{base: set.HandlerTimeout}).middleware,
 		middleware.Recoverer,
 	)
 	workers := max(set.Workers, 1)

@@ -234,7 +234,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.String(&cfg.AdminToken, "admin-token", "the operator's HTTP API token, which may act on any site (prefer the environment variable: a flag shows in ps)")
 	s.String(&cfg.DataDir, "data-dir", "local state: the embedded NATS server stores its streams in DATA_DIR/nats")
 	s.Int(&cfg.Workers, "workers", "concurrent handlers per pipeline stage")
-	s.Duration(&cfg.HandlerTimeout, "handler-timeout", "time limit of one attempt at one event")
+	s.Duration(&cfg.HandlerTimeout, "handler-timeout", "time limit of one attempt at one event; an event whose attempts ran out of it gets twice as long each time, up to 8 times it")
 	s.Duration(&cfg.RetryTotal, "retry-total", "how long a failing event is retried in process before JetStream redelivers it")
 	s.Duration(&cfg.AckWait, "ack-wait", "JetStream AckWait of every consumer; must exceed handler-timeout + retry-total by over 1s")
 	s.Int(&cfg.MaxDeliver, "max-deliver", "failed deliveries of an event before it is dead-lettered; failures because Postgres or NATS is away do not count")
