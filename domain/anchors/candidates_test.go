@@ -48,10 +48,10 @@ func TestCandidatesFollowTheSeedsOrderWithShortTitleAndNaturalPhrases(t *testing
 	p, _ := policy.Default(policy.SAG)
 	// "leather boots and check the boots", the natural phrase this text
 	// used to give, crosses a clause ("and check the"): the noun phrase
-	// "Good leather hiking boots" of the second paragraph is the natural
+	// "Sturdy leather hiking boots" of the second paragraph is the natural
 	// phrase ("leather boots" in the first is the keyword itself).
 	texts := []string{"Before a long trip, waterproof | your leather boots and check the boots for cracks.",
-		"Good leather hiking boots last for years."}
+		"Sturdy leather hiking boots last for years."}
 	got := Candidates(Target{
 		PrimaryKeywords: []string{"leather hiking boots"},
 		Variations:      []string{"Leather Hiking Boots", "leather boots"},
@@ -61,7 +61,7 @@ func TestCandidatesFollowTheSeedsOrderWithShortTitleAndNaturalPhrases(t *testing
 		{Text: "leather hiking boots", Type: link.AnchorPrimaryKeyword},
 		{Text: "leather boots", Type: link.AnchorPrimaryKeyword},
 		{Text: "Leather Boots: Care and Repair", Type: link.AnchorPageTitle},
-		{Text: "Good leather hiking boots", Type: link.AnchorNatural},
+		{Text: "Sturdy leather hiking boots", Type: link.AnchorNatural},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("candidates\n%+v\nwant\n%+v", got, want)

@@ -470,8 +470,11 @@ var (
 )
 
 // genericStarts are evaluative words a natural phrase does not start on:
-// "the best lightweight hiking boots" gives "lightweight hiking boots".
-var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect", "worst", "favorite", "favourite")
+// "the best lightweight hiking boots" gives "lightweight hiking boots",
+// "Good dog training turns…" gives "dog training" (a pet-care trial
+// linked "Good dog training" to its hub).
+var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect", "worst", "favorite", "favourite",
+	"good", "great", "excellent", "ideal")
 
 // quantityAfterA reports "little" or "bit" after "a": "a little interval
 // training" is some interval training, not a phrase about small ones.

@@ -312,12 +312,12 @@ func TestOwnersGiveANaturalPhraseOnlyToTheLinkOfItsOwner(t *testing.T) {
 		t.Errorf("the comparison was offered %q", got)
 	}
 	// Keep does the same to candidates already drawn, and leaves the rest:
-	// "good trail boots" names the cleaning article's "waterproof trail
+	// "sturdy trail boots" names the cleaning article's "waterproof trail
 	// boots" too, but the trail boots hub's name covers it.
 	trailHub := Target{PrimaryKeywords: []string{"trail boots"}, Title: "Trail Boots"}
-	goodBoots := NewText([]string{"Good trail boots last for years."})
+	goodBoots := NewText([]string{"Sturdy trail boots last for years."})
 	all := Candidates(cleaning, goodBoots, p)
-	if !reflect.DeepEqual(natural(all), []string{"Good trail boots"}) {
+	if !reflect.DeepEqual(natural(all), []string{"Sturdy trail boots"}) {
 		t.Fatalf("without ownership the cleaning article was offered %q", natural(all))
 	}
 	kept := NewOwners([]Target{cleaning, trailHub}).Keep(0, all)
@@ -327,12 +327,12 @@ func TestOwnersGiveANaturalPhraseOnlyToTheLinkOfItsOwner(t *testing.T) {
 	// The cap of two natural phrases counts owned phrases only: a phrase the
 	// hub owns does not take the place of the comparison's own.
 	hub := Target{PrimaryKeywords: []string{"hiking boots"}, Variations: []string{"trail boots", "boots"}, Title: "Hiking Boots"}
-	text = NewText([]string{"Sturdy boots help. Good trail boots help more. Read our comparison of leather and synthetic trail boots."})
+	text = NewText([]string{"Sturdy boots help. Muddy trail boots help more. Read our comparison of leather and synthetic trail boots."})
 	own = NewOwners([]Target{hub, comparison})
 	if got := natural(own.Candidates(1, text, p)); !reflect.DeepEqual(got, []string{"leather and synthetic trail boots"}) {
 		t.Errorf("the comparison was offered %q (without ownership: %q)", got, NaturalPhrases(text, comparison.names(), p))
 	}
-	if got := natural(own.Candidates(0, text, p)); !reflect.DeepEqual(got, []string{"Sturdy boots", "Good trail boots"}) {
+	if got := natural(own.Candidates(0, text, p)); !reflect.DeepEqual(got, []string{"Sturdy boots", "Muddy trail boots"}) {
 		t.Errorf("the hub was offered %q", got)
 	}
 }
@@ -388,8 +388,10 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"hiking boots"}}, []string{"Waterproof Hiking Boots", "breathable hiking boots"}},
 		{"at most two", "Light tents pack small. Cheap tents leak. Big tents sleep four.",
 			Target{PrimaryKeywords: []string{"backpacking tents"}, Variations: []string{"tent"}}, []string{"Light tents", "Cheap tents"}},
-		{"the keyword itself, stemmed, is not a natural phrase", "A good hiking boot lasts. The hiking boot is key.",
-			Target{PrimaryKeywords: []string{"hiking boots"}}, []string{"good hiking boot"}},
+		{"the keyword itself, stemmed, is not a natural phrase, nor graded by 'good'", "A good hiking boot lasts. The hiking boot is key.",
+			Target{PrimaryKeywords: []string{"hiking boots"}}, nil},
+		{"the keyword itself, stemmed, with a modifier of its own", "A waterproof hiking boot lasts. The hiking boot is key.",
+			Target{PrimaryKeywords: []string{"hiking boots"}}, []string{"waterproof hiking boot"}},
 		{"a document about the target, without 'our complete'", "It is one part of our complete guide to tile backsplash, where you will find the tools.",
 			Target{PrimaryKeywords: []string{"tile backsplash"}, Title: "Tile Backsplash"}, []string{"guide to tile backsplash"}},
 		{"an overview of the target", "Start with the overview of deck building before you buy timber.",
@@ -958,7 +960,10 @@ func TestATitlesComplementNamesNothing(t *testing.T) {
 	}{
 		{cleaning, "With the right clothing and a bit of technique, wet rides can be surprisingly enjoyable.", nil},
 		{grip, "Punctures also become more likely on wet roads, which is why repair skills matter.", nil},
-		{grip, "Good tire grip helps in every season.", []string{"Good tire grip"}},
+		// "Good" grades the phrase: the variation "tire grip" carries the
+		// link, not "Good tire grip".
+		{grip, "Good tire grip helps in every season.", nil},
+		{grip, "Sticky rubber keeps tire grip on wet roads high.", nil},
 		{Target{PrimaryKeywords: []string{"wet weather riding"}, Title: "Riding on Wet Roads"}, "Riding on wet roads takes care.", nil},
 		{Target{PrimaryKeywords: []string{"emergency fund on a low income"}}, "If you are building from a very low income, small transfers add up.", []string{"low income"}},
 	} {
