@@ -575,6 +575,9 @@ func resolve(toks []token, i int) {
 		t.verb = modal || subject && (before.low != "you" || youSubject(toks, b) || partitive || nextIs(cDet, cPron, cPrep)) ||
 			before != nil && before.low == "who" || subjectsVerb(toks, i, b) || verbBeforeWhat(toks, i, b) ||
 			b >= 1 && toks[b].low == "to" && infinitiveTakers[toks[b-1].low] ||
+			// "walking to [cure] leash pulling": a verb of purpose after
+			// any "to" (a pet-care trial's anchor opened on it).
+			b >= 0 && toks[b].low == "to" && purposeVerbs[t.low] ||
 			// "how you ship today and [design] deployment strategies"
 			clause && coordinatedWithAVerb(toks, b) && nextIs(cOpen, cAmbig, cGer, cPart, cDet, cPron)
 	case cAmbig:
@@ -837,9 +840,11 @@ func infinitive(toks []token, b int, next *token) bool {
 		infinitiveTakers[w.low]
 }
 
-// purposeVerbs are verbs that are nouns too, read as verbs after "to".
+// purposeVerbs are verbs that are nouns too, read as verbs after "to" ("train"
+// is not: "a guide to train travel").
 var purposeVerbs = set("support", "help", "protect", "boost", "improve", "reduce", "prevent", "maintain", "promote",
-	"ease", "relieve", "control", "manage", "treat", "repair", "clean", "fix", "cut", "lower", "raise")
+	"ease", "relieve", "control", "manage", "treat", "repair", "clean", "fix", "cut", "lower", "raise",
+	"cure", "curb", "tackle", "solve", "soothe", "calm", "limit", "build", "teach")
 
 // howDegrees are the adjectives and adverbs a "how" asks the degree of.
 var howDegrees = set("long", "much", "many", "often", "far", "big", "old", "soon", "fast", "quickly", "hot",

@@ -518,6 +518,8 @@ func TestNounPhrasesFollowTheLexiconAndItsHeuristics(t *testing.T) {
 		{"ambiguous verb: verb after an infinitive 'to'", "Learn how to waterproof boots.", []string{"boots"}},
 		// a trial site's cross-cluster anchor "[start chocolate cake]"
 		{"ambiguous verb: verb after a noun that takes an infinitive 'to'", "Use the leftover time to start chocolate cake.", []string{"leftover time", "chocolate cake"}},
+		// a pet-care trial's "[cure leash pulling]"
+		{"a verb of purpose after any 'to' is a verb", "If you have practised loose-lead walking to cure leash pulling, be patient.", []string{"loose-lead walking", "leash pulling", "patient"}},
 		{"an unknown word after such a 'to' is a verb too", "It is one of the most rewarding ways to practise macro photography at home.", []string{"rewarding ways", "macro photography", "home"}},
 		{"ambiguous verb: verb after an adjective that takes an infinitive 'to'", "It is easy to clean leather boots at home.", []string{"easy", "leather boots", "home"}},
 		// a trial's "how [long ACH transfers] take"
