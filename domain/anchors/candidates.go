@@ -353,21 +353,41 @@ var titleQuestions = set("how", "why", "what", "where", "when", "which", "who")
 // SpecCut is a title without the size, count or quantity a comma sets
 // off at its end ("Linden Peel-and-Stick Wallpaper, 20.5 in x 16.5 ft",
 // "Terrazza Porcelain Floor Tile, 12 x 24", "Oak Shelf Brackets, Set of
-// 4", "Interior Paint, 1 Gallon"): a product's name without its pack.
-// ok is false for a title without one: what follows its last comma is
-// at most five words and holds a digit.
+// 4", "Interior Paint, 1 Gallon", "Wall-Mounted Hay Rack, Large"): a
+// product's name without its pack. ok is false for a title without one:
+// what follows its last comma is at most five words and holds a digit,
+// or is all size words.
 func SpecCut(title string) (string, bool) {
 	i := strings.LastIndex(title, ",")
 	if i <= 0 {
 		return "", false
 	}
 	head, spec := strings.TrimSpace(title[:i]), strings.TrimSpace(title[i+1:])
-	if n := len(strings.Fields(spec)); n == 0 || n > 5 || !strings.ContainsFunc(spec, unicode.IsDigit) ||
-		!strings.ContainsFunc(head, unicode.IsLetter) {
+	words := strings.Fields(spec)
+	if n := len(words); n == 0 || n > 5 || !strings.ContainsFunc(head, unicode.IsLetter) {
+		return "", false
+	}
+	if !strings.ContainsFunc(spec, unicode.IsDigit) && !allSizeWords(words) {
 		return "", false
 	}
 	return head, true
 }
+
+// allSizeWords reports whether every word names a size or a count in
+// words ("Large", "Extra Large", "XL", "Pack of Six").
+func allSizeWords(words []string) bool {
+	for _, w := range words {
+		if !sizeWords[strings.ToLower(strings.Trim(w, "()."))] {
+			return false
+		}
+	}
+	return true
+}
+
+var sizeWords = set("small", "medium", "large", "extra", "x-large", "xx-large", "xs", "xl", "xxl", "xxxl",
+	"mini", "jumbo", "giant", "compact", "regular", "standard", "king", "queen", "twin", "single", "double",
+	"size", "sized", "pack", "set", "pair", "of", "one", "two", "three", "four", "five", "six", "eight", "ten",
+	"twelve", "dozen")
 
 // JoinedQuestionCut is a title of another language than English cut
 // before a question clause its conjunction joins to it, when at least

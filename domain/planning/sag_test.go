@@ -1459,6 +1459,10 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		{"Why Weight Loss Stalls and How to Restart It", "weight loss plateau", nil, "Why Weight Loss Stalls"},
 		{"Linden Botanical Peel-and-Stick Wallpaper, 20.5 in x 16.5 ft", "peel and stick wallpaper", nil, "Linden Botanical Peel-and-Stick Wallpaper"},
 		{"Oak Shelf Brackets, Set of 4", "shelf brackets", nil, "Oak Shelf Brackets"},
+		// a pet-care trial's product: a size in words is a size too
+		{"Burrowbox Wall-Mounted Hay Rack, Large", "hay rack", nil, "Burrowbox Wall-Mounted Hay Rack"},
+		{"Cotton Dog Bandanas, Pack of Six", "dog bandanas", nil, "Cotton Dog Bandanas"},
+		{"Salt, Pepper and Spice", "spice", nil, "Salt, Pepper and Spice"},
 		{"How to Cut Vinyl Plank Around Door Jambs and Vents", "cutting vinyl plank", nil, "How to Cut Vinyl Plank"},
 		{"How to Match Wallpaper Patterns at the Seams", "matching wallpaper patterns", nil, "How to Match Wallpaper Patterns"},
 		{"How to Fit Debt Payments Into Your Budget", "debt payments", nil, "How to Fit Debt Payments"},
