@@ -169,12 +169,37 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 				// anchor cap stops, is no work for the fallback.
 				if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned && l.Reason != "" &&
 					!strings.HasPrefix(l.Reason, reasonAllCapped) && !markup.LinkedAlready(l.Reason) {
+					if hint := writeInHint(l, usage, capOf); hint != "" {
+						links[i].Reason += "; " + hint
+					}
 					links[i].Reason += "; " + awaitsFallback
 				}
 			}
 			return html, nil
 		}
 	}
+}
+
+// writeInHint tells the writer of a page whose mandatory link no text
+// carries which names would carry it by rule, so the page's failure says
+// what to write: a pet-care trial's articles were told only "no
+// candidate anchor found in paragraphs 1-2", where the audit of the same
+// pages said "work "dog food" into the text". It names up to three
+// candidates under the anchor cap, "" for an optional link or when none
+// is.
+func writeInHint(l link.Link, usage map[string]map[string]int, capOf planning.AnchorCap) string {
+	if !l.Mandatory || !strings.HasPrefix(l.Reason, markup.NoCandidateFound) {
+		return ""
+	}
+	names, _ := underCap(l, usage, capOf, nil)
+	if len(names) == 0 {
+		return ""
+	}
+	where := "the text"
+	if l.FirstParagraphs > 0 {
+		where = fmt.Sprintf("paragraphs 1-%d", l.FirstParagraphs)
+	}
+	return fmt.Sprintf("writing %s into %s would carry it", quotedList(names[:min(len(names), 3)]), where)
 }
 
 // reasonAllCapped starts the reason of a link whose every candidate is

@@ -472,3 +472,35 @@ func TestTheCapReasonNamesTheCandidatesAtTheCap(t *testing.T) {
 		t.Errorf("named %q, want only \"racefiets\"", got)
 	}
 }
+
+// A page whose uplink no text carries is told which names would carry it
+// (a pet-care trial's articles were told only "no candidate anchor found
+// in paragraphs 1-2"); names at the cap are left out, and an optional
+// link gets no such hint.
+func TestAnUplinkNoTextCarriesTellsTheWriterWhichNamesWould(t *testing.T) {
+	src := []byte("<p>Raw diets divide vets.</p>\n<p>" + strings.Repeat("word ", 60) + "</p>\n")
+	usage := map[string]map[string]int{"nutrition": {"dog food": 3}}
+	links := []link.Link{
+		{ID: "up", TargetPageID: "nutrition", TargetURL: "/dog-nutrition/", Type: link.TypeVerticalUp, Zone: link.ZoneInBody, Mandatory: true,
+			Status: link.StatusPlanned, FirstParagraphs: 2, Candidates: []link.Anchor{
+				{Text: "dog food", Type: link.AnchorPrimaryKeyword},
+				{Text: "dog nutrition", Type: link.AnchorPrimaryKeyword},
+				{Text: "Dog Nutrition Basics", Type: link.AnchorPageTitle}}},
+		{ID: "sib", TargetPageID: "kibble", TargetURL: "/kibble/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
+			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "senior kibble", Type: link.AnchorPrimaryKeyword}}},
+	}
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	up := links[0]
+	want := `writing "dog nutrition", "Dog Nutrition Basics" into paragraphs 1-2 would carry it`
+	if up.Status != link.StatusPlanned || !strings.HasPrefix(up.Reason, markup.NoCandidateFound) || !strings.Contains(up.Reason, want) {
+		t.Errorf("uplink: %s %q, want it planned with %q", up.Status, up.Reason, want)
+	}
+	if !awaitingFallback(up) {
+		t.Errorf("uplink %q is not left for the LLM fallback", up.Reason)
+	}
+	if sib := links[1]; strings.Contains(sib.Reason, "would carry it") || !awaitingFallback(sib) {
+		t.Errorf("optional link: %q, want no hint and the LLM fallback", sib.Reason)
+	}
+}

@@ -727,8 +727,12 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	case t.insideOwn > 0:
 		return "candidate anchor found in " + in + " only as or inside this page's own name, or inside a longer name (another page's, or the target's own)"
 	}
-	return "no candidate anchor found in " + where
+	return NoCandidateFound + where
 }
+
+// NoCandidateFound starts the reason of a link none of whose candidates
+// the text holds where the link may go.
+const NoCandidateFound = "no candidate anchor found in "
 
 func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	para := &p.doc.paras[h.para]
