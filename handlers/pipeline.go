@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -90,7 +89,6 @@ type Pipeline struct {
 	replanning     pageLocks          // pages being re-planned by this process
 	asking         singleflight.Group // model calls of the LLM fallback in flight, by answer key
 	settleFailures settleBackoff      // sites whose settle pass failed lately
-	settling       atomic.Int32       // settle passes under way in this process
 	carryFailed    failedCarries      // events whose plan failed once carried on
 }
 

@@ -121,25 +121,21 @@ type settledPage struct {
 	horizon planning.Horizon
 }
 
-// Settling reports whether a settle pass is under way in this process. A
-// pass clears its site's marks when its transaction commits, but keeps its
-// graph (RecordSettledGraph) and asks the model for what it lacked after
-// that: until it returns, the site is not done, though none of its pages
-// is marked.
-func (p *Pipeline) Settling() bool { return p.settling.Load() > 0 }
-
 // SettleSite runs one settle pass over the site in one snapshot
 // transaction. A page the pipeline changes meanwhile makes the pass fail
 // with store.ErrConcurrentChange, or stays marked if the pass did not
 // touch it, and the site settles again.
 func (p *Pipeline) SettleSite(ctx context.Context, siteID string) error {
-	p.settling.Add(1)
-	defer p.settling.Add(-1)
+	release, err := p.Store.HoldSettling(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	start := time.Now()
 	var pages, changed int
 	var missing passAsks // answers of the model the pass lacked
 	var settledGraph map[string]int
-	err := p.Store.InSnapshotTx(ctx, func(tx *store.Tx) error {
+	err = p.Store.InSnapshotTx(ctx, func(tx *store.Tx) error {
 		snapshot, err := tx.SettleSnapshot(ctx)
 		if err != nil {
 			return err

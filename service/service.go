@@ -42,7 +42,6 @@ type Service struct {
 	pruner   *drainer
 	stats    *drainer
 	settler  *drainer // nil when settling is off
-	pipeline *handlers.Pipeline
 	jobs     *drainer // audits and applies
 	watch    *bus.DeliveryWatch
 	router   *message.Router
@@ -103,7 +102,6 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	}
 	pipeline.Checker, pipeline.VerifyWorkers = checker, cfg.VerifyWorkers
 	pipeline.Tracer, pipeline.Replica = tracer, replicaName()
-	s.pipeline = pipeline
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
 	poolSize := cfg.PoolSize(len(routes))
@@ -322,7 +320,8 @@ func (s *Service) Ready(ctx context.Context) error {
 }
 
 // Idle reports whether the pipeline has nothing left to do: it is Quiet,
-// no site waits for its settle pass and none is under way. The pass is
+// no site waits for its settle pass and none is under way in any
+// replica (store.Settling). The pass is
 // asked after the marks: a pass that starts later found a page marked.
 func (s *Service) Idle(ctx context.Context) (bool, error) {
 	quiet, err := s.Quiet(ctx)
@@ -330,7 +329,11 @@ func (s *Service) Idle(ctx context.Context) (bool, error) {
 		return quiet, err
 	}
 	n, err := s.store.Unsettled(ctx)
-	return err == nil && n == 0 && !s.pipeline.Settling(), err
+	if err != nil || n > 0 {
+		return false, err
+	}
+	settling, err := s.store.Settling(ctx)
+	return err == nil && !settling, err
 }
 
 // Quiet reports whether every durable consumer has acknowledged all it was

@@ -78,6 +78,51 @@ func (s *Store) Unsettled(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// settlingLockClass is the first key of the advisory lock every settle
+// pass holds, shared, while it runs (HoldSettling); it spells "ILST", apart
+// from planningLockClass.
+const settlingLockClass int32 = 0x494c5354
+
+// HoldSettling marks a settle pass under way, in every replica's sight,
+// until release is called: it holds a shared advisory lock on a
+// connection of its own, which a process that dies loses with the lock.
+// A pass clears its site's marks when its transaction commits, then keeps
+// its graph and asks the model: until it is done the site is not, though
+// none of its pages is marked, and a replica that counted only its own
+// passes called the pipeline idle while another's ran.
+func (s *Store) HoldSettling(ctx context.Context) (release func(), err error) {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("acquire connection: %w", err)
+	}
+	if _, err := c.Exec(ctx, `SELECT pg_advisory_lock_shared($1::int4, 0)`, settlingLockClass); err != nil {
+		c.Release()
+		return nil, fmt.Errorf("mark a settle pass under way: %w", err)
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+		defer cancel()
+		if _, err := c.Exec(ctx, `SELECT pg_advisory_unlock_shared($1::int4, 0)`, settlingLockClass); err != nil {
+			// A connection whose lock cannot be let go must not serve again.
+			_ = c.Conn().Close(ctx)
+		}
+		c.Release()
+	}, nil
+}
+
+// Settling reports whether a settle pass is under way in any process on
+// this database (HoldSettling).
+func (s *Store) Settling(ctx context.Context) (bool, error) {
+	var held bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks
+		WHERE locktype = 'advisory' AND granted AND classid::bigint = $1 AND objid = 0 AND objsubid = 2
+		  AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))`, int64(settlingLockClass)).Scan(&held)
+	if err != nil {
+		return false, fmt.Errorf("look for settle passes under way: %w", err)
+	}
+	return held, nil
+}
+
 // InSnapshotTx runs fn in one REPEATABLE READ transaction: every read sees
 // the database as of the first, and a write to a row another transaction
 // changed since fails with a serialization error (ErrConcurrentChange)

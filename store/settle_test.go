@@ -9,6 +9,7 @@ import (
 
 	"github.com/interlinker/interlinker/domain/planning"
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store/storetest"
 )
 
 func markChanged(t *testing.T, s *Store, pageIDs ...string) {
@@ -192,4 +193,47 @@ func TestASettlePassOrdersThePagesThatNeedAnUplinkFirst(t *testing.T) {
 			t.Errorf("silo %v: the cluster's service planned before the home page: %v, want %v (order %v)", silo, before, silo, order)
 		}
 	}
+}
+
+// A settle pass under way is seen by every process on the database,
+// however many passes run at once, until the last lets go; a pass on
+// another database is not.
+func TestASettlePassUnderWayIsSeenByEveryProcessOnTheDatabaseAndNoOther(t *testing.T) {
+	ctx := context.Background()
+	open := func(url string) *Store {
+		s, err := Open(ctx, url, Options{MaxConns: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(s.Close)
+		return s
+	}
+	url := storetest.NewDatabase(t)
+	replicaA, replicaB, elsewhere := open(url), open(url), open(storetest.NewDatabase(t))
+	settling := func(s *Store, want bool, when string) {
+		t.Helper()
+		got, err := s.Settling(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: settling %v, want %v", when, got, want)
+		}
+	}
+	settling(replicaB, false, "before any pass")
+	releaseA, err := replicaA.HoldSettling(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseB, err := replicaB.HoldSettling(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settling(replicaB, true, "two passes under way, seen by one replica")
+	settling(replicaA, true, "two passes under way, seen by the other")
+	settling(elsewhere, false, "passes under way on another database")
+	releaseA()
+	settling(replicaA, true, "one pass done, the other's under way")
+	releaseB()
+	settling(replicaA, false, "both passes done")
 }
