@@ -310,6 +310,7 @@ func (pr profile) namedAsIs(np nounPhrase, ws map[string]bool) bool {
 	for _, n := range pr.names {
 		phrase, ok := n.heads[head]
 		if !ok || contrasts(np, ws, phrase, n.modifiers[head], n.elsewhere[head]) || compoundsApart(np, n.modifiers[head], pr.all) ||
+			cutsCompound(ws, n.modifiers[head]) ||
 			pr.lacksProperName(n, ws) || n.verb != "" && !ws[n.verb] {
 			continue
 		}
@@ -389,6 +390,31 @@ func compoundsApart(np nounPhrase, nameModifiers [][]string, all map[string]bool
 	}
 	next := np[len(np)-2]
 	return len(next.parts) > 0 && !heldBy(next.parts, all) && !gradesOnly(next.low)
+}
+
+// cutsCompound reports whether a phrase's words (ws) take part of one of
+// a name's hyphenated compounds (modifiers, as namedAsIs has them) without
+// the rest: "open shift" holds the "open" of "close-open shifts", which
+// are other shifts (a scheduling trial's sibling link went to the
+// close-open shifts article on "an [open shift]").
+func cutsCompound(ws map[string]bool, modifiers [][]string) bool {
+	for _, m := range modifiers {
+		if len(m) < 2 || !strings.Contains(m[0], "-") || ws[m[0]] {
+			continue
+		}
+		held, all := false, true
+		for _, part := range strings.Split(m[0], "-") {
+			if ws[stem(part)] || ws[part] {
+				held = true
+			} else {
+				all = false
+			}
+		}
+		if held && !all {
+			return true
+		}
+	}
+	return false
 }
 
 // gradesOnly reports a modifier that says how much or how good, not which
@@ -824,10 +850,14 @@ func (o *Owners) best(np nounPhrase) int {
 			i = contending[k-len(considered)]
 		}
 		pr := o.profile(i)
-		if !pr.named(np, ws) {
+		// A target one of whose names the phrase is, word for word, is in
+		// the running even where its name reads as a verb and its object
+		// ("open shifts"): a scheduling trial's "an [open shift]" went to
+		// another sibling, since the open shifts article was not named.
+		isName := pr.exact[text] || pr.exact[stems]
+		if !isName && !pr.named(np, ws) {
 			continue
 		}
-		isName := pr.exact[text] || pr.exact[stems]
 		if best >= 0 && bestName != isName {
 			if isName {
 				best, bestName, bestShare, bestExact, bestCover, bestTight = -1, false, 0, false, 0, false

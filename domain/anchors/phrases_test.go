@@ -1169,3 +1169,32 @@ func TestAPhraseHoldingThePagesOwnNameNamesNoOtherPage(t *testing.T) {
 		}
 	}
 }
+
+// A scheduling trial's "creates an [open shift]" went to the sibling
+// about "close-open shifts": its compound's "open" counted as a word of
+// the name, and the open shifts article, whose keyword reads as a verb and
+// its object, was not named at all. A phrase that is a target's name word
+// for word goes to it, and a phrase holding part of a name's hyphenated
+// compound without the rest does not name it.
+func TestAPhraseIsNotNamedByPartOfAHyphenatedCompound(t *testing.T) {
+	p := sag(t)
+	clopening := Target{PrimaryKeywords: []string{"clopening shifts"}, Variations: []string{"clopening", "close-open shifts"},
+		Title: "Clopening Shifts: Why They Hurt Retention"}
+	openShifts := Target{PrimaryKeywords: []string{"open shifts"}, Variations: []string{"unfilled shifts", "open shift board"},
+		Title: "Open Shifts: How to Fill Gaps Fast"}
+	if got := BestTarget("open shift", []Target{clopening, openShifts}); got != 1 {
+		t.Errorf("\"open shift\" goes to target %d, want 1, the open shifts article", got)
+	}
+	if got := BestTarget("open shift", []Target{clopening}); got != -1 {
+		t.Errorf("\"open shift\" names target %d alone, want none: it cuts \"close-open\"", got)
+	}
+	if got := BestTarget("close-open shift", []Target{clopening, openShifts}); got != 0 {
+		t.Errorf("\"close-open shift\" goes to target %d, want 0, the clopening article", got)
+	}
+	text := NewText([]string{"People who are scheduled against their stated hours quit, and every one of those creates an open shift."})
+	for _, a := range NewOwners([]Target{clopening, openShifts}).Candidates(0, text, p) {
+		if a.Text == "open shift" {
+			t.Errorf("the clopening article was offered %q (%s)", a.Text, a.Type)
+		}
+	}
+}
