@@ -188,10 +188,10 @@ func placeInBody(src []byte, links []link.Link, usage map[string]map[string]int,
 // candidates under the anchor cap, "" for an optional link or when none
 // is.
 func writeInHint(l link.Link, usage map[string]map[string]int, capOf planning.AnchorCap) string {
-	if !l.Mandatory || !strings.HasPrefix(l.Reason, markup.NoCandidateFound) {
+	if !l.Mandatory || !strings.HasPrefix(l.Reason, markup.NoCandidateFound) && !strings.HasPrefix(l.Reason, markup.FoundOnlyOutside) {
 		return ""
 	}
-	names, _ := underCap(l, usage, capOf, nil)
+	names := namesToWrite(l, usage, capOf, nil)
 	if len(names) == 0 {
 		return ""
 	}
@@ -199,7 +199,23 @@ func writeInHint(l link.Link, usage map[string]map[string]int, capOf planning.An
 	if l.FirstParagraphs > 0 {
 		where = fmt.Sprintf("paragraphs 1-%d", l.FirstParagraphs)
 	}
-	return fmt.Sprintf("writing %s into %s would carry it", quotedList(names[:min(len(names), 3)]), where)
+	return fmt.Sprintf("writing %s into %s would carry it", quotedList(names), where)
+}
+
+// namesToWrite are up to three of a link's candidates under the anchor
+// cap, and not refused, that a writer could work into a sentence: a name
+// of more than five words is a title with its subtitle (a recipe trial
+// was told to write "Curry: Weeknight Curries from Scratch" into its
+// opening), which no sentence holds.
+func namesToWrite(l link.Link, usage map[string]map[string]int, capOf planning.AnchorCap, refused map[string]bool) []string {
+	under, _ := underCap(l, usage, capOf, refused)
+	var names []string
+	for _, text := range under {
+		if len(strings.Fields(text)) <= 5 && len(names) < 3 {
+			names = append(names, text)
+		}
+	}
+	return names
 }
 
 // reasonAllCapped starts the reason of a link whose every candidate is
@@ -345,10 +361,14 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			// link: a bank trial's writers read "the others were not
 			// placed (no candidate anchor found …)" as the page not naming
 			// the target at all.
+			others := ""
+			if names := namesToWrite(links[i], usage, capOf, refused[i]); len(names) > 0 {
+				others = " (" + quotedList(names) + ")"
+			}
 			links[i].Reason = fmt.Sprintf("anchor cap: other pages link page %s with %s as often as the cap allows "+
 				"(%d times each, max_exact_anchor_per_target%s), so it was held back here; no other of its names is where the link may go (%s): "+
-				"another name of it written there, a variation or its title, would carry it",
-				links[i].TargetPageID, quotedList(cappedNames(capped[i], usage[links[i].TargetPageID], limit)), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason)
+				"another name of it written there, a variation or its title%s, would carry it",
+				links[i].TargetPageID, quotedList(cappedNames(capped[i], usage[links[i].TargetPageID], limit)), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason, others)
 		case foundInText(held):
 			links[i].Reason = held.Reason
 		}

@@ -129,7 +129,7 @@ func TestALinkPartlyHeldBackByTheCapBlamesItOnlyWhenTheTextHoldsOne(t *testing.T
 		t.Fatal(err)
 	}
 	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, `anchor cap: other pages link page boots with "hiking boots" as often as the cap allows (3 times each`) ||
-		!strings.Contains(l.Reason, "another name of it written there") {
+		!strings.Contains(l.Reason, `another name of it written there, a variation or its title ("walking boots"), would carry it`) {
 		t.Errorf("link named: %s %q, want it planned for the anchor cap, whose held-back anchor the text holds", l.Status, l.Reason)
 	}
 	if l := links[1]; l.Status != link.StatusPlanned || strings.Contains(l.Reason, "anchor cap") || !strings.HasPrefix(l.Reason, "no candidate anchor found") {
@@ -485,7 +485,9 @@ func TestAnUplinkNoTextCarriesTellsTheWriterWhichNamesWould(t *testing.T) {
 			Status: link.StatusPlanned, FirstParagraphs: 2, Candidates: []link.Anchor{
 				{Text: "dog food", Type: link.AnchorPrimaryKeyword},
 				{Text: "dog nutrition", Type: link.AnchorPrimaryKeyword},
-				{Text: "Dog Nutrition Basics", Type: link.AnchorPageTitle}}},
+				{Text: "Dog Nutrition Basics", Type: link.AnchorPageTitle},
+				// a title with its subtitle is no name a sentence holds
+				{Text: "Dog Nutrition Basics: What Goes in the Bowl", Type: link.AnchorPageTitle}}},
 		{ID: "sib", TargetPageID: "kibble", TargetURL: "/kibble/", Type: link.TypeHorizontal, Zone: link.ZoneInBody,
 			Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "senior kibble", Type: link.AnchorPrimaryKeyword}}},
 	}
@@ -502,5 +504,16 @@ func TestAnUplinkNoTextCarriesTellsTheWriterWhichNamesWould(t *testing.T) {
 	}
 	if sib := links[1]; strings.Contains(sib.Reason, "would carry it") || !awaitingFallback(sib) {
 		t.Errorf("optional link: %q, want no hint and the LLM fallback", sib.Reason)
+	}
+
+	// Named only further down, it is told the same.
+	src = []byte("<p>Raw diets divide vets.</p>\n<p>" + strings.Repeat("word ", 60) + "</p>\n<p>Dog nutrition matters later on.</p>\n")
+	links = links[:1]
+	links[0].Status, links[0].Reason = link.StatusPlanned, ""
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if up := links[0]; !strings.HasPrefix(up.Reason, markup.FoundOnlyOutside) || !strings.Contains(up.Reason, want) {
+		t.Errorf("uplink named further down: %q, want it to start %q and hold %q", up.Reason, markup.FoundOnlyOutside, want)
 	}
 }

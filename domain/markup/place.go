@@ -713,7 +713,7 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 	case t.overlap > 0:
 		return "candidate anchor found only inside text already linked by an earlier request"
 	case t.outside > 0:
-		return "candidate anchor found only outside " + where
+		return FoundOnlyOutside + where
 	case t.early > 0 && t.keptForUplink:
 		return "waits for the page's uplink, which has no anchor yet: the uplink is the page's first link (first_link_rule), and the others follow it"
 	case t.early > 0:
@@ -731,8 +731,12 @@ func (t *rejectTally) reason(pos Position, cfg *placeConfig) string {
 }
 
 // NoCandidateFound starts the reason of a link none of whose candidates
-// the text holds where the link may go.
-const NoCandidateFound = "no candidate anchor found in "
+// the text holds where the link may go; FoundOnlyOutside that of one whose
+// candidates the text holds only outside the paragraphs it may go in.
+const (
+	NoCandidateFound = "no candidate anchor found in "
+	FoundOnlyOutside = "candidate anchor found only outside "
+)
 
 func (p *placer) fits(h hit, pos Position, t *rejectTally) bool {
 	para := &p.doc.paras[h.para]
