@@ -162,6 +162,10 @@ var adverbs = set(
 	"ago", "especially", "hence", "far", "further", "farther", "anywhere", "everywhere", "somewhere",
 	"nowhere", "likewise", "instead", "actually", "beforehand", "afterwards", "afterward", "meanwhile",
 	"anymore", "regardless", "nearby",
+	// directions after what they start from ("from the Starter Plan
+	// upward"): a trial's hub could not link a plan named before one
+	"upward", "upwards", "downward", "downwards", "onward", "onwards", "backwards", "forwards", "outwards",
+	"inwards",
 	// ordinals, in a noun phrase ("the first step") or after one ("read
 	// our guide first"): a phrase is not cut on them
 	"first", "next", "last",

@@ -551,6 +551,8 @@ func TestNounPhrasesFollowTheLexiconAndItsHeuristics(t *testing.T) {
 		{"numbers and units are not words of a phrase", "It weighs 2 lb 6 oz on the trail at 31°F.", []string{"trail"}},
 		{"a possessive starts but never ends a phrase", "The hiker's boots and the boot's.", []string{"hiker's boots"}},
 		{"hyphenated compounds are words", "A three-season tent with a full-grain leather upper.", []string{"three-season tent", "full-grain leather upper"}},
+		// a scheduling trial's hub could not link "the Starter Plan upward"
+		{"a direction adverb ends a phrase", "Swapping is included from the Starter Plan upward, and onwards.", []string{"Swapping", "Starter Plan"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := nounPhrasesOf(tc.text); !reflect.DeepEqual(got, tc.want) {
