@@ -1417,8 +1417,32 @@ func (pl *planner) taxonomy() {
 	if !slices.ContainsFunc(hubs, under) {
 		pl.note("term page %s is linked by the hubs it lists only where their text names it: the breadcrumb's attribute step links a term page "+
 			"from the pages of the hubs under its path (%s), and no published hub with its value is there; "+
-			"name it in their text, link it from the site's navigation, or publish its hubs under its path", pl.in.Page.ID, pl.in.Page.URL)
+			"name it in their text%s, link it from the site's navigation, or publish its hubs under its path",
+			pl.in.Page.ID, pl.in.Page.URL, pl.namedInWordsHint())
 	}
+}
+
+// namedInWordsHint is what a term page's note adds when none of its
+// names has the words an anchor needs: a hub's text that says "miso"
+// names it and still carries no link (a recipe trial's glossary pages
+// were told to be named in text that named them).
+func (pl *planner) namedInWordsHint() string {
+	short := ""
+	page := pl.in.Page
+	for _, n := range append([]string{page.PrimaryKeyword, page.Title}, page.Keywords...) {
+		words := len(strings.Fields(anchors.Normalize(n)))
+		if words >= pl.in.Policy.AnchorMinWords {
+			return ""
+		}
+		if short == "" && words > 0 {
+			short = n
+		}
+	}
+	if short == "" {
+		return ""
+	}
+	return fmt.Sprintf(" in at least %d words (its names are shorter, and %q alone carries no link: %s, or set anchor_min_words)",
+		pl.in.Policy.AnchorMinWords, short, pl.longerPhraseHint(short))
 }
 
 // hubTopic is a hub's topic, its keyword and its cluster's name and

@@ -1676,6 +1676,17 @@ func TestATermPageNoHubIsUnderSaysWhyNothingLinksIt(t *testing.T) {
 	if got := unlinked(plan(offPath)); len(got) != 1 {
 		t.Errorf("notes %q, want one: no hub with the value is published yet", got)
 	}
+	if got := unlinked(plan(offPath)); len(got) != 1 || strings.Contains(got[0], "anchor_min_words") {
+		t.Errorf("notes %q, want no word on anchor_min_words: \"Mountain Terrain\" has an anchor's words", got)
+	}
+	// A term page whose every name is one word is told that a hub naming
+	// it so carries no link (a recipe trial's "a spoon of miso").
+	miso := termPage("term-miso", "Miso", "terrain=mountain")
+	miso.PrimaryKeyword = "miso"
+	got = unlinked(plan(miso, hubOf(boots)))
+	if len(got) != 1 || !strings.Contains(got[0], `in at least 2 words (its names are shorter, and "miso" alone carries no link: a phrase such as "our miso guide" would carry the link, or set anchor_min_words)`) {
+		t.Errorf("notes %q, want one saying its one-word names carry no link", got)
+	}
 	onPath := offPath
 	onPath.URL = "/hiking/"
 	if got := unlinked(plan(onPath, hubOf(boots), hubOf(jackets))); len(got) != 0 {
