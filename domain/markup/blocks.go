@@ -387,6 +387,17 @@ func (l *landmarks) tail(start, contentParas int) {
 	}
 }
 
+// contentAfterTail notes content that is no paragraph (a table, a list, a
+// figure) after the box tail noted: the box is inside the content, not
+// after it, and the next box after the content is the tail. A recipe
+// trial's notes <aside> came before its timings <table>, and Related
+// Reading went between them.
+func (l *landmarks) contentAfterTail(contentParas int) {
+	if l.tailStart >= 0 && l.tailAfter == contentParas {
+		l.tailStart = -1
+	}
+}
+
 // footer notes the start of a <footer> outside any article, after
 // contentParas content paragraphs.
 func (l *landmarks) footer(start, contentParas int) {

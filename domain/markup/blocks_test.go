@@ -125,6 +125,14 @@ func TestInsertBlockAndStrip(t *testing.T) {
 		// than those holding its last paragraph, is no end of it.
 		"box between paragraphs":      {"<article><p>x</p><aside class=pullquote>q</aside><p>y</p></article>", "<article>", "<p>y</p>"},
 		"box in a section of its own": {"<article><p>x</p><section><div class=author-box>bio</div></section></article>", "<article>", "</section>"},
+		// Content that is no paragraph after a box makes it a box inside
+		// the content (a recipe trial's Related Reading went between its
+		// notes <aside> and its timings <table>); a box after that content
+		// is the end.
+		"table after a box": {"<p>Intro.</p><ol><li>Mix.</li></ol><aside class=\"recipe-notes\"><p>Note.</p></aside><table><tr><td>20 min</td></tr></table>",
+			"", "</table>"},
+		"table after a box, then an author box": {"<article><p>Intro.</p><aside class=\"recipe-notes\"><p>Note.</p></aside><table><tr><td>20 min</td></tr></table>" +
+			"<div class=author-box><p>bio</p></div></article>", "<article>", "</table>"},
 	}
 	nav, ld, err := Breadcrumbs([]Crumb{{"Home", "/"}, {"Page", ""}}, BlockMarkup{}, "https://www.shop.example")
 	if err != nil {

@@ -590,6 +590,9 @@ func (s *scan) startTag(z *html.Tokenizer, a atom.Atom, c elemClass, name []byte
 	if zn == zoneFooter && s.zone() != zoneFooter && s.excluded == 0 && s.foreign == 0 && !s.inArticle() {
 		s.landmarks.footer(start, s.contentParas)
 	}
+	if zn == zoneContent && s.zone() == zoneContent && isContentBlock(a) && s.excluded == 0 && s.foreign == 0 {
+		s.landmarks.contentAfterTail(s.contentParas)
+	}
 	if zn != zoneContent && s.zone() == zoneContent && s.contentParas > 0 && s.excluded == 0 && s.foreign == 0 {
 		// The document's root, which the stack leaves out, holds them all.
 		if n := len(s.stack); n == 0 || slices.Contains(s.paraAncestors, s.stack[n-1].at) {
@@ -670,6 +673,16 @@ func isBreakout(a atom.Atom) bool {
 		return true
 	}
 	return false
+}
+
+// isContentBlock reports content a page's text goes on with that is no
+// paragraph: a table, a list, a figure, a quotation, code or a heading.
+func isContentBlock(a atom.Atom) bool {
+	switch a {
+	case atom.Table, atom.Ol, atom.Ul, atom.Dl, atom.Figure, atom.Pre, atom.Blockquote:
+		return true
+	}
+	return isHeading(a)
 }
 
 func isHeading(a atom.Atom) bool {
