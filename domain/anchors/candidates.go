@@ -353,10 +353,11 @@ var titleQuestions = set("how", "why", "what", "where", "when", "which", "who")
 // SpecCut is a title without the size, count or quantity a comma sets
 // off at its end ("Linden Peel-and-Stick Wallpaper, 20.5 in x 16.5 ft",
 // "Terrazza Porcelain Floor Tile, 12 x 24", "Oak Shelf Brackets, Set of
-// 4", "Interior Paint, 1 Gallon", "Wall-Mounted Hay Rack, Large"): a
-// product's name without its pack. ok is false for a title without one:
-// what follows its last comma is at most five words and holds a digit,
-// or is all size words.
+// 4", "Interior Paint, 1 Gallon", "Wall-Mounted Hay Rack, Large", "Team
+// Plan, Annual", "Stand Mixer, Matte Black"): a product's name without
+// its pack. ok is false for a title without one: what follows its last
+// comma is at most five words and holds a digit, or is all words of
+// size, count, colour or billing period.
 func SpecCut(title string) (string, bool) {
 	i := strings.LastIndex(title, ",")
 	if i <= 0 {
@@ -367,27 +368,31 @@ func SpecCut(title string) (string, bool) {
 	if n := len(words); n == 0 || n > 5 || !strings.ContainsFunc(head, unicode.IsLetter) {
 		return "", false
 	}
-	if !strings.ContainsFunc(spec, unicode.IsDigit) && !allSizeWords(words) {
+	if !strings.ContainsFunc(spec, unicode.IsDigit) && !allSpecWords(words) {
 		return "", false
 	}
 	return head, true
 }
 
-// allSizeWords reports whether every word names a size or a count in
-// words ("Large", "Extra Large", "XL", "Pack of Six").
-func allSizeWords(words []string) bool {
+// allSpecWords reports whether every word names a size, a count, a
+// colour or a billing period in words ("Large", "Pack of Six", "Matte
+// Black", "Annual").
+func allSpecWords(words []string) bool {
 	for _, w := range words {
-		if !sizeWords[strings.ToLower(strings.Trim(w, "()."))] {
+		if !specWords[strings.ToLower(strings.Trim(w, "()."))] {
 			return false
 		}
 	}
 	return true
 }
 
-var sizeWords = set("small", "medium", "large", "extra", "x-large", "xx-large", "xs", "xl", "xxl", "xxxl",
+var specWords = set("small", "medium", "large", "extra", "x-large", "xx-large", "xs", "xl", "xxl", "xxxl",
 	"mini", "jumbo", "giant", "compact", "regular", "standard", "king", "queen", "twin", "single", "double",
 	"size", "sized", "pack", "set", "pair", "of", "one", "two", "three", "four", "five", "six", "eight", "ten",
-	"twelve", "dozen")
+	"twelve", "dozen",
+	"black", "white", "grey", "gray", "silver", "gold", "red", "blue", "green", "navy", "pink", "beige", "brown",
+	"cream", "yellow", "orange", "purple", "charcoal", "matte", "light", "dark",
+	"annual", "annually", "monthly", "yearly", "weekly", "billed")
 
 // JoinedQuestionCut is a title of another language than English cut
 // before a question clause its conjunction joins to it, when at least

@@ -1462,6 +1462,8 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		// a pet-care trial's product: a size in words is a size too
 		{"Burrowbox Wall-Mounted Hay Rack, Large", "hay rack", nil, "Burrowbox Wall-Mounted Hay Rack"},
 		{"Cotton Dog Bandanas, Pack of Six", "dog bandanas", nil, "Cotton Dog Bandanas"},
+		{"Team Plan, Annual", "team plan", nil, "Team Plan"},
+		{"Stand Mixer, Matte Black", "stand mixer", nil, "Stand Mixer"},
 		{"Salt, Pepper and Spice", "spice", nil, "Salt, Pepper and Spice"},
 		{"How to Cut Vinyl Plank Around Door Jambs and Vents", "cutting vinyl plank", nil, "How to Cut Vinyl Plank"},
 		{"How to Match Wallpaper Patterns at the Seams", "matching wallpaper patterns", nil, "How to Match Wallpaper Patterns"},
