@@ -106,11 +106,18 @@ func (b *failureBudget) middleware(h message.HandlerFunc) message.HandlerFunc {
 // event reached 62 deliveries), fixed limits would keep cutting every
 // attempt and the pipeline would make no progress.
 // Growing limits let the slow attempts finish; an event that succeeds,
-// or is refused, starts from the timeout again.
+// or is refused, starts from the timeout again. A model call in a longer
+// attempt still ends when the first attempt's would have: with the model
+// down its retries filled every attempt, however long, and a page meant
+// to be planned without its phrases timed out at each.
 type attemptLimits struct {
 	base     time.Duration
 	timedOut eventCounts
 }
+
+// modelDeadlineKey holds when an attempt given only the handler timeout
+// would end: the latest a model call in it may end by (modelCall).
+type modelDeadlineKey struct{}
 
 // maxAttemptDoublings bounds an attempt's limit at 8 times the handler
 // timeout (40 s by default): long enough for a busy database, short
@@ -126,7 +133,9 @@ func (a *attemptLimits) middleware(h message.HandlerFunc) message.HandlerFunc {
 	return func(msg *message.Message) ([]*message.Message, error) {
 		key := eventKey(msg)
 		parent := msg.Context()
-		ctx, cancel := context.WithTimeout(parent, a.limit(key))
+		// A model call takes no more of a longer attempt than of the
+		// first (modelCall): the time added is for the work after it.
+		ctx, cancel := context.WithTimeout(context.WithValue(parent, modelDeadlineKey{}, time.Now().Add(a.base)), a.limit(key))
 		defer cancel()
 		msg.SetContext(ctx)
 		out, err := h(msg)

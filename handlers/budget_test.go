@@ -110,3 +110,36 @@ func TestAnEventThatKeepsFailingIsExhaustedAfterItsBudgetAndTransientFailuresDoN
 		t.Error("the budget was not started afresh after the event was exhausted")
 	}
 }
+
+// A model call in an attempt lengthened after an earlier one ran out of
+// time ends when the first attempt's would have: the time added is for
+// the work after it (with the model down, its retries filled every
+// attempt however long, and the page never got planned without it).
+func TestAModelCallTakesNoMoreOfALongerAttemptThanOfTheFirst(t *testing.T) {
+	const base = 3 * time.Second
+	limits := &attemptLimits{base: base}
+	msg := deliveredMessage(12)
+	limits.timedOut.add(eventKey(msg)) // one attempt ran out of time
+	var attemptEnds, callEnds time.Time
+	before := time.Now()
+	_, err := limits.middleware(func(msg *message.Message) ([]*message.Message, error) {
+		attemptEnds, _ = msg.Context().Deadline()
+		call, cancel, ok := modelCall(msg.Context())
+		defer cancel()
+		if !ok {
+			return nil, errors.New("no time left for the model call")
+		}
+		callEnds, _ = call.Deadline()
+		return nil, nil
+	})(msg)
+	after := time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attemptEnds.Before(before.Add(2 * base)) {
+		t.Errorf("the attempt was given %s, want %s", attemptEnds.Sub(before), 2*base)
+	}
+	if want := base - llmCallMargin; callEnds.Before(before.Add(want)) || callEnds.After(after.Add(want)) {
+		t.Errorf("the model call was given %s, want %s", callEnds.Sub(before), want)
+	}
+}

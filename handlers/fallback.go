@@ -399,12 +399,17 @@ func (p *Pipeline) askModelOnce(ctx context.Context, siteID, pageID string, ask 
 
 // modelCall is the context of a model call made in a handler's attempt
 // (ctx): it ends llmCallMargin before the attempt does, so the handler
-// goes on without the answer instead of failing its event; ok is false
-// when less than minLLMCall would be left for the call.
+// goes on without the answer instead of failing its event, and in an
+// attempt lengthened after others ran out of time (attemptLimits),
+// llmCallMargin before the first attempt's limit would have come; ok is
+// false when less than minLLMCall would be left for the call.
 func modelCall(ctx context.Context) (context.Context, context.CancelFunc, bool) {
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		return ctx, func() {}, true
+	}
+	if first, ok := ctx.Value(modelDeadlineKey{}).(time.Time); ok && first.Before(deadline) {
+		deadline = first
 	}
 	left := time.Until(deadline) - llmCallMargin
 	if left < minLLMCall {
