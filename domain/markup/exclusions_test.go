@@ -136,6 +136,11 @@ func TestPlaceVariations(t *testing.T) {
 		{"english", "<p>Most people can get out of debt in three years.</p>", "getting out of debt", "get out of debt"},
 		{"english", "<p>How to choose a burr grinder for pour-over.</p>", "choosing a burr grinder", "choose a burr grinder"},
 		{"english", "<p>Start by brewing espresso at home.</p>", "brew espresso at home", "brewing espresso at home"},
+		// A name's modifier in the possessive (a travel trial's hub wrote
+		// "our guide to Kyoto’s autumn leaves" and had no link).
+		{"english", "<p>Our guide to Kyoto’s autumn leaves lists the gardens.</p>", "Kyoto autumn leaves", "Kyoto’s autumn leaves"},
+		{"english", "<p>Lisbon's trams climb the hills.</p>", "Lisbon trams", "Lisbon's trams"},
+		{"english", "<p>Pack a hikers' first aid kit.</p>", "hikers first aid kit", "hikers' first aid kit"},
 		{"spanish", "<p>Las mejores zapatillas de correr.</p>", "zapatilla de correr", "zapatillas de correr"},
 		// Spanish spells a final "z" "c" before the plural's "-es".
 		{"spanish", "<p>Los gazpachos andaluces llevan pepino.</p>", "gazpacho andaluz", "gazpachos andaluces"},
@@ -197,6 +202,8 @@ func TestPlaceVariations(t *testing.T) {
 		{"english", "<p>Hold the knife carefully when you slice.</p>", "knife care"},
 		{"english", "<p>Stir in a wooden spoonful of honey.</p>", "wooden spoon"},
 		{"english", "<p>Our national parks guide is free.</p>", "nation park"},
+		// Only English marks a possessive so.
+		{"spanish", "<p>Kyoto's autumn leaves.</p>", "Kyoto autumn leaves"},
 		// A Spanish derivation is another word: the trainers are not the
 		// training (a trial's uplink sat on "adiestradores caninos").
 		{"spanish", "<p>Los adiestradores caninos coinciden en esto.</p>", "adiestramiento canino"},

@@ -598,8 +598,32 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 			return 0, false
 		}
 		pos = end
+		if j < len(sp.words)-1 && p.cfg.stemmer.possessive && !strings.HasPrefix(sp.gaps[j], "'") {
+			pos += possessiveEnding(fold[pos:], fold[pos-1])
+		}
 	}
 	return pos, true
+}
+
+// possessiveEnding is the length of the possessive ending a word whose
+// last byte is last has at the start of rest: "'s", or after an "s" a bare
+// apostrophe ("travellers' guide"), each before a word's end; 0 when
+// there is none.
+func possessiveEnding(rest []byte, last byte) int {
+	ends := func(n int) bool {
+		if n >= len(rest) {
+			return true
+		}
+		r, _ := utf8.DecodeRune(rest[n:])
+		return !isWordRune(r)
+	}
+	switch {
+	case bytes.HasPrefix(rest, []byte("'s")) && ends(2):
+		return 2
+	case last == 's' && bytes.HasPrefix(rest, []byte("'")) && ends(1):
+		return 1
+	}
+	return 0
 }
 
 // stemOf stems a word of the page or of an anchor, each word once: an

@@ -50,6 +50,11 @@ type stemmer struct {
 	// its forms (Dutch "tomaat", "tomaten"; "boon", "bonen"): a form
 	// shares only what comes before that vowel with the others.
 	longVowels bool
+	// possessive says a name's modifier may be written in the possessive,
+	// "'s" or, after an "s", a bare apostrophe: a travel trial's hub wrote
+	// "our guide to Kyoto’s autumn leaves" of the article "Kyoto autumn
+	// leaves", and no link was placed.
+	possessive bool
 }
 
 // wordForm is what an English word's ending makes of it: "baking" is an
@@ -93,7 +98,8 @@ var englishStemmer = func() *stemmer {
 	for pl, sg := range englishIrregularPlurals {
 		plurals[sg] = pl
 	}
-	return &stemmer{fn: snowballStem(english.Stem), irregular: englishIrregularPlurals, plurals: plurals, form: englishForm, inflects: englishInflects}
+	return &stemmer{fn: snowballStem(english.Stem), irregular: englishIrregularPlurals, plurals: plurals, form: englishForm,
+		inflects: englishInflects, possessive: true}
 }()
 
 // englishInflectionEndings are the endings that make an inflection of an
