@@ -1067,6 +1067,11 @@ func GoesOn(phrase, following string) bool {
 	if complements[after.low] && (len(toks) == n+1 || closed(toks[n+1].lex)) {
 		return false
 	}
+	// "an electrical problem worth a look", "worth it", "worth doing": what
+	// the thing is worth follows "worth"; "net worth calculator" goes on.
+	if after.low == "worth" && len(toks) > n+1 && (closed(toks[n+1].lex) || toks[n+1].lex == cGer) {
+		return false
+	}
 	if len(toks) > n+1 {
 		second := toks[n+1].low
 		// "pick up", "sooner or later", "faster than": a verb with its
@@ -1168,11 +1173,15 @@ var (
 // partitiveOf reports a document noun that, before "of", takes a part of
 // what follows rather than writing about it: "piece of insurance
 // coverage" (a finance trial's anchor "the most overlooked [piece of
-// insurance coverage]"), "section of pipe", "series of payments"; "a piece
-// on budgeting" is still a document.
+// insurance coverage]"), "section of pipe", "series of payments", "the
+// money page of our Lisbon travel guide" (a travel trial's uplink took
+// it whole), "the hub of our site"; "a piece on budgeting" is still a
+// document.
 func partitiveOf(noun, prep string) bool {
-	return prep == "of" && (noun == "piece" || noun == "section" || noun == "sections" || noun == "series")
+	return prep == "of" && partitiveDocNouns[noun]
 }
+
+var partitiveDocNouns = set("piece", "section", "sections", "series", "page", "pages", "hub")
 
 // isGerund reports whether a word reads as a verb's "-ing" form.
 func isGerund(low string) bool { return len(low) > 4 && strings.HasSuffix(low, "ing") }

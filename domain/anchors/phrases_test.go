@@ -431,6 +431,15 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"insurance"}}, []string{"insurance section"}},
 		{"a hub of the site", "Our mortgages hub walks from preapproval to refinancing.",
 			Target{PrimaryKeywords: []string{"mortgages"}}, []string{"mortgages hub"}},
+		// a travel trial: "the money page of our Lisbon travel guide" was
+		// linked whole, as a document about the guide; a page of a guide is
+		// a part of it, as a section of one is
+		{"a page of the target is no document", "This is the money page of our Lisbon travel guide.",
+			Target{PrimaryKeywords: []string{"Lisbon"}, Variations: []string{"Lisbon travel guide"}}, nil},
+		{"a section of the target is no document", "This is the budget section of our Lisbon travel guide.",
+			Target{PrimaryKeywords: []string{"Lisbon"}, Variations: []string{"Lisbon travel guide"}}, nil},
+		{"a page on the target is one", "Our page on Lisbon trams lists the routes.",
+			Target{PrimaryKeywords: []string{"Lisbon trams"}}, []string{"page on Lisbon trams"}},
 		// trial N: a sentence adverbial without its comma ran into the name
 		{"'in our experience' before the name, no comma", "In our experience build matrix strategy is where most teams first notice the gap.",
 			Target{PrimaryKeywords: []string{"build matrix strategy"}}, nil},
@@ -916,6 +925,12 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		// a bare verb-or-noun after a name ending on "-ing" is no verb of it
 		{"retirement saving", " plan you can start in your twenties", true},
 		{"retirement saving", " helps everyone", false},
+		// a home-services trial: "worth" before what it is worth says so
+		// of the phrase, it is no noun of it; "net worth" is one
+		{"electrical problem", " worth a look too", false},
+		{"kitchen remodel", " worth it in the end", false},
+		{"home energy audit", " worth doing before winter", false},
+		{"net", " worth calculator", true},
 	} {
 		if got := GoesOn(c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
