@@ -499,7 +499,13 @@ var topicStopWordsOf = map[string]map[string]bool{
 		// "mangiare" and "vedere": a gardening trial's tomato article
 		// listed a mint article for the "growing" both titles held
 		"grow", "growing", "make", "making", "keep", "keeping", "choose", "choosing", "use", "using", "start",
-		"starting", "get", "getting", "take", "taking", "avoid", "avoiding", "stop", "stopping"),
+		"starting", "get", "getting", "take", "taking", "avoid", "avoiding", "stop", "stopping",
+		// and what a service does, or what it costs: a home-services
+		// trial's EV charger article listed the heat pump hub for
+		// "installation", and its roof articles the water heater hub for
+		// "new" ("new roof", "new water heater")
+		"install", "installing", "installation", "installations", "replace", "replacing", "replacement",
+		"repair", "repairs", "repairing", "fix", "fixing", "new", "cost", "costs", "price", "prices"),
 	"spanish": set("guía", "guías", "mejor", "mejores", "completa", "completo", "definitiva", "definitivo",
 		"consejos", "trucos", "ideas", "razones", "opiniones", "principiantes", "preguntas", "frecuentes",
 		"respuestas", "receta", "recetas", "fácil", "fáciles", "casera", "casero", "caseras", "caseros", "rápida",

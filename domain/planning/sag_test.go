@@ -1985,23 +1985,33 @@ func TestRelatedReadingListsPagesOnTheArticlesTopicBeforeBetterLinkedOnes(t *tes
 // topic: the page on the article's topic comes first, and the entry says
 // which word put it there.
 func TestRelatedReadingTakesNoTitleWordOfAKindOfPageForATopic(t *testing.T) {
+	// A home-services trial's EV charger article listed the heat pump hub
+	// for "installation", and its roof articles the water heater hub for
+	// "new": what a service does to a thing, or that it is new, is no
+	// topic either.
+	for _, word := range []string{"guide", "installation", "new"} {
+		t.Run(word, func(t *testing.T) { relatedReadingWithSharedWord(t, word) })
+	}
+}
+
+func relatedReadingWithSharedWord(t *testing.T, word string) {
 	boots, insoles := bootsCluster(), insolesCluster()
 	stoves := testCluster("stoves", "Camp Stoves", "camp stoves", "terrain=mountain", "season=winter")
 	hub := hubOf(boots)
 	page := articleIn(boots, "care", "Leather Hiking Boots Care")
-	page.PrimaryKeyword = "leather boots care guide"
+	page.PrimaryKeyword = "leather boots care " + word
 	onTopic := articleIn(insoles, "ins-fit", "Fitting Insoles Into Leather Boots")
 	targets := []Target{{Page: hub}, {Page: onTopic}}
-	for i := range 2 { // too few for "guide" to be common to them (withoutCommonWords)
+	for i := range 2 { // too few for the word to be common to them (withoutCommonWords)
 		fuel := articleIn(stoves, fmt.Sprintf("fuel-%d", i), fmt.Sprintf("Stove Fuel Notes %d", i))
-		fuel.PrimaryKeyword = "stove fuel guide"
+		fuel.PrimaryKeyword = "stove fuel " + word
 		targets = append(targets, Target{Page: fuel, Inbound: 100})
 	}
 	plan := planOf(t, Input{Structure: testSite(boots, insoles, stoves), Policy: sagPolicy(t), Page: page, Hub: &hub,
 		Targets: targets, WordCount: 1500})
 	rr := withStatus(linksOf(plan, link.TypeRelated, link.ZoneRelatedSection), link.StatusPlanned)
 	if len(rr) == 0 || rr[0].TargetPageID != "ins-fit" {
-		t.Fatalf("Related Reading %v, want ins-fit first: \"guide\" is no topic the stove guides share", targetIDs(rr))
+		t.Fatalf("Related Reading %v, want ins-fit first: %q is no topic the stove pages share", targetIDs(rr), word)
 	}
 	if !strings.Contains(rr[0].Explanation, `the word "leather" of its title or keywords`) {
 		t.Errorf("explanation %q, want the word the names share", rr[0].Explanation)
