@@ -675,10 +675,15 @@ func (pl *planner) sag() {
 	case site.KindHub:
 		pl.relatedArticles()
 		pl.adoptedOfferings()
+		// The hub's in-body links to its own members come last: its
+		// Related Articles list links every one of them already, and a
+		// home-services trial's term pages, which only hubs link from
+		// their text, were orphans because the one link a paragraph had
+		// room for went to an article the list linked.
 		pl.crossCluster()
-		pl.contextualDown()
 		pl.offerings()
 		pl.termPages()
+		pl.contextualDown()
 	case site.KindTerm:
 		pl.taxonomy()
 	case site.KindSector:
@@ -1415,9 +1420,13 @@ func (pl *planner) taxonomy() {
 	// it (termPages), which this plan cannot see.
 	under := func(t Target) bool { return t.Kind == site.KindHub && onPath(pl.in.Page.URL, t.URL) }
 	if !slices.ContainsFunc(hubs, under) {
-		pl.note("term page %s is linked by the hubs it lists only where their text names it: the breadcrumb's attribute step links a term page "+
-			"from the pages of the hubs under its path (%s), and no published hub with its value is there; "+
-			"name it in their text%s, link it from the site's navigation, or publish its hubs under its path",
+		// A home-services trial's hubs named such a page, and the note,
+		// which read as if they did not, was the wrong advice: it is about
+		// the breadcrumb, and what the hubs' text does is theirs to tell.
+		pl.note("term page %s gets no breadcrumb link: a trail's attribute step links a term page "+
+			"from the pages of the hubs under its path (%s), and no published hub with its value is there. "+
+			"The hubs it lists link it only where their text names it and a paragraph has room (their plans say so); "+
+			"if none does, name it in their text%s, link it from the site's navigation, or publish its hubs under its path",
 			pl.in.Page.ID, pl.in.Page.URL, pl.namedInWordsHint())
 	}
 }

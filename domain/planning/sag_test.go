@@ -1659,7 +1659,7 @@ func TestATermPageNoHubIsUnderSaysWhyNothingLinksIt(t *testing.T) {
 	unlinked := func(p Plan) []string {
 		var out []string
 		for _, n := range p.Notes {
-			if strings.Contains(n, "only where their text names it") {
+			if strings.Contains(n, "gets no breadcrumb link") {
 				out = append(out, n)
 			}
 		}
@@ -1726,6 +1726,47 @@ func TestAHubLinksTheTermPagesOfItsValuesThatItsTextNames(t *testing.T) {
 	}
 	if got[0].Status != link.StatusPlanned || !strings.Contains(got[0].Explanation, "term page of a value the hub's cluster has") {
 		t.Errorf("link %+v, want it planned with its reason", got[0])
+	}
+}
+
+// A hub's paragraph with room for one link, naming one of its own articles
+// and a term page of its values, links the term page: its Related Articles
+// list links the article anyway, and only hubs link term pages from their
+// text (a home-services trial's "PEX pipe" and "GFCI outlet" pages were
+// orphans, their hub's one link in the paragraph spent on an article).
+func TestAHubsParagraphWithRoomForOneLinkLinksTheTermPageBeforeItsOwnArticle(t *testing.T) {
+	boots := bootsCluster() // terrain=mountain, season=winter
+	hub := hubOf(boots)
+	para := "Resoling worn hiking boots is the usual repair, and mountain terrain is what wears the soles down first."
+	hub.HTML = "<h1>Hiking boots</h1>\n<p>" + para + "</p>\n"
+	resoling := articleIn(boots, "resoling", "Resoling Worn Hiking Boots")
+	resoling.PrimaryKeyword = "resoling worn hiking boots"
+	mountain := termPage("term-mountain", "Mountain Terrain", "terrain=mountain")
+	pol := sagPolicy(t)
+	in := Input{Structure: testSite(boots), Policy: pol, Page: hub, Hub: &hub,
+		Targets: asTargets(0, resoling, mountain), Texts: []string{para}, WordCount: 600}
+	plan := planOf(t, in)
+	var reqs []markup.LinkRequest
+	var ids []string
+	for _, l := range plan.Links {
+		if l.Zone == link.ZoneInBody && l.Status == link.StatusPlanned {
+			reqs = append(reqs, Request(l, CandidateTexts(l.Candidates), ""))
+			ids = append(ids, l.TargetPageID)
+		}
+	}
+	opts := MarkupOptions(in.Structure, in.Policy, hub)
+	_, placements, err := markup.Place([]byte(hub.HTML), reqs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var placed []string
+	for i, pl := range placements {
+		if pl.Placed {
+			placed = append(placed, ids[i])
+		}
+	}
+	if !reflect.DeepEqual(placed, []string{"term-mountain"}) {
+		t.Errorf("placed %v of the planned in-body links %v, want [term-mountain]", placed, ids)
 	}
 }
 
