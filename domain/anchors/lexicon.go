@@ -478,7 +478,10 @@ var (
 // "Good dog training turns…" gives "dog training" (a pet-care trial
 // linked "Good dog training" to its hub).
 var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect", "worst", "favorite", "favourite",
-	"good", "great", "excellent", "ideal")
+	"good", "great", "excellent", "ideal",
+	// a fitness trial's cross-cluster link "Combine it with a [sensible
+	// cutting diet]"
+	"sensible", "proper", "decent", "reasonable", "wise")
 
 // quantityAfterA reports "little" or "bit" after "a": "a little interval
 // training" is some interval training, not a phrase about small ones.

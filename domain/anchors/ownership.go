@@ -224,12 +224,15 @@ func newProfile(names []string, title, language string) profile {
 // not name the tire grip article (trial S). A keyword is the writer's
 // own name for the page, complement and all ("emergency fund on a low
 // income"); a document noun before the preposition ("Introduction to Go
-// Concurrency") names what follows, and so does a comparison's "vs".
+// Concurrency") names what follows, and so does a comparison's "vs". A
+// number after a word ends a name as a noun does ("SOC 2 for Finance
+// Teams", "Windows 11 on Old Laptops").
 // len(run) when the run has none.
 func complementAt(run []token) int {
 	for i := 1; i < len(run); i++ {
 		prev := run[i-1]
-		if run[i].lex == cPrep && !comparisonWords[run[i].low] && contentWord(prev) && !prev.verb && !docNouns[prev.low] {
+		noun := contentWord(prev) && !prev.verb || i > 1 && allDigits(prev.low)
+		if run[i].lex == cPrep && !comparisonWords[run[i].low] && noun && !docNouns[prev.low] {
 			return i
 		}
 	}

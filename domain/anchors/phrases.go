@@ -631,7 +631,12 @@ func resolve(toks []token, i int) {
 			t.verb = gerundOfVerb(t.low) || is(before, cAux) || subject || afterPlural || nextIs(cDet, cPron) ||
 				// "start wearing clear aligners": a verb of beginning or
 				// ending takes the activity, not a thing it modifies
-				is(before, cVerb) && gerundTakers[before.low]
+				is(before, cVerb) && gerundTakers[before.low] ||
+				// "when assessing audit readiness", "by automating expense
+				// reports" (a B2B trial's uplink opened on the verb): the
+				// word opens a clause, unless a plural noun it modifies
+				// follows ("before running shoes wear out")
+				prev != nil && gerundClauseOpeners[prev.low] && !(next != nil && next.plur && is(next, cOpen))
 		}
 	}
 }
@@ -1136,6 +1141,10 @@ var complements = set("low", "high", "clean", "dry", "wet", "warm", "cool", "col
 // whenWords say when or how often a verb does it.
 var whenWords = set("today", "now", "tonight", "tomorrow", "yesterday", "early", "late", "again", "daily", "weekly",
 	"monthly", "yearly", "overnight")
+
+// gerundClauseOpeners, before an "-ing" word, make it the verb of a
+// clause of their own.
+var gerundClauseOpeners = set("when", "while", "whilst", "before", "after", "by", "without", "upon", "since", "until")
 
 // causatives are verbs in "-s" that take a bare verb after them ("helps
 // keep", "lets you"): before one a noun phrase ends, where a plural noun

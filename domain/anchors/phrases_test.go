@@ -390,6 +390,8 @@ func TestGoodNaturalPhrasesStillComeOut(t *testing.T) {
 			Target{PrimaryKeywords: []string{"backpacking tents"}, Variations: []string{"tent"}}, []string{"Light tents", "Cheap tents"}},
 		{"the keyword itself, stemmed, is not a natural phrase, nor graded by 'good'", "A good hiking boot lasts. The hiking boot is key.",
 			Target{PrimaryKeywords: []string{"hiking boots"}}, nil},
+		{"the keyword graded by 'sensible' is no natural phrase", "Combine it with a sensible cutting diet.",
+			Target{PrimaryKeywords: []string{"cutting diet"}}, nil},
 		{"the keyword itself, stemmed, with a modifier of its own", "A waterproof hiking boot lasts. The hiking boot is key.",
 			Target{PrimaryKeywords: []string{"hiking boots"}}, []string{"waterproof hiking boot"}},
 		{"a document about the target, without 'our complete'", "It is one part of our complete guide to tile backsplash, where you will find the tools.",
@@ -985,6 +987,10 @@ func TestATitlesComplementNamesNothing(t *testing.T) {
 		{grip, "Sticky rubber keeps tire grip on wet roads high.", nil},
 		{Target{PrimaryKeywords: []string{"wet weather riding"}, Title: "Riding on Wet Roads"}, "Riding on wet roads takes care.", nil},
 		{Target{PrimaryKeywords: []string{"emergency fund on a low income"}}, "If you are building from a very low income, small transfers add up.", []string{"low income"}},
+		// a B2B trial: a name ending on a number ("SOC 2") is a noun before
+		// its complement too, and "Finance teams" linked the SOC 2 page
+		{Target{PrimaryKeywords: []string{"SOC 2 compliance"}, Title: "SOC 2 for Finance Teams"},
+			"Finance teams are small, and a single vacation can stall a task.", nil},
 	} {
 		if got := natural(c.target, c.text); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q in %q: natural phrases %q, want %q", c.target.Title, c.text, got, c.want)

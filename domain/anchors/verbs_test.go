@@ -191,6 +191,12 @@ func TestHowToVerbsTheLexiconKnowsNeverStartANaturalPhrase(t *testing.T) {
 			Target{PrimaryKeywords: []string{"tight hamstrings"}, Variations: []string{"hamstrings"}}},
 		{"services: an imperative of 'hire'", "Hire licensed electricians for panel work.", "hire",
 			Target{PrimaryKeywords: []string{"licensed electricians"}}},
+		// a B2B trial's uplink "[assessing audit readiness]": after "when",
+		// "by", "before" and the like an "-ing" word opens a clause
+		{"B2B: a gerund after 'when'", "Auditors test them first when assessing audit readiness.", "assessing",
+			Target{PrimaryKeywords: []string{"audit readiness"}}},
+		{"B2B: a gerund after 'by'", "Teams save hours by automating expense reports.", "automating",
+			Target{PrimaryKeywords: []string{"expense reports"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			noPhraseStartsOn(t, tc.target, map[string]string{tc.text: tc.verb})
