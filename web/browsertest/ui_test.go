@@ -567,6 +567,10 @@ func TestTheWebUI(t *testing.T) {
 		tb.do("choose a site", chromedp.SetValue("", coffeeID, css(`#site`)))
 		tb.clickText("Show this site")
 		tb.do("see its overview", chromedp.WaitVisible("", css(`[data-testid="site-health"]`)))
+		// CI once opened the page while the session still showed no site of
+		// its own (a 404): the overview is the chosen site's once the
+		// header names it.
+		tb.waitJS("the header names "+coffeeID, fmt.Sprintf(`document.querySelector('span.site strong')?.textContent === %q`, coffeeID), 20*time.Second)
 		if status := tb.open("/ui/pages/" + other); status != http.StatusOK {
 			t.Errorf("the operator, on %s, opening its page: %d", coffeeID, status)
 		}
