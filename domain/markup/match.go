@@ -6,7 +6,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/html"
 )
 
 // matcher finds validated occurrences of one candidate anchor, literal or
@@ -597,12 +600,35 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 		if end == pos || stemOf(p, fold[pos:end]) != stemOf(p, sp.words[j]) || !p.cfg.stemmer.sameForm(string(fold[pos:end]), sp.words[j], j == 0 && len(sp.words) > 1, j < len(sp.words)-1) {
 			return 0, false
 		}
+		if j < len(sp.nouns) && sp.nouns[j] && string(fold[pos:end]) != sp.words[j] && p.lowerAt(pos) {
+			return 0, false // a noun's form is a noun: "kalten" is no form of "Kälte"
+		}
 		pos = end
 		if j < len(sp.words)-1 && p.cfg.stemmer.possessive && !strings.HasPrefix(sp.gaps[j], "'") {
 			pos += possessiveEnding(fold[pos:], fold[pos-1])
 		}
 	}
 	return pos, true
+}
+
+// lowerAt reports whether the page's character at folded offset off is
+// written in lower case; false when it cannot be told.
+func (p *placer) lowerAt(off int) bool {
+	i := p.segmentAt(off)
+	if i < 0 {
+		return false
+	}
+	_, size := utf8.DecodeRune(p.doc.fold[off:])
+	h, ok := p.locate(&p.doc.segs[i], off, off+size)
+	if !ok {
+		return false
+	}
+	raw := string(p.src[h.start:h.end])
+	if strings.HasPrefix(raw, "&") {
+		raw = html.UnescapeString(raw)
+	}
+	r, _ := utf8.DecodeRuneInString(raw)
+	return unicode.IsLower(r)
 }
 
 // possessiveEnding is the length of the possessive ending a word whose

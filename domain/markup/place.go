@@ -250,11 +250,12 @@ type placeConfig struct {
 }
 
 type preparedRequest struct {
-	tags     [2]string // the opening tag and "</a>"
-	sitePath string
-	page     string   // PagePath of the href: the page it links, whatever form the page's links take
-	anchors  []string // folded, whitespace collapsed; "" when unusable
-	noSpace  []bool
+	tags      [2]string // the opening tag and "</a>"
+	sitePath  string
+	page      string   // PagePath of the href: the page it links, whatever form the page's links take
+	anchors   []string // folded, whitespace collapsed; "" when unusable
+	originals []string // the anchors as the request gives them
+	noSpace   []bool
 	// stems are prepared on first use: stemming costs more than most
 	// literal searches, and most requests are served literally.
 	stems   []*stemmedPhrase
@@ -272,6 +273,9 @@ func (cfg *placeConfig) stemsOf(pr *preparedRequest, ci int) *stemmedPhrase {
 		pr.stemmed[ci] = true
 		if f := pr.anchors[ci]; f != "" && !pr.noSpace[ci] && cfg.stemmer != nil {
 			pr.stems[ci] = cfg.stemmer.stemPhrase(f)
+			if sp := pr.stems[ci]; sp != nil && cfg.stemmer.nounsCapitalised {
+				sp.nouns = capitalisedWords(pr.originals[ci], len(sp.words))
+			}
 		}
 	}
 	return pr.stems[ci]
@@ -334,6 +338,7 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		pr.sitePath = sitePath(r.Href, opts.SiteHost)
 		pr.page = PagePath(pr.sitePath)
 		pr.anchors = make([]string, len(r.Anchors))
+		pr.originals = r.Anchors
 		pr.stems = make([]*stemmedPhrase, len(r.Anchors))
 		pr.stemmed = make([]bool, len(r.Anchors))
 		pr.noSpace = make([]bool, len(r.Anchors))

@@ -3,6 +3,7 @@ package markup
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	snowball "github.com/blevesearch/snowballstem"
@@ -55,6 +56,12 @@ type stemmer struct {
 	// "our guide to Kyoto’s autumn leaves" of the article "Kyoto autumn
 	// leaves", and no link was placed.
 	possessive bool
+	// nounsCapitalised says the language writes every noun with a capital
+	// (German): a word of a name written with one is a noun, and a
+	// variation of it in lower case is another word class. A German
+	// trial's "Kälte" (the cold) was linked on "kalten" (cold, the
+	// adjective), whose folded forms agree but for the umlaut.
+	nounsCapitalised bool
 }
 
 // wordForm is what an English word's ending makes of it: "baking" is an
@@ -143,7 +150,7 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "french", "fr":
 		fn = snowballStem(french.Stem)
 	case "german", "de":
-		return &stemmer{fn: germanStem, umlauts: true, inflects: germanInflects}, nil
+		return &stemmer{fn: germanStem, umlauts: true, inflects: germanInflects, nounsCapitalised: true}, nil
 	case "italian", "it":
 		return &stemmer{fn: italianStem, inflects: italianInflects}, nil
 	case "portuguese", "pt":
@@ -463,6 +470,11 @@ type stemmedPhrase struct {
 	// firstStem is the stem of words[0]. The others are stemmed only when
 	// the page has the words before them (placer.matchStems).
 	firstStem string
+	// nouns says which words the anchor writes as a noun, with a capital,
+	// where the stemmer's language capitalises nouns (stemmer.nounsCapitalised);
+	// nil otherwise. The first word of several is none: its capital may be
+	// the title's.
+	nouns []bool
 }
 
 // stemPhrase prepares a folded anchor for variation matching. Phrases that
@@ -492,6 +504,12 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 			if len(sp.words) == 0 {
 				stem := s.stem(word)
 				n := commonPrefix(word, stem)
+				if s.umlauts && n < len(word) {
+					// Snowball's German stem writes ä, ö and ü as a, o and u:
+					// "Übersicht" stems to "ubersicht", which shares nothing
+					// with the word, and found none of its forms.
+					n = umlautFreePrefix(word, stem)
+				}
 				if pl, ok := s.plurals[word]; ok {
 					// "loaf" is also found as "loaves"
 					n = min(n, commonPrefix(word, pl))
@@ -521,6 +539,45 @@ func (s *stemmer) stemPhrase(folded string) *stemmedPhrase {
 		return nil // no common ground between word and stem to search for
 	}
 	return sp
+}
+
+// capitalisedWords says which of an anchor's n words start with a
+// capital letter, the first of several aside (stemmedPhrase.nouns); nil
+// when its words are not n.
+func capitalisedWords(anchor string, n int) []bool {
+	nouns := make([]bool, 0, n)
+	inWord := false
+	for _, r := range anchor {
+		switch {
+		case !isWordRune(r):
+			inWord = false
+		case !inWord:
+			inWord = true
+			nouns = append(nouns, unicode.IsUpper(r))
+		}
+	}
+	if len(nouns) != n {
+		return nil
+	}
+	if n > 1 {
+		nouns[0] = false
+	}
+	return nouns
+}
+
+// umlautFreePrefix is the length of what word shares with stem when the
+// stem writes its umlauts without them (withoutUmlauts).
+func umlautFreePrefix(word, stem string) int {
+	i, j := 0, 0
+	for i < len(word) {
+		r, size := utf8.DecodeRuneInString(word[i:])
+		plain := withoutUmlauts(string(r))
+		if !strings.HasPrefix(stem[j:], plain) {
+			break
+		}
+		i, j = i+size, j+len(plain)
+	}
+	return i
 }
 
 // beforeLastUmlautable is the length of what comes before the last vowel

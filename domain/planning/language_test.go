@@ -252,8 +252,8 @@ func TestAHubLinksInItsTextAnArticleItNamesInAnotherFormOfItsKeyword(t *testing.
 
 // Snowball's German stem joins a noun and a verb of one root ("Mäher",
 // "mähen"): a German trial's lawnmower hub was linked on "mähen". A
-// variation is the noun with an inflection's ending, and a compound cut
-// at a soft hyphen is no anchor.
+// variation is the noun with an inflection's ending, written with its
+// capital, and a compound cut at a soft hyphen is no anchor.
 func TestAGermanNounIsNotFoundInAVerbOfItsRootNorInHalfACompound(t *testing.T) {
 	german := languagePolicy(t, "de")
 	for _, c := range []struct{ html, keyword string }{
@@ -268,6 +268,11 @@ func TestAGermanNounIsNotFoundInAVerbOfItsRootNorInHalfACompound(t *testing.T) {
 		{"<p>Wer oft fährt, will mähen lernen.</p>\n", "Mäher Test"},
 		{"<p>Ein E-Bike-Akku-Tester zeigt die Kapazität.</p>\n", "E-Bike Akku"},
 		{"<p>Das alte Haus steht leer.</p>\n", "Hau"},
+		// A noun's form is a noun, which German writes with a capital: an
+		// e-bike trial's "Kälte" (the cold) was linked on the adjective.
+		{"<p>Der Akku sollte nach einer kalten Fahrt erst eine Stunde aufwärmen.</p>\n", "Kälte"},
+		{"<p>Ein kaltes Zimmer schont den Akku im Sommer.</p>\n", "Kälte"},
+		{"<p>Wer im Winter fährt, lagert den Akku im warmen Flur.</p>\n", "Akku im Winter"},
 	} {
 		if pl := placeWithPolicy(t, german, link.TypeVerticalUp, c.html, c.keyword); pl.Placed {
 			t.Errorf("keyword %q in %s: placed on %q, want no link", c.keyword, c.html, pl.AnchorText)
@@ -287,6 +292,10 @@ func TestAGermanNounIsNotFoundInAVerbOfItsRootNorInHalfACompound(t *testing.T) {
 		{"<p>Viele Pedelecs fahren bis 25 km/h.</p>\n", "Pedelec", "Pedelecs"},
 		{"<p>Alles in unserem Überblick zur Lastenrad-Förderung der Länder.</p>\n", "Lastenrad Förderung", "Lastenrad-Förderung"},
 		{"<p>Den E-Bike-Akku lädt man am besten bei Zimmertemperatur.</p>\n", "E-Bike Akku", "E-Bike-Akku"},
+		// A noun opening on an umlaut, which Snowball's stem drops, written
+		// as an entity: its capital is the entity's.
+		{"<p>Alle &Uuml;bersichten stehen im Anhang.</p>\n", "Übersicht", "Übersichten"},
+		{"<p>Akkus im Winter brauchen einen warmen Platz.</p>\n", "Akku im Winter", "Akkus im Winter"},
 	} {
 		if pl := placeWithPolicy(t, german, link.TypeVerticalUp, c.html, c.keyword); !pl.Placed || pl.AnchorText != c.want {
 			t.Errorf("keyword %q in %s: %+v, want the uplink on %q", c.keyword, c.html, pl, c.want)
