@@ -499,6 +499,42 @@ func graded(toks []token, i int) bool {
 //     and between a plural subject and its object ("commuters ride road
 //     bikes": subjectsVerb); content otherwise.
 //
+// relativesVerb reports whether the open word toks[i], after the "that"
+// or "which" toks[b], is the verb of a relative clause whose subject is
+// the noun before it: "pests that [trouble] roses" (a gardening trial
+// linked "trouble roses" to the roses article), "a mulch that [protects]
+// roots". The word agrees with that noun in number (a plural's verb has
+// no "-s", a singular's has one) and takes an object. A noun that opens a
+// clause of its own subject ("shoes that trail runners choose") has a verb
+// after the noun it leads, so it is left a noun.
+func relativesVerb(toks []token, i, b int) bool {
+	if b < 1 || toks[b].low != "that" && toks[b].low != "which" || i+1 >= len(toks) {
+		return false
+	}
+	ante, t, next := toks[b-1], toks[i], toks[i+1]
+	if ante.verb || ante.lex != cOpen && ante.lex != cAmbig && ante.lex != cGer {
+		return false
+	}
+	if ante.plur == t.plur {
+		return false
+	}
+	switch next.lex {
+	case cDet, cPron:
+		return true
+	case cOpen, cAmbig:
+		// "trail runners love": the object is followed by its own verb
+		if !next.plur {
+			return false
+		}
+		if after := i + 2; after < len(toks) {
+			a := toks[after]
+			return a.lex != cVerb && (a.lex != cOpen && a.lex != cAmbig || a.plur)
+		}
+		return true
+	}
+	return false
+}
+
 // A subject pronoun is one of subjects, or "us", "them", "you" after a
 // partitive "of" ("many of us prune", "some of them vlog").
 func resolve(toks []token, i int) {
@@ -574,6 +610,7 @@ func resolve(toks []token, i int) {
 		// macro photography" (a trial's anchor).
 		t.verb = modal || subject && (before.low != "you" || youSubject(toks, b) || partitive || nextIs(cDet, cPron, cPrep)) ||
 			before != nil && before.low == "who" || subjectsVerb(toks, i, b) || verbBeforeWhat(toks, i, b) ||
+			relativesVerb(toks, i, b) ||
 			b >= 1 && toks[b].low == "to" && infinitiveTakers[toks[b-1].low] ||
 			// "walking to [cure] leash pulling": a verb of purpose after
 			// any "to" (a pet-care trial's anchor opened on it).

@@ -536,6 +536,10 @@ func TestNounPhrasesFollowTheLexiconAndItsHeuristics(t *testing.T) {
 		// a trial's "how [long ACH transfers] take"
 		{"the word a 'how' asks the degree of modifies no noun", "The honest answer to how long ACH transfers take is two days.", []string{"honest answer", "ACH transfers", "days"}},
 		{"any word after 'who' is its verb", "For people who brew filter coffee, a burr grinder helps.", []string{"people", "filter coffee", "burr grinder"}},
+		// a gardening trial's "[trouble roses]"
+		{"a relative clause's verb agrees with the noun before 'that'", "Ladybirds eat many of the pests that trouble roses and lupins.", []string{"Ladybirds", "pests", "roses", "lupins"}},
+		{"a singular noun's relative verb ends in -s", "Choose a mulch which protects roots from frost.", []string{"mulch", "roots", "frost"}},
+		{"a noun after 'that' leading its own verb is a noun", "These are the shoes that trail runners choose.", []string{"shoes", "trail runners"}},
 		{"'to' as a preposition keeps the noun, and a document names what it is about", "Read our guide to camp stoves.", []string{"guide", "camp stoves", "guide to camp stoves"}},
 		{"a document about a gerund goes on through its object", "Read our guide to choosing camp stoves.", []string{"guide", "camp stoves", "guide to choosing camp stoves"}},
 		{"a document before a verb that is no gerund names nothing more", "Read our guide to buy camp stoves.", []string{"guide", "camp stoves"}},
