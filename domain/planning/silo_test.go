@@ -574,6 +574,14 @@ func TestASiloParentListsAChildItsTextHasNoRoomFor(t *testing.T) {
 	if len(zones) != 3 || body == 0 || listed == 0 {
 		t.Errorf("children's zones %v, want all 3 linked: those the text carries in it, the rest listed", zones)
 	}
+	// Nor does the note blame a budget with room left (a silo trial's
+	// hubs each read "or the page's budget of 5 in-body links is taken
+	// by 0 of its own and 1 planned").
+	for _, n := range plan.Notes {
+		if strings.Contains(n, "not linked in its text") && (strings.Contains(n, "budget") || !strings.Contains(n, "no anchor or no room")) {
+			t.Errorf("note %q, want the text named as the cause and no budget", n)
+		}
+	}
 }
 
 // The planner's trial placement reads the page's own names as the inject
@@ -638,5 +646,48 @@ func TestAFlatPageWhoseTextNamesNoneOfItsRelatedPagesSaysSoInANote(t *testing.T)
 	in.Texts = []string{text}
 	if plan := planOf(t, in); noted(plan) {
 		t.Errorf("notes %q for a page whose text names f-two", plan.Notes)
+	}
+}
+
+// A silo trial's home page named its lock, a product outside the clusters
+// sharing its labels with no other such page, and spent its budget of 5
+// on sectors and hubs, which the sector pages link too: the lock ended an
+// orphan. The page the home page alone may link comes first; a flat page
+// other pages may link still waits for the budget the sections leave.
+func TestASiloHomePageLinksThePageOnlyItMayLinkBeforeItsSections(t *testing.T) {
+	boots, sandals := bootsCluster(), sandalsCluster()
+	bootsHub, sandalsHub := hubOf(boots), hubOf(sandals)
+	sector := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking", Kind: site.KindSector, SectorID: "hiking",
+		PrimaryKeyword: "hiking gear guides", PublishedAt: testNow}
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow,
+		Labels: []string{"security", "theft", "boots", "leather"}}
+	lock := site.Page{SiteID: "s", ID: "trail-lock", URL: "/products/trail-lock/", Title: "Trail Lock Pro", Kind: site.KindProduct,
+		PrimaryKeyword: "trail lock", Labels: []string{"security", "theft"}, PublishedAt: testNow}
+	care := site.Page{SiteID: "s", ID: "leather-care-kit", URL: "/products/leather-care-kit/", Title: "Leather Care Kit", Kind: site.KindProduct,
+		PrimaryKeyword: "leather care kit", Labels: []string{"boots", "leather"}, PublishedAt: testNow}
+	wax := site.Page{SiteID: "s", ID: "boot-wax", URL: "/products/boot-wax/", Title: "Boot Wax", Kind: site.KindProduct,
+		PrimaryKeyword: "boot wax tin", Labels: []string{"boots", "leather"}, PublishedAt: testNow}
+	in := siloInput(t, home, nil, Target{Page: sector}, Target{Page: bootsHub}, Target{Page: sandalsHub},
+		Target{Page: lock}, Target{Page: care}, Target{Page: wax})
+	in.Policy.BudgetMax = 3
+	text := "Browse our hiking gear guides, start with hiking boots, and pack hiking sandals for the summer. " +
+		"Our trail lock keeps a parked bike safe, and the leather care kit keeps boots supple."
+	in.Texts, in.Page.HTML = []string{text}, "<p>"+text+"</p>\n"
+	plan := planOf(t, in)
+	var body []link.Link
+	for _, l := range plan.Links {
+		if l.Zone == link.ZoneInBody {
+			body = append(body, l)
+		}
+	}
+	got := targetIDs(body)
+	if !slices.Contains(got, "trail-lock") {
+		t.Errorf("the home page links %v in its body, want trail-lock, which no other page may link; notes %q", got, plan.Notes)
+	}
+	if slices.Contains(got, "leather-care-kit") {
+		t.Errorf("the home page links %v in its body: leather-care-kit, which boot-wax may link, took a slot before the sections", got)
+	}
+	if len(got) != 3 || got[0] != "trail-lock" {
+		t.Errorf("the home page links %v in its body, want trail-lock first and then two sections within its budget of 3", got)
 	}
 }
