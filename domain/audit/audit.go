@@ -1007,14 +1007,16 @@ type heldRange struct {
 
 // linkRange is the range of in-body links a page is held to, as
 // validation holds it: under the silo policy the budget rule's
-// (Policy.Budget), for every page, its content's links alone; under SAG
+// (Policy.Budget), for every page, its content's links (and a sector
+// page's list towards the minimum); under SAG
 // density_range's row of the density table (planning.DensityClass), for
 // the kinds it holds (planning.DensityHeld), a term page's list counting
 // towards its minimum.
 func (a *Auditor) linkRange(kind site.Kind, inCluster bool, words int) heldRange {
 	if a.pol.Name == policy.Silo {
 		b := a.pol.Budget()
-		return heldRange{DensityRange: b, bounded: true, of: fmt.Sprintf("of the silo budget (%d–%d)", b.Min, b.Max)}
+		return heldRange{DensityRange: b, bounded: true, byList: planning.LinksByList(kind),
+			of: fmt.Sprintf("of the silo budget (%d–%d)", b.Min, b.Max)}
 	}
 	if !planning.DensityHeld(kind, inCluster) {
 		return heldRange{}

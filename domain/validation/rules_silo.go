@@ -16,17 +16,32 @@ import (
 // budget: a page carries the policy's Budget (budget_min to budget_max)
 // of internal links in its content. Outside the range is a warning only
 // (the seeds' scenario "Budget under minimum"): a short page may simply
-// have few places for a link. The audit holds silo pages to the same
-// range.
+// have few places for a link. A page that links by its generated list
+// (planning.LinksByList: a sector page's hubs) counts the list towards
+// the minimum, never the maximum, as SAG's density_range does: a silo
+// trial's sector pages, listing their hubs, each warned of 0 links. The
+// audit holds silo pages to the same range.
 func budget(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleBudget, Severity: SeverityWarning, Passed: true}
 	want := in.Policy.Budget()
 	lo, hi := want.Min, want.Max
 	n := len(contentLinks(found))
-	r.Detail = fmt.Sprintf("%d internal link(s) in the content, within %d–%d", n, lo, hi)
-	if n < lo || n > hi {
+	counted := fmt.Sprintf("%d internal link(s) in the content", n)
+	listed := 0
+	if planning.LinksByList(in.Page.Kind) {
+		for _, f := range found {
+			if f.InBlock == markup.BlockRelatedArticles && f.Href != "" && f.Internal {
+				listed++
+			}
+		}
+		if listed > 0 {
+			counted += fmt.Sprintf(", and %d in its list", listed)
+		}
+	}
+	r.Detail = fmt.Sprintf("%s, within %d–%d", counted, lo, hi)
+	if n+listed < lo || n > hi {
 		r.Passed = false
-		r.Detail = fmt.Sprintf("%d internal link(s) in the content, outside the budget of %d–%d", n, lo, hi)
+		r.Detail = fmt.Sprintf("%s, outside the budget of %d–%d", counted, lo, hi)
 	}
 	return r
 }

@@ -375,3 +375,24 @@ func TestSiloHomeAndSectorPagesMayLinkDownToTheTopOfASilo(t *testing.T) {
 		}
 	}
 }
+
+// A silo trial's sector pages, which link their hubs by their generated
+// list, each warned of "0 internal link(s) in the content, outside the
+// budget of 3–5", a warning they could never clear. The list counts
+// towards the minimum, never the maximum, as SAG's density_range counts
+// a term page's; an about page's list of the same links counts nothing.
+func TestASiloSectorPagesListOfHubsCountsTowardsTheBudgetMinimum(t *testing.T) {
+	list := `<section data-interlinker-block="related-articles"><ul><li><a href="/tents/">Tents</a></li>` +
+		`<li><a href="/camp/">Camp</a></li><li><a href="/boots/">Boots</a></li></ul></section>`
+	in := inputFor(t, policy.Silo, "about", `<p>`+filler(40)+`</p>`+list)
+	in.Page.Kind = site.KindSector
+	r, _ := validate(t, in)
+	if b := rule(r, RuleBudget); !b.Passed || !strings.Contains(b.Detail, "0 internal link(s) in the content, and 3 in its list") {
+		t.Errorf("a sector page listing 3 hubs: budget %+v, want within it", b)
+	}
+	in.Page.Kind = site.KindPage
+	r, _ = validate(t, in)
+	if b := rule(r, RuleBudget); b.Passed {
+		t.Errorf("a plain page with the same list: budget %+v, want under the minimum", b)
+	}
+}
