@@ -310,7 +310,25 @@ func namesCluster(st site.Structure, hub site.Page, name string) bool {
 	if c, ok := st.Cluster(hub.ClusterID); ok {
 		names = append(append(names, c.Name, c.PrimaryKeyword), c.Keywords...)
 	}
-	return slices.ContainsFunc(names, func(n string) bool { return anchors.SameWords(n, name) })
+	bare := withoutGradingOpeners(name)
+	return slices.ContainsFunc(names, func(n string) bool { return anchors.SameWords(n, name) || anchors.SameWords(n, bare) })
+}
+
+// gradingOpeners are the words an English title opens on to rank or
+// frame its subject, which say nothing of which page it is: a gardening
+// trial's "The Best Climbing Roses for North-Facing Walls" was cut to
+// "The Best Climbing Roses" under the hub "Climbing Roses".
+var gradingOpeners = map[string]bool{"the": true, "a": true, "an": true, "best": true, "top": true, "our": true,
+	"your": true, "ultimate": true, "complete": true, "essential": true}
+
+// withoutGradingOpeners is name without the gradingOpeners it opens on.
+func withoutGradingOpeners(name string) string {
+	words := strings.Fields(name)
+	i := 0
+	for i < len(words)-1 && gradingOpeners[strings.ToLower(words[i])] {
+		i++
+	}
+	return strings.Join(words[i:], " ")
 }
 
 func keywordNamesCluster(st site.Structure, p site.Page) bool {

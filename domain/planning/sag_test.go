@@ -2641,7 +2641,8 @@ func TestAClusterKeywordThatIsAnArticlesOwnNameIsThatArticlesAnchor(t *testing.T
 
 // A help-center trial's sentence-case titles gave crumbs in lower case
 // ("invoice number format"), and a guide whose short title is its hub's
-// name a trail saying it twice ("Payroll taxes › Payroll taxes").
+// name a trail saying it twice ("Payroll taxes › Payroll taxes"), as
+// does one that is the name with a grading word before it.
 func TestACrumbStartsWithACapitalAndNeverRepeatsTheStepBefore(t *testing.T) {
 	taxes := testCluster("taxes", "Payroll taxes", "payroll taxes", "terrain=mountain")
 	hub := hubOf(taxes)
@@ -2666,6 +2667,16 @@ func TestACrumbStartsWithACapitalAndNeverRepeatsTheStepBefore(t *testing.T) {
 	trail = Breadcrumbs(testSite(whiplash), "", faq, &whiplashHub, nil)
 	if got := trail[len(trail)-1].Name; got != faq.Title {
 		t.Errorf("crumb %q, want the FAQ's whole title: its short one is its hub's keyword", got)
+	}
+	// A gardening trial's "The Best Climbing Roses for North-Facing
+	// Walls" was cut to "The Best Climbing Roses" under "Climbing Roses".
+	roses := testCluster("roses", "Climbing Roses", "climbing roses", "terrain=mountain")
+	rosesHub := hubOf(roses)
+	walls := articleIn(roses, "walls", "The Best Climbing Roses for North-Facing Walls")
+	walls.PrimaryKeyword = "shade-tolerant climbing roses"
+	trail = Breadcrumbs(testSite(roses), "", walls, &rosesHub, nil)
+	if got := trail[len(trail)-1].Name; got != walls.Title {
+		t.Errorf("crumb %q, want the whole title: its cut is its hub's name with \"The Best\" before it", got)
 	}
 	tips := articleIn(whiplash, "tips", "Whiplash Recovery: Ten Exercises")
 	trail = Breadcrumbs(testSite(whiplash), "", tips, &whiplashHub, nil)
