@@ -233,7 +233,10 @@ func printInserted(e insertedEvent) {
 			counts = append(counts, fmt.Sprintf("%d %s", n, st))
 		}
 	}
-	line := fmt.Sprintf("%s v%d #%d %s: %d links", d.PageID, d.Version, e.seq, verdict, len(d.Links))
+	// The page's sequence is what a publisher compares (newer wins); the
+	// stream's position finds the event in NATS. A trial read the one for
+	// the other when only the position was printed.
+	line := fmt.Sprintf("%s v%d sequence %d (stream #%d) %s: %d links", d.PageID, d.Version, d.Sequence, e.seq, verdict, len(d.Links))
 	if len(counts) > 0 {
 		line += " (" + strings.Join(counts, ", ") + ")"
 	}

@@ -26,11 +26,11 @@ func TestInsertedPrintsEachPagesLastLinksInserted(t *testing.T) {
 	var out string
 	if err := waitUntil(t.Context(), time.Minute, func() bool {
 		out, _ = runCapturing(t, "inserted", "--nats-url", url, "--site", site)
-		return strings.Count(out, " v1 #") == 2 && strings.Contains(out, "verified  vertical_up")
+		return strings.Count(out, " v1 sequence ") == 2 && strings.Contains(out, "verified  vertical_up")
 	}); err != nil {
 		t.Fatalf("inserted printed %q, want two pages, the article with its uplink", out)
 	}
-	for _, want := range []string{"hiking-boots v1 #", "how-to-break-in-hiking-boots v1 #", "passed: ", "in_body", "links ("} {
+	for _, want := range []string{"hiking-boots v1 sequence ", "how-to-break-in-hiking-boots v1 sequence ", " (stream #", "passed: ", "in_body", "links ("} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inserted printed %q, want %q in it", out, want)
 		}
@@ -76,7 +76,7 @@ func TestInsertedPrintsEachPagesLastLinksInserted(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("inserted printed %q after the article's deletion, want it listed as deleted", out)
 	}
-	if strings.Contains(out, "how-to-break-in-hiking-boots v1 #") {
+	if strings.Contains(out, "how-to-break-in-hiking-boots v1 sequence") {
 		t.Errorf("inserted printed %q: the deleted article still as a page", out)
 	}
 }
