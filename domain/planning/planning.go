@@ -1495,7 +1495,11 @@ func (pl *planner) relatedInBody() {
 	}
 	pl.pickScored(cands, link.TypeRelated, link.ZoneInBody, unlimited, "hub sharing an attribute value")
 	if len(offTopic) > 0 {
-		pl.note("hubs %s share an attribute value with this page but no word of its names, and its text names none of them: no link planned",
+		// Said of the hubs' topic, which is what is compared: a gardening
+		// trial's product read "no word of its names" of a hub whose
+		// other keywords did share one.
+		pl.note("hubs %s share an attribute value with this page, but no word of their topic (primary keyword or cluster name) "+
+			"is a word of its names, and its text names none of them: no link planned",
 			strings.Join(offTopic, ", "))
 	}
 	pl.noteListingHub()
