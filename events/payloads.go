@@ -289,6 +289,11 @@ type StageData struct {
 	// Reason says why the page was planned again, when a change to
 	// another page caused it.
 	Reason string `json:"reason,omitempty"`
+	// SendIfChanged says the plan was made again because another page or
+	// the site changed: its links.inserted goes out only when its result
+	// differs from the last one sent. A plan someone asked for is sent
+	// whatever it holds.
+	SendIfChanged bool `json:"send_if_changed,omitempty"`
 }
 
 // ReplanData asks for a page to be planned again because another page it

@@ -35,7 +35,7 @@ func NewMetrics() *Metrics {
 			Name: "interlinker_events_out_total", Help: "Events published from the outbox, by subject.",
 		}, []string{"subject"}),
 		Skipped: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "interlinker_events_skipped_total", Help: "Events that changed nothing: duplicate ids or stale versions.",
+			Name: "interlinker_events_skipped_total", Help: "Events that changed nothing (duplicate ids, stale versions, re-plans answered already), or whose result was sent already.",
 		}, []string{"handler", "reason"}),
 		HandlerSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "interlinker_handler_seconds", Help: "Time to handle one event, retries included, by handler (its durable consumer).",

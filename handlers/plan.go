@@ -93,7 +93,7 @@ func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasin
 		if !applied {
 			return p.stale(ctx, tx, ConsumerPlanner, ev, page)
 		}
-		planned, err := p.plan(ctx, tx, sc, page, reads, planID, ev, "", ph)
+		planned, err := p.plan(ctx, tx, sc, page, reads, planID, ev, "", false, ph)
 		if err != nil {
 			return err
 		}
@@ -166,7 +166,10 @@ func (p *Pipeline) replanLocked(ctx context.Context, ev events.Event, data event
 		if err != nil || !replaced {
 			return true, err
 		}
-		planned, err := p.plan(ctx, tx, sc, snap.Page.Page, reads, planID, ev, data.Reason, ph)
+		// A re-plan another page or the site caused is sent only if it
+		// changed the page's result; one asked for (over the API, by an
+		// audit's fixes, the LLM fallback's retry) names the page itself.
+		planned, err := p.plan(ctx, tx, sc, snap.Page.Page, reads, planID, ev, data.Reason, data.CausePageID != data.PageID, ph)
 		if err != nil {
 			return true, err
 		}
@@ -272,7 +275,10 @@ func storedAnchorCounts(ctx context.Context, tx *store.Tx, sc siteContext, pageI
 // too few anchors for get the model's natural phrases; one it has not
 // kept yet is left in ph.pending, with errNeedsAnswer, for the stage to
 // ask.
-func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, reads store.PlanReads, planID string, ev events.Event, reason string, ph *phrasing) (planned events.Event, err error) {
+//
+// sendIfChanged says another page or the site caused the plan, so its
+// links.inserted goes out only if its result changed (StageData).
+func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page site.Page, reads store.PlanReads, planID string, ev events.Event, reason string, sendIfChanged bool, ph *phrasing) (planned events.Event, err error) {
 	horizon := reads.Horizon
 	// On a site that settles, a page scores against the plans committed so
 	// far, as its settle pass will against the whole planned graph; one that
@@ -318,7 +324,8 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 	if err := tx.PruneSnapshots(ctx, page.SiteID, page.ID, sc.policy.SnapshotsKept); err != nil {
 		return events.Event{}, err
 	}
-	return followOn(ev, events.LinksPlanned, planID, events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason})
+	return followOn(ev, events.LinksPlanned, planID, events.StageData{PageID: page.ID, Version: page.Version, PlanID: planID, Reason: reason,
+		SendIfChanged: sendIfChanged})
 }
 
 // carryOn runs a new plan's inject and validate stages in the transaction

@@ -147,7 +147,7 @@ func (p *Pipeline) replanPublished(ctx context.Context, tx *store.Tx, sc siteCon
 	if err != nil {
 		return err
 	}
-	planned, err := p.plan(ctx, tx, sc, page, reads, planID, ev, fmt.Sprintf("version %d published, newer than version %d, which the plan was made for", page.Version, before), nil)
+	planned, err := p.plan(ctx, tx, sc, page, reads, planID, ev, fmt.Sprintf("version %d published, newer than version %d, which the plan was made for", page.Version, before), false, nil)
 	if err != nil {
 		return err
 	}

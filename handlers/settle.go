@@ -474,7 +474,14 @@ func (p *Pipeline) settleWrite(ctx context.Context, tx *store.Tx, cause events.E
 		return false, err
 	}
 	seq := r.before.Page.InsertedSeq + 1 // SetLinkedHTML numbers the new HTML
-	out, err := p.fitEvent(cause, insertedData(page, seq, links, report, SettledReason))
+	inserted := insertedData(page, seq, links, report, SettledReason)
+	sent, err := resultDigest(inserted, links, report)
+	if err != nil {
+		return false, err
+	}
+	// What the pass sends is what a later re-plan is compared with.
+	tx.RecordSent(page.SiteID, page.ID, seq, sent)
+	out, err := p.fitEvent(cause, inserted)
 	if err != nil {
 		return false, err
 	}

@@ -2,6 +2,9 @@ package handlers
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
 	"maps"
 	"net/url"
 	"slices"
@@ -65,6 +68,18 @@ func (p *Pipeline) validate(ctx context.Context, tx *store.Tx, ev events.Event, 
 	}
 	seq := page.InsertedSeq // numbered when the linked HTML was stored
 	inserted := insertedData(page, seq, links, report, st.data.Reason)
+	digest, err := resultDigest(inserted, links, report)
+	if err != nil {
+		return err
+	}
+	if st.data.SendIfChanged && sentAlready(page, seq, digest) {
+		// The publisher has this result: the stored sequence stays the one
+		// it last received, and the next result sent follows it.
+		tx.KeepSentSequence(ev.SiteID, page.ID, page.SentSeq)
+		p.skipped(ConsumerValidator, "unchanged", ev)
+		return nil
+	}
+	tx.RecordSent(ev.SiteID, page.ID, seq, digest)
 	out, err := p.fitEvent(ev, inserted)
 	if err != nil {
 		return err
@@ -73,6 +88,27 @@ func (p *Pipeline) validate(ctx context.Context, tx *store.Tx, ev events.Event, 
 		return err
 	}
 	return p.emitReview(ctx, tx, ev, page, seq, links)
+}
+
+// sentAlready reports whether the page's last links.inserted, the one
+// before seq, came from the pipeline with the result digest says, and was
+// delivered: a result sent otherwise since (an audit's fixes), or one
+// the relay could not publish, is sent again.
+func sentAlready(page store.PageRecord, seq, digest int64) bool {
+	return page.SentSeq > 0 && page.SentSeq == seq-1 && page.SentDigest == digest && page.DeliveryError == ""
+}
+
+// resultDigest hashes what a publisher acts on in a page's links.inserted:
+// its version, URL, HTML, trail, its links' outcomes and verdict as a
+// settle pass compares them (outcomes, verdictDigest: scores,
+// explanations and the rules' figures left out) and the planner's notes.
+func resultDigest(d events.LinksInsertedData, links []link.Link, report validation.Report) (int64, error) {
+	h := fnv.New64a()
+	err := json.NewEncoder(h).Encode([]any{d.Version, d.URL, d.HTML, d.Breadcrumbs, outcomes(links), verdictDigest(report), d.Notes})
+	if err != nil {
+		return 0, fmt.Errorf("digest the result of page %s: %w", d.PageID, err)
+	}
+	return int64(h.Sum64()), nil
 }
 
 // validatePage checks a linked page (st.page.LinkedHTML) against its

@@ -36,6 +36,9 @@ type PageRecord struct {
 	Breadcrumbs   []planning.Crumb
 	// PlanNotes are what the planner noted about the current plan (RecordPlan).
 	PlanNotes []string
+	// SentSeq and SentDigest are the sequence and result digest of the
+	// last links.inserted the pipeline sent (RecordSent); 0 when none.
+	SentSeq, SentDigest int64
 }
 
 // pageColumns read a whole page; pageColumnsWithoutHTML read it with its
@@ -48,7 +51,7 @@ const (
 	attributes, priority, published_at, version, `
 	pageColumnsTail = `
 	state, plan_id, COALESCE(plan_horizon::text, ''), word_count, inbound_link_count, outbound_link_count, breadcrumbs,
-	inserted_seq, delivery_error, COALESCE(plan_notes, '{}')`
+	inserted_seq, delivery_error, COALESCE(plan_notes, '{}'), sent_seq, COALESCE(sent_digest, 0)`
 )
 
 func scanPage(row pgx.Row) (PageRecord, error) {
@@ -57,7 +60,8 @@ func scanPage(row pgx.Row) (PageRecord, error) {
 	var publishedAt *time.Time
 	err := row.Scan(&p.SiteID, &p.ID, &p.URL, &p.Title, &kind, &p.ClusterID, &p.SectorID, &p.PrimaryKeyword,
 		&p.Keywords, &p.Labels, &p.Attributes, &p.Priority, &publishedAt, &p.Version, &p.HTML, &p.LinkedHTML,
-		&p.PublishedHTML, &p.State, &p.PlanID, &horizon, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs, &p.InsertedSeq, &p.DeliveryError, &p.PlanNotes)
+		&p.PublishedHTML, &p.State, &p.PlanID, &horizon, &p.WordCount, &p.Inbound, &p.Outbound, &p.Breadcrumbs, &p.InsertedSeq, &p.DeliveryError, &p.PlanNotes,
+		&p.SentSeq, &p.SentDigest)
 	if err != nil {
 		return p, err
 	}
@@ -248,6 +252,20 @@ func (t *Tx) SetLinkedHTML(ctx context.Context, siteID, pageID, html string) err
 	t.queuePageUpdate(siteID, pageID, pageSet{"linked_html", "?", html},
 		pageSet{"inserted_seq", "inserted_seq + 1", nil}, pageSet{"updated_at", "now()", nil})
 	return nil
+}
+
+// RecordSent records that the page's links.inserted of sequence seq,
+// whose result hashes to digest, goes out.
+func (t *Tx) RecordSent(siteID, pageID string, seq, digest int64) {
+	t.queuePageUpdate(siteID, pageID, pageSet{"sent_seq", "?", seq}, pageSet{"sent_digest", "?", digest})
+}
+
+// KeepSentSequence numbers the page's current linked HTML with the
+// sequence of the last links.inserted sent, when its result is that one's
+// and is not sent again: the next one sent follows it, and the stored
+// sequence is the one the publisher last received.
+func (t *Tx) KeepSentSequence(siteID, pageID string, seq int64) {
+	t.queuePageUpdate(siteID, pageID, pageSet{"inserted_seq", "?", seq})
 }
 
 // MarkPageDeleted retires a page unless a newer version is stored. A page
