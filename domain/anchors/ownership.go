@@ -959,11 +959,23 @@ func (o *Owners) holdsSourceName(np nounPhrase) bool {
 	}
 	key := wordKey(np.text())
 	for _, sp := range o.profiles[o.source].spellings {
-		if len(sp.words) > 0 && strings.Contains(key, sp.key) {
+		if len(sp.words) > 0 && strings.Contains(key, sp.key) || opensAndEndsAsActivity(np, sp.words) {
 			return true
 		}
 	}
 	return false
+}
+
+// opensAndEndsAsActivity reports whether a phrase is a name that opens
+// on an "-ing" word and its object with words between them: a gardening
+// trial's article "staking perennials" said "[Staking tall cottage garden
+// perennials] in spring", the activity it is about, which linked its hub.
+func opensAndEndsAsActivity(np nounPhrase, name []string) bool {
+	if len(name) < 2 || len(np) <= len(name) || !strings.HasSuffix(name[0], "ing") || len(name[0]) <= 4 {
+		return false
+	}
+	first, last := np[0], np[len(np)-1]
+	return first.lex == cGer && first.low == name[0] && last.stem == stem(name[len(name)-1])
 }
 
 // withoutOthersMainNames leaves out the keyword variations of target self

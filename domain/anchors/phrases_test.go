@@ -1183,7 +1183,7 @@ func TestATitlesComplementNamesNothingThroughTheListItOpens(t *testing.T) {
 // A home-services trial's service page said "Our [tankless water heater
 // installation service] includes…", linked to the Water Heaters hub for
 // its name "water heater service": a phrase holding the page's own name
-// whole names the page it is on.
+// whole names the page it is on, as does one that is its activity.
 func TestAPhraseHoldingThePagesOwnNameNamesNoOtherPage(t *testing.T) {
 	src := NewText([]string{"Our tankless water heater installation service includes removal of the old tank and a new gas line."})
 	hub := Target{PrimaryKeywords: []string{"water heater repair"}, Variations: []string{"water heater service", "hot water heater repair", "water heaters"},
@@ -1194,6 +1194,30 @@ func TestAPhraseHoldingThePagesOwnNameNamesNoOtherPage(t *testing.T) {
 		if c.Type == link.AnchorNatural {
 			t.Errorf("natural phrase %q names the hub", c.Text)
 		}
+	}
+	// Nor does the activity a page is about, its "-ing" name with words
+	// between it and its object: a gardening trial's uplink was placed on
+	// "[Staking tall cottage garden perennials] in spring".
+	perennials := Target{PrimaryKeywords: []string{"cottage garden perennials"}, Variations: []string{"hardy perennials"},
+		Title: "Cottage Garden Perennials: Plants, Planning and Care"}
+	staking := Target{PrimaryKeywords: []string{"staking perennials"}, Title: "Staking Tall Perennials Before They Flop"}
+	src = NewText([]string{"Staking tall cottage garden perennials in spring saves them from flopping over in June."})
+	for _, c := range NewOwnersOf([]Target{perennials}, staking).Candidates(0, src, pol()) {
+		if c.Type == link.AnchorNatural {
+			t.Errorf("natural phrase %q, the staking article's own activity, names the hub", c.Text)
+		}
+	}
+	// The hub's name in a page about another activity is still the hub's.
+	dividing := Target{PrimaryKeywords: []string{"dividing irises"}, Title: "Dividing Irises"}
+	src = NewText([]string{"Our favourite tall cottage garden perennials flower in June."})
+	natural := 0
+	for _, c := range NewOwnersOf([]Target{perennials}, dividing).Candidates(0, src, pol()) {
+		if c.Type == link.AnchorNatural {
+			natural++
+		}
+	}
+	if natural == 0 {
+		t.Error("\"tall cottage garden perennials\" on a page about dividing irises is no natural phrase for the hub")
 	}
 }
 
