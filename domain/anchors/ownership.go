@@ -1053,6 +1053,10 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 		// hosting") both name it there: held to each other, neither would
 		// be taken (a trial's uplink was lost so).
 		isName := o.profiles[self].exact[key]
+		primary := ""
+		if norms := o.profiles[self].norms; len(norms) > 0 && norms[0] != "" {
+			primary = " " + norms[0] + " "
+		}
 		var within, own, cutting, on, norms []string
 		for _, n := range said {
 			// Another page's name in another form of the same words is
@@ -1069,7 +1073,13 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 			// wine" and "burgundy wine for cooking") is one it would cut
 			// where the text says both: its own, or another page's (an
 			// automotive trial's "Shocks and [Struts overview]").
-			cuts := !isName && overlapAtAnEnd(words, strings.Fields(n.norm))
+			//
+			// A name of the target may overlap another of its names (the
+			// text then names it either way), but not cut its primary
+			// keyword: a gardening trial's "climbing [roses on a wall]"
+			// linked the Climbing Roses hub on its variation.
+			cuts := (!isName || n.owner == self && n.norm == primary && key != strings.TrimSpace(primary)) &&
+				overlapAtAnEnd(words, strings.Fields(n.norm))
 			if !(inside || cuts) || slices.Contains(norms, n.norm) {
 				continue
 			}

@@ -305,6 +305,33 @@ func TestTwoNamesOfTheTargetOverlappingInTheTextDoNotHoldEachOtherBack(t *testin
 	}
 }
 
+// A gardening trial's hub linked the Climbing Roses hub on "climbing
+// [roses on a wall]", a keyword variation cutting the primary keyword
+// "climbing roses", which was at the anchor cap. A name of the target
+// never cuts its primary keyword where the text says it: the link waits.
+func TestANameOfTheTargetDoesNotCutItsPrimaryKeyword(t *testing.T) {
+	pol := sagPolicy(t)
+	roses := anchors.Target{PrimaryKeywords: []string{"climbing roses"}, Variations: []string{"climbing rose", "roses on a wall"},
+		Title: "Climbing Roses: Choosing, Planting and Pruning"}
+	hub := anchors.Target{PrimaryKeywords: []string{"cottage garden perennials"}, Title: "Cottage Garden Perennials"}
+	texts := []string{"Shrub roses fit naturally among them, and climbing roses on a wall or arch give the border a backdrop."}
+	cands := anchors.NewOwnersOf([]anchors.Target{roses}, hub).Candidates(0, anchors.NewText(texts), pol)
+	cross := link.Link{ID: "cross", Type: link.TypeCrossCluster, TargetURL: "/flowers/climbing-roses/", Candidates: cands}
+	var offered []string // the primary keyword and its singular are at the cap
+	for _, c := range cands {
+		if f := anchors.Normalize(c.Text); f != "climbing roses" && f != "climbing rose" {
+			offered = append(offered, c.Text)
+		}
+	}
+	out, placed, err := markup.Place([]byte("<p>"+texts[0]+"</p>"), []markup.LinkRequest{Request(cross, offered, "")}, markup.Options{GoesOn: anchors.GoesOn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(placed) != 1 || placed[0].Placed {
+		t.Errorf("placed %+v in %s, want no link: the text names the hub \"climbing roses\", which the variation would cut", placed, out)
+	}
+}
+
 // A Russian trial's uplink took "[обрезки смородины]" (a name of the hub)
 // inside "осенней обрезки смородины", the sibling's name "осенняя обрезка
 // смородины" in another case, and left "чёрной смородины" in paragraph 1,
