@@ -103,8 +103,14 @@ func sentAlready(page store.PageRecord, seq, digest int64) bool {
 // settle pass compares them (outcomes, verdictDigest: scores,
 // explanations and the rules' figures left out) and the planner's notes.
 func resultDigest(d events.LinksInsertedData, links []link.Link, report validation.Report) (int64, error) {
+	notes := d.Notes
+	if len(notes) == 0 {
+		// a plan's notes are nil, the stored ones read back empty: a
+		// trial's pages settled with no notes were sent again so
+		notes = nil
+	}
 	h := fnv.New64a()
-	err := json.NewEncoder(h).Encode([]any{d.Version, d.URL, d.HTML, d.Breadcrumbs, outcomes(links), verdictDigest(report), d.Notes})
+	err := json.NewEncoder(h).Encode([]any{d.Version, d.URL, d.HTML, d.Breadcrumbs, outcomes(links), verdictDigest(report), notes})
 	if err != nil {
 		return 0, fmt.Errorf("digest the result of page %s: %w", d.PageID, err)
 	}
