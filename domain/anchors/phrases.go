@@ -465,40 +465,6 @@ func graded(toks []token, i int) bool {
 	return comparatives[prev] && i > 1 && articles[toks[i-2].low]
 }
 
-// resolve decides whether toks[i] is a verb (or any word a noun phrase
-// does not hold) or a content word (a noun or a modifier), from its class
-// and its neighbours: the previous words as already resolved, the next as
-// the lexicon classes it. "Before it" skips adverbs ("they also cover",
-// "never store"); a clause opens at the start of a run and after a
-// conjunction.
-//
-//   - Closed classes and common verbs are never content.
-//   - An ambiguous verb ("care", "fit", "support", "matches") is a noun
-//     right after a determiner ("its support"). It is a verb after an
-//     auxiliary, a relative word, a subject pronoun or an infinitive "to"
-//     ("that gives", "how to clean"; but "guide to camp stoves"); before a
-//     determiner or pronoun ("check the boots", "rating matches the"); in
-//     its "-s" form after a noun when it is one of verbLeaning or an "-ly"
-//     adverb follows ("type fits", "the tent stakes easily"; but "tent
-//     stakes", "tent stakes often bend"); in its base form after a plural
-//     ("boots need"); opening a clause if it is one of clauseVerbs ("Check
-//     carbon shafts"); first in a run before a preposition ("Care for your
-//     boots"). It is a noun otherwise ("boot care", "ankle support").
-//   - A participle ("-ed", "worn") is a verb after an auxiliary, a relative
-//     word, a subject pronoun or a plural ("is rated", "bags rated"), an
-//     adjective before an open-class word ("insulated jacket"), a verb
-//     otherwise ("rated by").
-//   - An "-ing" word is a noun right after a determiner ("the lining"); a
-//     verb if it is a form of a common verb ("buying"), after an auxiliary,
-//     a subject pronoun or a plural, or before a determiner or pronoun
-//     ("choosing a bag"); a noun or modifier otherwise ("sleeping bag",
-//     "comfort rating").
-//   - An open-class word is a verb after a modal ("should replace") or a
-//     subject pronoun ("Nothing beats"; after "you" only when a
-//     determiner, pronoun or preposition follows: "you hike in winter"),
-//     and between a plural subject and its object ("commuters ride road
-//     bikes": subjectsVerb); content otherwise.
-//
 // relativesVerb reports whether the open word toks[i], after the "that"
 // or "which" toks[b], is the verb of a relative clause whose subject is
 // the noun before it: "pests that [trouble] roses" (a gardening trial
@@ -535,6 +501,42 @@ func relativesVerb(toks []token, i, b int) bool {
 	return false
 }
 
+// resolve decides whether toks[i] is a verb (or any word a noun phrase
+// does not hold) or a content word (a noun or a modifier), from its class
+// and its neighbours: the previous words as already resolved, the next as
+// the lexicon classes it. "Before it" skips adverbs ("they also cover",
+// "never store"); a clause opens at the start of a run and after a
+// conjunction.
+//
+//   - Closed classes and common verbs are never content.
+//   - An ambiguous verb ("care", "fit", "support", "matches") is a noun
+//     right after a determiner ("its support"). It is a verb after an
+//     auxiliary, a relative word, a subject pronoun or an infinitive "to"
+//     ("that gives", "how to clean"; but "guide to camp stoves"); before a
+//     determiner or pronoun ("check the boots", "rating matches the"); in
+//     its "-s" form after a noun when it is one of verbLeaning or an "-ly"
+//     adverb follows ("type fits", "the tent stakes easily"; but "tent
+//     stakes", "tent stakes often bend"); in its base form after a plural
+//     ("boots need"); opening a clause if it is one of clauseVerbs ("Check
+//     carbon shafts"); first in a run before a preposition ("Care for your
+//     boots"). It is a noun otherwise ("boot care", "ankle support").
+//   - A participle ("-ed", "worn") is a verb after an auxiliary, a relative
+//     word, a subject pronoun or a plural ("is rated", "bags rated"), an
+//     adjective before an open-class word ("insulated jacket"), a verb
+//     otherwise ("rated by").
+//   - An "-ing" word is a noun right after a determiner ("the lining"); a
+//     verb if it is a form of a common verb ("buying"), after an auxiliary,
+//     a subject pronoun or a plural, or before a determiner or pronoun
+//     ("choosing a bag"); a noun or modifier otherwise ("sleeping bag",
+//     "comfort rating").
+//   - An open-class word is a verb after a modal ("should replace") or a
+//     subject pronoun ("Nothing beats"; after "you" only when a
+//     determiner, pronoun or preposition follows: "you hike in winter"),
+//     between a plural subject and its object ("commuters ride road
+//     bikes": subjectsVerb), and after a noun's "that" when it agrees with
+//     the noun ("pests that trouble roses": relativesVerb); content
+//     otherwise.
+//
 // A subject pronoun is one of subjects, or "us", "them", "you" after a
 // partitive "of" ("many of us prune", "some of them vlog").
 func resolve(toks []token, i int) {
