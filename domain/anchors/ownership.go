@@ -427,6 +427,10 @@ func gradesOnly(w string) bool {
 	return superlative(w) || genericStarts[w] || gradingAdjectives[w]
 }
 
+// GradesOnly reports whether a word only ranks or grades what it comes
+// before ("best", "top", "cheapest", "better"), in any case.
+func GradesOnly(w string) bool { return gradesOnly(strings.ToLower(w)) }
+
 // gradingAdjectives are common comparatives and evaluative adjectives.
 var gradingAdjectives = set("good", "great", "better", "worse", "higher", "lower", "bigger", "smaller", "larger",
 	"greater", "lighter", "heavier", "warmer", "cooler", "colder", "hotter", "cheaper", "faster", "slower",

@@ -51,7 +51,7 @@ func Breadcrumbs(st site.Structure, language string, page site.Page, hub, term *
 		trail = append(trail, Crumb{Name: crumbName(st, language, *hub), URL: hub.URL, PageID: hub.ID})
 	}
 	name := crumbName(st, language, page)
-	if strings.EqualFold(name, trail[len(trail)-1].Name) || hub != nil && hub.ID != page.ID && namesCluster(st, *hub, name) {
+	if strings.EqualFold(name, trail[len(trail)-1].Name) || hub != nil && hub.ID != page.ID && namesCluster(st, language, *hub, name) {
 		// "Payroll taxes: a guide for first-time employers" is "Payroll
 		// taxes" short, its hub's name: a help-center trial's trail said
 		// "Payroll taxes › Payroll taxes". So is a cut that is one of the
@@ -299,38 +299,35 @@ func keywordOpeningTitle(st site.Structure, language string, p site.Page) string
 	return trimName(strings.Join(words[:end], " "))
 }
 
-// keywordNamesCluster reports whether the page's primary keyword is its
-// cluster's name or primary keyword: it names the hub, the trail's step
-// before the page.
 // namesCluster reports whether name is one of the names of the hub's
 // cluster: the cluster's name, primary keyword or keywords, or the hub's
 // own, each read by its singular (anchors.SameWords).
-func namesCluster(st site.Structure, hub site.Page, name string) bool {
+func namesCluster(st site.Structure, language string, hub site.Page, name string) bool {
 	names := append([]string{hub.PrimaryKeyword}, hub.Keywords...)
 	if c, ok := st.Cluster(hub.ClusterID); ok {
 		names = append(append(names, c.Name, c.PrimaryKeyword), c.Keywords...)
 	}
-	bare := withoutGradingOpeners(name)
+	bare := withoutGradingOpeners(name, language)
 	return slices.ContainsFunc(names, func(n string) bool { return anchors.SameWords(n, name) || anchors.SameWords(n, bare) })
 }
 
-// gradingOpeners are the words an English title opens on to rank or
-// frame its subject, which say nothing of which page it is: a gardening
-// trial's "The Best Climbing Roses for North-Facing Walls" was cut to
-// "The Best Climbing Roses" under the hub "Climbing Roses".
-var gradingOpeners = map[string]bool{"the": true, "a": true, "an": true, "best": true, "top": true, "our": true,
-	"your": true, "ultimate": true, "complete": true, "essential": true}
-
-// withoutGradingOpeners is name without the gradingOpeners it opens on.
-func withoutGradingOpeners(name string) string {
+// withoutGradingOpeners is name without the article and the grading
+// words (anchors.GradesOnly: "best", "top", "ultimate") it opens on, which
+// say nothing of which page it is: a gardening trial's "The Best Climbing
+// Roses for North-Facing Walls" was cut to "The Best Climbing Roses"
+// under the hub "Climbing Roses".
+func withoutGradingOpeners(name, language string) string {
 	words := strings.Fields(name)
 	i := 0
-	for i < len(words)-1 && gradingOpeners[strings.ToLower(words[i])] {
+	for i < len(words)-1 && (anchors.IsTitleArticle(words[i], language) || anchors.GradesOnly(words[i])) {
 		i++
 	}
 	return strings.Join(words[i:], " ")
 }
 
+// keywordNamesCluster reports whether the page's primary keyword is its
+// cluster's name or primary keyword: it names the hub, the trail's step
+// before the page.
 func keywordNamesCluster(st site.Structure, p site.Page) bool {
 	c, ok := st.Cluster(p.ClusterID)
 	kw := strings.Join(strings.Fields(strings.ToLower(p.PrimaryKeyword)), " ")
