@@ -99,17 +99,18 @@ func (pl *planner) siloRank(targets []Target) []siloScored {
 func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string]bool {
 	var cands []Target
 	for _, t := range pl.targets {
-		if t.ClusterID == "" && (keep == nil || keep(t)) {
+		if t.ClusterID == "" {
 			cands = append(cands, t)
 		}
 	}
 	var related []siloScored
 	for _, s := range pl.siloRank(cands) {
-		if s.overlap >= pl.in.Policy.LabelOverlapMin {
+		// keep is asked last: linkedOnlyFromHome reads every target
+		if s.overlap >= pl.in.Policy.LabelOverlapMin && (keep == nil || keep(s.Target)) {
 			related = append(related, s)
 		}
 	}
-	if kind := pl.in.Page.Kind; len(related) == 0 && keep == nil && kind != site.KindHome && kind != site.KindSector {
+	if kind := pl.in.Page.Kind; len(related) == 0 && kind != site.KindHome && kind != site.KindSector {
 		// Said, as sag says it of a plain page: trial Q's 14 pages outside
 		// clusters went unlinked without a word. Not of the home page or a
 		// sector page, which link and are linked by the structure: a
