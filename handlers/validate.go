@@ -110,7 +110,11 @@ func resultDigest(d events.LinksInsertedData, links []link.Link, report validati
 		notes = nil
 	}
 	h := fnv.New64a()
-	err := json.NewEncoder(h).Encode([]any{d.Version, d.URL, d.HTML, d.Breadcrumbs, outcomes(links), verdictDigest(report), notes})
+	// The HTML, the bulk of it, is hashed as it is: JSON would escape it
+	// first, on every page the pipeline validates.
+	h.Write([]byte(d.HTML))
+	h.Write([]byte{0})
+	err := json.NewEncoder(h).Encode([]any{d.Version, d.URL, d.Breadcrumbs, outcomes(links), verdictDigest(report), notes})
 	if err != nil {
 		return 0, fmt.Errorf("digest the result of page %s: %w", d.PageID, err)
 	}
