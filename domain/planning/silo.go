@@ -230,10 +230,11 @@ func (pl *planner) siloParent() {
 	// in the parent's Related Articles section, which the budget does not
 	// count: else a child no sibling's text names had no link at all
 	// (trials t14 and t16 each ended with such an orphan).
-	var textless, overBudget []string
+	var textless []link.Link
+	var overBudget []string
 	for _, l := range left {
 		if noAnchor[l.TargetPageID] {
-			textless = append(textless, l.TargetPageID)
+			textless = append(textless, l)
 		} else {
 			overBudget = append(overBudget, l.TargetPageID)
 		}
@@ -249,12 +250,40 @@ func (pl *planner) siloParent() {
 	}
 	// Each child is told its own cause: a silo trial's hubs blamed a
 	// budget of 5 of which 1 was used for children their text did not name.
-	if len(textless) > 0 {
-		pl.note("children %s listed in the parent's Related Articles section, not linked in its text: it has no anchor or no room for them",
-			strings.Join(textless, ", "))
-	}
+	pl.noteTextless(textless)
 	if len(overBudget) > 0 {
 		pl.note("children %s listed in the parent's Related Articles section, not linked in its text: %s", strings.Join(overBudget, ", "), pl.budgetTaken())
+	}
+}
+
+// noteTextless says why the children a parent's text leaves out are
+// listed: where its text names them, the density limits may leave no room
+// for them beside the links planned first, which a German trial's hub,
+// naming "Bügelschlösser" and "Faltschlösser" five words apart, read as
+// a text with "no anchor or no room" and took for a fault.
+func (pl *planner) noteTextless(children []link.Link) {
+	var crowded, named, unnamed []string
+	for _, l := range children {
+		switch {
+		case pl.crowded[l.TargetPageID]:
+			crowded = append(crowded, l.TargetPageID)
+		case pl.mentions(l):
+			named = append(named, l.TargetPageID)
+		default:
+			unnamed = append(unnamed, l.TargetPageID)
+		}
+	}
+	const listed = "children %s listed in the parent's Related Articles section, not linked in its text: "
+	if len(crowded) > 0 {
+		maxLinks, minWords := ParagraphLimits(pl.in.Policy, pl.in.Page.Kind)
+		pl.note(listed+"where its text names them, the links planned before them leave no room (%d link(s) a paragraph at most, %d words between two)",
+			strings.Join(crowded, ", "), maxLinks, minWords)
+	}
+	if len(named) > 0 {
+		pl.note(listed+"its text names them with no anchor the placer may take there", strings.Join(named, ", "))
+	}
+	if len(unnamed) > 0 {
+		pl.note(listed+"its text has no anchor for them", strings.Join(unnamed, ", "))
 	}
 }
 

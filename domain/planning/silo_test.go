@@ -1,7 +1,9 @@
 package planning
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -576,10 +578,11 @@ func TestASiloParentListsAChildItsTextHasNoRoomFor(t *testing.T) {
 	}
 	// Nor does the note blame a budget with room left (a silo trial's
 	// hubs each read "or the page's budget of 5 in-body links is taken
-	// by 0 of its own and 1 planned").
+	// by 0 of its own and 1 planned"): the text names the children within
+	// 50 words of the one it links, so the density limits are the cause.
 	for _, n := range plan.Notes {
-		if strings.Contains(n, "not linked in its text") && (strings.Contains(n, "budget") || !strings.Contains(n, "no anchor or no room")) {
-			t.Errorf("note %q, want the text named as the cause and no budget", n)
+		if strings.Contains(n, "not linked in its text") && (strings.Contains(n, "budget") || !strings.Contains(n, "where its text names them, the links planned before them leave no room (2 link(s) a paragraph at most, 50 words between two)")) {
+			t.Errorf("note %q, want the density limits named as the cause and no budget", n)
 		}
 	}
 }
@@ -689,5 +692,60 @@ func TestASiloHomePageLinksThePageOnlyItMayLinkBeforeItsSections(t *testing.T) {
 	}
 	if len(got) != 3 || got[0] != "trail-lock" {
 		t.Errorf("the home page links %v in its body, want trail-lock first and then two sections within its budget of 3", got)
+	}
+}
+
+// A German trial's hub named "Bügelschlösser" and "Faltschlösser" five
+// words apart, linked the first, and said of the second only that its text
+// had "no anchor or no room" for it, which read as a fault of the placer.
+// The note now tells the children the density limits crowd out from those
+// the text does not name.
+func TestASiloParentsNoteTellsChildrenCrowdedOutFromChildrenItsTextDoesNotName(t *testing.T) {
+	raw, err := json.Marshal(map[string]any{"language": "de"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol, err := policy.Resolve(policy.Silo, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := testCluster("schloss", "Fahrradschloss", "Fahrradschloss")
+	st := testSite(c)
+	st.Site.Policy = policy.Silo
+	hub := hubOf(c)
+	hub.HTML = `<p>Ein E-Bike kostet schnell mehr als 3.000 Euro, umso wichtiger ist ein gutes Fahrradschloss.</p>
+<p>Bügelschlösser gelten als besonders sicher, Faltschlösser sind flexibler und leichter zu transportieren.</p>
+`
+	var targets []Target
+	for _, a := range []struct{ id, title, keyword string }{
+		{"buegelschloss", "Bügelschloss im Test", "Bügelschloss"},
+		{"faltschloss", "Faltschloss: flexibel und sicher", "Faltschloss"},
+		{"halterung", "Die richtige Halterung am Rahmen", "Schlosshalterung"},
+	} {
+		p := articleIn(c, a.id, a.title)
+		p.PrimaryKeyword = a.keyword
+		targets = append(targets, Target{Page: p})
+	}
+	in, err := NewInput(st, pol, hub, targets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := planOf(t, in)
+	zones := map[string]link.Zone{}
+	for _, l := range plan.Links {
+		zones[l.TargetPageID] = l.Zone
+	}
+	want := map[string]link.Zone{"buegelschloss": link.ZoneInBody, "faltschloss": link.ZoneRelatedSection, "halterung": link.ZoneRelatedSection}
+	if !maps.Equal(zones, want) {
+		t.Fatalf("children's zones %v, want %v", zones, want)
+	}
+	wantNotes := []string{
+		"children faltschloss listed in the parent's Related Articles section, not linked in its text: where its text names them, the links planned before them leave no room (2 link(s) a paragraph at most, 50 words between two)",
+		"children halterung listed in the parent's Related Articles section, not linked in its text: its text has no anchor for them",
+	}
+	for _, n := range wantNotes {
+		if !slices.Contains(plan.Notes, n) {
+			t.Errorf("notes %q, want %q", plan.Notes, n)
+		}
 	}
 }
