@@ -949,7 +949,7 @@ func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anch
 			return o.cachedBest(np) == self && !o.holdsSourceName(np)
 		})
 	})
-	return o.withNotWithin(self, o.withoutOthersMainNames(self, cands), source)
+	return o.withNotWithin(self, o.withoutOthersMainNames(self, cands), source, p.AnchorMaxWords)
 }
 
 // holdsSourceName reports whether a phrase holds one of the source page's
@@ -1037,7 +1037,10 @@ func (o *Owners) withoutOthersMainNames(self int, cands []link.Anchor) []link.An
 // overlaps at an end, too). Names the text does not say, in their words
 // or in words that may be other forms of them (Text.mayInflect), are left
 // out: a hub's keyword is in the titles of hundreds of its articles.
-func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []link.Anchor {
+// An own name longer than maxWords, which no anchor may be, holds none of
+// the target's candidates: a French trial's text gave an article's whole
+// 10-word title, and its keyword inside it was refused with nothing left.
+func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text, maxWords int) []link.Anchor {
 	if source == nil {
 		return cands
 	}
@@ -1084,7 +1087,8 @@ func (o *Owners) withNotWithin(self int, cands []link.Anchor, source *Text) []li
 			// linked the Climbing Roses hub on its variation.
 			cuts := (!isName || n.owner == self && n.norm == primary && key != strings.TrimSpace(primary)) &&
 				overlapAtAnEnd(words, strings.Fields(n.norm))
-			if !(inside || cuts) || slices.Contains(norms, n.norm) {
+			if !(inside || cuts) || slices.Contains(norms, n.norm) ||
+				n.owner == self && len(strings.Fields(n.norm)) > maxWords {
 				continue
 			}
 			norms = append(norms, n.norm)

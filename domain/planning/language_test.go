@@ -318,3 +318,18 @@ func TestATitleCutBeforeItsJoinedQuestionIsANameItsKeywordIsNotCutFrom(t *testin
 		t.Errorf("placement %+v, want the link on \"réduire ses dépenses courantes\"", p)
 	}
 }
+
+// A French trial's page said "l'ascension du puy de Dôme par le chemin
+// des Muletiers", the whole title of the article whose keyword is
+// "ascension du puy de Dôme", and left its link planned: the keyword was
+// held inside the title, which at 10 words no anchor may be. A name of the
+// target longer than an anchor may be holds none of its keywords back.
+func TestATitleLongerThanAnAnchorDoesNotHoldItsKeywordBack(t *testing.T) {
+	article := articleIn(bootsCluster(), "puy-de-dome", "L'ascension du puy de Dôme par le chemin des Muletiers")
+	article.PrimaryKeyword, article.Keywords = "ascension du puy de Dôme", []string{"chemin des Muletiers"}
+	p := placeHubsLinkTo(t, "french", article,
+		"Pour les plus grands, l'ascension du puy de Dôme par le chemin des Muletiers est un joli défi.")
+	if !p.Placed || p.AnchorText != "ascension du puy de Dôme" {
+		t.Errorf("placement %+v, want the link on \"ascension du puy de Dôme\"", p)
+	}
+}
