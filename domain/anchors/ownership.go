@@ -99,7 +99,7 @@ func newProfile(names []string, title, language string) profile {
 		n := name{heads: map[string]map[string]bool{}, modifiers: map[string][][]string{}}
 		var toks []token
 		inComplement := false
-		for _, run := range strings.FieldsFunc(text, isPhraseBreak) {
+		for _, run := range strings.FieldsFunc(joinInitialisms(text), isPhraseBreak) {
 			rt := tokenizeName(run)
 			if len(toks) == 0 && len(rt) > 1 && rt[0].lex == cPrep && !closed(rt[1].lex) {
 				// A name does not open on a preposition: its first word is
@@ -254,6 +254,26 @@ func audience(run []token, subtitle bool) int {
 		doc = doc || docNouns[t.low]
 	}
 	return -1
+}
+
+// joinInitialisms writes an initialism of letters joined by "&" ("T&P",
+// "R&D", "AT&T") as one word, which the "&" would otherwise split into
+// letters too short to be words: a DIY trial's "T&P valve" was read as a
+// name with no modifier, "valve", and its article was linked on "[gas
+// valve]".
+func joinInitialisms(text string) string {
+	if !strings.Contains(text, "&") {
+		return text
+	}
+	rs := []rune(text)
+	out := make([]rune, 0, len(rs))
+	for i, r := range rs {
+		if r == '&' && i > 0 && i+1 < len(rs) && unicode.IsUpper(rs[i-1]) && unicode.IsUpper(rs[i+1]) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return string(out)
 }
 
 // named reports whether a noun phrase names the profile's target: for one

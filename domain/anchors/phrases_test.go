@@ -1249,3 +1249,22 @@ func TestAPhraseIsNotNamedByPartOfAHyphenatedCompound(t *testing.T) {
 		}
 	}
 }
+
+// A DIY trial's pilot-light article linked "three nuts at the [gas
+// valve]" to the article on a leaking T&P valve: the "&" split the
+// initialism into letters too short to be words, leaving the name "valve"
+// with no modifier, which any valve named. An initialism joined by "&" is
+// one word of the name.
+func TestAnInitialismJoinedByAnAmpersandIsAModifierOfItsName(t *testing.T) {
+	src := NewText([]string{"Remove the burner assembly (three nuts at the gas valve and the access panel) and clean it."})
+	for _, names := range [][]string{{"T&P valve"}, {"R&D budget"}} {
+		if got := NaturalPhrases(src, names, pol()); len(got) > 0 {
+			t.Errorf("%q: natural phrases %q, want none: a gas valve is no T&P valve", names, got)
+		}
+	}
+	// The name's own modifier still names it.
+	leaky := NewText([]string{"Check the water heater relief valve once a year."})
+	if got := NaturalPhrases(leaky, []string{"T&P valve", "relief valve"}, pol()); !slices.Equal(got, []string{"water heater relief valve"}) {
+		t.Errorf("natural phrases %q, want \"water heater relief valve\"", got)
+	}
+}
