@@ -225,13 +225,17 @@ func (st Structure) ClustersSharing(facets []string) (ids []string, shared []int
 	return ids, shared
 }
 
-// ClosestCluster is the cluster sharing the most of facets; among equals a
-// cluster of sectorID, then the one whose name and keywords share the most
-// words with names (the page's title and keywords: a "mobile dog grooming"
-// service sharing as many values with Dog Grooming as with Dog Nutrition
-// belongs to Dog Grooming), then the one declared first. It reports false
-// when no cluster shares any. The answer depends on the structure alone, so
-// every page planned against it agrees on it whatever order pages arrive.
+// ClosestCluster is, among the clusters sharing any of facets, one of
+// sectorID first (a DIY trial's electrical-safety inspection, in the
+// electrical sector, was listed by the Tile Floors hub, which shared one
+// value more with it than the sector's Outlets and Switches), then the one
+// sharing the most of them, then the one whose name and keywords share the
+// most words with names (the page's title and keywords: a "mobile dog
+// grooming" service sharing as many values with Dog Grooming as with Dog
+// Nutrition belongs to Dog Grooming), then the one declared first. It
+// reports false when no cluster shares any. The answer depends on the
+// structure alone, so every page planned against it agrees on it whatever
+// order pages arrive.
 func (st Structure) ClosestCluster(facets []string, sectorID string, names []string) (string, bool) {
 	ids, shared := st.ClustersSharing(facets)
 	// The names are compared only between clusters tied on the rest.
@@ -256,10 +260,10 @@ func (st Structure) ClosestCluster(facets []string, sectorID string, names []str
 		better, n := best < 0, -1
 		switch {
 		case better:
-		case shared[i] != shared[best]:
-			better = shared[i] > shared[best]
 		case inSector != bestInSector:
 			better = inSector
+		case shared[i] != shared[best]:
+			better = shared[i] > shared[best]
 		default:
 			if bestNamed < 0 {
 				bestNamed = named(ids[best])

@@ -143,7 +143,7 @@ func TestClusterFacetsAreTheClustersFacetsIndexedOrNot(t *testing.T) {
 	}
 }
 
-func TestTheClosestClusterSharesTheMostValuesThenIsInThePagesSectorThenIsNamedThenComesFirst(t *testing.T) {
+func TestTheClosestClusterIsInThePagesSectorThenSharesTheMostValuesThenIsNamedThenComesFirst(t *testing.T) {
 	st := Structure{
 		Attributes: []Attribute{{ID: "material", Values: []string{"ceramic", "steel"}},
 			{ID: "room", Values: []string{"kitchen", "pantry"}}},
@@ -164,6 +164,8 @@ func TestTheClosestClusterSharesTheMostValuesThenIsInThePagesSectorThenIsNamedTh
 		want   string
 	}{
 		{"most shared values", map[string][]string{"material": {"ceramic"}, "room": {"pantry"}}, "", nil, "jars"},
+		{"the page's sector before more shared values", map[string][]string{"material": {"ceramic"}, "room": {"kitchen"}}, "cooking", nil, "stockpots"},
+		{"most shared values outside a sector sharing none", map[string][]string{"material": {"ceramic"}, "room": {"pantry"}}, "cooking", nil, "jars"},
 		{"equals: the page's sector", map[string][]string{"material": {"ceramic"}}, "storage", nil, "jars"},
 		{"equals outside the sector: declared first", map[string][]string{"material": {"ceramic"}}, "cooking", nil, "bakeware"},
 		{"equals outside the sector: the one its names name", map[string][]string{"material": {"ceramic"}}, "cooking",
