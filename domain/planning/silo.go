@@ -106,7 +106,7 @@ func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string
 	var related []siloScored
 	for _, s := range pl.siloRank(cands) {
 		// keep is asked last: linkedOnlyFromHome reads every target
-		if s.overlap >= pl.in.Policy.LabelOverlapMin && (keep == nil || keep(s.Target)) {
+		if (s.overlap >= pl.in.Policy.LabelOverlapMin || carriedOnly && pl.onlyHomeMayLink(s.Target)) && (keep == nil || keep(s.Target)) {
 			related = append(related, s)
 		}
 	}
@@ -117,10 +117,14 @@ func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string
 		// help-center trial's home page, linking 3 hubs, was told it
 		// "links, and is linked by, no page".
 		pl.note("no page outside the clusters shares %d or more labels with this one (it has %d): under silo it links, "+
-			"and is linked by, no page; give it labels it shares, a cluster_id, or a link added by hand",
+			"and is linked by, no page but the home page where the home page's text names it; give it labels it shares, a cluster_id, "+
+			"or a link added by hand",
 			pl.in.Policy.LabelOverlapMin, len(pl.in.Page.Labels))
 	}
 	links := pl.siloLinks(related, link.TypeRelated, func(s siloScored) string {
+		if s.overlap < pl.in.Policy.LabelOverlapMin {
+			return fmt.Sprintf("the home page alone may link it: it shares %d or more labels with no other page outside the clusters", pl.in.Policy.LabelOverlapMin)
+		}
 		return fmt.Sprintf("shares %d labels (at least %d needed)", s.overlap, pl.in.Policy.LabelOverlapMin)
 	})
 	linked := map[string]bool{}
@@ -138,6 +142,17 @@ func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string
 		pl.noteFlatLinksUncarried(links)
 	}
 	return linked
+}
+
+// onlyHomeMayLink reports whether the page is the home page and t a page
+// outside the clusters that no other such page may link
+// (linkedOnlyFromHome): the home page links it where its text names it,
+// whatever labels the two share. The home page is the top of the flat
+// silo as of every other; a French trial's home page, with no labels of
+// its own, named a term page, a product and a service that shared theirs
+// with no page, and all three ended orphans.
+func (pl *planner) onlyHomeMayLink(t Target) bool {
+	return pl.in.Page.Kind == site.KindHome && t.ClusterID == "" && pl.linkedOnlyFromHome(t)
 }
 
 // linkedOnlyFromHome reports whether t, a page outside the clusters, is
@@ -192,7 +207,7 @@ func (pl *planner) siloAllows(t Target) bool {
 		return true
 	case page.ClusterID == "" && t.ClusterID == "":
 		_, overlap := scoring.Silo(pl.in.Policy, page.Labels, t.Labels, t.Priority > 0, t.Inbound)
-		return overlap >= pl.in.Policy.LabelOverlapMin
+		return overlap >= pl.in.Policy.LabelOverlapMin || pl.onlyHomeMayLink(t)
 	case page.ClusterID != t.ClusterID:
 		return false
 	case page.Kind == site.KindHub:

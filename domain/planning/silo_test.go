@@ -749,3 +749,38 @@ func TestASiloParentsNoteTellsChildrenCrowdedOutFromChildrenItsTextDoesNotName(t
 		}
 	}
 }
+
+// A French trial's home page, with no labels of its own, named a term
+// page, a product and a service whose labels no other page outside the
+// clusters shared; all three ended orphans, the home page sharing no
+// labels with them either. Only the home page may link such a page, and
+// it does where its text names it, whatever labels the two share; a page
+// another flat page may link still needs the labels.
+func TestASiloHomePageWithoutLabelsLinksThePageOnlyItMayLink(t *testing.T) {
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow}
+	lock := site.Page{SiteID: "s", ID: "trail-lock", URL: "/products/trail-lock/", Title: "Trail Lock Pro", Kind: site.KindProduct,
+		PrimaryKeyword: "trail lock", Labels: []string{"security", "theft"}, PublishedAt: testNow}
+	care := site.Page{SiteID: "s", ID: "leather-care-kit", URL: "/products/leather-care-kit/", Title: "Leather Care Kit", Kind: site.KindProduct,
+		PrimaryKeyword: "leather care kit", Labels: []string{"boots", "leather"}, PublishedAt: testNow}
+	wax := site.Page{SiteID: "s", ID: "boot-wax", URL: "/products/boot-wax/", Title: "Boot Wax", Kind: site.KindProduct,
+		PrimaryKeyword: "boot wax tin", Labels: []string{"boots", "leather"}, PublishedAt: testNow}
+	in := siloInput(t, home, nil, Target{Page: lock}, Target{Page: care}, Target{Page: wax})
+	text := "Our trail lock keeps a parked bike safe, and the leather care kit keeps boots supple."
+	in.Texts, in.Page.HTML = []string{text}, "<p>"+text+"</p>\n"
+	plan := planOf(t, in)
+	got := targetIDs(plan.Links)
+	if !slices.Equal(got, []string{"trail-lock"}) {
+		t.Errorf("the home page links %v, want trail-lock alone: leather-care-kit shares its labels with boot-wax; notes %q", got, plan.Notes)
+	}
+	for _, l := range plan.Links {
+		if l.TargetPageID == "trail-lock" && !strings.Contains(l.Explanation, "the home page alone may link it") {
+			t.Errorf("link to trail-lock explained %q, want the reason the home page links it", l.Explanation)
+		}
+	}
+	// The page itself is told that the home page may link it.
+	lockIn := siloInput(t, lock, nil, Target{Page: care}, Target{Page: wax})
+	lockPlan := planOf(t, lockIn)
+	if !slices.ContainsFunc(lockPlan.Notes, func(n string) bool { return strings.Contains(n, "no page but the home page where the home page's text names it") }) {
+		t.Errorf("trail-lock's notes %q, want the home page named as the one page that may link it", lockPlan.Notes)
+	}
+}
