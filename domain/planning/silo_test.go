@@ -780,7 +780,9 @@ func TestASiloHomePageWithoutLabelsLinksThePageOnlyItMayLink(t *testing.T) {
 	// The page itself is told that the home page may link it.
 	lockIn := siloInput(t, lock, nil, Target{Page: care}, Target{Page: wax})
 	lockPlan := planOf(t, lockIn)
-	if !slices.ContainsFunc(lockPlan.Notes, func(n string) bool { return strings.Contains(n, "no page but the home page where the home page's text names it") }) {
+	if !slices.ContainsFunc(lockPlan.Notes, func(n string) bool {
+		return strings.Contains(n, "no page but the home page where the home page's text names it")
+	}) {
 		t.Errorf("trail-lock's notes %q, want the home page named as the one page that may link it", lockPlan.Notes)
 	}
 }
