@@ -477,7 +477,7 @@ var (
 // "the best lightweight hiking boots" gives "lightweight hiking boots",
 // "Good dog training turns…" gives "dog training" (a pet-care trial
 // linked "Good dog training" to its hub).
-var genericStarts = set("best", "top", "right", "ultimate", "complete", "perfect", "worst", "favorite", "favourite",
+var genericStarts = set("best", "top", "right", "wrong", "ultimate", "complete", "perfect", "worst", "favorite", "favourite",
 	"good", "great", "excellent", "ideal",
 	// a fitness trial's cross-cluster link "Combine it with a [sensible
 	// cutting diet]"

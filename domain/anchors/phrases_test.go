@@ -1166,6 +1166,20 @@ func TestANaturalPhraseOpensOnNoOrdinalOrFavorite(t *testing.T) {
 	}
 }
 
+// A DIY trial's laminate hub linked "a wavy subfloor, the [wrong
+// underlayment], or no room for expansion" to its underlayment article:
+// "wrong", as "right", grades what it comes before and opens no phrase.
+func TestANaturalPhraseOpensOnNoWrong(t *testing.T) {
+	src := NewText([]string{"Most failures trace back to a wavy subfloor, the wrong underlayment, or no room for expansion at the walls."})
+	if got := NaturalPhrases(src, []string{"underlayment"}, pol()); len(got) > 0 {
+		t.Errorf("natural phrases %q, want none: \"wrong underlayment\" grades, it does not name", got)
+	}
+	kinds := NewText([]string{"Most failures trace back to a wavy subfloor or foam underlayment at the walls."})
+	if got := NaturalPhrases(kinds, []string{"underlayment"}, pol()); !slices.Equal(got, []string{"foam underlayment"}) {
+		t.Errorf("natural phrases %q, want \"foam underlayment\", a kind of it", got)
+	}
+}
+
 // A home-services trial's hub "AC Repair in Austin, Round Rock & Cedar
 // Park" was linked on "[Round Rock]" and "[Cedar Park]" from other pages'
 // lists of the towns they serve: a title's complement names nothing, the
