@@ -332,4 +332,10 @@ func TestATitleLongerThanAnAnchorDoesNotHoldItsKeywordBack(t *testing.T) {
 	if !p.Placed || p.AnchorText != "ascension du puy de Dôme" {
 		t.Errorf("placement %+v, want the link on \"ascension du puy de Dôme\"", p)
 	}
+	// A DIY trial's ceiling-fan hub said its article's 12-word title whole.
+	p = placeHubsLinkToItsArticle(t, "english", "How to Install a Ceiling Fan Where a Light Fixture Used to Be", "install a ceiling fan",
+		"Our step-by-step guide shows how to install a ceiling fan where a light fixture used to be, including the switch leg.")
+	if !p.Placed || p.AnchorText != "install a ceiling fan" {
+		t.Errorf("placement %+v, want the link on \"install a ceiling fan\"", p)
+	}
 }
