@@ -308,7 +308,7 @@ func TestAnOptionalLinkLeavesTheLastUseOfAnAnchorToTheHierarchy(t *testing.T) {
 // then the other candidates' "no candidate anchor found" (trial T2).
 func TestACappedCandidateTheTextHoldsOnlyAsAFragmentIsNotBlamedOnTheCap(t *testing.T) {
 	src := []byte("<p>Schedule updates between ESP32 deep sleep cycles so the board wakes on time.</p>\n")
-	goesOn := func(phrase, following string) bool {
+	goesOn := func(_, phrase, following string) bool {
 		return phrase == "esp32 deep sleep" && strings.HasPrefix(strings.TrimSpace(following), "cycles")
 	}
 	usage := map[string]map[string]int{"sleep": {"esp32 deep sleep": 3}}

@@ -612,7 +612,7 @@ func resolve(toks []token, i int) {
 		// macro photography" (a trial's anchor).
 		t.verb = modal || subject && (before.low != "you" || youSubject(toks, b) || partitive || nextIs(cDet, cPron, cPrep)) ||
 			before != nil && before.low == "who" || subjectsVerb(toks, i, b) || verbBeforeWhat(toks, i, b) ||
-			relativesVerb(toks, i, b) ||
+			relativesVerb(toks, i, b) || singularSubjectsVerb(toks, i) ||
 			b >= 1 && toks[b].low == "to" && infinitiveTakers[toks[b-1].low] ||
 			// "walking to [cure] leash pulling": a verb of purpose after
 			// any "to" (a pet-care trial's anchor opened on it).
@@ -625,7 +625,7 @@ func resolve(toks []token, i int) {
 		case is(prev, cDet):
 		case is(before, cAux, cRel) || subject || infinitive(toks, b, next):
 			t.verb = true
-		case nextIs(cDet, cPron):
+		case nextIs(cDet, cPron) || singularSubjectsVerb(toks, i):
 			t.verb = true
 		case third && is(prev, cOpen) && (thirdVerb[t.low] || next != nil && mannerAdverb(next.low)):
 			t.verb = true
@@ -757,6 +757,35 @@ func subjectsVerb(toks []token, i, b int) bool {
 		return true
 	}
 	return pluralSubject(toks, b)
+}
+
+// singularSubjectsVerb reports whether toks[i], a plural-looking "-s"
+// word, follows a noun phrase that a singular determiner opens ("a
+// shower drain", "each tent") and no noun follows it: "a" and a plural
+// head make no noun phrase, so the word is that phrase's verb. A DIY
+// trial's hub said "a shower drain benefits from a hair catcher", and
+// "shower drain" was refused as the front of "shower drain benefits".
+// Before a noun the word is a modifier ("a benefits package").
+func singularSubjectsVerb(toks []token, i int) bool {
+	t := toks[i]
+	if !t.plur || i == 0 || pluralModifiers[t.low] || strings.HasSuffix(t.low, "ics") {
+		return false
+	}
+	if i+1 < len(toks) {
+		switch toks[i+1].lex {
+		case cOpen, cAmbig, cGer, cPart:
+			return false
+		}
+	}
+	for k := i - 1; k >= 0 && k >= i-4; k-- {
+		switch w := toks[k]; {
+		case w.lex == cDet:
+			return k < i-1 && singularDeterminers[w.low]
+		case w.verb || closed(w.lex) || w.lex == cBarrier || w.plur:
+			return false
+		}
+	}
+	return false
 }
 
 // verbBeforeWhat reports an "-s" word after a noun and before "what" or
@@ -1052,8 +1081,12 @@ func SameWords(a, b string) bool {
 // preposition, a conjunction, a relative word or a listed verb ("remodel
 // costs are", "patio ideas for", "insurance deductibles explains");
 // before anything else it is taken for a verb ("tile backsplash adds
-// value"), and the phrase stands.
-func GoesOn(phrase, following string) bool {
+// value"), and the phrase stands. After a singular determiner (preceding:
+// the text before the phrase in its run) the "-s" word is the phrase's
+// verb wherever no noun follows it: "a shower drain benefits from" is
+// no "a shower drain benefits" (singularSubjectsVerb; a DIY trial's hub
+// lost its link on "shower drain" so).
+func GoesOn(preceding, phrase, following string) bool {
 	head := strings.Fields(phrase)
 	if len(head) == 0 {
 		return false
@@ -1133,6 +1166,10 @@ func GoesOn(phrase, following string) bool {
 	if !after.plur {
 		return true
 	}
+	if opensSingular(preceding) && !pluralModifiers[after.low] && !strings.HasSuffix(after.low, "ics") &&
+		(len(toks) == n+1 || !slices.Contains([]class{cOpen, cAmbig, cGer, cPart}, toks[n+1].lex)) {
+		return false
+	}
 	if len(toks) == n+1 {
 		return true
 	}
@@ -1151,6 +1188,27 @@ func GoesOn(phrase, following string) bool {
 		// runs") follows a noun; "so" grading a word ("costs so much")
 		// follows a verb (trial T).
 		return toks[n+1].low == "so" && len(toks) > n+2 && (toks[n+2].lex == cDet || toks[n+2].lex == cPron)
+	}
+	return false
+}
+
+// opensSingular reports whether the text before a phrase ends on a
+// singular determiner, with at most two words that may modify the phrase
+// between ("a", "each blocked"): the phrase is the head of a singular
+// noun phrase, which an "-s" word after it cannot continue.
+func opensSingular(preceding string) bool {
+	if i := strings.LastIndexFunc(preceding, isPhraseBreak); i >= 0 {
+		preceding = preceding[i+1:]
+	}
+	words := strings.Fields(preceding)
+	for k := len(words) - 1; k >= 0 && k >= len(words)-3; k-- {
+		w := words[k]
+		if singularDeterminers[w] {
+			return true
+		}
+		if c := lexClass(w); closed(c) || c == cBarrier || plural(w) {
+			return false
+		}
 	}
 	return false
 }

@@ -44,8 +44,8 @@ type matcher struct {
 	inside   int
 }
 
-// followingBytes is how much of the text after an occurrence GoesOn is
-// shown: the two words it reads, and then some.
+// followingBytes is how much of the text before and after an occurrence
+// GoesOn is shown: the words it reads, and then some.
 const followingBytes = 64
 
 func newMatcher(p *placer, needle string, sp *stemmedPhrase) matcher {
@@ -231,7 +231,7 @@ func (m *matcher) at(fs, hi int) (hit, bool) {
 	if !p.boundaryOK(seg, fs, fe, first, last) {
 		return hit{}, false
 	}
-	if m.whole && p.cfg.opts.GoesOn(string(fold[fs:fe]), string(fold[fe:min(int(seg.foldEnd), fe+followingBytes)])) {
+	if m.whole && p.cfg.opts.GoesOn(string(fold[max(int(seg.foldStart), fs-followingBytes):fs]), string(fold[fs:fe]), string(fold[fe:min(int(seg.foldEnd), fe+followingBytes)])) {
 		m.fragments++
 		return hit{}, false
 	}

@@ -128,9 +128,9 @@ type Options struct {
 	OwnNames []string
 	// GoesOn reports whether a phrase of the text (folded: lower case,
 	// single spaces) is only the front of a longer noun phrase, given the
-	// text that follows it in its run (anchors.GoesOn). Requests with
-	// WholePhrase use it; nil refuses nothing.
-	GoesOn func(phrase, following string) bool
+	// text that precedes and follows it in its run (anchors.GoesOn).
+	// Requests with WholePhrase use it; nil refuses nothing.
+	GoesOn func(preceding, phrase, following string) bool
 }
 
 // Placement reports what happened to one LinkRequest, in request order.

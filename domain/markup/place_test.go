@@ -633,7 +633,7 @@ func TestPlaceAcrossEntitiesAndWhitespace(t *testing.T) {
 // with only such occurrences it is not placed, and says why. A request
 // without WholePhrase takes the first occurrence as before.
 func TestAWholePhraseRequestPassesOverTheFrontOfALongerPhrase(t *testing.T) {
-	goesOn := func(phrase, following string) bool {
+	goesOn := func(_, phrase, following string) bool {
 		return phrase == "exterior paint" && strings.HasPrefix(strings.TrimSpace(following), "prep")
 	}
 	opts := Options{GoesOn: goesOn, MinWordsBetweenLinks: -1}
@@ -748,7 +748,7 @@ func TestALongerNameSplitByInlineFormattingIsStillWhole(t *testing.T) {
 // A request that must be placed tries whole phrases first and takes the
 // front of a longer phrase only when the text has nothing else.
 func TestAWholePhraseFirstRequestTakesAFragmentOnlyAsALastResort(t *testing.T) {
-	goesOn := func(phrase, following string) bool {
+	goesOn := func(_, phrase, following string) bool {
 		return strings.HasPrefix(strings.TrimSpace(following), "budget")
 	}
 	opts := Options{GoesOn: goesOn, MinWordsBetweenLinks: -1}
@@ -1148,7 +1148,7 @@ func TestMicrodataOtherThanACommentIsContent(t *testing.T) {
 // name is refused for both, and says both (trial T: "Fed from USB-C PD
 // trigger boards" was reported as the front of a longer phrase alone).
 func TestAnUplinkInsideAnotherPagesLongerNameSaysSo(t *testing.T) {
-	goesOn := func(phrase, following string) bool {
+	goesOn := func(_, phrase, following string) bool {
 		return phrase == "usb-c pd" && strings.HasPrefix(strings.TrimSpace(following), "trigger")
 	}
 	opts := Options{GoesOn: goesOn, MinWordsBetweenLinks: -1}
