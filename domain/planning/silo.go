@@ -99,7 +99,7 @@ func (pl *planner) siloRank(targets []Target) []siloScored {
 func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string]bool {
 	var cands []Target
 	for _, t := range pl.targets {
-		if t.ClusterID == "" {
+		if flatPeer(t) {
 			cands = append(cands, t)
 		}
 	}
@@ -142,6 +142,15 @@ func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string
 		pl.noteFlatLinksUncarried(links)
 	}
 	return linked
+}
+
+// flatPeer reports whether t is a page of the flat silo that a page
+// outside the clusters may link by its labels: the home and sector pages
+// are the site's structure, which the trail links, not a peer. A French
+// trial's term page planned an in-body link to the home page, whose
+// labels it shared, and its note asked the writer to name "(accueil)".
+func flatPeer(t Target) bool {
+	return t.ClusterID == "" && t.Kind != site.KindHome && t.Kind != site.KindSector
 }
 
 // onlyHomeMayLink reports whether the page is the home page and t a page
@@ -206,6 +215,9 @@ func (pl *planner) siloAllows(t Target) bool {
 	case EntersSilo(page.Kind, t.Kind):
 		return true
 	case page.ClusterID == "" && t.ClusterID == "":
+		if !flatPeer(t) {
+			return false
+		}
 		_, overlap := scoring.Silo(pl.in.Policy, page.Labels, t.Labels, t.Priority > 0, t.Inbound)
 		return overlap >= pl.in.Policy.LabelOverlapMin || pl.onlyHomeMayLink(t)
 	case page.ClusterID != t.ClusterID:

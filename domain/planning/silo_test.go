@@ -786,3 +786,34 @@ func TestASiloHomePageWithoutLabelsLinksThePageOnlyItMayLink(t *testing.T) {
 		t.Errorf("trail-lock's notes %q, want the home page named as the one page that may link it", lockPlan.Notes)
 	}
 }
+
+// A French trial's term page shared two labels with the home page, planned
+// an in-body link to it and asked the writer to name "(accueil)". The home
+// and sector pages are the site's structure, which the trail links: no
+// page outside the clusters links them by its labels.
+func TestASiloFlatPageLinksNoHomeOrSectorPageByItsLabels(t *testing.T) {
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow,
+		Labels: []string{"winter", "travel"}}
+	sector := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking", Kind: site.KindSector, SectorID: "hiking",
+		Labels: []string{"winter", "travel"}, PublishedAt: testNow}
+	peer := flatPage("winter-packing", "winter", "travel")
+	term := site.Page{SiteID: "s", ID: "winter-travel", URL: "/topics/winter-travel/", Title: "Winter Travel", Kind: site.KindTerm,
+		Labels: []string{"winter", "travel"}, PublishedAt: testNow}
+	in := siloInput(t, term, nil, Target{Page: home}, Target{Page: sector}, Target{Page: peer})
+	text := "Plan winter travel with our Outdoor Shop guides on hiking and the collection of winter-packing lists."
+	in.Texts, in.Page.HTML = []string{text}, "<p>"+text+"</p>\n"
+	plan := planOf(t, in)
+	for _, l := range plan.Links {
+		if l.Zone != link.ZoneBreadcrumb && (l.TargetPageID == "home" || l.TargetPageID == "sector-hiking") {
+			t.Errorf("the term page plans %s %s link %s to %s, want none: the trail links the structure", l.Zone, l.Type, l.Status, l.TargetPageID)
+		}
+	}
+	if got := targetIDs(plan.Links); !slices.Contains(got, "winter-packing") {
+		t.Errorf("the term page links %v, want its peer winter-packing, which shares its labels", got)
+	}
+	for _, n := range plan.Notes {
+		if strings.Contains(n, "home") && !strings.Contains(n, "home page") {
+			t.Errorf("note %q names the home page's id", n)
+		}
+	}
+}
