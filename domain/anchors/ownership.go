@@ -157,9 +157,15 @@ func newProfile(names []string, title, language string) profile {
 				for w := range contentStems(np) {
 					n.heads[head][w] = true
 				}
+				if o := ordinalBefore(named, np); o != "" {
+					n.modifiers[head] = append(n.modifiers[head], []string{o})
+				}
 				for _, t := range np[:len(np)-1] {
-					if len(t.parts) > 0 {
+					switch {
+					case len(t.parts) > 0:
 						n.modifiers[head] = append(n.modifiers[head], t.parts)
+					case ordinals[t.low]:
+						n.modifiers[head] = append(n.modifiers[head], []string{t.low})
 					}
 				}
 			}
@@ -254,6 +260,20 @@ func audience(run []token, subtitle bool) int {
 		doc = doc || docNouns[t.low]
 	}
 	return -1
+}
+
+// ordinalBefore is the ordinal ("first", "last") just before np, a noun
+// phrase of run, which sets what it names apart as a modifier does: a
+// SaaS trial's "open an [existing invoice]" was linked to the article
+// named "first invoice", read as a name "invoice" with no modifier. ""
+// when there is none.
+func ordinalBefore(run []token, np nounPhrase) string {
+	for i := 1; i+len(np) <= len(run); i++ {
+		if ordinals[run[i-1].low] && run[i].low == np[0].low && run[i+len(np)-1].low == np[len(np)-1].low {
+			return run[i-1].low
+		}
+	}
+	return ""
 }
 
 // joinInitialisms writes an initialism of letters joined by "&" ("T&P",

@@ -1310,3 +1310,18 @@ func TestAnSWordAfterASingularNounPhraseIsItsVerb(t *testing.T) {
 		t.Errorf("natural phrases %q, want \"shower drain\", the subject of \"benefits\"", got)
 	}
 }
+
+// A SaaS trial's recurring-invoices article linked "open an [existing
+// invoice]" to the article named "first invoice": the ordinal, no content
+// word, left the name "invoice" with no modifier, which any invoice
+// named. An ordinal before a name's noun sets it apart as a modifier does.
+func TestAnOrdinalInANameSetsItApartAsAModifierDoes(t *testing.T) {
+	src := NewText([]string{"To start, open an existing invoice and choose More, then Make recurring."})
+	if got := NaturalPhrases(src, []string{"first invoice", "create an invoice"}, pol()); len(got) > 0 {
+		t.Errorf("natural phrases %q, want none: an existing invoice is no first invoice", got)
+	}
+	kit := NewText([]string{"Pack a compact first aid kit for every day hike."})
+	if got := NaturalPhrases(kit, []string{"first aid kit"}, pol()); len(got) == 0 {
+		t.Error("no natural phrase, want the compact first aid kit named")
+	}
+}
