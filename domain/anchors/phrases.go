@@ -1085,11 +1085,15 @@ func SameWords(a, b string) bool {
 // the text before the phrase in its run) the "-s" word is the phrase's
 // verb wherever no noun follows it: "a shower drain benefits from" is
 // no "a shower drain benefits" (singularSubjectsVerb; a DIY trial's hub
-// lost its link on "shower drain" so).
+// lost its link on "shower drain" so). A phrase after an initialism
+// ("A/R aging report") is the rest of a name too (initialismBefore).
 func GoesOn(preceding, phrase, following string) bool {
 	head := strings.Fields(phrase)
 	if len(head) == 0 {
 		return false
+	}
+	if initialismBefore(preceding) {
+		return true
 	}
 	if modelNumberFollows(following) {
 		return true
@@ -1190,6 +1194,32 @@ func GoesOn(preceding, phrase, following string) bool {
 		return toks[n+1].low == "so" && len(toks) > n+2 && (toks[n+2].lex == cDet || toks[n+2].lex == cPron)
 	}
 	return false
+}
+
+// initialismBefore reports whether the text before a phrase ends on an
+// initialism of letters joined by "/" or "&" ("a/r ", "p&l "), which
+// opens the name the phrase is the rest of: a SaaS trial's home page
+// linked "the A/R [aging report]" to its Reports hub, cutting the name of
+// the A/R aging report article.
+func initialismBefore(preceding string) bool {
+	if !strings.HasSuffix(preceding, " ") {
+		return false
+	}
+	words := strings.Fields(preceding)
+	if len(words) == 0 {
+		return false
+	}
+	w := words[len(words)-1]
+	i := strings.IndexAny(w, "/&")
+	if i <= 0 || i > 3 || len(w)-i-1 < 1 || len(w)-i-1 > 3 || w == "and/or" {
+		return false
+	}
+	for _, r := range w[:i] + w[i+1:] {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // opensSingular reports whether the text before a phrase ends on a

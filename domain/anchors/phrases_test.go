@@ -1325,3 +1325,24 @@ func TestAnOrdinalInANameSetsItApartAsAModifierDoes(t *testing.T) {
 		t.Error("no natural phrase, want the compact first aid kit named")
 	}
 }
+
+// A SaaS trial's home page linked "the A/R [aging report]" to its reports
+// hub, cutting the A/R aging report article's name: an initialism joined
+// by "/" or "&" before a phrase opens the name the phrase is the rest of.
+func TestAPhraseAfterAnInitialismIsTheRestOfAName(t *testing.T) {
+	for _, c := range []struct {
+		preceding, phrase, following string
+		goesOn                       bool
+	}{
+		{"our financial reports, the a/r ", "aging report", " are one click away", true},
+		{"check the t&p ", "valve", " every year", true},
+		{"the p&l ", "statement", " shows it", true},
+		{"open the ", "aging report", " and filter it", false},
+		{"reports and/or ", "aging report", " in one place", false},
+		{"read a/r", "aging report", "", false},
+	} {
+		if got := GoesOn(c.preceding, c.phrase, c.following); got != c.goesOn {
+			t.Errorf("GoesOn(%q, %q, %q) = %v, want %v", c.preceding, c.phrase, c.following, got, c.goesOn)
+		}
+	}
+}
