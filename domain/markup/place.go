@@ -54,6 +54,16 @@ type LinkRequest struct {
 	// ("Our [page on burgundy wine] for cooking" for a target named
 	// "burgundy wine for cooking"): the text gives the name whole.
 	NotCutting []string
+	// TargetNames holds, for each anchor (by its index in Anchors), the
+	// target's own names that anchor is neither taken inside nor cutting
+	// in the text, as NotWithin and NotCutting are for every anchor: a
+	// variation inside the target's keyword gives way to the keyword
+	// ("climbing [roses on a wall]"), but the keyword is not held to the
+	// variation that holds that variation back. Shared by every anchor, a
+	// Spanish trial's "recetas de pescado y marisco" refused the hub's
+	// keyword "pescado y marisco" for cutting its other name "recetas de
+	// pescado".
+	TargetNames [][]string
 	// OverLaterLink lets the page's own links to the target stand beside
 	// this one unless one of them comes within its first paragraphs
 	// (Position.FirstParagraphs): the mandatory uplink goes near the top
@@ -261,8 +271,10 @@ type preparedRequest struct {
 	stems   []*stemmedPhrase
 	stemmed []bool
 	// notWithin and notCutting are the request's NotWithin and
-	// NotCutting, folded.
-	notWithin, notCutting []string
+	// NotCutting, folded; anchorNotWithin and anchorNotCutting are them
+	// with each anchor's TargetNames, nil for an anchor without any.
+	notWithin, notCutting             []string
+	anchorNotWithin, anchorNotCutting [][]string
 	notOn                 []string // the request's NotOn, folded
 }
 
@@ -355,6 +367,24 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		for _, w := range r.NotOn {
 			if f := foldAnchor(w); f != "" {
 				pr.notOn = append(pr.notOn, f)
+			}
+		}
+		if len(r.TargetNames) > 0 {
+			pr.anchorNotWithin, pr.anchorNotCutting = make([][]string, len(r.Anchors)), make([][]string, len(r.Anchors))
+			for j, names := range r.TargetNames {
+				if j >= len(r.Anchors) {
+					break
+				}
+				var folded []string
+				for _, w := range names {
+					if f := foldAnchor(w); f != "" {
+						folded = append(folded, f)
+					}
+				}
+				if len(folded) > 0 {
+					pr.anchorNotWithin[j] = append(slices.Clip(pr.notWithin), folded...)
+					pr.anchorNotCutting[j] = append(slices.Clip(pr.notCutting), folded...)
+				}
 			}
 		}
 		for j, a := range r.Anchors {
@@ -558,6 +588,9 @@ func (p *placer) placeWithin(ri int, r *LinkRequest, t *rejectTally, pl *Placeme
 				}
 				m.whole = wholeFirst && pass == 0
 				m.notWithin, m.notCutting, m.notOn = pr.notWithin, pr.notCutting, pr.notOn
+				if ci < len(pr.anchorNotWithin) && pr.anchorNotWithin[ci] != nil {
+					m.notWithin, m.notCutting = pr.anchorNotWithin[ci], pr.anchorNotCutting[ci]
+				}
 				if ownFirst && !own {
 					m.ownNames = p.cfg.ownNames
 				}

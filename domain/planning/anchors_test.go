@@ -305,6 +305,28 @@ func TestTwoNamesOfTheTargetOverlappingInTheTextDoNotHoldEachOtherBack(t *testin
 	}
 }
 
+// A Spanish trial's article said "nuestras recetas de pescado y marisco",
+// both names of its hub, and its uplink was refused everywhere: the hub's
+// keyword "pescado y marisco" was held to the other name "recetas de
+// pescado", which only that name's own candidate is held to. Each anchor
+// is held to its own target names alone (markup.LinkRequest.TargetNames).
+func TestTheTargetsKeywordIsNotHeldToTheNameItHoldsBack(t *testing.T) {
+	pol := languagePolicy(t, "es")
+	hub := anchors.Target{PrimaryKeywords: []string{"pescado y marisco"}, Variations: []string{"recetas de pescado", "pescados"},
+		Title: "Pescado y marisco: recetas del Cantábrico al Atlántico", Language: "spanish"}
+	article := anchors.Target{PrimaryKeywords: []string{"limpiar calamares"}, Title: "Cómo limpiar calamares y sepia sin mancharte", Language: "spanish"}
+	texts := []string{"Con este método se tarda dos minutos por pieza y sirve para cualquiera de nuestras recetas de pescado y marisco."}
+	cands := anchors.NewOwnersOf([]anchors.Target{hub}, article).Candidates(0, anchors.NewTextIn(texts, "spanish"), pol)
+	up := link.Link{ID: "up", Type: link.TypeVerticalUp, Mandatory: true, TargetURL: "/pescados/", FirstParagraphs: 2, Candidates: cands}
+	out, placed, err := markup.Place([]byte("<p>"+texts[0]+"</p>"), []markup.LinkRequest{Request(up, CandidateTexts(cands), "")}, markup.Options{Language: "spanish"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(placed) != 1 || !placed[0].Placed || placed[0].AnchorText != "pescado y marisco" {
+		t.Fatalf("placed %+v in %s, want the uplink on the hub's keyword \"pescado y marisco\"", placed, out)
+	}
+}
+
 // A gardening trial's hub linked the Climbing Roses hub on "climbing
 // [roses on a wall]", a keyword variation cutting the primary keyword
 // "climbing roses", which was at the anchor cap. A name of the target

@@ -75,12 +75,11 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 	if l.ID == uplink {
 		after = ""
 	}
-	own := ownNamesHeldTo(l, texts)
 	return markup.LinkRequest{ID: l.ID, Href: l.TargetURL, Anchors: texts,
 		Position: markup.Position{FirstParagraphs: l.FirstParagraphs, After: after,
 			First: l.Mandatory && l.Type == link.TypeVerticalUp},
-		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: notWithin(l, own),
-		NotCutting: distinct(append(slices.Clone(own), othersCut(l)...)), NotOn: othersOn(l),
+		WholePhrase: WholePhrase(l.Type), WholePhraseFirst: !WholePhrase(l.Type), NotWithin: notWithin(l, nil),
+		NotCutting: distinct(othersCut(l)), NotOn: othersOn(l), TargetNames: targetNamesHeld(l, texts),
 		// The author's own link to the hub further down does not stand in
 		// for the uplink the first paragraphs must carry.
 		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp,
@@ -138,6 +137,32 @@ func distinct(names []string) []string {
 	for _, w := range names {
 		if !slices.Contains(out, w) {
 			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// targetNamesHeld are, for each of texts, the target's own names the
+// candidate of that text carries (link.Anchor.NotWithinOwn), held as
+// ownNamesHeldTo holds them: each anchor to its own, not to another
+// candidate's (markup.LinkRequest.TargetNames).
+func targetNamesHeld(l link.Link, texts []string) [][]string {
+	held := ownNamesHeldTo(l, texts)
+	if len(held) == 0 {
+		return nil
+	}
+	out := make([][]string, len(texts))
+	for i, t := range texts {
+		key := anchors.Normalize(t)
+		for _, c := range l.Candidates {
+			if anchors.Normalize(c.Text) != key {
+				continue
+			}
+			for _, w := range c.NotWithinOwn {
+				if slices.Contains(held, w) && !slices.Contains(out[i], w) {
+					out[i] = append(out[i], w)
+				}
+			}
 		}
 	}
 	return out
