@@ -275,7 +275,7 @@ type preparedRequest struct {
 	// with each anchor's TargetNames, nil for an anchor without any.
 	notWithin, notCutting             []string
 	anchorNotWithin, anchorNotCutting [][]string
-	notOn                 []string // the request's NotOn, folded
+	notOn                             []string // the request's NotOn, folded
 }
 
 // stemsOf is candidate ci of request pr as a stemmed phrase, nil when it
