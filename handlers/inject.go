@@ -367,7 +367,7 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			}
 			links[i].Reason = fmt.Sprintf("anchor cap: other pages link page %s with %s as often as the cap allows "+
 				"(%d times each, max_exact_anchor_per_target%s), so it was held back here; no other of its names is where the link may go (%s): "+
-				"another name of it written there, a variation or its title%s, would carry it",
+				"another of its names under the cap written there%s would carry it",
 				links[i].TargetPageID, quotedList(cappedNames(capped[i], usage[links[i].TargetPageID], limit)), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason, others)
 		case foundInText(held):
 			links[i].Reason = held.Reason

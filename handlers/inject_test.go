@@ -129,7 +129,7 @@ func TestALinkPartlyHeldBackByTheCapBlamesItOnlyWhenTheTextHoldsOne(t *testing.T
 		t.Fatal(err)
 	}
 	if l := links[0]; l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, `anchor cap: other pages link page boots with "hiking boots" as often as the cap allows (3 times each`) ||
-		!strings.Contains(l.Reason, `another name of it written there, a variation or its title ("walking boots"), would carry it`) {
+		!strings.Contains(l.Reason, `another of its names under the cap written there ("walking boots") would carry it`) {
 		t.Errorf("link named: %s %q, want it planned for the anchor cap, whose held-back anchor the text holds", l.Status, l.Reason)
 	}
 	if l := links[1]; l.Status != link.StatusPlanned || strings.Contains(l.Reason, "anchor cap") || !strings.HasPrefix(l.Reason, "no candidate anchor found") {
