@@ -53,11 +53,13 @@ func insertedCommand(ctx context.Context, args []string) error {
 		return nil
 	}
 	last := map[string]insertedEvent{}
+	shown := false // whether --all or --follow printed any event
 	err = readInserted(ctx, p.js, siteID, follow, func(e insertedEvent) error {
 		if pageID != "" && e.data.PageID != pageID {
 			return nil
 		}
 		if every || follow {
+			shown = true
 			return show(e)
 		}
 		last[e.data.PageID] = e
@@ -89,19 +91,18 @@ func insertedCommand(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	if asJSON {
-		return nil
-	}
-	if len(gone) > 0 {
+	if len(gone) > 0 && !asJSON {
 		slices.Sort(gone)
 		fmt.Printf("deleted since their last links.inserted: %s\n", strings.Join(gone, ", "))
 	}
+	// Nothing found fails, as grep does: three trials' scripts read a
+	// mistyped site or page id as a site with nothing linked yet.
 	switch {
-	case every || follow || len(pages) > 0 || len(gone) > 0:
+	case follow || shown || len(pages) > 0 || len(gone) > 0:
 	case pageID != "":
-		fmt.Printf("no links.inserted for page %s of site %s\n", pageID, siteID)
+		return fmt.Errorf("no links.inserted for page %s of site %s", pageID, siteID)
 	default:
-		fmt.Printf("no links.inserted for site %s\n", siteID)
+		return fmt.Errorf("no links.inserted for site %s", siteID)
 	}
 	return nil
 }

@@ -15,8 +15,12 @@ func TestInsertedPrintsEachPagesLastLinksInserted(t *testing.T) {
 	svc, _ := startTestService(t)
 	url := svc.NATSURL()
 	const site = "trailhead-outfitters"
-	if out, err := runCapturing(t, "inserted", "--nats-url", url, "--site", site); err != nil || !strings.Contains(out, "no links.inserted for site "+site) {
-		t.Fatalf("inserted before any page: %q (%v)", out, err)
+	// Nothing found fails, so a script tells a mistyped id from a result.
+	if out, err := runCapturing(t, "inserted", "--nats-url", url, "--site", site); err == nil || out != "" || !strings.Contains(err.Error(), "no links.inserted for site "+site) {
+		t.Fatalf("inserted before any page: %q (%v), want the error that nothing was found", out, err)
+	}
+	if out, err := runCapturing(t, "inserted", "--nats-url", url, "--site", site, "--json"); err == nil || out != "" {
+		t.Fatalf("inserted --json before any page: %q (%v), want an error and no output", out, err)
 	}
 	docs := filepath.Join("..", "..", "docs", "events")
 	if _, err := runCapturing(t, "publish", "--nats-url", url, filepath.Join(docs, "01-site.updated.json"),
@@ -35,12 +39,12 @@ func TestInsertedPrintsEachPagesLastLinksInserted(t *testing.T) {
 			t.Errorf("inserted printed %q, want %q in it", out, want)
 		}
 	}
-	if out, err := runCapturing(t, "inserted", "--nats-url", url, "--site", "another-site"); err != nil || !strings.Contains(out, "no links.inserted") {
-		t.Errorf("another site's events: %q (%v), want none", out, err)
+	if out, err := runCapturing(t, "inserted", "--nats-url", url, "--site", "another-site"); err == nil || !strings.Contains(err.Error(), "no links.inserted") {
+		t.Errorf("another site's events: %q (%v), want none, as an error", out, err)
 	}
-	if out, err := runCapturing(t, "inserted", "--nats-url", url, "--site", site, "--page", "no-such-page"); err != nil ||
-		!strings.Contains(out, "no links.inserted for page no-such-page of site "+site) {
-		t.Errorf("a page without events: %q (%v), want it named", out, err)
+	if out, err := runCapturing(t, "inserted", "--nats-url", url, "--site", site, "--page", "no-such-page"); err == nil ||
+		!strings.Contains(err.Error(), "no links.inserted for page no-such-page of site "+site) {
+		t.Errorf("a page without events: %q (%v), want it named, as an error", out, err)
 	}
 	lines, err := runCapturing(t, "inserted", "--nats-url", url, "--site", site, "--json")
 	if err != nil {
