@@ -246,7 +246,7 @@ func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounP
 	var out []string
 	seen := map[string]bool{}
 	for _, np := range source.phrases {
-		words := prof.ungraded(prof.ownConjunct(np).fit(p.AnchorMaxWords))
+		words := prof.unpossessed(prof.ungraded(prof.ownConjunct(np).fit(p.AnchorMaxWords)))
 		if len(words) == 0 || len(words) < p.AnchorMinWords || !prof.named(words, nil) {
 			continue
 		}
@@ -320,6 +320,42 @@ func (pr profile) ungraded(np nounPhrase) nounPhrase {
 	}
 	return np
 }
+
+// unpossessed drops a phrase's opening possessive of a name, which says
+// whose the thing is, as "our" does, and is no part of what it is called:
+// a SaaS trial's page linked "It's included in [Ledgerline's small
+// business payroll]" where another linked "Ledgerline's [small business
+// payroll]". A possessive that classifies stays ("women's running
+// shoes", "riders' road bikes"), as does one that is a word of the
+// target's names ("Kyoto's autumn leaves" for "Kyoto autumn leaves").
+func (pr profile) unpossessed(np nounPhrase) nounPhrase {
+	if len(np) < 2 || np[0].final || pr.all[np[0].stem] || !ownersPossessive(np[0].raw) {
+		return np
+	}
+	np = np[1:]
+	for len(np) > 0 && !np[0].start {
+		np = np[1:]
+	}
+	return np
+}
+
+// ownersPossessive reports whether a word as written is a name's
+// singular possessive ("Ledgerline's", "Anna’s"): a capital, "'s" (either
+// apostrophe), and no word that classifies ("Women's", "Children's").
+func ownersPossessive(raw string) bool {
+	w := strings.ReplaceAll(raw, "’", "'")
+	base, ok := strings.CutSuffix(w, "'s")
+	if !ok || base == "" {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(base)
+	return unicode.IsUpper(first) && !classifyingPossessives[strings.ToLower(base)]
+}
+
+// classifyingPossessives say whom a thing is made for, which is part of
+// what it is called: "women's running shoes".
+var classifyingPossessives = set("women", "men", "children", "kids", "girls", "boys", "ladies", "gentlemen",
+	"people", "babies", "toddlers", "beginners", "mens", "womens", "kid", "baby", "child", "man", "woman", "lady")
 
 // fit drops a phrase's first words until it has at most max words and
 // starts on a word that may start one; nil if nothing is left.

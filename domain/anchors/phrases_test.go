@@ -1346,3 +1346,25 @@ func TestAPhraseAfterAnInitialismIsTheRestOfAName(t *testing.T) {
 		}
 	}
 }
+
+// A SaaS trial's page linked "It's included in [Ledgerline's small
+// business payroll]", the brand's possessive inside the anchor, where
+// another page linked "Ledgerline's [small business payroll]". A name's
+// possessive says whose the thing is and opens no phrase; a classifying
+// one does.
+func TestANamesPossessiveOpensNoNaturalPhrase(t *testing.T) {
+	p := sag(t)
+	for _, c := range []struct {
+		text  string
+		names []string
+		want  []string
+	}{
+		{"It's included in Ledgerline's small business payroll at no extra cost.", []string{"payroll"}, []string{"small business payroll"}},
+		{"Anna’s trail running shoes lasted two seasons.", []string{"running shoes"}, []string{"trail running shoes"}},
+		{"Women's trail running shoes need a wider toe box.", []string{"running shoes"}, []string{"Women's trail running shoes"}},
+	} {
+		if got := NaturalPhrases(NewText([]string{c.text}), c.names, p); !slices.Equal(got, c.want) {
+			t.Errorf("%q: natural phrases %q, want %q", c.text, got, c.want)
+		}
+	}
+}
