@@ -652,6 +652,19 @@ func TestAFlatPageWhoseTextNamesNoneOfItsRelatedPagesSaysSoInANote(t *testing.T)
 	}
 }
 
+// flatProducts are three products outside the clusters: trail-lock,
+// whose labels no other shares, and leather-care-kit and boot-wax, which
+// share theirs.
+func flatProducts() (lock, care, wax site.Page) {
+	product := func(id, title, keyword string, labels ...string) site.Page {
+		return site.Page{SiteID: "s", ID: id, URL: "/products/" + id + "/", Title: title, Kind: site.KindProduct,
+			PrimaryKeyword: keyword, Labels: labels, PublishedAt: testNow}
+	}
+	return product("trail-lock", "Trail Lock Pro", "trail lock", "security", "theft"),
+		product("leather-care-kit", "Leather Care Kit", "leather care kit", "boots", "leather"),
+		product("boot-wax", "Boot Wax", "boot wax tin", "boots", "leather")
+}
+
 // A silo trial's home page named its lock, a product outside the clusters
 // sharing its labels with no other such page, and spent its budget of 5
 // on sectors and hubs, which the sector pages link too: the lock ended an
@@ -664,12 +677,7 @@ func TestASiloHomePageLinksThePageOnlyItMayLinkBeforeItsSections(t *testing.T) {
 		PrimaryKeyword: "hiking gear guides", PublishedAt: testNow}
 	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow,
 		Labels: []string{"security", "theft", "boots", "leather"}}
-	lock := site.Page{SiteID: "s", ID: "trail-lock", URL: "/products/trail-lock/", Title: "Trail Lock Pro", Kind: site.KindProduct,
-		PrimaryKeyword: "trail lock", Labels: []string{"security", "theft"}, PublishedAt: testNow}
-	care := site.Page{SiteID: "s", ID: "leather-care-kit", URL: "/products/leather-care-kit/", Title: "Leather Care Kit", Kind: site.KindProduct,
-		PrimaryKeyword: "leather care kit", Labels: []string{"boots", "leather"}, PublishedAt: testNow}
-	wax := site.Page{SiteID: "s", ID: "boot-wax", URL: "/products/boot-wax/", Title: "Boot Wax", Kind: site.KindProduct,
-		PrimaryKeyword: "boot wax tin", Labels: []string{"boots", "leather"}, PublishedAt: testNow}
+	lock, care, wax := flatProducts()
 	in := siloInput(t, home, nil, Target{Page: sector}, Target{Page: bootsHub}, Target{Page: sandalsHub},
 		Target{Page: lock}, Target{Page: care}, Target{Page: wax})
 	in.Policy.BudgetMax = 3
@@ -758,12 +766,7 @@ func TestASiloParentsNoteTellsChildrenCrowdedOutFromChildrenItsTextDoesNotName(t
 // another flat page may link still needs the labels.
 func TestASiloHomePageWithoutLabelsLinksThePageOnlyItMayLink(t *testing.T) {
 	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Outdoor Shop", Kind: site.KindHome, PublishedAt: testNow}
-	lock := site.Page{SiteID: "s", ID: "trail-lock", URL: "/products/trail-lock/", Title: "Trail Lock Pro", Kind: site.KindProduct,
-		PrimaryKeyword: "trail lock", Labels: []string{"security", "theft"}, PublishedAt: testNow}
-	care := site.Page{SiteID: "s", ID: "leather-care-kit", URL: "/products/leather-care-kit/", Title: "Leather Care Kit", Kind: site.KindProduct,
-		PrimaryKeyword: "leather care kit", Labels: []string{"boots", "leather"}, PublishedAt: testNow}
-	wax := site.Page{SiteID: "s", ID: "boot-wax", URL: "/products/boot-wax/", Title: "Boot Wax", Kind: site.KindProduct,
-		PrimaryKeyword: "boot wax tin", Labels: []string{"boots", "leather"}, PublishedAt: testNow}
+	lock, care, wax := flatProducts()
 	in := siloInput(t, home, nil, Target{Page: lock}, Target{Page: care}, Target{Page: wax})
 	text := "Our trail lock keeps a parked bike safe, and the leather care kit keeps boots supple."
 	in.Texts, in.Page.HTML = []string{text}, "<p>"+text+"</p>\n"
