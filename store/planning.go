@@ -223,6 +223,10 @@ func queueTargetReads(b *pgx.Batch, siteID, pageID string, l planning.Lookup, ta
 	if l.Sectors {
 		b.Queue(`SELECT `+targetColumns+live+`kind = 'sector' ORDER BY id LIMIT $3`, siteID, pageID, l.RelatedLimit).Query(collect)
 	}
+	if l.Flat {
+		b.Queue(`SELECT `+targetColumns+live+`cluster_id = '' AND kind NOT IN ('home', 'sector')
+			ORDER BY published_at DESC NULLS LAST, id LIMIT $3`, siteID, pageID, l.RelatedLimit).Query(collect)
+	}
 	if l.Home || l.SectorID != "" || len(l.CrumbTerms) > 0 {
 		b.Queue(`SELECT `+targetColumns+live+`(kind = 'home' OR (kind = 'sector' AND sector_id = $3)
 			OR (kind = 'term' AND terms && $4)) ORDER BY id LIMIT 50`, siteID, pageID, l.SectorID, nonNil(l.CrumbTerms)).Query(collect)

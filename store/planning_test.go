@@ -734,3 +734,17 @@ func TestPagesByPathFindsPagesWhoseURLIsPercentEncoded(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A silo home page reads the pages outside the clusters whatever their
+// labels (planning.Lookup.Flat): a French trial's home page named a term
+// page sharing no label with it, the one page that may link it, and never
+// read it. The home and sector pages are no such page, a deleted one is
+// left out, and RelatedLimit keeps the most recently published.
+func TestPlanningTargetsReadsThePagesOutsideTheClustersForFlat(t *testing.T) {
+	s, _ := ptOpen(t)
+	got := ptTargets(t, s, "home", planning.Lookup{Flat: true, RelatedLimit: 200}, planning.Locks{})
+	ptWant(t, "pages outside the clusters", got, []string{"free-1", "free-2", "free-3", "free-4",
+		"term-canvas", "term-leather", "term-summer", "term-winter"})
+	got = ptTargets(t, s, "home", planning.Lookup{Flat: true, RelatedLimit: 2}, planning.Locks{})
+	ptWant(t, "the two newest", got, []string{"free-3", "free-4"})
+}

@@ -34,7 +34,12 @@ type Lookup struct {
 	SectorID   string
 	CrumbTerms []string
 	// Sectors: every sector page of the site, at most RelatedLimit.
-	Sectors      bool
+	Sectors bool
+	// Flat: live pages outside any cluster, the home and sector pages
+	// aside, at most RelatedLimit, the most recently published first: a
+	// silo home page may link one that shares no label with it
+	// (onlyHomeMayLink), which Terms would not find.
+	Flat         bool
 	RelatedLimit int
 }
 
@@ -113,7 +118,7 @@ func LookupFor(st site.Structure, pol policy.Policy, p site.Page) Lookup {
 		case site.KindSector:
 			l.HubClusters = st.ClustersInSector(p.SectorID)
 		case site.KindHome:
-			l.Sectors = true
+			l.Sectors, l.Flat = true, true
 			l.HubClusters = firstClusters(st, pol.RelatedCandidateLimit)
 		}
 		if pol.BreadcrumbHTML {
