@@ -161,11 +161,8 @@ func newProfile(names []string, title, language string) profile {
 					n.modifiers[head] = append(n.modifiers[head], []string{o})
 				}
 				for _, t := range np[:len(np)-1] {
-					switch {
-					case len(t.parts) > 0:
+					if len(t.parts) > 0 {
 						n.modifiers[head] = append(n.modifiers[head], t.parts)
-					case ordinals[t.low]:
-						n.modifiers[head] = append(n.modifiers[head], []string{t.low})
 					}
 				}
 			}
@@ -263,7 +260,9 @@ func audience(run []token, subtitle bool) int {
 }
 
 // ordinalBefore is the ordinal ("first", "last") just before np, a noun
-// phrase of run, which sets what it names apart as a modifier does: a
+// phrase of run, which sets what it names apart as a modifier does (the
+// lexicon's "first", "next" and "last" are adverbs, which end a noun
+// phrase, so an ordinal is never inside one): a
 // SaaS trial's "open an [existing invoice]" was linked to the article
 // named "first invoice", read as a name "invoice" with no modifier. ""
 // when there is none.

@@ -813,7 +813,7 @@ func singularSubjectsVerb(toks []token, i int) bool {
 			return false
 		}
 	}
-	for k := i - 1; k >= 0 && k >= i-4; k-- {
+	for k := i - 1; k >= 0; k-- {
 		switch w := toks[k]; {
 		case w.lex == cDet:
 			return k < i-1 && singularDeterminers[w.low]
@@ -1120,9 +1120,10 @@ func SameWords(a, b string) bool {
 // value"), and the phrase stands. After a singular determiner (preceding:
 // the text before the phrase in its run) the "-s" word is the phrase's
 // verb wherever no noun follows it: "a shower drain benefits from" is
-// no "a shower drain benefits" (singularSubjectsVerb; a DIY trial's hub
-// lost its link on "shower drain" so). A phrase after an initialism
-// ("A/R aging report") is the rest of a name too (initialismBefore).
+// no "a shower drain benefits" (singularBefore, by the chunker's own
+// singularSubjectsVerb; a DIY trial's hub lost its link on "shower drain"
+// so). A phrase after an initialism ("A/R aging report") is the rest of
+// a name too (initialismBefore).
 func GoesOn(preceding, phrase, following string) bool {
 	head := strings.Fields(phrase)
 	if len(head) == 0 {
@@ -1206,8 +1207,7 @@ func GoesOn(preceding, phrase, following string) bool {
 	if !after.plur {
 		return true
 	}
-	if opensSingular(preceding) && !pluralModifiers[after.low] && !strings.HasSuffix(after.low, "ics") &&
-		(len(toks) == n+1 || !slices.Contains([]class{cOpen, cAmbig, cGer, cPart}, toks[n+1].lex)) {
+	if singularBefore(preceding, head, next) {
 		return false
 	}
 	if len(toks) == n+1 {
@@ -1258,25 +1258,21 @@ func initialismBefore(preceding string) bool {
 	return true
 }
 
-// opensSingular reports whether the text before a phrase ends on a
-// singular determiner, with at most two words that may modify the phrase
-// between ("a", "each blocked"): the phrase is the head of a singular
-// noun phrase, which an "-s" word after it cannot continue.
-func opensSingular(preceding string) bool {
+// singularBefore reports whether the "-s" word after a phrase (next[0])
+// is its verb by singularSubjectsVerb, read with the last words of the
+// text before it (preceding), where a singular determiner may open the
+// phrase: "a shower drain benefits from".
+func singularBefore(preceding string, head, next []string) bool {
+	if preceding == "" {
+		return false
+	}
 	if i := strings.LastIndexFunc(preceding, isPhraseBreak); i >= 0 {
 		preceding = preceding[i+1:]
 	}
-	words := strings.Fields(preceding)
-	for k := len(words) - 1; k >= 0 && k >= len(words)-3; k-- {
-		w := words[k]
-		if singularDeterminers[w] {
-			return true
-		}
-		if c := lexClass(w); closed(c) || c == cBarrier || plural(w) {
-			return false
-		}
-	}
-	return false
+	before := strings.Fields(preceding)
+	before = before[max(0, len(before)-3):]
+	toks := tokenize(strings.Join(slices.Concat(before, head, next), " "))
+	return singularSubjectsVerb(toks, len(before)+len(head))
 }
 
 // offerNouns after a name say what is offered under it: "our mobile dog
