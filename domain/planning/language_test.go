@@ -325,17 +325,15 @@ func TestATitleCutBeforeItsJoinedQuestionIsANameItsKeywordIsNotCutFrom(t *testin
 // held inside the title, which at 10 words no anchor may be. A name of the
 // target longer than an anchor may be holds none of its keywords back.
 func TestATitleLongerThanAnAnchorDoesNotHoldItsKeywordBack(t *testing.T) {
-	article := articleIn(bootsCluster(), "puy-de-dome", "L'ascension du puy de Dôme par le chemin des Muletiers")
-	article.PrimaryKeyword, article.Keywords = "ascension du puy de Dôme", []string{"chemin des Muletiers"}
-	p := placeHubsLinkTo(t, "french", article,
-		"Pour les plus grands, l'ascension du puy de Dôme par le chemin des Muletiers est un joli défi.")
-	if !p.Placed || p.AnchorText != "ascension du puy de Dôme" {
-		t.Errorf("placement %+v, want the link on \"ascension du puy de Dôme\"", p)
-	}
-	// A DIY trial's ceiling-fan hub said its article's 12-word title whole.
-	p = placeHubsLinkToItsArticle(t, "english", "How to Install a Ceiling Fan Where a Light Fixture Used to Be", "install a ceiling fan",
-		"Our step-by-step guide shows how to install a ceiling fan where a light fixture used to be, including the switch leg.")
-	if !p.Placed || p.AnchorText != "install a ceiling fan" {
-		t.Errorf("placement %+v, want the link on \"install a ceiling fan\"", p)
+	for _, c := range []struct{ lang, title, keyword, text, want string }{
+		{"french", "L'ascension du puy de Dôme par le chemin des Muletiers", "ascension du puy de Dôme",
+			"Pour les plus grands, l'ascension du puy de Dôme par le chemin des Muletiers est un joli défi.", "ascension du puy de Dôme"},
+		// A DIY trial's ceiling-fan hub said its article's 12-word title whole.
+		{"english", "How to Install a Ceiling Fan Where a Light Fixture Used to Be", "install a ceiling fan",
+			"Our step-by-step guide shows how to install a ceiling fan where a light fixture used to be, including the switch leg.", "install a ceiling fan"},
+	} {
+		if p := placeHubsLinkToItsArticle(t, c.lang, c.title, c.keyword, c.text); !p.Placed || p.AnchorText != c.want {
+			t.Errorf("%s: placement %+v, want the link on %q", c.lang, p, c.want)
+		}
 	}
 }

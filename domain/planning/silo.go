@@ -30,10 +30,11 @@ func (pl *planner) silo() {
 		// (it shares its labels with none) has the home page alone: its
 		// link comes before the sections', which the sector pages link
 		// too (a silo trial's lock, named on the home page, was left an
-		// orphan by a budget spent on hubs).
-		first := pl.siloFlat(pl.linkedOnlyFromHome, true)
+		// orphan by a budget spent on hubs). Such a page the home page
+		// links whatever labels the two share (onlyHomeMayLink).
+		first := pl.siloFlat(func(s siloScored) bool { return pl.linkedOnlyFromHome(s.Target) }, true)
 		pl.homeLinks()
-		pl.siloFlat(func(t Target) bool { return !first[t.ID] }, false)
+		pl.siloFlat(func(s siloScored) bool { return pl.sharesLabels(s) && !first[s.ID] }, false)
 	case page.Kind == site.KindSector:
 		pl.sectorHubs()
 		pl.siloFlat(nil, false)
@@ -92,11 +93,14 @@ func (pl *planner) siloRank(targets []Target) []siloScored {
 	return out
 }
 
-// siloFlat links a page outside any cluster to the other such pages it
-// shares at least label_overlap_min labels with, those keep keeps (nil:
-// all). carriedOnly links only those its text can carry, leaving the rest
-// to a later call. It returns the targets it linked.
-func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string]bool {
+// siloFlat links a page outside any cluster to the other such pages
+// admit admits (nil: those it shares at least label_overlap_min labels
+// with, sharesLabels). carriedOnly links only those its text can carry,
+// leaving the rest to a later call. It returns the targets it linked.
+func (pl *planner) siloFlat(admit func(siloScored) bool, carriedOnly bool) map[string]bool {
+	if admit == nil {
+		admit = pl.sharesLabels
+	}
 	var cands []Target
 	for _, t := range pl.targets {
 		if flatPeer(t) {
@@ -105,8 +109,7 @@ func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string
 	}
 	var related []siloScored
 	for _, s := range pl.siloRank(cands) {
-		// keep is asked last: linkedOnlyFromHome reads every target
-		if (s.overlap >= pl.in.Policy.LabelOverlapMin || carriedOnly && pl.onlyHomeMayLink(s.Target)) && (keep == nil || keep(s.Target)) {
+		if admit(s) {
 			related = append(related, s)
 		}
 	}
@@ -122,7 +125,7 @@ func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string
 			pl.in.Policy.LabelOverlapMin, len(pl.in.Page.Labels))
 	}
 	links := pl.siloLinks(related, link.TypeRelated, func(s siloScored) string {
-		if s.overlap < pl.in.Policy.LabelOverlapMin {
+		if !pl.sharesLabels(s) {
 			return fmt.Sprintf("the home page alone may link it: it shares %d or more labels with no other page outside the clusters", pl.in.Policy.LabelOverlapMin)
 		}
 		return fmt.Sprintf("shares %d labels (at least %d needed)", s.overlap, pl.in.Policy.LabelOverlapMin)
@@ -144,6 +147,12 @@ func (pl *planner) siloFlat(keep func(Target) bool, carriedOnly bool) map[string
 	return linked
 }
 
+// sharesLabels reports whether the page shares label_overlap_min labels
+// with a scored target, which a flat link needs.
+func (pl *planner) sharesLabels(s siloScored) bool {
+	return s.overlap >= pl.in.Policy.LabelOverlapMin
+}
+
 // flatPeer reports whether t is a page of the flat silo that a page
 // outside the clusters may link by its labels: the home and sector pages
 // are the site's structure, which the trail links, not a peer. A French
@@ -161,18 +170,18 @@ func flatPeer(t Target) bool {
 // its own, named a term page, a product and a service that shared theirs
 // with no page, and all three ended orphans.
 func (pl *planner) onlyHomeMayLink(t Target) bool {
-	return pl.in.Page.Kind == site.KindHome && t.ClusterID == "" && pl.linkedOnlyFromHome(t)
+	return pl.in.Page.Kind == site.KindHome && pl.linkedOnlyFromHome(t)
 }
 
 // linkedOnlyFromHome reports whether t, a page outside the clusters, is
 // one no other such page may link under silo: it shares label_overlap_min
 // labels with none but the home and sector pages.
 func (pl *planner) linkedOnlyFromHome(t Target) bool {
-	if t.Kind == site.KindHome || t.Kind == site.KindSector {
+	if !flatPeer(t) {
 		return false
 	}
 	for _, u := range pl.targets {
-		if u.ID == t.ID || u.ClusterID != "" || u.Kind == site.KindHome || u.Kind == site.KindSector {
+		if u.ID == t.ID || !flatPeer(u) {
 			continue
 		}
 		if _, overlap := scoring.Silo(pl.in.Policy, t.Labels, u.Labels, false, 0); overlap >= pl.in.Policy.LabelOverlapMin {
