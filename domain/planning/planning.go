@@ -1069,7 +1069,13 @@ func (pl *planner) relatedArticles() {
 // first: no cap, no density, no anchor needed in the text. why says why
 // each entry is there.
 func (pl *planner) list(targets []Target, t link.Type, why func(Target) string) {
-	for _, s := range pl.scoreAll(targets) {
+	pl.listRanked(pl.scoreAll(targets), t, why)
+}
+
+// listRanked lists ranked targets, in their order, in the page's
+// generated section.
+func (pl *planner) listRanked(ranked []scored, t link.Type, why func(Target) string) {
+	for _, s := range ranked {
 		if pl.stopped() {
 			return
 		}
@@ -1208,7 +1214,19 @@ func (pl *planner) sectorHubs() {
 	case len(hubs) == 0:
 		pl.note("sector page %s: no hub of its sector %s is known yet", pl.in.Page.ID, pl.in.Page.SectorID)
 	}
-	pl.list(hubs, link.TypeVerticalDown, func(Target) string {
+	// In the order the site declares its clusters, as a menu of the
+	// sector reads: by score, a trial's Product sector listed its hubs in
+	// neither that order nor by name, and each new hub's links reshuffled
+	// the list.
+	declared := map[string]int{}
+	for i, c := range pl.in.Structure.Clusters {
+		declared[c.ID] = i
+	}
+	ranked := pl.scoreAll(hubs)
+	slices.SortStableFunc(ranked, func(a, b scored) int {
+		return cmp.Compare(declared[a.ClusterID], declared[b.ClusterID])
+	})
+	pl.listRanked(ranked, link.TypeVerticalDown, func(Target) string {
 		return "vertical_down: a sector page lists the hub of every cluster in sector " + pl.in.Page.SectorID
 	})
 }

@@ -2974,3 +2974,20 @@ func TestTheHomePageLinksASectionByItsNameWhateverTheAnchorDraw(t *testing.T) {
 		t.Errorf("the home page's link to the sector tries %q (%s) first, want its name", first.Text, first.Type)
 	}
 }
+
+// A sector page lists its hubs as the site declares its clusters, as a
+// menu of the sector reads, not by score: by score a trial's Product
+// sector listed its hubs in neither that order nor by name.
+func TestASectorPageListsItsHubsInTheOrderTheSiteDeclaresItsClusters(t *testing.T) {
+	sandals, jackets, boots := sandalsCluster(), jacketsCluster(), bootsCluster()
+	sector := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking Gear Guides", Kind: site.KindSector,
+		SectorID: "hiking", PrimaryKeyword: "hiking gear guides", PublishedAt: testNow}
+	// The last declared hub is the most linked, so it scores best.
+	targets := []Target{{Page: hubOf(boots), Inbound: 40}, {Page: hubOf(jackets), Inbound: 10}, {Page: hubOf(sandals)}}
+	plan := planOf(t, Input{Structure: testSite(sandals, jackets, boots), Policy: sagPolicy(t), Page: sector, Targets: targets,
+		Texts: []string{"Everything we know about walking in the hills."}, WordCount: 400})
+	listed := linksOf(plan, link.TypeVerticalDown, link.ZoneRelatedSection)
+	if got, want := targetIDs(listed), []string{"hub-sandals", "hub-jackets", "hub-boots"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the sector page lists %v, want its hubs as the site declares their clusters %v; notes %q", got, want, plan.Notes)
+	}
+}
