@@ -361,14 +361,22 @@ func placeUnderCap(src []byte, links []link.Link, usage map[string]map[string]in
 			// link: a bank trial's writers read "the others were not
 			// placed (no candidate anchor found …)" as the page not naming
 			// the target at all.
-			others := ""
-			if names := namesToWrite(links[i], usage, capOf, refused[i]); len(names) > 0 {
-				others = " (" + quotedList(names) + ")"
+			// Only names the text does not hold yet: one it holds is
+			// refused for what the placement said, and writing it again
+			// would not carry the link (a lighting trial was told to write
+			// in the words its paragraph held, kept out by the density
+			// limits).
+			names, err := notInText(src, links[i], namesToWrite(links[i], usage, capOf, refused[i]), opts)
+			if err != nil {
+				return nil, false, err
+			}
+			write := ""
+			if len(names) > 0 {
+				write = ": another of its names under the cap written there (" + quotedList(names) + ") would carry it"
 			}
 			links[i].Reason = fmt.Sprintf("anchor cap: other pages link page %s with %s as often as the cap allows "+
-				"(%d times each, max_exact_anchor_per_target%s), so it was held back here; no other of its names is where the link may go (%s): "+
-				"another of its names under the cap written there%s would carry it",
-				links[i].TargetPageID, quotedList(cappedNames(capped[i], usage[links[i].TargetPageID], limit)), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason, others)
+				"(%d times each, max_exact_anchor_per_target%s), so it was held back here; no other of its names is where the link may go (%s)%s",
+				links[i].TargetPageID, quotedList(cappedNames(capped[i], usage[links[i].TargetPageID], limit)), limit, planning.AnchorLimitNote(limit, capOf.MaxExact), pl.Reason, write)
 		case foundInText(held):
 			links[i].Reason = held.Reason
 		}
@@ -462,6 +470,22 @@ func atCapOnly(held []string, refused map[string]bool) []string {
 func anyInText(src []byte, l link.Link, texts []string, opts markup.Options) (bool, error) {
 	pl, err := unboundedPlacement(src, l, texts, opts)
 	return foundInText(pl), err
+}
+
+// notInText are those of names the text does not hold anywhere l could
+// take them, placement limits aside.
+func notInText(src []byte, l link.Link, names []string, opts markup.Options) ([]string, error) {
+	var out []string
+	for _, name := range names {
+		in, err := anyInText(src, l, []string{name}, opts)
+		if err != nil {
+			return nil, err
+		}
+		if !in {
+			out = append(out, name)
+		}
+	}
+	return out, nil
 }
 
 // unboundedPlacement is where l would take one of texts, placement limits

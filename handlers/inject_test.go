@@ -137,6 +137,31 @@ func TestALinkPartlyHeldBackByTheCapBlamesItOnlyWhenTheTextHoldsOne(t *testing.T
 	}
 }
 
+// A link the cap held back, whose other name the text already holds where
+// the density limits keep it out, is not told to write that name in: a
+// lighting trial was advised to write "low-voltage landscape lighting
+// transformer" into a paragraph that said it.
+func TestACappedLinkIsNotToldToWriteANameItsTextHolds(t *testing.T) {
+	src := []byte(`<p>Pack <a href="/socks/">wool socks</a> and <a href="/poles/">trekking poles</a>, then read our guide to lightweight hiking boots before you buy.</p>` + "\n")
+	usage := map[string]map[string]int{"boots": {"hiking boots": 3}}
+	links := []link.Link{{ID: "named", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeCrossCluster, Zone: link.ZoneInBody,
+		Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
+			{Text: "lightweight hiking boots", Type: link.AnchorPrimaryKeyword}, {Text: "walking boots", Type: link.AnchorPrimaryKeyword}}}}
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	l := links[0]
+	if l.Status != link.StatusPlanned || !strings.HasPrefix(l.Reason, "anchor cap:") || !strings.Contains(l.Reason, "density") {
+		t.Fatalf("link: %s %q, want it planned for the anchor cap, its other name kept out by the density limits", l.Status, l.Reason)
+	}
+	if strings.Contains(l.Reason, `"lightweight hiking boots") would carry it`) || strings.Contains(l.Reason, `"lightweight hiking boots", `) {
+		t.Errorf("reason %q tells the writer to write in a name the text holds", l.Reason)
+	}
+	if !strings.Contains(l.Reason, `written there ("walking boots") would carry it`) {
+		t.Errorf("reason %q, want it to name the name the text does not hold yet", l.Reason)
+	}
+}
+
 // A suggestion left for review carries the words that would carry it and
 // their paragraph: not words a placed link already took, not an anchor at
 // the cap, and none when the text holds none of its candidates. It stays
