@@ -392,6 +392,10 @@ var specWords = set("small", "medium", "large", "extra", "x-large", "xx-large", 
 	"twelve", "dozen",
 	"black", "white", "grey", "gray", "silver", "gold", "red", "blue", "green", "navy", "pink", "beige", "brown",
 	"cream", "yellow", "orange", "purple", "charcoal", "matte", "light", "dark",
+	// finishes and light colours ("Pendant, Antique Brass", "Bulb,
+	// Tunable White")
+	"brass", "bronze", "nickel", "chrome", "copper", "antique", "brushed", "polished", "satin", "oil-rubbed",
+	"aged", "tunable", "warm", "cool", "daylight",
 	"annual", "annually", "monthly", "yearly", "weekly", "billed")
 
 // JoinedQuestionCut is a title of another language than English cut

@@ -123,13 +123,21 @@ func shortCrumbName(st site.Structure, language string, p site.Page) string {
 			return sec.Name
 		}
 	}
-	if short := anchors.ShortTitle(p.Title); short != "" {
-		return short
-	}
 	// A product's size or pack is no part of its name: a trial's crumbs
 	// read "Linden Botanical Peel-and-Stick Wallpaper, 20.5", cut at the
-	// "in" of its inches.
-	if head, ok := anchors.SpecCut(p.Title); ok {
+	// "in" of its inches. It goes first, as from the title's anchor
+	// candidates, so a pack in brackets does not keep the spec before it
+	// (a lighting trial's crumb "Lumen & Co. Smart A19 Bulb, Tunable
+	// White" of "…, Tunable White (4-Pack)").
+	head, specCut := anchors.SpecCut(p.Title)
+	title := p.Title
+	if specCut {
+		title = head
+	}
+	if short := anchors.ShortTitle(title); short != "" {
+		return short
+	}
+	if specCut {
 		return head
 	}
 	if language != "" && language != policy.English {

@@ -1464,6 +1464,9 @@ func TestALongTitleWithoutSubtitleIsNamedInItsTrailByItsPrimaryKeyword(t *testin
 		{"Cotton Dog Bandanas, Pack of Six", "dog bandanas", nil, "Cotton Dog Bandanas"},
 		{"Team Plan, Annual", "team plan", nil, "Team Plan"},
 		{"Stand Mixer, Matte Black", "stand mixer", nil, "Stand Mixer"},
+		// a lighting trial's: a pack in brackets after the spec, a finish
+		{"Lumen & Co. Smart A19 Bulb, Tunable White (4-Pack)", "smart a19 bulb", nil, "Lumen & Co. Smart A19 Bulb"},
+		{"Arlo 3-Light Pendant, Antique Brass", "brass pendant", nil, "Arlo 3-Light Pendant"},
 		{"Salt, Pepper and Spice", "spice", nil, "Salt, Pepper and Spice"},
 		{"How to Cut Vinyl Plank Around Door Jambs and Vents", "cutting vinyl plank", nil, "How to Cut Vinyl Plank"},
 		{"How to Match Wallpaper Patterns at the Seams", "matching wallpaper patterns", nil, "How to Match Wallpaper Patterns"},
