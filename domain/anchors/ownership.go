@@ -99,7 +99,7 @@ func newProfile(names []string, title, language string) profile {
 		n := name{heads: map[string]map[string]bool{}, modifiers: map[string][][]string{}}
 		var toks []token
 		inComplement := false
-		for _, run := range strings.FieldsFunc(joinInitialisms(text), isPhraseBreak) {
+		for _, run := range phraseRuns(joinInitialisms(text), isPhraseBreak) {
 			rt := tokenizeName(run)
 			if len(toks) == 0 && len(rt) > 1 && rt[0].lex == cPrep && !closed(rt[1].lex) {
 				// A name does not open on a preposition: its first word is
@@ -1211,7 +1211,7 @@ func (o *Owners) Keep(self int, candidates []link.Anchor) []link.Anchor {
 // run's start. A phrase the lexicon reads no noun phrase in keeps all its
 // words.
 func phraseTokens(phrase string) nounPhrase {
-	runs := strings.FieldsFunc(phrase, isPhraseBreak)
+	runs := phraseRuns(phrase, isPhraseBreak)
 	if len(runs) == 0 {
 		return nil
 	}

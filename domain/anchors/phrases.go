@@ -131,7 +131,7 @@ func newText(paragraphs []string, phrases bool) *Text {
 	for _, para := range paragraphs {
 		var runs [][]token
 		en, other := 0, 0
-		for _, run := range strings.FieldsFunc(para, isPunctuationBreak) {
+		for _, run := range phraseRuns(para, isPunctuationBreak) {
 			toks := tokenizeAcrossTags(run)
 			for _, tk := range toks {
 				switch {
@@ -441,6 +441,7 @@ func tokenizeAs(run string, name bool) []token {
 		resolve(toks, i)
 	}
 	markSentenceAdverbials(toks)
+	markDistributives(toks)
 	for i := range toks {
 		t := &toks[i]
 		content := !t.verb
@@ -455,6 +456,22 @@ func tokenizeAs(run string, name bool) []token {
 		}
 	}
 	return toks
+}
+
+// markDistributives reads a noun repeated around "by" ("symptom by
+// symptom", "step by step", "room by room") as the adverbial it is,
+// which ends the noun phrase before it: a parenting trial's "cold vs.
+// flu vs. RSV symptom by symptom" gave the anchor "[RSV symptom]".
+func markDistributives(toks []token) {
+	for i := 0; i+2 < len(toks); i++ {
+		if toks[i+1].low == "by" && toks[i].low == toks[i+2].low && !closed(toks[i].lex) {
+			// No noun phrase takes them in (verb: chunk ends the one
+			// before them there).
+			for _, j := range []int{i, i + 2} {
+				toks[j].lex, toks[j].verb, toks[j].start, toks[j].final = cAdv, true, false, false
+			}
+		}
+	}
 }
 
 // ordinals are the words that rank what a grading word after them grades
@@ -1064,6 +1081,67 @@ func isPhraseBreak(r rune) bool {
 	return unicode.IsPunct(r) && r != '-' && r != '\'' && r != '’' || unicode.IsSymbol(r)
 }
 
+// phraseRuns splits s into its runs of words at the characters brk
+// reports, as strings.FieldsFunc would, but for the period of "vs." or
+// "v.": "cold vs. flu" is one comparison, as "cold vs flu" is (a
+// parenting trial's "cold vs. flu vs. RSV symptom by symptom" gave the
+// fragment "[RSV symptom]", and "our infant car seat vs. [convertible
+// comparison]" the back half of a comparison).
+func phraseRuns(s string, brk func(rune) bool) []string {
+	var runs []string
+	for s != "" {
+		i := phraseBreak(s, brk)
+		if i < 0 {
+			return append(runs, s)
+		}
+		if i > 0 {
+			runs = append(runs, s[:i])
+		}
+		_, size := utf8.DecodeRuneInString(s[i:])
+		s = s[i+size:]
+	}
+	return runs
+}
+
+// phraseBreak is the index of the first character of s that brk reports
+// and is no comparison's abbreviation period; -1 if there is none.
+func phraseBreak(s string, brk func(rune) bool) int {
+	for i, r := range s {
+		if brk(r) && !comparisonPeriod(s, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// lastPhraseBreak is phraseBreak from the end of s.
+func lastPhraseBreak(s string, brk func(rune) bool) int {
+	for i := len(s); i > 0; {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		i -= size
+		if brk(r) && !comparisonPeriod(s, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// comparisonPeriod reports whether s[i] is the period of "vs." or "v."
+// written as a word before a space.
+func comparisonPeriod(s string, i int) bool {
+	if s[i] != '.' || i+1 >= len(s) || s[i+1] != ' ' {
+		return false
+	}
+	j := i
+	for j > 0 && (s[j-1] >= 'a' && s[j-1] <= 'z' || s[j-1] >= 'A' && s[j-1] <= 'Z') {
+		j--
+	}
+	if j > 0 && s[j-1] != ' ' && s[j-1] != '|' && s[j-1] != '(' {
+		return false
+	}
+	return comparisonWords[strings.ToLower(s[j:i])]
+}
+
 func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
 
 // stem folds English plurals, enough to see that "boots" and "boot" name
@@ -1135,7 +1213,7 @@ func GoesOn(preceding, phrase, following string) bool {
 	if modelNumberFollows(following) {
 		return true
 	}
-	if i := strings.IndexFunc(following, isPhraseBreak); i >= 0 {
+	if i := phraseBreak(following, isPhraseBreak); i >= 0 {
 		following = following[:i]
 	}
 	next := strings.Fields(following)
@@ -1146,6 +1224,10 @@ func GoesOn(preceding, phrase, following string) bool {
 	toks := tokenize(strings.Join(append(head, next...), " "))
 	n := len(head)
 	last, after := toks[n-1], toks[n]
+	// "symptom by symptom" says how, and no name goes on into it.
+	if after.lex == cAdv && len(toks) > n+2 && toks[n+1].low == "by" && toks[n+2].low == after.low {
+		return false
+	}
 	// "budget apps vs spreadsheets" names a comparison: its first side is
 	// the front of it (a finance trial's hub linked "[budget apps] vs
 	// spreadsheets" to the budget-app review once the comparison's own
@@ -1266,7 +1348,7 @@ func singularBefore(preceding string, head, next []string) bool {
 	if preceding == "" {
 		return false
 	}
-	if i := strings.LastIndexFunc(preceding, isPhraseBreak); i >= 0 {
+	if i := lastPhraseBreak(preceding, isPhraseBreak); i >= 0 {
 		preceding = preceding[i+1:]
 	}
 	before := strings.Fields(preceding)

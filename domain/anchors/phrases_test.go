@@ -1368,3 +1368,35 @@ func TestANamesPossessiveOpensNoNaturalPhrase(t *testing.T) {
 		}
 	}
 }
+
+// A parenting trial wrote its comparisons with "vs.", whose period ended
+// the phrase: "cold vs. flu vs. [RSV symptom] by symptom" and "our infant
+// car seat vs. [convertible comparison]" were linked, fragments of the
+// comparison. "vs." joins the sides as "vs" does, and a noun repeated
+// around "by" says how, ending the phrase before it.
+func TestAComparisonWrittenWithVsAndAPeriodIsOnePhrase(t *testing.T) {
+	src := NewText([]string{
+		"We compare cold vs. flu vs. RSV symptom by symptom, with a table you can keep on the fridge.",
+		"Before you buy, our infant car seat vs. convertible comparison explains how to choose.",
+	})
+	var got []string
+	for _, np := range src.phrases {
+		got = append(got, np.text())
+	}
+	for _, fragment := range []string{"RSV symptom", "convertible comparison", "cold", "flu"} {
+		if slices.Contains(got, fragment) {
+			t.Errorf("noun phrases %q hold the fragment %q of a comparison written with \"vs.\"", got, fragment)
+		}
+	}
+	for _, whole := range []string{"cold vs. flu vs. RSV", "infant car seat vs. convertible comparison"} {
+		if !slices.Contains(got, whole) {
+			t.Errorf("noun phrases %q, want the whole comparison %q", got, whole)
+		}
+	}
+	if GoesOn("We compare ", "cold vs. flu vs. RSV", " symptom by symptom, with") {
+		t.Error(`"cold vs. flu vs. RSV" goes on into "symptom by symptom", which says how`)
+	}
+	if got := NaturalPhrases(src, []string{"convertible car seats"}, pol()); len(got) > 0 {
+		t.Errorf("natural phrases %q for convertible car seats, want none: the back half of a comparison", got)
+	}
+}
