@@ -1441,9 +1441,12 @@ func (pl *planner) taxonomy() {
 		// A home-services trial's hubs named such a page, and the note,
 		// which read as if they did not, was the wrong advice: it is about
 		// the breadcrumb, and what the hubs' text does is theirs to tell.
+		// A hub's plan tells only a link it planned: one whose text names
+		// the term in too few words plans none (a parenting trial's hub
+		// said "RSV" four times, and was said to tell why).
 		pl.note("term page %s gets no breadcrumb link: a trail's attribute step links a term page "+
 			"from the pages of the hubs under its path (%s), and no published hub with its value is there. "+
-			"The hubs it lists link it only where their text names it and a paragraph has room (their plans say so); "+
+			"The hubs it lists link it only where their text names it in an anchor's words and a paragraph has room (a hub's plan tells the link it could not place); "+
 			"if none does, name it in their text%s, link it from the site's navigation, or publish its hubs under its path",
 			pl.in.Page.ID, pl.in.Page.URL, pl.namedInWordsHint())
 	}

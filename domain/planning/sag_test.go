@@ -1684,6 +1684,11 @@ func TestATermPageNoHubIsUnderSaysWhyNothingLinksIt(t *testing.T) {
 	if got := unlinked(plan(offPath)); len(got) != 1 || strings.Contains(got[0], "anchor_min_words") {
 		t.Errorf("notes %q, want no word on anchor_min_words: \"Mountain Terrain\" has an anchor's words", got)
 	}
+	// A hub whose text names the term in too few words plans no link, and
+	// its plan tells nothing of it (a parenting trial's "RSV").
+	if got := unlinked(plan(offPath)); len(got) != 1 || strings.Contains(got[0], "their plans say so") || !strings.Contains(got[0], "in an anchor's words") {
+		t.Errorf("notes %q, want them to say the hubs link it where their text names it in an anchor's words, not that every hub's plan says why", got)
+	}
 	// A term page whose every name is one word is told that a hub naming
 	// it so carries no link (a recipe trial's "a spoon of miso").
 	miso := termPage("term-miso", "Miso", "terrain=mountain")
