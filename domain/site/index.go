@@ -1,6 +1,7 @@
 package site
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -232,7 +233,11 @@ func (st Structure) ClustersSharing(facets []string) (ids []string, shared []int
 // sharing the most of them, then the one whose name and keywords share the
 // most words with names (the page's title and keywords: a "mobile dog
 // grooming" service sharing as many values with Dog Grooming as with Dog
-// Nutrition belongs to Dog Grooming), then the one declared first. It
+// Nutrition belongs to Dog Grooming), then the one whose shared values
+// fewer clusters hold (facetRarity: a parenting trial's white-noise
+// machine, sharing "infant" and "guide" with Car Seats and "infant" and
+// "sleep" with Sleep Training, was listed by Car Seats, declared first),
+// then the one declared first. It
 // reports false when no cluster shares any. The answer depends on the
 // structure alone, so every page planned against it agrees on it whatever
 // order pages arrive.
@@ -270,6 +275,10 @@ func (st Structure) ClosestCluster(facets []string, sectorID string, names []str
 			}
 			n = named(id)
 			better = n > bestNamed
+			if n == bestNamed {
+				r, bestR := st.facetRarity(id, facets), st.facetRarity(ids[best], facets)
+				better = r > bestR
+			}
 		}
 		if better {
 			best, bestInSector, bestNamed = i, inSector, n
@@ -279,6 +288,30 @@ func (st Structure) ClosestCluster(facets []string, sectorID string, names []str
 		return "", false
 	}
 	return ids[best], true
+}
+
+// facetRarity is how rare the facets a cluster shares with facets are:
+// the sum, over each it holds, of one over the number of the site's
+// clusters that hold it. A value every cluster holds tells a page's
+// cluster apart from none.
+func (st Structure) facetRarity(id string, facets []string) float64 {
+	holders := st.Derived("site.facetHolders", func() any {
+		n := map[string]int{}
+		for _, c := range st.Clusters {
+			for _, f := range st.ClusterFacets(c) {
+				n[f]++
+			}
+		}
+		return n
+	}).(map[string]int)
+	c, _ := st.Cluster(id)
+	r := 0.0
+	for _, f := range st.ClusterFacets(c) {
+		if slices.Contains(facets, f) && holders[f] > 0 {
+			r += 1 / float64(holders[f])
+		}
+	}
+	return r
 }
 
 // nameWords are the words of names that can tell two clusters apart:

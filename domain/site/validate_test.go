@@ -143,7 +143,7 @@ func TestClusterFacetsAreTheClustersFacetsIndexedOrNot(t *testing.T) {
 	}
 }
 
-func TestTheClosestClusterIsInThePagesSectorThenSharesTheMostValuesThenIsNamedThenComesFirst(t *testing.T) {
+func TestTheClosestClusterIsInThePagesSectorThenSharesTheMostValuesThenIsNamedThenSharesTheRarestThenComesFirst(t *testing.T) {
 	st := Structure{
 		Attributes: []Attribute{{ID: "material", Values: []string{"ceramic", "steel"}},
 			{ID: "room", Values: []string{"kitchen", "pantry"}}},
@@ -175,6 +175,7 @@ func TestTheClosestClusterIsInThePagesSectorThenSharesTheMostValuesThenIsNamedTh
 		{"the sector before the names", map[string][]string{"material": {"ceramic"}}, "baking",
 			[]string{"pantry jars"}, "bakeware"},
 		{"a value no cluster has does not count", map[string][]string{"material": {"steel", "glass"}}, "cooking", nil, "stockpots"},
+		{"equals, named alike: the one sharing the value fewer clusters hold", map[string][]string{"material": {"steel"}, "room": {"pantry"}}, "", nil, "jars"},
 		{"none shared", map[string][]string{"room": {"garden"}}, "", nil, ""},
 	}
 	for _, c := range cases {
