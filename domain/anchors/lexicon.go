@@ -481,7 +481,10 @@ var genericStarts = set("best", "top", "right", "wrong", "ultimate", "complete",
 	"good", "great", "excellent", "ideal",
 	// a fitness trial's cross-cluster link "Combine it with a [sensible
 	// cutting diet]"
-	"sensible", "proper", "decent", "reasonable", "wise")
+	"sensible", "proper", "decent", "reasonable", "wise",
+	// a parenting trial's "why the [infamous 4-month sleep regression]":
+	// words that say what people think of a thing, not which thing it is
+	"infamous", "notorious", "dreaded", "famous", "legendary", "so-called", "beloved", "much-loved")
 
 // quantityAfterA reports "little" or "bit" after "a": "a little interval
 // training" is some interval training, not a phrase about small ones.

@@ -1400,3 +1400,14 @@ func TestAComparisonWrittenWithVsAndAPeriodIsOnePhrase(t *testing.T) {
 		t.Errorf("natural phrases %q for convertible car seats, want none: the back half of a comparison", got)
 	}
 }
+
+// A parenting trial's hub linked "why the [infamous 4-month sleep
+// regression] is often the moment": what people think of a thing opens
+// no phrase naming it.
+func TestANaturalPhraseOpensOnNoWordOfRepute(t *testing.T) {
+	src := NewText([]string{"That is why the infamous 4-month sleep regression is often the moment parents start."})
+	got := NaturalPhrases(src, []string{"sleep regression"}, pol())
+	if !slices.Equal(got, []string{"4-month sleep regression"}) {
+		t.Errorf("natural phrases %q, want \"4-month sleep regression\" without \"infamous\"", got)
+	}
+}
