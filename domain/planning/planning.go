@@ -1351,9 +1351,58 @@ func (pl *planner) shortNameIn(t Target, text string) (string, bool) {
 // not use.
 func (pl *planner) longerPhraseHint(name string) string {
 	if pl.in.Policy.Language == "" || pl.in.Policy.Language == policy.English {
-		return fmt.Sprintf("a phrase such as \"our %s guide\" would carry the link", strings.TrimSpace(name))
+		return fmt.Sprintf("a phrase such as \"our %s guide\" would carry the link", pl.asWritten(strings.TrimSpace(name)))
 	}
 	return fmt.Sprintf("a phrase of at least %d words that holds it would carry the link", pl.in.Policy.AnchorMinWords)
+}
+
+// asWritten is name as the page's text writes it, letter case and all,
+// where the text holds it: a parenting trial's articles were told to
+// write "our Teething guide" of a hub titled "Teething" that their text
+// called "teething". Else name itself.
+func (pl *planner) asWritten(name string) string {
+	want := strings.ToLower(name)
+	for _, text := range pl.in.Texts {
+		lower := strings.ToLower(text)
+		for from := 0; ; {
+			i := strings.Index(lower[from:], want)
+			if i < 0 {
+				break
+			}
+			i += from
+			end := i + len(want)
+			// the same byte offsets hold in text: ASCII case folding only
+			if len(lower) == len(text) && wordBoundary(lower, i, end) {
+				return uncapitalizedAtStart(text, i, text[i:end])
+			}
+			from = i + 1
+		}
+	}
+	return name
+}
+
+// uncapitalizedAtStart is written, found at text[i:], with its capital
+// taken off when a sentence opens on it and its first word is no name
+// ("Commuting means…" writes "commuting"; "RSV spreads…" stays "RSV").
+func uncapitalizedAtStart(text string, i int, written string) string {
+	before := strings.TrimRightFunc(text[:i], unicode.IsSpace)
+	if before != "" && !strings.HasSuffix(before, ".") && !strings.HasSuffix(before, "!") && !strings.HasSuffix(before, "?") {
+		return written
+	}
+	first, size := utf8.DecodeRuneInString(written)
+	rest, _, _ := strings.Cut(written[size:], " ")
+	if !unicode.IsUpper(first) || rest == "" || strings.ToLower(rest) != rest {
+		return written
+	}
+	return string(unicode.ToLower(first)) + written[size:]
+}
+
+// wordBoundary reports whether s[i:end] is whole words of s.
+func wordBoundary(s string, i, end int) bool {
+	before, _ := utf8.DecodeLastRuneInString(s[:i])
+	after, _ := utf8.DecodeRuneInString(s[end:])
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	return (i == 0 || !word(before)) && (end == len(s) || !word(after))
 }
 
 // contextualDown is SAG link type 2's body links: the hub links from its
