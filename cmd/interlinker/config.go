@@ -30,6 +30,10 @@ type settings struct {
 	// args are the arguments that are not flags, in order: flags may come
 	// before, between or after them ("token revoke ID --database-url …").
 	args []string
+	// takesArgs says the command reads args; finish refuses them for any
+	// other, which would otherwise drop them unread (a trial's "inserted
+	// SITE" was told only that --site is required).
+	takesArgs bool
 }
 
 func envName(flagName string) string {
@@ -299,6 +303,13 @@ func (s *settings) finish(args []string, cfg *service.Config, logLevel string) e
 	}
 	if len(s.errs) > 0 {
 		return s.errs[0]
+	}
+	if !s.takesArgs && len(s.args) > 0 {
+		hint := ""
+		if s.fs.Lookup("site") != nil {
+			hint = fmt.Sprintf("; a site is given as --site %s", s.args[0])
+		}
+		return fmt.Errorf("%s: unexpected argument %q: it takes flags only (-h lists them)%s", s.fs.Name(), s.args[0], hint)
 	}
 	for _, f := range s.after {
 		f()

@@ -22,7 +22,7 @@ func healthCommand(ctx context.Context, args []string) error {
 	addr := service.DefaultConfig().HTTPAddr
 	path := "/readyz"
 	timeout := 3 * time.Second
-	s := &settings{fs: flag.NewFlagSet("health", flag.ContinueOnError)}
+	s := &settings{fs: flag.NewFlagSet("health", flag.ContinueOnError), takesArgs: true}
 	s.String(&addr, "http-addr", "address serve listens on; an unspecified host (0.0.0.0, ::, empty) means this machine")
 	s.String(&path, "path", "endpoint to ask: /readyz (ready for work) or /healthz (the process runs)")
 	s.Duration(&timeout, "timeout", "how long to wait for the answer")

@@ -49,7 +49,7 @@ func importCommand(ctx context.Context, args []string) error {
 	a := importSettings{natsURL: "nats://127.0.0.1:4250", databaseURL: service.DefaultConfig().DatabaseURL,
 		dataDir: ".data", maxFrontier: crawl.DefaultMaxFrontier, siteWait: time.Minute, logLevel: "info",
 		http: service.DefaultConfig().HTTP}
-	s := &settings{fs: flag.NewFlagSet("import", flag.ContinueOnError)}
+	s := &settings{fs: flag.NewFlagSet("import", flag.ContinueOnError), takesArgs: true}
 	s.String(&a.natsURL, "nats-url", "NATS server the service reads (serve's embedded server listens on 127.0.0.1:4250)")
 	s.String(&a.databaseURL, "database-url", "the service's PostgreSQL database, read to learn whether the site is known")
 	s.String(&a.dataDir, "data-dir", "local state: the import's state file goes here unless --state names one")

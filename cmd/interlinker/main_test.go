@@ -430,3 +430,23 @@ func provisionedServer(t *testing.T) (*server.Server, *producer, context.Context
 	}
 	return srv, p, ctx
 }
+
+// A command that reads no arguments refuses one rather than drop it
+// unread: a trial's "inserted SITE" was told only that --site is
+// required. Nothing is dialled: the arguments are refused first.
+func TestACommandRefusesArgumentsItDoesNotRead(t *testing.T) {
+	for _, args := range [][]string{
+		{"inserted", "little-harbor-parenting"},
+		{"audit", "little-harbor-parenting", "--wait"},
+		{"dead-letters", "--nats-url", "nats://127.0.0.1:1", "extra"},
+	} {
+		err := run(args)
+		if err == nil || !strings.Contains(err.Error(), `unexpected argument "`) {
+			t.Errorf("%q: %v, want the unexpected argument named", args, err)
+			continue
+		}
+		if args[0] != "dead-letters" && !strings.Contains(err.Error(), "--site little-harbor-parenting") {
+			t.Errorf("%q: %v, want a hint to give the site with --site", args, err)
+		}
+	}
+}

@@ -22,7 +22,7 @@ import (
 func publish(ctx context.Context, args []string) error {
 	natsURL := "nats://127.0.0.1:4250"
 	validate := true
-	s := &settings{fs: flag.NewFlagSet("publish", flag.ContinueOnError)}
+	s := &settings{fs: flag.NewFlagSet("publish", flag.ContinueOnError), takesArgs: true}
 	s.String(&natsURL, "nats-url", "NATS server to publish to (serve's embedded server listens on 127.0.0.1:4250)")
 	s.fs.BoolVar(&validate, "validate", true, "check each event against the contract before sending it")
 	s.fs.Usage = func() {

@@ -30,7 +30,7 @@ func tokenCommand(ctx context.Context, args []string) error {
 	}
 	databaseURL := service.DefaultConfig().DatabaseURL
 	var siteID, name string
-	s := &settings{fs: flag.NewFlagSet("token "+action, flag.ContinueOnError)}
+	s := &settings{fs: flag.NewFlagSet("token "+action, flag.ContinueOnError), takesArgs: true}
 	s.String(&databaseURL, "database-url", "the service's PostgreSQL database")
 	switch action {
 	case "create":
