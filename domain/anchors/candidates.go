@@ -509,7 +509,13 @@ var topicStopWordsOf = map[string]map[string]bool{
 		// "installation", and its roof articles the water heater hub for
 		// "new" ("new roof", "new water heater")
 		"install", "installing", "installation", "installations", "replace", "replacing", "replacement",
-		"repair", "repairs", "repairing", "fix", "fixing", "new", "cost", "costs", "price", "prices"),
+		"repair", "repairs", "repairing", "fix", "fixing", "new", "cost", "costs", "price", "prices",
+		// and how a thing is gone about: a parenting trial's three-day
+		// potty-training article listed the Ferber-vs-chair sleep article
+		// for "method", its sleep-training article a potty-training one
+		// for "ready"
+		"method", "methods", "technique", "techniques", "signs", "ready", "readiness", "mistakes", "basics",
+		"essentials"),
 	"spanish": set("guía", "guías", "mejor", "mejores", "completa", "completo", "definitiva", "definitivo",
 		"consejos", "trucos", "ideas", "razones", "opiniones", "principiantes", "preguntas", "frecuentes",
 		"respuestas", "receta", "recetas", "fácil", "fáciles", "casera", "casero", "caseras", "caseros", "rápida",

@@ -265,6 +265,9 @@ func TestAKindOfPageWordNamesNoTopicInTheSitesLanguage(t *testing.T) {
 		// a gardening trial: what a how-to title does is no topic
 		{"english", "Growing Basil in Pots", "How to Keep Mint From Taking Over the Growing Bed", false},
 		{"english", "Growing Basil in Pots", "Basil Pesto From the Garden", true},
+		// a parenting trial: how a thing is gone about is no topic
+		{"english", "The Three-Day Potty Training Method", "Ferber vs. Chair Method", false},
+		{"english", "When Is Your Baby Ready for Solids?", "Readiness Signs: Is My Toddler Ready for the Potty?", false},
 		// a SaaS trial: a page's format is no topic
 		{"english", "Sprint Planning Template", "Status Report Template", false},
 		// an Italian trial: question words, numbers and what a traveller does
