@@ -411,6 +411,9 @@ type planner struct {
 	// crowded: those of noRoom the density limits left out, where the
 	// text has their anchors (markup.LeftNoRoom).
 	crowded map[string]bool
+	// refused: why the trial placement took none of the others of noRoom
+	// (the placer's reason), for a note to tell.
+	refused map[string]string
 	// uncarried holds the in-body links (by id) that a trial placement
 	// did not carry (carriedFirst).
 	uncarried map[string]bool
@@ -449,7 +452,7 @@ func (pl *planner) stopped() bool {
 }
 
 func newPlanner(in Input) *planner {
-	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, noRoom: map[string]bool{}, crowded: map[string]bool{},
+	pl := &planner{in: in, linked: map[string]bool{}, offered: map[string]bool{}, noRoom: map[string]bool{}, crowded: map[string]bool{}, refused: map[string]string{},
 		uncarried: map[string]bool{}, scores: map[string]scoring.Score{}}
 	pl.cluster, _ = in.Structure.Cluster(in.Page.ClusterID)
 	pl.facets = unionSorted(in.Structure.ClusterFacets(pl.cluster), in.Structure.Facets(in.Page.Attributes))
@@ -569,6 +572,17 @@ func (pl *planner) budgetTaken() string {
 	return why
 }
 
+// refusedWhy is the placer's reason for taking no anchor of the target
+// the text names, in brackets, or "": a parenting trial's hub was told
+// only that its text named a page "with no anchor the placer may take
+// there", and could not tell why.
+func (pl *planner) refusedWhy(targetID string) string {
+	if r := pl.refused[targetID]; r != "" {
+		return " (" + r + ")"
+	}
+	return ""
+}
+
 // listsInSection reports whether the page's plan lists the target in a
 // generated section (a hub's Related Articles), which the inject stage's
 // LLM fallback leaves an in-body link to it to. An audit writes no
@@ -594,8 +608,8 @@ func (pl *planner) noteLeftToTheList(l link.Link, t link.Type) {
 	}
 	heading := pl.in.Policy.RelatedArticlesHeading
 	if !pl.crowded[l.TargetPageID] {
-		pl.note("%s link to %s not planned in the text: the text names it, with no anchor the placer may take there; the %q list links it",
-			t, l.TargetPageID, heading)
+		pl.note("%s link to %s not planned in the text: the text names it, with no anchor the placer may take there%s; the %q list links it",
+			t, l.TargetPageID, pl.refusedWhy(l.TargetPageID), heading)
 		return
 	}
 	maxLinks, minWords := ParagraphLimits(pl.in.Policy, pl.in.Page.Kind)
@@ -1829,6 +1843,8 @@ func (pl *planner) carriedFirst(links []link.Link) []link.Link {
 		// Ridgeline tripod folds", read as a plural noun).
 		if tried && markup.LeftNoRoom(trial.Reason) {
 			pl.crowded[l.TargetPageID] = true
+		} else if tried && !fit && trial.Reason != "" {
+			pl.refused[l.TargetPageID] = trial.Reason
 		}
 		if !fit {
 			pl.uncarried[l.ID] = true

@@ -316,7 +316,11 @@ func (pl *planner) noteTextless(children []link.Link) {
 			strings.Join(crowded, ", "), maxLinks, minWords)
 	}
 	if len(named) > 0 {
-		pl.note(listed+"its text names them with no anchor the placer may take there", strings.Join(named, ", "))
+		why := make([]string, len(named))
+		for i, id := range named {
+			why[i] = id + pl.refusedWhy(id)
+		}
+		pl.note(listed+"its text names them with no anchor the placer may take there", strings.Join(why, ", "))
 	}
 	if len(unnamed) > 0 {
 		pl.note(listed+"its text has no anchor for them", strings.Join(unnamed, ", "))
