@@ -208,15 +208,25 @@ func (t Target) names() []string {
 // trial's hub linked "[réduire ses dépenses] courantes" to the article
 // "Réduire ses dépenses courantes et comment tenir dans la durée", its
 // keyword inside the name the text gave it whole.
+//
+// Nor does a product's spec (SpecCut), as its title candidate is cut: a
+// lighting trial's "The Lumen & Co. [Smart A19 Bulb] uses Wi-Fi" cut the
+// name "Lumen & Co. Smart A19 Bulb" of "…, Tunable White (4-Pack)" the
+// text gave whole, which the title's name, kept with its spec, did not
+// hold the keyword back inside.
 func (t Target) nameTitle() string {
-	short := ShortTitle(t.Title)
-	if cut := JoinedQuestionCut(cmp.Or(short, t.Title), t.Language); cut != "" {
+	title := t.Title
+	if head, ok := SpecCut(title); ok {
+		title = head
+	}
+	short := ShortTitle(title)
+	if cut := JoinedQuestionCut(cmp.Or(short, title), t.Language); cut != "" {
 		return cut
 	}
 	if short != "" {
 		return short
 	}
-	return t.Title
+	return title
 }
 
 // ShortTitle is a title without its subtitle: the part before a colon, a

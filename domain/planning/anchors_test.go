@@ -378,3 +378,24 @@ func TestAnUplinkIsNotTakenInsideASiblingsNameSaidInAnotherForm(t *testing.T) {
 		t.Fatalf("placed %+v in %s (candidates %+v), want the uplink in paragraph 1, not inside the sibling's name", placed, out, cands)
 	}
 }
+
+// A lighting trial's "The Lumen & Co. [Smart A19 Bulb] uses Wi-Fi" cut the
+// product's name, which the text said whole, because the name the title
+// gave kept its spec (", Tunable White (4-Pack)"). The title's name is
+// cut as its candidate is, so the keyword is held back inside it.
+func TestAProductsKeywordIsNotLinkedInsideItsNameWithoutTheSpec(t *testing.T) {
+	pol := sagPolicy(t)
+	product := anchors.Target{PrimaryKeywords: []string{"smart A19 bulb"}, Title: "Lumen & Co. Smart A19 Bulb, Tunable White (4-Pack)"}
+	source := anchors.Target{PrimaryKeywords: []string{"wifi vs zigbee smart bulbs"}, Title: "Wi-Fi vs Zigbee Smart Bulbs"}
+	texts := []string{"The Lumen & Co. Smart A19 Bulb uses Wi-Fi with Matter support, so it pairs with most hubs."}
+	cands := anchors.NewOwnersOf([]anchors.Target{product}, source).Candidates(0, anchors.NewText(texts), pol)
+	l := link.Link{ID: "lnk", Type: link.TypeHorizontal, TargetURL: "/shop/smart-a19/", Candidates: cands}
+	out, placed, err := markup.Place([]byte("<p>"+texts[0]+"</p>"), []markup.LinkRequest{Request(l, CandidateTexts(l.Candidates), "")},
+		markup.Options{GoesOn: anchors.GoesOn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(placed) != 1 || !placed[0].Placed || placed[0].AnchorText != "Lumen & Co. Smart A19 Bulb" {
+		t.Errorf("placed %+v in %s, want the product's whole name \"Lumen & Co. Smart A19 Bulb\"", placed, out)
+	}
+}
