@@ -473,15 +473,18 @@ func anyInText(src []byte, l link.Link, texts []string, opts markup.Options) (bo
 }
 
 // notInText are those of names the text does not hold anywhere l could
-// take them, placement limits aside.
+// take them, placement limits aside. One the text holds only where no
+// link goes (inside another page's longer name, say) is not held: written
+// apart, it would carry the link (a lighting trial's advice lost "brass
+// pendant", said only inside "Arlo 3-Light Brass Pendant").
 func notInText(src []byte, l link.Link, names []string, opts markup.Options) ([]string, error) {
 	var out []string
 	for _, name := range names {
-		in, err := anyInText(src, l, []string{name}, opts)
+		pl, err := unboundedPlacement(src, l, []string{name}, opts)
 		if err != nil {
 			return nil, err
 		}
-		if !in {
+		if !pl.Placed {
 			out = append(out, name)
 		}
 	}

@@ -160,6 +160,22 @@ func TestACappedLinkIsNotToldToWriteANameItsTextHolds(t *testing.T) {
 	if !strings.Contains(l.Reason, `written there ("walking boots") would carry it`) {
 		t.Errorf("reason %q, want it to name the name the text does not hold yet", l.Reason)
 	}
+
+	// A name the text holds only inside another page's longer name, where
+	// no link goes, is still one to write (a lighting trial's advice lost
+	// "brass pendant", said only in "Arlo 3-Light Brass Pendant").
+	src = []byte(`<p>Pack <a href="/socks/">wool socks</a> and <a href="/poles/">trekking poles</a>, then read our guide to lightweight hiking boots before you buy.</p>` + "\n" +
+		`<p>The Alpine Walking Boots Kit is sold out.</p>` + "\n")
+	links = []link.Link{{ID: "named", TargetPageID: "boots", TargetURL: "/boots/", Type: link.TypeCrossCluster, Zone: link.ZoneInBody,
+		Status: link.StatusPlanned, Candidates: []link.Anchor{{Text: "hiking boots", Type: link.AnchorPrimaryKeyword},
+			{Text: "lightweight hiking boots", Type: link.AnchorPrimaryKeyword},
+			{Text: "walking boots", Type: link.AnchorPrimaryKeyword, NotWithin: []string{"Alpine Walking Boots Kit"}}}}}
+	if _, err := placeInBody(src, links, usage, planning.AnchorCap{MaxExact: 3}, markup.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if l := links[0]; !strings.Contains(l.Reason, `written there ("walking boots") would carry it`) {
+		t.Errorf("reason %q, want \"walking boots\" named: the text holds it only inside another page's name", l.Reason)
+	}
 }
 
 // A suggestion left for review carries the words that would carry it and
