@@ -604,7 +604,7 @@ func FramesPhrase(phrase, language string) bool {
 	}
 	first, last := strings.ToLower(words[0]), strings.ToLower(words[len(words)-1])
 	return FunctionWord(first, language) || FunctionWord(last, language) || genericStarts[first] ||
-		english(language) && superlative(first)
+		English(language) && superlative(first)
 }
 
 // functionWordsOf are, by language (policy.Languages but English, whose

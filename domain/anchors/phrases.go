@@ -113,12 +113,12 @@ func NewText(paragraphs []string) *Text {
 // by its words alone, a Dutch site's questions ("is", "was", "in" and
 // "we" are Dutch too) gave anchors such as "een schone racefiets".
 func NewTextIn(paragraphs []string, language string) *Text {
-	return newText(paragraphs, english(language))
+	return newText(paragraphs, English(language))
 }
 
-// english reports whether a policy.Language name ("" is the default) is
+// English reports whether a policy.Language name ("" is the default) is
 // English, whose lexicon the phrase rules read.
-func english(language string) bool { return language == "" || language == policy.English }
+func English(language string) bool { return language == "" || language == policy.English }
 
 func newText(paragraphs []string, phrases bool) *Text {
 	t := &Text{words: wordKey(strings.Join(paragraphs, "\n")), vocab: map[string]bool{}}

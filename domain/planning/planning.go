@@ -914,12 +914,13 @@ func (pl *planner) relatedReading() {
 		}
 		own := pl.withoutSiteCommonWords(anchors.NewContentWords(append(append([]string{pl.in.Page.Title, pl.in.Page.PrimaryKeyword}, pl.in.Page.Keywords...), pl.cluster.PrimaryKeyword), pl.in.Policy.Language))
 		ownIn, ownOutside := withoutCommonWords(own, inSector), withoutCommonWords(own, outside)
+		apart := pl.contrastingClusterWords()
 		for _, s := range pl.scoreAll(sharing) {
 			g, words := relatedOnTopic, ownIn
 			if otherSector(s.Target) {
 				g, words = relatedOnTopic+relatedOtherSector, ownOutside
 			}
-			shared := words.SharedWord(PageNames(s.Page))
+			shared := apart(s.ClusterID, words).SharedWord(PageNames(s.Page))
 			if s.score.Factors[scoring.FactorKeywordOverlap] == 0 || shared == "" {
 				g += relatedOffTopic
 			}
@@ -975,6 +976,62 @@ func withoutCommonWords(own anchors.ContentWords, targets []Target) anchors.Cont
 		}
 	}
 	return out
+}
+
+// contrastingClusterWords returns, for a page of another cluster, the
+// page's topic words less the head nouns both clusters' names end on:
+// two clusters named "sleep training" and "potty training" are two
+// topics, and the "training" they share is the head each sets apart with
+// its own word (a parenting trial's sleep articles listed potty-training
+// pages for it). A shared modifier is a shared topic ("sleep training"
+// and "sleep regression" are both about sleep). Only English names are
+// read so, their head coming last. Heads are read once a cluster.
+func (pl *planner) contrastingClusterWords() func(clusterID string, words anchors.ContentWords) anchors.ContentWords {
+	lang := pl.in.Policy.Language
+	if !anchors.English(lang) {
+		return func(_ string, words anchors.ContentWords) anchors.ContentWords { return words }
+	}
+	names := func(c site.Cluster) anchors.ContentWords {
+		var heads []string
+		for _, n := range append([]string{c.Name, c.PrimaryKeyword}, c.Keywords...) {
+			if f := strings.Fields(n); len(f) > 1 {
+				heads = append(heads, f[len(f)-1])
+			}
+		}
+		return anchors.NewContentWords(heads, lang)
+	}
+	var own anchors.ContentWords
+	cache := map[string]anchors.ContentWords{}
+	return func(clusterID string, words anchors.ContentWords) anchors.ContentWords {
+		if clusterID == "" || clusterID == pl.cluster.ID || pl.cluster.ID == "" {
+			return words
+		}
+		if own == nil {
+			own = names(pl.cluster)
+		}
+		apart, ok := cache[clusterID]
+		if !ok {
+			apart = anchors.ContentWords{}
+			if c, found := pl.in.Structure.Cluster(clusterID); found {
+				for w := range names(c) {
+					if own[w] {
+						apart[w] = true
+					}
+				}
+			}
+			cache[clusterID] = apart
+		}
+		if len(apart) == 0 {
+			return words
+		}
+		out := anchors.ContentWords{}
+		for w := range words {
+			if !apart[w] {
+				out[w] = true
+			}
+		}
+		return out
+	}
 }
 
 // withoutSiteCommonWords is own less the words that the names (name,

@@ -3004,3 +3004,32 @@ func TestASectorPageListsItsHubsInTheOrderTheSiteDeclaresItsClusters(t *testing.
 		t.Errorf("the sector page lists %v, want its hubs as the site declares their clusters %v; notes %q", got, want, plan.Notes)
 	}
 }
+
+// A parenting trial's sleep-training articles listed potty-training pages
+// in Related Reading "for the word "training"": the head both clusters'
+// names end on is the word each sets apart with its own, two topics, not
+// one. A modifier they share is a topic they share.
+func TestRelatedReadingTakesNoHeadTwoClustersNamesShareForATopic(t *testing.T) {
+	sleep := testCluster("sleep", "Sleep Training", "sleep training", "terrain=mountain")
+	potty := testCluster("potty", "Potty Training", "potty training", "terrain=mountain")
+	naps := testCluster("naps", "Sleep Schedules", "sleep schedules", "terrain=mountain")
+	hub := hubOf(sleep)
+	page := articleIn(sleep, "when", "When to Start Sleep Training")
+	page.PrimaryKeyword = "start sleep training"
+	pottyPage := articleIn(potty, "potty-boys", "Potty Training Boys")
+	napPage := articleIn(naps, "nap-sleep", "Sleep Needs by Age")
+	targets := []Target{{Page: hub}, {Page: pottyPage, Inbound: 30}, {Page: napPage}}
+	plan := planOf(t, Input{Structure: testSite(sleep, potty, naps), Policy: sagPolicy(t), Page: page, Hub: &hub, Targets: targets, WordCount: 900})
+	rr := linksOf(plan, link.TypeRelated, link.ZoneRelatedSection)
+	if len(rr) == 0 {
+		t.Fatalf("no Related Reading (notes %q)", plan.Notes)
+	}
+	for _, l := range rr {
+		if strings.Contains(l.Explanation, `the word "training"`) {
+			t.Errorf("%s explained as on the article's topic for the head both clusters' names share: %q", l.TargetPageID, l.Explanation)
+		}
+	}
+	if rr[0].TargetPageID != "nap-sleep" || !strings.Contains(rr[0].Explanation, `the word "sleep"`) {
+		t.Errorf("Related Reading %v, want the sleep-needs page first, on topic for \"sleep\"; first explained %q", targetIDs(rr), rr[0].Explanation)
+	}
+}
