@@ -1435,18 +1435,10 @@ func (pl *planner) asWritten(name string) string {
 	want := strings.ToLower(name)
 	for _, text := range pl.in.Texts {
 		lower := strings.ToLower(text)
-		for from := 0; ; {
-			i := strings.Index(lower[from:], want)
-			if i < 0 {
-				break
-			}
-			i += from
-			end := i + len(want)
-			// the same byte offsets hold in text: ASCII case folding only
-			if len(lower) == len(text) && wordBoundary(lower, i, end) {
-				return uncapitalizedAtStart(text, i, text[i:end])
-			}
-			from = i + 1
+		// the same byte offsets hold in text only when case folding kept
+		// every rune's size
+		if i := indexWords(lower, want); i >= 0 && len(lower) == len(text) {
+			return uncapitalizedAtStart(text, i, text[i:i+len(want)])
 		}
 	}
 	return name
@@ -1466,14 +1458,6 @@ func uncapitalizedAtStart(text string, i int, written string) string {
 		return written
 	}
 	return string(unicode.ToLower(first)) + written[size:]
-}
-
-// wordBoundary reports whether s[i:end] is whole words of s.
-func wordBoundary(s string, i, end int) bool {
-	before, _ := utf8.DecodeLastRuneInString(s[:i])
-	after, _ := utf8.DecodeRuneInString(s[end:])
-	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
-	return (i == 0 || !word(before)) && (end == len(s) || !word(after))
 }
 
 // contextualDown is SAG link type 2's body links: the hub links from its
@@ -1991,13 +1975,19 @@ func (pl *planner) placeableTexts(l link.Link) []string {
 // digit joined to either end (markup's whole-word rule; scripts written
 // without spaces need no boundary). Both are normalised (anchors.Normalize).
 func containsWords(text, phrase string) bool {
+	return indexWords(text, phrase) >= 0
+}
+
+// indexWords is where phrase first occurs in text as containsWords finds
+// it, or -1.
+func indexWords(text, phrase string) int {
 	if phrase == "" {
-		return false
+		return -1
 	}
 	for from := 0; from <= len(text)-len(phrase); {
 		i := strings.Index(text[from:], phrase)
 		if i < 0 {
-			return false
+			return -1
 		}
 		start, end := from+i, from+i+len(phrase)
 		first, _ := utf8.DecodeRuneInString(phrase)
@@ -2005,12 +1995,12 @@ func containsWords(text, phrase string) bool {
 		before, _ := utf8.DecodeLastRuneInString(text[:start])
 		after, _ := utf8.DecodeRuneInString(text[end:])
 		if (start == 0 || !joinedRunes(before, first)) && (end == len(text) || !joinedRunes(last, after)) {
-			return true
+			return start
 		}
 		_, size := utf8.DecodeRuneInString(text[start:])
 		from = start + size
 	}
-	return false
+	return -1
 }
 
 // joinedRunes reports whether a and b side by side are one word.
