@@ -73,10 +73,7 @@ func buildCandidates(t Target, p policy.Policy, natural func() []string) []link.
 	// joined to a title is cut from its short form, so a subtitle does not
 	// stay on ("¿Por qué mi perro ladra tanto? Causas" of "… Causas y cómo
 	// corregirlo").
-	title := t.Title
-	if head, ok := SpecCut(title); ok {
-		title = head
-	}
+	title := WithoutSpec(t.Title)
 	short := ShortTitle(title)
 	add(withoutArticle(unquestioned(title), p.Language), link.AnchorPageTitle)
 	add(withoutArticle(unquestioned(short), p.Language), link.AnchorPageTitle)
@@ -215,10 +212,7 @@ func (t Target) names() []string {
 // text gave whole, which the title's name, kept with its spec, did not
 // hold the keyword back inside.
 func (t Target) nameTitle() string {
-	title := t.Title
-	if head, ok := SpecCut(title); ok {
-		title = head
-	}
+	title := WithoutSpec(t.Title)
 	short := ShortTitle(title)
 	if cut := JoinedQuestionCut(cmp.Or(short, title), t.Language); cut != "" {
 		return cut
@@ -382,6 +376,17 @@ func SpecCut(title string) (string, bool) {
 		return "", false
 	}
 	return head, true
+}
+
+// WithoutSpec is the title without the spec SpecCut finds, or the title
+// itself. A title's name, its anchor candidate and its crumb are cut of it
+// first, before a subtitle or a closing aside is: "…Smart A19 Bulb,
+// Tunable White (4-Pack)" is "…Smart A19 Bulb".
+func WithoutSpec(title string) string {
+	if head, ok := SpecCut(title); ok {
+		return head
+	}
+	return title
 }
 
 // allSpecWords reports whether every word names a size, a count, a

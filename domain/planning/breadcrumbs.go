@@ -129,16 +129,12 @@ func shortCrumbName(st site.Structure, language string, p site.Page) string {
 	// candidates, so a pack in brackets does not keep the spec before it
 	// (a lighting trial's crumb "Lumen & Co. Smart A19 Bulb, Tunable
 	// White" of "…, Tunable White (4-Pack)").
-	head, specCut := anchors.SpecCut(p.Title)
-	title := p.Title
-	if specCut {
-		title = head
-	}
+	title := anchors.WithoutSpec(p.Title)
 	if short := anchors.ShortTitle(title); short != "" {
 		return short
 	}
-	if specCut {
-		return head
+	if title != p.Title {
+		return title
 	}
 	if language != "" && language != policy.English {
 		if longTitle(p.Title) {

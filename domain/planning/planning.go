@@ -991,14 +991,14 @@ func (pl *planner) contrastingClusterWords() func(clusterID string, words anchor
 	if !anchors.English(lang) {
 		return func(_ string, words anchors.ContentWords) anchors.ContentWords { return words }
 	}
-	names := func(c site.Cluster) anchors.ContentWords {
-		var heads []string
+	heads := func(c site.Cluster) anchors.ContentWords {
+		var last []string
 		for _, n := range append([]string{c.Name, c.PrimaryKeyword}, c.Keywords...) {
 			if f := strings.Fields(n); len(f) > 1 {
-				heads = append(heads, f[len(f)-1])
+				last = append(last, f[len(f)-1])
 			}
 		}
-		return anchors.NewContentWords(heads, lang)
+		return anchors.NewContentWords(last, lang)
 	}
 	var own anchors.ContentWords
 	cache := map[string]anchors.ContentWords{}
@@ -1007,13 +1007,13 @@ func (pl *planner) contrastingClusterWords() func(clusterID string, words anchor
 			return words
 		}
 		if own == nil {
-			own = names(pl.cluster)
+			own = heads(pl.cluster)
 		}
 		apart, ok := cache[clusterID]
 		if !ok {
 			apart = anchors.ContentWords{}
 			if c, found := pl.in.Structure.Cluster(clusterID); found {
-				for w := range names(c) {
+				for w := range heads(c) {
 					if own[w] {
 						apart[w] = true
 					}
