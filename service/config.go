@@ -5,9 +5,11 @@
 package service
 
 import (
-	"go.opentelemetry.io/otel/trace"
 	"log/slog"
+	"os"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/interlinker/interlinker/llm"
 	"github.com/interlinker/interlinker/outbound"
@@ -96,6 +98,10 @@ type Config struct {
 	OTLPEndpoint   string
 	TracerProvider trace.TracerProvider
 
+	// GCPercent is the Go garbage collector's target (GOGC) Start sets
+	// for the process; 0 leaves the runtime's own (GOGC, else 100).
+	GCPercent int
+
 	ShutdownTimeout time.Duration
 	Logger          *slog.Logger
 }
@@ -130,6 +136,7 @@ func DefaultConfig() Config {
 		PruneInterval:   10 * time.Minute,
 		CountBatch:      1000,
 		CountInterval:   time.Second,
+		GCPercent:       defaultGCPercent(),
 		ReplanDelay:     time.Second,
 		SettleDelay:     2 * time.Second,
 		LLM: llm.Config{Timeout: llm.DefaultTimeout, MaxConcurrent: llm.DefaultMaxConcurrent,
@@ -159,4 +166,20 @@ func (c Config) PoolSize(stages int) int32 {
 		return c.DBMaxConns
 	}
 	return int32(max(c.Workers, 1)*stages + poolReserve)
+}
+
+// gcPercent is the service's default GCPercent. Planning allocates about
+// 1.4 MB a page, almost all of it garbage by the page's commit, and at
+// Go's default of 100 collecting it took a tenth of the process's CPU in
+// a burst; at 400 the burst benchmark ran about 10% faster, for a heap
+// that peaks about 2.2 times as high (README, Sizing).
+const gcPercent = 400
+
+// defaultGCPercent is gcPercent, unless the environment sets GOGC: an
+// operator's GOGC is kept.
+func defaultGCPercent() int {
+	if os.Getenv("GOGC") != "" {
+		return 0
+	}
+	return gcPercent
 }

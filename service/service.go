@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,6 +69,11 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	}
 	cfg.Logger = slog.New(traceLogHandler{cfg.Logger.Handler()})
 	s := &Service{cfg: cfg, log: cfg.Logger, metrics: handlers.NewMetrics()}
+	if cfg.GCPercent > 0 {
+		// The process is the service's, so its collector target is a
+		// setting of the service (Config.GCPercent).
+		debug.SetGCPercent(cfg.GCPercent)
+	}
 	defer func() {
 		if err != nil {
 			s.teardown(context.Background())

@@ -266,6 +266,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	outboundFlags(s, &cfg.HTTP)
 	s.Int(&cfg.VerifyWorkers, "verify-workers", "link targets a verification checks at once (0: http-global-concurrency)")
 	s.String(&cfg.OTLPEndpoint, "otlp-endpoint", "OTLP/HTTP endpoint spans are exported to (http://collector:4318); empty: OTEL_EXPORTER_OTLP_ENDPOINT if set, else spans are not exported")
+	s.Int(&cfg.GCPercent, "gc-percent", "the Go garbage collector's target (GOGC) for the process; 0 leaves the runtime's (GOGC, else 100); default 400, or 0 when GOGC is set")
 	s.Duration(&cfg.ShutdownTimeout, "shutdown-timeout", "how long in-flight work may take at shutdown")
 	s.String(logLevel, "log-level", "debug, info, warn or error")
 	s.logLevel = logLevel
