@@ -381,7 +381,8 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 	}
 	progress.done(ctx, 1)
 	figured := time.Now()
-	r := &recommender{p: p, tx: tx, sc: sc, siteID: job.SiteID, auditor: auditor, report: report, progress: progress, proposed: newAnchorTally()}
+	r := &recommender{p: p, tx: tx, sc: sc, siteID: job.SiteID, auditor: auditor, report: report, progress: progress, proposed: newAnchorTally(),
+		templateFixes: map[int]bool{}}
 	recs, err := r.recommend(ctx)
 	if err != nil {
 		return auditResult{}, err

@@ -56,6 +56,10 @@ type recommender struct {
 	// moving are the links a move into the first paragraphs takes
 	// (lateUplink), which no anchor variation takes too.
 	moving map[linkKey]bool
+	// templateFixes are the recommendations, by index in recs, that point
+	// a menu's, header's or footer's link elsewhere: no link of the page's
+	// text, so none a fix of its text counts.
+	templateFixes map[int]bool
 }
 
 // linkKey is a link of a page as apply finds it: path, text, occurrence.
@@ -890,8 +894,8 @@ func (r *recommender) linkedTargets(ctx context.Context, pageID string) (map[str
 			out[l.targetID] = true
 		}
 	}
-	for _, rec := range r.recs {
-		if rec.PageID == pageID && (rec.Action == audit.ActionAdd || rec.Action == audit.ActionRetarget) {
+	for i, rec := range r.recs {
+		if rec.PageID == pageID && (rec.Action == audit.ActionAdd || rec.Action == audit.ActionRetarget) && !r.templateFixes[i] {
 			out[rec.TargetID] = true
 		}
 	}
@@ -1094,13 +1098,21 @@ func (r *recommender) broken(ctx context.Context) error {
 			Reason: brokenReason(f)}
 		hub := r.auditor.Hub(r.cluster(f.TargetID))
 		var targets []planning.Target
-		if hub != "" && hub != src && !has[hub] {
+		// A menu's or footer's link gets the same fix on every page, so
+		// what else a page links does not decide it: a gardening trial's
+		// menus came out different page by page.
+		if hub != "" && (f.InTemplate || hub != src && !has[hub]) {
 			var err error
 			if targets, err = r.targets(ctx, hub); err != nil {
 				return err
 			}
 		}
 		switch {
+		case len(targets) == 1 && f.InTemplate:
+			rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRetarget, hub, targets[0].URL
+			rec.LinkType = planning.Relation(page, targets[0].Page)
+			rec.Reason += fmt.Sprintf("; point it at %s, the hub of the deleted page's cluster, on every page: the link is in the site's menu, header or footer", hub)
+			r.templateFixes[len(r.recs)] = true
 		case len(targets) == 1:
 			rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRetarget, hub, targets[0].URL
 			rec.LinkType = planning.Relation(page, targets[0].Page)
@@ -1186,7 +1198,10 @@ func (r *recommender) redirected(ctx context.Context) error {
 			LinkType: link.TypeRelated, TargetID: finalID, TargetURL: href, Anchor: f.Anchor, Found: true, LinkPath: path,
 			LinkText: f.Anchor, Occurrence: occurrence, Weight: r.linkScore(src) / 2, Reason: f.Detail}
 		linked := false
-		if finalID != "" && finalID != src && has[finalID] {
+		// A menu's or footer's link is pointed where it ends on every page:
+		// removed from pages that link there in their text, it left a
+		// gardening trial's menus different page by page.
+		if finalID != "" && finalID != src && has[finalID] && !f.InTemplate {
 			// The link itself may be what has counts: "/carrelage" answers
 			// through a redirect to "/carrelage/", and both name the page
 			// (a French trial's hub lost its only link to another hub so).
@@ -1195,7 +1210,7 @@ func (r *recommender) redirected(ctx context.Context) error {
 			}
 		}
 		switch {
-		case finalID != "" && (finalID == src || linked):
+		case finalID != "" && !f.InTemplate && (finalID == src || linked):
 			rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRemove, "", ""
 			rec.Reason += fmt.Sprintf("; remove the link, keeping its text: the page links %s, where it ends, already or by another fix", finalID)
 		default:
@@ -1207,13 +1222,71 @@ func (r *recommender) redirected(ctx context.Context) error {
 				if len(targets) == 1 {
 					rec.LinkType = planning.Relation(page, targets[0].Page)
 				}
-				has[finalID] = true
+				if !f.InTemplate {
+					full, what, err := r.atTypeCap(ctx, page, rec.LinkType)
+					if err != nil {
+						return err
+					}
+					if full {
+						rec.Action, rec.TargetID, rec.TargetURL = audit.ActionRemove, "", ""
+						rec.Reason += fmt.Sprintf("; remove the link, keeping its text: it ends on %s, and the page links %s in its body already (link_type_caps)", finalID, what)
+						r.recs = append(r.recs, rec)
+						return nil
+					}
+					has[finalID] = true
+				}
+			}
+			if f.InTemplate {
+				r.templateFixes[len(r.recs)] = true
 			}
 			rec.Reason += fmt.Sprintf("; point it at %s", href)
 		}
 		r.recs = append(r.recs, rec)
 		return nil
 	})
+}
+
+// atTypeCap reports whether a page's text links as many pages of a type
+// as link_type_caps allows it (siblings, or a hub's links to other
+// clusters' hubs), counting the fixes recommended before, and says how
+// many: a redirecting shortlink that ends on a sibling links none until
+// it is pointed there, and a craft trial's page at its sibling cap then
+// had the fix refused.
+func (r *recommender) atTypeCap(ctx context.Context, page site.Page, typ link.Type) (bool, string, error) {
+	limit, what := 0, ""
+	switch {
+	case r.sc.policy.Name != policy.SAG:
+		return false, "", nil
+	case typ == link.TypeHorizontal:
+		limit, what = r.sc.policy.MaxSiblingLinks, "sibling pages"
+	case typ == link.TypeCrossCluster:
+		limit, what = r.sc.policy.MaxCrossClusterPerHub, "other clusters' hubs"
+	default:
+		return false, "", nil
+	}
+	links, err := r.pageLinks(ctx, page.ID)
+	if err != nil {
+		return false, "", err
+	}
+	n := 0
+	for _, l := range links {
+		if !l.InBody() || !l.live || r.removing[keyOf(page.ID, l)] {
+			continue
+		}
+		if t, ok := r.auditor.Page(l.targetID); ok && l.targetID != page.ID &&
+			planning.Relation(page, site.Page{ID: t.ID, Kind: t.Kind, ClusterID: t.ClusterID}) == typ {
+			n++
+		}
+	}
+	for i, rec := range r.recs {
+		if rec.PageID == page.ID && rec.LinkType == typ && !r.templateFixes[i] {
+			switch rec.Action {
+			case audit.ActionAdd, audit.ActionRetarget:
+				n++
+			}
+		}
+	}
+	return n >= limit, fmt.Sprintf("%d %s, the cap", n, what), nil
 }
 
 // linksOtherwise reports whether a page links a target in its body by a
@@ -1229,8 +1302,8 @@ func (r *recommender) linksOtherwise(ctx context.Context, pageID, targetID, url 
 			return true, nil
 		}
 	}
-	for _, rec := range r.recs {
-		if rec.PageID == pageID && rec.TargetID == targetID && (rec.Action == audit.ActionAdd || rec.Action == audit.ActionRetarget) {
+	for i, rec := range r.recs {
+		if rec.PageID == pageID && rec.TargetID == targetID && (rec.Action == audit.ActionAdd || rec.Action == audit.ActionRetarget) && !r.templateFixes[i] {
 			return true, nil
 		}
 	}

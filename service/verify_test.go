@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -398,5 +399,146 @@ func TestARedirectToTheSamePageWithASlashIsPointedThereNotRemoved(t *testing.T) 
 	}
 	if fix == nil || fix.Action != "retarget" || fix.TargetID != "c" || fix.TargetURL != "/boots/c/" {
 		t.Errorf("the hub's redirected link to c: %+v, want it pointed at /boots/c/", fix)
+	}
+}
+
+// A gardening trial's apply removed the menu's and footer's link to a
+// redirecting contact page from the pages whose text linked the page
+// already, and pointed it at the final URL on the others: its menus then
+// differed page by page. A link in the site's chrome gets the same fix
+// on every page.
+func TestARedirectingMenuLinkIsPointedAtItsFinalURLOnEveryPage(t *testing.T) {
+	t.Parallel()
+	live := startLiveSite(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/", "/boots/", "/boots/a/", "/boots/b/", "/contact/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<p>ok</p>")
+		case "/contact":
+			http.Redirect(w, r, "/contact/", http.StatusMovedPermanently)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	cfg := testConfig(t)
+	cfg.HTTP.AllowHosts = []string{"127.0.0.1"}
+	h := &auditHarness{harness: startHarness(t, cfg)}
+	h.progress = collect(t, h.js, "AUDIT", events.AuditProgress)
+	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
+	h.applied = collect(t, h.js, "AUDIT", events.AuditApplied)
+	const siteID = "verify-menu"
+	const header = `<header><nav><a href="/boots/">Boots</a> <a href="/contact">Contact</a></nav></header>`
+	const footer = `<footer><p><a href="/contact">Write to us</a> <a href="/boots/old/">Our old guide</a></p></footer>`
+	page := func(id, url, kind, cluster, body string) events.PageInfo {
+		p := events.PageInfo{ID: id, URL: url, Title: id, Kind: kind, ClusterID: cluster, Version: 1,
+			HTML: header + "<main><article>\n" + body + "</article></main>\n" + footer}
+		if cluster != "" {
+			p.SectorID = "hiking"
+		}
+		return p
+	}
+	h.publishExisting(verifySiteEvent(siteID, live.URL), []events.PageInfo{
+		page("boots", "/boots/", "hub", "boots", "<p>All about boots: <a href=\"/boots/a/\">light</a> and <a href=\"/boots/b/\">water</a>.</p>\n"),
+		page("a", "/boots/a/", "supporting", "boots", "<p>Light matters for <a href=\"/boots/\">hiking boots</a>; <a href=\"/contact/\">ask us</a> anything.</p>\n"),
+		page("b", "/boots/b/", "supporting", "boots", "<p>Water your <a href=\"/boots/\">hiking boots</a> weekly.</p>\n"),
+		page("contact", "/contact/", "page", "", "<p>Our address.</p>\n"),
+		page("old", "/boots/old/", "supporting", "boots", "<p>An old guide to <a href=\"/boots/\">hiking boots</a>.</p>\n"),
+	}, "old")
+	report := h.audit(siteID, "menus", events.AuditRequestedData{Verify: true})
+	if report.RedirectLinks != 8 {
+		t.Fatalf("redirect links %d, want 8 (the menu's and the footer's on each of 4 pages)", report.RedirectLinks)
+	}
+	if report.BrokenLinks != 4 {
+		t.Fatalf("broken links %d, want 4 (the footer's to the deleted guide on each of 4 pages)", report.BrokenLinks)
+	}
+	// The deleted guide's link is pointed at its cluster's hub on every
+	// page, the hub's own footer too, whatever else a page links.
+	wantFix := map[string]string{"/contact": "/contact/", "/boots/old": "/boots/"}
+	var ids []string
+	for _, r := range h.recommendations(siteID, "menus") {
+		want, ok := wantFix[r.LinkPath]
+		if !ok {
+			continue
+		}
+		if r.Action != "retarget" || r.TargetURL != want {
+			t.Errorf("%s's %q link to %s: %s %q (%s), want it pointed at %s", r.PageID, r.LinkText, r.LinkPath, r.Action, r.TargetURL, r.Reason, want)
+		}
+		ids = append(ids, r.ID)
+	}
+	if len(ids) != 12 {
+		t.Fatalf("%d fixes of the menu's and footer's links, want 12", len(ids))
+	}
+	res := h.applyFixes(siteID, "apply-menus", events.AuditApplyData{AuditID: "menus", RecommendationIDs: ids})
+	if res.Applied != 12 || len(res.Failed) != 0 {
+		t.Errorf("applying the menu fixes: applied %d, refused %+v", res.Applied, res.Failed)
+	}
+	chrome := regexp.MustCompile(`(?s)<header>.*</header>|<footer>.*</footer>`)
+	fixed := h.fixedPages(siteID, "menus")
+	if len(fixed) != 4 {
+		t.Fatalf("%d pages fixed, want 4", len(fixed))
+	}
+	want := strings.NewReplacer(`"/contact"`, `"/contact/"`, `"/boots/old/"`, `"/boots/"`).Replace(header + footer)
+	for id, p := range fixed {
+		if got := strings.Join(chrome.FindAllString(p.HTML, -1), ""); got != want {
+			t.Errorf("%s's menu and footer after the fixes:\n%s\nwant\n%s", id, got, want)
+		}
+	}
+}
+
+// A craft trial's page at its sibling cap linked a shortlink that
+// redirects to another sibling: pointed there, the link made one sibling
+// too many and apply refused the fix. It is unwrapped, its text kept,
+// and a page under the cap has it pointed where it ends.
+func TestARedirectEndingOnASiblingPastTheCapIsUnwrapped(t *testing.T) {
+	t.Parallel()
+	live := startLiveSite(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/boots/", "/boots/a/", "/boots/b/", "/boots/c/", "/boots/d/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<p>ok</p>")
+		case "/go/d":
+			http.Redirect(w, r, "/boots/d/", http.StatusMovedPermanently)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	cfg := testConfig(t)
+	cfg.HTTP.AllowHosts = []string{"127.0.0.1"}
+	h := &auditHarness{harness: startHarness(t, cfg)}
+	h.progress = collect(t, h.js, "AUDIT", events.AuditProgress)
+	h.completed = collect(t, h.js, "AUDIT", events.AuditCompleted)
+	h.applied = collect(t, h.js, "AUDIT", events.AuditApplied)
+	const siteID = "verify-cap"
+	page := func(id, url, kind, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: id, Kind: kind, ClusterID: "boots", SectorID: "hiking", Version: 1,
+			HTML: "<main><article>\n" + body + "</article></main>\n"}
+	}
+	h.publishExisting(verifySiteEvent(siteID, live.URL), []events.PageInfo{
+		page("boots", "/boots/", "hub", "<p>All about boots: <a href=\"/boots/a/\">fit</a>, <a href=\"/boots/b/\">care</a>, <a href=\"/boots/c/\">soles</a> and <a href=\"/boots/d/\">laces</a>.</p>\n"),
+		page("a", "/boots/a/", "supporting", "<p>Fit matters for <a href=\"/boots/\">hiking boots</a>. See <a href=\"/boots/b/\">care</a> and <a href=\"/boots/c/\">soles</a>.</p>\n"+
+			"<p>Tie them with good <a href=\"/go/d\">laces</a>.</p>\n"),
+		page("b", "/boots/b/", "supporting", "<p>Care for <a href=\"/boots/\">hiking boots</a>. See <a href=\"/boots/c/\">soles</a>.</p>\n"+
+			"<p>Tie them with good <a href=\"/go/d\">laces</a>.</p>\n"),
+		page("c", "/boots/c/", "supporting", "<p>Soles of <a href=\"/boots/\">hiking boots</a>, <a href=\"/boots/a/\">fit</a> and <a href=\"/boots/b/\">care</a>.</p>\n"),
+		page("d", "/boots/d/", "supporting", "<p>Laces for <a href=\"/boots/\">hiking boots</a>, <a href=\"/boots/a/\">fit</a> and <a href=\"/boots/c/\">soles</a>.</p>\n"),
+	})
+	if report := h.audit(siteID, "cap", events.AuditRequestedData{Verify: true}); report.RedirectLinks != 2 {
+		t.Fatalf("redirect links %d, want 2", report.RedirectLinks)
+	}
+	fixes := map[string]store.StoredRecommendation{}
+	for _, r := range h.recommendations(siteID, "cap") {
+		if r.LinkPath == "/go/d" {
+			fixes[r.PageID] = r
+		}
+	}
+	if r := fixes["a"]; r.Action != "remove" || !strings.Contains(r.Reason, "link_type_caps") {
+		t.Errorf("a's shortlink to its third sibling: %s (%s), want it unwrapped at the sibling cap", r.Action, r.Reason)
+	}
+	if r := fixes["b"]; r.Action != "retarget" || r.TargetID != "d" || r.TargetURL != "/boots/d/" {
+		t.Errorf("b's shortlink to its second sibling: %s %s (%s), want it pointed at /boots/d/", r.Action, r.TargetURL, r.Reason)
+	}
+	res := h.applyFixes(siteID, "apply-cap", events.AuditApplyData{AuditID: "cap", RecommendationIDs: []string{fixes["a"].ID, fixes["b"].ID}})
+	if res.Applied != 2 || len(res.Failed) != 0 {
+		t.Errorf("applying the shortlinks' fixes: applied %d, refused %+v", res.Applied, res.Failed)
 	}
 }

@@ -65,6 +65,13 @@ type Link struct {
 // navigation, header, footer and asides, and outside generated blocks.
 func (l Link) InBody() bool { return l.Position == "content" && l.InBlock == "" }
 
+// InTemplate reports whether a link is in the site's navigation, header or
+// footer: the chrome its theme repeats on every page, which a fix changes
+// alike on every page or not at all.
+func (l Link) InTemplate() bool {
+	return l.Position == "navigation" || l.Position == "header" || l.Position == "footer"
+}
+
 // Auditor gathers a site's figures from its pages' links.
 type Auditor struct {
 	st     site.Structure
@@ -248,6 +255,9 @@ type Finding struct {
 	Detail       string
 	// FinalURL is where a redirected link's target ends up.
 	FinalURL string
+	// InTemplate reports whether the link is in the navigation, header or
+	// footer (Link.InTemplate).
+	InTemplate bool
 }
 
 // CheckOutcome is what an HTTP check of a link target found.
@@ -298,14 +308,15 @@ func (a *Auditor) checkFinding(sums *clusterLinks, pageID, targetID string, l Li
 		if c.Status != 0 {
 			detail = fmt.Sprintf("its target answers HTTP %d", c.Status)
 		}
-		a.broken = append(a.broken, Finding{PageID: pageID, TargetID: targetID, URL: l.URL, Anchor: l.Text, Detail: detail})
+		a.broken = append(a.broken, Finding{PageID: pageID, TargetID: targetID, URL: l.URL, Anchor: l.Text, Detail: detail,
+			InTemplate: l.InTemplate()})
 		return true
 	case CheckRedirect:
 		a.redirects = append(a.redirects, Finding{PageID: pageID, TargetID: targetID, URL: l.URL, Anchor: l.Text,
-			Detail: "points at a redirect; update it to the final URL " + c.FinalURL, FinalURL: c.FinalURL})
+			Detail: "points at a redirect; update it to the final URL " + c.FinalURL, FinalURL: c.FinalURL, InTemplate: l.InTemplate()})
 	case CheckUnverified:
 		a.unverified = append(a.unverified, Finding{PageID: pageID, TargetID: targetID, URL: l.URL, Anchor: l.Text,
-			Detail: "not verified over HTTP: " + c.Reason})
+			Detail: "not verified over HTTP: " + c.Reason, InTemplate: l.InTemplate()})
 	}
 	return false
 }
@@ -471,13 +482,13 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 			// is a page not imported, not a finding.
 			if !checked {
 				a.unverified = append(a.unverified, Finding{PageID: pageID, URL: l.URL, Anchor: l.Text,
-					Detail: "links to a path that is no known page"})
+					Detail: "links to a path that is no known page", InTemplate: l.InTemplate()})
 			}
 			continue
 		case !a.pages.live.has(t):
 			sums.broken++
 			a.broken = append(a.broken, Finding{PageID: pageID, TargetID: a.pages.id(t), URL: l.URL, Anchor: l.Text,
-				Detail: DeletedTargetDetail})
+				Detail: DeletedTargetDetail, InTemplate: l.InTemplate()})
 			continue
 		}
 		ts := &a.stats[t]
@@ -496,7 +507,7 @@ func (a *Auditor) AddPage(pageID string, links []Link) error {
 		if l.Follow {
 			a.tos = append(a.tos, a.pages.live.pos(t)) // the graph keeps one link per target
 		}
-		if l.Position != "navigation" && l.Position != "header" && l.Position != "footer" {
+		if !l.InTemplate() {
 			ts.flags |= flagBodyLinked
 		}
 		// Dominance counts in-body anchors: a menu or footer repeats its
