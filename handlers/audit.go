@@ -343,7 +343,7 @@ func (p *Pipeline) audit(ctx context.Context, tx *store.Tx, job store.Job, data 
 			live++
 		}
 		p := audit.Page{ID: sp.ID, URL: sp.URL, Kind: sp.Kind, ClusterID: sp.ClusterID, WordCount: sp.WordCount,
-			Live: sp.Live}
+			Live: sp.Live, NoIndex: sp.NoIndex}
 		if sp.Kind == site.KindTerm { // the one kind whose values the audit reads
 			p.Values = sc.structure.Facets(sp.Attributes)
 		}

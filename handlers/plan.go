@@ -79,7 +79,7 @@ func (p *Pipeline) planArrived(ctx context.Context, ev events.Event, ph *phrasin
 		// planned from, and its dependants with them.
 		var applied bool
 		if err := tx.QueueSavePageVersion(page, store.StateGenerated, planID,
-			markup.WordCount([]byte(page.HTML)), planning.IndexTerms(sc.structure, page), &applied); err != nil {
+			markup.WordCount([]byte(page.HTML)), markup.NoIndex([]byte(page.HTML)), planning.IndexTerms(sc.structure, page), &applied); err != nil {
 			return err
 		}
 		dependants := planning.DependantsOf(sc.structure, page, false)

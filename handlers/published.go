@@ -54,7 +54,7 @@ func (p *Pipeline) projectPublished(ctx context.Context, ev events.Event) error 
 			}
 		}
 		applied, err := tx.SavePageVersion(ctx, page, store.StatePublished, planID, markup.WordCount([]byte(page.HTML)),
-			planning.IndexTerms(sc.structure, page))
+			markup.NoIndex([]byte(page.HTML)), planning.IndexTerms(sc.structure, page))
 		if err != nil {
 			return err
 		}

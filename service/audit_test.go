@@ -349,3 +349,44 @@ func TestAuditRefusesWhatItCannotDoWithAReason(t *testing.T) {
 		t.Errorf("%d dead letters", len(dead))
 	}
 }
+
+// A gardening trial's audit reported its noindex newsletter-thanks page
+// an orphan and recommended the home page link it. The robots meta is
+// read as the page is published, and the audit owes such a page no link.
+func TestAnAuditOwesANoIndexPageNoLinks(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "noindex-live"
+	page := func(id, url, kind, head, body string) events.PageInfo {
+		p := events.PageInfo{ID: id, URL: url, Title: id, Kind: kind, Version: 1,
+			HTML: "<html><head>" + head + "</head><body><main><article>\n" + body + "</article></main></body></html>\n"}
+		if kind == "hub" || kind == "supporting" {
+			p.ClusterID, p.SectorID = "boots", "hiking"
+		}
+		return p
+	}
+	h.publishExisting(verifySiteEvent(siteID, "https://boots.example"), []events.PageInfo{
+		page("home", "/", "home", "", "<p>Welcome. See <a href=\"/boots/\">our hiking boots</a>.</p>\n"),
+		page("boots", "/boots/", "hub", "", "<p>All about hiking boots: <a href=\"/boots/a/\">fit</a>.</p>\n"),
+		page("a", "/boots/a/", "supporting", "", "<p>Fit matters for <a href=\"/boots/\">hiking boots</a>.</p>\n"),
+		page("thanks", "/thanks/", "page", `<meta name="robots" content="noindex, follow">`, "<p>Thanks for signing up to our newsletter.</p>\n"),
+		page("about", "/about/", "page", `<meta name="robots" content="index, follow">`, "<p>About our shop.</p>\n"),
+	})
+	got := h.audit(siteID, "noindex", events.AuditRequestedData{})
+	rec, found, err := h.svc.Store().Audit(t.Context(), siteID, "noindex")
+	if err != nil || !found {
+		t.Fatalf("stored audit: found %v, err %v", found, err)
+	}
+	var stored events.AuditCompletedData
+	if err := json.Unmarshal(rec.Report, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if got.OrphanPages != 1 || stored.Findings == nil || strings.Join(stored.Findings.Orphans, ",") != "about" {
+		t.Errorf("orphans: %d %+v, want 1, about alone: thanks asks not to be indexed", got.OrphanPages, stored.Findings)
+	}
+	for _, r := range h.recommendations(siteID, "noindex") {
+		if r.TargetID == "thanks" {
+			t.Errorf("recommendation %s %s links the noindex page: %s", r.PageID, r.Action, r.Reason)
+		}
+	}
+}

@@ -377,6 +377,7 @@ type AuditPage struct {
 	Attributes map[string][]string
 	WordCount  int
 	Live       bool
+	NoIndex    bool // its HTML asks not to be indexed (markup.NoIndex)
 }
 
 // AuditPageCount is how many pages the site has, live and deleted: what
@@ -395,7 +396,7 @@ func (t *Tx) AuditPageCount(ctx context.Context, siteID string) (int, error) {
 // the rows.
 func (t *Tx) EachAuditPage(ctx context.Context, siteID string, fn func(AuditPage) error) error {
 	rows, err := t.query(ctx, `SELECT id, url, kind, cluster_id, attributes, word_count,
-			state <> 'deleted' AND `+liveVersionSQL+` IS NOT NULL
+			state <> 'deleted' AND `+liveVersionSQL+` IS NOT NULL, noindex
 		FROM pages WHERE site_id = $1 ORDER BY id COLLATE "C"`, siteID)
 	if err != nil {
 		return fmt.Errorf("read pages of site %s: %w", siteID, err)
@@ -405,7 +406,7 @@ func (t *Tx) EachAuditPage(ctx context.Context, siteID string, fn func(AuditPage
 		var p AuditPage
 		var kind string
 		var raw []byte
-		if err := rows.Scan(&p.ID, &p.URL, &kind, &p.ClusterID, &raw, &p.WordCount, &p.Live); err != nil {
+		if err := rows.Scan(&p.ID, &p.URL, &kind, &p.ClusterID, &raw, &p.WordCount, &p.Live, &p.NoIndex); err != nil {
 			return fmt.Errorf("read pages of site %s: %w", siteID, err)
 		}
 		p.Kind = site.Kind(kind)

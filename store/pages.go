@@ -76,15 +76,16 @@ func scanPage(row pgx.Row) (PageRecord, error) {
 }
 
 // SavePageVersion stores a page version as the page's current state, with
-// the terms the planning index finds it by, unless the store already holds
+// the terms the planning index finds it by, its words and whether its HTML
+// asks not to be indexed (markup.NoIndex), unless the store already holds
 // a newer version; then it changes nothing and reports false. The row stays
 // locked until the transaction ends, so concurrent events for one page
 // apply one after the other. A generated version replaces the page's plan:
 // the plan it replaces (links, linked HTML, breadcrumbs) is kept as a
 // snapshot, taken in the same statement so it is the state before.
-func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID string, wordCount int, terms []string) (bool, error) {
+func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID string, wordCount int, noIndex bool, terms []string) (bool, error) {
 	var applied bool
-	if err := t.QueueSavePageVersion(p, state, planID, wordCount, terms, &applied); err != nil {
+	if err := t.QueueSavePageVersion(p, state, planID, wordCount, noIndex, terms, &applied); err != nil {
 		return false, err
 	}
 	if err := t.begin(ctx); err != nil {
@@ -95,7 +96,7 @@ func (t *Tx) SavePageVersion(ctx context.Context, p site.Page, state, planID str
 
 // QueueSavePageVersion is SavePageVersion queued ahead of the
 // transaction's next round trip, which sets applied.
-func (t *Tx) QueueSavePageVersion(p site.Page, state, planID string, wordCount int, terms []string, applied *bool) error {
+func (t *Tx) QueueSavePageVersion(p site.Page, state, planID string, wordCount int, noIndex bool, terms []string, applied *bool) error {
 	attrs, err := json.Marshal(nonNilMap(p.Attributes))
 	if err != nil {
 		return fmt.Errorf("encode attributes of page %s: %w", p.ID, err)
@@ -119,8 +120,8 @@ func (t *Tx) QueueSavePageVersion(p site.Page, state, planID string, wordCount i
 			WHERE p.site_id = $1 AND p.id = $2 AND $17 = 'generated' AND p.plan_id <> '' AND p.state <> 'deleted'
 			  AND p.version <= $14 AND p.plan_id <> $18)
 		INSERT INTO pages (site_id, id, url, title, kind, cluster_id, sector_id, primary_keyword, keywords, labels,
-			attributes, priority, published_at, version, html, published_html, state, plan_id, word_count, terms, live_version, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, now())
+			attributes, priority, published_at, version, html, published_html, state, plan_id, word_count, terms, live_version, noindex, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, now())
 		ON CONFLICT (site_id, id) DO UPDATE SET
 			url = EXCLUDED.url, title = EXCLUDED.title, kind = EXCLUDED.kind, cluster_id = EXCLUDED.cluster_id,
 			sector_id = EXCLUDED.sector_id, primary_keyword = EXCLUDED.primary_keyword, keywords = EXCLUDED.keywords,
@@ -132,12 +133,12 @@ func (t *Tx) QueueSavePageVersion(p site.Page, state, planID string, wordCount i
 			live_version = COALESCE(EXCLUDED.live_version, pages.live_version),
 			state = EXCLUDED.state,
 			plan_id = CASE WHEN EXCLUDED.state = 'published' AND pages.version = EXCLUDED.version THEN pages.plan_id ELSE EXCLUDED.plan_id END,
-			word_count = EXCLUDED.word_count, updated_at = now()
+			word_count = EXCLUDED.word_count, noindex = EXCLUDED.noindex, updated_at = now()
 		WHERE pages.version < EXCLUDED.version
 		   OR (pages.version = EXCLUDED.version AND pages.state <> 'deleted')`,
 		p.SiteID, p.ID, p.URL, p.Title, string(p.Kind), p.ClusterID, p.SectorID, p.PrimaryKeyword,
 		nonNil(p.Keywords), nonNil(p.Labels), attrs, p.Priority, publishedAt, p.Version, p.HTML, publishedHTML,
-		state, planID, wordCount, nonNil(terms), liveVersion)
+		state, planID, wordCount, nonNil(terms), liveVersion, noIndex)
 	q.Fn = func(br pgx.BatchResults) error {
 		tag, err := br.Exec()
 		if err != nil {

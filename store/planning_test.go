@@ -145,7 +145,7 @@ func ptOpen(t *testing.T) (*Store, site.Structure) {
 			if fp.unplanned {
 				planID, state = "", StatePublished
 			}
-			applied, err := tx.SavePageVersion(ctx, p, state, planID, 3, planning.IndexTerms(st, p))
+			applied, err := tx.SavePageVersion(ctx, p, state, planID, 3, false, planning.IndexTerms(st, p))
 			if err != nil {
 				return err
 			}
@@ -652,7 +652,7 @@ func TestSavingANewGeneratedVersionSnapshotsThePreviousPlan(t *testing.T) {
 		var applied bool
 		err := s.InTx(ctx, func(tx *Tx) error {
 			var err error
-			applied, err = tx.SavePageVersion(ctx, p, state, planID, 3, planning.IndexTerms(st, p))
+			applied, err = tx.SavePageVersion(ctx, p, state, planID, 3, false, planning.IndexTerms(st, p))
 			return err
 		})
 		if err != nil {
@@ -716,7 +716,7 @@ func TestPagesByPathFindsPagesWhoseURLIsPercentEncoded(t *testing.T) {
 	err := s.InTx(ctx, func(tx *Tx) error {
 		for id, url := range urls {
 			p := ptPage{id: id, kind: "page", url: url, day: 26}.page()
-			if _, err := tx.SavePageVersion(ctx, p, StatePublished, "", 3, nil); err != nil {
+			if _, err := tx.SavePageVersion(ctx, p, StatePublished, "", 3, false, nil); err != nil {
 				return err
 			}
 		}

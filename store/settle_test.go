@@ -165,7 +165,7 @@ func TestASettlePassOrdersThePagesThatNeedAnUplinkFirst(t *testing.T) {
 	ctx := context.Background()
 	service := ptPage{id: "boots-fitting", kind: "service", cluster: "boots", day: 26}.page()
 	err := s.InTx(ctx, func(tx *Tx) error {
-		_, err := tx.SavePageVersion(ctx, service, StateGenerated, ptPlanID(service.ID, 1), 3, planning.IndexTerms(st, service))
+		_, err := tx.SavePageVersion(ctx, service, StateGenerated, ptPlanID(service.ID, 1), 3, false, planning.IndexTerms(st, service))
 		return err
 	})
 	if err != nil {

@@ -48,6 +48,9 @@ type Page struct {
 	// Live: published and not deleted. A deleted page is kept so links
 	// to it are known to be broken.
 	Live bool
+	// NoIndex: its HTML asks search engines not to index it
+	// (markup.NoIndex), so it is owed no links: never an orphan.
+	NoIndex bool
 }
 
 // Link is an <a href> found in a live page's HTML (markup.Links).
@@ -648,7 +651,7 @@ func (a *Auditor) resolve(u string) int32 {
 type Report struct {
 	Pages              int
 	TotalLinks         int
-	Orphans            []string // live pages, home aside, no other live page links to
+	Orphans            []string // live pages, home and noindex pages aside, no other live page links to
 	NavigationOnly     []string // linked to only from navigation, header or footer
 	MissingMandatory   []string // pages that must link their live hub (planning.NeedsUplink) and have no in-body link to it
 	UplinkOutsideFirst []string // such pages whose uplink is only past paragraph 2
@@ -950,7 +953,10 @@ func (a *Auditor) ReportFor(clusterID string) (Report, error) {
 		}
 		id := a.pages.id(i)
 		r.Pages++
-		if kind != site.KindHome {
+		// A noindex page (a thank-you page, a tag archive) wants no search
+		// traffic: a gardening trial's audit called one an orphan and had
+		// the home page link it.
+		if kind != site.KindHome && !a.pages.noIndex[i] {
 			switch {
 			case !st.has(flagLinkedIn):
 				r.Orphans = append(r.Orphans, id)

@@ -582,3 +582,25 @@ func TestASelfLinkIsNoLinkOfThePagesDensity(t *testing.T) {
 		t.Errorf("under-linked %+v, want hot with 1 in-body link, its self-link not counted", r.UnderLinked)
 	}
 }
+
+// A gardening trial's audit reported its noindex newsletter-thanks page
+// an orphan and had the home page link it: a page that asks not to be
+// indexed is owed no links.
+func TestANoIndexPageIsNoOrphan(t *testing.T) {
+	a := newAuditor(t, testStructure, []Page{
+		{ID: "home", URL: "/", Kind: site.KindHome, Live: true},
+		{ID: "thanks", URL: "/thanks/", Kind: site.KindPage, Live: true, NoIndex: true},
+		{ID: "about", URL: "/about/", Kind: site.KindPage, Live: true}})
+	for _, id := range []string{"home", "thanks", "about"} {
+		if err := a.AddPage(id, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.Report()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Orphans, []string{"about"}) {
+		t.Errorf("orphans %v, want [about]: the noindex page is none", r.Orphans)
+	}
+}

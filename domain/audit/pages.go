@@ -48,6 +48,8 @@ type pageTable struct {
 	// values are the attribute values of term pages, the one kind whose
 	// values the audit reads.
 	values map[int32][]string
+	// noIndex are the pages whose HTML asks not to be indexed: few.
+	noIndex map[int32]bool
 
 	seed     maphash.Seed
 	pathHash []uint64  // by page until sealed, when paths indexes them
@@ -59,7 +61,7 @@ type pageTable struct {
 }
 
 func newPageTable() pageTable {
-	return pageTable{seed: maphash.MakeSeed(), values: map[int32][]string{}, clusterByID: map[string]int32{}, lastCluster: -1}
+	return pageTable{seed: maphash.MakeSeed(), values: map[int32][]string{}, noIndex: map[int32]bool{}, clusterByID: map[string]int32{}, lastCluster: -1}
 }
 
 func (t *pageTable) len() int { return t.ids.len() }
@@ -104,6 +106,9 @@ func (t *pageTable) add(p Page) {
 	t.clusterAdded.add(c + 1)
 	t.words.add(int32(min(max(p.WordCount, 0), 1<<31-1)))
 	t.live.add(p.Live)
+	if p.NoIndex {
+		t.noIndex[i] = true
+	}
 	if p.Kind == site.KindTerm && len(p.Values) > 0 {
 		t.values[i] = p.Values
 	}
