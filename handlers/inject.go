@@ -86,7 +86,7 @@ func (p *Pipeline) placeLinks(ctx context.Context, tx *store.Tx, ev events.Event
 			}
 		}
 	}
-	usage, err := tx.AnchorUsage(ctx, ev.SiteID, st.page.ID, uses, st.site.policy.MaxExactAnchorPerTarget)
+	usage, err := p.anchorUsage(ctx, tx, st.site, st.page.ID, uses, st.site.policy.MaxExactAnchorPerTarget)
 	if err != nil {
 		return nil, nil, err
 	}

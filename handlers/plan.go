@@ -13,6 +13,7 @@ import (
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/planning"
+	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/store"
@@ -255,8 +256,8 @@ func (pt plannedTargets) titleOf(l link.Link) string {
 }
 
 // storedAnchorCounts counts the anchors other pages' placed in-body links
-// use for each target, as the inject stage will (Tx.AnchorUsage).
-func storedAnchorCounts(ctx context.Context, tx *store.Tx, sc siteContext, pageID string) planning.AnchorCounts {
+// use for each target, as the inject stage will (Pipeline.anchorUsage).
+func (p *Pipeline) storedAnchorCounts(ctx context.Context, tx *store.Tx, sc siteContext, pageID string) planning.AnchorCounts {
 	return func(asked map[string][]string) (map[string]map[string]int, error) {
 		var uses []store.AnchorUse
 		for target, texts := range asked {
@@ -264,8 +265,21 @@ func storedAnchorCounts(ctx context.Context, tx *store.Tx, sc siteContext, pageI
 				uses = append(uses, store.AnchorUse{TargetPageID: target, Text: text})
 			}
 		}
-		return tx.AnchorUsage(ctx, sc.structure.Site.ID, pageID, uses, sc.policy.MaxExactAnchorPerTarget)
+		return p.anchorUsage(ctx, tx, sc, pageID, uses, sc.policy.MaxExactAnchorPerTarget)
 	}
+}
+
+// anchorUsage counts the anchors other pages' in-body links use for the
+// uses' targets, which a page is planned, linked and validated against:
+// on a site that settles, the pages before it in the settle order, as its
+// pass counts them (store.Tx.AnchorUsageBefore), so a page planned again
+// on a settled site keeps the anchors the pass gave it whatever is
+// planned beside it; on one that never settles, every other page.
+func (p *Pipeline) anchorUsage(ctx context.Context, tx *store.Tx, sc siteContext, pageID string, uses []store.AnchorUse, atMost int) (map[string]map[string]int, error) {
+	if p.SettleDelay > 0 {
+		return tx.AnchorUsageBefore(ctx, sc.structure.Site.ID, pageID, sc.policy.Name == policy.Silo, uses, atMost)
+	}
+	return tx.AnchorUsage(ctx, sc.structure.Site.ID, pageID, uses, atMost)
 }
 
 // plan plans the page's links under its site's policy from the targets
@@ -294,7 +308,7 @@ func (p *Pipeline) plan(ctx context.Context, tx *store.Tx, sc siteContext, page 
 		return events.Event{}, badInput("%v", err)
 	}
 	in.Decisions = reads.Decisions
-	plan, targets, err := planDeferring(ctx, tx, sc, in, asPlannedGraph, storedAnchorCounts(ctx, tx, sc, page.ID))
+	plan, targets, err := planDeferring(ctx, tx, sc, in, asPlannedGraph, p.storedAnchorCounts(ctx, tx, sc, page.ID))
 	if err != nil {
 		return events.Event{}, err
 	}

@@ -39,7 +39,7 @@ func (p *Pipeline) validate(ctx context.Context, tx *store.Tx, ev events.Event, 
 	}
 	live := st.targets
 	// One over the limit is enough to tell an overused anchor.
-	usage, err := tx.AnchorUsage(ctx, ev.SiteID, page.ID, uses, sc.policy.MaxExactAnchorPerTarget+1)
+	usage, err := p.anchorUsage(ctx, tx, sc, page.ID, uses, sc.policy.MaxExactAnchorPerTarget+1)
 	if err != nil {
 		return err
 	}

@@ -371,6 +371,32 @@ func (t *Tx) AnchorUsage(ctx context.Context, siteID, sourcePageID string, uses 
 			  AND l.zone = 'in_body' LIMIT $4) found)
 		FROM unnest($5::text[], $6::text[]) AS u(target, text)`,
 		siteID, sourcePageID, placedStatuses, atMost, targets, texts)
+	return anchorCounts(rows, err, sourcePageID)
+}
+
+// AnchorUsageBefore is AnchorUsage counting only the links of the pages
+// before the source in the settle order (SettleOrder, with
+// clusterChildrenFirst): what a settle pass counts for the page. A page
+// planned so on a settled site gets the links the pass gave it, whatever
+// else is planned meanwhile: a SaaS trial's batch re-plan of a settled
+// site, counting every other page, gave seven of its 51 pages other
+// uplink anchors, which the next pass sent back.
+func (t *Tx) AnchorUsageBefore(ctx context.Context, siteID, sourcePageID string, clusterChildrenFirst bool, uses []AnchorUse, atMost int) (map[string]map[string]int, error) {
+	targets, texts := foldedUses(uses)
+	if len(targets) == 0 {
+		return map[string]map[string]int{}, nil
+	}
+	rows, err := t.query(ctx, `SELECT u.target, u.text, (SELECT count(*) FROM (SELECT 1 FROM links l
+			JOIN pages s ON s.site_id = l.site_id AND s.id = l.source_page_id
+			WHERE l.site_id = $1 AND l.target_page_id = u.target AND l.anchor_key = u.text AND l.anchor_key <> ''
+			  AND l.source_page_id <> $2 AND (l.status = ANY($3) OR l.status = 'planned' AND l.anchor = '')
+			  AND l.zone = 'in_body' AND (`+settleKey("s", "$7")+`) < (SELECT `+settleKey("p", "$7")+` FROM pages p WHERE p.site_id = $1 AND p.id = $2) LIMIT $4) found)
+		FROM unnest($5::text[], $6::text[]) AS u(target, text)`,
+		siteID, sourcePageID, placedStatuses, atMost, targets, texts, clusterChildrenFirst)
+	return anchorCounts(rows, err, sourcePageID)
+}
+
+func anchorCounts(rows pgx.Rows, err error, sourcePageID string) (map[string]map[string]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("count anchors for page %s's targets: %w", sourcePageID, err)
 	}

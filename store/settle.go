@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -207,6 +208,15 @@ func (t *Tx) LoadCurrentSite(ctx context.Context, siteID string) (SiteRecord, bo
 const settleKindRank = `CASE WHEN kind = 'supporting' OR $2 AND cluster_id <> '' AND kind NOT IN ('hub', 'home', 'sector', 'term') THEN 0
 	WHEN kind = 'home' THEN 1 WHEN kind = 'sector' THEN 2 WHEN kind IN ('product', 'service', 'page') THEN 3
 	WHEN kind = 'hub' THEN 4 WHEN kind = 'term' THEN 5 ELSE 6 END`
+
+// settleKey lists the columns of a page's place in the settle order
+// (SettleOrder), for the pages of alias, with childrenFirst the parameter
+// that stands for settleKindRank's $2: as a row value they compare as the
+// order sorts, a page without a publication date after those with one.
+func settleKey(alias, childrenFirst string) string {
+	rank := strings.NewReplacer("kind", alias+".kind", "cluster_id", alias+".cluster_id", "$2", childrenFirst).Replace(settleKindRank)
+	return rank + ", COALESCE(" + alias + ".published_at, 'infinity'::timestamptz), " + alias + ".id"
+}
 
 // SettleOrder lists the site's planned pages in the order a settle pass
 // plans them: by kind (settleKindRank), then publication date, then id.

@@ -1,0 +1,63 @@
+package service
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/interlinker/interlinker/events"
+)
+
+// A SaaS trial asked, over the HTTP API, to plan every page of a settled
+// site again (links/batch-insert/): several pages went out with other
+// uplink anchors and cross-cluster picks, and the next settle pass sent
+// them back, two links.inserted each for nothing. Planned again all at
+// once, a settled site's pages keep their links, and none is sent again
+// with other links.
+func TestPlanningEveryPageOfASettledSiteAgainKeepsItsLinks(t *testing.T) {
+	const siteID = "replan-all"
+	h, cfg := settledCustomSite(t, siteID)
+	time.Sleep(5 * cfg.SettleDelay)
+	h.waitIdle(waitLong)
+
+	outcomes := func(d events.LinksInsertedData) []string {
+		var out []string
+		for _, l := range d.Links {
+			out = append(out, strings.Join([]string{l.TargetPageID, l.Type, l.Zone, l.Status, l.Anchor}, "|"))
+		}
+		slices.Sort(out)
+		return out
+	}
+	settled := map[string]events.LinksInsertedData{}
+	for _, p := range customSitePages() {
+		last, ok := h.inserted.latestFor(t, siteID, p.ID)
+		if !ok {
+			t.Fatalf("page %s was never linked", p.ID)
+		}
+		settled[p.ID] = last
+	}
+	for _, p := range customSitePages() {
+		h.publish(mustEvent(events.LinksReplan, siteID, "replan-all-"+p.ID, events.ReplanData{PageID: p.ID,
+			CauseEventID: "replan-all", CausePageID: p.ID, Reason: "asked for over the HTTP API (job replan-all)"}))
+	}
+	h.waitIdle(waitLong)
+	time.Sleep(5 * cfg.SettleDelay)
+	h.waitIdle(waitLong)
+
+	sent := 0
+	for _, p := range customSitePages() {
+		before := settled[p.ID]
+		for _, d := range h.inserted.insertedFor(t, siteID, p.ID) {
+			if d.Sequence <= before.Sequence {
+				continue
+			}
+			sent++
+			if got, want := outcomes(d), outcomes(before); !slices.Equal(got, want) {
+				t.Errorf("page %s: sequence %d (%s) sent links other than its settled ones:\n\tgot  %q\n\twant %q",
+					p.ID, d.Sequence, d.Reason, got, want)
+			}
+		}
+	}
+	t.Logf("%d links.inserted sent for %d pages planned again", sent, len(settled))
+}
