@@ -2,7 +2,6 @@ package service
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,22 +20,7 @@ func TestPlanningEveryPageOfASettledSiteAgainKeepsItsLinks(t *testing.T) {
 	time.Sleep(5 * cfg.SettleDelay)
 	h.waitIdle(waitLong)
 
-	outcomes := func(d events.LinksInsertedData) []string {
-		var out []string
-		for _, l := range d.Links {
-			out = append(out, strings.Join([]string{l.TargetPageID, l.Type, l.Zone, l.Status, l.Anchor}, "|"))
-		}
-		slices.Sort(out)
-		return out
-	}
-	settled := map[string]events.LinksInsertedData{}
-	for _, p := range customSitePages() {
-		last, ok := h.inserted.latestFor(t, siteID, p.ID)
-		if !ok {
-			t.Fatalf("page %s was never linked", p.ID)
-		}
-		settled[p.ID] = last
-	}
+	settled := lastInserted(t, h, siteID)
 	for _, p := range customSitePages() {
 		h.publish(mustEvent(events.LinksReplan, siteID, "replan-all-"+p.ID, events.ReplanData{PageID: p.ID,
 			CauseEventID: "replan-all", CausePageID: p.ID, Reason: "asked for over the HTTP API (job replan-all)"}))
@@ -53,7 +37,7 @@ func TestPlanningEveryPageOfASettledSiteAgainKeepsItsLinks(t *testing.T) {
 				continue
 			}
 			sent++
-			if got, want := outcomes(d), outcomes(before); !slices.Equal(got, want) {
+			if got, want := linkOutcomes(d), linkOutcomes(before); !slices.Equal(got, want) {
 				t.Errorf("page %s: sequence %d (%s) sent links other than its settled ones:\n\tgot  %q\n\twant %q",
 					p.ID, d.Sequence, d.Reason, got, want)
 			}

@@ -458,22 +458,7 @@ func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
 	time.Sleep(5 * cfg.SettleDelay)
 	h.waitIdle(waitLong)
 
-	outcomes := func(d events.LinksInsertedData) []string {
-		var out []string
-		for _, l := range d.Links {
-			out = append(out, strings.Join([]string{l.TargetPageID, l.Type, l.Zone, l.Status, l.Anchor}, "|"))
-		}
-		slices.Sort(out)
-		return out
-	}
-	settled := map[string]events.LinksInsertedData{}
-	for _, p := range customSitePages() {
-		last, ok := h.inserted.latestFor(t, siteID, p.ID)
-		if !ok {
-			t.Fatalf("page %s was never linked", p.ID)
-		}
-		settled[p.ID] = last
-	}
+	settled := lastInserted(t, h, siteID)
 	edited := map[string]bool{}
 	clusters := map[string]bool{}
 	for _, p := range customSitePages() {
@@ -507,7 +492,7 @@ func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
 				continue
 			}
 			replanned++
-			if got, want := outcomes(d), outcomes(before); !slices.Equal(got, want) {
+			if got, want := linkOutcomes(d), linkOutcomes(before); !slices.Equal(got, want) {
 				t.Errorf("page %s: sequence %d (%s) sent links other than its settled ones:\n\tgot  %q\n\twant %q",
 					p.ID, d.Sequence, d.Reason, got, want)
 			}
@@ -594,4 +579,30 @@ func TestTheFirstPicksOfASettlePassDoNotDecideEveryLaterOne(t *testing.T) {
 				target, n, len(articles)-1, linkedFrom)
 		}
 	}
+}
+
+// linkOutcomes lists a links.inserted's links as comparable strings:
+// target, type, zone, status and anchor, sorted.
+func linkOutcomes(d events.LinksInsertedData) []string {
+	var out []string
+	for _, l := range d.Links {
+		out = append(out, strings.Join([]string{l.TargetPageID, l.Type, l.Zone, l.Status, l.Anchor}, "|"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// lastInserted is the last links.inserted of every page of customSite as
+// siteID, by page.
+func lastInserted(t *testing.T, h *harness, siteID string) map[string]events.LinksInsertedData {
+	t.Helper()
+	last := map[string]events.LinksInsertedData{}
+	for _, p := range customSitePages() {
+		d, ok := h.inserted.latestFor(t, siteID, p.ID)
+		if !ok {
+			t.Fatalf("page %s was never linked", p.ID)
+		}
+		last[p.ID] = d
+	}
+	return last
 }
