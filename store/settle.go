@@ -224,8 +224,8 @@ func settleKey(alias, childrenFirst string) string {
 // clusterChildrenFirst puts every page of a cluster but its hub with the
 // supporting articles: under the silo policy each needs its uplink.
 func (t *Tx) SettleOrder(ctx context.Context, siteID string, clusterChildrenFirst bool) ([]string, error) {
-	ids, err := t.strings(ctx, `SELECT id FROM pages WHERE site_id = $1 AND state <> 'deleted' AND plan_id <> ''
-		ORDER BY `+settleKindRank+`, published_at NULLS LAST, id`, siteID, clusterChildrenFirst)
+	ids, err := t.strings(ctx, `SELECT p.id FROM pages p WHERE p.site_id = $1 AND p.state <> 'deleted' AND p.plan_id <> ''
+		ORDER BY `+settleKey("p", "$2"), siteID, clusterChildrenFirst)
 	if err != nil {
 		return nil, fmt.Errorf("order pages of site %s: %w", siteID, err)
 	}
