@@ -59,6 +59,10 @@ func TestAStageThatFailsInThePlansTransactionRunsApartAndThePlanCommits(t *testi
 	// No settle pass: it would meet the refusal again, and this test is
 	// about the delivery's stages.
 	cfg.SettleDelay = 0
+	// The refused stage fails on every delivery, each retried in process
+	// for RetryTotal (6 s): at the suite's 4 deliveries the test idled
+	// 23 of its 25 s waiting for the dead letter.
+	cfg.MaxDeliver = 2
 	h := startHarness(t, cfg)
 	planned := collect(t, h.js, "LINKS", events.LinksPlanned)
 	// Postgres itself refuses the linked HTML of one page, as it would a

@@ -67,6 +67,12 @@ func TestNATSRestartMidStreamLinksEveryPageOnce(t *testing.T) {
 	t.Cleanup(func() { srv.Shutdown() })
 	cfg := testConfig(t)
 	cfg.NATSURL = srv.ClientURL()
+	// The messages the server had sent the service's pull requests when
+	// it stopped are redelivered once their AckWait runs out: at the
+	// default 30 s the test idled 18 of its 32 s waiting for them. It
+	// stays over HandlerTimeout and RetryTotal (5 and 6 s), as
+	// handlers.RouterSettings asks.
+	cfg.AckWait = 12 * time.Second
 	h := startHarness(t, cfg)
 
 	h.siteWithLinkedHub("s1")
