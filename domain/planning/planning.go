@@ -714,6 +714,13 @@ func (pl *planner) sag() {
 func (pl *planner) verticalUp() {
 	page, hub := pl.in.Page, pl.in.Hub
 	if !NeedsUplink(pl.in.Policy.Name, page) {
+		if page.Kind == site.KindSupporting && page.ClusterID == "" {
+			// Nothing else would say why such an article has no uplink
+			// and no hub lists it: a trial's ended orphans without a note.
+			pl.note("supporting article outside every cluster (no cluster_id): it has no hub to link up to and no hub lists it, " +
+				"so only another article's Related Reading (pages sharing its attribute values), another page's text or a link added by hand can link to it; " +
+				"give it the cluster_id of the hub it supports")
+		}
 		return
 	}
 	if hub == nil {

@@ -902,6 +902,33 @@ func TestAProductOutsideClustersThatNoHubListsSaysWhyInANote(t *testing.T) {
 	}
 }
 
+// A supporting article sent without a cluster_id has no hub: no uplink,
+// no hub's list. Its plan says so, and how to fix it (it ended an orphan
+// without a note).
+func TestASupportingArticleOutsideClustersSaysInANoteWhyNoHubLinksIt(t *testing.T) {
+	in := productScene(t, 400, productHub("boots", "hiking boots", 0, testNow, "terrain=mountain"))
+	in.Page = site.Page{SiteID: "s", ID: "stray", URL: "/stray/", Title: "Choosing Hiking Boots", Kind: site.KindSupporting,
+		PrimaryKeyword: "choosing hiking boots", PublishedAt: testNow}
+	says := func(p Plan) bool {
+		return slices.ContainsFunc(p.Notes, func(n string) bool {
+			return strings.Contains(n, "supporting article outside every cluster") && strings.Contains(n, "give it the cluster_id")
+		})
+	}
+	plan := planOf(t, in)
+	if !says(plan) {
+		t.Errorf("notes %q, want one saying a supporting article outside clusters has no hub, and what to do", plan.Notes)
+	}
+	if up := slices.ContainsFunc(plan.Links, func(l link.Link) bool { return l.Type == link.TypeVerticalUp }); up {
+		t.Errorf("an article outside clusters planned an uplink: %+v", plan.Links)
+	}
+	// In a cluster it links up to its hub: no such note.
+	in.Page.ClusterID = "boots"
+	in.Hub = &in.Targets[0].Page
+	if plan := planOf(t, in); says(plan) {
+		t.Errorf("notes %q: an article of cluster boots was told it is outside every cluster", plan.Notes)
+	}
+}
+
 // A plain page outside every cluster (an about or pricing page) is the
 // target of no sag link type; its plan says so, and what would link it
 // (trial N's orphans had no note).
