@@ -49,6 +49,7 @@ func (c apiClient) deleteKeyed(path, token, key string) posted {
 }
 
 func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
+	longScenario(t)
 	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
@@ -215,6 +216,7 @@ func jsonDecode(resp *http.Response, v any) error {
 // still lists the article, as it lists every article of its cluster (an
 // API client trial lost both).
 func TestRemovingAnInBodyLinkByHandKeepsTheTargetsListEntry(t *testing.T) {
+	longScenario(t)
 	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	site := h.linkExampleSite("outdoor-gear")

@@ -1410,6 +1410,7 @@ func TestAnOrphansRecommendationNamesThePagesThatSayItWhereNoLinkMayGo(t *testin
 // Articles: apply refuses every such fix (an API client trial's audit
 // made 27 of its 38 recommendations so).
 func TestAnAuditRecommendsAddingNoLinkThePageHasAlready(t *testing.T) {
+	longScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	site := h.linkExampleSite("outdoor-gear")

@@ -303,6 +303,7 @@ func TestWithoutAModelTheLinksItWouldPlaceSayItIsNotConfigured(t *testing.T) {
 }
 
 func TestTheLLMFallbackPlacesEveryUplinkTheExampleSitesTextLacks(t *testing.T) {
+	longScenario(t)
 	t.Parallel()
 	srv := llmtest.New(t)
 	srv.Script(llmtest.GoodRewrite)

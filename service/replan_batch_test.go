@@ -15,6 +15,7 @@ import (
 // once, a settled site's pages keep their links, and none is sent again
 // with other links.
 func TestPlanningEveryPageOfASettledSiteAgainKeepsItsLinks(t *testing.T) {
+	longScenario(t)
 	const siteID = "replan-all"
 	h, cfg := settledCustomSite(t, siteID)
 	time.Sleep(5 * cfg.SettleDelay)
