@@ -484,27 +484,7 @@ func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
 	time.Sleep(5 * cfg.SettleDelay)
 	h.waitIdle(waitLong)
 
-	replanned := 0
-	for _, p := range customSitePages() {
-		if edited[p.ID] {
-			continue
-		}
-		before := settled[p.ID]
-		for _, d := range h.inserted.insertedFor(t, siteID, p.ID) {
-			if d.Sequence <= before.Sequence {
-				continue
-			}
-			replanned++
-			if got, want := linkOutcomes(d), linkOutcomes(before); !slices.Equal(got, want) {
-				t.Errorf("page %s: sequence %d (%s) sent links other than its settled ones:\n\tgot  %q\n\twant %q",
-					p.ID, d.Sequence, d.Reason, got, want)
-			}
-			if d.HTML != before.HTML {
-				t.Errorf("page %s: sequence %d (%s) sent HTML other than its settled HTML (sequence %d, %s) %s",
-					p.ID, d.Sequence, d.Reason, before.Sequence, before.Reason, firstDifference(d.HTML, before.HTML))
-			}
-		}
-	}
+	replanned := checkKeptSettled(t, h, siteID, settled, edited)
 	t.Logf("%d links.inserted sent for pages planned again", replanned)
 }
 
@@ -593,6 +573,36 @@ func linkOutcomes(d events.LinksInsertedData) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// checkKeptSettled checks every links.inserted that a page of customSite
+// as siteID, other than those in skip, was sent after its settled one
+// (settled, by page): it must carry the settled links and HTML. It
+// returns how many were sent.
+func checkKeptSettled(t *testing.T, h *harness, siteID string, settled map[string]events.LinksInsertedData, skip map[string]bool) int {
+	t.Helper()
+	sent := 0
+	for _, p := range customSitePages() {
+		if skip[p.ID] {
+			continue
+		}
+		before := settled[p.ID]
+		for _, d := range h.inserted.insertedFor(t, siteID, p.ID) {
+			if d.Sequence <= before.Sequence {
+				continue
+			}
+			sent++
+			if got, want := linkOutcomes(d), linkOutcomes(before); !slices.Equal(got, want) {
+				t.Errorf("page %s: sequence %d (%s) sent links other than its settled ones:\n\tgot  %q\n\twant %q",
+					p.ID, d.Sequence, d.Reason, got, want)
+			}
+			if d.HTML != before.HTML {
+				t.Errorf("page %s: sequence %d (%s) sent HTML other than its settled HTML (sequence %d, %s) %s",
+					p.ID, d.Sequence, d.Reason, before.Sequence, before.Reason, firstDifference(d.HTML, before.HTML))
+			}
+		}
+	}
+	return sent
 }
 
 // lastInserted is the last links.inserted of every page of customSite as
