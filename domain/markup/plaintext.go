@@ -29,6 +29,12 @@ func ParagraphTexts(src []byte) []string {
 	return out
 }
 
+// VisibleText returns the visible text of a page or fragment outside its
+// links, as ParagraphTexts gives each paragraph's: headings, lists,
+// tables and the site's menus too. A planning note reads it to tell a
+// name the page gives only where no link goes from one it never gives.
+func VisibleText(src []byte) string { return visibleOutsideLinks(src) }
+
 func visibleOutsideLinks(fragment []byte) string {
 	z := html.NewTokenizer(bytes.NewReader(fragment))
 	var b strings.Builder

@@ -398,8 +398,12 @@ type planner struct {
 	cluster site.Cluster
 	facets  []string // the page's facets: its cluster's and its own
 	text    string   // the paragraphs' text, normalised, for mention checks (containsWords)
-	words   *anchors.Text
-	now     time.Time
+	// wholeText is the page's visible text, headings, lists and menus
+	// too, normalised; read only for a note (namesOnlyOutsideParagraphs).
+	wholeText     string
+	wholeTextRead bool
+	words         *anchors.Text
+	now           time.Time
 	// budget is how many more optional links density allows.
 	budget  int
 	linked  map[string]bool // targets linked from the body already
@@ -1207,7 +1211,7 @@ func (pl *planner) adoptedOfferings() {
 // for the LLM fallback to write in.
 func (pl *planner) offerings() {
 	var cands []Target
-	var offTopic []string
+	var offTopic, namedOutside []string
 	mine := pl.clusterFacetSet()
 	topic, _ := pl.hubTopic(pl.in.Page)
 	for _, t := range pl.targets {
@@ -1216,7 +1220,11 @@ func (pl *planner) offerings() {
 		}
 		names := PageNames(t.Page)
 		if !anchors.NewContentWords(names, pl.in.Policy.Language).SharedInEitherNumber(topic) && !pl.textNames(names) {
-			if !pl.listsInSection(t.ID) { // one the hub lists is linked: no note says otherwise
+			switch {
+			case pl.listsInSection(t.ID): // one the hub lists is linked: no note says otherwise
+			case pl.namesOnlyOutsideParagraphs(names):
+				namedOutside = append(namedOutside, t.ID)
+			default:
 				offTopic = append(offTopic, t.ID)
 			}
 			continue
@@ -1228,6 +1236,34 @@ func (pl *planner) offerings() {
 		pl.note("products and services %s share an attribute value with this hub but no word of its topic, and its text names none of them: no link planned",
 			strings.Join(offTopic, ", "))
 	}
+	if len(namedOutside) > 0 {
+		pl.note("products and services %s share an attribute value with this hub but no word of its topic, and it names them only "+notInParagraphs+": no link planned; "+
+			"name them in a paragraph to link them", strings.Join(namedOutside, ", "))
+	}
+}
+
+// notInParagraphs is where a note says a page names a target that no
+// paragraph names.
+const notInParagraphs = "outside its paragraphs (in a heading, list, table or menu), where no link goes"
+
+// namesOnlyOutsideParagraphs reports whether the page names one of names
+// in its visible text outside its paragraphs, where links go, and in no
+// paragraph: a note saying that its text names none of them misleads the
+// writer whose page names one in a heading or a list.
+func (pl *planner) namesOnlyOutsideParagraphs(names []string) bool {
+	if pl.in.Page.HTML == "" || pl.textNames(names) {
+		return false
+	}
+	if !pl.wholeTextRead {
+		pl.wholeText = anchors.Normalize(markup.VisibleText([]byte(pl.in.Page.HTML)))
+		pl.wholeTextRead = true
+	}
+	for _, n := range names {
+		if f := anchors.Normalize(n); f != "" && containsWords(pl.wholeText, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // clusterFacetSet is the set of the page's cluster's attribute values.
@@ -1613,14 +1649,18 @@ func (pl *planner) relatedInBody() {
 	page := pl.in.Page
 	own := anchors.NewContentWords(append(PageNames(page), pl.cluster.PrimaryKeyword), pl.in.Policy.Language)
 	var cands []Target
-	var offTopic []string
+	var offTopic, namedOutside []string
 	for _, t := range pl.targets {
 		if t.Kind != site.KindHub {
 			continue
 		}
 		topic, names := pl.hubTopic(t.Page)
 		if t.ClusterID != page.ClusterID && !own.SharedInEitherNumber(topic) && !pl.textNames(names) {
-			offTopic = append(offTopic, t.ID)
+			if pl.namesOnlyOutsideParagraphs(names) {
+				namedOutside = append(namedOutside, t.ID)
+			} else {
+				offTopic = append(offTopic, t.ID)
+			}
 			continue
 		}
 		cands = append(cands, t)
@@ -1633,6 +1673,11 @@ func (pl *planner) relatedInBody() {
 		pl.note("hubs %s share an attribute value with this page, but no word of their topic (primary keyword or cluster name) "+
 			"is a word of its names, and its text names none of them: no link planned",
 			strings.Join(offTopic, ", "))
+	}
+	if len(namedOutside) > 0 {
+		pl.note("hubs %s share an attribute value with this page, but no word of their topic (primary keyword or cluster name) "+
+			"is a word of its names, and it names them only "+notInParagraphs+": no link planned; name them in a paragraph to link them",
+			strings.Join(namedOutside, ", "))
 	}
 	pl.noteListingHub()
 }

@@ -2792,6 +2792,64 @@ func TestAProductLinksOnlyTheHubsOnItsTopic(t *testing.T) {
 	}
 }
 
+// A note saying a page's text names none of the hubs it leaves out
+// misleads a writer whose page names one in a heading or a list, where no
+// link goes: it says where the page names it, and what would link it.
+func TestAProductNamingAHubOnlyInAListSaysSoInItsNote(t *testing.T) {
+	in := productScene(t, 1500,
+		productHub("wallpaper", "wallpaper", 40, testNow, "terrain=mountain", "season=winter"),
+		productHub("paint", "interior paint", 40, testNow, "terrain=mountain", "season=winter"))
+	in.Page.Title, in.Page.PrimaryKeyword = "FastDrive Pro Flooring Nailer", "flooring nailer"
+	in.Page.HTML = "<h1>FastDrive Pro Flooring Nailer</h1>\n<p>The FastDrive drives cleats fast and never jams.</p>\n" +
+		"<h2>After the floor</h2>\n<ul><li>Hang the wallpaper once the skirting is on.</li></ul>\n"
+	in.Texts = markup.ParagraphTexts([]byte(in.Page.HTML))
+	plan := planOf(t, in)
+	if got := targetIDs(linksOf(plan, link.TypeRelated, link.ZoneInBody)); len(got) > 0 {
+		t.Errorf("the nailer links %v, want no hub: neither is on its topic or named in a paragraph", got)
+	}
+	note := func(prefix, says string) bool {
+		return slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.HasPrefix(n, prefix) && strings.Contains(n, says) })
+	}
+	if !note("hubs hub-wallpaper share", "names them only outside its paragraphs (in a heading, list, table or menu)") {
+		t.Errorf("notes %q, want one saying the page names the wallpaper hub only outside its paragraphs", plan.Notes)
+	}
+	if !note("hubs hub-paint share", "its text names none of them") {
+		t.Errorf("notes %q, want the paint hub, which the page never names, in the note saying its text names none", plan.Notes)
+	}
+	if note("hubs hub-wallpaper share", "its text names none of them") || note("hubs hub-paint share", "only outside its paragraphs") {
+		t.Errorf("notes %q: a hub is in the wrong note", plan.Notes)
+	}
+}
+
+// A hub naming a product only in a list says so, as a product does of a
+// hub (TestAProductNamingAHubOnlyInAListSaysSoInItsNote).
+func TestAHubNamingAProductOnlyInAHeadingSaysSoInItsNote(t *testing.T) {
+	// The products are the jackets cluster's, so the boots hub's Related
+	// Articles does not list them.
+	boots, jackets := bootsCluster(), jacketsCluster()
+	hub := hubOf(boots)
+	hub.HTML = "<h1>The Hiking Boots Guide</h1>\n<p>Good hiking boots last for years of trails and mountain passes.</p>\n" +
+		"<h2>Also in our shop: the Lumen Headlamp</h2>\n"
+	lamp := site.Page{SiteID: "s", ID: "lamp", URL: "/shop/lamp/", Title: "Lumen Headlamp", Kind: site.KindProduct, SectorID: "hiking",
+		ClusterID: "jackets", PrimaryKeyword: "lumen headlamp", Attributes: attrs("terrain=mountain"), PublishedAt: testNow}
+	stove := site.Page{SiteID: "s", ID: "stove", URL: "/shop/stove/", Title: "Ember Stove", Kind: site.KindProduct, SectorID: "hiking",
+		ClusterID: "jackets", PrimaryKeyword: "ember stove", Attributes: attrs("terrain=mountain"), PublishedAt: testNow}
+	in := Input{Structure: testSite(boots, jackets), Policy: sagPolicy(t), Page: hub, Targets: asTargets(0, lamp, stove), WordCount: 400,
+		Texts: markup.ParagraphTexts([]byte(hub.HTML))}
+	plan := planOf(t, in)
+	named := func(id, says string) bool {
+		return slices.ContainsFunc(plan.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "products and services "+id+" share") && strings.Contains(n, says)
+		})
+	}
+	if !named("lamp", "names them only outside its paragraphs (in a heading, list, table or menu)") {
+		t.Errorf("notes %q, want one saying the hub names the headlamp only outside its paragraphs", plan.Notes)
+	}
+	if !named("stove", "its text names none of them") {
+		t.Errorf("notes %q, want the stove, which the hub never names, in the note saying its text names none", plan.Notes)
+	}
+}
+
 // unnamedSiblingPlans plans each of a cluster's 10 articles, whose text
 // names no page, against the other 9, the later ones the better linked.
 func unnamedSiblingPlans(t *testing.T) []Plan {
