@@ -1238,7 +1238,7 @@ func (pl *planner) offerings() {
 	}
 	if len(namedOutside) > 0 {
 		pl.note("products and services %s share an attribute value with this hub but no word of its topic, and it names them only "+notInParagraphs+": no link planned; "+
-			"name them in a paragraph to link them", strings.Join(namedOutside, ", "))
+			"a paragraph naming them would make them candidates", strings.Join(namedOutside, ", "))
 	}
 }
 
@@ -1676,7 +1676,7 @@ func (pl *planner) relatedInBody() {
 	}
 	if len(namedOutside) > 0 {
 		pl.note("hubs %s share an attribute value with this page, but no word of their topic (primary keyword or cluster name) "+
-			"is a word of its names, and it names them only "+notInParagraphs+": no link planned; name them in a paragraph to link them",
+			"is a word of its names, and it names them only "+notInParagraphs+": no link planned; a paragraph naming them would make them candidates",
 			strings.Join(namedOutside, ", "))
 	}
 	pl.noteListingHub()
