@@ -399,7 +399,7 @@ type planner struct {
 	facets  []string // the page's facets: its cluster's and its own
 	text    string   // the paragraphs' text, normalised, for mention checks (containsWords)
 	// wholeText is the page's visible text, headings, lists and menus
-	// too, normalised; read only for a note (namesOnlyOutsideParagraphs).
+	// too, normalised; read only for a note (namesOutsideParagraphs).
 	wholeText     string
 	wholeTextRead bool
 	words         *anchors.Text
@@ -1222,7 +1222,7 @@ func (pl *planner) offerings() {
 		if !anchors.NewContentWords(names, pl.in.Policy.Language).SharedInEitherNumber(topic) && !pl.textNames(names) {
 			switch {
 			case pl.listsInSection(t.ID): // one the hub lists is linked: no note says otherwise
-			case pl.namesOnlyOutsideParagraphs(names):
+			case pl.namesOutsideParagraphs(names):
 				namedOutside = append(namedOutside, t.ID)
 			default:
 				offTopic = append(offTopic, t.ID)
@@ -1232,26 +1232,40 @@ func (pl *planner) offerings() {
 		cands = append(cands, t)
 	}
 	pl.pickScored(cands, link.TypeRelated, link.ZoneInBody, unlimited, "product or service sharing an attribute value with the hub's cluster")
-	if len(offTopic) > 0 {
-		pl.note("products and services %s share an attribute value with this hub but no word of its topic, and its text names none of them: no link planned",
-			strings.Join(offTopic, ", "))
-	}
-	if len(namedOutside) > 0 {
-		pl.note("products and services %s share an attribute value with this hub but no word of its topic, and it names them only "+notInParagraphs+": no link planned; "+
-			"a paragraph naming them would make them candidates", strings.Join(namedOutside, ", "))
+	for _, left := range leftOffTopic(offTopic, namedOutside) {
+		pl.note("products and services %s share an attribute value with this hub but no word of its topic, and %s: no link planned%s",
+			strings.Join(left.ids, ", "), left.named, left.hint)
 	}
 }
 
-// notInParagraphs is where a note says a page names a target that no
-// paragraph names.
-const notInParagraphs = "outside its paragraphs (in a heading, list, table or menu), where no link goes"
+// offTopicGroup is a note's group of targets left out for their topic:
+// how the page names them, and what would change that.
+type offTopicGroup struct {
+	ids         []string
+	named, hint string
+}
 
-// namesOnlyOutsideParagraphs reports whether the page names one of names
-// in its visible text outside its paragraphs, where links go, and in no
-// paragraph: a note saying that its text names none of them misleads the
-// writer whose page names one in a heading or a list.
-func (pl *planner) namesOnlyOutsideParagraphs(names []string) bool {
-	if pl.in.Page.HTML == "" || pl.textNames(names) {
+// leftOffTopic groups the targets left out for their topic by how the page
+// names them: never, or only outside its paragraphs, where no link goes
+// (namesOutsideParagraphs), each non-empty group once.
+func leftOffTopic(never, outside []string) []offTopicGroup {
+	var out []offTopicGroup
+	if len(never) > 0 {
+		out = append(out, offTopicGroup{never, "its text names none of them", ""})
+	}
+	if len(outside) > 0 {
+		out = append(out, offTopicGroup{outside, "it names them only outside its paragraphs (in a heading, list, table or menu), where no link goes",
+			"; a paragraph naming them would make them candidates"})
+	}
+	return out
+}
+
+// namesOutsideParagraphs reports whether the page's visible text outside
+// its paragraphs, where links go, names one of names; asked of a target
+// no paragraph names: a note saying that the page's text names none of
+// them misleads the writer whose page names one in a heading or a list.
+func (pl *planner) namesOutsideParagraphs(names []string) bool {
+	if pl.in.Page.HTML == "" {
 		return false
 	}
 	if !pl.wholeTextRead {
@@ -1656,7 +1670,7 @@ func (pl *planner) relatedInBody() {
 		}
 		topic, names := pl.hubTopic(t.Page)
 		if t.ClusterID != page.ClusterID && !own.SharedInEitherNumber(topic) && !pl.textNames(names) {
-			if pl.namesOnlyOutsideParagraphs(names) {
+			if pl.namesOutsideParagraphs(names) {
 				namedOutside = append(namedOutside, t.ID)
 			} else {
 				offTopic = append(offTopic, t.ID)
@@ -1666,18 +1680,12 @@ func (pl *planner) relatedInBody() {
 		cands = append(cands, t)
 	}
 	pl.pickScored(cands, link.TypeRelated, link.ZoneInBody, unlimited, "hub sharing an attribute value")
-	if len(offTopic) > 0 {
+	for _, left := range leftOffTopic(offTopic, namedOutside) {
 		// Said of the hubs' topic, which is what is compared: a gardening
 		// trial's product read "no word of its names" of a hub whose
 		// other keywords did share one.
 		pl.note("hubs %s share an attribute value with this page, but no word of their topic (primary keyword or cluster name) "+
-			"is a word of its names, and its text names none of them: no link planned",
-			strings.Join(offTopic, ", "))
-	}
-	if len(namedOutside) > 0 {
-		pl.note("hubs %s share an attribute value with this page, but no word of their topic (primary keyword or cluster name) "+
-			"is a word of its names, and it names them only "+notInParagraphs+": no link planned; a paragraph naming them would make them candidates",
-			strings.Join(namedOutside, ", "))
+			"is a word of its names, and %s: no link planned%s", strings.Join(left.ids, ", "), left.named, left.hint)
 	}
 	pl.noteListingHub()
 }
