@@ -116,7 +116,10 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 		}
 		waiting, listedInstead := 0, 0
 		for _, l := range in.Links {
-			if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned {
+			// One whose target the writer's own link already reaches is
+			// carried by that link, which the count above holds: a trial's
+			// article linking its hub itself was told its uplink waited.
+			if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned || markup.LinkedAlready(l.Reason) {
 				continue
 			}
 			if listedIn[l.TargetPageID] {

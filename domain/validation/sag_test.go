@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
 )
@@ -84,6 +85,14 @@ func TestDensityRangeBelowMinimumWarnsOnly(t *testing.T) {
 	r, _ = validate(t, inputFor(t, policy.SAG, "hub", linkedHTML(links...), append(links, waiting)...))
 	if d := rule(r, RuleDensityRange); d.Passed || !strings.Contains(d.Detail, "; 1 more in-body link(s) are planned and not placed") {
 		t.Errorf("%+v, want the detail to name the planned link", d)
+	}
+	// One the writer's own link to its target carries is no work to come
+	// either: that link is counted in the content's links.
+	carried := to("socks", "socks", link.TypeVerticalDown)
+	carried.Status, carried.Reason = link.StatusPlanned, markup.ReasonAlreadyLinked+"/socks/ in its first 2 paragraphs"
+	r, _ = validate(t, inputFor(t, policy.SAG, "hub", linkedHTML(links...), append(links, carried)...))
+	if d := rule(r, RuleDensityRange); strings.Contains(d.Detail, "planned and not placed") || strings.Contains(d.Detail, "unplaced for good") {
+		t.Errorf("%+v, want the link the writer's own link carries left out of the planned ones", d)
 	}
 	// One whose target a generated section lists is placed by no one, the
 	// LLM fallback included: it is no work to come (an electronics trial).
