@@ -603,7 +603,7 @@ func (r *recommender) lateUplink(ctx context.Context, pageID string) error {
 // targetID today (planning.ProposeLink); ok is false when it gives none or
 // the target is not live.
 func (r *recommender) proposeLink(ctx context.Context, page site.Page, targetID string) (link.Link, bool, error) {
-	targets, err := r.targets(ctx, targetID)
+	targets, err := r.targetAmongNeighbours(ctx, page, targetID)
 	if err != nil || len(targets) == 0 {
 		return link.Link{}, false, err
 	}
@@ -613,6 +613,28 @@ func (r *recommender) proposeLink(ctx context.Context, page site.Page, targetID 
 	}
 	l, ok := planning.ProposeLink(in, targetID)
 	return l, ok, nil
+}
+
+// targetAmongNeighbours is the live page targetID with the pages a plan
+// of page reads first (planning.Lookup.Deferred), or nil when targetID is
+// not live. The planner gives a phrase to the page it names best among
+// those it plans over (anchors.Owners): over the target alone, a cooking
+// trial's audit offered a hub's uplink "all-butter pie crust", a
+// sibling's keyword, and "gluten-free flour" inside a sibling's
+// "gluten-free flour blend", which the planner refuses a new page. The
+// scores are measured against the same pages as the planner's too.
+func (r *recommender) targetAmongNeighbours(ctx context.Context, page site.Page, targetID string) ([]planning.Target, error) {
+	target, err := r.targets(ctx, targetID)
+	if err != nil || len(target) == 0 {
+		return nil, err
+	}
+	first, _ := planning.LookupFor(r.sc.structure, r.sc.policy, page).Deferred()
+	neighbours, _, err := r.tx.PlanningTargets(ctx, r.siteID, page.ID, first, planning.Locks{})
+	if err != nil {
+		return nil, err
+	}
+	r.asAudited(neighbours)
+	return append(target, slices.DeleteFunc(neighbours, func(t planning.Target) bool { return t.ID == targetID })...), nil
 }
 
 // orphan recommends inbound links to an orphan from the related pages the
@@ -671,7 +693,7 @@ func (r *recommender) orphan(ctx context.Context, pageID string) error {
 		if !found {
 			continue
 		}
-		targets, err := r.targets(ctx, page.ID)
+		targets, err := r.targetAmongNeighbours(ctx, src, page.ID)
 		if err != nil {
 			return err
 		}
