@@ -60,7 +60,15 @@ type recommender struct {
 	// a menu's, header's or footer's link elsewhere: no link of the page's
 	// text, so none a fix of its text counts.
 	templateFixes map[int]bool
+	// neighbours are the pages a plan of each page reads first, kept
+	// for the next proposal from it (targetAmongNeighbours): an orphan's
+	// sources are tried for every orphan of their cluster.
+	neighbours map[string][]planning.Target
 }
+
+// neighbourPagesKept bounds recommender.neighbours: a page's proposals
+// mostly come together, and a site of a million pages must not be held.
+const neighbourPagesKept = 256
 
 // linkKey is a link of a page as apply finds it: path, text, occurrence.
 type linkKey struct {
@@ -628,13 +636,26 @@ func (r *recommender) targetAmongNeighbours(ctx context.Context, page site.Page,
 	if err != nil || len(target) == 0 {
 		return nil, err
 	}
-	first, _ := planning.LookupFor(r.sc.structure, r.sc.policy, page).Deferred()
-	neighbours, _, err := r.tx.PlanningTargets(ctx, r.siteID, page.ID, first, planning.Locks{})
-	if err != nil {
-		return nil, err
+	neighbours, kept := r.neighbours[page.ID]
+	if !kept {
+		first, _ := planning.LookupFor(r.sc.structure, r.sc.policy, page).Deferred()
+		if neighbours, _, err = r.tx.PlanningTargets(ctx, r.siteID, page.ID, first, planning.Locks{}); err != nil {
+			return nil, err
+		}
+		r.asAudited(neighbours)
+		if len(r.neighbours) >= neighbourPagesKept || r.neighbours == nil {
+			r.neighbours = make(map[string][]planning.Target, neighbourPagesKept)
+		}
+		r.neighbours[page.ID] = neighbours
 	}
-	r.asAudited(neighbours)
-	return append(target, slices.DeleteFunc(neighbours, func(t planning.Target) bool { return t.ID == targetID })...), nil
+	out := make([]planning.Target, 0, len(neighbours)+1)
+	out = append(out, target...)
+	for _, t := range neighbours {
+		if t.ID != targetID {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // orphan recommends inbound links to an orphan from the related pages the
