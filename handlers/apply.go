@@ -92,6 +92,13 @@ func (p *Pipeline) runApply(ctx context.Context, job store.Job, req events.Event
 	return p.finishApply(ctx, job, req, result)
 }
 
+// awaitsAnchor reports whether a fix places a link on an anchor the
+// audit did not find in the page: it applies only if the page's text
+// has one by then, where the fixes before it leave room.
+func awaitsAnchor(r store.StoredRecommendation) bool {
+	return !r.Found && (r.Action == audit.ActionAdd || r.Action == audit.ActionVaryAnchor)
+}
+
 func (p *Pipeline) finishApply(ctx context.Context, job store.Job, req events.Event, result events.AuditAppliedData) (bool, error) {
 	err := p.Store.InTx(ctx, func(tx *store.Tx) error {
 		if err := tx.FinishApply(ctx, job.SiteID, job.ID, result); err != nil {
@@ -185,6 +192,14 @@ func (p *Pipeline) applyPage(ctx context.Context, job store.Job, req events.Even
 				pending = append(pending, r)
 			}
 		}
+		// The fixes whose anchor the audit found in the page go first, in
+		// the report's order: the audit found each with the additions
+		// recommended before it in place, and one whose anchor it did not
+		// find, crowded out by them or not in the text, must not take the
+		// room a found one was given (a cooking trial's hub took a link on
+		// "lattice tops", which the audit had found no room for, and then
+		// refused the "Blind baking" the audit had placed).
+		sort.SliceStable(pending, func(i, j int) bool { return !awaitsAnchor(pending[i]) && awaitsAnchor(pending[j]) })
 		// Each fix is applied on what the fixes before it made of the page
 		// and the page validated again: a fix that makes a rule worse
 		// (validation.Worse: a rule the page passed fails, or one it

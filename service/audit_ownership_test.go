@@ -2,18 +2,22 @@ package service
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/store"
 )
 
 // A bakery's live site: the blind-baking article names its hub's keyword
 // "pie crust" in its first paragraphs only inside "all-butter pie crust",
 // its sibling's keyword, and the hub opens a sentence on "Blind baking",
-// the article's keyword, which holds the word of the sector "Baking".
+// the article's keyword, which holds the word of the sector "Baking",
+// and names the newer lattice-top-pie, as "lattice tops", a few words on
+// in the same paragraph: no room for a second link there.
 func bakerySite(siteID string) (events.Event, []events.PageInfo) {
 	structure := mustEvent(events.SiteUpdated, siteID, "site-"+siteID, events.SiteUpdatedData{
 		Site:    events.SiteInfo{ID: siteID, BaseURL: "https://bakery.example", Name: "Crumb & Crust", Policy: "sag"},
@@ -41,7 +45,14 @@ func bakerySite(siteID string) (events.Event, []events.PageInfo) {
 		page("blind-baking", "/baking/pie-crust/blind-baking/", "How to Blind Bake a Pie Shell", "supporting", "pie-crust", "blind baking", 4,
 			"<h1>How to Blind Bake a Pie Shell</h1>\n<p>Custard and cream pies need their shell baked before the filling goes in, or the bottom stays pale and soggy.</p>\n"+
 				"<p>Line the chilled shell with parchment and fill it with weights. Our all-butter pie crust holds its shape best for this.</p>\n"),
+		page("lattice-top-pie", "/baking/pie-crust/lattice-top-pie/", "How to Weave a Lattice Top Pie", "supporting", "pie-crust", "lattice top", 5,
+			"<h1>How to Weave a Lattice Top Pie</h1>\n<p>A woven top lets steam escape from juicy fruit and looks impressive for little skill.</p>\n"+
+				"<p>Cut even strips from cold dough and weave them over the filled pie, then chill it for fifteen minutes before baking.</p>\n"),
 	}
+	// The article the hub names first is the older: its orphan fix has
+	// the lower priority.
+	older := time.Date(2025, time.March, 4, 9, 0, 0, 0, time.UTC)
+	pages[3].PublishedAt = &older
 	return structure, pages
 }
 
@@ -77,5 +88,50 @@ func TestAnAuditOffersAPhraseOnlyToThePageItNamesBest(t *testing.T) {
 	}
 	if !uplink {
 		t.Errorf("no uplink recommended for blind-baking; recommendations: %+v", recs)
+	}
+}
+
+// Apply places a page's fixes whose anchor the audit found before those
+// it did not: the audit found each with the additions before it in
+// place. The hub's paragraph names two orphans a few words apart; the
+// audit gives the room to "Blind baking" and finds none for "lattice
+// tops", though the newer lattice-top-pie's fix has the higher priority.
+// Applied in priority order, a cooking trial's hub took the lattice link
+// and refused the found one.
+func TestApplyPlacesEveryFixWhoseAnchorTheAuditFound(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	const siteID = "crumb-and-crust-apply"
+	structure, pages := bakerySite(siteID)
+	h.publishExisting(structure, pages)
+	h.audit(siteID, "found-first", events.AuditRequestedData{})
+	recs := h.recommendations(siteID, "found-first")
+	found := map[string]string{}
+	for _, r := range recs {
+		if r.Found && r.Action == "add" {
+			found[r.ID] = r.PageID + " → " + r.TargetID + " on " + strconv.Quote(r.Anchor)
+		}
+	}
+	if !slices.ContainsFunc(recs, func(r store.StoredRecommendation) bool {
+		return r.PageID == "pie-crust" && r.TargetID == "blind-baking" && r.Found
+	}) {
+		t.Fatalf("the audit found no anchor for the hub's link to blind-baking; recommendations: %+v", recs)
+	}
+	// The premise: the fix the audit found no room for comes first in
+	// the report.
+	lattice := slices.IndexFunc(recs, func(r store.StoredRecommendation) bool {
+		return r.PageID == "pie-crust" && r.TargetID == "lattice-top-pie" && !r.Found
+	})
+	blind := slices.IndexFunc(recs, func(r store.StoredRecommendation) bool {
+		return r.PageID == "pie-crust" && r.TargetID == "blind-baking"
+	})
+	if lattice < 0 || lattice > blind {
+		t.Fatalf("the hub's fix to lattice-top-pie is at %d, its found fix to blind-baking at %d: want the first before the second", lattice, blind)
+	}
+	applied := h.applyFixes(siteID, "apply-found-first", events.AuditApplyData{AuditID: "found-first", All: true})
+	for _, f := range applied.Failed {
+		if what, ok := found[f.ID]; ok {
+			t.Errorf("fix %s (%s), whose anchor the audit found, failed: %s", f.ID, what, f.Reason)
+		}
 	}
 }
