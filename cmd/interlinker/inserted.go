@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/interlinker/interlinker/domain/link"
+	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/events"
 	"github.com/interlinker/interlinker/handlers"
 )
@@ -210,6 +211,12 @@ func readSiteEvents(ctx context.Context, js jetstream.JetStream, subject, siteID
 // for (handlers.OwnTrailReason) in a page's counts.
 const ownTrailCount link.Status = "breadcrumb in the page's own trail"
 
+// linkedAlreadyCount labels the planned links whose target the page links
+// already (markup.LinkedAlready: the writer's own link, or another of
+// ours): they wait for nothing (a trial's article linking its hub itself
+// was counted as having its uplink planned).
+const linkedAlreadyCount link.Status = "target linked already"
+
 // printInserted writes one event as a reader scans it: the page and its
 // verdict, its links by status, the rules it fails and the planner's notes.
 func printInserted(e insertedEvent) {
@@ -226,10 +233,14 @@ func printInserted(e insertedEvent) {
 			byStatus[string(ownTrailCount)]++
 			continue
 		}
+		if l.Status == string(link.StatusPlanned) && markup.LinkedAlready(l.Reason) {
+			byStatus[string(linkedAlreadyCount)]++
+			continue
+		}
 		byStatus[l.Status]++
 	}
 	var counts []string
-	for _, st := range []link.Status{link.StatusVerified, link.StatusFlagged, link.StatusInserted, link.StatusPlanned, link.StatusReview, link.StatusBroken, link.StatusRemoved, ownTrailCount} {
+	for _, st := range []link.Status{link.StatusVerified, link.StatusFlagged, link.StatusInserted, link.StatusPlanned, link.StatusReview, link.StatusBroken, link.StatusRemoved, ownTrailCount, linkedAlreadyCount} {
 		if n := byStatus[string(st)]; n > 0 {
 			counts = append(counts, fmt.Sprintf("%d %s", n, st))
 		}

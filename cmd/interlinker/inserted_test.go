@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,6 +69,35 @@ func TestInsertedPrintsEachPagesLastLinksInserted(t *testing.T) {
 	}
 	if pages != 2 {
 		t.Errorf("--json printed %d lines, want one a page", pages)
+	}
+
+	// An article whose writer links its hub gets no second uplink; its
+	// planned one is counted apart from work pending.
+	own := filepath.Join(t.TempDir(), "own-uplink.json")
+	ownEvent := `{"specversion": "1.0", "id": "cms-gen-lacing-v1", "source": "https://cms.trailhead-outfitters.example",
+		"type": "content.generated", "siteid": "trailhead-outfitters", "data": {"page": {
+		"id": "how-to-lace-hiking-boots", "url": "/hiking/hiking-boots/how-to-lace-hiking-boots/",
+		"title": "How to Lace Hiking Boots", "kind": "supporting", "cluster_id": "hiking-boots", "sector_id": "hiking",
+		"primary_keyword": "lace hiking boots", "keywords": [], "labels": [], "attributes": {}, "priority": false,
+		"published_at": "2026-09-20T09:00:00Z", "version": 1,
+		"html": "<h1>How to Lace Hiking Boots</h1>\n<p>Start with our <a href=\"/hiking/hiking-boots/\">guide to boots for the trail</a>; lacing comes after fit.</p>\n<p>A surgeon's knot at the ankle keeps the heel down on descents.</p>\n"}}}`
+	if err := os.WriteFile(own, []byte(ownEvent), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCapturing(t, "publish", "--nats-url", url, own); err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+	if err := waitUntil(t.Context(), time.Minute, func() bool {
+		out, _ = runCapturing(t, "inserted", "--nats-url", url, "--site", site, "--page", "how-to-lace-hiking-boots")
+		return strings.Contains(out, "how-to-lace-hiking-boots v1 sequence")
+	}); err != nil {
+		t.Fatalf("inserted printed %q, want the article's links", out)
+	}
+	header, _, _ := strings.Cut(out, "\n")
+	plannedLines := strings.Count(out, "\n  planned ")
+	if !strings.Contains(header, "1 target linked already") || !strings.Contains(out, "planned   vertical_up") ||
+		(plannedLines > 1) != strings.Contains(header, fmt.Sprintf(" %d planned", plannedLines-1)) {
+		t.Errorf("inserted printed %q, want its uplink, which the writer's link carries, counted as linked already, not planned", out)
 	}
 
 	// A page deleted since its last links.inserted is listed apart, not
