@@ -1135,7 +1135,7 @@ func TestAFixedPagesVerdictJudgesItsUplinkAgainstItsClustersLiveHub(t *testing.T
 			if rule.Name != "mandatory_uplink" {
 				continue
 			}
-			if rule.Passed || strings.Contains(rule.Detail, "no hub page yet") || !strings.Contains(rule.Detail, "gravel-bikes") {
+			if rule.Passed || strings.Contains(rule.Detail, "no live hub page") || !strings.Contains(rule.Detail, "gravel-bikes") {
 				t.Errorf("page %s: mandatory_uplink %+v, want it failed against hub gravel-bikes", id, rule)
 			}
 		}

@@ -728,7 +728,9 @@ func (pl *planner) verticalUp() {
 		return
 	}
 	if hub == nil {
-		pl.note("cluster %s has no hub page yet: vertical_up link not planned", page.ClusterID)
+		// A hub deleted since leaves its articles so too: "yet" told a
+		// trial's articles, after their hub's deletion, to wait for one.
+		pl.note("cluster %s has no live hub page (none is published yet, or it was deleted): vertical_up link not planned; publish its hub, or give the page another cluster", page.ClusterID)
 		return
 	}
 	if hub.ID == page.ID {

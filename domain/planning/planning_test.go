@@ -71,7 +71,9 @@ func uplinkOf(t *testing.T, plan Plan) link.Link {
 func TestNoUplinkWithoutAHubOrForPagesThatNeedNone(t *testing.T) {
 	st, pol, hub, article := fixture()
 	plan := planOf(t, Input{Structure: st, Policy: pol, Page: article})
-	if len(inBody(plan)) != 0 || !slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.Contains(n, "has no hub page yet") }) {
+	if len(inBody(plan)) != 0 || !slices.ContainsFunc(plan.Notes, func(n string) bool {
+		return strings.Contains(n, "has no live hub page (none is published yet, or it was deleted)")
+	}) {
 		t.Errorf("without a hub: %+v, want no in-body link and a note saying the cluster has no hub", plan)
 	}
 	for _, p := range []site.Page{hub, {ID: "t", Kind: site.KindTerm}, {ID: "x", Kind: site.KindSupporting}} {

@@ -306,7 +306,7 @@ func anchorDiversity(in Input, found []markup.Link) RuleResult {
 func firstLink(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleFirstLink, Severity: SeverityError}
 	if in.Hub == nil {
-		r.Detail = fmt.Sprintf("cluster %s has no hub to point to", in.Page.ClusterID)
+		r.Detail = fmt.Sprintf("cluster %s has no live hub to point to", in.Page.ClusterID)
 		return r
 	}
 	for _, f := range found {

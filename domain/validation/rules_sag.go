@@ -16,7 +16,7 @@ import (
 func mandatoryUplink(in Input, found []markup.Link) RuleResult {
 	r := RuleResult{Name: RuleMandatoryUplink, Severity: SeverityError}
 	if in.Hub == nil {
-		r.Detail = fmt.Sprintf("cluster %s has no hub page yet", in.Page.ClusterID)
+		r.Detail = fmt.Sprintf("cluster %s has no live hub page (none is published yet, or it was deleted)", in.Page.ClusterID)
 		return r
 	}
 	// The author's own link to the hub in the first paragraphs is the
