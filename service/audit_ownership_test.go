@@ -56,6 +56,16 @@ func bakerySite(siteID string) (events.Event, []events.PageInfo) {
 	return structure, pages
 }
 
+// auditedBakery publishes the bakery site as site siteID, audits it and
+// returns its recommendations.
+func auditedBakery(t *testing.T, siteID, auditID string) (*auditHarness, []store.StoredRecommendation) {
+	h := startAuditHarness(t)
+	structure, pages := bakerySite(siteID)
+	h.publishExisting(structure, pages)
+	h.audit(siteID, auditID, events.AuditRequestedData{})
+	return h, h.recommendations(siteID, auditID)
+}
+
 // The audit proposes a link from the planner's plan of the page over the
 // pages that plan reads, as a new page is planned: a phrase is offered
 // only to the page it names best (anchors.Owners). Planned over the
@@ -65,12 +75,7 @@ func bakerySite(siteID string) (events.Event, []events.PageInfo) {
 // page "Baking".
 func TestAnAuditOffersAPhraseOnlyToThePageItNamesBest(t *testing.T) {
 	t.Parallel()
-	h := startAuditHarness(t)
-	const siteID = "crumb-and-crust"
-	structure, pages := bakerySite(siteID)
-	h.publishExisting(structure, pages)
-	h.audit(siteID, "ownership", events.AuditRequestedData{})
-	recs := h.recommendations(siteID, "ownership")
+	_, recs := auditedBakery(t, "crumb-and-crust", "ownership")
 	uplink := false
 	for _, r := range recs {
 		if r.PageID == "blind-baking" && r.TargetID == "pie-crust" && r.LinkType == "vertical_up" {
@@ -100,12 +105,8 @@ func TestAnAuditOffersAPhraseOnlyToThePageItNamesBest(t *testing.T) {
 // and refused the found one.
 func TestApplyPlacesEveryFixWhoseAnchorTheAuditFound(t *testing.T) {
 	t.Parallel()
-	h := startAuditHarness(t)
 	const siteID = "crumb-and-crust-apply"
-	structure, pages := bakerySite(siteID)
-	h.publishExisting(structure, pages)
-	h.audit(siteID, "found-first", events.AuditRequestedData{})
-	recs := h.recommendations(siteID, "found-first")
+	h, recs := auditedBakery(t, siteID, "found-first")
 	found := map[string]string{}
 	for _, r := range recs {
 		if r.Found && r.Action == "add" {
