@@ -464,7 +464,11 @@ func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, we
 		reason += fmt.Sprintf("; no anchor for it found in the page (%s)%s: work %q into the text", pl.Reason, r.heldBack(l, pr), anchors[first])
 		r.needAnchor(page, l)
 	default:
-		reason += "; the planner has no anchor for it" + r.heldBack(l, pr) + ": write one"
+		why := ""
+		if l.Reason != "" {
+			why = " (" + l.Reason + ")" // planning.ProposeLink says why when it can
+		}
+		reason += "; the planner has no anchor for it" + why + r.heldBack(l, pr) + ": write one"
 		r.needAnchor(page, l)
 	}
 	rec.Reason = reason

@@ -136,3 +136,18 @@ func TestApplyPlacesEveryFixWhoseAnchorTheAuditFound(t *testing.T) {
 		}
 	}
 }
+
+// The sector page "Baking" is an orphan whose every name is one word,
+// shorter than an anchor: its fix says what a writer could work in,
+// where a trial's said only "write one".
+func TestAnAuditSaysWhatWouldCarryALinkToAPageWithOnlyShortNames(t *testing.T) {
+	t.Parallel()
+	_, recs := auditedBakery(t, "crumb-and-crust-short", "short-names")
+	i := slices.IndexFunc(recs, func(r store.StoredRecommendation) bool { return r.TargetID == "baking" && r.Action == "add" })
+	if i < 0 {
+		t.Fatalf("no fix adds a link to the orphan sector page; recommendations: %+v", recs)
+	}
+	if r := recs[i]; r.Found || !strings.Contains(r.Reason, `every name of it is shorter than the 2 words an anchor needs; a phrase such as "our baking guide" would carry the link`) {
+		t.Errorf("fix %s on %s (found %v): reason %q, want it to say what would carry the link", r.ID, r.PageID, r.Found, r.Reason)
+	}
+}

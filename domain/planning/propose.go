@@ -3,7 +3,9 @@ package planning
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"github.com/interlinker/interlinker/domain/anchors"
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/policy"
 	"github.com/interlinker/interlinker/domain/site"
@@ -34,7 +36,31 @@ func ProposeLink(in Input, targetID string) (link.Link, bool) {
 		l.Mandatory = true
 	}
 	l.Explanation = fmt.Sprintf("%s: proposed from %s to %s; score %.2f; %s", typ, in.Page.ID, t.ID, l.Score, l.Explanation)
+	if len(l.Candidates) == 0 {
+		l.Reason = pl.namesTooShort(t)
+	}
 	return l, true
+}
+
+// namesTooShort says, of a target every name of which is shorter than an
+// anchor, what a writer could work in to carry a link to it; "" when one
+// of its names is long enough, or it has none. A trial's audit told a
+// page only to "write one" for a sector page named "Baking".
+func (pl *planner) namesTooShort(t Target) string {
+	short := ""
+	for _, name := range append([]string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title}, t.Keywords...) {
+		words := len(strings.Fields(anchors.Normalize(name)))
+		if words >= pl.in.Policy.AnchorMinWords {
+			return ""
+		}
+		if words > 0 && short == "" {
+			short = name
+		}
+	}
+	if short == "" {
+		return ""
+	}
+	return fmt.Sprintf("every name of it is shorter than the %d words an anchor needs; %s", pl.in.Policy.AnchorMinWords, pl.longerPhraseHint(short))
 }
 
 // TargetScores are the SAG scores of links from in.Page to each of

@@ -76,3 +76,34 @@ func TestTargetScoresAreThePlannersScores(t *testing.T) {
 		}
 	}
 }
+
+// A target every name of which is shorter than an anchor has no
+// candidate; the proposal says so and what a writer could work in (a
+// trial's audit said only "write one" of a sector page named "Baking").
+func TestAProposalToATargetWithOnlyShortNamesSaysWhatWouldCarryIt(t *testing.T) {
+	pol := sagPolicy(t)
+	boots := bootsCluster()
+	st := testSite(boots)
+	hub := hubOf(boots)
+	hub.HTML = "<p>Boots that fit make hiking easier. Our boots guide starts with the heel.</p>"
+	short := site.Page{SiteID: "s", ID: "sector-hiking", URL: "/hiking/", Title: "Hiking", PrimaryKeyword: "hiking", Kind: site.KindSector, SectorID: "hiking"}
+	in, err := NewInput(st, pol, hub, asTargets(0, short))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := ProposeLink(in, short.ID)
+	if !ok || len(l.Candidates) != 0 {
+		t.Fatalf("proposal %+v (%v), want one without candidates", l, ok)
+	}
+	if want := `every name of it is shorter than the 2 words an anchor needs; a phrase such as "our hiking guide" would carry the link`; l.Reason != want {
+		t.Errorf("reason %q, want %q", l.Reason, want)
+	}
+	long := short
+	long.Title, long.PrimaryKeyword = "Hiking Gear", "hiking gear"
+	if in, err = NewInput(st, pol, hub, asTargets(0, long)); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := ProposeLink(in, long.ID); l.Reason != "" {
+		t.Errorf("a target with a name as long as an anchor: reason %q, want none", l.Reason)
+	}
+}
