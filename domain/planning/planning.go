@@ -1464,9 +1464,15 @@ func (pl *planner) shortNameOnly(t Target) (string, bool) {
 	return pl.shortNameIn(t, pl.text)
 }
 
+// namesOf are the names a writer may call t by, as a hint about a short
+// name reads them (shortNameIn, namesTooShort).
+func (pl *planner) namesOf(t Target) []string {
+	return append([]string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title}, t.Keywords...)
+}
+
 // shortNameIn is shortNameOnly within text (normalised).
 func (pl *planner) shortNameIn(t Target, text string) (string, bool) {
-	for _, name := range append([]string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title}, t.Keywords...) {
+	for _, name := range pl.namesOf(t) {
 		n := anchors.Normalize(name)
 		if n != "" && len(strings.Fields(n)) < pl.in.Policy.AnchorMinWords && containsWords(text, n) {
 			return name, true

@@ -48,7 +48,7 @@ func ProposeLink(in Input, targetID string) (link.Link, bool) {
 // page only to "write one" for a sector page named "Baking".
 func (pl *planner) namesTooShort(t Target) string {
 	short := ""
-	for _, name := range append([]string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title}, t.Keywords...) {
+	for _, name := range pl.namesOf(t) {
 		words := len(strings.Fields(anchors.Normalize(name)))
 		if words >= pl.in.Policy.AnchorMinWords {
 			return ""

@@ -116,9 +116,10 @@ func densityRange(in Input, found []markup.Link) RuleResult {
 		}
 		waiting, listedInstead := 0, 0
 		for _, l := range in.Links {
-			// One whose target the writer's own link already reaches is
-			// carried by that link, which the count above holds: a trial's
-			// article linking its hub itself was told its uplink waited.
+			// One whose target the page links already (markup.LinkedAlready:
+			// the writer's own link, or another of ours) is carried by that
+			// link, which the count above holds: a trial's article linking
+			// its hub itself was told its uplink waited.
 			if l.Zone != link.ZoneInBody || l.Status != link.StatusPlanned || markup.LinkedAlready(l.Reason) {
 				continue
 			}
