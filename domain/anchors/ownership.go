@@ -985,7 +985,7 @@ func (o *Owners) Candidates(self int, source *Text, p policy.Policy) []link.Anch
 	t := o.targets[self]
 	cands := buildCandidates(t, p, func() []string {
 		return naturalPhrases(source, o.profiles[self], p, func(np nounPhrase) bool {
-			return o.cachedBest(np) == self && !o.holdsSourceName(np)
+			return o.cachedBest(np) == self && !o.holdsSourceName(np) && !o.opensOnOwnActivity(np, self)
 		})
 	})
 	return o.withNotWithin(self, o.withoutOthersMainNames(self, cands), source, p.AnchorMaxWords)
@@ -1019,6 +1019,41 @@ func opensAndEndsAsActivity(np nounPhrase, name []string) bool {
 	}
 	first, last := np[0], np[len(np)-1]
 	return first.lex == cGer && first.low == name[0] && last.stem == stem(name[len(name)-1])
+}
+
+// opensOnOwnActivity reports whether a phrase opens on an "-ing" word
+// whose verb the source page's names hold and the target's do not: it
+// names the activity the page itself is about, done to the target's
+// subject. A solar trial's "How to Size a Solar Panel System" said
+// "[Sizing solar panels] starts with your electricity bills", and its
+// uplink took the phrase, which reads as a link to a sizing guide; the
+// hub's own "solar panels" inside it is the way up. A target whose names
+// hold the verb ("running shoes") keeps the phrase.
+func (o *Owners) opensOnOwnActivity(np nounPhrase, self int) bool {
+	if o.source < 0 || o.source >= len(o.profiles) || self == o.source || len(np) < 2 || np[0].lex != cGer {
+		return false
+	}
+	forms := gerundVerbForms(np[0].low)
+	target, source := o.profiles[self].all, o.profiles[o.source].all
+	if slices.ContainsFunc(forms, func(f string) bool { return target[f] }) {
+		return false
+	}
+	return slices.ContainsFunc(forms, func(f string) bool { return source[f] })
+}
+
+// gerundVerbForms are an "-ing" word and the verbs it may be the form of:
+// "sizing" size, "cleaning" clean, "running" run.
+func gerundVerbForms(gerund string) []string {
+	forms := []string{gerund}
+	b, ok := strings.CutSuffix(gerund, "ing")
+	if !ok || b == "" {
+		return forms
+	}
+	forms = append(forms, b, b+"e")
+	if n := len(b); n >= 2 && b[n-1] == b[n-2] {
+		forms = append(forms, b[:n-1])
+	}
+	return forms
 }
 
 // withoutOthersMainNames leaves out the keyword variations of target self

@@ -1221,6 +1221,34 @@ func TestAPhraseHoldingThePagesOwnNameNamesNoOtherPage(t *testing.T) {
 			t.Errorf("natural phrase %q, the staking article's own activity, names the hub", c.Text)
 		}
 	}
+	// Nor does the activity a how-to page names by its verb: a solar
+	// trial's "How to Size a Solar Panel System" linked its hub on
+	// "[Sizing solar panels] starts with your electricity bills". The
+	// hub's own keyword inside the phrase stays its way up.
+	panels := Target{PrimaryKeywords: []string{"solar panels"}, Variations: []string{"rooftop solar", "PV panels"},
+		Title: "Solar Panels: A Homeowner's Guide"}
+	sizing := Target{PrimaryKeywords: []string{"solar system size"}, Variations: []string{"how many solar panels"},
+		Title: "How to Size a Solar Panel System"}
+	src = NewText([]string{"Sizing solar panels starts with your electricity bills, not the roof."})
+	keyword := false
+	for _, c := range NewOwnersOf([]Target{panels}, sizing).Candidates(0, src, pol()) {
+		if c.Type == link.AnchorNatural {
+			t.Errorf("natural phrase %q, the sizing article's own activity, names the hub", c.Text)
+		}
+		keyword = keyword || c.Text == "solar panels"
+	}
+	if !keyword {
+		t.Error("the hub's keyword inside the phrase is no candidate")
+	}
+	// A phrase opening on a verb the target's names hold is the target's.
+	running := Target{PrimaryKeywords: []string{"running shoes"}, Title: "Running Shoes"}
+	pace := Target{PrimaryKeywords: []string{"running pace"}, Title: "How to Run a Faster Pace"}
+	src = NewText([]string{"Cushioned running shoes absorb some of the shock of a faster pace."})
+	if !slices.ContainsFunc(NewOwnersOf([]Target{running}, pace).Candidates(0, src, pol()), func(c link.Anchor) bool {
+		return c.Type == link.AnchorNatural && c.Text == "Cushioned running shoes"
+	}) {
+		t.Error("\"Cushioned running shoes\" is no natural phrase for the running shoes page")
+	}
 	// The hub's name in a page about another activity is still the hub's.
 	dividing := Target{PrimaryKeywords: []string{"dividing irises"}, Title: "Dividing Irises"}
 	src = NewText([]string{"Our favourite tall cottage garden perennials flower in June."})
