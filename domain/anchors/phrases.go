@@ -1202,6 +1202,11 @@ func SameWords(a, b string) bool {
 // singularSubjectsVerb; a DIY trial's hub lost its link on "shower drain"
 // so). A phrase after an initialism ("A/R aging report") is the rest of
 // a name too (initialismBefore).
+//
+// A phrase whose own last "-s" word is the verb of a singular subject it
+// holds ("a ground source heat pump costs more") is refused alike: the
+// text's noun phrase ends before that word, and the link would end on a
+// verb.
 func GoesOn(preceding, phrase, following string) bool {
 	head := strings.Fields(phrase)
 	if len(head) == 0 {
@@ -1233,6 +1238,14 @@ func GoesOn(preceding, phrase, following string) bool {
 	// spreadsheets" to the budget-app review once the comparison's own
 	// page, whose name had held the phrase, was deleted).
 	if comparisonWords[after.low] && len(toks) > n+1 && !closed(toks[n+1].lex) {
+		return true
+	}
+	// After a singular determiner, the phrase's own last "-s" word may be
+	// its subject's verb, not its head: "a ground source [heat pump
+	// costs] more to install" (a solar trial's hub linked its running
+	// costs article there, on the variation "heat pump cost"). No noun
+	// phrase of the text ends there, nor goes on from it.
+	if n > 1 && (last.lex == cAmbig || last.lex == cVerb) && singularBefore(preceding, head, next, n-1) {
 		return true
 	}
 	// A phrase ending on an "-ing" word names a thing ("retirement
@@ -1289,7 +1302,7 @@ func GoesOn(preceding, phrase, following string) bool {
 	if !after.plur {
 		return true
 	}
-	if singularBefore(preceding, head, next) {
+	if singularBefore(preceding, head, next, len(head)) {
 		return false
 	}
 	if len(toks) == n+1 {
@@ -1340,11 +1353,12 @@ func initialismBefore(preceding string) bool {
 	return true
 }
 
-// singularBefore reports whether the "-s" word after a phrase (next[0])
-// is its verb by singularSubjectsVerb, read with the last words of the
-// text before it (preceding), where a singular determiner may open the
-// phrase: "a shower drain benefits from".
-func singularBefore(preceding string, head, next []string) bool {
+// singularBefore reports whether the "-s" word at index at of the phrase
+// and the words after it (head, then next: len(head) is next[0]) is its
+// verb by singularSubjectsVerb, read with the last words of the text
+// before it (preceding), where a singular determiner may open the phrase:
+// "a shower drain benefits from".
+func singularBefore(preceding string, head, next []string, at int) bool {
 	if preceding == "" {
 		return false
 	}
@@ -1354,7 +1368,7 @@ func singularBefore(preceding string, head, next []string) bool {
 	before := strings.Fields(preceding)
 	before = before[max(0, len(before)-3):]
 	toks := tokenize(strings.Join(slices.Concat(before, head, next), " "))
-	return singularSubjectsVerb(toks, len(before)+len(head))
+	return singularSubjectsVerb(toks, len(before)+at)
 }
 
 // offerNouns after a name say what is offered under it: "our mobile dog

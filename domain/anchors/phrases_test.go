@@ -1328,6 +1328,13 @@ func TestAnSWordAfterASingularNounPhraseIsItsVerb(t *testing.T) {
 		{"our ", "patio", " ideas for small yards", true},
 		{"", "patio", " ideas for small yards", true},
 		{"two ", "patio", " ideas for small yards", true},
+		// The phrase's own last word is the verb: a solar trial's hub
+		// linked its running costs article on "a ground source [heat
+		// pump costs] more to install".
+		{"is the usual choice; a ground source ", "heat pump costs", " more to install and less to run", true},
+		{"a ", "heat pump costs", " about twice as much", true},
+		{"the ", "heat pump costs", " more to install", false},
+		{"we compare ", "heat pump costs", " across three climates", false},
 	} {
 		if got := GoesOn(c.preceding, c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q, %q) = %v, want %v", c.preceding, c.phrase, c.following, got, c.goesOn)
