@@ -260,6 +260,9 @@ func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounP
 			// less its number: the name itself is the candidate.
 			continue
 		}
+		if prof.numberedOtherwise(words) {
+			continue
+		}
 		seen[key] = true
 		if keep != nil && !keep(words) {
 			continue
@@ -270,6 +273,40 @@ func naturalPhrases(source *Text, prof profile, p policy.Policy, keep func(nounP
 		}
 	}
 	return out
+}
+
+// numberedOtherwise reports whether the names say the phrase's words
+// after one number only, and the text writes another before them: "a
+// 13.5 [kWh battery]" is no "10 kWh battery" (a solar trial's audit
+// offered the product page that phrase). Names that give the words
+// after several numbers ("100 amp service", "200 amp service") name
+// what any of them counts, and "60 amp services" still names it.
+func (pr profile) numberedOtherwise(words nounPhrase) bool {
+	number := words[0].number
+	if number == "" {
+		return false
+	}
+	tail := " " + words.stemKey()[1:] + " "
+	var given []string
+	for key := range pr.exact {
+		name, ok := strings.CutPrefix(key, "\x00")
+		if !ok {
+			continue
+		}
+		name = " " + name + " "
+		for from := 0; ; {
+			at := strings.Index(name[from:], tail)
+			if at < 0 {
+				break
+			}
+			at += from
+			if before := strings.Fields(name[:at]); len(before) > 0 && allDigits(before[len(before)-1]) && !slices.Contains(given, before[len(before)-1]) {
+				given = append(given, before[len(before)-1])
+			}
+			from = at + 1
+		}
+	}
+	return len(given) == 1 && given[0] != number
 }
 
 // ownConjunct is the part of a coordinated phrase that names the target:

@@ -1446,3 +1446,31 @@ func TestANaturalPhraseOpensOnNoWordOfRepute(t *testing.T) {
 		t.Errorf("natural phrases %q, want \"4-month sleep regression\" without \"infamous\"", got)
 	}
 }
+
+// A solar trial's audit offered the "Sunward 10 kWh Home Battery" page the
+// phrase "kWh battery" in "a 13.5 kWh battery may let you draw only 12":
+// a name that says the words after its own number is not named where the
+// text writes another number before them.
+func TestAPhraseAfterAnotherNumberThanTheNamesNamesNotIt(t *testing.T) {
+	product := Target{PrimaryKeywords: []string{"Sunward 10 kWh battery"}, Variations: []string{"10 kWh battery"}, Title: "Sunward 10 kWh Home Battery"}
+	natural := func(text string) []string {
+		var out []string
+		for _, c := range Candidates(product, NewText([]string{text}), pol()) {
+			if c.Type == link.AnchorNatural {
+				out = append(out, c.Text)
+			}
+		}
+		return out
+	}
+	for _, text := range []string{
+		"Look at usable capacity: a 13.5 kWh battery may let you draw only 12.",
+		"A 5 kWh battery covers the evening in a small flat.",
+	} {
+		if got := natural(text); len(got) > 0 {
+			t.Errorf("in %q the product is named by %q", text, got)
+		}
+	}
+	if got := natural("Almost any kWh battery works with a hybrid inverter."); !slices.Equal(got, []string{"kWh battery"}) {
+		t.Errorf("natural phrases %q where no number is written, want \"kWh battery\"", got)
+	}
+}
