@@ -267,7 +267,7 @@ type proposal struct {
 	placement markup.Placement
 	// capped are the candidates held back at the anchor cap; dominant
 	// those held back because they would carry too large a share of the
-	// target's links (audit.Dominates).
+	// target's links (audit.WouldDominate).
 	capped, dominant []string
 }
 
@@ -277,9 +277,10 @@ type proposal struct {
 // max_exact_anchor_per_target times for its target is not offered (SAG
 // §2.3), as the inject stage offers none; the candidates left are the
 // link's anchors. Nor is one that would then carry more than
-// anchor_dominance_flag_share of the target's in-body links: the next
-// audit would report the anchor the fix added (a trial's re-audit found 3
-// of 7 links to a hub so).
+// anchor_dominance_flag_share of the target's in-body links, or of
+// anchor_dominance_min_inbound links while it has fewer (the additions
+// after it may bring it there): the next audit would report the anchor
+// the fix added (a trial's re-audit found 3 of 7 links to a hub so).
 func (r *recommender) place(ctx context.Context, page site.Page, links []link.Link) ([]proposal, error) {
 	used, err := r.anchorsUsed(ctx, page.ID, links)
 	if err != nil {
@@ -301,7 +302,7 @@ func (r *recommender) place(ctx context.Context, page site.Page, links []link.Li
 			case n >= limit:
 				capped[i] = append(capped[i], c.Text)
 				return true
-			case inbound != nil && audit.Dominates(r.sc.policy, n+1, inbound[l.TargetPageID]+1):
+			case inbound != nil && audit.WouldDominate(r.sc.policy, n+1, inbound[l.TargetPageID]+1):
 				dominant[i] = append(dominant[i], c.Text)
 				return true
 			}
@@ -485,8 +486,8 @@ func (r *recommender) heldBack(l link.Link, pr proposal) string {
 			l.TargetPageID, r.sc.policy.MaxExactAnchorPerTarget, quotedList(pr.capped))
 	}
 	if len(pr.dominant) > 0 {
-		out += fmt.Sprintf(" (anchor share: one more link to %s with %s would carry more than %.0f%% of its in-body links; anchor_dominance_flag_share)",
-			l.TargetPageID, quotedList(pr.dominant), 100*r.sc.policy.AnchorDominanceFlagShare)
+		out += fmt.Sprintf(" (anchor share: one more link to %s with %s would carry more than %.0f%% of its in-body links, counted as at least %d, as the fixes after it may bring them; anchor_dominance_flag_share)",
+			l.TargetPageID, quotedList(pr.dominant), 100*r.sc.policy.AnchorDominanceFlagShare, r.sc.policy.AnchorDominanceMinInbound)
 	}
 	return out
 }

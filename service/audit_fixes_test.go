@@ -709,6 +709,51 @@ func TestAnAuditsAdditionTakesNoAnchorItWouldMakeDominant(t *testing.T) {
 	}
 }
 
+// An audit's additions to a target of fewer than anchor_dominance_min_inbound
+// links must not make one anchor dominate once the later additions bring
+// it there: a solar trial's audit gave a hub of no links three uplinks on
+// "heat pumps", then three more links, and its re-audit found the anchor
+// carrying 3 of 6. Here the hub has no live link; three articles name it
+// only "heat pumps" in their opening paragraphs, two only "air source heat
+// pump". Two "heat pumps" are the most 5 links allow within 40%.
+func TestAnAuditsAdditionsToATargetUnderTheMinimumMakeNoAnchorDominant(t *testing.T) {
+	t.Parallel()
+	h := startAuditHarness(t)
+	structure, page := oneClusterSite(events.SiteInfo{ID: "sunward", BaseURL: "https://sunward.example", Name: "Sunward", Policy: "sag"},
+		events.SectorInfo{ID: "efficiency", Name: "Efficiency", URL: "/efficiency/"},
+		events.ClusterInfo{ID: "heat-pumps", SectorID: "efficiency", Name: "Heat Pumps", PrimaryKeyword: "heat pumps", Keywords: []string{"air source heat pump"}})
+	saying := func(name string) string {
+		return `<p>Most homes that switch to ` + name + ` start with a survey of the rooms and their windows.</p>
+<p>The installer then sizes the outdoor unit for the coldest week of the year.</p>`
+	}
+	pages := []events.PageInfo{
+		page("heat-pumps", "hub", "/efficiency/heat-pumps/", `<p>Heat pumps move heat rather than make it, and heat in winter and cool in summer.</p>`),
+		page("a-defrost", "supporting", "/efficiency/heat-pumps/a-defrost/", saying("heat pumps")),
+		page("b-noise", "supporting", "/efficiency/heat-pumps/b-noise/", saying("heat pumps")),
+		page("c-tariffs", "supporting", "/efficiency/heat-pumps/c-tariffs/", saying("heat pumps")),
+		page("x-sizing", "supporting", "/efficiency/heat-pumps/x-sizing/", saying("an air source heat pump")),
+		page("y-radiators", "supporting", "/efficiency/heat-pumps/y-radiators/", saying("an air source heat pump")),
+	}
+	run := fixAllAndAuditAgain(t, h, structure, pages)
+
+	uses := map[string]int{}
+	for _, r := range run.recs {
+		if r.Action == "add" && r.TargetID == "heat-pumps" && r.Found {
+			uses[anchors.Normalize(r.Anchor)]++
+		}
+	}
+	// The premise: the additions found go past the minimum with the other name.
+	if uses["heat pumps"] == 0 || uses["air source heat pump"] == 0 {
+		t.Fatalf("the uplinks found for the hub: %v, want both names among them", uses)
+	}
+	if uses["heat pumps"] > 2 {
+		t.Errorf("the audit adds %d uplinks on \"heat pumps\" to a hub that will have %d links: over 40%% of them", uses["heat pumps"], uses["heat pumps"]+uses["air source heat pump"])
+	}
+	for _, f := range run.afterF.DominantAnchors {
+		t.Errorf("after the fixes the audit finds a dominant anchor: %+v", f)
+	}
+}
+
 // An anchor is one however its apostrophe is typed: a French trial's
 // audit counted "l’évier" and "l'évier" apart (and offered one as a
 // variation of the other). Here three of six links to a hub say "fuite

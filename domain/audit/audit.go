@@ -1051,6 +1051,18 @@ func Dominates(p policy.Policy, n, links int) bool {
 	return links > 0 && links >= p.AnchorDominanceMinInbound && float64(n)/float64(links) > p.AnchorDominanceFlagShare
 }
 
+// WouldDominate reports whether one exact anchor carrying n of a target's
+// links inbound links would dominate it (Dominates) once the target had
+// anchor_dominance_min_inbound links, if it has fewer: an audit adds its
+// links one at a time, and the additions after one may bring its target
+// up to the minimum. A solar trial's audit gave a hub of no links three
+// uplinks on "heat pumps", each within the share of a target under the
+// minimum, then three more links, and the re-audit found the anchor
+// carrying 3 of 6.
+func WouldDominate(p policy.Policy, n, links int) bool {
+	return Dominates(p, n, max(links, p.AnchorDominanceMinInbound))
+}
+
 // dominantAnchors are the targets at least anchor_dominance_min_inbound
 // in-body links point to, one exact anchor of which carries more than
 // anchor_dominance_flag_share of them, and those one exact anchor links
