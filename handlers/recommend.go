@@ -280,7 +280,8 @@ type proposal struct {
 // anchor_dominance_flag_share of the target's in-body links, or of
 // anchor_dominance_min_inbound links while it has fewer (the additions
 // after it may bring it there): the next audit would report the anchor
-// the fix added (a trial's re-audit found 3 of 7 links to a hub so).
+// the fix added (a trial's re-audit found 3 of 7 links to a hub so). A
+// mandatory link takes such a one last rather than not at all.
 func (r *recommender) place(ctx context.Context, page site.Page, links []link.Link) ([]proposal, error) {
 	used, err := r.anchorsUsed(ctx, page.ID, links)
 	if err != nil {
@@ -296,6 +297,7 @@ func (r *recommender) place(ctx context.Context, page site.Page, links []link.Li
 	reqs := make([]markup.LinkRequest, len(links))
 	for i := range links {
 		l := &links[i]
+		var last []link.Anchor
 		l.Candidates = slices.DeleteFunc(slices.Clone(l.Candidates), func(c link.Anchor) bool {
 			n := used[l.TargetPageID][anchors.Normalize(c.Text)]
 			switch {
@@ -303,11 +305,19 @@ func (r *recommender) place(ctx context.Context, page site.Page, links []link.Li
 				capped[i] = append(capped[i], c.Text)
 				return true
 			case inbound != nil && audit.WouldDominate(r.sc.policy, n+1, inbound[l.TargetPageID]+1):
-				dominant[i] = append(dominant[i], c.Text)
+				if l.Mandatory {
+					last = append(last, c)
+				} else {
+					dominant[i] = append(dominant[i], c.Text)
+				}
 				return true
 			}
 			return false
 		})
+		// A mandatory link takes an anchor over the share only when its
+		// text holds no other: a page without its uplink is worse than a
+		// dominant anchor, which the next audit varies.
+		l.Candidates = append(l.Candidates, last...)
 		// Apply places each fix alone (placeFixAt), bound to no other link.
 		reqs[i] = planning.Request(*l, planning.CandidateTexts(l.Candidates), "")
 	}
