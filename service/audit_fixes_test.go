@@ -3,6 +3,7 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -722,22 +723,11 @@ func TestAnAuditsAdditionTakesNoAnchorItWouldMakeDominant(t *testing.T) {
 // within 40% of 5 links, no name may carry more than 2.
 func TestAnAuditsAdditionsToATargetUnderTheMinimumMakeNoAnchorDominant(t *testing.T) {
 	t.Parallel()
-	h := startAuditHarness(t)
-	structure, page := oneClusterSite(events.SiteInfo{ID: "sunward", BaseURL: "https://sunward.example", Name: "Sunward", Policy: "sag"},
-		events.SectorInfo{ID: "efficiency", Name: "Efficiency", URL: "/efficiency/"},
-		events.ClusterInfo{ID: "heat-pumps", SectorID: "efficiency", Name: "Heat Pumps", PrimaryKeyword: "heat pumps",
-			Keywords: []string{"air source heat pump", "heat pump system"}})
 	naming := `<p>Most homes that switch to heat pumps start with a survey of the rooms and their windows.</p>
 <p>An air source heat pump suits most gardens, and a heat pump system needs one service a year.</p>`
-	pages := []events.PageInfo{
-		page("heat-pumps", "hub", "/efficiency/heat-pumps/", `<p>Heat pumps move heat rather than make it, and heat in winter and cool in summer.</p>`),
-		page("a-defrost", "supporting", "/efficiency/heat-pumps/a-defrost/", naming),
-		page("b-noise", "supporting", "/efficiency/heat-pumps/b-noise/", naming),
-		page("c-tariffs", "supporting", "/efficiency/heat-pumps/c-tariffs/", naming),
-		page("d-sizing", "supporting", "/efficiency/heat-pumps/d-sizing/", naming),
-		page("e-radiators", "supporting", "/efficiency/heat-pumps/e-radiators/", naming),
-	}
-	run := fixAllAndAuditAgain(t, h, structure, pages)
+	structure, pages := heatPumpsLackingUplinks("sunward", []string{"air source heat pump", "heat pump system"}, map[string]string{
+		"a-defrost": naming, "b-noise": naming, "c-tariffs": naming, "d-sizing": naming, "e-radiators": naming})
+	run := fixAllAndAuditAgain(t, startAuditHarness(t), structure, pages)
 
 	uses, found := map[string]int{}, 0
 	for _, r := range run.recs {
@@ -765,23 +755,14 @@ func TestAnAuditsAdditionsToATargetUnderTheMinimumMakeNoAnchorDominant(t *testin
 // articles lacking their uplink name the hub only "heat pumps".
 func TestAMandatoryUplinkTakesAnAnchorOverTheShareWhenItsTextHoldsNoOther(t *testing.T) {
 	t.Parallel()
-	h := startAuditHarness(t)
-	structure, page := oneClusterSite(events.SiteInfo{ID: "sunward-only", BaseURL: "https://sunward.example", Name: "Sunward", Policy: "sag"},
-		events.SectorInfo{ID: "efficiency", Name: "Efficiency", URL: "/efficiency/"},
-		events.ClusterInfo{ID: "heat-pumps", SectorID: "efficiency", Name: "Heat Pumps", PrimaryKeyword: "heat pumps", Keywords: []string{"air source heat pump"}})
 	saying := func(name string) string {
 		return `<p>Most homes that switch to ` + name + ` start with a survey of the rooms and their windows.</p>
 <p>The installer then sizes the outdoor unit for the coldest week of the year.</p>`
 	}
-	pages := []events.PageInfo{
-		page("heat-pumps", "hub", "/efficiency/heat-pumps/", `<p>Heat pumps move heat rather than make it, and heat in winter and cool in summer.</p>`),
-		page("a-defrost", "supporting", "/efficiency/heat-pumps/a-defrost/", saying("heat pumps")),
-		page("b-noise", "supporting", "/efficiency/heat-pumps/b-noise/", saying("heat pumps")),
-		page("c-tariffs", "supporting", "/efficiency/heat-pumps/c-tariffs/", saying("heat pumps")),
-		page("x-sizing", "supporting", "/efficiency/heat-pumps/x-sizing/", saying("an air source heat pump")),
-		page("y-radiators", "supporting", "/efficiency/heat-pumps/y-radiators/", saying("an air source heat pump")),
-	}
-	run := fixAllAndAuditAgain(t, h, structure, pages)
+	structure, pages := heatPumpsLackingUplinks("sunward-only", []string{"air source heat pump"}, map[string]string{
+		"a-defrost": saying("heat pumps"), "b-noise": saying("heat pumps"), "c-tariffs": saying("heat pumps"),
+		"x-sizing": saying("an air source heat pump"), "y-radiators": saying("an air source heat pump")})
+	run := fixAllAndAuditAgain(t, startAuditHarness(t), structure, pages)
 	for _, r := range run.recs {
 		if r.Action == "add" && r.TargetID == "heat-pumps" && !r.Found {
 			t.Errorf("the uplink of %s is not found: %s", r.PageID, r.Reason)
@@ -790,6 +771,21 @@ func TestAMandatoryUplinkTakesAnAnchorOverTheShareWhenItsTextHoldsNoOther(t *tes
 	if run.after.MissingMandatory != 0 {
 		t.Errorf("after the fixes %d pages lack their uplink, want 0", run.after.MissingMandatory)
 	}
+}
+
+// heatPumpsLackingUplinks is a site of one cluster, Heat Pumps, whose hub
+// no live page links, and its articles (by id, in id order) with their
+// bodies, none linking the hub.
+func heatPumpsLackingUplinks(siteID string, keywords []string, articles map[string]string) (events.Event, []events.PageInfo) {
+	structure, page := oneClusterSite(events.SiteInfo{ID: siteID, BaseURL: "https://sunward.example", Name: "Sunward", Policy: "sag"},
+		events.SectorInfo{ID: "efficiency", Name: "Efficiency", URL: "/efficiency/"},
+		events.ClusterInfo{ID: "heat-pumps", SectorID: "efficiency", Name: "Heat Pumps", PrimaryKeyword: "heat pumps", Keywords: keywords})
+	pages := []events.PageInfo{page("heat-pumps", "hub", "/efficiency/heat-pumps/",
+		`<p>Heat pumps move heat rather than make it, and heat in winter and cool in summer.</p>`)}
+	for _, id := range slices.Sorted(maps.Keys(articles)) {
+		pages = append(pages, page(id, "supporting", "/efficiency/heat-pumps/"+id+"/", articles[id]))
+	}
+	return structure, pages
 }
 
 // An anchor is one however its apostrophe is typed: a French trial's
