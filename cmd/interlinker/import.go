@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -238,8 +239,18 @@ func ensureImportSite(ctx context.Context, p *producer, a importSettings, site c
 				return fmt.Errorf("the rules assign pages to sector %q, which site %s does not declare: publish a site.updated that declares it first", sec, a.siteID)
 			}
 		}
-		if rules != nil && (rules.Policy != "" || len(rules.Clusters) > 0 || len(rules.Sectors) > 0) {
-			log.Info("site is known: the policy, sectors and clusters of the rules are left unused", "site", a.siteID)
+		for _, ref := range rules.AttributeRefs() {
+			id, value, _ := strings.Cut(ref, "=")
+			declared := false
+			for _, at := range rec.Structure.Attributes {
+				declared = declared || at.ID == id && slices.Contains(at.Values, value)
+			}
+			if !declared {
+				return fmt.Errorf("the rules give pages the value %q of attribute %q, which site %s does not declare: publish a site.updated that declares it first", value, id, a.siteID)
+			}
+		}
+		if rules != nil && (rules.Policy != "" || len(rules.Clusters) > 0 || len(rules.Sectors) > 0 || len(rules.Attributes) > 0) {
+			log.Info("site is known: the policy, sectors, attributes and clusters of the rules are left unused", "site", a.siteID)
 		}
 		return nil
 	}
@@ -249,6 +260,9 @@ func ensureImportSite(ctx context.Context, p *producer, a importSettings, site c
 	}
 	if rules != nil && len(rules.Sectors) == 0 && len(rules.SectorRefs()) > 0 {
 		return fmt.Errorf("site %s is new and the rules assign pages to sectors without declaring them: add them under sectors", a.siteID)
+	}
+	if rules != nil && len(rules.Attributes) == 0 && len(rules.AttributeRefs()) > 0 {
+		return fmt.Errorf("site %s is new and the rules give pages attribute values without declaring them: add them under attributes", a.siteID)
 	}
 	ev, err := events.New(events.SiteUpdated, a.siteID, "", "", data)
 	if err != nil {
@@ -301,9 +315,12 @@ func newSiteData(siteID string, site crawl.Site, rules *crawl.Rules) events.Site
 	for _, s := range rules.Sectors {
 		d.Sectors = append(d.Sectors, events.SectorInfo{ID: s.ID, Name: s.Name, URL: s.URL})
 	}
+	for _, at := range rules.Attributes {
+		d.Attributes = append(d.Attributes, events.AttributeInfo{ID: at.ID, Name: at.Name, Values: at.Values})
+	}
 	for _, c := range rules.Clusters {
 		d.Clusters = append(d.Clusters, events.ClusterInfo{ID: c.ID, SectorID: c.SectorID, Name: c.Name,
-			PrimaryKeyword: c.PrimaryKeyword, Keywords: c.Keywords})
+			PrimaryKeyword: c.PrimaryKeyword, Keywords: c.Keywords, Attributes: c.Attributes})
 	}
 	return d
 }
@@ -326,7 +343,7 @@ func publishImported(ctx context.Context, p *producer, siteID string, pg crawl.P
 	info := events.PageInfo{
 		ID: pg.ID, URL: pg.PathQuery, Title: pg.Title, Kind: pg.Kind,
 		ClusterID: pg.ClusterID, SectorID: pg.SectorID, PrimaryKeyword: pg.PrimaryKeyword,
-		Keywords: pg.Keywords, Labels: pg.Labels,
+		Keywords: pg.Keywords, Labels: pg.Labels, Attributes: pg.Attributes,
 		PublishedAt: &published, Version: pg.FetchedAt.UnixMilli(), HTML: string(pg.HTML),
 	}
 	ev, err := events.New(events.ContentPublished, siteID, crawl.EventID(siteID, pg.PathQuery, pageIdentity(pg)), "", events.ContentData{Page: info})
@@ -388,8 +405,18 @@ func deleteGoneImported(ctx context.Context, p *producer, st *store.Store, siteI
 // is a new event; with the content alone it was a duplicate, dropped by
 // the bus and the service's inbox for days (trial P).
 func pageIdentity(pg crawl.Page) string {
-	return strings.Join([]string{pg.Hash, pg.Title, pg.Kind, pg.ClusterID, pg.SectorID, pg.PrimaryKeyword,
-		strings.Join(pg.Keywords, "\x01"), strings.Join(pg.Labels, "\x01")}, "\x00")
+	parts := []string{pg.Hash, pg.Title, pg.Kind, pg.ClusterID, pg.SectorID, pg.PrimaryKeyword,
+		strings.Join(pg.Keywords, "\x01"), strings.Join(pg.Labels, "\x01")}
+	// Attributes join only when given, so a page without them keeps the
+	// id it had before the rules could give them.
+	if len(pg.Attributes) > 0 {
+		var attributes []string
+		for _, id := range slices.Sorted(maps.Keys(pg.Attributes)) {
+			attributes = append(attributes, id+"="+strings.Join(pg.Attributes[id], "\x02"))
+		}
+		parts = append(parts, strings.Join(attributes, "\x01"))
+	}
+	return strings.Join(parts, "\x00")
 }
 
 // importSummary is the line an import ends with.

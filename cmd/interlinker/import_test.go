@@ -455,14 +455,16 @@ policy: sag
 site_name: Leaf & Bean
 sectors:
   - {id: drinks, name: Drinks, url: /}
+attributes:
+  - {id: origin, name: Origin, values: [africa, asia]}
 clusters:
-  - {id: coffee, sector_id: drinks, name: Coffee, primary_keyword: coffee beans}
-  - {id: tea, sector_id: drinks, name: Tea, primary_keyword: loose leaf tea}
+  - {id: coffee, sector_id: drinks, name: Coffee, primary_keyword: coffee beans, attributes: {origin: [africa]}}
+  - {id: tea, sector_id: drinks, name: Tea, primary_keyword: loose leaf tea, attributes: {origin: [asia, africa]}}
 rules:
   - {path: /coffee/, kind: hub, cluster: coffee}
   - {path: "/coffee/*", kind: supporting, cluster: coffee}
   - {path: /tea/, kind: hub, cluster: tea}
-  - {path: "/tea/**", kind: supporting, cluster: tea, primary_keyword: tea}
+  - {path: "/tea/**", kind: supporting, cluster: tea, primary_keyword: tea, attributes: {origin: [asia]}}
   - {regexp: '^/blog/post-[0-9]+$', kind: page, labels: [blog]}
 `), 0o600); err != nil {
 		t.Fatal(err)
@@ -506,6 +508,13 @@ rules:
 	if rec.Structure.Site.Policy != "sag" || rec.Structure.Site.Name != "Leaf & Bean" || len(rec.Structure.Clusters) != 2 {
 		t.Errorf("site declared as %+v with %d clusters", rec.Structure.Site, len(rec.Structure.Clusters))
 	}
+	// The attributes whose shared values link a SAG site's hubs across
+	// clusters, with the clusters' values: without them an imported site
+	// could never be told of its missing cross-cluster links.
+	if tea, _ := rec.Structure.Cluster("tea"); len(rec.Structure.Attributes) != 1 || !slices.Equal(rec.Structure.Attributes[0].Values, []string{"africa", "asia"}) ||
+		!slices.Equal(tea.Attributes["origin"], []string{"asia", "africa"}) {
+		t.Errorf("attributes declared: %+v, tea's values %v", rec.Structure.Attributes, tea.Attributes)
+	}
 	if err := waitCalm(t.Context(), svc); err != nil {
 		t.Fatal(err)
 	}
@@ -531,6 +540,9 @@ rules:
 	if pg, _, _ := svc.Store().Page(t.Context(), "rules", "blog_post-1"); !slices.Equal(pg.Labels, []string{"blog"}) {
 		t.Errorf("blog_post-1 labels %v", pg.Labels)
 	}
+	if pg, _, _ := svc.Store().Page(t.Context(), "rules", "tea_green"); !slices.Equal(pg.Attributes["origin"], []string{"asia"}) {
+		t.Errorf("tea_green attributes %v, want origin asia", pg.Attributes)
+	}
 
 	// Imported again under changed rules (a fresh state), an unchanged
 	// page takes what the new rules make of it: the same content under
@@ -540,7 +552,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	changed = []byte(strings.Replace(string(changed), "primary_keyword: tea}", "primary_keyword: green and black tea}", 1))
+	changed = []byte(strings.Replace(string(changed), "primary_keyword: tea,", "primary_keyword: green and black tea,", 1))
 	if err := os.WriteFile(rules, changed, 0o600); err != nil {
 		t.Fatal(err)
 	}

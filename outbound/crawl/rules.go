@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -23,19 +25,26 @@ import (
 //	site_name: Crema & Grind
 //	sectors:
 //	  - {id: coffee, name: Coffee, url: /}
+//	attributes:
+//	  - {id: budget, name: Budget, values: [under-100, premium]}
 //	clusters:
-//	  - {id: grinders, sector_id: coffee, name: Grinders, primary_keyword: coffee grinder}
+//	  - {id: grinders, sector_id: coffee, name: Grinders, primary_keyword: coffee grinder,
+//	     attributes: {budget: [premium]}}
 //	rules:                       # the first that matches wins
 //	  - {path: /, kind: home}
 //	  - {path: /grinders/, kind: hub, cluster: grinders}
 //	  - {path: "/grinders/**", kind: supporting, cluster: grinders}
 //	  - {regexp: '^/shop/[^/]+\.html$', kind: product}
 type Rules struct {
-	Policy   string    `yaml:"policy"`    // sag or silo; "" leaves the default (silo for a new site)
-	SiteName string    `yaml:"site_name"` // the name of a new site; "" leaves the default (its host)
-	Sectors  []Sector  `yaml:"sectors"`
-	Clusters []Cluster `yaml:"clusters"`
-	Rules    []Rule    `yaml:"rules"`
+	Policy   string   `yaml:"policy"`    // sag or silo; "" leaves the default (silo for a new site)
+	SiteName string   `yaml:"site_name"` // the name of a new site; "" leaves the default (its host)
+	Sectors  []Sector `yaml:"sectors"`
+	// Attributes are the SAG attributes of a new site, whose shared
+	// values are what links its clusters' hubs (cross-cluster links) and
+	// its term pages to them.
+	Attributes []Attribute `yaml:"attributes"`
+	Clusters   []Cluster   `yaml:"clusters"`
+	Rules      []Rule      `yaml:"rules"`
 
 	matchers []*regexp.Regexp // one per rule, compiled
 }
@@ -47,6 +56,13 @@ type Sector struct {
 	URL  string `yaml:"url"`
 }
 
+// Attribute is an attribute the rules declare, with its values.
+type Attribute struct {
+	ID     string   `yaml:"id"`
+	Name   string   `yaml:"name"`
+	Values []string `yaml:"values"`
+}
+
 // Cluster is a cluster the rules declare.
 type Cluster struct {
 	ID             string   `yaml:"id"`
@@ -54,6 +70,8 @@ type Cluster struct {
 	Name           string   `yaml:"name"`
 	PrimaryKeyword string   `yaml:"primary_keyword"`
 	Keywords       []string `yaml:"keywords"`
+	// Attributes are the cluster's values, by attribute id.
+	Attributes map[string][]string `yaml:"attributes"`
 }
 
 // Rule maps the pages whose path matches Path (a glob) or Regexp to a kind
@@ -76,6 +94,9 @@ type Rule struct {
 	PrimaryKeyword string   `yaml:"primary_keyword"`
 	Keywords       []string `yaml:"keywords"`
 	Labels         []string `yaml:"labels"`
+	// Attributes are the pages' own values, by attribute id: the value a
+	// term page stands for, a product's.
+	Attributes map[string][]string `yaml:"attributes"`
 }
 
 // Assignment is what the rules give a page.
@@ -86,6 +107,7 @@ type Assignment struct {
 	PrimaryKeyword string
 	Keywords       []string
 	Labels         []string
+	Attributes     map[string][]string
 	Rule           int // index of the rule that matched; -1 for the defaults
 }
 
@@ -116,7 +138,8 @@ func LoadRules(path string) (*Rules, error) {
 // ParseRules reads rules from YAML or JSON and checks them: unknown keys
 // (a misspelt "cluser" would silently assign nothing), unknown kinds, a hub
 // without a cluster, repeated ids, and clusters or sectors the rules name
-// without declaring (when they declare any) are errors.
+// without declaring (when they declare any) are errors, as are attribute
+// values no declared attribute has (when they declare any).
 func ParseRules(data []byte) (*Rules, error) {
 	var r Rules
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -146,6 +169,40 @@ func (r *Rules) check() error {
 		}
 		sectors[s.ID] = true
 	}
+	values := map[string]map[string]bool{}
+	for i, a := range r.Attributes {
+		switch {
+		case a.ID == "":
+			return fmt.Errorf("attributes[%d]: no id", i)
+		case values[a.ID] != nil:
+			return fmt.Errorf("attribute %q is declared twice", a.ID)
+		case len(a.Values) == 0:
+			return fmt.Errorf("attribute %q: no values", a.ID)
+		}
+		values[a.ID] = map[string]bool{}
+		for _, v := range a.Values {
+			if values[a.ID][v] {
+				return fmt.Errorf("attribute %q: value %q is declared twice", a.ID, v)
+			}
+			values[a.ID][v] = true
+		}
+	}
+	checkValues := func(where string, attrs map[string][]string) error {
+		if len(r.Attributes) == 0 {
+			return nil
+		}
+		for _, id := range slices.Sorted(maps.Keys(attrs)) {
+			if values[id] == nil {
+				return fmt.Errorf("%s: attribute %q is not among the declared attributes", where, id)
+			}
+			for _, v := range attrs[id] {
+				if !values[id][v] {
+					return fmt.Errorf("%s: attribute %q has no value %q", where, id, v)
+				}
+			}
+		}
+		return nil
+	}
 	clusters := map[string]bool{}
 	for i, c := range r.Clusters {
 		switch {
@@ -158,6 +215,9 @@ func (r *Rules) check() error {
 		case !sectors[c.SectorID]:
 			// The service refuses a cluster outside a declared sector.
 			return fmt.Errorf("cluster %q: sector_id %q is not among the declared sectors", c.ID, c.SectorID)
+		}
+		if err := checkValues(fmt.Sprintf("cluster %q", c.ID), c.Attributes); err != nil {
+			return err
 		}
 		clusters[c.ID] = true
 	}
@@ -193,6 +253,9 @@ func (r *Rules) check() error {
 		}
 		if rule.Sector != "" && len(r.Sectors) > 0 && !sectors[rule.Sector] {
 			return fmt.Errorf("%s: sector %q is not among the declared sectors", where, rule.Sector)
+		}
+		if err := checkValues(where, rule.Attributes); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -247,7 +310,7 @@ func (r *Rules) Match(path string) Assignment {
 			}
 			if m != nil && m.MatchString(subject) {
 				return Assignment{Kind: rule.Kind, ClusterID: rule.Cluster, SectorID: rule.Sector,
-					PrimaryKeyword: rule.PrimaryKeyword, Keywords: rule.Keywords, Labels: rule.Labels, Rule: i}
+					PrimaryKeyword: rule.PrimaryKeyword, Keywords: rule.Keywords, Labels: rule.Labels, Attributes: rule.Attributes, Rule: i}
 			}
 		}
 	}
@@ -268,6 +331,27 @@ func (r *Rules) ClusterRefs() []string {
 		if rule.Cluster != "" && !seen[rule.Cluster] {
 			seen[rule.Cluster] = true
 			out = append(out, rule.Cluster)
+		}
+	}
+	return out
+}
+
+// AttributeRefs lists the attribute values the rules give pages, as
+// "attribute=value", in rule order.
+func (r *Rules) AttributeRefs() []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, rule := range r.Rules {
+		for _, id := range slices.Sorted(maps.Keys(rule.Attributes)) {
+			for _, v := range rule.Attributes[id] {
+				if ref := id + "=" + v; !seen[ref] {
+					seen[ref] = true
+					out = append(out, ref)
+				}
+			}
 		}
 	}
 	return out

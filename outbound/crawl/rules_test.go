@@ -10,19 +10,22 @@ policy: sag
 site_name: Crema & Grind
 sectors:
   - {id: coffee, name: Coffee, url: /}
+attributes:
+  - {id: budget, name: Budget, values: [under-100, premium]}
 clusters:
   - id: grinders
     sector_id: coffee
     name: Grinders
     primary_keyword: coffee grinder
     keywords: [burr grinder]
+    attributes: {budget: [under-100, premium]}
   - {id: brewing, sector_id: coffee, name: Brewing, primary_keyword: brewing coffee}
 rules:
   - {path: /grinders/, kind: hub, cluster: grinders}
   - {path: "/grinders/**", kind: supporting, cluster: grinders, primary_keyword: grinder guide}
   - {path: /brewing, kind: hub, cluster: brewing}
   - {path: "/brewing/*", kind: supporting, cluster: brewing}
-  - {regexp: '^/shop/[^/]+\.html$', kind: product, labels: [shop]}
+  - {regexp: '^/shop/[^/]+\.html$', kind: product, labels: [shop], attributes: {budget: [premium]}}
   - {path: "/tags/?", kind: term}
 `
 
@@ -61,6 +64,17 @@ func TestRulesMatch(t *testing.T) {
 	if a := r.Match("/shop/x.html"); len(a.Labels) != 1 || a.Labels[0] != "shop" {
 		t.Errorf("labels %+v", a)
 	}
+	// Attribute values, for a SAG site's cross-cluster and term links.
+	if len(r.Attributes) != 1 || strings.Join(r.Attributes[0].Values, ",") != "under-100,premium" ||
+		strings.Join(r.Clusters[0].Attributes["budget"], ",") != "under-100,premium" {
+		t.Errorf("attributes %+v, clusters %+v", r.Attributes, r.Clusters)
+	}
+	if a := r.Match("/shop/x.html"); strings.Join(a.Attributes["budget"], ",") != "premium" {
+		t.Errorf("the product's attributes %+v", a.Attributes)
+	}
+	if got := r.AttributeRefs(); strings.Join(got, ",") != "budget=premium" {
+		t.Errorf("AttributeRefs %v", got)
+	}
 	var none *Rules
 	if none.Match("/").Kind != "home" || none.Match("/x").Kind != "page" {
 		t.Error("no rules: / is home and the rest plain pages")
@@ -94,6 +108,12 @@ func TestRulesRefusesMistakes(t *testing.T) {
 		{"sectors: [{id: s, name: S, url: /}]\nclusters: [{id: c, sector_id: s, name: C}]", "no primary_keyword"},
 		{"sectors: [{id: s, name: S, url: /}, {id: s, name: T, url: /t}]", "declared twice"},
 		{"rules: [", "crawl: rules"},
+		{"attributes: [{id: a, name: A, values: [x]}, {id: a, name: B, values: [y]}]", `attribute "a" is declared twice`},
+		{"attributes: [{id: a, name: A}]", `attribute "a": no values`},
+		{"attributes: [{id: a, name: A, values: [x, x]}]", `value "x" is declared twice`},
+		{"attributes: [{id: a, name: A, values: [x]}]\nrules: [{path: /a, kind: term, attributes: {b: [x]}}]", `attribute "b" is not among`},
+		{"attributes: [{id: a, name: A, values: [x]}]\nrules: [{path: /a, kind: term, attributes: {a: [y]}}]", `attribute "a" has no value "y"`},
+		{"sectors: [{id: s, name: S, url: /}]\nattributes: [{id: a, name: A, values: [x]}]\nclusters: [{id: c, sector_id: s, name: C, primary_keyword: k, attributes: {a: [z]}}]", `cluster "c": attribute "a" has no value "z"`},
 	} {
 		_, err := ParseRules([]byte(tc.yaml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
