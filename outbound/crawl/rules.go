@@ -322,52 +322,42 @@ func (r *Rules) Match(path string) Assignment {
 
 // ClusterRefs lists the clusters the rules assign pages to, in rule order.
 func (r *Rules) ClusterRefs() []string {
-	if r == nil {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, rule := range r.Rules {
-		if rule.Cluster != "" && !seen[rule.Cluster] {
-			seen[rule.Cluster] = true
-			out = append(out, rule.Cluster)
-		}
-	}
-	return out
+	return r.refs(func(rule Rule) []string { return []string{rule.Cluster} })
 }
 
 // AttributeRefs lists the attribute values the rules give pages, as
 // "attribute=value", in rule order.
 func (r *Rules) AttributeRefs() []string {
-	if r == nil {
-		return nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, rule := range r.Rules {
+	return r.refs(func(rule Rule) []string {
+		var out []string
 		for _, id := range slices.Sorted(maps.Keys(rule.Attributes)) {
 			for _, v := range rule.Attributes[id] {
-				if ref := id + "=" + v; !seen[ref] {
-					seen[ref] = true
-					out = append(out, ref)
-				}
+				out = append(out, id+"="+v)
 			}
 		}
-	}
-	return out
+		return out
+	})
 }
 
 // SectorRefs lists the sectors the rules assign pages to, in rule order.
 func (r *Rules) SectorRefs() []string {
+	return r.refs(func(rule Rule) []string { return []string{rule.Sector} })
+}
+
+// refs lists what of each rule named gives, in rule order, each once and
+// none empty.
+func (r *Rules) refs(named func(Rule) []string) []string {
 	if r == nil {
 		return nil
 	}
 	var out []string
 	seen := map[string]bool{}
 	for _, rule := range r.Rules {
-		if rule.Sector != "" && !seen[rule.Sector] {
-			seen[rule.Sector] = true
-			out = append(out, rule.Sector)
+		for _, ref := range named(rule) {
+			if ref != "" && !seen[ref] {
+				seen[ref] = true
+				out = append(out, ref)
+			}
 		}
 	}
 	return out
