@@ -168,6 +168,18 @@ func TestPlaceVariations(t *testing.T) {
 		{"italian", "<p>Ogni piatto siciliano da strada ha la sua storia.</p>", "piatti siciliani", "piatto siciliano"},
 		{"italian", "<p>I laghi alpini in estate.</p>", "lago alpino", "laghi alpini"},
 		{"italian", "<p>Le spiagge del Salento.</p>", "spiaggia del Salento", "spiagge del Salento"},
+		// A preposition's contractions with an article are the
+		// preposition, elided ones too, and a definite article may stand
+		// between a verb or a preposition and its noun: an Italian
+		// trial's article said "coltivare i pomodori" alone of its hub's
+		// "coltivare pomodori", and its uplink had no anchor.
+		{"italian", "<p>Le piante dei pomodori crescono.</p>", "piante di pomodoro", "piante dei pomodori"},
+		{"italian", "<p>Tengo i pomodori nel vaso grande.</p>", "pomodori in vaso", "pomodori nel vaso"},
+		{"italian", "<p>Chi decide di coltivare i pomodori deve aspettare.</p>", "coltivare pomodori", "coltivare i pomodori"},
+		{"italian", "<p>Conviene coltivare l'insalata in autunno.</p>", "coltivare insalata", "coltivare l'insalata"},
+		{"spanish", "<p>Para cultivar los tomates hace falta sol.</p>", "cultivar tomates", "cultivar los tomates"},
+		{"french", "<p>Pour cultiver les tomates en pot, il faut du soleil.</p>", "cultiver tomates", "cultiver les tomates"},
+		{"portuguese", "<p>Para cultivar os tomates é preciso sol.</p>", "cultivar tomates", "cultivar os tomates"},
 		// Portuguese: a preposition's contractions are one word (a
 		// Portuguese trial).
 		{"portuguese", "<p>Afie a faca do chef antes de cortar.</p>", "faca de chef", "faca do chef"},
@@ -214,6 +226,12 @@ func TestPlaceVariations(t *testing.T) {
 		// skiing the ski (an Italian trial's links sat on both).
 		{"italian", "<p>Valgono le stesse regole degli escursionisti sull'Etna.</p>", "escursione sull'Etna"},
 		{"italian", "<p>Chi viene a sciare nelle Dolomiti in marzo.</p>", "sci nelle Dolomiti"},
+		// Another preposition is another name, contracted or not, and an
+		// article is skipped only between two of the name's words.
+		{"italian", "<p>Tengo i pomodori nel vaso grande.</p>", "pomodori da vaso"},
+		{"italian", "<p>Le piante dai semi antichi.</p>", "piante di semi antichi"},
+		{"italian", "<p>Bisogna coltivare i giusti pomodori.</p>", "coltivare pomodori"},
+		{"english", "<p>We grow the tomatoes in pots.</p>", "grow tomatoes"},
 		// Portuguese: yeast is not fermentation.
 		{"portuguese", "<p>Use fermento natural na massa.</p>", "fermentação natural"},
 		{"portuguese", "<p>Guarde o pão na geladeira.</p>", "pão da geladeira"},

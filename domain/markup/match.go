@@ -588,6 +588,9 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 			default:
 				return 0, false
 			}
+			if gap == " " {
+				pos = p.pastArticle(pos, sp.words[j])
+			}
 		}
 		end := pos
 		for end < len(fold) {
@@ -609,6 +612,34 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 		}
 	}
 	return pos, true
+}
+
+// pastArticle is where the word after a definite article the language
+// writes between two words of a name starts, when the text has one at pos
+// and the name's next word, want, is not that article; pos otherwise.
+func (p *placer) pastArticle(pos int, want string) int {
+	articles := p.cfg.stemmer.articles
+	if articles == nil {
+		return pos
+	}
+	fold := p.doc.fold
+	end := pos
+	for end < len(fold) {
+		r, size := utf8.DecodeRune(fold[end:])
+		if !isWordRune(r) {
+			break
+		}
+		end += size
+	}
+	word := string(fold[pos:end])
+	sep, ok := articles[word]
+	if !ok || word == want || !bytes.HasPrefix(fold[end:], []byte(sep)) {
+		return pos
+	}
+	if r, _ := utf8.DecodeRune(fold[end+len(sep):]); !isWordRune(r) {
+		return pos
+	}
+	return end + len(sep)
 }
 
 // lowerAt reports whether the page's character at folded offset off is

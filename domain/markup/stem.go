@@ -62,6 +62,14 @@ type stemmer struct {
 	// trial's "Kälte" (the cold) was linked on "kalten" (cold, the
 	// adjective), whose folded forms agree but for the umlaut.
 	nounsCapitalised bool
+	// articles are the definite articles the language writes between a
+	// verb or a preposition and its noun, each with what separates it
+	// from the noun (a space, or the apostrophe of an elided "l'"): a name
+	// written without one is found with one ("coltivare i pomodori" for
+	// "coltivare pomodori", "cultivar los tomates" for "cultivar tomates").
+	// An Italian trial's article said its hub's keyword only so, and its
+	// uplink found no anchor.
+	articles map[string]string
 }
 
 // wordForm is what an English word's ending makes of it: "baking" is an
@@ -146,15 +154,15 @@ func stemmerFor(lang string) (*stemmer, error) {
 	case "english", "en":
 		return englishStemmer, nil
 	case "spanish", "es":
-		return &stemmer{fn: spanishStem, inflects: spanishInflects}, nil
+		return &stemmer{fn: spanishStem, inflects: spanishInflects, articles: spanishArticles}, nil
 	case "french", "fr":
-		fn = snowballStem(french.Stem)
+		return &stemmer{fn: snowballStem(french.Stem), articles: frenchArticles}, nil
 	case "german", "de":
 		return &stemmer{fn: germanStem, umlauts: true, inflects: germanInflects, nounsCapitalised: true}, nil
 	case "italian", "it":
-		return &stemmer{fn: italianStem, inflects: italianInflects}, nil
+		return &stemmer{fn: italianStem, inflects: italianInflects, articles: italianArticles}, nil
 	case "portuguese", "pt":
-		return &stemmer{fn: portugueseStem, inflects: portugueseInflects}, nil
+		return &stemmer{fn: portugueseStem, inflects: portugueseInflects, articles: portugueseArticles}, nil
 	case "dutch", "nl":
 		return &stemmer{fn: dutchStem, alternates: "fs", longVowels: true}, nil
 	case "danish", "da":
@@ -354,6 +362,28 @@ func portugueseInflects(a, b string, _ bool) bool {
 	return portugueseInflectionEndings[a[n:]] && portugueseInflectionEndings[b[n:]]
 }
 
+// The definite articles of the languages whose names a text may say with
+// one (stemmer.articles), by what follows each.
+var (
+	italianArticles    = map[string]string{"il": " ", "lo": " ", "la": " ", "i": " ", "gli": " ", "le": " ", "l": "'"}
+	spanishArticles    = map[string]string{"el": " ", "la": " ", "los": " ", "las": " "}
+	portugueseArticles = map[string]string{"o": " ", "a": " ", "os": " ", "as": " "}
+	frenchArticles     = map[string]string{"le": " ", "la": " ", "les": " ", "l": "'"}
+)
+
+// italianContractions are the forms of a preposition joined to an article,
+// by the preposition, elided ones ("dell'orto") included: an Italian
+// trial's "piante dei pomodori" was no variation of "piante di pomodoro",
+// nor "pomodori nel vaso" of "pomodori in vaso". Those of "con" are left
+// out: "collo" is also a neck.
+var italianContractions = map[string]string{
+	"di": "di", "del": "di", "dello": "di", "della": "di", "dei": "di", "degli": "di", "delle": "di", "dell": "di",
+	"a": "a", "al": "a", "allo": "a", "alla": "a", "ai": "a", "agli": "a", "alle": "a", "all": "a",
+	"da": "da", "dal": "da", "dallo": "da", "dalla": "da", "dai": "da", "dagli": "da", "dalle": "da", "dall": "da",
+	"in": "in", "nel": "in", "nello": "in", "nella": "in", "nei": "in", "negli": "in", "nelle": "in", "nell": "in",
+	"su": "su", "sul": "su", "sullo": "su", "sulla": "su", "sui": "su", "sugli": "su", "sulle": "su", "sull": "su",
+}
+
 // italianStem is Snowball's Italian stem, made one for a word's number
 // and gender where Snowball stems them apart: it takes "-ano" off the
 // masculine singular alone, as a verb's ending ("siciliano" → "sicil",
@@ -362,6 +392,9 @@ func portugueseInflects(a, b string, _ bool) bool {
 // "piatto siciliano" was no variation of "piatti siciliani", and an
 // article naming its hub so failed its uplink.
 func italianStem(word string) string {
+	if p, ok := italianContractions[word]; ok {
+		return p
+	}
 	switch {
 	case strings.HasSuffix(word, "ano") && utf8.RuneCountInString(word) > 5:
 		word = strings.TrimSuffix(word, "o") + "i"
@@ -382,6 +415,9 @@ var italianInflectionEndings = map[string]bool{"": true, "o": true, "a": true, "
 // sat on "escursionisti sull'Etna" (the hikers), one for "sci nelle
 // Dolomiti" on "sciare nelle Dolomiti" (the verb).
 func italianInflects(a, b string, _ bool) bool {
+	if pa, ok := italianContractions[a]; ok {
+		return italianContractions[b] == pa
+	}
 	n := commonPrefix(a, b)
 	return italianInflectionEndings[a[n:]] && italianInflectionEndings[b[n:]]
 }
