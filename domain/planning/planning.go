@@ -1467,7 +1467,23 @@ func (pl *planner) shortNameOnly(t Target) (string, bool) {
 // namesOf are the names a writer may call t by, as a hint about a short
 // name reads them (shortNameIn, namesTooShort).
 func (pl *planner) namesOf(t Target) []string {
-	return append([]string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title}, t.Keywords...)
+	names := append([]string{t.PrimaryKeyword, pl.sectorName(t), anchors.ShortTitle(t.Title), t.Title}, t.Keywords...)
+	return append(names, pl.hubsClusterName(t))
+}
+
+// hubsClusterName is the name of the cluster t is the hub of, a name a
+// home page calls a hub by ("i pomodori" of the cluster "Pomodori": an
+// Italian trial's home page named every hub so, and its plan said nothing
+// of the hubs it could not link); "" for a page of another kind.
+func (pl *planner) hubsClusterName(t Target) string {
+	if t.Kind != site.KindHub {
+		return ""
+	}
+	c, ok := pl.in.Structure.Cluster(t.ClusterID)
+	if !ok {
+		return ""
+	}
+	return c.Name
 }
 
 // shortNameIn is shortNameOnly within text (normalised).

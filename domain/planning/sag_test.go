@@ -2521,6 +2521,28 @@ func TestTheHomePageLinksAHubItNamesInAnInflectedForm(t *testing.T) {
 	}
 }
 
+// An Italian trial's home page named each hub only by its cluster's name,
+// one word ("i pomodori", "le zucchine"): no hub could be linked, and the
+// plan said so of the sectors alone.
+func TestTheHomePageSaysWhyItLeavesOutAHubItNamesOnlyByItsClusterNameInOneWord(t *testing.T) {
+	tomatoes := testCluster("pomodori", "Pomodori", "coltivare pomodori", "terrain=mountain")
+	hub := hubOf(tomatoes)
+	st := testSite(tomatoes)
+	st.BuildIndex()
+	pol := sagPolicy(t)
+	pol.Language = "italian"
+	text := "Partiamo dai grandi classici dell'estate: i pomodori, dalla semina alla raccolta."
+	home := site.Page{SiteID: "s", ID: "home", URL: "/", Title: "Orto in Casa", Kind: site.KindHome, PublishedAt: testNow, HTML: "<p>" + text + "</p>"}
+	plan := planOf(t, Input{Structure: st, Policy: pol, Page: home, Targets: []Target{{Page: hub}}, Texts: []string{text}, WordCount: 600})
+	if got := targetIDs(linksOf(plan, link.TypeVerticalDown, link.ZoneInBody)); len(got) != 0 {
+		t.Errorf("the home page links %v on a one-word name", got)
+	}
+	want := `hub ` + hub.ID + ` not linked: the home page names it only as "Pomodori", shorter than the 2 words an anchor needs; a phrase of at least 2 words that holds it would carry the link`
+	if !slices.Contains(plan.Notes, want) {
+		t.Errorf("notes %q, want %q", plan.Notes, want)
+	}
+}
+
 // A law firm trial's home page said "workplace accident claims", a form of
 // its hub's keyword that other pages had used up, and the hub was left out
 // without a word: the plan says why.
