@@ -592,14 +592,7 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 				pos = p.pastArticle(pos, sp.words[j])
 			}
 		}
-		end := pos
-		for end < len(fold) {
-			r, size := utf8.DecodeRune(fold[end:])
-			if !isWordRune(r) || isNoSpaceScript(r) {
-				break
-			}
-			end += size
-		}
+		end := wordEnd(fold, pos)
 		if end == pos || stemOf(p, fold[pos:end]) != stemOf(p, sp.words[j]) || !p.cfg.stemmer.sameForm(string(fold[pos:end]), sp.words[j], j == 0 && len(sp.words) > 1, j < len(sp.words)-1) {
 			return 0, false
 		}
@@ -614,6 +607,21 @@ func (p *placer) matchStems(fs int, sp *stemmedPhrase) (int, bool) {
 	return pos, true
 }
 
+// wordEnd is where the word of the folded text starting at pos ends: at
+// the first rune that is no word's or is of a script written without
+// spaces (isNoSpaceScript).
+func wordEnd(fold []byte, pos int) int {
+	end := pos
+	for end < len(fold) {
+		r, size := utf8.DecodeRune(fold[end:])
+		if !isWordRune(r) || isNoSpaceScript(r) {
+			break
+		}
+		end += size
+	}
+	return end
+}
+
 // pastArticle is where the word after a definite article the language
 // writes between two words of a name starts, when the text has one at pos
 // and the name's next word, want, is not that article; pos otherwise.
@@ -623,14 +631,7 @@ func (p *placer) pastArticle(pos int, want string) int {
 		return pos
 	}
 	fold := p.doc.fold
-	end := pos
-	for end < len(fold) {
-		r, size := utf8.DecodeRune(fold[end:])
-		if !isWordRune(r) {
-			break
-		}
-		end += size
-	}
+	end := wordEnd(fold, pos)
 	word := string(fold[pos:end])
 	sep, ok := articles[word]
 	if !ok || word == want || !bytes.HasPrefix(fold[end:], []byte(sep)) {
