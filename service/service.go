@@ -111,10 +111,10 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
 	poolSize := cfg.PoolSize(len(routes))
-	if err := retryStart(ctx, "open database", func() error {
+	if err := retryStart(ctx, s.log, "open database", func() error {
 		// A pool sized to the workers is a default: it is cut to what
 		// the server allows. One set by hand is kept, and warned of.
-		st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxConns: poolSize, FitToServer: cfg.DBMaxConns == 0})
+		st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxConns: poolSize, FitToServer: cfg.DBMaxConns == 0, Logger: s.log})
 		s.store = st
 		return err
 	}); err != nil {
@@ -154,7 +154,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
 
-	if err := retryStart(ctx, "provision streams and consumers", func() error {
+	if err := retryStart(ctx, s.log, "provision streams and consumers", func() error {
 		return bus.Provision(ctx, s.js,
 			bus.StreamSettings{DuplicateWindow: cfg.DuplicateWindow, MaxAge: cfg.StreamMaxAge, MaxBytes: cfg.StreamMaxBytes, Replicas: cfg.StreamReplicas},
 			bus.ConsumerSettings{AckWait: cfg.AckWait, DeliveryCeiling: cfg.DeliveryCeiling, MaxAckPending: cfg.MaxAckPending},
@@ -286,12 +286,12 @@ const pruneBatch = 10_000
 
 // retryStart retries a start step while its dependency comes up, for at
 // most a minute.
-func retryStart(ctx context.Context, what string, step func() error) error {
+func retryStart(ctx context.Context, logger *slog.Logger, what string, step func() error) error {
 	b := backoff.NewExponentialBackOff()
 	b.InitialInterval = 200 * time.Millisecond
 	b.MaxElapsedTime = time.Minute
 	err := backoff.RetryNotify(step, backoff.WithContext(b, ctx), func(err error, wait time.Duration) {
-		slog.Warn("start step failed; retrying", "step", what, "err", err, "retry_in", wait)
+		logger.Warn("start step failed; retrying", "step", what, "err", err, "retry_in", wait)
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)

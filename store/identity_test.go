@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +22,7 @@ func migratedTo(t *testing.T, ctx context.Context, url string, version int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ensureDatabase(ctx, cfg, true); err != nil {
+	if _, err := ensureDatabase(ctx, cfg, true, slog.Default()); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("pgx", stdlib.RegisterConnConfig(cfg))

@@ -35,6 +35,7 @@ type Store struct {
 	// serverConnections is what the server lets clients open
 	// (max_connections − superuser_reserved_connections); 0 if unread.
 	serverConnections int
+	log               *slog.Logger
 }
 
 // Options tune the connection pool.
@@ -49,6 +50,10 @@ type Options struct {
 	// migrate an empty database and answer from it (an API client trial's
 	// "token revoke" found "no live token" so).
 	MustExist bool
+	// Logger takes the database's creation and each migration applied;
+	// nil is slog.Default(). A service gives its own, so that these lines
+	// go where its other lines go (a test's are kept for its failure).
+	Logger *slog.Logger
 }
 
 // Open connects to the database at url, creating the database if it does not
@@ -61,7 +66,11 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
-	limit, err := ensureDatabase(ctx, cfg.ConnConfig, !opts.MustExist)
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	limit, err := ensureDatabase(ctx, cfg.ConnConfig, !opts.MustExist, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +81,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to database %s: %w", cfg.ConnConfig.Database, err)
 	}
-	s := &Store{pool: pool, serverConnections: limit}
+	s := &Store{pool: pool, serverConnections: limit, log: logger}
 	if err := s.Migrate(ctx); err != nil {
 		pool.Close()
 		return nil, err
@@ -90,7 +99,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 // a production role may not be allowed to connect to "postgres". It
 // returns the connections the server lets clients open (0 if it could not
 // tell).
-func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig, create bool) (int, error) {
+func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig, create bool, logger *slog.Logger) (int, error) {
 	name := cfg.Database
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err == nil {
@@ -116,7 +125,7 @@ func ensureDatabase(ctx context.Context, cfg *pgx.ConnConfig, create bool) (int,
 		return 0, fmt.Errorf("create database %s: %w", name, err)
 	}
 	if err == nil {
-		slog.Info("created database", "database", name)
+		logger.Info("created database", "database", name)
 	}
 	return connectionLimit(ctx, conn), nil
 }
@@ -146,10 +155,10 @@ func (s *Store) MaxConns() int32 { return s.pool.Config().MaxConns }
 func (s *Store) Migrate(ctx context.Context) error {
 	db := stdlib.OpenDBFromPool(s.pool)
 	defer db.Close()
-	return migrate(ctx, db)
+	return migrate(ctx, db, s.log)
 }
 
-func migrate(ctx context.Context, db *sql.DB) error {
+func migrate(ctx context.Context, db *sql.DB, logger *slog.Logger) error {
 	locker, err := lock.NewPostgresSessionLocker()
 	if err != nil {
 		return fmt.Errorf("migration lock: %w", err)
@@ -163,7 +172,7 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("apply migrations: %w", err)
 	}
 	for _, r := range results {
-		slog.Info("applied migration", "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
+		logger.Info("applied migration", "version", r.Source.Version, "file", r.Source.Path, "took", r.Duration)
 	}
 	return nil
 }
