@@ -303,7 +303,7 @@ func TestWithoutAModelTheLinksItWouldPlaceSayItIsNotConfigured(t *testing.T) {
 }
 
 func TestTheLLMFallbackPlacesEveryUplinkTheExampleSitesTextLacks(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	t.Parallel()
 	srv := llmtest.New(t)
 	srv.Script(llmtest.GoodRewrite)
@@ -481,7 +481,10 @@ func TestWithTheModelDownANewPageIsLinkedWithoutItsPhrases(t *testing.T) {
 	h := startHarness(t, cfg)
 	const siteID = "llm-down-phrases"
 	publishBreakInTip(h, siteID)
-	waitFor(t, 45*time.Second, "the article linked with the model down", func() bool { return h.inserted.pageCount(siteID) == 2 })
+	// Every attempt of the old behaviour spent itself on the phrases, so
+	// the article was never linked: waiting long proves as much as a
+	// short wait, which a loaded machine under -race can outrun.
+	waitFor(t, waitLong, "the article linked with the model down", func() bool { return h.inserted.pageCount(siteID) == 2 })
 	if phrasesCalls(srv) == 0 {
 		t.Error("the model was not asked for phrases: the test proves too little")
 	}
