@@ -145,8 +145,8 @@ func TestACustomSAGSiteGetsEveryLinkTheSeedAsksForWhateverTheOrderAndWorkers(t *
 	t.Run("at once to 16 workers", func(t *testing.T) { checkCustomSite(t, want) })
 	if raceDetector {
 		// The first run is the suite's burst to 16 workers, which the race
-		// detector should see; the five runs compared with it are a long
-		// scenario (longScenario), run by README's second go test.
+		// detector should see; the five runs compared with it check the
+		// outcome (outcomeScenario) and run in README's second go test.
 		t.Log("under -race only the first run: README's second go test, without -race, runs the rest")
 		return
 	}

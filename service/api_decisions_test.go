@@ -49,7 +49,7 @@ func (c apiClient) deleteKeyed(path, token, key string) posted {
 }
 
 func TestDecisionsMadeOverTheAPIOutliveReplans(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
@@ -216,7 +216,7 @@ func jsonDecode(resp *http.Response, v any) error {
 // still lists the article, as it lists every article of its cluster (an
 // API client trial lost both).
 func TestRemovingAnInBodyLinkByHandKeepsTheTargetsListEntry(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	site := h.linkExampleSite("outdoor-gear")

@@ -122,7 +122,7 @@ func TestEveryRouteThatSendsAnETagAnswers304WhileItIsCurrent(t *testing.T) {
 // many as Postgres holds for it, paged through with small pages. Filters
 // that leave some links out prove they filter.
 func TestLinkFiltersListExactlyTheLinksTheStoreHoldsForThem(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	t.Parallel()
 	cfg := testConfig(t)
 	h := startHarness(t, cfg)
@@ -227,7 +227,7 @@ func TestLinkFiltersListExactlyTheLinksTheStoreHoldsForThem(t *testing.T) {
 // links.inserted carried: an electronics trial found no route that said
 // why a page failed first_link_rule, as its links' failed_rules do not.
 func TestAPagesLinksCarryTheVerdictItsLastLinksInsertedCarried(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	t.Parallel()
 	h := startHarness(t, testConfig(t))
 	site := h.linkExampleSite("outdoor-gear")

@@ -57,6 +57,7 @@ func existingSiteWithDominantAnchor(siteID string) (events.Event, []events.PageI
 }
 
 func TestADominantAnchorIsVariedEndToEnd(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-dominant"
@@ -150,6 +151,7 @@ func TestADominantAnchorIsVariedEndToEnd(t *testing.T) {
 }
 
 func TestEverySuggestedAnchorMarkedFoundIsTextOfItsPage(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-anchors"
@@ -185,6 +187,7 @@ func TestEverySuggestedAnchorMarkedFoundIsTextOfItsPage(t *testing.T) {
 // and apply would refuse the fix. Every variation the audit offers as
 // found is one apply makes: applying them all fails none.
 func TestEveryAnchorVariationOfferedIsOneApplyMakes(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-variations"
@@ -229,6 +232,7 @@ func TestEveryAnchorVariationOfferedIsOneApplyMakes(t *testing.T) {
 // its target, is said so in the finding: a Spanish trial's anchor on 5 of
 // 5 links needed 3 moves, got 2, and nothing said why the third had none.
 func TestADominantAnchorNoFixCanVarySaysSoInItsFinding(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-one-name"

@@ -53,6 +53,7 @@ func recsOf(recs []store.StoredRecommendation, pageID string) []store.StoredReco
 // No page gets two fixes linking one target, and the page that goes out
 // links its hub once and fails neither rule.
 func TestABrokenLinkIsNotRetargetedToTheHubTheAuditAlsoRecommendsAsTheUplink(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-uplink-retarget"
@@ -132,6 +133,7 @@ func TestABrokenLinkIsNotRetargetedToTheHubTheAuditAlsoRecommendsAsTheUplink(t *
 // link the hub in its body: a menu link to the hub, on every page, is no
 // reason to unwrap it.
 func TestABrokenLinkIsRetargetedToTheHubAPageLinksOnlyFromItsMenu(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-menu-hub"
@@ -163,6 +165,7 @@ func TestABrokenLinkIsRetargetedToTheHubAPageLinksOnlyFromItsMenu(t *testing.T) 
 // cross-cluster link; the site then allows none, and the retarget is
 // refused with the rule and its detail, not sent out flagged.
 func TestApplyRefusesARetargetWhoseResultValidationFlags(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-retarget-refused"
@@ -220,6 +223,7 @@ func TestApplyRefusesARetargetWhoseResultValidationFlags(t *testing.T) {
 // the weakest others, no two fixes touch one link, and the page that goes
 // out passes no_duplicate_links and link_type_caps and is within range.
 func TestAnAuditReportsDuplicateLinksAndRecommendsRemovingTheExtraOnes(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-duplicates"
@@ -311,6 +315,7 @@ func TestAnAuditReportsDuplicateLinksAndRecommendsRemovingTheExtraOnes(t *testin
 // link, the first, and took out the uplink, which the page then lacked.
 // Of links to the page's hub, the one in the opening paragraphs stays.
 func TestADuplicateOfAnUplinkKeepsTheUplinkInTheOpeningParagraphs(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-heading-uplink"

@@ -15,6 +15,7 @@ import (
 // an audit scores its recommendations from the links of its own snapshot,
 // so the counts being anything at all changes none of them.
 func TestAnAuditsRecommendationsAreAFunctionOfItsSnapshot(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	cfg := testConfig(t)
 	h := &auditHarness{harness: startHarness(t, cfg)}
@@ -55,6 +56,7 @@ func TestAnAuditsRecommendationsAreAFunctionOfItsSnapshot(t *testing.T) {
 // arrives after the deletion now gives the tombstone its address, so the
 // audit's figures are those of the site whatever the order.
 func TestAnAuditFindsTheLinksToAPageDeletedBeforeItArrivedBroken(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	const siteID = "cadence-deleted-first"
 	structure, pages := existingSite(siteID)

@@ -211,6 +211,7 @@ func isUnderLinkedFix(r store.StoredRecommendation) bool {
 }
 
 func TestApplyingFixesToUnderLinkedPagesAddsLinksWhoseAnchorsAreTheirText(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-under")
@@ -305,6 +306,7 @@ func TestApplyingFixesToUnderLinkedPagesAddsLinksWhoseAnchorsAreTheirText(t *tes
 }
 
 func TestApplyingFixesBringsOverLinkedPagesWithinTheirMaximum(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-over")
@@ -384,6 +386,7 @@ type brokenPlants struct {
 }
 
 func TestABrokenLinkIsPointedAtItsLiveHubOrRemovedKeepingItsText(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages, deleted, plants := existingSiteWithBrokenLinks("cadence-broken")
@@ -489,6 +492,7 @@ func deletedPages(pages []events.PageInfo) []events.PageInfo {
 }
 
 func TestAFixValidationRefusesIsRefusedWithItsRulesAndThePagesOtherFixesApply(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-refused"
@@ -607,6 +611,7 @@ func TestAFixValidationRefusesIsRefusedWithItsRulesAndThePagesOtherFixesApply(t 
 // text holds, and the site ends with no anchor over the cap (nor over the
 // anchor share: the first takes its text's "Wet hiking boots").
 func TestAnAuditsFixesKeepEveryAnchorWithinTheCapCountingTheSitesOwnLinks(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, page := oneClusterSite(events.SiteInfo{ID: "cap", BaseURL: "https://shop.example", Name: "Shop", Policy: "sag"},
@@ -675,6 +680,7 @@ func TestAnAuditsFixesKeepEveryAnchorWithinTheCapCountingTheSitesOwnLinks(t *tes
 // hub so and as "fruit tree pruning". A third "pruning fruit trees" would
 // carry 3 of 6 links (over 40%), so the fix takes the other name.
 func TestAnAuditsAdditionTakesNoAnchorItWouldMakeDominant(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, page := oneClusterSite(events.SiteInfo{ID: "orchard", BaseURL: "https://orchard.example", Name: "Orchard", Policy: "sag"},
@@ -722,6 +728,7 @@ func TestAnAuditsAdditionTakesNoAnchorItWouldMakeDominant(t *testing.T) {
 // lacking their uplink name it three ways in their opening paragraphs:
 // within 40% of 5 links, no name may carry more than 2.
 func TestAnAuditsAdditionsToATargetUnderTheMinimumMakeNoAnchorDominant(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	naming := `<p>Most homes that switch to heat pumps start with a survey of the rooms and their windows.</p>
 <p>An air source heat pump suits most gardens, and a heat pump system needs one service a year.</p>`
@@ -754,6 +761,7 @@ func TestAnAuditsAdditionsToATargetUnderTheMinimumMakeNoAnchorDominant(t *testin
 // dominant anchor, which the next audit varies. Here three of five
 // articles lacking their uplink name the hub only "heat pumps".
 func TestAMandatoryUplinkTakesAnAnchorOverTheShareWhenItsTextHoldsNoOther(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	saying := func(name string) string {
 		return `<p>Most homes that switch to ` + name + ` start with a survey of the rooms and their windows.</p>
@@ -794,6 +802,7 @@ func heatPumpsLackingUplinks(siteID string, keywords []string, articles map[stri
 // sous l’évier" in two spellings: 50%, a dominant anchor, and no
 // variation offered is the same anchor.
 func TestAnAnchorIsOneAnchorHoweverItsApostropheIsTyped(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, page := oneClusterSite(events.SiteInfo{ID: "plomberie", BaseURL: "https://atelier.example", Name: "Atelier", Policy: "sag", Overrides: json.RawMessage(`{"language":"fr"}`)},
@@ -839,6 +848,7 @@ func TestAnAnchorIsOneAnchorHoweverItsApostropheIsTyped(t *testing.T) {
 // links to 8 and the move the anchor to 4: one variation brings it to 3
 // of 8, within the share and the cap.
 func TestADominantAnchorsVariationsCountTheAuditsOwnFixesBeforeThem(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, page := oneClusterSite(events.SiteInfo{ID: "warm", BaseURL: "https://warm.example", Name: "Warm", Policy: "sag"},
@@ -891,6 +901,7 @@ func TestADominantAnchorsVariationsCountTheAuditsOwnFixesBeforeThem(t *testing.T
 // keyword: a French trial was told to work in "Isolation de la maison : le
 // guide", a hub's title with its subtitle, where its keyword was free.
 func TestAnAnchorToWorkInIsTheTargetsKeyword(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure := mustEvent(events.SiteUpdated, "maison", "site-maison", events.SiteUpdatedData{
@@ -937,6 +948,7 @@ func TestAnAnchorToWorkInIsTheTargetsKeyword(t *testing.T) {
 // another name of the hub: the names to work in are spread so none would
 // carry more than 40%.
 func TestAnchorsToWorkInForADominantAnchorAreSpreadWithinTheShare(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, page := oneClusterSite(events.SiteInfo{ID: "lagging", BaseURL: "https://lagging.example", Name: "Lagging", Policy: "sag"},
@@ -981,6 +993,7 @@ func TestAnchorsToWorkInForADominantAnchorAreSpreadWithinTheShare(t *testing.T) 
 // of those move to one other anchor), every text saying "soup recipes"
 // too: no more than three of the audit's fixes may carry it.
 func TestAnAuditsVariationsAndAdditionsTogetherKeepAnAnchorWithinTheCap(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, page := oneClusterSite(events.SiteInfo{ID: "soups", BaseURL: "https://kitchen.example", Name: "Kitchen", Policy: "sag"},
@@ -1030,6 +1043,7 @@ func TestAnAuditsVariationsAndAdditionsTogetherKeepAnAnchorWithinTheCap(t *testi
 // planted over-linked page also links a page nothing else links and a
 // path no page answers: the fixes keep the first and remove the second.
 func TestTrimmingAnOverLinkedPageOrphansNothingAndRemovesLinksToNoPageFirst(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-trim")
@@ -1072,6 +1086,7 @@ func TestTrimmingAnOverLinkedPageOrphansNothingAndRemovesLinksToNoPageFirst(t *t
 // links four other hubs in its body: the audit reports it and the fix
 // brings it within max_cross_cluster_per_hub.
 func TestApplyingFixesBringsAHubWithinTheCrossClusterCap(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-cross")
@@ -1109,6 +1124,7 @@ func TestApplyingFixesBringsAHubWithinTheCrossClusterCap(t *testing.T) {
 // no list. An under-linked hub is recommended links to its own articles
 // first, for a writer to work in where its text does not name them.
 func TestAnUnderLinkedHubIsRecommendedLinksToItsOwnArticles(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-hub-articles"
@@ -1170,6 +1186,7 @@ func TestAnUnderLinkedHubIsRecommendedLinksToItsOwnArticles(t *testing.T) {
 // paragraph 5 passed mandatory_uplink, which the audit reports as an
 // uplink outside the first paragraphs.
 func TestAFixedPagesVerdictJudgesItsUplinkAgainstItsClustersLiveHub(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-fixed-uplink"
@@ -1226,6 +1243,7 @@ func TestAFixedPagesVerdictJudgesItsUplinkAgainstItsClustersLiveHub(t *testing.T
 // first paragraphs, where an anchor for the hub is, and the page then has
 // its uplink there.
 func TestALateUplinkIsMovedIntoTheFirstParagraphs(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-late-uplink")
@@ -1269,6 +1287,7 @@ func TestALateUplinkIsMovedIntoTheFirstParagraphs(t *testing.T) {
 // one. A page's additions are placed together as apply places them, so
 // none found in the text is refused for the room another took.
 func TestAnAuditsAdditionsFoundInAPageAllFitItTogether(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-additions-fit")
@@ -1323,6 +1342,7 @@ func oneClusterSite(info events.SiteInfo, sector events.SectorInfo, cluster even
 // every cluster. Here an article of the boots silo links a tents article,
 // and a plain page outside every cluster links a boots article.
 func TestASiloSitesLinksThatLeaveTheirSiloAreNamedAndRemoved(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure := mustEvent(events.SiteUpdated, "silos", "site-silos", events.SiteUpdatedData{
@@ -1380,6 +1400,7 @@ func TestASiloSitesLinksThatLeaveTheirSiloAreNamedAndRemoved(t *testing.T) {
 // sibling: the trim takes out the links leaving the cluster first and
 // keeps the siblings.
 func TestTrimmingAnOverLinkedArticleTakesOutOtherClustersPagesBeforeItsSiblings(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-trim-structure")
@@ -1437,6 +1458,7 @@ func TestTrimmingAnOverLinkedArticleTakesOutOtherClustersPagesBeforeItsSiblings(
 // was not told. Here only a sibling names the orphan, in a paragraph
 // with two links: the recommendation says so and why.
 func TestAnOrphansRecommendationNamesThePagesThatSayItWhereNoLinkMayGo(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-orphan-named"
@@ -1489,7 +1511,7 @@ func TestAnOrphansRecommendationNamesThePagesThatSayItWhereNoLinkMayGo(t *testin
 // Articles: apply refuses every such fix (an API client trial's audit
 // made 27 of its 38 recommendations so).
 func TestAnAuditRecommendsAddingNoLinkThePageHasAlready(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	site := h.linkExampleSite("outdoor-gear")

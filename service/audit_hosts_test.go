@@ -12,6 +12,7 @@ import (
 // A writer links the site's own pages on its host without "www." as often
 // as with it: such a link is internal, and the page it links is linked.
 func TestAnAuditCountsLinksToTheSitesHostWithoutWWWAsInternal(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-bare-host"
@@ -46,6 +47,7 @@ func TestAnAuditCountsLinksToTheSitesHostWithoutWWWAsInternal(t *testing.T) {
 // query at the root ("/?p=412"): a link there is a link to that post, not
 // to the home page, with or without tracking parameters.
 func TestAnAuditResolvesALinkToAPagePickedByItsQueryAtTheRoot(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	const siteID = "cadence-plain-permalinks"

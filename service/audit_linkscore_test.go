@@ -16,6 +16,7 @@ import (
 // so later, from its latest audit; a site that plans by inbound links keeps
 // them in the audit alone.
 func TestLinkScoresReachThePagesOfSitesThatPlanWithThem(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	cfg := testConfig(t)
 	h := &auditHarness{harness: startHarness(t, cfg)}

@@ -14,6 +14,7 @@ import (
 // image, a PDF to download) leads to no page: the audit of a site whose
 // pages carry such links has the figures of the same site without them.
 func TestAnAuditCountsNoLinkToAMediaFileAsAContentLink(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	media := `<p><a href="/wp-content/uploads/2024/06/scapes.jpg"><img src="/wp-content/uploads/2024/06/scapes-300x200.jpg" alt="Scapes"></a></p>` + "\n" +

@@ -19,6 +19,7 @@ import (
 // client trial: an applied fix wrote links no plan knew of, and the next
 // plan took them out again).
 func TestAnAuditsFixesToPagesInterlinkerPlansOutliveTheirNextPlan(t *testing.T) {
+	outcomeScenario(t)
 	t.Parallel()
 	h := startAuditHarness(t)
 	structure, pages := existingSite("cadence-planned")

@@ -186,7 +186,7 @@ func sameOutcome(t *testing.T, pages []events.PageInfo, want, got exampleOutcome
 }
 
 func TestTheExampleSiteLinksTheSameInOrderDuplicatedAndShuffled(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	if testing.Short() {
 		t.Skip("publishes the example site three times")
 	}

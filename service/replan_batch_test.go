@@ -14,7 +14,7 @@ import (
 // once, a settled site's pages keep their links, and none is sent again
 // with other links or HTML.
 func TestPlanningEveryPageOfASettledSiteAgainKeepsItsLinks(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	const siteID = "replan-all"
 	h, cfg := settledCustomSite(t, siteID)
 	time.Sleep(5 * cfg.SettleDelay)

@@ -173,7 +173,7 @@ func TestASettledSiteGivesTheCappedAnchorToUplinksBeforeTheHomePage(t *testing.T
 // store with no failed rule ([]) once compared unequal to the pass's own
 // (nil), and a page whose result had not changed was sent again.
 func TestPublishingTheHTMLWeSentChangesNoLinkAndSendsNothing(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	const siteID = "publish-back"
 	h, cfg := settledCustomSite(t, siteID)
 
@@ -345,7 +345,7 @@ func TestTheFirstArticlesOfASettlePassScoreAgainstTheWholePlannedGraph(t *testin
 // written ("the page already has a related-reading block"). The planner
 // now strips what we inserted, as it does for a published page.
 func TestGeneratingTheHTMLWeSentAgainGivesTheSameLinks(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	const siteID = "generate-back"
 	h, cfg := settledCustomSite(t, siteID)
 
@@ -455,7 +455,7 @@ func sendOurHTMLBack(t *testing.T, h *harness, siteID string, event func(events.
 // page they make the pipeline plan again keeps its settled links and HTML
 // in every links.inserted it is sent.
 func TestAPagePlannedAgainOnASettledSiteKeepsItsSettledLinks(t *testing.T) {
-	longScenario(t)
+	outcomeScenario(t)
 	const siteID = "replan-settled"
 	h, cfg := settledCustomSite(t, siteID)
 	time.Sleep(5 * cfg.SettleDelay)
