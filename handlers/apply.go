@@ -526,7 +526,7 @@ func placeFixAt(html []byte, sc siteContext, page site.Page, r audit.Recommendat
 
 // fixRequest is the request that places a recommended link under texts.
 func fixRequest(r audit.Recommendation, texts []string) markup.LinkRequest {
-	return markup.LinkRequest{ID: r.ID, Href: r.TargetURL, Anchors: texts, NotWithin: r.NotWithin,
+	return markup.LinkRequest{ID: r.ID, Href: r.TargetURL, Anchors: texts, NotWithin: r.NotWithin, Names: r.Names,
 		Position:         markup.Position{FirstParagraphs: r.FirstParagraphs, First: r.LinkType == link.TypeVerticalUp},
 		WholePhrase:      planning.WholePhrase(r.LinkType),
 		WholePhraseFirst: !planning.WholePhrase(r.LinkType)}

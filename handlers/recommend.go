@@ -407,7 +407,7 @@ func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, p
 	l := pr.link
 	html, added, err := placeFix([]byte(page.HTML), r.sc, page, audit.Recommendation{ID: l.ID, LinkType: l.Type,
 		TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: planning.CandidateTexts(l.Candidates),
-		NotWithin: planning.NotWithin(l, planning.CandidateTexts(l.Candidates)), FirstParagraphs: l.FirstParagraphs})
+		NotWithin: planning.NotWithin(l, planning.CandidateTexts(l.Candidates)), Names: planning.Names(l), FirstParagraphs: l.FirstParagraphs})
 	if err != nil {
 		return err.Error(), nil
 	}
@@ -456,7 +456,7 @@ func (r *recommender) add(problem audit.Problem, page site.Page, pr proposal, we
 	anchors := planning.CandidateTexts(l.Candidates)
 	rec := audit.Recommendation{Problem: problem, PageID: page.ID, Action: audit.ActionAdd,
 		LinkType: l.Type, TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: anchors,
-		NotWithin: planning.NotWithin(l, anchors), FirstParagraphs: l.FirstParagraphs, Weight: weight}
+		NotWithin: planning.NotWithin(l, anchors), Names: planning.Names(l), FirstParagraphs: l.FirstParagraphs, Weight: weight}
 	switch {
 	case pl.Placed:
 		rec.Anchor, rec.Found = pl.AnchorText, true
@@ -605,7 +605,7 @@ func (r *recommender) lateUplink(ctx context.Context, pageID string) error {
 	rec := audit.Recommendation{Problem: audit.ProblemMissingUplink, PageID: page.ID, Action: audit.ActionVaryAnchor,
 		LinkType: link.TypeVerticalUp, TargetID: hubID, TargetURL: l.TargetURL, Anchor: pl.AnchorText, Found: true,
 		Anchors: append([]string{texts[pl.CandidateIndex]}, without(texts, pl.CandidateIndex)...), NotWithin: planning.NotWithin(l, texts),
-		FirstParagraphs: l.FirstParagraphs, LinkPath: late.path, LinkText: late.Text, Occurrence: late.occurrence,
+		Names: planning.Names(prs[0].link), FirstParagraphs: l.FirstParagraphs, LinkPath: late.path, LinkText: late.Text, Occurrence: late.occurrence,
 		// Below the missing uplinks of its band: the page has one, late.
 		Weight: l.Score / 200,
 		Reason: fmt.Sprintf("the page's link to its hub %s is %s, where its uplink goes; move it to %q, found in paragraph %d",
@@ -1562,7 +1562,7 @@ func (r *recommender) dominant(ctx context.Context, finding *audit.Finding, t *t
 		others = l.Candidates
 		rec := audit.Recommendation{Problem: audit.ProblemDominantAnchor, PageID: page.ID,
 			Action: audit.ActionVaryAnchor, LinkType: l.Type, TargetID: f.PageID, TargetURL: l.TargetURL,
-			Anchors: planning.CandidateTexts(others), NotWithin: planning.NotWithin(l, planning.CandidateTexts(others)), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
+			Anchors: planning.CandidateTexts(others), NotWithin: planning.NotWithin(l, planning.CandidateTexts(others)), Names: planning.Names(link.Link{Candidates: others}), LinkPath: u.path, LinkText: u.text, Occurrence: u.occurrence,
 			Weight: 1 - r.linkScore(page.ID),
 			Reason: dominantAnchorReason(r.sc.policy, f, f.Count != liveCount || f.Limit != liveLimit)}
 		if pl := prs[0].placement; pl.Placed {

@@ -151,3 +151,65 @@ func TestAnAuditSaysWhatWouldCarryALinkToAPageWithOnlyShortNames(t *testing.T) {
 		t.Errorf("fix %s on %s (found %v): reason %q, want it to say what would carry the link", r.ID, r.PageID, r.Found, r.Reason)
 	}
 }
+
+// A reef keeper's live article links "reef tank" to its hub and names its
+// orphaned sibling further down by the sibling's keyword, "reef tank water
+// parameters", which holds those words. The keyword is the sibling's own
+// name, not the author's words again: the audit finds it there and apply
+// links it, the author's link kept (a reef trial's audit said the page
+// named it only "as words that already link another page here").
+func TestAnAuditLinksALongerNameOfThePageThatHoldsWordsTheAuthorLinkedElsewhere(t *testing.T) {
+	t.Parallel()
+	const siteID = "reef-keeper"
+	structure := mustEvent(events.SiteUpdated, siteID, "site-"+siteID, events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: siteID, BaseURL: "https://reef.example", Name: "Reef Keeper", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "saltwater", Name: "Saltwater Aquariums", URL: "/saltwater/"}},
+		Clusters: []events.ClusterInfo{{ID: "reef-tanks", SectorID: "saltwater", Name: "Reef Tanks",
+			PrimaryKeyword: "reef tanks", Keywords: []string{"reef tank", "reef aquarium"}}},
+	})
+	published := time.Date(2026, time.March, 2, 9, 0, 0, 0, time.UTC)
+	page := func(id, url, title, kind, keyword, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: title, Kind: kind, ClusterID: "reef-tanks", SectorID: "saltwater",
+			PrimaryKeyword: keyword, PublishedAt: &published, Version: 1, HTML: "<main>\n" + body + "</main>\n"}
+	}
+	pages := []events.PageInfo{
+		page("reef-tanks", "/saltwater/reef-tanks/", "Reef Tanks: Keeping Corals Alive", "hub", "reef tanks",
+			"<h1>Reef Tanks: Keeping Corals Alive</h1>\n<p>Corals need stable salinity, strong light and very clean water.</p>\n"+
+				`<p>Start with <a href="/saltwater/reef-tanks/soft-corals/">soft corals</a>, which forgive the swings of a young tank.</p>`+"\n"),
+		page("soft-corals", "/saltwater/reef-tanks/soft-corals/", "Soft Corals for Beginners", "supporting", "soft corals",
+			"<h1>Soft Corals for Beginners</h1>\n"+
+				`<p>Leathers, mushrooms and zoanthids are the right first corals for a new <a href="/saltwater/reef-tanks/">reef tank</a>.</p>`+"\n"+
+				"<p>They tolerate moderate light and small swings, and they grow fast enough to frag and trade with other keepers at the local club.</p>\n"+
+				"<p>Once they thrive for six months, you are ready to think about reef tank water parameters in more detail.</p>\n"),
+		page("water-parameters", "/saltwater/reef-tanks/water-parameters/", "Reef Tank Water Parameters", "supporting", "reef tank water parameters",
+			"<h1>Reef Tank Water Parameters</h1>\n"+
+				`<p>Salinity, alkalinity and calcium are the numbers that keep a <a href="/saltwater/reef-tanks/">reef aquarium</a> alive.</p>`+"\n"+
+				"<p>Change alkalinity slowly, and test it every few days while the corals grow.</p>\n"),
+	}
+	h := startAuditHarness(t)
+	h.publishExisting(structure, pages)
+	h.audit(siteID, "longer-name", events.AuditRequestedData{})
+	recs := h.recommendations(siteID, "longer-name")
+	i := slices.IndexFunc(recs, func(r store.StoredRecommendation) bool {
+		return r.PageID == "soft-corals" && r.TargetID == "water-parameters" && r.Action == "add"
+	})
+	if i < 0 {
+		t.Fatalf("no fix links soft-corals to water-parameters; recommendations: %+v", recs)
+	}
+	if r := recs[i]; !r.Found || !strings.EqualFold(r.Anchor, "reef tank water parameters") {
+		t.Fatalf("fix %s found %v, anchor %q: want the sibling's keyword found in the page (reason: %s)", r.ID, r.Found, r.Anchor, r.Reason)
+	}
+	applied := h.applyFixes(siteID, "apply-longer-name", events.AuditApplyData{AuditID: "longer-name", RecommendationIDs: []string{recs[i].ID}})
+	if applied.Applied != 1 || len(applied.Failed) != 0 {
+		t.Fatalf("apply: %+v, want the one fix applied", applied)
+	}
+	fixed, ok := h.fixedPages(siteID, "longer-name")["soft-corals"]
+	if !ok {
+		t.Fatal("apply sent no fixed soft-corals")
+	}
+	for _, want := range []string{`new <a href="/saltwater/reef-tanks/">reef tank</a>`, `/saltwater/reef-tanks/water-parameters/"`, `>reef tank water parameters</a>`} {
+		if !strings.Contains(fixed.HTML, want) {
+			t.Errorf("fixed soft-corals lacks %s:\n%s", want, fixed.HTML)
+		}
+	}
+}

@@ -203,11 +203,11 @@ func (t *Tx) FinishAudit(ctx context.Context, siteID, auditID, status string, re
 	}
 	_, err = t.copyFrom(ctx, pgx.Identifier{"audit_recommendations"},
 		[]string{"site_id", "audit_id", "id", "ordinal", "content_id", "page_version", "action", "link_type", "target_id",
-			"target_url", "anchor", "anchor_found", "suggested_by", "anchors", "not_within", "first_paragraphs", "priority", "reason", "link_path", "link_text", "occurrence"},
+			"target_url", "anchor", "anchor_found", "suggested_by", "anchors", "not_within", "names", "first_paragraphs", "priority", "reason", "link_path", "link_text", "occurrence"},
 		pgx.CopyFromSlice(len(recs), func(i int) ([]any, error) {
 			r := recs[i]
 			return []any{siteID, auditID, r.ID, i, r.PageID, r.PageVersion, string(r.Action), string(r.LinkType), r.TargetID,
-				r.TargetURL, r.Anchor, r.Found, r.SuggestedBy, nonNil(r.Anchors), nonNil(r.NotWithin), r.FirstParagraphs, r.Priority, r.Reason, r.LinkPath, r.LinkText, r.Occurrence}, nil
+				r.TargetURL, r.Anchor, r.Found, r.SuggestedBy, nonNil(r.Anchors), nonNil(r.NotWithin), nonNil(r.Names), r.FirstParagraphs, r.Priority, r.Reason, r.LinkPath, r.LinkText, r.Occurrence}, nil
 		}))
 	if err != nil {
 		return false, fmt.Errorf("store recommendations of audit %s: %w", auditID, err)
@@ -329,7 +329,7 @@ func (s *Store) Recommendations(ctx context.Context, siteID, auditID string, ids
 // recommendationColumns are the columns of audit_recommendations that
 // scanRecommendation reads, in its order.
 const recommendationColumns = `ordinal, id, content_id, page_version, action, link_type, target_id, target_url, anchor,
-	anchor_found, suggested_by, anchors, not_within, first_paragraphs, priority, reason, link_path, link_text, occurrence, applied_by`
+	anchor_found, suggested_by, anchors, not_within, names, first_paragraphs, priority, reason, link_path, link_text, occurrence, applied_by`
 
 // scanRecommendation reads a row of audit_recommendations selected with
 // recommendationColumns.
@@ -337,7 +337,7 @@ func scanRecommendation(r pgx.CollectableRow) (StoredRecommendation, error) {
 	var s StoredRecommendation
 	var action, typ string
 	err := r.Scan(&s.Ordinal, &s.ID, &s.PageID, &s.PageVersion, &action, &typ, &s.TargetID, &s.TargetURL, &s.Anchor, &s.Found,
-		&s.SuggestedBy, &s.Anchors, &s.NotWithin, &s.FirstParagraphs, &s.Priority, &s.Reason, &s.LinkPath, &s.LinkText, &s.Occurrence, &s.AppliedBy)
+		&s.SuggestedBy, &s.Anchors, &s.NotWithin, &s.Names, &s.FirstParagraphs, &s.Priority, &s.Reason, &s.LinkPath, &s.LinkText, &s.Occurrence, &s.AppliedBy)
 	s.Action, s.LinkType = audit.Action(action), link.Type(typ)
 	return s, err
 }

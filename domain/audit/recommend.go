@@ -73,6 +73,10 @@ type Recommendation struct {
 	// other pages', and the target's own but for the uplink
 	// (planning.NotWithin).
 	NotWithin []string
+	// Names are those of the anchors that are the target's own names
+	// (planning.Names): words the author linked to another page hold
+	// back none of them where a longer name holds those words.
+	Names []string
 	// Found reports whether Anchor was found in the page's text; a
 	// removal's or a retarget's anchor is its link's text, found so.
 	Found bool

@@ -77,6 +77,14 @@ type LinkRequest struct {
 	// itself ("a compact dual-boiler [espresso machine]" on the machine's
 	// own page, linking the espresso hub).
 	InsideOwnNames bool
+	// Names are those of the Anchors that are the target's own names (its
+	// keywords, title or brand), not phrases made around them. Words the
+	// author linked to another page hold back an anchor that holds them
+	// with other words around it ("view from [database monitoring]"), but
+	// not one of these: a longer name holding them is this target's name
+	// ("reef tank water parameters" beside the author's "reef tank"), as
+	// it is beside words one of our links took.
+	Names []string
 }
 
 // Position constrains which <p> blocks are eligible.
@@ -276,6 +284,8 @@ type preparedRequest struct {
 	notWithin, notCutting             []string
 	anchorNotWithin, anchorNotCutting [][]string
 	notOn                             []string // the request's NotOn, folded
+	// names says, by anchor, whether it is one of the request's Names.
+	names []bool
 }
 
 // stemsOf is candidate ci of request pr as a stemmed phrase, nil when it
@@ -354,6 +364,7 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		pr.stems = make([]*stemmedPhrase, len(r.Anchors))
 		pr.stemmed = make([]bool, len(r.Anchors))
 		pr.noSpace = make([]bool, len(r.Anchors))
+		pr.names = make([]bool, len(r.Anchors))
 		for _, w := range r.NotWithin {
 			if f := foldAnchor(w); f != "" {
 				pr.notWithin = append(pr.notWithin, f)
@@ -390,6 +401,7 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		for j, a := range r.Anchors {
 			f := foldAnchor(a)
 			pr.anchors[j] = f
+			pr.names[j] = f != "" && slices.ContainsFunc(r.Names, func(n string) bool { return foldAnchor(n) == f })
 			for _, c := range f {
 				if isNoSpaceScript(c) {
 					pr.noSpace[j] = true
@@ -455,8 +467,10 @@ type placer struct {
 	occ       [256]*occurrences
 	paraLinks map[int][]wordSpan
 	stems     map[string]string
-	// target is the PagePath the request being placed links.
+	// target is the PagePath the request being placed links; name says
+	// the anchor being searched for is one of its Names.
 	target string
+	name   bool
 	// anchorTargets are the page's own in-body links' folded texts, with
 	// the page each links (anchorTaken); built on first use.
 	anchorTargets map[string]string
@@ -587,6 +601,7 @@ func (p *placer) placeWithin(ri int, r *LinkRequest, t *rejectTally, pl *Placeme
 					m = newMatcher(p, sp.prefix, sp)
 				}
 				m.whole = wholeFirst && pass == 0
+				p.name = pr.names[ci]
 				m.notWithin, m.notCutting, m.notOn = pr.notWithin, pr.notCutting, pr.notOn
 				if ci < len(pr.anchorNotWithin) && pr.anchorNotWithin[ci] != nil {
 					m.notWithin, m.notCutting = pr.anchorNotWithin[ci], pr.anchorNotCutting[ci]
@@ -907,10 +922,10 @@ func (p *placer) internalPath(l *anchor) string {
 
 // anchorTaken reports whether the words of h already link another page
 // than target in the page's content, by the author (or they hold the
-// author's linked words) or by an earlier request: one anchor text names
-// one page, or a reader finds the same words leading to two places (a
-// trial's help page linked "payroll taxes" to its hub and, further down,
-// to a guide titled so).
+// author's linked words, unless the anchor is one of the target's Names)
+// or by an earlier request: one anchor text names one page, or a reader
+// finds the same words leading to two places (a trial's help page linked
+// "payroll taxes" to its hub and, further down, to a guide titled so).
 func (p *placer) anchorTaken(h hit, target string) bool {
 	if p.anchorTargets == nil {
 		p.anchorTargets = map[string]string{}
@@ -940,7 +955,7 @@ func (p *placer) anchorTaken(h hit, target string) bool {
 	// is another page's name ("student credit card" beside the uplink's
 	// "credit card", in a trial that lost such sibling links).
 	for key, path := range p.anchorTargets {
-		if path != target && key != "" && (key == text || strings.Contains(key, " ") && strings.Contains(padded, " "+key+" ")) {
+		if path != target && key != "" && (key == text || !p.name && strings.Contains(key, " ") && strings.Contains(padded, " "+key+" ")) {
 			return true
 		}
 	}

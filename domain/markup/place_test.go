@@ -314,6 +314,37 @@ func TestPlaceNeverLinksTheSameWordsToTwoPages(t *testing.T) {
 	}
 }
 
+// A longer name holding words the author linked to another page is the
+// target's own name, not the author's words again: a reef trial's article
+// linked "reef tank" to its hub, and its sibling's keyword "reef tank water
+// parameters" further down was refused. A phrase made around the author's
+// words stays refused.
+func TestAnAuthorsLinkedWordsHoldBackNoLongerNameOfTheTarget(t *testing.T) {
+	src := `<p>Soft corals are the right first corals for a new <a href="/saltwater/reef-tanks/">reef tank</a>.</p>` +
+		"<p>They tolerate moderate light and small swings in alkalinity, and they grow fast enough to frag and trade " +
+		"with other keepers at the local club, which is how most of us fill a tank for next to nothing.</p>" +
+		"<p>Once they thrive for six months, think about reef tank water parameters in more detail.</p>"
+	name := LinkRequest{ID: "params", Href: "/saltwater/reef-tanks/water-parameters/",
+		Anchors: []string{"reef tank water parameters"}, Names: []string{"Reef Tank Water Parameters"}}
+	out, pl := placeOne(t, src, name, Options{})
+	if !pl.Placed || pl.AnchorText != "reef tank water parameters" {
+		t.Fatalf("placement %+v, want the target's own longer name placed beside the author's link", pl)
+	}
+	if !strings.Contains(out, `new <a href="/saltwater/reef-tanks/">reef tank</a>`) {
+		t.Errorf("the author's link changed:\n%s", out)
+	}
+	phrase := name
+	phrase.Names = nil
+	if _, pl := placeOne(t, src, phrase, Options{}); pl.Placed || !strings.Contains(pl.Reason, "already link another page here") {
+		t.Errorf("placement %+v, want the same words as no name of the target refused, saying why", pl)
+	}
+	same := LinkRequest{ID: "hub-again", Href: "/saltwater/reef-tanks/water-parameters/", Anchors: []string{"reef tank"},
+		Names: []string{"reef tank"}}
+	if _, pl := placeOne(t, src, same, Options{}); pl.Placed {
+		t.Errorf("placement %+v, want the author's very words kept from another page, name or not", pl)
+	}
+}
+
 // WooCommerce's product meta lists the product's terms: its links are
 // no content of the page (a gardening trial's "Category: Tools").
 func TestAStoresProductMetaIsNoContent(t *testing.T) {

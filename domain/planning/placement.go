@@ -85,7 +85,21 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 		OverLaterLink: l.Mandatory && l.Type == link.TypeVerticalUp,
 		// Only the uplink the rules require may name the hub inside the
 		// page's own name, and only when nothing else carries it.
-		InsideOwnNames: l.Mandatory && l.Type == link.TypeVerticalUp}
+		InsideOwnNames: l.Mandatory && l.Type == link.TypeVerticalUp,
+		Names:          Names(l)}
+}
+
+// Names are the texts of a link's candidates that are its target's own
+// names (a keyword, the title, a brand), not natural phrases made around
+// them (markup.LinkRequest.Names).
+func Names(l link.Link) []string {
+	var names []string
+	for _, c := range l.Candidates {
+		if c.Type != link.AnchorNatural && c.Type != "" {
+			names = append(names, c.Text)
+		}
+	}
+	return names
 }
 
 // NotWithin are the longer names a link's candidates are not taken
