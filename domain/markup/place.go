@@ -365,6 +365,12 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		pr.stemmed = make([]bool, len(r.Anchors))
 		pr.noSpace = make([]bool, len(r.Anchors))
 		pr.names = make([]bool, len(r.Anchors))
+		var names []string
+		for _, n := range r.Names {
+			if f := foldAnchor(n); f != "" {
+				names = append(names, f)
+			}
+		}
 		for _, w := range r.NotWithin {
 			if f := foldAnchor(w); f != "" {
 				pr.notWithin = append(pr.notWithin, f)
@@ -401,7 +407,7 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 		for j, a := range r.Anchors {
 			f := foldAnchor(a)
 			pr.anchors[j] = f
-			pr.names[j] = f != "" && slices.ContainsFunc(r.Names, func(n string) bool { return foldAnchor(n) == f })
+			pr.names[j] = f != "" && slices.Contains(names, f)
 			for _, c := range f {
 				if isNoSpaceScript(c) {
 					pr.noSpace[j] = true
