@@ -256,24 +256,11 @@ func TestSlowHandlersNeverLetABufferedMessageExpireUnhandled(t *testing.T) {
 func (h *harness) duplicatesBeyondFailedAttempts() map[string]float64 {
 	h.t.Helper()
 	beyond := map[string]float64{}
-	for _, line := range h.scrape() {
-		var sign float64
-		switch {
-		case strings.HasPrefix(line, "interlinker_events_skipped_total{") && strings.Contains(line, `reason="duplicate"`):
-			sign = 1
-		case strings.HasPrefix(line, "interlinker_handler_errors_total{") && strings.Contains(line, `kind="transient"`):
-			sign = -1
-		default:
-			continue
-		}
-		_, rest, _ := strings.Cut(line, `handler="`)
-		handler, _, _ := strings.Cut(rest, `"`)
-		fields := strings.Fields(line)
-		var v float64
-		if _, err := fmt.Sscan(fields[len(fields)-1], &v); err != nil {
-			h.t.Fatalf("metric line %q: %v", line, err)
-		}
-		beyond[handler] += sign * v
+	for _, s := range h.metricSeries("interlinker_events_skipped_total", `reason="duplicate"`) {
+		beyond[s.label("handler")] += s.value
+	}
+	for _, s := range h.metricSeries("interlinker_handler_errors_total", `kind="transient"`) {
+		beyond[s.label("handler")] -= s.value
 	}
 	return beyond
 }

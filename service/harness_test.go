@@ -658,6 +658,34 @@ func (h *harness) metricAtLeast(series string, min float64) bool {
 func (h *harness) metricTotal(name string, labels ...string) float64 {
 	h.t.Helper()
 	var total float64
+	for _, s := range h.metricSeries(name, labels...) {
+		total += s.value
+	}
+	return total
+}
+
+// metricSeries is a series of a metric as the service's /metrics prints
+// it: its whole line and its value.
+type metricSeries struct {
+	line  string
+	value float64
+}
+
+// label is the value of the series' label name, "" when it has none.
+func (s metricSeries) label(name string) string {
+	_, rest, found := strings.Cut(s.line, name+`="`)
+	if !found {
+		return ""
+	}
+	value, _, _ := strings.Cut(rest, `"`)
+	return value
+}
+
+// metricSeries are the series of a metric in the service's /metrics whose
+// labels contain every one of labels.
+func (h *harness) metricSeries(name string, labels ...string) []metricSeries {
+	h.t.Helper()
+	var out []metricSeries
 	for _, line := range h.scrape() {
 		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
 			continue
@@ -672,10 +700,10 @@ func (h *harness) metricTotal(name string, labels ...string) float64 {
 		fields := strings.Fields(line)
 		var v float64
 		if _, err := fmt.Sscan(fields[len(fields)-1], &v); err == nil {
-			total += v
+			out = append(out, metricSeries{line: line, value: v})
 		}
 	}
-	return total
+	return out
 }
 
 // scrape reads the service's /metrics, a line each.
