@@ -1428,7 +1428,10 @@ var complements = set("low", "high", "clean", "dry", "wet", "warm", "cool", "col
 	// "makes parallel test execution practical even for large suites"
 	// (a dev-tools trial's link was refused there)
 	"practical", "possible", "easy", "easier", "harder", "faster", "slower", "cheaper", "viable", "feasible",
-	"worthwhile", "reliable", "useful", "necessary")
+	"worthwhile", "reliable", "useful", "necessary",
+	// "keep your drivetrain maintenance regular" (a cycling trial's hub
+	// lost its cross-cluster link there)
+	"regular", "frequent", "sensible", "reasonable", "smooth", "efficient", "effective", "comfortable")
 
 // whenWords say when or how often a verb does it.
 var whenWords = set("today", "now", "tonight", "tomorrow", "yesterday", "early", "late", "again", "daily", "weekly",

@@ -937,6 +937,11 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"kitchen remodel", " worth it in the end", false},
 		{"home energy audit", " worth doing before winter", false},
 		{"net", " worth calculator", true},
+		// a cycling trial: "keep your drivetrain maintenance regular"
+		// cut the hub's cross-cluster link; a routine's noun still goes on
+		{"drivetrain maintenance", " regular and your brakes adjusted", false},
+		{"drivetrain maintenance", " routine", true},
+		{"tyre pressure", " sensible, and the ride gets smoother", false},
 	} {
 		if got := GoesOn("", c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
