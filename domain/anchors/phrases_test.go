@@ -942,6 +942,8 @@ func TestAPhraseThatGoesOnIntoALongerNounPhraseIsTold(t *testing.T) {
 		{"drivetrain maintenance", " regular and your brakes adjusted", false},
 		{"drivetrain maintenance", " routine", true},
 		{"tyre pressure", " sensible, and the ride gets smoother", false},
+		{"chain cleaning", " slows wear.", false},
+		{"chain cleaning", " kits make it easy", true},
 	} {
 		if got := GoesOn("", c.phrase, c.following); got != c.goesOn {
 			t.Errorf("GoesOn(%q, %q) = %v, want %v", c.phrase, c.following, got, c.goesOn)
