@@ -12,6 +12,7 @@ import (
 	"github.com/interlinker/interlinker/domain/link"
 	"github.com/interlinker/interlinker/domain/markup"
 	"github.com/interlinker/interlinker/events"
+	"github.com/interlinker/interlinker/handlers"
 )
 
 // waitLong bounds a wait for the pipeline to get somewhere: a guard
@@ -85,7 +86,12 @@ func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 	}
 	h.waitIdle(waitLong)
 	// Each article's arrival re-plans the hub: its last emission lists both
-	// in its Related Articles section and changes nothing else.
+	// in its Related Articles section and changes nothing else. That is the
+	// second arrival's re-plan, or a settle pass after it: the tests' 100ms
+	// settle delay can pass between the two arrivals on a loaded machine,
+	// and the pass sends the hub again when its plan, read with the whole
+	// site, differs from the one the re-plan made (a CI run's last emission
+	// was "settled", listing both).
 	h.waitStoredReceived("s1", []string{"boots-hub"})
 	hub, _ := h.inserted.latestFor(t, "s1", "boots-hub")
 	down := resultsOfType(hub.Links, link.TypeVerticalDown)
@@ -95,7 +101,7 @@ func TestSupportingArticlesGetTheirUplinkEndToEnd(t *testing.T) {
 			listed[l.TargetPageID] = true
 		}
 	}
-	if !listed["care"] || !listed["sizing"] || !strings.Contains(hub.Reason, "supporting page") {
+	if !listed["care"] || !listed["sizing"] || !strings.Contains(hub.Reason, "supporting page") && hub.Reason != handlers.SettledReason {
 		t.Errorf("hub's last emission (because %q) lists %v in Related Articles, want care and sizing", hub.Reason, listed)
 	}
 	if stripped, err := markup.StripInserted([]byte(hub.HTML)); err != nil || string(stripped) != hubHTML {
