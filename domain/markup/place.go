@@ -85,6 +85,14 @@ type LinkRequest struct {
 	// ("reef tank water parameters" beside the author's "reef tank"), as
 	// it is beside words one of our links took.
 	Names []string
+	// SharedNames are the target's keywords the request may take where
+	// the text says one of the page's shared own names
+	// (Options.SharedOwnNames): a hub whose keywords list its members'
+	// topics links a member where its text says the member's keyword
+	// ("derailleur adjustment" on a drivetrain hub, the keyword of the
+	// article about it), which the page naming itself would otherwise
+	// keep.
+	SharedNames []string
 }
 
 // Position constrains which <p> blocks are eligible.
@@ -144,6 +152,10 @@ type Options struct {
 	// (LinkRequest.InsideOwnNames), when the text offers it no other
 	// place.
 	OwnNames []string
+	// SharedOwnNames are those of the OwnNames that may be the names of
+	// the pages below it, as a hub's keywords list its members' topics: a
+	// request takes those that are its SharedNames.
+	SharedOwnNames []string
 	// GoesOn reports whether a phrase of the text (folded: lower case,
 	// single spaces) is only the front of a longer noun phrase, given the
 	// text that precedes and follows it in its run (anchors.GoesOn).
@@ -258,13 +270,14 @@ func (p *placer) verify(out []byte, reqs []LinkRequest, placements []Placement) 
 }
 
 type placeConfig struct {
-	opts     Options
-	maxLinks int
-	minWords int
-	attrs    string
-	stemmer  *stemmer
-	reqs     []preparedRequest
-	ownNames []string // Options.OwnNames, folded
+	opts           Options
+	maxLinks       int
+	minWords       int
+	attrs          string
+	stemmer        *stemmer
+	reqs           []preparedRequest
+	ownNames       []string // Options.OwnNames, folded
+	sharedOwnNames []string // Options.SharedOwnNames, folded
 }
 
 type preparedRequest struct {
@@ -286,6 +299,9 @@ type preparedRequest struct {
 	notOn                             []string // the request's NotOn, folded
 	// names says, by anchor, whether it is one of the request's Names.
 	names []bool
+	// ownNames are the page's own names this request passes over: the
+	// placer's, less the shared ones that are its SharedNames.
+	ownNames []string
 }
 
 // stemsOf is candidate ci of request pr as a stemmed phrase, nil when it
@@ -308,6 +324,11 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 	for _, n := range opts.OwnNames {
 		if f := foldAnchor(n); f != "" {
 			cfg.ownNames = append(cfg.ownNames, f)
+		}
+	}
+	for _, n := range opts.SharedOwnNames {
+		if f := foldAnchor(n); f != "" {
+			cfg.sharedOwnNames = append(cfg.sharedOwnNames, f)
 		}
 	}
 	if cfg.maxLinks == 0 {
@@ -413,6 +434,18 @@ func newPlaceConfig(reqs []LinkRequest, opts Options) (*placeConfig, error) {
 					pr.noSpace[j] = true
 					break
 				}
+			}
+		}
+		pr.ownNames = cfg.ownNames
+		if len(cfg.sharedOwnNames) > 0 && len(r.SharedNames) > 0 {
+			var shared []string
+			for _, n := range r.SharedNames {
+				if f := foldAnchor(n); slices.Contains(cfg.sharedOwnNames, f) {
+					shared = append(shared, f)
+				}
+			}
+			if len(shared) > 0 {
+				pr.ownNames = slices.DeleteFunc(slices.Clone(cfg.ownNames), func(own string) bool { return slices.Contains(shared, own) })
 			}
 		}
 	}
@@ -613,7 +646,7 @@ func (p *placer) placeWithin(ri int, r *LinkRequest, t *rejectTally, pl *Placeme
 					m.notWithin, m.notCutting = pr.anchorNotWithin[ci], pr.anchorNotCutting[ci]
 				}
 				if ownFirst && !own {
-					m.ownNames = p.cfg.ownNames
+					m.ownNames = pr.ownNames
 				}
 				h, ok := p.search(&m, r.Position, t)
 				t.fragment += m.fragments

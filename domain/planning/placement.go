@@ -49,6 +49,19 @@ func MarkupOptions(st site.Structure, pol policy.Policy, page site.Page) markup.
 func PlanOptions(st site.Structure, pol policy.Policy, page site.Page) markup.Options {
 	opts := MarkupOptions(st, pol, page)
 	opts.OwnNames = PageNames(page)
+	// A hub's keywords, past its title and primary keyword, may be its
+	// members' topics, which the member whose keyword it is names best
+	// (Request: sharedNames). The home page's and a sector's keywords
+	// say what the site is: a home page's "trail guide" in "our trail
+	// guides walk every route" is its own words, not the sector's name.
+	if page.Kind == site.KindHub {
+		own := []string{anchors.Normalize(page.Title), anchors.Normalize(page.PrimaryKeyword)}
+		for _, k := range page.Keywords {
+			if !slices.Contains(own, anchors.Normalize(k)) {
+				opts.SharedOwnNames = append(opts.SharedOwnNames, k)
+			}
+		}
+	}
 	return opts
 }
 
@@ -86,7 +99,25 @@ func Request(l link.Link, texts []string, uplink string) markup.LinkRequest {
 		// Only the uplink the rules require may name the hub inside the
 		// page's own name, and only when nothing else carries it.
 		InsideOwnNames: l.Mandatory && l.Type == link.TypeVerticalUp,
-		Names:          Names(l)}
+		Names:          Names(l),
+		SharedNames:    sharedNames(l)}
+}
+
+// sharedNames are the keywords of a link down's target: a hub's keywords
+// may list its members' topics, and the member whose keyword it is names
+// it best, so the link down takes it where the hub's text says it
+// (markup.LinkRequest.SharedNames).
+func sharedNames(l link.Link) []string {
+	if l.Type != link.TypeVerticalDown {
+		return nil
+	}
+	var names []string
+	for _, c := range l.Candidates {
+		if c.Type == link.AnchorPrimaryKeyword {
+			names = append(names, c.Text)
+		}
+	}
+	return names
 }
 
 // Names are the texts of a link's candidates that are its target's own

@@ -3140,3 +3140,52 @@ func TestRelatedReadingTakesNoHeadTwoClustersNamesShareForATopic(t *testing.T) {
 		t.Errorf("Related Reading %v, want the sleep-needs page first, on topic for \"sleep\"; first explained %q", targetIDs(rr), rr[0].Explanation)
 	}
 }
+
+// A hub whose keywords list its members' topics links a member in its body
+// where its text says the member's keyword: a cycling trial's drivetrain
+// hub, whose keywords held "derailleur adjustment", said it and linked
+// nothing, the words read as the hub naming itself. Its primary keyword
+// stays its own, and so does its list for any link but one down.
+func TestAHubLinksAMemberWhereItsTextSaysTheMembersKeywordThatTheHubAlsoLists(t *testing.T) {
+	c := testCluster("drivetrain", "Drivetrain Care", "drivetrain maintenance", "skill=beginner", "budget=entry")
+	st := testSite(c)
+	member := articleIn(c, "derailleur", "Derailleur Adjustment Step by Step")
+	member.PrimaryKeyword, member.Attributes = "derailleur adjustment", c.Attributes
+	hub := hubOf(c)
+	hub.Keywords = []string{"derailleur adjustment", "chain lube"}
+	hub.HTML = "<p>Drivetrain maintenance is the job riders skip most.</p>\n" +
+		"<p>Shifting problems usually come down to derailleur adjustment, which you can learn in an afternoon.</p>\n"
+	place := func(h site.Page, typ link.Type) markup.Placement {
+		t.Helper()
+		in, err := NewInput(st, sagPolicy(t), h, asTargets(0, member))
+		if err != nil {
+			t.Fatal(err)
+		}
+		down := linksOf(planOf(t, in), link.TypeVerticalDown, link.ZoneInBody)
+		if len(down) == 0 {
+			return markup.Placement{}
+		}
+		l := down[0]
+		l.Type = typ
+		_, placed, err := markup.Place([]byte(h.HTML), []markup.LinkRequest{Request(l, CandidateTexts(l.Candidates), "")},
+			PlanOptions(st, sagPolicy(t), h))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return placed[0]
+	}
+	if pl := place(hub, link.TypeVerticalDown); !pl.Placed || pl.AnchorText != "derailleur adjustment" {
+		t.Errorf("placement %+v, want the member linked on its keyword, which the hub lists too", pl)
+	}
+	// Any other link leaves the hub's listed keyword to the hub.
+	if pl := place(hub, link.TypeRelated); pl.Placed || !strings.Contains(pl.Reason, "this page's own name") {
+		t.Errorf("placement %+v of a related link, want the hub's own keyword kept and the reason saying so", pl)
+	}
+	// The hub's title is the hub naming itself, whatever a member's
+	// keyword is: no link down is planned or placed there.
+	titled := hub
+	titled.Title = "Derailleur Adjustment"
+	if pl := place(titled, link.TypeVerticalDown); pl.Placed {
+		t.Errorf("placement %+v on the hub's title, want it kept", pl)
+	}
+}
