@@ -1215,3 +1215,28 @@ func TestEveryAsideNameIsReadFromItsTag(t *testing.T) {
 		}
 	}
 }
+
+// A hub's keywords may list its members' topics: a request takes a shared
+// own name (Options.SharedOwnNames) that is one of its SharedNames, and
+// every other request, or an own name not shared, is kept from it as the
+// page naming itself.
+func TestPlaceTakesASharedOwnNameOnlyForTheRequestItNames(t *testing.T) {
+	src := "<p>Shifting problems usually come down to derailleur adjustment, learnt in an afternoon.</p>"
+	opts := Options{OwnNames: []string{"Drivetrain Care", "drivetrain maintenance", "derailleur adjustment"},
+		SharedOwnNames: []string{"Derailleur Adjustment"}}
+	down := LinkRequest{ID: "down", Href: "/drivetrain/derailleur/", Anchors: []string{"derailleur adjustment"},
+		SharedNames: []string{"derailleur adjustment"}}
+	if _, pl := placeOne(t, src, down, opts); !pl.Placed || pl.AnchorText != "derailleur adjustment" {
+		t.Errorf("placement %+v, want the shared own name taken by the request it names", pl)
+	}
+	other := down
+	other.SharedNames = nil
+	if _, pl := placeOne(t, src, other, opts); pl.Placed || !strings.Contains(pl.Reason, "this page's own name") {
+		t.Errorf("placement %+v, want a request without the shared name kept from it, and the reason saying so", pl)
+	}
+	unshared := opts
+	unshared.SharedOwnNames = nil
+	if _, pl := placeOne(t, src, down, unshared); pl.Placed {
+		t.Errorf("placement %+v, want an own name not shared kept from every request", pl)
+	}
+}
