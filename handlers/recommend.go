@@ -400,18 +400,30 @@ func (r *recommender) inBodyInbound(ctx context.Context, pageID string, links []
 	return inbound, nil
 }
 
-// refusedByValidation places a proposed link in the page as apply would
-// and says which validation rule it makes the page fail ("" when none):
-// apply refuses such a link, so a recommendation should not offer it.
+// refusedByValidation places a proposed link in the page as apply would,
+// after the additions recommended for the page before it, and says which
+// validation rule it makes the page fail that the page with those passes
+// ("" when none): apply refuses such a link, so a recommendation should
+// not offer it. Apply places the page's fixes one after another, so a
+// sibling link that follows the uplink recommended with it is no breach
+// of the first-link rule (a cycling trial's audit told the writer to
+// "work" into the text a sibling's keyword it held, which apply then
+// placed).
 func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, pr proposal) (string, error) {
 	l := pr.link
-	html, added, err := placeFix([]byte(page.HTML), r.sc, page, audit.Recommendation{ID: l.ID, LinkType: l.Type,
+	base, prior := []byte(page.HTML), []link.Link(nil)
+	for _, rec := range r.foundAdditions(page.ID) {
+		if next, added, err := placeFix(base, r.sc, page, rec); err == nil {
+			base, prior = next, append(prior, *added)
+		}
+	}
+	html, added, err := placeFix(base, r.sc, page, audit.Recommendation{ID: l.ID, LinkType: l.Type,
 		TargetID: l.TargetPageID, TargetURL: l.TargetURL, Anchors: planning.CandidateTexts(l.Candidates),
 		NotWithin: planning.NotWithin(l, planning.CandidateTexts(l.Candidates)), Names: planning.Names(l), FirstParagraphs: l.FirstParagraphs})
 	if err != nil {
 		return err.Error(), nil
 	}
-	return r.refusedChange(ctx, page, html, added)
+	return r.refusedChange(ctx, page, base, prior, html, added)
 }
 
 // refusedVariation makes an anchor variation in the page as apply would
@@ -425,20 +437,21 @@ func (r *recommender) refusedVariation(ctx context.Context, page site.Page, rec 
 	if err != nil {
 		return err.Error(), nil
 	}
-	return r.refusedChange(ctx, page, html, added)
+	return r.refusedChange(ctx, page, []byte(page.HTML), nil, html, added)
 }
 
 // refusedChange says which validation rule the page's changed HTML (with
-// the link added, if any) fails that its live HTML passes ("" when none):
-// apply refuses such a change.
-func (r *recommender) refusedChange(ctx context.Context, page site.Page, html []byte, added *link.Link) (string, error) {
-	before, _, err := validateFixed(ctx, r.tx, r.sc, page, []byte(page.HTML), nil)
+// the link added, if any) fails that the HTML it was changed from (base,
+// with the links the fixes before added) passes ("" when none): apply
+// refuses such a change.
+func (r *recommender) refusedChange(ctx context.Context, page site.Page, base []byte, baseAdded []link.Link, html []byte, added *link.Link) (string, error) {
+	before, _, err := validateFixed(ctx, r.tx, r.sc, page, base, baseAdded)
 	if err != nil {
 		return "", err
 	}
-	var addedLinks []link.Link
+	addedLinks := slices.Clip(baseAdded)
 	if added != nil {
-		addedLinks = []link.Link{*added}
+		addedLinks = append(addedLinks, *added)
 	}
 	after, _, err := validateFixed(ctx, r.tx, r.sc, page, html, addedLinks)
 	if err != nil {
@@ -537,10 +550,22 @@ func (r *recommender) uplink(ctx context.Context, pageID string) error {
 // far for a page whose anchor its text holds, each on that anchor.
 func (r *recommender) additionsTo(pageID string) []markup.LinkRequest {
 	var out []markup.LinkRequest
+	for _, rec := range r.foundAdditions(pageID) {
+		out = append(out, fixRequest(rec, rec.Anchors))
+	}
+	return out
+}
+
+// foundAdditions are the additions recommended for the page so far whose
+// anchor the audit found, in the order they were made, each on that
+// anchor alone, as apply places them.
+func (r *recommender) foundAdditions(pageID string) []audit.Recommendation {
+	var out []audit.Recommendation
 	for i, rec := range r.recs {
 		if rec.PageID == pageID && rec.Action == audit.ActionAdd && rec.Found {
 			rec.ID = fmt.Sprintf("recommended-%d", i) // ids are given once all are made (audit.Prioritise)
-			out = append(out, fixRequest(rec, []string{rec.Anchor}))
+			rec.Anchors = []string{rec.Anchor}
+			out = append(out, rec)
 		}
 	}
 	return out

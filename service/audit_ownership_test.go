@@ -213,3 +213,62 @@ func TestAnAuditLinksALongerNameOfThePageThatHoldsWordsTheAuthorLinkedElsewhere(
 		}
 	}
 }
+
+// A live article with no links names its hub in its first paragraph and
+// a sibling's keyword in its second. Apply places the page's fixes one
+// after another, the uplink first, so the sibling link that follows it
+// breaks no first-link rule: the audit finds it too (a cycling trial's
+// audit said "work \"suspension setup\" into the text" of a page that
+// held it, and apply then placed it).
+func TestAnAuditFindsASiblingLinkThatFollowsTheUplinkItRecommendsWithIt(t *testing.T) {
+	t.Parallel()
+	const siteID = "trail-cycles"
+	structure := mustEvent(events.SiteUpdated, siteID, "site-"+siteID, events.SiteUpdatedData{
+		Site:    events.SiteInfo{ID: siteID, BaseURL: "https://cycles.example", Name: "Trail Cycles", Policy: "sag"},
+		Sectors: []events.SectorInfo{{ID: "bikes", Name: "Bikes", URL: "/bikes/"}},
+		Clusters: []events.ClusterInfo{{ID: "mountain-bikes", SectorID: "bikes", Name: "Mountain Bikes",
+			PrimaryKeyword: "mountain bikes", Keywords: []string{"mountain bike"}}},
+	})
+	published := time.Date(2026, time.May, 4, 9, 0, 0, 0, time.UTC)
+	page := func(id, url, title, kind, keyword, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: title, Kind: kind, ClusterID: "mountain-bikes", SectorID: "bikes",
+			PrimaryKeyword: keyword, PublishedAt: &published, Version: 1, HTML: "<main>\n" + body + "</main>\n"}
+	}
+	pages := []events.PageInfo{
+		page("mountain-bikes", "/bikes/mountain-bikes/", "Mountain Bikes", "hub", "mountain bikes",
+			"<h1>Mountain Bikes</h1>\n<p>Mountain bikes come as hardtails and as full-suspension trail bikes.</p>\n"),
+		page("hardtail-vs-full", "/bikes/mountain-bikes/hardtail-vs-full/", "Hardtail vs Full Suspension", "supporting", "hardtail vs full suspension",
+			"<h1>Hardtail vs Full Suspension</h1>\n<p>A hardtail is cheaper and lighter; a full suspension mountain bike is faster on rough trails.</p>\n"+
+				"<p>For beginners, a good hardtail teaches line choice. See our suspension setup guide once you have bought.</p>\n"),
+		page("suspension-setup", "/bikes/mountain-bikes/suspension-setup/", "Mountain Bike Suspension Setup", "supporting", "suspension setup",
+			"<h1>Mountain Bike Suspension Setup</h1>\n<p>Sag is the amount the fork compresses under your weight: aim for a quarter of its travel.</p>\n"),
+	}
+	h := startAuditHarness(t)
+	h.publishExisting(structure, pages)
+	h.audit(siteID, "sibling-after-uplink", events.AuditRequestedData{})
+	recs := h.recommendations(siteID, "sibling-after-uplink")
+	find := func(target string) store.StoredRecommendation {
+		t.Helper()
+		i := slices.IndexFunc(recs, func(r store.StoredRecommendation) bool {
+			return r.PageID == "hardtail-vs-full" && r.TargetID == target && r.Action == "add"
+		})
+		if i < 0 {
+			t.Fatalf("no fix links hardtail-vs-full to %s; recommendations: %+v", target, recs)
+		}
+		return recs[i]
+	}
+	up, sibling := find("mountain-bikes"), find("suspension-setup")
+	if !up.Found || !sibling.Found || !strings.EqualFold(sibling.Anchor, "suspension setup") {
+		t.Fatalf("uplink found %v; sibling found %v on %q (reason: %s): want both found, the sibling on its keyword", up.Found, sibling.Found, sibling.Anchor, sibling.Reason)
+	}
+	applied := h.applyFixes(siteID, "apply-sibling-after-uplink", events.AuditApplyData{AuditID: "sibling-after-uplink",
+		RecommendationIDs: []string{up.ID, sibling.ID}})
+	if applied.Applied != 2 || len(applied.Failed) != 0 {
+		t.Fatalf("apply: %+v, want both fixes applied", applied)
+	}
+	fixed := h.fixedPages(siteID, "sibling-after-uplink")["hardtail-vs-full"]
+	hub, next := strings.Index(fixed.HTML, `href="/bikes/mountain-bikes/"`), strings.Index(fixed.HTML, `href="/bikes/mountain-bikes/suspension-setup/"`)
+	if hub < 0 || next < hub {
+		t.Errorf("fixed page links the hub at %d and the sibling at %d, want the hub first:\n%s", hub, next, fixed.HTML)
+	}
+}
