@@ -161,17 +161,11 @@ func TestAnAuditSaysWhatWouldCarryALinkToAPageWithOnlyShortNames(t *testing.T) {
 func TestAnAuditLinksALongerNameOfThePageThatHoldsWordsTheAuthorLinkedElsewhere(t *testing.T) {
 	t.Parallel()
 	const siteID = "reef-keeper"
-	structure := mustEvent(events.SiteUpdated, siteID, "site-"+siteID, events.SiteUpdatedData{
-		Site:    events.SiteInfo{ID: siteID, BaseURL: "https://reef.example", Name: "Reef Keeper", Policy: "sag"},
-		Sectors: []events.SectorInfo{{ID: "saltwater", Name: "Saltwater Aquariums", URL: "/saltwater/"}},
-		Clusters: []events.ClusterInfo{{ID: "reef-tanks", SectorID: "saltwater", Name: "Reef Tanks",
-			PrimaryKeyword: "reef tanks", Keywords: []string{"reef tank", "reef aquarium"}}},
-	})
-	published := time.Date(2026, time.March, 2, 9, 0, 0, 0, time.UTC)
-	page := func(id, url, title, kind, keyword, body string) events.PageInfo {
-		return events.PageInfo{ID: id, URL: url, Title: title, Kind: kind, ClusterID: "reef-tanks", SectorID: "saltwater",
-			PrimaryKeyword: keyword, PublishedAt: &published, Version: 1, HTML: "<main>\n" + body + "</main>\n"}
-	}
+	structure, page := publishedClusterSite(events.SiteInfo{ID: siteID, BaseURL: "https://reef.example", Name: "Reef Keeper", Policy: "sag"},
+		events.SectorInfo{ID: "saltwater", Name: "Saltwater Aquariums", URL: "/saltwater/"},
+		events.ClusterInfo{ID: "reef-tanks", SectorID: "saltwater", Name: "Reef Tanks",
+			PrimaryKeyword: "reef tanks", Keywords: []string{"reef tank", "reef aquarium"}},
+		time.Date(2026, time.March, 2, 9, 0, 0, 0, time.UTC))
 	pages := []events.PageInfo{
 		page("reef-tanks", "/saltwater/reef-tanks/", "Reef Tanks: Keeping Corals Alive", "hub", "reef tanks",
 			"<h1>Reef Tanks: Keeping Corals Alive</h1>\n<p>Corals need stable salinity, strong light and very clean water.</p>\n"+
@@ -223,17 +217,11 @@ func TestAnAuditLinksALongerNameOfThePageThatHoldsWordsTheAuthorLinkedElsewhere(
 func TestAnAuditFindsASiblingLinkThatFollowsTheUplinkItRecommendsWithIt(t *testing.T) {
 	t.Parallel()
 	const siteID = "trail-cycles"
-	structure := mustEvent(events.SiteUpdated, siteID, "site-"+siteID, events.SiteUpdatedData{
-		Site:    events.SiteInfo{ID: siteID, BaseURL: "https://cycles.example", Name: "Trail Cycles", Policy: "sag"},
-		Sectors: []events.SectorInfo{{ID: "bikes", Name: "Bikes", URL: "/bikes/"}},
-		Clusters: []events.ClusterInfo{{ID: "mountain-bikes", SectorID: "bikes", Name: "Mountain Bikes",
-			PrimaryKeyword: "mountain bikes", Keywords: []string{"mountain bike"}}},
-	})
-	published := time.Date(2026, time.May, 4, 9, 0, 0, 0, time.UTC)
-	page := func(id, url, title, kind, keyword, body string) events.PageInfo {
-		return events.PageInfo{ID: id, URL: url, Title: title, Kind: kind, ClusterID: "mountain-bikes", SectorID: "bikes",
-			PrimaryKeyword: keyword, PublishedAt: &published, Version: 1, HTML: "<main>\n" + body + "</main>\n"}
-	}
+	structure, page := publishedClusterSite(events.SiteInfo{ID: siteID, BaseURL: "https://cycles.example", Name: "Trail Cycles", Policy: "sag"},
+		events.SectorInfo{ID: "bikes", Name: "Bikes", URL: "/bikes/"},
+		events.ClusterInfo{ID: "mountain-bikes", SectorID: "bikes", Name: "Mountain Bikes",
+			PrimaryKeyword: "mountain bikes", Keywords: []string{"mountain bike"}},
+		time.Date(2026, time.May, 4, 9, 0, 0, 0, time.UTC))
 	pages := []events.PageInfo{
 		page("mountain-bikes", "/bikes/mountain-bikes/", "Mountain Bikes", "hub", "mountain bikes",
 			"<h1>Mountain Bikes</h1>\n<p>Mountain bikes come as hardtails and as full-suspension trail bikes.</p>\n"),
@@ -271,4 +259,15 @@ func TestAnAuditFindsASiblingLinkThatFollowsTheUplinkItRecommendsWithIt(t *testi
 	if hub < 0 || next < hub {
 		t.Errorf("fixed page links the hub at %d and the sibling at %d, want the hub first:\n%s", hub, next, fixed.HTML)
 	}
+}
+
+// publishedClusterSite is oneClusterSite with live pages that carry a
+// title, a keyword and a publication date, their body inside <main>.
+func publishedClusterSite(info events.SiteInfo, sector events.SectorInfo, cluster events.ClusterInfo, published time.Time) (events.Event, func(id, url, title, kind, keyword, body string) events.PageInfo) {
+	structure, _ := oneClusterSite(info, sector, cluster)
+	page := func(id, url, title, kind, keyword, body string) events.PageInfo {
+		return events.PageInfo{ID: id, URL: url, Title: title, Kind: kind, ClusterID: cluster.ID, SectorID: sector.ID,
+			PrimaryKeyword: keyword, PublishedAt: &published, Version: 1, HTML: "<main>\n" + body + "</main>\n"}
+	}
+	return structure, page
 }
