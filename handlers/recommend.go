@@ -413,6 +413,8 @@ func (r *recommender) refusedByValidation(ctx context.Context, page site.Page, p
 	l := pr.link
 	base, prior := []byte(page.HTML), []link.Link(nil)
 	for _, rec := range r.foundAdditions(page.ID) {
+		// One that no longer places after those before it (its words
+		// taken) is one apply fails too: the page goes on without it.
 		if next, added, err := placeFix(base, r.sc, page, rec); err == nil {
 			base, prior = next, append(prior, *added)
 		}

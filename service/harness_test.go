@@ -685,8 +685,14 @@ func (s metricSeries) label(name string) string {
 // labels contain every one of labels.
 func (h *harness) metricSeries(name string, labels ...string) []metricSeries {
 	h.t.Helper()
+	return seriesIn(h.scrape(), name, labels...)
+}
+
+// seriesIn are the series of a metric among the lines of one read of
+// /metrics (harness.scrape) whose labels contain every one of labels.
+func seriesIn(scraped []string, name string, labels ...string) []metricSeries {
 	var out []metricSeries
-	for _, line := range h.scrape() {
+	for _, line := range scraped {
 		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
 			continue
 		}
