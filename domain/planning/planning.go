@@ -398,6 +398,9 @@ type planner struct {
 	cluster site.Cluster
 	facets  []string // the page's facets: its cluster's and its own
 	text    string   // the paragraphs' text, normalised, for mention checks (containsWords)
+	// singularText is text with every word singular (textNamesWhole),
+	// made when first asked.
+	singularText string
 	// wholeText is the page's visible text, headings, lists and menus
 	// too, normalised; read only for a note (namesOutsideParagraphs).
 	wholeText     string
@@ -1314,14 +1317,48 @@ func (pl *planner) termPages() {
 		"term page of a value the hub's cluster has, which the hub's text names", 0)
 }
 
-// textNamesWhole is textNames for names of an anchor's length at least.
+// textNamesWhole is textNames for names of an anchor's length at least,
+// each word in either number ("a planted nano tank" names "Nano Tanks"),
+// as the placer finds a name by its stems.
 func (pl *planner) textNamesWhole(names []string) bool {
+	if pl.singularText == "" {
+		pl.singularText = singularWords(pl.text)
+	}
 	for _, n := range names {
-		if f := anchors.Normalize(n); len(strings.Fields(f)) >= pl.in.Policy.AnchorMinWords && containsWords(pl.text, f) {
+		f := anchors.Normalize(n)
+		if len(strings.Fields(f)) < pl.in.Policy.AnchorMinWords {
+			continue
+		}
+		if containsWords(pl.text, f) || containsWords(pl.singularText, singularWords(f)) {
 			return true
 		}
 	}
 	return false
+}
+
+// singularWords is text with each word made singular (anchors.Singular)
+// and everything between words kept.
+func singularWords(text string) string {
+	var b strings.Builder
+	b.Grow(len(text))
+	start := -1
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			b.WriteString(anchors.Singular(text[start:i]))
+			start = -1
+		}
+		b.WriteRune(r)
+	}
+	if start >= 0 {
+		b.WriteString(anchors.Singular(text[start:]))
+	}
+	return b.String()
 }
 
 // sectorHubs lists, on a sector page, the hub of every cluster in the

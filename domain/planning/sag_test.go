@@ -1764,6 +1764,33 @@ func TestAHubLinksTheTermPagesOfItsValuesThatItsTextNames(t *testing.T) {
 	}
 }
 
+// A hub names a term page in the other number than the term page's name
+// ("a steep mountain trail" of "Mountain Trails"), as the placer finds a
+// name: it links it (an aquarium trial's betta hub said "a planted nano
+// tank" and left its "Nano Tanks" term page an orphan).
+func TestAHubLinksATermPageItsTextNamesInTheOtherNumber(t *testing.T) {
+	boots := bootsCluster() // terrain=mountain, season=winter
+	hub := hubOf(boots)
+	para := "A stiff sole pays for itself on a steep mountain trail, where loose rock turns an ankle in a soft shoe."
+	hub.HTML = "<h1>Hiking boots</h1>\n<p>" + para + "</p>\n"
+	trails := termPage("term-trails", "Mountain Trails", "terrain=mountain")
+	in := Input{Structure: testSite(boots), Policy: sagPolicy(t), Page: hub, Hub: &hub,
+		Targets: asTargets(0, trails), Texts: []string{para}, WordCount: 600}
+	plan := planOf(t, in)
+	got := linksOf(plan, link.TypeTaxonomy, link.ZoneInBody)
+	if len(got) != 1 || got[0].Status != link.StatusPlanned {
+		t.Fatalf("in-body taxonomy links %+v (notes %q), want term-trails planned", got, plan.Notes)
+	}
+	_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(got[0], CandidateTexts(got[0].Candidates), "")},
+		MarkupOptions(in.Structure, in.Policy, hub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !placements[0].Placed || !strings.Contains(strings.ToLower(placements[0].Anchor), "mountain trail") {
+		t.Errorf("placement %+v, want it placed on words holding \"mountain trail\"", placements[0])
+	}
+}
+
 // A hub's paragraph with room for one link, naming one of its own articles
 // and a term page of its values, links the term page: its Related Articles
 // list links the article anyway, and only hubs link term pages from their
