@@ -251,3 +251,46 @@ func TestAPagesLinksInsertedCarriesWhatThePlannerNotedAboutIt(t *testing.T) {
 		t.Errorf("stored notes %q, sent %q", rec.PlanNotes, last.Notes)
 	}
 }
+
+// A site of topics alone declares its clusters with no sector (sector_id
+// left out): they are projected, and a page's trail runs Home → Hub →
+// Page, while the home page links the hub its text names.
+func TestClustersOfNoSectorAreLinkedUnderTheHomePage(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, testConfig(t))
+	h.publishRaw(events.SiteUpdated, []byte(`{"specversion": "1.0", "id": "site-topics", "source": "https://cms.topics.example",
+		"type": "site.updated", "siteid": "topics", "data": {
+		"site": {"id": "topics", "base_url": "https://topics.example", "name": "Topics", "policy": "sag"},
+		"clusters": [{"id": "boots", "name": "Hiking Boots", "primary_keyword": "hiking boots", "keywords": ["hiking boot"]}]}}`), nil)
+	waitFor(t, waitLong, "site projected", func() bool {
+		_, found, err := h.svc.Store().LoadSite(context.Background(), "topics")
+		return err == nil && found
+	})
+	page := func(id, url, kind, cluster, html string) events.Event {
+		return mustEvent(events.ContentGenerated, "topics", "gen-topics-"+id, events.ContentData{Page: events.PageInfo{
+			ID: id, URL: url, Title: strings.ToUpper(id[:1]) + id[1:], Kind: kind, ClusterID: cluster, Version: 1, HTML: html}})
+	}
+	h.publish(page("home", "/", "home", "", "<h1>Topics</h1>\n<p>Start with our guide to hiking boots, written by people who walk.</p>\n"))
+	h.publish(page("boots-hub", "/boots/", "hub", "boots", hubHTML))
+	h.publish(page("care", "/boots/care/", "supporting", "boots", supportingHTML(1)))
+	waitFor(t, waitLong, "every page linked", func() bool { return h.inserted.pageCount("topics") == 3 })
+	h.waitIdle(waitLong)
+
+	h.waitStoredReceived("topics", []string{"home", "boots-hub", "care"})
+	care, _ := h.inserted.latestFor(t, "topics", "care")
+	var trail []string
+	for _, c := range care.Breadcrumbs {
+		trail = append(trail, c.URL)
+	}
+	if want := []string{"/", "/boots/", "/boots/care/"}; !slices.Equal(trail, want) {
+		t.Errorf("article's trail %v, want %v", trail, want)
+	}
+	if up := resultsOfType(care.Links, link.TypeVerticalUp); len(up) != 1 || up[0].Status != string(link.StatusVerified) {
+		t.Errorf("article's uplink %+v, want one verified", up)
+	}
+	home, _ := h.inserted.latestFor(t, "topics", "home")
+	down := resultsOfType(home.Links, link.TypeVerticalDown)
+	if len(down) != 1 || down[0].TargetPageID != "boots-hub" || down[0].Status != string(link.StatusVerified) {
+		t.Errorf("home page's links down %+v, want the hub linked", down)
+	}
+}

@@ -43,6 +43,19 @@ func TestInconsistentStructuresAreRefusedWithTheReason(t *testing.T) {
 	}
 }
 
+// A cluster may be in no sector (sector_id "" or left out): a site of
+// topics alone.
+func TestAClusterOfNoSectorIsValid(t *testing.T) {
+	s := structure()
+	s.Clusters[0].SectorID = ""
+	if err := s.Validate(context.Background()); err != nil {
+		t.Fatalf("a cluster of no sector refused: %v", err)
+	}
+	if got := s.SectorOf(Page{ID: "p", Kind: KindSupporting, ClusterID: s.Clusters[0].ID}); got != "" {
+		t.Errorf("its page's sector %q, want none", got)
+	}
+}
+
 func TestPagesMustFitTheirSite(t *testing.T) {
 	st := structure()
 	ok := Page{ID: "p", Kind: KindSupporting, ClusterID: "boots", SectorID: "hiking", Attributes: map[string][]string{"weight class": {"standard"}}}

@@ -58,7 +58,7 @@ func (s *stopper) step() error {
 }
 
 // Validate reports the first inconsistency in a structure: repeated ids, a
-// cluster in an unknown sector, or attribute values nobody declared. Its
+// cluster in an unknown sector ("" is none), or attribute values nobody declared. Its
 // cost is linear in the structure's size (a site may have tens of
 // thousands of clusters, each naming several attribute values); when ctx
 // ends first it returns ctx's error, wrapped.
@@ -107,7 +107,9 @@ func (st Structure) Validate(ctx context.Context) error {
 			return fmt.Errorf("cluster id %q appears twice", c.ID)
 		}
 		clusters[c.ID] = true
-		if !sectors[c.SectorID] {
+		// A cluster may be in no sector: a site of topics alone, its trails
+		// Home → Hub → Page.
+		if c.SectorID != "" && !sectors[c.SectorID] {
 			return fmt.Errorf("cluster %q names unknown sector %q", c.ID, c.SectorID)
 		}
 		if err := ix.check(c.Attributes, stop); err != nil {
