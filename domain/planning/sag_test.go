@@ -1781,8 +1781,10 @@ func TestAHubLinksATermPageItsTextNamesInTheOtherNumber(t *testing.T) {
 	if len(got) != 1 || got[0].Status != link.StatusPlanned {
 		t.Fatalf("in-body taxonomy links %+v (notes %q), want term-trails planned", got, plan.Notes)
 	}
+	// Placed as the inject stage places a plan (PlanOptions: the hub's own
+	// names held back).
 	_, placements, err := markup.Place([]byte(hub.HTML), []markup.LinkRequest{Request(got[0], CandidateTexts(got[0].Candidates), "")},
-		MarkupOptions(in.Structure, in.Policy, hub))
+		PlanOptions(in.Structure, in.Policy, hub))
 	if err != nil {
 		t.Fatal(err)
 	}
