@@ -139,6 +139,7 @@ func TestACustomSAGSiteGetsEveryLinkTheSeedAsksForWhateverTheOrderAndWorkers(t *
 		t.Skip("publishes a 50-page site six times")
 	}
 	t.Parallel()
+	outcomeRunsAfter(t)
 	const siteID = "cadence"
 	structure, pages := customSite(siteID)
 	want := runCustomSite(t, siteID, structure, pages, false, 16)

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,6 +29,7 @@ import (
 // testConfig is a service on its own database and embedded server, with
 // redelivery delays short enough for tests.
 func testConfig(t testing.TB) Config {
+	ranUnderRace(t)
 	cfg := DefaultConfig()
 	cfg.DatabaseURL = storetest.NewDatabase(t)
 	cfg.NATSListen = "127.0.0.1:0"
@@ -135,6 +137,7 @@ type harness struct {
 
 func startHarness(t testing.TB, cfg Config) *harness {
 	t.Helper()
+	ranUnderRace(t)
 	ctx, cancel := context.WithTimeout(context.Background(), waitStart)
 	defer cancel()
 	svc, err := Start(ctx, cfg)
@@ -744,5 +747,44 @@ func outcomeScenario(t *testing.T) {
 	t.Helper()
 	if raceDetector {
 		t.Skip("a scenario of the rules' outcome: README's test command runs it in its second go test, without -race")
+	}
+	outcomeScenarios.Store(t.Name(), true)
+}
+
+// outcomeOnly is README's second go test: it runs only what the first,
+// under -race, skipped or cut short (outcomeScenario, outcomeRunsAfter);
+// every other scenario ran there already, and running them again without
+// the detector took about half of the second run's test time (460 of
+// 883 s of its scenarios' time, 2026-12-05).
+var outcomeOnly = flag.Bool("outcome-only", false,
+	"run only the scenarios of the rules' outcome that -race skips (README's second go test)")
+
+// outcomeScenarios are the top-level tests that check the rules' outcome,
+// in whole or in part: -outcome-only skips every other scenario when it
+// asks for its database or service (ranUnderRace).
+var outcomeScenarios sync.Map
+
+// outcomeRunsAfter marks a scenario whose first part runs under -race
+// and whose later parts check the outcome: under -outcome-only it runs
+// whole, its first part being what the later ones compare with.
+func outcomeRunsAfter(t *testing.T) {
+	outcomeScenarios.Store(t.Name(), true)
+}
+
+// ranUnderRace skips, under -outcome-only, a scenario that README's
+// first go test ran whole under -race. It is asked where a scenario
+// takes its database or service (testConfig, startHarness), so no test
+// needs to call it.
+func ranUnderRace(t testing.TB) {
+	t.Helper()
+	if !*outcomeOnly {
+		return
+	}
+	if _, bench := t.(*testing.B); bench {
+		return
+	}
+	top, _, _ := strings.Cut(t.Name(), "/")
+	if _, ok := outcomeScenarios.Load(top); !ok {
+		t.Skip("-outcome-only: README's first go test ran this scenario under -race")
 	}
 }
