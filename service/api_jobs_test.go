@@ -77,7 +77,7 @@ func storedPlan(t *testing.T, conn *pgx.Conn, siteID, pageID, planID string) (ke
 	if current != planID {
 		kept = "replaced"
 		q = `SELECT l.id || ' → ' || l.target_page_id || ' (' || l.type || ')'
-			FROM link_snapshots s, jsonb_populate_recordset(NULL::links, s.links) l
+			FROM link_snapshots s, json_populate_recordset(NULL::links, s.links) l
 			WHERE s.site_id = $1 AND s.page_id = $2 AND s.plan_id = $3
 			  AND s.id = (SELECT max(id) FROM link_snapshots WHERE site_id = $1 AND page_id = $2 AND plan_id = $3)
 			ORDER BY l.position`

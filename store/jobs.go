@@ -240,7 +240,7 @@ func (s *Store) PlansMade(ctx context.Context, siteID string, plans []PagePlan) 
 			candidates, zone, first_paragraphs, COALESCE(paragraph, 0), score, factors, mandatory, placement, status, reason,
 			failed_rules, explanation
 		FROM (SELECT l.* FROM cur JOIN links l ON l.site_id = $1 AND l.source_page_id = cur.page_id
-			UNION ALL SELECT l.* FROM snap, jsonb_populate_recordset(NULL::links, snap.links) l) AS l
+			UNION ALL SELECT l.* FROM snap, json_populate_recordset(NULL::links, snap.links) l) AS l
 		ORDER BY source_page_id, position`, siteID, pages, planIDs)
 	if err != nil {
 		return nil, fmt.Errorf("read the links of %d plans of site %s: %w", len(plans), siteID, err)

@@ -673,7 +673,7 @@ func dependantsQuery(siteID string, d planning.Dependants, after string, limit i
 const (
 	snapshotColumns = `site_id, page_id, version, plan_id, plan_horizon, linked_html, breadcrumbs, links, reason`
 	snapshotOfPage  = `p.site_id, p.id, p.version, p.plan_id, p.plan_horizon, p.linked_html, p.breadcrumbs,
-		COALESCE((SELECT jsonb_agg(to_jsonb(l) ORDER BY l.position) FROM links l
+		COALESCE((SELECT json_agg(l ORDER BY l.position) FROM links l
 			WHERE l.site_id = p.site_id AND l.source_page_id = p.id), '[]')`
 )
 
@@ -770,7 +770,7 @@ type Snapshot struct {
 
 // Snapshots lists a page's kept plans, newest first.
 func (s *Store) Snapshots(ctx context.Context, siteID, pageID string) ([]Snapshot, error) {
-	rows, err := s.pool.Query(ctx, `SELECT id, version, plan_id, reason, taken_at, jsonb_array_length(links)
+	rows, err := s.pool.Query(ctx, `SELECT id, version, plan_id, reason, taken_at, json_array_length(links)
 		FROM link_snapshots WHERE site_id = $1 AND page_id = $2 ORDER BY id DESC`, siteID, pageID)
 	if err != nil {
 		return nil, fmt.Errorf("list snapshots of page %s: %w", pageID, err)
@@ -814,7 +814,7 @@ func (t *Tx) RestoreSnapshot(ctx context.Context, siteID, pageID string, snapsho
 	}
 	for _, q := range []string{
 		`DELETE FROM links WHERE site_id = $1 AND source_page_id = $2`,
-		`INSERT INTO links SELECT r.* FROM link_snapshots s, jsonb_populate_recordset(NULL::links, s.links) r
+		`INSERT INTO links SELECT r.* FROM link_snapshots s, json_populate_recordset(NULL::links, s.links) r
 			WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3`,
 		// Snapshots from before anchor_key existed fold it as its migration
 		// did, and from before it folded ё as 00039 does and typographic
@@ -850,7 +850,7 @@ func (s *Store) CheckSnapshotLinksLive(ctx context.Context, siteID, pageID strin
 func snapshotLinksLive(ctx context.Context, queryRow func(context.Context, string, ...any) pgx.Row, siteID, pageID string, snapshotID int64) error {
 	var gone []string
 	err := queryRow(ctx, `SELECT coalesce(array_agg(DISTINCT p.id ORDER BY p.id), '{}') FROM link_snapshots s,
-			jsonb_to_recordset(s.links) AS l(target_page_id text, status text)
+			json_to_recordset(s.links) AS l(target_page_id text, status text)
 			JOIN pages p ON p.site_id = $1 AND p.id = l.target_page_id
 		WHERE s.site_id = $1 AND s.page_id = $2 AND s.id = $3 AND p.state = 'deleted'
 			AND l.status = ANY($4)`, siteID, pageID, snapshotID, placedStatuses).Scan(&gone)
