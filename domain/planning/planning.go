@@ -869,7 +869,7 @@ func (pl *planner) relatedReading() {
 			if len(picked) >= most || pl.stopped() {
 				return
 			}
-			if eligible(s.Target) && scoring.Decide(p, s.score.Total) != scoring.Drop {
+			if eligible(*s.Target) && scoring.Decide(p, s.score.Total) != scoring.Drop {
 				picked = append(picked, s)
 			}
 		}
@@ -920,9 +920,9 @@ func (pl *planner) relatedReading() {
 			other := pl.in.Structure.SectorOf(t.Page)
 			return other != "" && other != sector
 		}
-		var inSector, outside []Target
-		for _, t := range sharing {
-			if otherSector(t) {
+		var inSector, outside []*Target
+		for i := range sharing {
+			if t := &sharing[i]; otherSector(*t) {
 				outside = append(outside, t)
 			} else {
 				inSector = append(inSector, t)
@@ -933,7 +933,7 @@ func (pl *planner) relatedReading() {
 		apart := pl.contrastingClusterWords()
 		for _, s := range pl.scoreAll(sharing) {
 			g, words := relatedOnTopic, ownIn
-			if otherSector(s.Target) {
+			if otherSector(*s.Target) {
 				g, words = relatedOnTopic+relatedOtherSector, ownOutside
 			}
 			shared := apart(s.ClusterID, words).SharedWord(PageNames(s.Page))
@@ -977,7 +977,7 @@ func (pl *planner) relatedReading() {
 
 // withoutCommonWords is own less the words that the names of at least
 // half of the targets, and at least minCommonTargets of them, hold.
-func withoutCommonWords(own anchors.ContentWords, targets []Target) anchors.ContentWords {
+func withoutCommonWords(own anchors.ContentWords, targets []*Target) anchors.ContentWords {
 	if len(own) == 0 || len(targets) < minCommonTargets {
 		return own
 	}
@@ -1167,7 +1167,7 @@ func (pl *planner) listRanked(ranked []scored, t link.Type, why func(Target) str
 			return
 		}
 		l := pl.newScoredLink(s, t, link.ZoneRelatedSection)
-		l.Explanation = why(s.Target) + "; " + l.Explanation
+		l.Explanation = why(*s.Target) + "; " + l.Explanation
 		pl.add(l)
 	}
 }
@@ -1430,7 +1430,7 @@ func (pl *planner) homeLinks() {
 	kinds := map[string]site.Kind{}
 	for i, s := range ranked {
 		l := links[i]
-		if pl.linked[s.ID] || pl.linkedByAuthor(s.Target) {
+		if pl.linked[s.ID] || pl.linkedByAuthor(*s.Target) {
 			continue
 		}
 		if !pl.mentions(l) && !inflected[l.ID] {
@@ -1440,10 +1440,10 @@ func (pl *planner) homeLinks() {
 			} else if used := inflectedAtCap[l.ID]; used != "" {
 				pl.note("vertical_down link to %s not planned: the home page names it as %q, a form of an anchor other pages use for it %d times (anchor cap)",
 					l.TargetPageID, used, pl.in.Policy.MaxExactAnchorPerTarget)
-			} else if !pl.noteTooShortName(s.Target) && s.Kind == site.KindSector {
+			} else if !pl.noteTooShortName(*s.Target) && s.Kind == site.KindSector {
 				// A site has few sectors, and each is a step of its
 				// hierarchy: one the home page leaves out says why.
-				pl.note("sector %s not linked: the home page's text does not name it (as %q)", s.ID, cmp.Or(pl.sectorName(s.Target), s.Title))
+				pl.note("sector %s not linked: the home page's text does not name it (as %q)", s.ID, cmp.Or(pl.sectorName(*s.Target), s.Title))
 			}
 			continue
 		}
@@ -1799,7 +1799,10 @@ func (pl *planner) hubID() string {
 
 // scored is a target with its SAG score.
 type scored struct {
-	Target
+	// *Target, not a copy: a plan scores a few hundred targets several
+	// times over, and copies of them were a tenth of a burst's
+	// allocation. The targets are not changed while a plan lasts.
+	*Target
 	score scoring.Score
 }
 
@@ -1812,7 +1815,8 @@ func (pl *planner) scoreAll(targets []Target) []scored {
 	}, pl.in.Policy.Language)
 	ctx := scoring.Context{MaxInbound: pl.maxIn, Now: pl.now}
 	out := make([]scored, 0, len(targets))
-	for _, t := range targets {
+	for i := range targets {
+		t := &targets[i]
 		if pl.stopped() {
 			break
 		}
@@ -1874,7 +1878,7 @@ func (pl *planner) pickScoredFrom(targets []Target, t link.Type, z link.Zone, li
 		if pl.stopped() {
 			return 0
 		}
-		if z == link.ZoneInBody && (pl.linked[s.ID] || pl.linkedByAuthor(s.Target)) {
+		if z == link.ZoneInBody && (pl.linked[s.ID] || pl.linkedByAuthor(*s.Target)) {
 			continue
 		}
 		switch {
@@ -2134,7 +2138,7 @@ func joinedRunes(a, b rune) bool {
 }
 
 func (pl *planner) newScoredLink(s scored, t link.Type, z link.Zone) link.Link {
-	l := pl.newLink(s.Target, t, z)
+	l := pl.newLink(*s.Target, t, z)
 	l.Score = s.score.Total
 	l.Factors = s.score.Factors
 	if z == link.ZoneRelatedSection {
@@ -2145,7 +2149,7 @@ func (pl *planner) newScoredLink(s scored, t link.Type, z link.Zone) link.Link {
 		l.Explanation = "named by its title in the generated section"
 		return l
 	}
-	l.Candidates = pl.rankAnchors(s.ID, pl.anchorCandidates(s.Target), &l)
+	l.Candidates = pl.rankAnchors(s.ID, pl.anchorCandidates(*s.Target), &l)
 	return l
 }
 
