@@ -12,6 +12,7 @@ type Metrics struct {
 	EventsOut      *prometheus.CounterVec
 	Skipped        *prometheus.CounterVec
 	HandlerSeconds *prometheus.HistogramVec
+	TxSlotWait     *prometheus.HistogramVec
 	Errors         *prometheus.CounterVec
 	DeadLettered   *prometheus.CounterVec
 	Replans        prometheus.Counter
@@ -40,6 +41,10 @@ func NewMetrics() *Metrics {
 		HandlerSeconds: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "interlinker_handler_seconds", Help: "Time to handle one event, retries included, by handler (its durable consumer).",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16),
+		}, []string{"handler"}),
+		TxSlotWait: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "interlinker_tx_slot_wait_seconds", Help: "Time a handler's attempt waited for one of the --db-concurrency transaction slots, by handler (its durable consumer).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}, []string{"handler"}),
 		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "interlinker_handler_errors_total", Help: "Failed handler attempts, by handler (its durable consumer) and kind (invalid, not_yet, transient, failed, exhausted, permanent).",
@@ -71,7 +76,7 @@ func NewMetrics() *Metrics {
 			Help: "Errors the NATS client reports outside any call (a slow consumer dropping messages, a permission refused), by error.",
 		}, []string{"error"}),
 	}
-	m.Registry.MustRegister(m.NATSErrors, m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.Errors, m.DeadLettered, m.Replans, m.OutboxParked, m.Redelivered,
+	m.Registry.MustRegister(m.NATSErrors, m.EventsIn, m.EventsOut, m.Skipped, m.HandlerSeconds, m.TxSlotWait, m.Errors, m.DeadLettered, m.Replans, m.OutboxParked, m.Redelivered,
 		m.APIRequests, m.APILatency, m.LLMRejections,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

@@ -86,6 +86,10 @@ type Pipeline struct {
 	Tracer  trace.Tracer
 	Replica string
 
+	// TxSlots bounds the handlers' transactions open at once (nil: no
+	// bound but the connection pool's).
+	TxSlots *TxSlots
+
 	replanning     pageLocks          // pages being re-planned by this process
 	asking         singleflight.Group // model calls of the LLM fallback in flight, by answer key
 	settleFailures settleBackoff      // sites whose settle pass failed lately
@@ -163,9 +167,20 @@ func streamPosition(ctx context.Context) bus.StreamPosition {
 // first reads) and reports false when the consumer applied it before; it
 // must then change nothing. Its statements run on generic plans
 // (store.InGenericTx): an event's reads and writes find rows by key.
+//
+// The transaction waits for one of p.TxSlots first. change must not call
+// apply again: the outer transaction would hold a slot the inner waits for.
 func (p *Pipeline) apply(ctx context.Context, consumer string, ev events.Event, change func(*store.Tx) (claimed bool, err error)) error {
+	release, waited, err := p.TxSlots.take(ctx)
+	if p.TxSlots != nil {
+		p.Metrics.TxSlotWait.WithLabelValues(consumer).Observe(waited.Seconds())
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
 	claimed := true
-	err := p.Store.InGenericTx(ctx, func(tx *store.Tx) error {
+	err = p.Store.InGenericTx(ctx, func(tx *store.Tx) error {
 		var err error
 		claimed, err = change(tx)
 		return err

@@ -94,7 +94,7 @@ func BenchmarkPipelineBurstVsRawJetStream(b *testing.B) {
 }
 
 // benchConfig is the test configuration with the benchmark knobs applied:
-// INTERLINKER_BENCH_WORKERS, _CONNS and _PULL.
+// INTERLINKER_BENCH_WORKERS, _CONNS, _DB_CONCURRENCY and _PULL.
 func benchConfig(b *testing.B) Config {
 	cfg := testConfig(b)
 	// The tests recount link counts every 100ms to see them soon; the
@@ -105,6 +105,9 @@ func benchConfig(b *testing.B) Config {
 	}
 	if c := os.Getenv("INTERLINKER_BENCH_CONNS"); c != "" {
 		fmt.Sscan(c, &cfg.DBMaxConns)
+	}
+	if c := os.Getenv("INTERLINKER_BENCH_DB_CONCURRENCY"); c != "" {
+		fmt.Sscan(c, &cfg.DBConcurrency)
 	}
 	if p := os.Getenv("INTERLINKER_BENCH_PULL"); p != "" {
 		fmt.Sscan(p, &cfg.PullBuffer)

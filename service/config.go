@@ -7,6 +7,7 @@ package service
 import (
 	"log/slog"
 	"os"
+	"runtime"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -20,10 +21,13 @@ import (
 type Config struct {
 	DatabaseURL string
 	DBMaxConns  int32
-	NATSURL     string // empty: embed a JetStream server
-	NATSListen  string // where the embedded server listens
-	HTTPAddr    string
-	DataDir     string // the embedded server's store lives in DataDir/nats
+	// DBConcurrency is how many event handlers' transactions are open at
+	// once (handlers.TxSlots); 0: DefaultDBConcurrency.
+	DBConcurrency int
+	NATSURL       string // empty: embed a JetStream server
+	NATSListen    string // where the embedded server listens
+	HTTPAddr      string
+	DataDir       string // the embedded server's store lives in DataDir/nats
 	// AdminToken is the operator's HTTP API token, which may act on any
 	// site; empty: none.
 	AdminToken string
@@ -157,6 +161,22 @@ func DefaultConfig() Config {
 // readiness checks, and the audit runner's three (its job lock, its
 // snapshot, its progress).
 const poolReserve = 9
+
+// DBConcurrencyPerCPU is the event handlers' transactions open at once
+// for each CPU the service may use, by default: the rule of thumb for a
+// Postgres connection pool (twice the database's cores), taken from the
+// service's cores, which are Postgres' own when the two share a machine.
+const DBConcurrencyPerCPU = 2
+
+// TxSlots is the number of event handlers' transactions open at once:
+// DBConcurrency when set, else DBConcurrencyPerCPU for each CPU the
+// process may use (GOMAXPROCS, which follows a container's CPU limit).
+func (c Config) TxSlots() int {
+	if c.DBConcurrency > 0 {
+		return c.DBConcurrency
+	}
+	return DBConcurrencyPerCPU * runtime.GOMAXPROCS(0)
+}
 
 // PoolSize is the connection pool size: DBMaxConns when set, else one
 // connection per handler (workers × stages) plus a reserve, so no handler

@@ -53,6 +53,11 @@ func testConfig(t testing.TB) Config {
 	// the default: they measure the service as it ships.
 	if _, bench := t.(*testing.B); !bench {
 		cfg.DBMaxConns = 16
+		// As many transactions at once as connections, as before the
+		// bound: the suite's scenarios keep the concurrency they were
+		// written for, and TestABurstLinksEveryPageThroughOneTransactionSlot
+		// runs the tightest bound.
+		cfg.DBConcurrency = 16
 		// A re-plan request waiting a second in the outbox answers a burst
 		// in production; tests that let the pipeline settle after every
 		// page would wait it out page after page.

@@ -135,6 +135,7 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 			"db_max_conns", s.store.MaxConns(), "handlers", handlerCount)
 	}
 	pipeline.Store = s.store
+	pipeline.TxSlots = handlers.NewTxSlots(cfg.TxSlots())
 
 	s.natsURL = cfg.NATSURL
 	if s.natsURL == "" {
@@ -262,7 +263,8 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 			s.log.Error("http server stopped", "err", err)
 		}
 	}()
-	s.log.Info("interlinker running", "http", s.httpAddr, "nats", s.natsURL, "workers", cfg.Workers)
+	s.log.Info("interlinker running", "http", s.httpAddr, "nats", s.natsURL, "workers", cfg.Workers,
+		"db_concurrency", pipeline.TxSlots.Size(), "db_max_conns", s.store.MaxConns())
 	return s, nil
 }
 

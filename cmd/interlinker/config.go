@@ -232,6 +232,7 @@ func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.String(&cfg.DatabaseURL, "database-url", "PostgreSQL URL; the database is created if missing and migrated at start")
 	dbConns := int(cfg.DBMaxConns)
 	s.Int(&dbConns, "db-max-conns", "largest number of open Postgres connections; 0 sizes the pool to the handlers (workers × stages + 9)")
+	s.Int(&cfg.DBConcurrency, "db-concurrency", "event handlers' Postgres transactions open at once, the rest waiting their turn; 0 is twice the CPUs the service may use (GOMAXPROCS)")
 	s.String(&cfg.NATSURL, "nats-url", "NATS server to use (NATS 2.10+ with JetStream)")
 	s.String(&cfg.NATSListen, "nats-listen", "where the embedded NATS server listens (host:port)")
 	s.String(&cfg.HTTPAddr, "http-addr", "address of /healthz, /readyz, /metrics and the HTTP API (/api/v1)")
@@ -322,6 +323,9 @@ func (s *settings) finish(args []string, cfg *service.Config, logLevel string) e
 		// Watermill gives up on a message one second before JetStream redelivers it.
 		if cfg.AckWait-time.Second <= cfg.HandlerTimeout+cfg.RetryTotal {
 			return fmt.Errorf("ack-wait %s must exceed handler-timeout %s + retry-total %s by more than 1s", cfg.AckWait, cfg.HandlerTimeout, cfg.RetryTotal)
+		}
+		if cfg.DBConcurrency < 0 {
+			return fmt.Errorf("db-concurrency %d must not be negative (0 is twice the CPUs)", cfg.DBConcurrency)
 		}
 		if cfg.ReplanDelay < 0 {
 			return fmt.Errorf("replan-delay %s must not be negative", cfg.ReplanDelay)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -406,6 +407,26 @@ func TestRedeliveryDelaysComeFromTheFlagOrTheEnvironment(t *testing.T) {
 		if _, err := parse(); err == nil || !strings.Contains(err.Error(), "INTERLINKER_REDELIVERY_DELAYS") {
 			t.Errorf("INTERLINKER_REDELIVERY_DELAYS=%q: %v, want it refused", bad, err)
 		}
+	}
+}
+
+func TestDBConcurrencyIsTwiceTheCPUsUnlessSet(t *testing.T) {
+	cfg, err := parseServiceFlags()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cfg.TxSlots(), 2*runtime.GOMAXPROCS(0); got != want {
+		t.Errorf("default transaction slots %d, want twice GOMAXPROCS (%d)", got, want)
+	}
+	if cfg, err = parseServiceFlags("--db-concurrency", "3"); err != nil || cfg.TxSlots() != 3 {
+		t.Errorf("--db-concurrency 3 gave %d slots, err %v", cfg.TxSlots(), err)
+	}
+	t.Setenv("INTERLINKER_DB_CONCURRENCY", "5")
+	if cfg, err = parseServiceFlags(); err != nil || cfg.TxSlots() != 5 {
+		t.Errorf("INTERLINKER_DB_CONCURRENCY=5 gave %d slots, err %v", cfg.TxSlots(), err)
+	}
+	if _, err := parseServiceFlags("--db-concurrency", "-1"); err == nil || !strings.Contains(err.Error(), "db-concurrency") {
+		t.Errorf("--db-concurrency -1: %v, want it refused", err)
 	}
 }
 
