@@ -22,7 +22,8 @@ type Config struct {
 	DatabaseURL string
 	DBMaxConns  int32
 	// DBConcurrency is how many event handlers' transactions are open at
-	// once (handlers.TxSlots); 0: DefaultDBConcurrency.
+	// once (handlers.TxSlots); 0: DBConcurrencyPerCPU for each CPU
+	// (Config.TxSlots).
 	DBConcurrency int
 	NATSURL       string // empty: embed a JetStream server
 	NATSListen    string // where the embedded server listens
@@ -114,7 +115,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		DatabaseURL:     "postgres://postgres@127.0.0.1:5432/interlinker?sslmode=disable",
-		DBMaxConns:      0, // sized to the workers: see PoolSize
+		DBMaxConns:      0, // sized to the transaction slots: see PoolSize
 		NATSListen:      "127.0.0.1:4250",
 		HTTPAddr:        "127.0.0.1:8090",
 		DataDir:         ".data",
@@ -179,13 +180,15 @@ func (c Config) TxSlots() int {
 }
 
 // PoolSize is the connection pool size: DBMaxConns when set, else one
-// connection per handler (workers × stages) plus a reserve, so no handler
-// waits for a connection while its message's time runs.
-func (c Config) PoolSize(stages int) int32 {
+// connection per transaction slot (TxSlots) plus a reserve, so no handler
+// holding a slot waits for a connection. It was one per handler (workers ×
+// stages + 9 = 105 by default) when nothing bounded the handlers'
+// transactions.
+func (c Config) PoolSize() int32 {
 	if c.DBMaxConns > 0 {
 		return c.DBMaxConns
 	}
-	return int32(max(c.Workers, 1)*stages + poolReserve)
+	return int32(c.TxSlots() + poolReserve)
 }
 
 // gcPercent is the service's default GCPercent. Planning allocates about

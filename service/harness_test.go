@@ -46,11 +46,13 @@ func testConfig(t testing.TB) Config {
 	cfg.RetryTotal = 6 * time.Second
 	cfg.OutboxPoll = 50 * time.Millisecond
 	cfg.CountInterval = 100 * time.Millisecond
-	// The default pool, one connection per handler (8 × 12 + 9 = 105), would let two
-	// services of this suite, or this suite and another package's tests,
-	// use up Postgres' default 100 connections. Handlers then wait for a
-	// connection now and then, which the tests tolerate. Benchmarks keep
-	// the default: they measure the service as it ships.
+	// The suite's scenarios were written for a pool of 16 when the default
+	// was one connection per handler (8 × 12 + 9 = 105), which would let
+	// two services of this suite, or this suite and another package's
+	// tests, use up Postgres' default 100 connections; they keep it.
+	// Handlers then wait for a connection now and then, which the tests
+	// tolerate. Benchmarks keep the default: they measure the service as
+	// it ships.
 	if _, bench := t.(*testing.B); !bench {
 		cfg.DBMaxConns = 16
 		// As many transactions at once as connections, as before the

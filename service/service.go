@@ -110,9 +110,9 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	pipeline.Tracer, pipeline.Replica = tracer, replicaName()
 	routes := pipeline.Routes()
 	s.consumers = handlers.Consumers(routes)
-	poolSize := cfg.PoolSize(len(routes))
+	poolSize := cfg.PoolSize()
 	if err := retryStart(ctx, s.log, "open database", func() error {
-		// A pool sized to the workers is a default: it is cut to what
+		// A pool sized to the transaction slots is a default: it is cut to what
 		// the server allows. One set by hand is kept, and warned of.
 		st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{MaxConns: poolSize, FitToServer: cfg.DBMaxConns == 0, Logger: s.log})
 		s.store = st
@@ -124,15 +124,15 @@ func Start(ctx context.Context, cfg Config) (svc *Service, err error) {
 	case limit <= 0 || int(poolSize) <= limit:
 	case cfg.DBMaxConns == 0:
 		s.log.Info("connection pool cut to the connections Postgres allows (max_connections - superuser_reserved_connections)",
-			"sized_to_workers", poolSize, "pool", s.store.MaxConns())
+			"sized_to_slots", poolSize, "pool", s.store.MaxConns())
 	default:
 		s.log.Warn("the connection pool is larger than the connections Postgres allows (max_connections - superuser_reserved_connections)",
 			"db_max_conns", poolSize, "server_connections", limit,
 			"remedy", "set --db-max-conns within what the server allows, less what other clients hold, or raise max_connections")
 	}
-	if handlerCount := int32(max(cfg.Workers, 1) * len(routes)); s.store.MaxConns() < handlerCount {
-		s.log.Warn("fewer database connections than handlers: handlers will queue for connections",
-			"db_max_conns", s.store.MaxConns(), "handlers", handlerCount)
+	if slots := int32(cfg.TxSlots()); s.store.MaxConns() < slots {
+		s.log.Warn("fewer database connections than transaction slots (--db-concurrency): handlers will queue for connections",
+			"db_max_conns", s.store.MaxConns(), "db_concurrency", slots)
 	}
 	pipeline.Store = s.store
 	pipeline.TxSlots = handlers.NewTxSlots(cfg.TxSlots())

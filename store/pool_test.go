@@ -6,15 +6,15 @@ import (
 	"github.com/interlinker/interlinker/store/storetest"
 )
 
-// A pool sized to the workers (Options.FitToServer) is cut to the
+// A pool sized by default (Options.FitToServer) is cut to the
 // connections the server allows; a pool set by hand is kept as set.
-func TestAPoolSizedToTheWorkersIsCutToTheConnectionsTheServerAllows(t *testing.T) {
+func TestADefaultSizedPoolIsCutToTheConnectionsTheServerAllows(t *testing.T) {
 	t.Parallel()
 	url := storetest.NewDatabase(t)
 	for _, tc := range []struct {
 		name string
 		fit  bool
-	}{{"sized to the workers", true}, {"set by hand", false}} {
+	}{{"sized by default", true}, {"set by hand", false}} {
 		s, err := Open(t.Context(), url, Options{MaxConns: 100_000, FitToServer: tc.fit})
 		if err != nil {
 			t.Fatal(err)

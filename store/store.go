@@ -42,8 +42,8 @@ type Store struct {
 type Options struct {
 	MaxConns int32
 	// FitToServer makes MaxConns a default: a pool larger than the
-	// connections the server allows is cut to them, as a pool sized to
-	// the workers would otherwise fail with "too many clients" under load.
+	// connections the server allows is cut to them, as a default pool
+	// would otherwise fail with "too many clients" under load.
 	FitToServer bool
 	// MustExist refuses a missing database instead of creating it: a
 	// client verb given a mistyped --database-url would otherwise make and
