@@ -11,11 +11,12 @@ import (
 // TxSlots bounds the event handlers' Postgres transactions open at once
 // (--db-concurrency). Postgres does the most with a few busy sessions a
 // core: with the service and Postgres on one 2-core machine, a burst of
-// 2,000 pages took 13% less of Postgres' CPU a page, and ran 6% faster,
-// with 4 transactions at once than with the 14 or 15 sessions its
-// handlers opened unbounded (README, Performance). A handler past the
-// bound waits here, before it takes a connection, rather than inside
-// Postgres, where every session contends for its CPU, locks and buffers.
+// 2,000 pages took 7 to 13% less of Postgres' CPU a page with 4
+// transactions at once than with the 14 or 15 sessions its handlers
+// opened unbounded, at a rate within the run-to-run spread (README,
+// Performance). A handler past the bound waits here, before it takes a
+// connection, rather than inside Postgres, where every session contends
+// for its CPU, locks and buffers.
 // The slots are given in the order asked (semaphore.Weighted), so no
 // stage starves another.
 type TxSlots struct {
