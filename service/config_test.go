@@ -1,6 +1,7 @@
 package service
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -33,5 +34,21 @@ func TestStartSetsTheCollectorTargetAndZeroLeavesIt(t *testing.T) {
 	startHarness(t, cfg)
 	if got := debug.SetGCPercent(123); got != 123 {
 		t.Errorf("Start with GCPercent 0 changed the collector's target to %d; want the 123 it had", got)
+	}
+}
+
+func TestTheDefaultPoolIsOneConnectionASlotPlusTheReserve(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DBConcurrency = 6
+	if got := cfg.PoolSize(); got != 6+poolReserve {
+		t.Errorf("pool of %d for 6 slots, want %d", got, 6+poolReserve)
+	}
+	cfg.DBMaxConns = 4
+	if got := cfg.PoolSize(); got != 4 {
+		t.Errorf("--db-max-conns 4 gave a pool of %d", got)
+	}
+	cfg = DefaultConfig()
+	if got, want := cfg.PoolSize(), int32(DBConcurrencyPerCPU*runtime.GOMAXPROCS(0)+poolReserve); got != want {
+		t.Errorf("default pool of %d, want %d (2 slots a CPU plus the reserve)", got, want)
 	}
 }

@@ -231,7 +231,7 @@ func parseDurations(v string) ([]time.Duration, error) {
 func serviceFlags(s *settings, cfg *service.Config, logLevel *string) {
 	s.String(&cfg.DatabaseURL, "database-url", "PostgreSQL URL; the database is created if missing and migrated at start")
 	dbConns := int(cfg.DBMaxConns)
-	s.Int(&dbConns, "db-max-conns", "largest number of open Postgres connections; 0 sizes the pool to the handlers (workers × stages + 9)")
+	s.Int(&dbConns, "db-max-conns", "largest number of open Postgres connections; 0 sizes the pool to the transaction slots (db-concurrency + 9)")
 	s.Int(&cfg.DBConcurrency, "db-concurrency", "event handlers' Postgres transactions open at once, the rest waiting their turn; 0 is twice the CPUs the service may use (GOMAXPROCS)")
 	s.String(&cfg.NATSURL, "nats-url", "NATS server to use (NATS 2.10+ with JetStream)")
 	s.String(&cfg.NATSListen, "nats-listen", "where the embedded NATS server listens (host:port)")
